@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// Compiles the project with tsc (type errors fail the run) and runs every unit test with node:test.
+// Node 20 cannot run TypeScript, and `node --test <dir>` finds *.test.js files recursively.
+'use strict';
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', root], { stdio: 'inherit' });
+if (tsc.status !== 0) {
+  console.error('test:unit: TypeScript compilation failed (see errors above).');
+  process.exit(tsc.status ?? 1);
+}
+const dirs = process.argv.slice(2).length ? process.argv.slice(2) : ['out/test/unit'];
+const run = spawnSync(process.execPath, ['--test', ...dirs.map((d) => path.resolve(root, d))], { stdio: 'inherit', cwd: root });
+process.exit(run.status ?? 1);
