@@ -37,3 +37,71 @@ export function cloneDocument(doc: Document): Document {
   }
   return out;
 }
+
+/**
+ * Clone for storage plus an upper bound of the BSON size, computed in the same walk so the 16 MiB
+ * check costs nothing for ordinary documents (an exact size is computed only near the limit).
+ */
+export function cloneForStorage(doc: Document): { doc: Document; sizeBound: number } {
+  const acc = { size: 5 };
+  const out = cloneDocMeasured(doc, acc);
+  return { doc: out, sizeBound: acc.size };
+}
+
+function cloneDocMeasured(doc: Document, acc: { size: number }): Document {
+  const out: Document = {};
+  for (const key in doc) {
+    if (!Object.prototype.hasOwnProperty.call(doc, key)) continue;
+    acc.size += key.length * 3 + 2;
+    out[key] = cloneMeasured(doc[key], acc);
+  }
+  return out;
+}
+
+function cloneMeasured(value: unknown, acc: { size: number }): unknown {
+  switch (typeof value) {
+    case 'number': acc.size += 8; return value;
+    case 'string': acc.size += value.length * 3 + 5; return value;
+    case 'boolean': acc.size += 1; return value;
+    case 'undefined': return null;
+  }
+  if (value === null) return null;
+  if (Array.isArray(value)) {
+    acc.size += 5;
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      acc.size += String(i).length + 2;
+      out[i] = cloneMeasured(value[i], acc);
+    }
+    return out;
+  }
+  if (value instanceof Date) {
+    acc.size += 8;
+    return new Date(value.getTime());
+  }
+  if (value instanceof RegExp) {
+    acc.size += value.source.length * 3 + 8;
+    return new RegExp(value.source, value.flags);
+  }
+  switch (bsonClassOf(value)) {
+    case undefined:
+      acc.size += 5;
+      return cloneDocMeasured(value as Document, acc);
+    case 'Binary': {
+      const b = value as Binary;
+      acc.size += b.position + 5;
+      return new Binary(b.buffer.slice(0, b.position), b.sub_type);
+    }
+    case 'Double': acc.size += 8; return (value as Double).value;
+    case 'Decimal128': acc.size += 16; return value;
+    case 'BSONRegExp': {
+      const r = value as { pattern: string; options: string };
+      acc.size += (r.pattern.length + r.options.length) * 3 + 2;
+      return value;
+    }
+    case 'Code': case 'BSONSymbol': case 'DBRef':
+      acc.size += 64 + JSON.stringify(value).length * 3;
+      return value;
+    default: acc.size += 12; return value;
+  }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Bundles the shippable entry points with esbuild. Today: the engine as a CommonJS library
+// (dist/engine.js); the extension (src/extension/main.ts -> dist/extension.js, `vscode` external)
+// and the CLI (src/cli/main.ts -> dist/cli.js) join as their issues land.
+'use strict';
+const esbuild = require('esbuild');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const production = process.argv.includes('--production');
+const entries = [
+  { in: 'src/engine/index.ts', out: 'engine' },
+  { in: 'src/extension/main.ts', out: 'extension' },
+  { in: 'src/cli/main.ts', out: 'cli' },
+].filter((e) => fs.existsSync(path.join(__dirname, e.in)));
+
+esbuild
+  .build({
+    entryPoints: entries,
+    outdir: path.join(__dirname, 'dist'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+    sourcemap: true,
+    minify: production,
+    logLevel: 'info',
+  })
+  .catch(() => process.exit(1));

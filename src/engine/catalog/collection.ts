@@ -1,0 +1,225 @@
+/**
+ * A collection: its records in natural (insertion) order, its indexes, and the write primitives
+ * that keep both consistent. Every write checks all unique indexes before touching anything, so a
+ * failed write leaves no trace.
+ */
+import { calculateObjectSize, UUID } from 'bson';
+import { BTreeIndex, duplicateKeyError } from '../indexes/btree-index';
+import { MAX_BOUND, MIN_BOUND } from '../indexes/key-order';
+import { compareValues } from '../values/compare';
+import { formatValue } from '../values/format';
+import type { Document } from '../values/types';
+import type { StoredRecord } from './record';
+
+export type CollectionType = 'collection' | 'timeseries';
+
+export interface TimeseriesOptions {
+  timeField: string;
+  metaField?: string;
+  granularity?: 'seconds' | 'minutes' | 'hours';
+  bucketMaxSpanSeconds?: number;
+  bucketRoundingSeconds?: number;
+}
+
+export interface CollectionOptions {
+  capped?: boolean;
+  size?: number;
+  max?: number;
+  timeseries?: TimeseriesOptions;
+  clusteredIndex?: Document;
+  /** Collection-level TTL of clustered and time-series collections, as given. */
+  expireAfterSeconds?: unknown;
+}
+
+export interface CollectionHost {
+  readonly dbName: string;
+  /** Called by every write with what changed; the engine turns it into batched events. */
+  onDocuments(collection: Collection, kind: 'documentsInserted' | 'documentsUpdated' | 'documentsDeleted', count: number, cause: 'command' | 'ttl' | 'capped'): void;
+}
+
+export class Collection {
+  readonly records = new Map<number, StoredRecord>();
+  /** In creation order, which is listIndexes order. */
+  readonly indexes = new Map<string, BTreeIndex>();
+  readonly uuid = new UUID();
+  private nextRid = 1;
+  /** Capped collections track BSON sizes to evict by `size`. */
+  private readonly recordSizes?: Map<number, number>;
+  private cappedBytes = 0;
+
+  constructor(
+    private host: CollectionHost,
+    public name: string,
+    public options: CollectionOptions,
+  ) {
+    if (options.capped) this.recordSizes = new Map();
+  }
+
+  get dbName(): string {
+    return this.host.dbName;
+  }
+  get ns(): string {
+    return `${this.host.dbName}.${this.name}`;
+  }
+  get type(): CollectionType {
+    return this.options.timeseries ? 'timeseries' : 'collection';
+  }
+  get isCapped(): boolean {
+    return this.options.capped === true;
+  }
+  get isClustered(): boolean {
+    return this.options.clusteredIndex !== undefined;
+  }
+  get count(): number {
+    return this.records.size;
+  }
+  get idIndex(): BTreeIndex | undefined {
+    return this.indexes.get('_id_');
+  }
+  /** Approximate data size (BSON bytes) for collStats; exact for capped collections. */
+  get dataSizeBytes(): number {
+    if (this.recordSizes) return this.cappedBytes;
+    let total = 0;
+    let n = 0;
+    for (const r of this.records.values()) {
+      total += calculateObjectSize(r.doc);
+      if (++n === 1000) break;
+    }
+    return n === 0 ? 0 : Math.round((total / n) * this.records.size);
+  }
+
+  /** Records in natural order: insertion order, or `_id` order for clustered collections. */
+  *scanRecords(): IterableIterator<StoredRecord> {
+    if (this.isClustered && this.idIndex) {
+      for (const record of this.idIndex.tree.values()) yield record;
+      return;
+    }
+    yield* this.records.values();
+  }
+
+  /** Move to another database and/or name (renameCollection). */
+  rehome(host: CollectionHost, name: string): void {
+    this.host = host;
+    this.name = name;
+  }
+
+  findById(id: unknown): StoredRecord | undefined {
+    const index = this.idIndex;
+    if (index) {
+      for (const [, record] of index.scan(...pointRange(id))) return record;
+      return undefined;
+    }
+    return undefined;
+  }
+
+  /** Insert a prepared (validated, cloned) document. Throws DuplicateKey without side effects. */
+  insert(doc: Document, cause: 'command' = 'command'): StoredRecord {
+    const record: StoredRecord = { rid: this.nextRid++, doc };
+    const keys = this.keysFor(doc);
+    this.checkUnique(keys, -1);
+    let i = 0;
+    for (const index of this.indexes.values()) index.add(record, keys[i++]);
+    this.records.set(record.rid, record);
+    this.host.onDocuments(this, 'documentsInserted', 1, cause);
+    if (this.recordSizes) this.trackCappedSize(record);
+    return record;
+  }
+
+  /** Replace a record's document (already validated). Throws DuplicateKey without side effects. */
+  replace(record: StoredRecord, next: Document): void {
+    const oldKeys = this.keysFor(record.doc);
+    const newKeys = this.keysFor(next);
+    this.checkUnique(newKeys, record.rid);
+    let i = 0;
+    for (const index of this.indexes.values()) {
+      if (!sameKeys(oldKeys[i], newKeys[i])) {
+        index.remove(record, oldKeys[i]);
+        index.add(record, newKeys[i]);
+      }
+      i++;
+    }
+    record.doc = next;
+    if (this.recordSizes) {
+      const before = this.recordSizes.get(record.rid) ?? 0;
+      const after = calculateObjectSize(next);
+      this.recordSizes.set(record.rid, after);
+      this.cappedBytes += after - before;
+    }
+    this.host.onDocuments(this, 'documentsUpdated', 1, 'command');
+  }
+
+  remove(record: StoredRecord, cause: 'command' | 'ttl' | 'capped' = 'command'): void {
+    if (!this.records.has(record.rid)) return;
+    const keys = this.keysFor(record.doc);
+    let i = 0;
+    for (const index of this.indexes.values()) index.remove(record, keys[i++]);
+    this.records.delete(record.rid);
+    if (this.recordSizes) {
+      this.cappedBytes -= this.recordSizes.get(record.rid) ?? 0;
+      this.recordSizes.delete(record.rid);
+    }
+    this.host.onDocuments(this, 'documentsDeleted', 1, cause);
+  }
+
+  /** Build an index over the existing documents and register it; nothing changes on failure. */
+  addIndex(index: BTreeIndex): void {
+    for (const record of this.records.values()) {
+      const keys = index.keysOf(record.doc);
+      const dup = index.findDuplicate(keys, record.rid);
+      if (dup) {
+        index.clear();
+        throw duplicateKeyError(this.ns, index, dup.key, formatValue);
+      }
+      index.add(record, keys);
+    }
+    this.indexes.set(index.name, index);
+  }
+
+  dropIndex(name: string): void {
+    this.indexes.delete(name);
+  }
+
+  private keysFor(doc: Document): Array<unknown[][] | null> {
+    const out: Array<unknown[][] | null> = [];
+    for (const index of this.indexes.values()) out.push(index.keysOf(doc));
+    return out;
+  }
+
+  private checkUnique(keys: Array<unknown[][] | null>, exceptRid: number): void {
+    let i = 0;
+    for (const index of this.indexes.values()) {
+      const k = keys[i++];
+      if (!index.unique || !k) continue;
+      const dup = index.findDuplicate(k, exceptRid);
+      if (dup) throw duplicateKeyError(this.ns, index, dup.key, formatValue);
+    }
+  }
+
+  /** Capped collections drop their oldest documents beyond `max` documents or `size` bytes. */
+  private trackCappedSize(record: StoredRecord): void {
+    const size = calculateObjectSize(record.doc);
+    this.recordSizes!.set(record.rid, size);
+    this.cappedBytes += size;
+    const maxDocs = this.options.max && this.options.max > 0 ? this.options.max : Infinity;
+    const maxBytes = this.options.size ?? Infinity;
+    while ((this.records.size > maxDocs || this.cappedBytes > maxBytes) && this.records.size > 1) {
+      const oldest = this.records.values().next().value as StoredRecord;
+      this.remove(oldest, 'capped');
+    }
+  }
+}
+
+function sameKeys(a: unknown[][] | null, b: unknown[][] | null): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j] && compareValues(x[j], y[j]) !== 0) return false;
+  }
+  return true;
+}
+
+function pointRange(value: unknown): [unknown[], unknown[]] {
+  return [[value, MIN_BOUND], [value, MAX_BOUND]];
+}

@@ -1,0 +1,61 @@
+/**
+ * What a stored document must satisfy: an `_id` (added as a new ObjectId when absent, always the
+ * first field), no `$`-prefixed top-level names, `_id` not an array, regex or undefined, and at most
+ * 16 MiB of BSON.
+ */
+import { calculateObjectSize, ObjectId } from 'bson';
+import { fail } from '../errors';
+import { cloneForStorage } from '../values/clone';
+import { bsonTypeOf, isPlainObject, type Document } from '../values/types';
+
+export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
+
+export function validateIdValue(id: unknown): void {
+  const t = bsonTypeOf(id);
+  if (t === 'array' || t === 'regex' || t === 'undefined') {
+    fail('InvalidIdField', `The '_id' value cannot be of type ${t}: use a scalar such as an ObjectId, string, number or date.`);
+  }
+  if (t === 'object') {
+    for (const key of Object.keys(id as Document)) {
+      if (key.startsWith('$')) fail('DollarPrefixedFieldName', `_id fields may not contain '$'-prefixed fields: ${key} is not valid for storage.`);
+    }
+  }
+}
+
+/** Copy a user document into its stored form, or throw what mongod would answer. */
+export function prepareForInsert(input: unknown, options: { generateId: boolean }): Document {
+  if (!isPlainObject(input)) fail('TypeMismatch', `Documents to insert must be objects, got ${bsonTypeOf(input)}.`);
+  for (const key of Object.keys(input)) {
+    if (key.startsWith('$')) {
+      fail('BadValue', `Document can't have $ prefixed field names: ${key}. Rename the field; top-level field names cannot start with '$'.`);
+    }
+  }
+  const { doc, sizeBound } = cloneForStorage(input);
+  let stored = doc;
+  if (!('_id' in doc)) {
+    if (options.generateId) stored = { _id: new ObjectId(), ...doc };
+  } else {
+    validateIdValue(doc._id);
+    if (Object.keys(doc)[0] !== '_id') {
+      const { _id, ...rest } = doc;
+      stored = { _id, ...rest };
+    }
+  }
+  if (sizeBound > MAX_BSON_OBJECT_SIZE) {
+    const size = calculateObjectSize(stored);
+    if (size > MAX_BSON_OBJECT_SIZE) {
+      fail('BadValue', `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_OBJECT_SIZE}. Split the document or move large values out of it.`);
+    }
+  }
+  return stored;
+}
+
+/** The size check for a document produced by an update (mongod: code 17419). */
+export function checkUpdatedSize(doc: Document): void {
+  const { sizeBound } = cloneForStorage(doc);
+  if (sizeBound <= MAX_BSON_OBJECT_SIZE) return;
+  const size = calculateObjectSize(doc);
+  if (size > MAX_BSON_OBJECT_SIZE) {
+    fail(17419, `Resulting document after update is larger than ${MAX_BSON_OBJECT_SIZE} (${size} bytes).`);
+  }
+}

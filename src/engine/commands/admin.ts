@@ -1,0 +1,112 @@
+/** Server-level commands: hello, ping, buildInfo, serverStatus, parameters, listCommands. */
+import { Int32, Long } from 'bson';
+import { fail } from '../errors';
+import { PARAMETERS } from '../catalog/parameters';
+import type { Document } from '../values/types';
+import type { CommandContext, CommandHandler } from './context';
+import { commandNames } from './dispatcher';
+
+/** Full version strings of the mongod releases the engine emulates. */
+export const EMULATED_VERSIONS: Record<string, string> = { '8.0': '8.0.4', '7.0': '7.0.16' };
+const MAX_WIRE_VERSION: Record<string, number> = { '8.0': 25, '7.0': 21 };
+
+function hello({ engine }: CommandContext, cmd: Document): Document {
+  const primary = engine.role === 'primary';
+  const legacy = cmd.isMaster !== undefined || cmd.ismaster !== undefined;
+  return {
+    [legacy ? 'ismaster' : 'isWritablePrimary']: primary,
+    ...(primary ? {} : { secondary: true }),
+    topologyVersion: { processId: 'ttl-workbench', counter: Long.fromNumber(0) },
+    maxBsonObjectSize: 16 * 1024 * 1024,
+    maxMessageSizeBytes: 48000000,
+    maxWriteBatchSize: 100000,
+    localTime: engine.now(),
+    logicalSessionTimeoutMinutes: 30,
+    connectionId: 1,
+    minWireVersion: 0,
+    maxWireVersion: MAX_WIRE_VERSION[engine.serverVersion],
+    readOnly: false,
+    ok: 1,
+  };
+}
+
+function buildInfo({ engine }: CommandContext): Document {
+  const version = EMULATED_VERSIONS[engine.serverVersion];
+  return {
+    version,
+    gitVersion: 'ttl-workbench-embedded',
+    versionArray: [...version.split('.').map((n) => new Int32(Number(n))), new Int32(0)],
+    bits: 64,
+    debug: false,
+    maxBsonObjectSize: 16 * 1024 * 1024,
+    storageEngines: ['ttl-workbench-memory'],
+    modules: [],
+    ...(engine.flavor === 'cosmos' ? { _t: 'BuildInfoResponse' } : {}),
+    ok: 1,
+  };
+}
+
+function serverStatus({ engine }: CommandContext): Document {
+  const now = engine.clock.now();
+  const long = (n: number) => Long.fromNumber(n);
+  return {
+    host: 'localhost',
+    version: EMULATED_VERSIONS[engine.serverVersion],
+    process: 'ttl-workbench',
+    pid: long(process.pid),
+    uptime: (now - engine.startedAt) / 1000,
+    uptimeMillis: long(now - engine.startedAt),
+    localTime: new Date(now),
+    opcounters: Object.fromEntries(Object.entries(engine.opcounters).map(([k, v]) => [k, long(v)])),
+    metrics: {
+      ttl: {
+        deletedDocuments: long(engine.ttlMetrics.deletedDocuments),
+        passes: long(engine.ttlMetrics.passes),
+        subPasses: long(engine.ttlMetrics.subPasses),
+      },
+      document: Object.fromEntries(Object.entries(engine.documentMetrics).map(([k, v]) => [k, long(v)])),
+      cursor: { open: { total: long(engine.cursors.count) } },
+    },
+    ok: 1,
+  };
+}
+
+function getParameter({ engine }: CommandContext, cmd: Document): Document {
+  const all = cmd.getParameter === '*' || (typeof cmd.getParameter === 'object' && cmd.getParameter !== null && (cmd.getParameter as Document).allParameters === true);
+  const reply: Document = {};
+  const names = all ? engine.parameters.names() : Object.keys(cmd).filter((k) => k !== 'getParameter' && !k.startsWith('$') && k !== 'comment');
+  if (names.length === 0) fail('InvalidOptions', 'no option found to get: name a parameter, e.g. {getParameter: 1, ttlMonitorSleepSecs: 1}, or use {getParameter: "*"}.');
+  for (const name of names) reply[name] = asReplyValue(name, engine.parameters.get(name));
+  return { ...reply, ok: 1 };
+}
+
+function setParameter({ engine }: CommandContext, cmd: Document): Document {
+  const names = Object.keys(cmd).filter((k) => k !== 'setParameter' && !k.startsWith('$') && k !== 'comment');
+  if (names.length === 0) fail('InvalidOptions', 'no option found to set: use e.g. {setParameter: 1, ttlMonitorSleepSecs: 5}.');
+  if (names.length > 1) fail('InvalidOptions', `setParameter sets one parameter at a time; got ${names.join(', ')}.`);
+  const was = engine.parameters.set(names[0], cmd[names[0]]);
+  return { was: asReplyValue(names[0], was), ok: 1 };
+}
+
+function asReplyValue(name: string, value: boolean | number): unknown {
+  return PARAMETERS[name]?.kind === 'int' ? new Int32(value as number) : value;
+}
+
+function listCommands(): Document {
+  const commands: Document = {};
+  for (const name of commandNames()) commands[name] = { help: '', requiresAuth: false, secondaryOk: true, adminOnly: false };
+  return { commands, ok: 1 };
+}
+
+export const adminCommands: Record<string, CommandHandler> = {
+  hello,
+  isMaster: hello,
+  ping: () => ({ ok: 1 }),
+  buildInfo,
+  serverStatus,
+  getParameter,
+  setParameter,
+  listCommands,
+  connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
+  getLog: () => ({ totalLinesWritten: 0, log: [], ok: 1 }),
+};

@@ -1,0 +1,336 @@
+/**
+ * Reads and writes: insert, find/getMore/killCursors, update, delete, findAndModify, count,
+ * distinct, aggregate. Writes report per-statement `writeErrors` like mongod; `ordered: true` stops
+ * at the first error, `ordered: false` goes on.
+ */
+import { Long } from 'bson';
+import type { Collection } from '../catalog/collection';
+import { checkUpdatedSize, prepareForInsert } from '../catalog/document-rules';
+import type { StoredRecord } from '../catalog/record';
+import type { Engine } from '../engine';
+import { EngineError, fail } from '../errors';
+import { fieldKeys } from '../indexes/keys';
+import { runPipeline } from '../query/aggregate';
+import { executeQuery } from '../query/executor';
+import { compileProjection } from '../query/projection';
+import { applyReplacement, applyUpdate, isOperatorUpdate, upsertSeed } from '../query/update';
+import { cloneDocument } from '../values/clone';
+import { compareValues } from '../values/compare';
+import { toDouble } from '../values/numbers';
+import { bsonTypeOf, isNumeric, isPlainObject, type Document } from '../values/types';
+import {
+  collectionNameOf, optionalBool, optionalDocument, optionalNumber, requireArray, type CommandContext, type CommandHandler,
+} from './context';
+
+type WriteError = Document & { index: number; code: number; errmsg: string };
+
+function writeErrorOf(index: number, err: unknown): WriteError {
+  if (err instanceof EngineError) return { index, code: err.code, codeName: err.codeName, errmsg: err.message, ...err.info };
+  throw err;
+}
+
+/** Documents a time-series collection accepts: a BSON date in the timeField (mongod rule). */
+function checkTimeseriesDocument(coll: Collection, doc: Document): void {
+  const ts = coll.options.timeseries;
+  if (!ts) return;
+  if (!(doc[ts.timeField] instanceof Date)) {
+    fail('BadValue', `'${ts.timeField}' must be present and contain a valid BSON UTC datetime value: every measurement in ${coll.ns} needs a date in '${ts.timeField}'.`);
+  }
+}
+
+export function insertDocument(engine: Engine, coll: Collection, input: unknown): StoredRecord {
+  const doc = prepareForInsert(input, { generateId: true });
+  checkTimeseriesDocument(coll, doc);
+  const record = coll.insert(doc);
+  engine.documentMetrics.inserted++;
+  return record;
+}
+
+function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const name = collectionNameOf(cmd, 'insert');
+  const documents = requireArray(cmd, 'documents');
+  if (documents.length > 100000) fail('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${documents.length} operations.`);
+  const ordered = optionalBool(cmd, 'ordered') ?? true;
+  const { collection } = engine.ensureCollection(dbName, name);
+  const writeErrors: WriteError[] = [];
+  let n = 0;
+  for (let i = 0; i < documents.length; i++) {
+    engine.opcounters.insert++;
+    try {
+      insertDocument(engine, collection, documents[i]);
+      n++;
+    } catch (err) {
+      writeErrors.push(writeErrorOf(i, err));
+      if (ordered) break;
+    }
+  }
+  return { n, ...(writeErrors.length ? { writeErrors } : {}), ok: 1 };
+}
+
+function batchSizeOf(cmd: Document): number | undefined {
+  const v = cmd.batchSize;
+  return v === undefined ? undefined : optionalNumber(cmd, 'batchSize', { min: 0 });
+}
+
+function find({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const name = collectionNameOf(cmd, 'find');
+  engine.opcounters.query++;
+  const ns = `${dbName}.${name}`;
+  const coll = engine.getCollection(dbName, name);
+  const projection = compileProjection(optionalDocument(cmd, 'projection'));
+  let limit = optionalNumber(cmd, 'limit') ?? 0;
+  let singleBatch = optionalBool(cmd, 'singleBatch') ?? false;
+  if (limit < 0) {
+    // A negative limit is the legacy "single batch of |limit|".
+    limit = -limit;
+    singleBatch = true;
+  }
+  if (!coll) return { cursor: { firstBatch: [], id: Long.fromNumber(0), ns }, ok: 1 };
+  const result = executeQuery(coll, {
+    filter: optionalDocument(cmd, 'filter'),
+    sort: optionalDocument(cmd, 'sort'),
+    skip: optionalNumber(cmd, 'skip', { min: 0 }),
+    limit,
+    hint: cmd.hint,
+  });
+  const docs = result.records.map((r) => r.doc);
+  engine.documentMetrics.returned += docs.length;
+  const shape = projection ?? cloneDocument;
+  const batchSize = singleBatch ? docs.length : batchSizeOf(cmd);
+  return { cursor: engine.cursors.openCursor(ns, docs, batchSize, shape), ok: 1 };
+}
+
+function getMore({ engine, dbName }: CommandContext, cmd: Document): Document {
+  engine.opcounters.getmore++;
+  const collection = cmd.collection;
+  if (typeof collection !== 'string') fail('TypeMismatch', "getMore needs {getMore: <cursor id>, collection: \"<name>\"}.");
+  return { cursor: engine.cursors.getMore(cmd.getMore, `${dbName}.${collection}`, batchSizeOf(cmd)), ok: 1 };
+}
+
+function killCursors({ engine }: CommandContext, cmd: Document): Document {
+  const { killed, notFound } = engine.cursors.kill(requireArray(cmd, 'cursors'));
+  return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [], ok: 1 };
+}
+
+interface UpdateOutcome {
+  matched: number;
+  modified: number;
+  upsertedId?: unknown;
+  /** The document before (or after, with `returnNew`) for findAndModify. */
+  before?: Document;
+  after?: Document;
+}
+
+/** One update statement: match, apply to each (or the first), or upsert. */
+function runUpdate(engine: Engine, coll: Collection, q: Document, u: unknown, opts: { multi: boolean; upsert: boolean; sort?: Document; hint?: unknown }): UpdateOutcome {
+  if (Array.isArray(u)) fail('NotImplemented', 'Pipeline-style updates (an array of stages) are not supported by the TTL Workbench engine yet: use update operators such as $set.');
+  if (!isPlainObject(u)) fail('FailedToParse', `Update argument must be either an object or an array, got ${bsonTypeOf(u)}.`);
+  const operator = isOperatorUpdate(u);
+  if (opts.multi && !operator) fail('InvalidOptions', 'multi update is not supported for replacement-style update: use update operators such as {$set: {...}}.');
+  const now = engine.now();
+  const { records } = executeQuery(coll, { filter: q, sort: opts.sort, limit: opts.multi ? 0 : 1, hint: opts.hint });
+  if (records.length === 0) {
+    if (!opts.upsert) return { matched: 0, modified: 0 };
+    const seed = upsertSeed(q);
+    let doc: Document;
+    if (operator) doc = applyUpdate(seed, u, { now, isInsert: true }).doc;
+    else doc = seed._id !== undefined && u._id === undefined ? { _id: seed._id, ...u } : { ...u };
+    const record = insertDocument(engine, coll, doc);
+    return { matched: 0, modified: 0, upsertedId: record.doc._id, after: record.doc };
+  }
+  let modified = 0;
+  let before: Document | undefined;
+  let after: Document | undefined;
+  for (const record of records) {
+    const next = operator ? applyUpdate(record.doc, u, { now, isInsert: false }) : { doc: applyReplacement(record.doc, u), changed: true };
+    before ??= record.doc;
+    if (next.changed) {
+      checkUpdatedSize(next.doc);
+      checkTimeseriesDocument(coll, next.doc);
+      const prepared = operator ? next.doc : prepareForInsert(next.doc, { generateId: false });
+      coll.replace(record, prepared);
+      engine.documentMetrics.updated++;
+      modified++;
+    }
+    after ??= record.doc;
+  }
+  return { matched: records.length, modified, before, after };
+}
+
+function update({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const name = collectionNameOf(cmd, 'update');
+  const statements = requireArray(cmd, 'updates');
+  const ordered = optionalBool(cmd, 'ordered') ?? true;
+  const writeErrors: WriteError[] = [];
+  const upserted: Document[] = [];
+  let n = 0;
+  let nModified = 0;
+  for (let i = 0; i < statements.length; i++) {
+    engine.opcounters.update++;
+    try {
+      const s = statements[i];
+      if (!isPlainObject(s)) fail('TypeMismatch', 'Each update statement must be an object {q, u, upsert?, multi?}.');
+      const q = optionalDocument(s, 'q') ?? {};
+      if (s.arrayFilters !== undefined) fail('NotImplemented', 'arrayFilters are not supported by the TTL Workbench engine yet.');
+      const upsert = optionalBool(s, 'upsert') ?? false;
+      const coll = upsert ? engine.ensureCollection(dbName, name).collection : engine.getCollection(dbName, name);
+      if (!coll) continue;
+      const r = runUpdate(engine, coll, q, s.u, { multi: optionalBool(s, 'multi') ?? false, upsert, hint: s.hint });
+      if (r.upsertedId !== undefined) {
+        upserted.push({ index: i, _id: r.upsertedId });
+        n++;
+      } else {
+        n += r.matched;
+        nModified += r.modified;
+      }
+    } catch (err) {
+      writeErrors.push(writeErrorOf(i, err));
+      if (ordered) break;
+    }
+  }
+  return { n, nModified, ...(upserted.length ? { upserted } : {}), ...(writeErrors.length ? { writeErrors } : {}), ok: 1 };
+}
+
+function runDelete(engine: Engine, coll: Collection, q: Document, limit: number, hint?: unknown, sort?: Document): StoredRecord[] {
+  const { records } = executeQuery(coll, { filter: q, limit, hint, sort });
+  for (const record of records) {
+    coll.remove(record);
+    engine.documentMetrics.deleted++;
+  }
+  return records;
+}
+
+function del({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const name = collectionNameOf(cmd, 'delete');
+  const statements = requireArray(cmd, 'deletes');
+  const ordered = optionalBool(cmd, 'ordered') ?? true;
+  const writeErrors: WriteError[] = [];
+  let n = 0;
+  for (let i = 0; i < statements.length; i++) {
+    engine.opcounters.delete++;
+    try {
+      const s = statements[i];
+      if (!isPlainObject(s)) fail('TypeMismatch', 'Each delete statement must be an object {q, limit}.');
+      const limit = optionalNumber(s, 'limit');
+      if (limit !== 0 && limit !== 1) fail('FailedToParse', "The limit field in delete objects must be 0 or 1 (0 deletes all matches, 1 deletes one).");
+      const coll = engine.getCollection(dbName, name);
+      if (!coll) continue;
+      n += runDelete(engine, coll, optionalDocument(s, 'q') ?? {}, limit, s.hint).length;
+    } catch (err) {
+      writeErrors.push(writeErrorOf(i, err));
+      if (ordered) break;
+    }
+  }
+  return { n, ...(writeErrors.length ? { writeErrors } : {}), ok: 1 };
+}
+
+function findAndModify({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const name = collectionNameOf(cmd, Object.keys(cmd)[0]);
+  const query = optionalDocument(cmd, 'query') ?? {};
+  const sort = optionalDocument(cmd, 'sort');
+  const remove = optionalBool(cmd, 'remove') ?? false;
+  const returnNew = optionalBool(cmd, 'new') ?? false;
+  const upsert = optionalBool(cmd, 'upsert') ?? false;
+  const projection = compileProjection(optionalDocument(cmd, 'fields') ?? optionalDocument(cmd, 'projection'));
+  const shape = (d: Document | undefined) => (d ? (projection ?? cloneDocument)(d) : null);
+  if (remove && cmd.update !== undefined) fail('FailedToParse', 'Cannot specify both an update and remove=true in findAndModify.');
+  if (!remove && cmd.update === undefined) fail('FailedToParse', 'Either an update or remove=true must be specified in findAndModify.');
+  if (remove && (upsert || returnNew)) fail('FailedToParse', 'Cannot specify both upsert=true or new=true and remove=true.');
+  if (remove) {
+    engine.opcounters.delete++;
+    const coll = engine.getCollection(dbName, name);
+    const removed = coll ? runDelete(engine, coll, query, 1, cmd.hint, sort) : [];
+    return { lastErrorObject: { n: removed.length }, value: shape(removed[0]?.doc), ok: 1 };
+  }
+  engine.opcounters.update++;
+  const coll = upsert ? engine.ensureCollection(dbName, name).collection : engine.getCollection(dbName, name);
+  if (!coll) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 };
+  const r = runUpdate(engine, coll, query, cmd.update, { multi: false, upsert, sort, hint: cmd.hint });
+  if (r.upsertedId !== undefined) {
+    return { lastErrorObject: { n: 1, updatedExisting: false, upserted: r.upsertedId }, value: returnNew ? shape(r.after) : null, ok: 1 };
+  }
+  return { lastErrorObject: { n: r.matched, updatedExisting: r.matched > 0 }, value: shape(returnNew ? r.after : r.before), ok: 1 };
+}
+
+function count({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const name = collectionNameOf(cmd, 'count');
+  engine.opcounters.query++;
+  const coll = engine.getCollection(dbName, name);
+  if (!coll) return { n: 0, ok: 1 };
+  const query = optionalDocument(cmd, 'query');
+  const skip = optionalNumber(cmd, 'skip', { min: 0 }) ?? 0;
+  const limit = Math.abs(optionalNumber(cmd, 'limit') ?? 0);
+  if (!query || Object.keys(query).length === 0) {
+    // Metadata count, like mongod's fast count without a query.
+    const total = Math.max(0, coll.count - skip);
+    return { n: limit ? Math.min(limit, total) : total, ok: 1 };
+  }
+  const { records } = executeQuery(coll, { filter: query, skip, limit, hint: cmd.hint });
+  return { n: records.length, ok: 1 };
+}
+
+function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const name = collectionNameOf(cmd, 'distinct');
+  engine.opcounters.query++;
+  const key = cmd.key;
+  if (typeof key !== 'string' || key.length === 0) fail('TypeMismatch', "distinct needs a field name: {distinct: \"c\", key: \"field\"}.");
+  const coll = engine.getCollection(dbName, name);
+  if (!coll) return { values: [], ok: 1 };
+  const { records } = executeQuery(coll, { filter: optionalDocument(cmd, 'query') });
+  const all: unknown[] = [];
+  const parts = key.split('.');
+  for (const r of records) {
+    const k = fieldKeys(r.doc, key, parts);
+    if (k.missing) continue;
+    for (const v of k.values) if (v !== undefined) all.push(v);
+  }
+  all.sort(compareValues);
+  const values: unknown[] = [];
+  for (const v of all) if (values.length === 0 || compareValues(values[values.length - 1], v) !== 0) values.push(v);
+  return { values: values.map((v) => (isPlainObject(v) ? cloneDocument(v) : v)), ok: 1 };
+}
+
+function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const target = cmd.aggregate;
+  if (typeof target !== 'string') fail('InvalidNamespace', 'Collection-less aggregation ({aggregate: 1}) is not supported by the TTL Workbench engine: aggregate over a collection.');
+  const pipeline = requireArray(cmd, 'pipeline') as Document[];
+  if (cmd.explain) fail('InvalidOptions', 'Use the explain command: {explain: {aggregate: ...}}.');
+  const cursorOpt = optionalDocument(cmd, 'cursor');
+  if (!cursorOpt) fail('FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument: pass cursor: {}.");
+  engine.opcounters.command++;
+  const coll = engine.getCollection(dbName, target);
+  const ns = `${dbName}.${target}`;
+  const docs = coll ? aggregateCollection(engine, coll, pipeline) : runPipeline([], pipeline, { now: engine.now() });
+  const batchSize = isNumeric(cursorOpt.batchSize) ? toDouble(cursorOpt.batchSize) : undefined;
+  return { cursor: engine.cursors.openCursor(ns, docs, batchSize), ok: 1 };
+}
+
+/** A leading $match goes through the planner, so indexed pipelines do not scan the collection. */
+export function aggregateCollection(engine: Engine, coll: Collection, pipeline: Document[]): Document[] {
+  let input: Iterable<Document>;
+  let rest = pipeline;
+  const first = pipeline[0];
+  if (isPlainObject(first) && Object.keys(first).length === 1 && isPlainObject(first.$match)) {
+    input = executeQuery(coll, { filter: first.$match }).records.map((r) => r.doc);
+    rest = pipeline.slice(1);
+  } else {
+    input = (function* () {
+      for (const r of coll.scanRecords()) yield r.doc;
+    })();
+  }
+  return runPipeline(input, rest, { now: engine.now() });
+}
+
+export const crudCommands: Record<string, CommandHandler> = {
+  insert,
+  find,
+  getMore,
+  killCursors,
+  update,
+  delete: del,
+  findAndModify,
+  findandmodify: findAndModify,
+  count,
+  distinct,
+  aggregate,
+};

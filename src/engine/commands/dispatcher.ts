@@ -1,0 +1,38 @@
+/**
+ * One table from command name to handler. Every caller (typed API, shell, tree, future wire
+ * endpoint) comes through here, so replies and errors are the same everywhere.
+ */
+import type { Engine } from '../engine';
+import { fail } from '../errors';
+import { validateDatabaseName } from '../catalog/namespaces';
+import type { Document } from '../values/types';
+import { adminCommands } from './admin';
+import { catalogCommands } from './catalog';
+import type { CommandHandler } from './context';
+import { crudCommands } from './crud';
+import { explainCommands } from './explain';
+import { indexCommands } from './indexes';
+
+const HANDLERS: Record<string, CommandHandler> = {
+  ...adminCommands,
+  ...catalogCommands,
+  ...indexCommands,
+  ...crudCommands,
+  ...explainCommands,
+};
+
+/** Lower-cased aliases mongod accepts (`ismaster`, `buildinfo`). */
+const ALIASES: Record<string, string> = { ismaster: 'isMaster', buildinfo: 'buildInfo', deleteIndexes: 'dropIndexes' };
+
+export function commandNames(): string[] {
+  return Object.keys(HANDLERS).sort();
+}
+
+export function dispatchCommand(engine: Engine, dbName: string, command: Document): Document {
+  validateDatabaseName(dbName);
+  const name = Object.keys(command)[0];
+  if (name === undefined) fail('CommandNotFound', 'no such command: the command document is empty. Pass e.g. {ping: 1}.');
+  const handler = HANDLERS[name] ?? HANDLERS[ALIASES[name] ?? ''];
+  if (!handler) fail('CommandNotFound', `no such command: '${name}'. Run {listCommands: 1} to see what the TTL Workbench engine supports.`);
+  return handler({ engine, dbName }, command);
+}

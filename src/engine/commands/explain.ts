@@ -1,0 +1,74 @@
+/** explain for find, count, distinct, update, delete and aggregate: which plan, and what it examined. */
+import { EMULATED_VERSIONS } from './admin';
+import { fail } from '../errors';
+import { describePlan, executeQuery, type QueryRequest } from '../query/executor';
+import { isPlainObject, type Document } from '../values/types';
+import { optionalDocument, optionalNumber, type CommandContext, type CommandHandler } from './context';
+
+function requestOf(inner: Document): { collection: string; request: QueryRequest } {
+  const op = Object.keys(inner)[0];
+  const collection = inner[op];
+  if (typeof collection !== 'string') fail('InvalidNamespace', `explain: '${op}' needs a collection name.`);
+  switch (op) {
+    case 'find':
+      return { collection, request: { filter: optionalDocument(inner, 'filter'), sort: optionalDocument(inner, 'sort'), skip: optionalNumber(inner, 'skip'), limit: Math.abs(optionalNumber(inner, 'limit') ?? 0), hint: inner.hint } };
+    case 'count':
+      return { collection, request: { filter: optionalDocument(inner, 'query'), skip: optionalNumber(inner, 'skip'), limit: optionalNumber(inner, 'limit'), hint: inner.hint } };
+    case 'distinct':
+      return { collection, request: { filter: optionalDocument(inner, 'query') } };
+    case 'delete':
+    case 'update': {
+      const statements = inner[op === 'delete' ? 'deletes' : 'updates'];
+      const first = Array.isArray(statements) && isPlainObject(statements[0]) ? statements[0] : {};
+      return { collection, request: { filter: optionalDocument(first, 'q'), hint: first.hint, limit: op === 'delete' ? optionalNumber(first, 'limit') : first.multi ? 0 : 1 } };
+    }
+    case 'findAndModify':
+      return { collection, request: { filter: optionalDocument(inner, 'query'), sort: optionalDocument(inner, 'sort'), limit: 1, hint: inner.hint } };
+    case 'aggregate': {
+      const pipeline = Array.isArray(inner.pipeline) ? inner.pipeline : [];
+      const first = pipeline[0];
+      const filter = isPlainObject(first) && isPlainObject(first.$match) ? first.$match : {};
+      return { collection, request: { filter } };
+    }
+  }
+  fail('CommandNotFound', `explain does not support '${op}': use find, count, distinct, update, delete, findAndModify or aggregate.`);
+}
+
+function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const inner = cmd.explain;
+  if (!isPlainObject(inner)) fail('TypeMismatch', 'explain takes a command document: {explain: {find: "c", filter: {...}}}.');
+  const verbosity = cmd.verbosity ?? 'queryPlanner';
+  const { collection, request } = requestOf(inner);
+  const coll = engine.getCollection(dbName, collection);
+  const ns = `${dbName}.${collection}`;
+  if (!coll) {
+    return { queryPlanner: { namespace: ns, winningPlan: { stage: 'EOF' }, rejectedPlans: [] }, ok: 1 };
+  }
+  const started = process.hrtime.bigint();
+  const result = executeQuery(coll, request);
+  const millis = Number((process.hrtime.bigint() - started) / 1000000n);
+  const reply: Document = {
+    explainVersion: '1',
+    queryPlanner: {
+      namespace: ns,
+      parsedQuery: request.filter ?? {},
+      winningPlan: describePlan(result, request),
+      rejectedPlans: [],
+    },
+  };
+  if (verbosity !== 'queryPlanner') {
+    reply.executionStats = {
+      executionSuccess: true,
+      nReturned: result.records.length,
+      executionTimeMillis: millis,
+      totalKeysExamined: result.keysExamined,
+      totalDocsExamined: result.docsExamined,
+    };
+  }
+  reply.serverInfo = { host: 'localhost', version: EMULATED_VERSIONS[engine.serverVersion] };
+  reply.command = inner;
+  reply.ok = 1;
+  return reply;
+}
+
+export const explainCommands: Record<string, CommandHandler> = { explain };

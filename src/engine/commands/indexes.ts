@@ -1,0 +1,135 @@
+/** Index commands: createIndexes, listIndexes, dropIndexes, with mongod's replies and conflict codes. */
+import { fail } from '../errors';
+import { BTreeIndex } from '../indexes/btree-index';
+import { compareSpecs, conflictError, normalizeIndexSpec } from '../indexes/index-spec';
+import { formatKeyPattern } from '../indexes/key-pattern';
+import { compileFilter } from '../query/matcher';
+import { validatePartialFilterExpression } from '../query/partial-filter';
+import { valuesEqual } from '../values/compare';
+import { toDouble } from '../values/numbers';
+import { isNumeric, isPlainObject, type Document } from '../values/types';
+import type { Collection } from '../catalog/collection';
+import { collectionNameOf, optionalDocument, requireArray, type CommandContext, type CommandHandler } from './context';
+
+export const MAX_INDEXES = 64;
+
+function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const name = collectionNameOf(cmd, 'createIndexes');
+  const specs = requireArray(cmd, 'indexes');
+  if (specs.length === 0) fail('BadValue', "Must specify at least one index to create: {createIndexes: \"c\", indexes: [{key: {t: 1}, name: \"t_1\"}]}.");
+  // Validate every spec before creating anything: one bad spec creates nothing (mongod does the same).
+  const normalized = specs.map((s) => {
+    const n = normalizeIndexSpec(s);
+    if (n.spec.partialFilterExpression !== undefined) validatePartialFilterExpression(n.spec.partialFilterExpression);
+    return n;
+  });
+  const existing = engine.getCollection(dbName, name);
+  const { collection, created } = engine.ensureCollection(dbName, name);
+  const before = collection.indexes.size;
+  const toCreate: Document[] = [];
+  try {
+    for (const { spec } of normalized) {
+      if (checkAgainstExisting(collection, spec, toCreate) === 'exists') continue;
+      toCreate.push(spec);
+    }
+    if (collection.indexes.size + toCreate.length > MAX_INDEXES) {
+      fail('CannotCreateIndex', `add index fails, too many indexes for ${collection.ns}: a collection can have at most ${MAX_INDEXES} indexes. Drop unused ones first.`);
+    }
+    const built: string[] = [];
+    try {
+      for (const spec of toCreate) {
+        const partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression as Document) : undefined;
+        collection.addIndex(new BTreeIndex(spec, partial));
+        built.push(spec.name as string);
+      }
+    } catch (err) {
+      // All or nothing: a DuplicateKey while building the second index removes the first too.
+      for (const n of built) collection.dropIndex(n);
+      throw err;
+    }
+    if (built.length) engine.recordEvent({ kind: 'indexesCreated', db: dbName, collection: name, names: built });
+  } catch (err) {
+    if (created && !existing) engine.dropCollection(dbName, name);
+    throw err;
+  }
+  const reply: Document = {
+    numIndexesBefore: before,
+    numIndexesAfter: collection.indexes.size,
+    ...(created ? { createdCollectionAutomatically: true } : {}),
+  };
+  if (toCreate.length === 0) reply.note = 'all indexes already exist';
+  else if (toCreate.length < normalized.length) reply.note = 'index already exists';
+  if (engine.flavor === 'cosmos') reply._t = 'CreateIndexesResponse';
+  reply.ok = 1;
+  return reply;
+}
+
+/** 'exists' for an identical index (a no-op), otherwise throws on conflicts; 'new' to create. */
+function checkAgainstExisting(coll: Collection, spec: Document, pending: Document[]): 'exists' | 'new' {
+  for (const other of [...[...coll.indexes.values()].map((i) => i.spec), ...pending]) {
+    const kind = compareSpecs(spec, other);
+    if (kind === 'identical') return 'exists';
+    const err = conflictError(kind, spec, other);
+    if (err) throw err;
+  }
+  return 'new';
+}
+
+function listIndexes({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const name = collectionNameOf(cmd, 'listIndexes');
+  const coll = engine.requireCollection(dbName, name);
+  const docs = [...coll.indexes.values()].map((i) => indexSpecForListing(coll, i));
+  const cursor = optionalDocument(cmd, 'cursor');
+  const batchSize = cursor && isNumeric(cursor.batchSize) ? toDouble(cursor.batchSize) : undefined;
+  return { cursor: engine.cursors.openCursor(coll.ns, docs, batchSize), ok: 1 };
+}
+
+/** The spec as listIndexes shows it (a copy; the clustered _id index carries `clustered: true`). */
+export function indexSpecForListing(coll: Collection, index: BTreeIndex): Document {
+  const spec: Document = { ...index.spec };
+  if (coll.isClustered && index.name === '_id_') {
+    spec.unique = true;
+    spec.clustered = true;
+  }
+  return spec;
+}
+
+function dropIndexes({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const name = collectionNameOf(cmd, Object.keys(cmd)[0]);
+  const coll = engine.requireCollection(dbName, name);
+  const target = cmd.index;
+  const before = coll.indexes.size;
+  const names = resolveIndexesToDrop(coll, target);
+  for (const n of names) coll.dropIndex(n);
+  if (names.length) engine.recordEvent({ kind: 'indexesDropped', db: dbName, collection: name, names });
+  return { nIndexesWas: before, ...(target === '*' ? { msg: 'non-_id indexes dropped for collection' } : {}), ok: 1 };
+}
+
+function resolveIndexesToDrop(coll: Collection, target: unknown): string[] {
+  if (target === '*') return [...coll.indexes.keys()].filter((n) => n !== '_id_');
+  const list = Array.isArray(target) ? target : [target];
+  const names: string[] = [];
+  for (const t of list) {
+    let found: BTreeIndex | undefined;
+    if (typeof t === 'string') {
+      found = coll.indexes.get(t);
+      if (!found) fail('IndexNotFound', `index not found with name [${t}] on ${coll.ns}. List the indexes with getIndexes().`);
+    } else if (isPlainObject(t)) {
+      const matches = [...coll.indexes.values()].filter((i) => valuesEqual(i.spec.key, t));
+      if (matches.length === 0) fail('IndexNotFound', `can't find index with key: ${formatKeyPattern(t)} on ${coll.ns}.`);
+      if (matches.length > 1) fail('AmbiguousIndexKeyPattern', `${matches.length} indexes found for key: ${formatKeyPattern(t)}, identify by name instead. Conflicting indexes: ${matches.map((m) => m.name).join(', ')}`);
+      found = matches[0];
+    } else {
+      fail('TypeMismatch', "dropIndexes 'index' must be a name, a key pattern, an array of names, or \"*\".");
+    }
+    if (found.name === '_id_') fail('InvalidOptions', 'cannot drop _id index: every collection keeps its _id index.');
+    names.push(found.name);
+  }
+  return names;
+}
+
+export const indexCommands: Record<string, CommandHandler> = {
+  createIndexes,
+  listIndexes,
+  dropIndexes,
+};

@@ -1,0 +1,202 @@
+/**
+ * The embedded engine: databases and collections in memory, one `runCommand` entry point with
+ * mongod-shaped replies, batched change events, and the clock everything time-related reads.
+ */
+import { Collection, type CollectionHost, type CollectionOptions } from './catalog/collection';
+import { CursorStore } from './catalog/cursors';
+import { Database } from './catalog/database';
+import { EventBuffer, type EngineEvent, type EngineListener } from './catalog/events';
+import { validateCollectionName, validateDatabaseName } from './catalog/namespaces';
+import { ParameterStore } from './catalog/parameters';
+import { SystemClock, type Clock } from './clock';
+import { dispatchCommand } from './commands/dispatcher';
+import { fail } from './errors';
+import { BTreeIndex } from './indexes/btree-index';
+import type { Document } from './values/types';
+import { DatabaseHandle } from './api/handles';
+
+export type ServerVersion = '8.0' | '7.0';
+export type Flavor = 'mongodb' | 'cosmos';
+export type ReplicationRole = 'primary' | 'secondary';
+
+export interface EngineOptions {
+  clock?: Clock;
+  /** Which mongod the engine emulates where TTL rules differ (ttl-semantics.md). Default 8.0. */
+  serverVersion?: ServerVersion;
+  flavor?: Flavor;
+  role?: ReplicationRole;
+  /** Startup values of server parameters (setParameter names). */
+  parameters?: Record<string, unknown>;
+}
+
+export interface OpCounters {
+  insert: number;
+  query: number;
+  update: number;
+  delete: number;
+  getmore: number;
+  command: number;
+}
+
+export class Engine {
+  readonly clock: Clock;
+  readonly serverVersion: ServerVersion;
+  readonly flavor: Flavor;
+  readonly role: ReplicationRole;
+  readonly parameters: ParameterStore;
+  readonly cursors = new CursorStore();
+  readonly databases = new Map<string, Database>();
+  readonly opcounters: OpCounters = { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 };
+  /** serverStatus().metrics.ttl; the TTL monitor counts here. */
+  readonly ttlMetrics = { passes: 0, subPasses: 0, deletedDocuments: 0 };
+  /** serverStatus().metrics.document. */
+  readonly documentMetrics = { inserted: 0, updated: 0, deleted: 0, returned: 0 };
+  readonly startedAt: number;
+  private readonly events = new EventBuffer();
+  private closed = false;
+
+  constructor(options: EngineOptions = {}) {
+    this.clock = options.clock ?? new SystemClock();
+    this.serverVersion = options.serverVersion ?? '8.0';
+    if (this.serverVersion !== '8.0' && this.serverVersion !== '7.0') {
+      fail('BadValue', `serverVersion must be "8.0" or "7.0", got ${JSON.stringify(this.serverVersion)}.`);
+    }
+    this.flavor = options.flavor ?? 'mongodb';
+    this.role = options.role ?? 'primary';
+    this.parameters = new ParameterStore(options.parameters);
+    this.startedAt = this.clock.now();
+  }
+
+  /**
+   * Run one command against database `dbName`: `{find: "c", filter: {...}}`. Returns mongod's reply
+   * document or throws an EngineError carrying code and codeName. Change events of the command are
+   * delivered once it finishes, as one batch.
+   */
+  runCommand(dbName: string, command: Document): Document {
+    if (this.closed) fail('IllegalOperation', 'The engine is closed; create a new Engine to continue.');
+    this.opcounters.command++;
+    try {
+      return dispatchCommand(this, dbName, command);
+    } finally {
+      this.events.flush();
+    }
+  }
+
+  /** Typed access to a database: `engine.db("app").collection("events").insertOne(...)`. */
+  db(name: string): DatabaseHandle {
+    return new DatabaseHandle(this, validateDatabaseName(name));
+  }
+
+  /** Subscribe to batched change events; returns the unsubscribe function. */
+  onDidChange(listener: EngineListener): () => void {
+    return this.events.subscribe(listener);
+  }
+
+  /** Record an event for the current batch (commands and the TTL monitor call this). */
+  recordEvent(event: EngineEvent): void {
+    this.events.record(event);
+  }
+
+  /** Deliver pending events now (for work that runs outside runCommand, such as a TTL pass). */
+  flushEvents(): void {
+    this.events.flush();
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  now(): Date {
+    return new Date(this.clock.now());
+  }
+
+  // ---- catalog -------------------------------------------------------------------------------
+
+  getDatabase(name: string): Database | undefined {
+    return this.databases.get(name);
+  }
+
+  getCollection(dbName: string, name: string): Collection | undefined {
+    return this.databases.get(dbName)?.collections.get(name);
+  }
+
+  requireCollection(dbName: string, name: string): Collection {
+    const coll = this.getCollection(dbName, name);
+    if (!coll) fail('NamespaceNotFound', `ns does not exist: ${dbName}.${name}. Create it first (db.createCollection("${name}")) or insert a document.`);
+    return coll;
+  }
+
+  /** The collection, created with default options when missing (implicit creation on write). */
+  ensureCollection(dbName: string, name: string): { collection: Collection; created: boolean } {
+    const existing = this.getCollection(dbName, name);
+    if (existing) return { collection: existing, created: false };
+    return { collection: this.createCollection(dbName, name, {}), created: true };
+  }
+
+  createCollection(dbName: string, name: string, options: CollectionOptions): Collection {
+    validateDatabaseName(dbName);
+    validateCollectionName(dbName, name);
+    if (this.getCollection(dbName, name)) fail('NamespaceExists', `Collection ${dbName}.${name} already exists.`);
+    const coll = this.databaseFor(dbName).createCollection(name, options);
+    if (!options.timeseries) coll.addIndex(new BTreeIndex({ v: 2, key: { _id: 1 }, name: '_id_' }));
+    this.events.record({ kind: 'collectionCreated', db: dbName, collection: name });
+    return coll;
+  }
+
+  dropCollection(dbName: string, name: string): boolean {
+    const db = this.databases.get(dbName);
+    if (!db || !db.collections.delete(name)) return false;
+    this.cursors.killNamespace(`${dbName}.${name}`);
+    this.events.record({ kind: 'collectionDropped', db: dbName, collection: name });
+    if (db.collections.size === 0) this.removeDatabase(dbName);
+    return true;
+  }
+
+  dropDatabase(dbName: string): boolean {
+    const db = this.databases.get(dbName);
+    if (!db) return false;
+    for (const name of [...db.collections.keys()]) this.dropCollection(dbName, name);
+    this.removeDatabase(dbName);
+    return true;
+  }
+
+  private readonly onDocuments: CollectionHost['onDocuments'] = (coll, kind, count, cause) =>
+    this.events.record({ kind, db: coll.dbName, collection: coll.name, count, cause });
+
+  /** The database, created (databases exist from their first collection on) when missing. */
+  private databaseFor(dbName: string): Database {
+    let db = this.databases.get(dbName);
+    if (!db) {
+      db = new Database(dbName, this.onDocuments);
+      this.databases.set(dbName, db);
+      this.events.record({ kind: 'databaseCreated', db: dbName });
+    }
+    return db;
+  }
+
+  private removeDatabase(dbName: string): void {
+    if (this.databases.delete(dbName)) {
+      this.cursors.killNamespace(dbName);
+      this.events.record({ kind: 'databaseDropped', db: dbName });
+    }
+  }
+
+  /** Move a collection to a new namespace (renameCollection); the target must not exist. */
+  renameCollection(fromDb: string, from: string, toDb: string, to: string): void {
+    const coll = this.requireCollection(fromDb, from);
+    validateDatabaseName(toDb);
+    validateCollectionName(toDb, to);
+    if (this.getCollection(toDb, to)) fail('NamespaceExists', `target namespace exists: ${toDb}.${to}. Pass dropTarget: true to replace it.`);
+    this.databases.get(fromDb)!.collections.delete(from);
+    this.cursors.killNamespace(`${fromDb}.${from}`);
+    const target = this.databaseFor(toDb);
+    coll.rehome({ dbName: toDb, onDocuments: this.onDocuments }, to);
+    target.collections.set(to, coll);
+    this.events.record({ kind: 'collectionRenamed', db: fromDb, collection: from, toDb, toCollection: to });
+    if (this.databases.get(fromDb)!.collections.size === 0) this.removeDatabase(fromDb);
+  }
+}

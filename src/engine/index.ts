@@ -1,0 +1,8 @@
+/** Public surface of the engine package. */
+export { Engine, type EngineOptions, type ServerVersion, type Flavor, type ReplicationRole } from './engine';
+export { CollectionHandle, DatabaseHandle, type FindOptions, type UpdateResult } from './api/handles';
+export { EngineError, ErrorCode, codeNameOf } from './errors';
+export type { EngineEvent, EngineListener } from './catalog/events';
+export { SystemClock, type Clock } from './clock';
+export { compareValues, valuesEqual } from './values/compare';
+export type { Document } from './values/types';

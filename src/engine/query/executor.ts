@@ -1,0 +1,105 @@
+/**
+ * Runs a query against a collection: plan, scan (index ranges or natural order), filter, sort,
+ * skip and limit. Returns the matching records themselves so writes (update, delete) and reads
+ * (find, count) share one path; projection is the caller's business.
+ */
+import type { Collection } from '../catalog/collection';
+import type { StoredRecord } from '../catalog/record';
+import type { Document } from '../values/types';
+import { compileFilter } from './matcher';
+import { planQuery, type QueryPlan } from './planner';
+import { compileSort } from './sort';
+
+export interface QueryRequest {
+  filter?: Document;
+  sort?: Document;
+  skip?: number;
+  /** 0 or absent: no limit. */
+  limit?: number;
+  hint?: unknown;
+}
+
+export interface QueryResult {
+  records: StoredRecord[];
+  plan: QueryPlan;
+  keysExamined: number;
+  docsExamined: number;
+  /** An in-memory SORT stage ran. */
+  sorted: boolean;
+}
+
+export function executeQuery(coll: Collection, request: QueryRequest): QueryResult {
+  const filter = request.filter ?? {};
+  const matches = compileFilter(filter);
+  const plan = planQuery(coll, { filter, sort: request.sort, hint: request.hint });
+  const sortCmp = compileSort(request.sort);
+  const needSort = sortCmp !== undefined && !plan.providesSort;
+  const skip = request.skip ?? 0;
+  const limit = request.limit && request.limit > 0 ? request.limit : Infinity;
+  // Without a separate sort, the scan can stop as soon as skip + limit documents matched.
+  const stopAfter = needSort ? Infinity : skip + limit;
+  const out: StoredRecord[] = [];
+  let keysExamined = 0;
+  let docsExamined = 0;
+
+  if (plan.kind === 'COLLSCAN') {
+    for (const record of coll.scanRecords()) {
+      docsExamined++;
+      if (matches(record.doc)) {
+        out.push(record);
+        if (out.length >= stopAfter) break;
+      }
+    }
+  } else {
+    const seen = plan.needsDedupe ? new Set<number>() : undefined;
+    const ordered = plan.forward ? plan.ranges : [...plan.ranges].reverse();
+    outer: for (const [start, end] of ordered) {
+      for (const [, record] of plan.index.scan(start, end, plan.forward)) {
+        keysExamined++;
+        if (seen) {
+          if (seen.has(record.rid)) continue;
+          seen.add(record.rid);
+        }
+        docsExamined++;
+        if (matches(record.doc)) {
+          out.push(record);
+          if (out.length >= stopAfter) break outer;
+        }
+      }
+    }
+  }
+
+  let result = out;
+  if (needSort) result = out.sort((a, b) => sortCmp!(a.doc, b.doc));
+  if (skip > 0 || limit !== Infinity) result = result.slice(skip, skip + limit);
+  return { records: result, plan, keysExamined, docsExamined, sorted: needSort };
+}
+
+/** Describes a plan in explain's `winningPlan` shape. */
+export function describePlan(result: Pick<QueryResult, 'plan' | 'sorted'>, request: QueryRequest): Document {
+  const plan = result.plan;
+  let stage: Document;
+  if (plan.kind === 'COLLSCAN') {
+    stage = { stage: 'COLLSCAN', filter: request.filter ?? {}, direction: 'forward' };
+  } else {
+    stage = {
+      stage: 'FETCH',
+      ...(request.filter && Object.keys(request.filter).length ? { filter: request.filter } : {}),
+      inputStage: {
+        stage: 'IXSCAN',
+        keyPattern: plan.index.spec.key,
+        indexName: plan.index.name,
+        isMultiKey: plan.index.multikey,
+        isUnique: plan.index.unique,
+        isSparse: plan.index.sparse,
+        isPartial: plan.index.isPartial,
+        direction: plan.forward ? 'forward' : 'backward',
+        indexBounds: plan.bounds,
+      },
+    };
+  }
+  if (result.sorted) stage = { stage: 'SORT', sortPattern: request.sort, inputStage: stage };
+  if (request.skip) stage = { stage: 'SKIP', skipAmount: request.skip, inputStage: stage };
+  if (request.limit) stage = { stage: 'LIMIT', limitAmount: request.limit, inputStage: stage };
+  return stage;
+}

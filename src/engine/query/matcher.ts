@@ -1,0 +1,1028 @@
+/**
+ * The query matcher: compiles a MongoDB filter document once into a predicate over documents.
+ *
+ * Parsing validates the whole filter up front and throws the EngineError mongod would (mostly
+ * BadValue), so a bad filter fails before any document is read. The result is a tree of closures:
+ * every operator becomes a predicate on one value, every field a compiled path (path-values.ts)
+ * that applies it to each value the path reaches, and negations ($ne, $nin, $not, $exists: false)
+ * wrap the whole path, because in MongoDB "a $ne 1" means "no value of a equals 1".
+ *
+ * Value semantics follow mongod's classic matcher: comparisons only hold within one canonical type
+ * ("type bracketing"), except that null equals missing/undefined and MinKey/MaxKey operands order
+ * against everything; numbers of all four BSON types compare exactly by value.
+ */
+import type { Binary, BSONRegExp } from 'bson';
+import { EngineError, ErrorCode } from '../errors';
+import { compareStrings, compareValues } from '../values/compare';
+import { compareNumbers, exactDouble, toDouble } from '../values/numbers';
+import {
+  BSON_TYPE_NUMBERS,
+  bsonClassOf,
+  bsonTypeOf,
+  canonicalRank,
+  isNumeric,
+  isPlainObject,
+  type BsonTypeName,
+  type Document,
+} from '../values/types';
+import { compilePath, MISSING, type ValuePredicate } from './path-values';
+
+/** A compiled filter. Accepts arrays too, because $elemMatch runs sub-filters on array elements. */
+export type DocPredicate = (doc: Document | unknown[]) => boolean;
+
+/**
+ * What one field's condition parses to before it is bound to a path. The same tree serves both
+ * uses mongod has for it: matching a document through a path, and matching a single array element
+ * inside $elemMatch (where no path traversal happens).
+ */
+type Expr =
+  | { kind: 'leaf'; pred: ValuePredicate; traverseLeafArrays: boolean }
+  | { kind: 'not'; child: Expr }
+  | { kind: 'and'; children: Expr[] };
+
+const TRUE: DocPredicate = () => true;
+const FALSE_VALUE: ValuePredicate = () => false;
+
+// ---------------------------------------------------------------------------------------------
+// Public entry points
+// ---------------------------------------------------------------------------------------------
+
+/** Compile a filter into a predicate. Throws EngineError for filters mongod would reject. */
+export function compileFilter(filter: Document): (doc: Document) => boolean {
+  if (!isPlainObject(filter)) {
+    throw new EngineError(ErrorCode.TypeMismatch, `query filter must be an object, but got ${bsonTypeOf(filter)}`);
+  }
+  return compileDocument(filter);
+}
+
+/** True for a filter that matches every document ({} or only a $comment). */
+export function isMatchAll(filter: Document | undefined | null): boolean {
+  if (filter === undefined || filter === null) return true;
+  for (const key of Object.keys(filter)) if (key !== '$comment') return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Documents and top-level (pathless) operators
+// ---------------------------------------------------------------------------------------------
+
+function badValue(message: string): EngineError {
+  return new EngineError(ErrorCode.BadValue, message);
+}
+
+function notSupported(message: string): EngineError {
+  return new EngineError(ErrorCode.QueryFeatureNotAllowed, message);
+}
+
+function compileDocument(filter: Document): DocPredicate {
+  const preds: DocPredicate[] = [];
+  for (const key of Object.keys(filter)) {
+    const value = filter[key];
+    if (key.charCodeAt(0) === 36 /* $ */) {
+      const p = compileTopLevelOperator(key, value);
+      if (p) preds.push(p);
+    } else {
+      preds.push(bindToPath(key, parseFieldCondition(value)));
+    }
+  }
+  return allOf(preds);
+}
+
+function allOf(preds: DocPredicate[]): DocPredicate {
+  switch (preds.length) {
+    case 0: return TRUE;
+    case 1: return preds[0];
+    case 2: {
+      const [a, b] = preds;
+      return (doc) => a(doc) && b(doc);
+    }
+    default:
+      return (doc) => {
+        for (let i = 0; i < preds.length; i++) if (!preds[i](doc)) return false;
+        return true;
+      };
+  }
+}
+
+function anyOf(preds: DocPredicate[]): DocPredicate {
+  if (preds.length === 1) return preds[0];
+  return (doc) => {
+    for (let i = 0; i < preds.length; i++) if (preds[i](doc)) return true;
+    return false;
+  };
+}
+
+/** Returns null for operators that constrain nothing ($comment). */
+function compileTopLevelOperator(op: string, value: unknown): DocPredicate | null {
+  switch (op) {
+    case '$and': return allOf(parseClauses(op, value));
+    case '$or': return anyOf(parseClauses(op, value));
+    case '$nor': {
+      const any = anyOf(parseClauses(op, value));
+      return (doc) => !any(doc);
+    }
+    case '$comment': return null;
+    case '$alwaysTrue':
+    case '$alwaysFalse':
+      if (!isNumeric(value) || toDouble(value) !== 1) {
+        throw new EngineError(ErrorCode.FailedToParse, `${op} must be an integer value of 1`);
+      }
+      return op === '$alwaysTrue' ? TRUE : () => false;
+    case '$where':
+      throw notSupported('$where is not supported: this engine does not execute JavaScript');
+    case '$expr':
+      throw notSupported('$expr is not supported yet');
+    case '$text':
+      throw notSupported('$text is not supported: this engine has no text indexes');
+    case '$jsonSchema':
+      throw notSupported('$jsonSchema is not supported yet');
+    case '$sampleRate':
+      throw notSupported('$sampleRate is not supported yet');
+  }
+  throw badValue(
+    `unknown top level operator: ${op}. If you have a field name that starts with a '$' symbol, ` +
+      'consider using $getField or $setField.',
+  );
+}
+
+function parseClauses(op: string, value: unknown): DocPredicate[] {
+  if (!Array.isArray(value)) throw badValue(`${op} must be an array`);
+  if (value.length === 0) throw badValue('$and/$or/$nor must be a nonempty array');
+  return value.map((clause) => {
+    if (!isPlainObject(clause)) throw badValue('$or/$and/$nor entries need to be full objects');
+    return compileDocument(clause);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field conditions: {path: value} and {path: {$op: arg, ...}}
+// ---------------------------------------------------------------------------------------------
+
+function leaf(pred: ValuePredicate, traverseLeafArrays = true): Expr {
+  return { kind: 'leaf', pred, traverseLeafArrays };
+}
+
+function not(child: Expr): Expr {
+  return { kind: 'not', child };
+}
+
+function and(children: Expr[]): Expr {
+  return children.length === 1 ? children[0] : { kind: 'and', children };
+}
+
+/** Bind an expression to a path: the predicate over documents. */
+function bindToPath(path: string, expr: Expr): DocPredicate {
+  switch (expr.kind) {
+    case 'leaf': return compilePath(path, expr.pred, expr.traverseLeafArrays);
+    case 'not': {
+      const inner = bindToPath(path, expr.child);
+      return (doc) => !inner(doc);
+    }
+    case 'and': return allOf(expr.children.map((c) => bindToPath(path, c)));
+  }
+}
+
+/** The same expression applied to one value with no traversal ($elemMatch's value form). */
+function toValuePredicate(expr: Expr): ValuePredicate {
+  switch (expr.kind) {
+    case 'leaf': return expr.pred;
+    case 'not': {
+      const inner = toValuePredicate(expr.child);
+      return (v) => !inner(v);
+    }
+    case 'and': {
+      const preds = expr.children.map(toValuePredicate);
+      return (v) => {
+        for (let i = 0; i < preds.length; i++) if (!preds[i](v)) return false;
+        return true;
+      };
+    }
+  }
+}
+
+function isRegexValue(value: unknown): value is RegExp | BSONRegExp {
+  return value instanceof RegExp || bsonClassOf(value) === 'BSONRegExp';
+}
+
+/** {$ref, $id} documents are values, not operator objects, though they start with '$'. */
+function isDBRefLike(obj: Document): boolean {
+  return '$ref' in obj && '$id' in obj;
+}
+
+/** An object whose first field starts with '$' is a list of operators, not a value. */
+function isOperatorObject(value: unknown): value is Document {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) {
+    return key.charCodeAt(0) === 36 && !isDBRefLike(value);
+  }
+  return false;
+}
+
+function parseFieldCondition(value: unknown): Expr {
+  if (isRegexValue(value)) return leaf(regexPredicate(regexFromLiteral(value)));
+  if (isOperatorObject(value)) return parseOperators(value);
+  return leaf(equalityPredicate(value));
+}
+
+/** Parse {$gt: 1, $lt: 5, ...}: every operator must hold (each on its own pass over the path). */
+function parseOperators(ops: Document): Expr {
+  const parts: Expr[] = [];
+  for (const op of Object.keys(ops)) {
+    const expr = parseOperator(op, ops[op], ops);
+    if (expr) parts.push(expr);
+  }
+  return and(parts);
+}
+
+function parseOperator(op: string, arg: unknown, siblings: Document): Expr | null {
+  switch (op) {
+    case '$eq': return leaf(equalityPredicate(arg));
+    case '$ne':
+      if (isRegexValue(arg)) throw badValue("Can't have regex as arg to $ne.");
+      return not(leaf(equalityPredicate(arg)));
+    case '$gt': case '$gte': case '$lt': case '$lte':
+      if (isRegexValue(arg)) throw badValue(`Can't have RegEx as arg to predicate over field '${op}'.`);
+      return leaf(comparisonPredicate(op, arg));
+    case '$in': return leaf(inPredicate(op, arg));
+    case '$nin': return not(leaf(inPredicate(op, arg)));
+    case '$exists': {
+      const exists = leaf((v) => v !== MISSING);
+      return trueValue(arg) ? exists : not(exists);
+    }
+    case '$type': return leaf(typePredicate(arg));
+    case '$regex': return leaf(regexPredicate(regexFromOperator(arg, siblings.$options)));
+    case '$options':
+      if (!('$regex' in siblings)) throw badValue('$options needs a $regex');
+      return null;
+    case '$not': return not(parseNot(arg));
+    case '$size': return leaf(sizePredicate(arg), false);
+    case '$all': return parseAll(arg);
+    case '$elemMatch': return leaf(elemMatchPredicate(arg), false);
+    case '$mod': return leaf(modPredicate(arg));
+    case '$bitsAllSet': case '$bitsAnySet': case '$bitsAllClear': case '$bitsAnyClear':
+      return leaf(bitsPredicate(op, arg));
+    case '$geoWithin': case '$within': return leaf(geoWithinPredicate(arg));
+    case '$near': case '$nearSphere': case '$geoIntersects':
+      throw notSupported(`${op} is not supported yet`);
+    case '$where':
+      throw badValue('$where cannot be applied to a field');
+  }
+  throw badValue(`unknown operator: ${op}`);
+}
+
+function parseNot(arg: unknown): Expr {
+  if (isRegexValue(arg)) return leaf(regexPredicate(regexFromLiteral(arg)));
+  if (!isPlainObject(arg)) throw badValue('$not needs a regex or a document');
+  if (Object.keys(arg).length === 0) throw badValue('$not cannot be empty');
+  return parseOperators(arg);
+}
+
+/** BSON truthiness, as $exists reads its argument: false, 0, null and undefined are false. */
+function trueValue(v: unknown): boolean {
+  if (v === null || v === undefined || v === false) return false;
+  if (isNumeric(v)) return toDouble(v) !== 0;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers
+// ---------------------------------------------------------------------------------------------
+
+function isNaNValue(v: unknown): boolean {
+  if (typeof v === 'number') return v !== v;
+  const cls = bsonClassOf(v);
+  return (cls === 'Decimal128' || cls === 'Double') && Number.isNaN(toDouble(v));
+}
+
+/** Numbers held in bson wrapper classes (everything numeric but a plain JS number). */
+function isWrappedNumber(v: unknown): boolean {
+  if (v === null || typeof v !== 'object') return false;
+  const cls = (v as { _bsontype?: string })._bsontype;
+  return cls === 'Int32' || cls === 'Long' || cls === 'Decimal128' || cls === 'Double';
+}
+
+/** The JS number equal in value to a numeric operand, when one exists (so fast paths apply). */
+function doubleIfExact(v: unknown): number | undefined {
+  const d = exactDouble(v);
+  if (d !== undefined) return d;
+  if (bsonClassOf(v) === 'Decimal128') {
+    const approx = toDouble(v);
+    if (compareNumbers(v, approx) === 0) return approx;
+  }
+  return undefined;
+}
+
+/** compareNumbers for a wrapped number against `rhs`; 2 when v is not a comparable number. */
+function compareWrapped(v: unknown, rhs: unknown): number {
+  if (!isWrappedNumber(v) || isNaNValue(v)) return 2;
+  return compareNumbers(v, rhs);
+}
+
+/**
+ * compareWrapped against a (non-NaN) JS number, with the common Int32 and small-Long cases read
+ * straight from the wrapper: this is the hot path for documents stored with NumberInt/NumberLong.
+ */
+function compareWrappedToDouble(v: unknown, d: number): number {
+  if (v === null || typeof v !== 'object') return 2;
+  let x: number | undefined;
+  switch ((v as { _bsontype?: string })._bsontype) {
+    case 'Int32':
+    case 'Double':
+      x = (v as { value: number }).value;
+      break;
+    case 'Long':
+      x = exactDouble(v);
+      break;
+    case 'Decimal128':
+      return isNaNValue(v) ? 2 : compareNumbers(v, d);
+    default:
+      return 2;
+  }
+  if (x === undefined) return compareNumbers(v, d);
+  return x < d ? -1 : x > d ? 1 : x === d ? 0 : 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Equality and ranges
+// ---------------------------------------------------------------------------------------------
+
+/** Rank of a value for type bracketing; missing ranks with undefined (as EOO does in mongod). */
+function rankOf(v: unknown): number {
+  return v === MISSING ? 0 : canonicalRank(v);
+}
+
+function isNullish(v: unknown): boolean {
+  return v === null || v === undefined || v === MISSING;
+}
+
+/**
+ * Equality with `rhs`. A JS `undefined` operand is read as null, which is what the Node driver
+ * sends for it (it serialises undefined as BSON null unless told to drop it).
+ */
+function equalityPredicate(rhs: unknown): ValuePredicate {
+  if (rhs === null || rhs === undefined) return isNullish;
+  switch (typeof rhs) {
+    case 'number':
+      if (rhs !== rhs) return isNaNValue;
+      return (v) => (typeof v === 'number' ? v === rhs : compareWrappedToDouble(v, rhs) === 0);
+    case 'string':
+      return (v) => v === rhs || (bsonClassOf(v) === 'BSONSymbol' && (v as { value: string }).value === rhs);
+    case 'boolean':
+      return (v) => v === rhs;
+  }
+  if (rhs instanceof Date) {
+    const t = rhs.getTime();
+    return (v) => v instanceof Date && v.getTime() === t;
+  }
+  if (isNumeric(rhs)) {
+    if (isNaNValue(rhs)) return isNaNValue;
+    const d = doubleIfExact(rhs);
+    if (d !== undefined) return (v) => (typeof v === 'number' ? v === d : compareWrappedToDouble(v, d) === 0);
+    return (v) => compareWrapped(v, rhs) === 0;
+  }
+  const rank = canonicalRank(rhs);
+  return (v) => v !== MISSING && canonicalRank(v) === rank && compareValues(v, rhs) === 0;
+}
+
+type RangeOp = '$gt' | '$gte' | '$lt' | '$lte';
+
+/** The test on a compareValues-style result (-1/0/1; 2 = incomparable, never passes). */
+function rangeTest(op: RangeOp): (c: number) => boolean {
+  switch (op) {
+    case '$gt': return (c) => c === 1;
+    case '$gte': return (c) => c === 0 || c === 1;
+    case '$lt': return (c) => c === -1;
+    case '$lte': return (c) => c === 0 || c === -1;
+  }
+}
+
+function comparisonPredicate(op: RangeOp, operand: unknown): ValuePredicate {
+  const rhs = operand === undefined ? null : operand;
+  const inclusive = op === '$gte' || op === '$lte';
+  const test = rangeTest(op);
+  const cls = bsonClassOf(rhs);
+  if (cls === 'MinKey' || cls === 'MaxKey') {
+    // MinKey/MaxKey sit below/above every type, so they compare across type brackets.
+    const below = op === '$lt' || op === '$lte';
+    const crossType = below ? cls === 'MaxKey' : cls === 'MinKey';
+    const rank = canonicalRank(rhs);
+    return (v) => (rankOf(v) === rank ? inclusive : crossType);
+  }
+  if (rhs === null) {
+    // null equals null, undefined and missing; nothing is above or below it within its bracket.
+    return (v) => inclusive && isNullish(v);
+  }
+  if (isNumeric(rhs)) return numericRangePredicate(op, rhs, inclusive, test);
+  if (typeof rhs === 'string') {
+    return (v) => {
+      if (typeof v === 'string') return test(compareStrings(v, rhs));
+      if (bsonClassOf(v) === 'BSONSymbol') return test(compareStrings((v as { value: string }).value, rhs));
+      return false;
+    };
+  }
+  if (rhs instanceof Date) {
+    const t = rhs.getTime();
+    return (v) => v instanceof Date && test(Math.sign(v.getTime() - t));
+  }
+  const rank = canonicalRank(rhs);
+  return (v) => rankOf(v) === rank && test(compareValues(v, rhs));
+}
+
+function numericRangePredicate(op: RangeOp, rhs: unknown, inclusive: boolean, test: (c: number) => boolean): ValuePredicate {
+  // NaN equals only NaN and is neither above nor below anything.
+  if (isNaNValue(rhs)) return inclusive ? isNaNValue : FALSE_VALUE;
+  const d = doubleIfExact(rhs);
+  if (d === undefined) return (v) => (typeof v === 'number' ? v === v && test(compareNumbers(v, rhs)) : test(compareWrapped(v, rhs)));
+  switch (op) {
+    case '$gt': return (v) => (typeof v === 'number' ? v > d : compareWrappedToDouble(v, d) === 1);
+    case '$gte': return (v) => (typeof v === 'number' ? v >= d : test(compareWrappedToDouble(v, d)));
+    case '$lt': return (v) => (typeof v === 'number' ? v < d : compareWrappedToDouble(v, d) === -1);
+    case '$lte': return (v) => (typeof v === 'number' ? v <= d : test(compareWrappedToDouble(v, d)));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// $in / $nin
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Membership in a list of values and regexes. Strings and numbers that are exact doubles go into
+ * hash sets (1, NumberInt(1), NumberLong(1) and Decimal128("1") all become the key 1); the rest is
+ * compared one by one.
+ */
+function inPredicate(op: string, arg: unknown): ValuePredicate {
+  if (!Array.isArray(arg)) throw badValue(`${op} needs an array`);
+  const strings = new Set<string>();
+  const doubles = new Set<number>();
+  const inexactNumbers: unknown[] = [];
+  const others: ValuePredicate[] = [];
+  const regexes: ValuePredicate[] = [];
+  let hasNull = false;
+  for (const item of arg) {
+    if (isRegexValue(item)) {
+      regexes.push(regexPredicate(regexFromLiteral(item)));
+    } else if (isOperatorObject(item)) {
+      throw badValue(`cannot nest $ under ${op}`);
+    } else if (item === null || item === undefined) {
+      hasNull = true;
+    } else if (typeof item === 'string') {
+      strings.add(item);
+    } else if (isNumeric(item)) {
+      const d = isNaNValue(item) ? NaN : doubleIfExact(item);
+      if (d !== undefined) doubles.add(d); // a Set finds NaN by SameValueZero, as $in does
+      else inexactNumbers.push(item);
+    } else {
+      others.push(equalityPredicate(item));
+    }
+  }
+  const hasOthers = others.length > 0;
+  const hasRegexes = regexes.length > 0;
+  const hasInexact = inexactNumbers.length > 0;
+  return (v) => {
+    if (typeof v === 'string') {
+      if (strings.has(v)) return true;
+    } else if (typeof v === 'number') {
+      if (doubles.has(v)) return true;
+      if (hasInexact && v === v && matchesInexact(v, inexactNumbers)) return true;
+      return false;
+    } else if (isNullish(v)) {
+      return hasNull;
+    } else if (isWrappedNumber(v)) {
+      const d = isNaNValue(v) ? NaN : doubleIfExact(v);
+      if (d !== undefined && doubles.has(d)) return true;
+      return hasInexact && !isNaNValue(v) && matchesInexact(v, inexactNumbers);
+    } else if (hasOthers) {
+      for (let i = 0; i < others.length; i++) if (others[i](v)) return true;
+    }
+    if (hasRegexes) {
+      for (let i = 0; i < regexes.length; i++) if (regexes[i](v)) return true;
+    }
+    return false;
+  };
+}
+
+function matchesInexact(v: unknown, list: unknown[]): boolean {
+  for (let i = 0; i < list.length; i++) if (compareNumbers(v, list[i]) === 0) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// $type
+// ---------------------------------------------------------------------------------------------
+
+const TYPE_CODES = new Set<number>(Object.values(BSON_TYPE_NUMBERS));
+const NUMERIC_TYPES: ReadonlySet<BsonTypeName> = new Set<BsonTypeName>(['double', 'int', 'long', 'decimal']);
+
+function typePredicate(arg: unknown): ValuePredicate {
+  const codes = new Set<number>();
+  let allNumbers = false;
+  const addOne = (t: unknown): void => {
+    if (typeof t === 'string') {
+      if (t === 'number') {
+        allNumbers = true;
+        return;
+      }
+      const code = (BSON_TYPE_NUMBERS as Record<string, number>)[t];
+      if (code === undefined || !Object.prototype.hasOwnProperty.call(BSON_TYPE_NUMBERS, t)) {
+        throw badValue(`Unknown type name alias: ${t}`);
+      }
+      codes.add(code);
+    } else if (isNumeric(t)) {
+      const n = toDouble(t);
+      if (!Number.isInteger(n) || !TYPE_CODES.has(n)) throw badValue(`Invalid numerical type code: ${String(t)}`);
+      codes.add(n);
+    } else {
+      throw new EngineError(ErrorCode.TypeMismatch, 'type must be represented as a number or a string');
+    }
+  };
+  if (Array.isArray(arg)) arg.forEach(addOne);
+  else addOne(arg);
+  return (v) => {
+    if (v === MISSING) return false;
+    const t = bsonTypeOf(v);
+    return codes.has(BSON_TYPE_NUMBERS[t]) || (allNumbers && NUMERIC_TYPES.has(t));
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// $regex
+// ---------------------------------------------------------------------------------------------
+
+/** A compiled regex plus its source form (regex-valued fields match by pattern and flags). */
+interface CompiledRegex {
+  re: RegExp;
+  pattern: string;
+  flags: string;
+}
+
+const VALID_REGEX_OPTIONS = 'imsxu';
+
+function sortedFlags(flags: string): string {
+  return [...flags].sort().join('');
+}
+
+/** A regex given as a value: {a: /x/i}, {$in: [/x/]}, {$not: /x/}. */
+function regexFromLiteral(value: RegExp | BSONRegExp): CompiledRegex {
+  if (value instanceof RegExp) {
+    // Already JS syntax; drop the stateful flags (g, y) so test() is repeatable.
+    const flags = value.flags.replace(/[gyd]/g, '');
+    return { re: new RegExp(value.source, flags), pattern: value.source, flags: sortedFlags(flags.replace(/[uv]/g, '')) };
+  }
+  return compilePcre(value.pattern, value.options);
+}
+
+/** {$regex: pattern, $options: flags}. */
+function regexFromOperator(arg: unknown, options: unknown): CompiledRegex {
+  if (options !== undefined && typeof options !== 'string') throw badValue('$options has to be a string');
+  if (typeof arg === 'string') return compilePcre(arg, options ?? '');
+  if (isRegexValue(arg)) {
+    const own = arg instanceof RegExp ? arg.flags.replace(/[gyduv]/g, '') : arg.options;
+    if (options) {
+      if (own) throw badValue('options set in both $regex and $options');
+      const pattern = arg instanceof RegExp ? arg.source : arg.pattern;
+      return compilePcre(pattern, options);
+    }
+    return regexFromLiteral(arg);
+  }
+  throw badValue('$regex has to be a string');
+}
+
+/**
+ * Compile a PCRE pattern (mongod's dialect) to a JS RegExp. JS lacks the `x` flag and the \A \z \Z
+ * anchors and a leading (?flags) group; those are rewritten, the rest of the syntax is shared.
+ */
+function compilePcre(pattern: string, options: string): CompiledRegex {
+  let flags = options;
+  for (const ch of flags) {
+    if (!VALID_REGEX_OPTIONS.includes(ch)) {
+      throw new EngineError(51108, `invalid flag in regex options: ${ch}`);
+    }
+  }
+  let source = pattern;
+  const inline = /^\(\?([imsx]+)\)/.exec(source);
+  if (inline) {
+    flags += inline[1];
+    source = source.slice(inline[0].length);
+  }
+  source = rewritePcre(source, flags.includes('x'));
+  let jsFlags = '';
+  for (const f of 'ims') if (flags.includes(f)) jsFlags += f;
+  try {
+    return { re: new RegExp(source, jsFlags), pattern, flags: sortedFlags(options) };
+  } catch (err) {
+    throw new EngineError(51091, `Regular expression is invalid: ${(err as Error).message}`);
+  }
+}
+
+/** Strip extended-mode whitespace/comments and translate PCRE-only anchors, outside classes. */
+function rewritePcre(src: string, extended: boolean): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < src.length; i++) {
+    const ch = src[i];
+    if (ch === '\\' && i + 1 < src.length) {
+      const next = src[i + 1];
+      i++;
+      if (!inClass && next === 'A') out += '(?<![\\s\\S])';
+      else if (!inClass && next === 'z') out += '(?![\\s\\S])';
+      else if (!inClass && next === 'Z') out += '(?=\\n?(?![\\s\\S]))';
+      else out += ch + next;
+      continue;
+    }
+    if (inClass) {
+      if (ch === ']') inClass = false;
+      out += ch;
+      continue;
+    }
+    if (ch === '[') {
+      inClass = true;
+      out += ch;
+      // A ']' right after '[' or '[^' is a literal member in PCRE.
+      if (src[i + 1] === '^') out += src[++i];
+      if (src[i + 1] === ']') {
+        out += '\\]';
+        i++;
+      }
+      continue;
+    }
+    if (extended) {
+      if (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r' || ch === '\f' || ch === '\v') continue;
+      if (ch === '#') {
+        while (i + 1 < src.length && src[i + 1] !== '\n') i++;
+        continue;
+      }
+    }
+    out += ch;
+  }
+  return out;
+}
+
+/** Regexes match strings and symbols; a regex-valued field matches an identical regex. */
+function regexPredicate(rx: CompiledRegex): ValuePredicate {
+  const { re, pattern, flags } = rx;
+  return (v) => {
+    if (typeof v === 'string') return re.test(v);
+    if (v === null || typeof v !== 'object') return false;
+    if (v instanceof RegExp) return v.source === pattern && sortedFlags(v.flags) === flags;
+    switch ((v as { _bsontype?: string })._bsontype) {
+      case 'BSONSymbol': return re.test((v as { value: string }).value);
+      case 'BSONRegExp': {
+        const r = v as BSONRegExp;
+        return r.pattern === pattern && sortedFlags(r.options) === flags;
+      }
+    }
+    return false;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// $size, $all, $elemMatch, $mod, $bits*
+// ---------------------------------------------------------------------------------------------
+
+function sizePredicate(arg: unknown): ValuePredicate {
+  if (!isNumeric(arg)) throw badValue('$size needs a number');
+  const n = toDouble(arg);
+  if (!Number.isInteger(n)) throw badValue('$size must be a whole number');
+  if (n < 0) throw badValue('$size may not be negative');
+  return (v) => Array.isArray(v) && v.length === n;
+}
+
+function isElemMatchObject(v: unknown): boolean {
+  if (!isPlainObject(v)) return false;
+  for (const key in v) return key === '$elemMatch';
+  return false;
+}
+
+/** $all: every listed value must be matched (each by its own pass over the path). */
+function parseAll(arg: unknown): Expr {
+  if (!Array.isArray(arg)) throw badValue('$all needs an array');
+  if (arg.length === 0) return leaf(FALSE_VALUE);
+  if (isElemMatchObject(arg[0])) {
+    return and(
+      arg.map((item) => {
+        if (!isElemMatchObject(item)) throw badValue('$all/$elemMatch has to be consistent');
+        return leaf(elemMatchPredicate((item as Document).$elemMatch), false);
+      }),
+    );
+  }
+  return and(
+    arg.map((item) => {
+      if (isRegexValue(item)) return leaf(regexPredicate(regexFromLiteral(item)));
+      if (isOperatorObject(item)) throw badValue('no $ expressions in $all');
+      return leaf(equalityPredicate(item));
+    }),
+  );
+}
+
+/** Operators that make an $elemMatch argument a query on documents rather than on values. */
+const PATHLESS = new Set(['$and', '$or', '$nor', '$where', '$expr', '$text', '$comment', '$alwaysTrue', '$alwaysFalse', '$jsonSchema', '$sampleRate']);
+
+/**
+ * $elemMatch matches an array having one element that satisfies every condition. Value form
+ * ({$gte: 80, $lt: 85}) applies operators to the element itself; document form ({a: 1, b: 2}) runs
+ * a sub-query on elements that are documents (or arrays, which BSON stores as documents).
+ */
+function elemMatchPredicate(arg: unknown): ValuePredicate {
+  if (!isPlainObject(arg)) throw badValue('$elemMatch needs an Object');
+  const first = Object.keys(arg)[0];
+  if (first !== undefined && first.charCodeAt(0) === 36 && !PATHLESS.has(first) && !isDBRefLike(arg)) {
+    const each = toValuePredicate(parseOperators(arg));
+    return (v) => {
+      if (!Array.isArray(v)) return false;
+      for (let i = 0; i < v.length; i++) if (each(v[i])) return true;
+      return false;
+    };
+  }
+  const sub = compileDocument(arg);
+  return (v) => {
+    if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const el = v[i];
+      if ((Array.isArray(el) || isPlainObject(el)) && sub(el)) return true;
+    }
+    return false;
+  };
+}
+
+/** A finite number truncated toward zero as a bigint, or undefined (NaN, ±Infinity, non-number). */
+function truncatedInteger(v: unknown): bigint | undefined {
+  if (bsonClassOf(v) === 'Long') return (v as { toBigInt(): bigint }).toBigInt();
+  if (!isNumeric(v)) return undefined;
+  const d = toDouble(v);
+  return Number.isFinite(d) ? BigInt(Math.trunc(d)) : undefined;
+}
+
+function modPredicate(arg: unknown): ValuePredicate {
+  if (!Array.isArray(arg)) throw badValue('malformed mod, needs to be an array');
+  if (arg.length < 2) throw badValue('malformed mod, not enough elements');
+  if (arg.length > 2) throw badValue('malformed mod, too many elements');
+  if (!isNumeric(arg[0])) throw badValue('malformed mod, divisor not a number');
+  if (!isNumeric(arg[1])) throw badValue('malformed mod, remainder not a number');
+  const divisor = truncatedInteger(arg[0]);
+  const remainder = truncatedInteger(arg[1]);
+  if (divisor === undefined) throw badValue('malformed mod, divisor value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type');
+  if (remainder === undefined) throw badValue('malformed mod, remainder value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type');
+  if (divisor === 0n) throw badValue('divisor cannot be 0');
+  const small = divisor < 2n ** 31n && divisor > -(2n ** 31n) && remainder < 2n ** 31n && remainder > -(2n ** 31n);
+  const dNum = Number(divisor);
+  const rNum = Number(remainder);
+  return (v) => {
+    if (small && typeof v === 'number') {
+      if (!Number.isFinite(v)) return false;
+      const t = Math.trunc(v);
+      // JS % truncates like C++, and is exact while |t| < 2^53.
+      if (Math.abs(t) < 2 ** 53) return t % dNum === rNum;
+    }
+    const x = truncatedInteger(v);
+    return x !== undefined && x % divisor === remainder;
+  };
+}
+
+type BitsOp = '$bitsAllSet' | '$bitsAnySet' | '$bitsAllClear' | '$bitsAnyClear';
+
+/** The bit positions a $bits* argument names: a bitmask number, BinData, or a list of positions. */
+function bitPositions(op: string, arg: unknown): number[] {
+  if (Array.isArray(arg)) {
+    return arg.map((p) => {
+      if (!isNumeric(p)) throw badValue(`bit positions must be an integer but got: ${String(p)}`);
+      const n = toDouble(p);
+      if (!Number.isInteger(n)) throw badValue(`bit positions must be an integer but got: ${String(p)}`);
+      if (n < 0) throw badValue(`bit positions must be >= 0 but got: ${n}`);
+      return n;
+    });
+  }
+  if (bsonClassOf(arg) === 'Binary') {
+    const bin = arg as Binary;
+    const out: number[] = [];
+    for (let byte = 0; byte < bin.position; byte++) {
+      for (let bit = 0; bit < 8; bit++) if ((bin.buffer[byte] >> bit) & 1) out.push(byte * 8 + bit);
+    }
+    return out;
+  }
+  if (isNumeric(arg)) {
+    const mask = truncatedInteger(arg);
+    if (mask === undefined || toDouble(arg) !== Math.trunc(toDouble(arg))) {
+      throw badValue(`${op} takes an Array, a number, or a BinData but received: ${String(arg)}`);
+    }
+    if (mask < 0n) throw badValue(`${op} takes an Array, a number, or a BinData but received: ${String(arg)}`);
+    const out: number[] = [];
+    for (let i = 0; i < 64; i++) if ((mask >> BigInt(i)) & 1n) out.push(i);
+    return out;
+  }
+  throw badValue(`${op} takes an Array, a number, or a BinData but received: ${String(arg)}`);
+}
+
+/** Bit reader for a document value: integral numbers (two's complement, sign-extended) or BinData. */
+function bitReader(v: unknown): ((pos: number) => boolean) | undefined {
+  if (bsonClassOf(v) === 'Binary') {
+    const bin = v as Binary;
+    return (pos) => {
+      const byte = pos >> 3;
+      return byte < bin.position && ((bin.buffer[byte] >> (pos & 7)) & 1) === 1;
+    };
+  }
+  if (!isNumeric(v)) return undefined;
+  const d = toDouble(v);
+  // Only integral values representable as a 64-bit integer take part.
+  if (bsonClassOf(v) !== 'Long' && (!Number.isInteger(d) || d < -(2 ** 63) || d >= 2 ** 63)) return undefined;
+  const x = truncatedInteger(v);
+  if (x === undefined) return undefined;
+  return (pos) => (pos >= 64 ? x < 0n : ((x >> BigInt(pos)) & 1n) === 1n);
+}
+
+function bitsPredicate(op: BitsOp, arg: unknown): ValuePredicate {
+  const positions = bitPositions(op, arg);
+  const wantSet = op === '$bitsAllSet' || op === '$bitsAnySet';
+  const all = op === '$bitsAllSet' || op === '$bitsAllClear';
+  return (v) => {
+    const read = bitReader(v);
+    if (!read) return false;
+    for (const p of positions) {
+      const ok = read(p) === wantSet;
+      if (all && !ok) return false;
+      if (!all && ok) return true;
+    }
+    return all;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// $geoWithin (legacy shapes on the plane; $geometry and $centerSphere on the sphere)
+// ---------------------------------------------------------------------------------------------
+
+type Point = [number, number];
+
+function numberOrUndefined(v: unknown): number | undefined {
+  return isNumeric(v) ? toDouble(v) : undefined;
+}
+
+/** A legacy coordinate pair: [x, y] or {anyName: x, anyName: y}. */
+function legacyPoint(v: unknown): Point | undefined {
+  let xs: unknown[];
+  if (Array.isArray(v)) xs = v;
+  else if (isPlainObject(v)) xs = Object.values(v);
+  else return undefined;
+  if (xs.length < 2) return undefined;
+  const x = numberOrUndefined(xs[0]);
+  const y = numberOrUndefined(xs[1]);
+  return x === undefined || y === undefined ? undefined : [x, y];
+}
+
+/** Every vertex of a stored geometry, and whether it is a single point. */
+function geometryPoints(v: unknown): { points: Point[]; isPoint: boolean } | undefined {
+  if (isPlainObject(v) && typeof v.type === 'string' && 'coordinates' in v) {
+    const points: Point[] = [];
+    const collect = (c: unknown, depth: number): boolean => {
+      if (depth === 0) {
+        const p = legacyPoint(c);
+        if (!p || !Array.isArray(c)) return false;
+        points.push(p);
+        return true;
+      }
+      return Array.isArray(c) && c.every((x) => collect(x, depth - 1));
+    };
+    const depth = { Point: 0, MultiPoint: 1, LineString: 1, MultiLineString: 2, Polygon: 2, MultiPolygon: 3 }[v.type];
+    if (depth === undefined || !collect(v.coordinates, depth) || points.length === 0) return undefined;
+    return { points, isPoint: v.type === 'Point' };
+  }
+  const p = legacyPoint(v);
+  return p ? { points: [p], isPoint: true } : undefined;
+}
+
+function pointArg(v: unknown, what: string): Point {
+  const p = legacyPoint(v);
+  if (!p) throw badValue(`malformed ${what}: point must be a pair of numbers`);
+  return p;
+}
+
+/** Even-odd test with boundary points counted inside. */
+function inPlanarPolygon(p: Point, poly: Point[]): boolean {
+  let inside = false;
+  for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+    const [xi, yi] = poly[i];
+    const [xj, yj] = poly[j];
+    const cross = (xj - xi) * (p[1] - yi) - (yj - yi) * (p[0] - xi);
+    if (cross === 0 && p[0] >= Math.min(xi, xj) && p[0] <= Math.max(xi, xj) && p[1] >= Math.min(yi, yj) && p[1] <= Math.max(yi, yj)) {
+      return true;
+    }
+    if (yi > p[1] !== yj > p[1] && p[0] < ((xj - xi) * (p[1] - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+type Vec3 = [number, number, number];
+
+function toUnitVector([lng, lat]: Point): Vec3 {
+  const phi = (lat * Math.PI) / 180;
+  const lambda = (lng * Math.PI) / 180;
+  return [Math.cos(phi) * Math.cos(lambda), Math.cos(phi) * Math.sin(lambda), Math.sin(phi)];
+}
+
+function dot(a: Vec3, b: Vec3): number {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+function cross(a: Vec3, b: Vec3): Vec3 {
+  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+}
+
+/**
+ * Point in a spherical polygon whose edges are great-circle arcs: the winding angle the ring sweeps
+ * around the point, measured in the point's tangent plane, is ±2π inside and 0 outside.
+ */
+function inSphericalRing(p: Vec3, ring: Vec3[]): boolean {
+  let sum = 0;
+  for (let i = 0; i + 1 < ring.length; i++) {
+    const a = ring[i];
+    const b = ring[i + 1];
+    const pa = dot(p, a);
+    const pb = dot(p, b);
+    const ta: Vec3 = [a[0] - pa * p[0], a[1] - pa * p[1], a[2] - pa * p[2]];
+    const tb: Vec3 = [b[0] - pb * p[0], b[1] - pb * p[1], b[2] - pb * p[2]];
+    if (dot(ta, ta) < 1e-24 || dot(tb, tb) < 1e-24) return true; // on a vertex
+    sum += Math.atan2(dot(p, cross(ta, tb)), dot(ta, tb));
+  }
+  return Math.abs(sum) > Math.PI;
+}
+
+function parseRings(rings: unknown): Vec3[][] {
+  if (!Array.isArray(rings) || rings.length === 0) throw badValue('Polygon coordinates must be an array of rings');
+  return rings.map((ring) => {
+    if (!Array.isArray(ring) || ring.length < 4) throw badValue('Loop must have at least 3 different vertices');
+    return ring.map((c) => toUnitVector(pointArg(c, 'Polygon')));
+  });
+}
+
+function sphericalPolygonTest(geometry: unknown): (p: Point) => boolean {
+  if (!isPlainObject(geometry)) throw badValue('$geometry must be an object');
+  const polygons: Vec3[][][] = [];
+  if (geometry.type === 'Polygon') polygons.push(parseRings(geometry.coordinates));
+  else if (geometry.type === 'MultiPolygon' && Array.isArray(geometry.coordinates)) {
+    for (const poly of geometry.coordinates) polygons.push(parseRings(poly));
+  } else {
+    throw badValue(`$geoWithin not supported with provided geometry: ${JSON.stringify(geometry)}`);
+  }
+  return (pt) => {
+    const v = toUnitVector(pt);
+    return polygons.some(([outer, ...holes]) => inSphericalRing(v, outer) && !holes.some((h) => inSphericalRing(v, h)));
+  };
+}
+
+function sphericalDistance(a: Point, b: Point): number {
+  return Math.acos(Math.min(1, Math.max(-1, dot(toUnitVector(a), toUnitVector(b)))));
+}
+
+function geoWithinPredicate(arg: unknown): ValuePredicate {
+  if (!isPlainObject(arg)) throw badValue('$geoWithin needs an object');
+  const keys = Object.keys(arg);
+  if (keys.length !== 1) throw badValue('$geoWithin needs exactly one shape');
+  const shape = keys[0];
+  const spec = arg[shape];
+  let contains: (p: Point) => boolean;
+  let flat = true;
+  switch (shape) {
+    case '$box': {
+      if (!Array.isArray(spec) || spec.length !== 2) throw badValue('malformed $box: needs two corner points');
+      const [a, b] = [pointArg(spec[0], '$box'), pointArg(spec[1], '$box')];
+      const [minX, maxX] = [Math.min(a[0], b[0]), Math.max(a[0], b[0])];
+      const [minY, maxY] = [Math.min(a[1], b[1]), Math.max(a[1], b[1])];
+      contains = (p) => p[0] >= minX && p[0] <= maxX && p[1] >= minY && p[1] <= maxY;
+      break;
+    }
+    case '$polygon': {
+      if (!Array.isArray(spec) || spec.length < 3) throw badValue('Polygon must have at least 3 points');
+      const poly = spec.map((c) => pointArg(c, '$polygon'));
+      contains = (p) => inPlanarPolygon(p, poly);
+      break;
+    }
+    case '$center':
+    case '$centerSphere': {
+      if (!Array.isArray(spec) || spec.length !== 2) throw badValue(`malformed ${shape}: needs [center, radius]`);
+      const center = pointArg(spec[0], shape);
+      const r = numberOrUndefined(spec[1]);
+      if (r === undefined || !(r >= 0)) throw badValue(`malformed ${shape}: radius must be a non-negative number`);
+      if (shape === '$center') {
+        contains = (p) => Math.hypot(p[0] - center[0], p[1] - center[1]) <= r;
+      } else {
+        flat = false;
+        contains = (p) => sphericalDistance(center, p) <= r;
+      }
+      break;
+    }
+    case '$geometry':
+      flat = false;
+      contains = sphericalPolygonTest(spec);
+      break;
+    default:
+      throw badValue(`unknown geo specifier: ${shape}`);
+  }
+  return (v) => {
+    if (v === MISSING) return false;
+    const g = geometryPoints(v);
+    if (!g) return false;
+    // Planar shapes contain only points; spherical ones contain a geometry when they contain all
+    // of its vertices (exact for points; an approximation for lines and polygons).
+    if (flat && !g.isPoint) return false;
+    return g.points.every(contains);
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Dotted-path traversal with MongoDB's array semantics, compiled once per path.
+ *
+ * A leaf predicate ("is this one value > 5?") is applied to every value a path reaches in a
+ * document; the path matches when any of them satisfies it. Which values a path reaches is
+ * mongod's rule (the classic matcher's element iterator):
+ *
+ * - Embedded documents are walked field by field. A scalar in the middle of the path ends the walk
+ *   with "missing".
+ * - An array met before the last component is fanned out: each element that is a document is
+ *   walked with the rest of the path; when the next component is a canonical array index
+ *   ("0", "7", never "01") the element at that position is also used as the value of that
+ *   component (so `a.0.b` reads both `a[*]["0"].b` and `a[0].b`). Other elements reach nothing,
+ *   and the array itself is not a value of the path.
+ * - An array at the last component yields each element and then the array itself (when leaf
+ *   traversal is on; $size and $elemMatch switch it off and see only the array).
+ * - Arrays nested in arrays are never flattened implicitly: only a positional component enters them.
+ */
+import { isPlainObject, type Document } from '../values/types';
+
+/** The value of a path that reaches nothing. Distinct from `undefined` (BSON undefined). */
+export const MISSING: unique symbol = Symbol('missing');
+export type Missing = typeof MISSING;
+
+/** A predicate on one value a path reaches (possibly MISSING). */
+export type ValuePredicate = (value: unknown) => boolean;
+
+/** A compiled path: true when `pred` holds for any value the path reaches in `doc`. */
+export type PathMatcher = (doc: Document | unknown[]) => boolean;
+
+const hasOwn = Object.prototype.hasOwnProperty;
+const CANONICAL_INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+/** The array position a path component names, or -1 when it cannot name one. */
+export function arrayIndexOf(component: string): number {
+  if (!CANONICAL_INDEX.test(component)) return -1;
+  const n = Number(component);
+  return Number.isSafeInteger(n) ? n : -1;
+}
+
+/**
+ * Keys that plain objects inherit (toString, constructor, __proto__, ...) must be read as own
+ * properties only, or `{toString: 1}` would see Object.prototype.toString. Other keys take the
+ * fast direct read.
+ */
+function needsOwnCheck(key: string): boolean {
+  return key in Object.prototype || key === '__proto__';
+}
+
+/**
+ * Field `key` of a document, or MISSING. A document may be an array when $elemMatch or a
+ * positional component treats it as {"0": .., "1": ..}; then only canonical indexes resolve.
+ */
+export function getField(container: object, key: string, index: number, ownOnly: boolean): unknown {
+  if (Array.isArray(container)) {
+    return index >= 0 && index < container.length ? container[index] : MISSING;
+  }
+  const obj = container as Document;
+  if (ownOnly && !hasOwn.call(obj, key)) return MISSING;
+  const v = obj[key];
+  if (v === undefined && !hasOwn.call(obj, key)) return MISSING;
+  return v;
+}
+
+/** Split a dotted path into its components. */
+export function splitPath(path: string): string[] {
+  return path.split('.');
+}
+
+/**
+ * Compile `path` into a matcher that applies `pred` to every value the path reaches and answers
+ * whether any satisfied it (stopping at the first that does).
+ */
+export function compilePath(path: string, pred: ValuePredicate, traverseLeafArrays: boolean): PathMatcher {
+  const parts = splitPath(path);
+  const n = parts.length;
+  const indexes = parts.map(arrayIndexOf);
+  const ownOnly = parts.map(needsOwnCheck);
+
+  if (n === 1) {
+    // The overwhelmingly common case: a top-level field, no recursion.
+    const key = parts[0];
+    const index = indexes[0];
+    const own = ownOnly[0];
+    if (!traverseLeafArrays) return (doc) => pred(getField(doc, key, index, own));
+    return (doc) => {
+      const v = getField(doc, key, index, own);
+      if (Array.isArray(v)) {
+        for (let k = 0; k < v.length; k++) if (pred(v[k])) return true;
+      }
+      return pred(v);
+    };
+  }
+
+  /** Walk documents from component `start` of the path, starting at `root`. */
+  function walk(root: object, start: number): boolean {
+    let curr: object = root;
+    for (let i = start; ; i++) {
+      const v = getField(curr, parts[i], indexes[i], ownOnly[i]);
+      if (i === n - 1) {
+        if (traverseLeafArrays && Array.isArray(v)) {
+          for (let k = 0; k < v.length; k++) if (pred(v[k])) return true;
+        }
+        return pred(v);
+      }
+      if (Array.isArray(v)) return walkArray(v, i + 1);
+      if (!isPlainObject(v)) return pred(MISSING);
+      curr = v;
+    }
+  }
+
+  /** Fan an array out over the rest of the path, which starts at component `j`. */
+  function walkArray(arr: unknown[], j: number): boolean {
+    const pos = indexes[j];
+    const last = j === n - 1;
+    for (let k = 0; k < arr.length; k++) {
+      const el = arr[k];
+      if (isPlainObject(el)) {
+        if (walk(el, j)) return true;
+        if (k === pos && (last ? pred(el) : walk(el, j + 1))) return true;
+      } else if (k === pos) {
+        // A positional component that ends the path names the element as it is (no expansion).
+        if (last) {
+          if (pred(el)) return true;
+        } else if (Array.isArray(el) && walk(el, j + 1)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  return (doc) => walk(doc, 0);
+}

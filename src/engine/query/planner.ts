@@ -1,0 +1,322 @@
+/**
+ * Query planning: pick an index whose leading fields the filter constrains (equality or a range),
+ * turn the predicates into entry-key ranges, and say whether the index order already satisfies the
+ * sort. The full filter is always re-applied to fetched documents, so ranges only need to be a
+ * superset of the matches; they follow mongod's type bracketing ($gt: 5 scans numbers only).
+ */
+import { EngineError } from '../errors';
+import type { Collection } from '../catalog/collection';
+import type { BTreeIndex } from '../indexes/btree-index';
+import { compareKeyPart, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from '../indexes/key-order';
+import { valuesEqual } from '../values/compare';
+import { formatValue } from '../values/format';
+import { bsonTypeOf, canonicalRank, isPlainObject, type Document } from '../values/types';
+
+/** A closed interval of one field's values, in value order (before direction is applied). */
+interface Interval {
+  low: unknown;
+  lowInclusive: boolean;
+  high: unknown;
+  highInclusive: boolean;
+}
+
+export interface IndexPlan {
+  kind: 'IXSCAN';
+  index: BTreeIndex;
+  /** [start, end] entry-key ranges in tree order, each inclusive (bounds encode exclusivity). */
+  ranges: Array<[EntryKey, EntryKey]>;
+  forward: boolean;
+  /** Human-readable bounds for explain, e.g. `{expireAt: ["[new Date(0), new Date(1000)]"]}`. */
+  bounds: Document;
+  /** The index delivers documents in the requested sort order. */
+  providesSort: boolean;
+  /** Several ranges or a multikey index can yield a document twice. */
+  needsDedupe: boolean;
+}
+
+export type QueryPlan = { kind: 'COLLSCAN'; providesSort: false } | IndexPlan;
+
+export interface PlanRequest {
+  filter: Document;
+  sort?: Document;
+  hint?: unknown;
+}
+
+const RANGE_OPS = new Set(['$gt', '$gte', '$lt', '$lte']);
+
+/** Predicates on one path that an index can use: a list of point values, or one interval. */
+function predicatesFor(filter: Document, path: string): Interval[] | undefined {
+  const clauses: unknown[] = [];
+  collectClauses(filter, path, clauses);
+  let result: Interval[] | undefined;
+  for (const clause of clauses) {
+    const intervals = clauseIntervals(clause);
+    if (!intervals) continue;
+    result = result ? intersect(result, intervals) : intervals;
+  }
+  return result;
+}
+
+function collectClauses(filter: Document, path: string, out: unknown[]): void {
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === path) out.push(value);
+    else if (key === '$and' && Array.isArray(value)) {
+      for (const sub of value) if (isPlainObject(sub)) collectClauses(sub, path, out);
+    }
+  }
+}
+
+function indexableValue(v: unknown): boolean {
+  const t = bsonTypeOf(v);
+  return t !== 'array' && t !== 'regex' && t !== 'undefined' && t !== 'minKey' && t !== 'maxKey' && !(t === 'object' && Object.keys(v as Document).some((k) => k.startsWith('$')));
+}
+
+function point(v: unknown): Interval {
+  return { low: v, lowInclusive: true, high: v, highInclusive: true };
+}
+
+function clauseIntervals(clause: unknown): Interval[] | undefined {
+  const isOperatorObject = isPlainObject(clause) && Object.keys(clause).length > 0 && Object.keys(clause).every((k) => k.startsWith('$'));
+  if (!isOperatorObject) return indexableValue(clause) ? [point(clause)] : undefined;
+  const ops = clause as Document;
+  let result: Interval[] | undefined;
+  const add = (ivs: Interval[]) => {
+    result = result ? intersect(result, ivs) : ivs;
+  };
+  for (const [op, operand] of Object.entries(ops)) {
+    if (op === '$eq' && indexableValue(operand)) add([point(operand)]);
+    else if (op === '$in' && Array.isArray(operand) && operand.length > 0 && operand.every(indexableValue)) {
+      add(operand.map(point));
+    } else if (RANGE_OPS.has(op) && indexableValue(operand) && bsonTypeOf(operand) !== 'null' && bsonTypeOf(operand) !== 'object') {
+      const rank = canonicalRank(operand);
+      const low = op === '$gt' || op === '$gte';
+      add([
+        low
+          ? { low: operand, lowInclusive: op === '$gte', high: new KeyBound(1, rank), highInclusive: true }
+          : { low: new KeyBound(-1, rank), lowInclusive: true, high: operand, highInclusive: op === '$lte' },
+      ]);
+    }
+  }
+  return result;
+}
+
+
+/** Intersection of two interval lists (each sorted or a single interval). */
+function intersect(a: Interval[], b: Interval[]): Interval[] {
+  const out: Interval[] = [];
+  for (const x of a) {
+    for (const y of b) {
+      const lc = compareKeyPart(x.low, y.low);
+      const low = lc > 0 || (lc === 0 && !x.lowInclusive) ? x : y;
+      const hc = compareKeyPart(x.high, y.high);
+      const high = hc < 0 || (hc === 0 && !x.highInclusive) ? x : y;
+      const iv = { low: low.low, lowInclusive: low.lowInclusive, high: high.high, highInclusive: high.highInclusive };
+      const c = compareKeyPart(iv.low, iv.high);
+      if (c < 0 || (c === 0 && iv.lowInclusive && iv.highInclusive)) out.push(iv);
+    }
+  }
+  return out;
+}
+
+function allowsNull(intervals: Interval[]): boolean {
+  return intervals.some((iv) => compareKeyPart(iv.low, null) <= 0 && compareKeyPart(iv.high, null) >= 0);
+}
+
+/** Whether every clause of a partial filter appears verbatim in the query (so it implies it). */
+function impliesPartialFilter(filter: Document, partial: Document): boolean {
+  const clauses: Array<[string, unknown]> = [];
+  const gather = (f: Document) => {
+    for (const [k, v] of Object.entries(f)) {
+      if (k === '$and' && Array.isArray(v)) v.forEach((s) => isPlainObject(s) && gather(s));
+      else clauses.push([k, v]);
+    }
+  };
+  gather(filter);
+  const required: Array<[string, unknown]> = [];
+  const gatherRequired = (f: Document) => {
+    for (const [k, v] of Object.entries(f)) {
+      if (k === '$and' && Array.isArray(v)) v.forEach((s) => isPlainObject(s) && gatherRequired(s));
+      else required.push([k, v]);
+    }
+  };
+  gatherRequired(partial);
+  return required.every(([k, v]) => clauses.some(([ck, cv]) => ck === k && valuesEqual(cv, v)));
+}
+
+interface Candidate {
+  index: BTreeIndex;
+  fieldIntervals: Interval[][];
+  score: number;
+}
+
+function candidateFor(index: BTreeIndex, filter: Document): Candidate | undefined {
+  if (!index.queryable) return undefined;
+  if (index.isPartial && !impliesPartialFilter(filter, index.spec.partialFilterExpression as Document)) return undefined;
+  const fieldIntervals: Interval[][] = [];
+  let score = 0;
+  for (const field of index.pattern.fields) {
+    const ivs = predicatesFor(filter, field.path);
+    if (!ivs) break;
+    if (index.sparse && allowsNull(ivs)) break;
+    const isPoints = ivs.every((iv) => iv.lowInclusive && iv.highInclusive && compareKeyPart(iv.low, iv.high) === 0);
+    if (index.multikey && !isPoints) {
+      // On a multikey index two bounds may be met by different elements: keep one side only.
+      fieldIntervals.push(ivs.map(loosenForMultikey));
+      score += 1;
+      break;
+    }
+    fieldIntervals.push(ivs);
+    score += isPoints ? 3 : 1;
+    if (!isPoints) break;
+  }
+  if (fieldIntervals.length === 0) return undefined;
+  if (index.unique && fieldIntervals.length === index.fieldCount) score += 2;
+  score -= index.fieldCount * 0.01;
+  return { index, fieldIntervals, score };
+}
+
+function loosenForMultikey(iv: Interval): Interval {
+  if (iv.low instanceof KeyBound) return iv;
+  const rank = canonicalRank(iv.low);
+  return { low: iv.low, lowInclusive: iv.lowInclusive, high: new KeyBound(1, rank), highInclusive: true };
+}
+
+function findHinted(coll: Collection, hint: unknown): BTreeIndex {
+  for (const index of coll.indexes.values()) {
+    if (typeof hint === 'string' ? index.name === hint : isPlainObject(hint) && valuesEqual(index.spec.key, hint)) {
+      if (index.queryable || index.pattern.plugin === 'btree') return index;
+    }
+  }
+  throw new EngineError('BadValue', `hint provided does not correspond to an existing index: ${typeof hint === 'string' ? hint : JSON.stringify(hint)}. List the indexes with getIndexes().`);
+}
+
+/** Whether walking `index` forward (1) or backward (-1) yields the sort order, else 0. */
+function sortDirection(index: BTreeIndex, sort: Document | undefined, equalityPrefix: number): 0 | 1 | -1 {
+  if (!sort || index.multikey || index.sparse || index.isPartial) return 0;
+  const sortFields = Object.entries(sort);
+  if (sortFields.length === 0) return 0;
+  const fields = index.pattern.fields;
+  let dir: 0 | 1 | -1 = 0;
+  let j = 0;
+  for (let i = 0; i < fields.length && j < sortFields.length; i++) {
+    const [path, d] = sortFields[j];
+    if (fields[i].path !== path) {
+      if (i < equalityPrefix) continue;
+      return 0;
+    }
+    const want = Number(d) < 0 ? -1 : 1;
+    const f = fields[i].direction === -1 ? -1 : 1;
+    const thisDir = want === f ? 1 : -1;
+    if (dir !== 0 && dir !== thisDir) return 0;
+    dir = thisDir;
+    j++;
+  }
+  return j === sortFields.length ? dir : 0;
+}
+
+export function planQuery(coll: Collection, request: PlanRequest): QueryPlan {
+  const filter = request.filter;
+  if (request.hint !== undefined && !(isPlainObject(request.hint) && request.hint.$natural !== undefined)) {
+    const index = findHinted(coll, request.hint);
+    const cand = candidateFor(index, filter) ?? { index, fieldIntervals: [], score: 0 };
+    return buildIndexPlan(cand, request.sort);
+  }
+  if (request.hint !== undefined) return { kind: 'COLLSCAN', providesSort: false };
+  let best: Candidate | undefined;
+  for (const index of coll.indexes.values()) {
+    const cand = candidateFor(index, filter);
+    if (cand && (!best || cand.score > best.score)) best = cand;
+  }
+  if (best) return buildIndexPlan(best, request.sort);
+  // No predicate fits, but an index may still deliver the requested order without a sort.
+  if (request.sort) {
+    for (const index of coll.indexes.values()) {
+      if (index.queryable && !index.isPartial && !index.sparse && sortDirection(index, request.sort, 0) !== 0) {
+        return buildIndexPlan({ index, fieldIntervals: [], score: 0 }, request.sort);
+      }
+    }
+  }
+  return { kind: 'COLLSCAN', providesSort: false };
+}
+
+function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan {
+  const { index, fieldIntervals } = cand;
+  const n = index.fieldCount;
+  const equalityPrefix = fieldIntervals.filter((ivs) => ivs.length === 1 && ivs[0].lowInclusive && ivs[0].highInclusive && compareKeyPart(ivs[0].low, ivs[0].high) === 0).length;
+  const dir = sortDirection(index, sort, equalityPrefix);
+  const multiPoint = fieldIntervals.some((ivs) => ivs.length > 1);
+  // Cartesian product of per-field intervals, each turned into an entry-key range in tree order.
+  let combos: Interval[][] = [[]];
+  for (const ivs of fieldIntervals) {
+    const next: Interval[][] = [];
+    for (const c of combos) for (const iv of ivs) next.push([...c, iv]);
+    combos = next;
+  }
+  const ranges: Array<[EntryKey, EntryKey]> = combos.map((combo) => rangeFor(index, combo, n));
+  const cmp = index.tree._compare;
+  ranges.sort((a, b) => cmp(a[0], b[0]));
+  const bounds: Document = {};
+  index.pattern.fields.forEach((f, i) => {
+    const ivs = fieldIntervals[i];
+    bounds[f.path] = ivs ? ivs.map(describeInterval) : ['[MinKey, MaxKey]'];
+  });
+  return {
+    kind: 'IXSCAN',
+    index,
+    ranges,
+    forward: dir !== -1,
+    bounds,
+    providesSort: dir !== 0 && !multiPoint,
+    needsDedupe: ranges.length > 1 || index.multikey,
+  };
+}
+
+function rangeFor(index: BTreeIndex, combo: Interval[], n: number): [EntryKey, EntryKey] {
+  const start: EntryKey = [];
+  const end: EntryKey = [];
+  for (let i = 0; i < n; i++) {
+    const asc = index.directions[i] === 1;
+    const iv = combo[i];
+    if (!iv) {
+      // Unconstrained trailing field: everything, in tree order.
+      start.push(asc ? MIN_BOUND : MAX_BOUND);
+      end.push(asc ? MAX_BOUND : MIN_BOUND);
+      continue;
+    }
+    const lo = iv.low;
+    const hi = iv.high;
+    if (asc) {
+      start.push(lo);
+      end.push(hi);
+    } else {
+      start.push(hi);
+      end.push(lo);
+    }
+    // Exclusive ends: pad the remaining fields so the boundary value itself is skipped.
+    const startExclusive = asc ? !iv.lowInclusive : !iv.highInclusive;
+    const endExclusive = asc ? !iv.highInclusive : !iv.lowInclusive;
+    if (startExclusive || endExclusive) {
+      for (let j = i + 1; j < n; j++) {
+        const a = index.directions[j] === 1;
+        start.push(startExclusive ? (a ? MAX_BOUND : MIN_BOUND) : a ? MIN_BOUND : MAX_BOUND);
+        end.push(endExclusive ? (a ? MIN_BOUND : MAX_BOUND) : a ? MAX_BOUND : MIN_BOUND);
+      }
+      start.push(startExclusive ? MAX_BOUND : MIN_BOUND);
+      end.push(endExclusive ? MIN_BOUND : MAX_BOUND);
+      return [start, end];
+    }
+  }
+  start.push(MIN_BOUND);
+  end.push(MAX_BOUND);
+  return [start, end];
+}
+
+function describeInterval(iv: Interval): string {
+  const show = (v: unknown, low: boolean) => (v instanceof KeyBound ? (v.rank === undefined ? (low ? 'MinKey' : 'MaxKey') : low ? `min(${typeNameOfRank(v.rank)})` : `max(${typeNameOfRank(v.rank)})`) : formatValue(v));
+  return `${iv.lowInclusive ? '[' : '('}${show(iv.low, true)}, ${show(iv.high, false)}${iv.highInclusive ? ']' : ')'}`;
+}
+
+function typeNameOfRank(rank: number): string {
+  const names: Record<number, string> = { 10: 'number', 15: 'string', 20: 'object', 30: 'binData', 35: 'objectId', 40: 'bool', 45: 'date', 47: 'timestamp', 50: 'regex' };
+  return names[rank] ?? `type ${rank}`;
+}

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Int32 } from 'bson';
+import { BTreeIndex } from '../../../../src/engine/indexes/btree-index';
+import { defaultIndexName, parseKeyPattern } from '../../../../src/engine/indexes/key-pattern';
+import { documentKeys, fieldKeys } from '../../../../src/engine/indexes/keys';
+import { EngineError } from '../../../../src/engine/errors';
+
+const keysOf = (doc: object, key: object) => {
+  const p = parseKeyPattern(key);
+  return documentKeys(doc as never, p.fields, p.fields.map((f) => f.path.split('.'))).keys;
+};
+
+describe('index key generation', () => {
+  test('a missing field indexes as null, an empty array as undefined', () => {
+    assert.deepEqual(fieldKeys({}, 'a').values, [null]);
+    assert.equal(fieldKeys({}, 'a').missing, true);
+    assert.deepEqual(fieldKeys({ a: [] }, 'a').values, [undefined]);
+  });
+
+  test('an array contributes one key per distinct element (multikey)', () => {
+    const k = fieldKeys({ a: [3, 1, 3] }, 'a');
+    assert.equal(k.multikey, true);
+    assert.deepEqual(keysOf({ a: [3, 1, 3, new Int32(1)] }, { a: 1 }), [[1], [3]]);
+  });
+
+  test('dotted paths descend through arrays of documents', () => {
+    assert.deepEqual(fieldKeys({ a: [{ b: 1 }, { b: [2, 3] }, { c: 1 }] }, 'a.b').values, [1, 2, 3]);
+    assert.deepEqual(fieldKeys({ a: { b: { c: 'x' } } }, 'a.b.c').values, ['x']);
+    assert.deepEqual(fieldKeys({ a: [10, 20] }, 'a.1').values, [20]);
+  });
+
+  test('compound keys take the cartesian product with one array field', () => {
+    assert.deepEqual(keysOf({ a: 1, b: [2, 3] }, { a: 1, b: 1 }), [[1, 2], [1, 3]]);
+  });
+
+  test('parallel arrays in a compound key are refused with 171', () => {
+    assert.throws(() => keysOf({ a: [1, 2], b: [3, 4] }, { a: 1, b: 1 }), (e: EngineError) => e.code === 171 && e.codeName === 'CannotIndexParallelArrays');
+  });
+});
+
+describe('key patterns', () => {
+  test('rule 2.1: default names join field_value pairs', () => {
+    assert.equal(defaultIndexName({ t: 1 }), 't_1');
+    assert.equal(defaultIndexName({ t: -1 }), 't_-1');
+    assert.equal(defaultIndexName({ a: 1, b: -1 }), 'a_1_b_-1');
+    assert.equal(defaultIndexName({ a: 'hashed' }), 'a_hashed');
+    assert.equal(defaultIndexName({ a: new Int32(1) }), 'a_1');
+  });
+
+  test('zero, unknown plugins and empty patterns are refused with 67', () => {
+    for (const key of [{ a: 0 }, { a: 'fancy' }, {}, { a: true }]) {
+      assert.throws(() => parseKeyPattern(key), (e: EngineError) => e.code === 67, JSON.stringify(key));
+    }
+  });
+
+  test('wildcard and special plugins are recognized', () => {
+    assert.equal(parseKeyPattern({ '$**': 1 }).plugin, 'wildcard');
+    assert.equal(parseKeyPattern({ loc: '2dsphere' }).plugin, '2dsphere');
+    assert.equal(parseKeyPattern({ a: 'hashed' }).plugin, 'hashed');
+  });
+});
+
+describe('B+ tree index', () => {
+  test('entries are ordered by value then record id, descending fields reversed', () => {
+    const index = new BTreeIndex({ v: 2, key: { a: 1, b: -1 }, name: 'a_1_b_-1' });
+    const docs = [{ a: 2, b: 1 }, { a: 1, b: 1 }, { a: 1, b: 5 }, { a: 'x', b: 0 }];
+    docs.forEach((doc, i) => index.add({ rid: i + 1, doc }, index.keysOf(doc)));
+    const order = [...index.tree.keys()].map((k) => [k[0], k[1]]);
+    assert.deepEqual(order, [[1, 5], [1, 1], [2, 1], ['x', 0]]);
+  });
+
+  test('a sparse index leaves out documents missing every key field', () => {
+    const index = new BTreeIndex({ v: 2, key: { a: 1 }, name: 'a_1', sparse: true });
+    assert.equal(index.keysOf({ b: 1 }), null);
+    assert.deepEqual(index.keysOf({ a: null }), [[null]]);
+  });
+
+  test('a unique index finds a duplicate held by another record only', () => {
+    const index = new BTreeIndex({ v: 2, key: { a: 1 }, name: 'a_1', unique: true });
+    index.add({ rid: 1, doc: { a: 5 } }, [[5]]);
+    assert.equal(index.findDuplicate([[5]], 1), undefined);
+    assert.equal(index.findDuplicate([[5]], 2)?.record.rid, 1);
+    assert.equal(index.findDuplicate([[new Int32(5)]], 2)?.record.rid, 1, 'Int32(5) and 5.0 are the same key');
+  });
+});
