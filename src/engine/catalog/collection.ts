@@ -5,7 +5,6 @@
  */
 import { calculateObjectSize, UUID } from 'bson';
 import { BTreeIndex, duplicateKeyError } from '../indexes/btree-index';
-import { MAX_BOUND, MIN_BOUND } from '../indexes/key-order';
 import { compareValues } from '../values/compare';
 import { formatValue } from '../values/format';
 import type { Document } from '../values/types';
@@ -106,7 +105,7 @@ export class Collection {
   findById(id: unknown): StoredRecord | undefined {
     const index = this.idIndex;
     if (index) {
-      for (const [, record] of index.scan(...pointRange(id))) return record;
+      for (const [, record] of index.scan(...index.pointRange([id]))) return record;
       return undefined;
     }
     return undefined;
@@ -218,8 +217,4 @@ function sameKeys(a: unknown[][] | null, b: unknown[][] | null): boolean {
     for (let j = 0; j < x.length; j++) if (x[j] !== y[j] && compareValues(x[j], y[j]) !== 0) return false;
   }
   return true;
-}
-
-function pointRange(value: unknown): [unknown[], unknown[]] {
-  return [[value, MIN_BOUND], [value, MAX_BOUND]];
 }

@@ -30,17 +30,11 @@ export function prepareForInsert(input: unknown, options: { generateId: boolean 
       fail('BadValue', `Document can't have $ prefixed field names: ${key}. Rename the field; top-level field names cannot start with '$'.`);
     }
   }
-  const { doc, sizeBound } = cloneForStorage(input);
-  let stored = doc;
-  if (!('_id' in doc)) {
-    if (options.generateId) stored = { _id: new ObjectId(), ...doc };
-  } else {
-    validateIdValue(doc._id);
-    if (Object.keys(doc)[0] !== '_id') {
-      const { _id, ...rest } = doc;
-      stored = { _id, ...rest };
-    }
-  }
+  // _id always comes first: a generated one, or the given one moved to the front.
+  const hasId = input._id !== undefined;
+  if (hasId) validateIdValue(input._id);
+  const head: Document = hasId ? { _id: null } : options.generateId ? { _id: new ObjectId() } : {};
+  const { doc: stored, sizeBound } = cloneForStorage(input, head);
   if (sizeBound > MAX_BSON_OBJECT_SIZE) {
     const size = calculateObjectSize(stored);
     if (size > MAX_BSON_OBJECT_SIZE) {

@@ -7,7 +7,7 @@ import BTree from 'sorted-btree';
 import type { StoredRecord } from '../catalog/record';
 import { EngineError } from '../errors';
 import type { Document } from '../values/types';
-import { entryComparator, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from './key-order';
+import { encodeEntry, entryComparator, entryOf, entryValue, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from './key-order';
 import { parseKeyPattern, type KeyPattern } from './key-pattern';
 import { documentKeys } from './keys';
 
@@ -72,12 +72,12 @@ export class BTreeIndex {
 
   add(record: StoredRecord, keys: unknown[][] | null): void {
     if (!keys) return;
-    for (const key of keys) this.tree.set([...key, record.rid], record);
+    for (const key of keys) this.tree.set(entryOf(key, record.rid), record);
   }
 
   remove(record: StoredRecord, keys: unknown[][] | null): void {
     if (!keys) return;
-    for (const key of keys) this.tree.delete([...key, record.rid]);
+    for (const key of keys) this.tree.delete(entryOf(key, record.rid));
   }
 
   /** A record other than `exceptRid` that already holds one of these keys (unique indexes). */
@@ -85,7 +85,7 @@ export class BTreeIndex {
     if (!keys || !this.unique) return undefined;
     for (const key of keys) {
       let found: StoredRecord | undefined;
-      this.tree.forRange([...key, MIN_BOUND], [...key, MAX_BOUND], true, (_k, record) => {
+      this.tree.forRange(encodeEntry([...key, MIN_BOUND]), encodeEntry([...key, MAX_BOUND]), true, (_k, record) => {
         if (record.rid !== exceptRid) {
           found = record;
           return { break: true };
@@ -115,6 +115,16 @@ export class BTreeIndex {
         pair = this.tree.nextLowerPair(pair[0]);
       }
     }
+  }
+
+  /** Entries holding exactly these key values, as a [start, end] range for scan(). */
+  pointRange(values: readonly unknown[]): [EntryKey, EntryKey] {
+    return [encodeEntry([...values, MIN_BOUND]), encodeEntry([...values, MAX_BOUND])];
+  }
+
+  /** The key values of an entry (Dates as Date objects). */
+  valuesOf(entry: EntryKey): unknown[] {
+    return this.directions.map((_, i) => entryValue(entry, i));
   }
 
   clear(): void {

@@ -25,6 +25,12 @@ function isArrayIndex(part: string): boolean {
 
 /** Keys of one field path in a document. */
 export function fieldKeys(doc: Document, path: string, parts = path.split('.')): FieldKeys {
+  if (parts.length === 1) {
+    // Fast path for a top-level scalar, the common case on the insert path.
+    const v = doc[path];
+    if (v === undefined) return { values: NULL_KEYS, multikey: false, missing: true };
+    if (!Array.isArray(v)) return { values: [v], multikey: false, missing: false };
+  }
   const out: unknown[] = [];
   const state = { multikey: false, found: false };
   collect(doc, parts, 0, out, state);
@@ -76,7 +82,8 @@ export interface DocumentKeys {
 export function documentKeys(doc: Document, fields: KeyField[], fieldParts: string[][]): DocumentKeys {
   if (fields.length === 1) {
     const k = fieldKeys(doc, fields[0].path, fieldParts[0]);
-    const values = k.values.length > 1 ? dedupe(k.values) : k.values;
+    if (k.values.length === 1) return { keys: [k.values], multikey: k.multikey, allMissing: k.missing };
+    const values = dedupe(k.values);
     return { keys: values.map((v) => [v]), multikey: k.multikey, allMissing: k.missing };
   }
   let keys: unknown[][] = [[]];

@@ -22,6 +22,8 @@ import { compileSort } from './sort';
 export interface PipelineContext {
   /** The engine's clock: the value of $$NOW. */
   now: Date;
+  /** The aggregate command's `let` option: variables evaluated once, before the pipeline runs. */
+  let?: Document;
 }
 
 type Stage = (input: Iterable<Document>) => Iterable<Document>;
@@ -64,7 +66,20 @@ export function runPipeline(input: Iterable<Document>, pipeline: Document[], ctx
 
 /** Validates and compiles a pipeline into a function from input documents to output documents. */
 export function compilePipeline(pipeline: Document[], ctx: PipelineContext): Stage {
-  return compileStages(pipeline, { vars: Object.freeze({ NOW: ctx.now }), inFacet: false });
+  return compileStages(pipeline, { vars: pipelineVariables(ctx), inFacet: false });
+}
+
+function pipelineVariables(ctx: PipelineContext): Vars {
+  const vars: Record<string, unknown> = { NOW: ctx.now };
+  if (ctx.let !== undefined) {
+    if (!isPlainObject(ctx.let)) fail(14, `BSON field 'let' is the wrong type '${typeName(ctx.let)}', expected type 'object'`);
+    for (const [name, expr] of Object.entries(ctx.let)) {
+      if (!/^[a-z\u0080-\uffff][\w\u0080-\uffff]*$/.test(name)) fail(16870, `'${name}' starts with an invalid character for a user variable name`);
+      // Each definition sees $$NOW and the definitions before it, never a document.
+      vars[name] = compileExpression(expr)({}, vars);
+    }
+  }
+  return Object.freeze(vars);
 }
 
 function compileStages(pipeline: unknown, env: StageEnv): Stage {

@@ -15,7 +15,7 @@ import { Decimal128, Int32, Long, ObjectId, Timestamp } from 'bson';
 import { codeNameOf, EngineError } from '../errors';
 import { compareValues, valuesEqual } from '../values/compare';
 import { formatValue } from '../values/format';
-import { addNumbers, multiplyNumbers, numericKind, toDouble, type NumericKind } from '../values/numbers';
+import { addNumbers, compareNumbers, multiplyNumbers, numericKind, toDouble, type NumericKind } from '../values/numbers';
 import { bsonClassOf, bsonTypeOf, isNumeric, isPlainObject, type Document } from '../values/types';
 
 // ---------------------------------------------------------------------------------------------
@@ -282,15 +282,13 @@ function variadic(f: (vals: unknown[], name: string) => unknown, min = 0, max = 
   };
 }
 
-/** Parses `{a: ..., b: ...}` operator arguments: checks for unknown and required fields. */
+/** Compiles the fields of an `{a: ..., b: ...}` argument, rejecting unknown and missing ones. */
 function namedArgs(
-  name: string,
-  arg: unknown,
+  arg: Document,
   allowed: readonly string[],
   required: readonly string[],
-  errors: { notObject: [number, string]; unknown: (field: string) => [number, string]; missing: (field: string) => [number, string] },
+  errors: { unknown: (field: string) => [number, string]; missing: (field: string) => [number, string] },
 ): Record<string, Fn | undefined> {
-  if (!isPlainObject(arg)) fail(...errors.notObject);
   const out: Record<string, Fn | undefined> = {};
   for (const key of Object.keys(arg)) {
     if (!allowed.includes(key)) fail(...errors.unknown(key));
@@ -298,6 +296,11 @@ function namedArgs(
   }
   for (const key of required) if (!out[key]) fail(...errors.missing(key));
   return out;
+}
+
+function requireObjectArg(arg: unknown, code: number, message: string): Document {
+  if (!isPlainObject(arg)) fail(code, message);
+  return arg;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -653,8 +656,7 @@ const parseOr: OperatorParser = (arg) => {
 const parseCond: OperatorParser = (arg, name) => {
   let parts: [Fn, Fn, Fn];
   if (isPlainObject(arg)) {
-    const named = namedArgs(name, arg, ['if', 'then', 'else'], ['if', 'then', 'else'], {
-      notObject: [0, ''],
+    const named = namedArgs(arg, ['if', 'then', 'else'], ['if', 'then', 'else'], {
       unknown: (f) => [17083, `Unrecognized parameter to $cond: ${f}`],
       missing: (f) => [({ if: 17080, then: 17081, else: 17082 } as Record<string, number>)[f], `Missing '${f}' parameter to $cond`],
     });
@@ -693,7 +695,7 @@ function formatDouble(d: number): string {
 }
 
 /** Value::coerceToString: what $toLower, $substrBytes ... accept in place of a string. */
-function coerceToString(v: unknown, name: string): string {
+function coerceToString(v: unknown): string {
   if (isNullish(v)) return '';
   if (typeof v === 'string') return v;
   switch (bsonTypeOf(v)) {
@@ -703,7 +705,7 @@ function coerceToString(v: unknown, name: string): string {
     case 'date': return isoString(v as Date);
     case 'timestamp': return `Timestamp(${(v as Timestamp).t}, ${(v as Timestamp).i})`;
   }
-  fail(16007, `${name}: can't convert from BSON type ${typeName(v)} to String`);
+  fail(16007, `can't convert from BSON type ${typeName(v)} to String`);
 }
 
 function opConcat(vals: unknown[]): unknown {
@@ -717,16 +719,13 @@ function opConcat(vals: unknown[]): unknown {
 }
 
 /** mongod changes case of ASCII letters only. */
-function asciiCase(upper: boolean): (v: unknown, name: string) => unknown {
+function asciiCase(upper: boolean): (v: unknown) => unknown {
   const re = upper ? /[a-z]+/g : /[A-Z]+/g;
-  return (v, name) => {
-    const s = coerceToString(v, name);
-    return s.replace(re, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
-  };
+  return (v) => coerceToString(v).replace(re, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
 }
 
 function opSubstrBytes(s: unknown, start: unknown, length: unknown, name: string): unknown {
-  const str = coerceToString(s, name);
+  const str = coerceToString(s);
   if (!numericKind(start)) fail(16034, `${name}: starting index must be a numeric type (is BSON type ${typeName(start)})`);
   if (!numericKind(length)) fail(16035, `${name}: length must be a numeric type (is BSON type ${typeName(length)})`);
   const bytes = Buffer.from(str, 'utf8');
@@ -746,7 +745,7 @@ function int32Of(v: unknown): number | undefined {
 }
 
 function opSubstrCP(s: unknown, start: unknown, length: unknown, name: string): unknown {
-  const str = coerceToString(s, name);
+  const str = coerceToString(s);
   if (!numericKind(start)) fail(34450, `${name}: starting index must be a numeric type (is BSON type ${typeName(start)})`);
   if (!numericKind(length)) fail(34452, `${name}: length must be a numeric type (is BSON type ${typeName(length)})`);
   const from = int32Of(start);
@@ -829,8 +828,7 @@ function loopVariable(name: string, as: unknown, code: number): string {
 const parseMap: OperatorParser = (arg, name) => {
   if (!isPlainObject(arg)) fail(16878, `${name} only supports an object as its argument`);
   const as = loopVariable(name, arg.as, 16866);
-  const f = namedArgs(name, arg, ['input', 'as', 'in'], ['input', 'in'], {
-    notObject: [16878, ''],
+  const f = namedArgs(arg, ['input', 'as', 'in'], ['input', 'in'], {
     unknown: (k) => [16879, `Unrecognized parameter to ${name}: ${k}`],
     missing: (k) => (k === 'input' ? [16880, `Missing 'input' parameter to ${name}`] : [16882, `Missing 'in' parameter to ${name}`]),
   });
@@ -850,8 +848,7 @@ const parseMap: OperatorParser = (arg, name) => {
 const parseFilter: OperatorParser = (arg, name) => {
   if (!isPlainObject(arg)) fail(28646, `${name} only supports an object as its argument`);
   const as = loopVariable(name, arg.as, 28649);
-  const f = namedArgs(name, arg, ['input', 'as', 'cond', 'limit'], ['input', 'cond'], {
-    notObject: [28646, ''],
+  const f = namedArgs(arg, ['input', 'as', 'cond', 'limit'], ['input', 'cond'], {
     unknown: (k) => [28647, `Unrecognized parameter to ${name}: ${k}`],
     missing: (k) => (k === 'input' ? [28648, `Missing 'input' parameter to ${name}`] : [28650, `Missing 'cond' parameter to ${name}`]),
   });
@@ -880,8 +877,7 @@ const parseFilter: OperatorParser = (arg, name) => {
 };
 
 const parseLet: OperatorParser = (arg, name) => {
-  const f = namedArgs(name, arg, ['vars', 'in'], ['vars', 'in'], {
-    notObject: [16874, `${name} only supports an object as its argument`],
+  const f = namedArgs(requireObjectArg(arg, 16874, `${name} only supports an object as its argument`), ['vars', 'in'], ['vars', 'in'], {
     unknown: (k) => [16875, `Unrecognized parameter to ${name}: ${k}`],
     missing: (k) => (k === 'vars' ? [16876, `Missing 'vars' parameter to ${name}`] : [16877, `Missing 'in' parameter to ${name}`]),
   });
@@ -1040,13 +1036,13 @@ function timeZoneOf(v: unknown): TimeZone | null {
 }
 
 /** Instant of a date-like value: Date, Timestamp (seconds) or ObjectId (creation time). */
-function dateMillis(v: unknown, name: string): number {
+function dateMillis(v: unknown): number {
   if (v instanceof Date) return v.getTime();
   switch (bsonClassOf(v)) {
     case 'Timestamp': return (v as Timestamp).t * 1000;
     case 'ObjectId': return (v as ObjectId).getTimestamp().getTime();
   }
-  fail(16006, `${name}: can't convert from BSON type ${typeName(v)} to Date`);
+  fail(16006, `can't convert from BSON type ${typeName(v)} to Date`);
 }
 
 interface DateParts {
@@ -1123,7 +1119,7 @@ function datePartOperator(getter: (p: DateParts) => number): OperatorParser {
       if (isNullish(date)) return null;
       const tz = zoneFn ? timeZoneOf(zoneFn(root, vars) ?? null) : UTC;
       if (!tz) return null;
-      return new Int32(getter(dateParts(dateMillis(date, name), tz)));
+      return new Int32(getter(dateParts(dateMillis(date), tz)));
     };
   };
 }
@@ -1196,8 +1192,7 @@ function isoString(d: Date): string {
 }
 
 const parseDateToString: OperatorParser = (arg, name) => {
-  const f = namedArgs(name, arg, ['date', 'format', 'timezone', 'onNull'], ['date'], {
-    notObject: [18629, `${name} only supports an object as its argument`],
+  const f = namedArgs(requireObjectArg(arg, 18629, `${name} only supports an object as its argument`), ['date', 'format', 'timezone', 'onNull'], ['date'], {
     unknown: (k) => [18534, `Unrecognized parameter to ${name}: ${k}`],
     missing: () => [18628, `Missing 'date' parameter to ${name}`],
   });
@@ -1217,7 +1212,7 @@ const parseDateToString: OperatorParser = (arg, name) => {
     if (!tz) return null;
     const date = f.date!(root, vars);
     if (isNullish(date)) return f.onNull ? f.onNull(root, vars) : null;
-    return formatDate(format ?? (tz.isUtc ? ISO_FORMAT : LOCAL_ISO_FORMAT), dateMillis(date, name), tz);
+    return formatDate(format ?? (tz.isUtc ? ISO_FORMAT : LOCAL_ISO_FORMAT), dateMillis(date), tz);
   };
 };
 
@@ -1243,8 +1238,7 @@ export function addToDate(ms: number, unit: string, amount: number, tz: TimeZone
 
 function dateArithmetic(sign: 1 | -1): OperatorParser {
   return (arg, name) => {
-    const f = namedArgs(name, arg, ['startDate', 'unit', 'amount', 'timezone'], ['startDate', 'unit', 'amount'], {
-      notObject: [5166400, `${name} expects an object as its argument`],
+    const f = namedArgs(requireObjectArg(arg, 5166400, `${name} expects an object as its argument`), ['startDate', 'unit', 'amount', 'timezone'], ['startDate', 'unit', 'amount'], {
       unknown: (k) => [5166401, `Unrecognized argument to ${name}: ${k}. Expected arguments are startDate, unit, amount, and optionally timezone.`],
       missing: () => [5166402, `${name} requires startDate, unit, and amount to be present`],
     });
@@ -1262,7 +1256,7 @@ function dateArithmetic(sign: 1 | -1): OperatorParser {
       const n = numericKind(amount) ? toDouble(amount) : NaN;
       if (!Number.isInteger(n)) fail(5166405, `${name} expects integer amount of time units`);
       const tz = timeZoneOf(zone) ?? UTC;
-      return new Date(addToDate(dateMillis(start, name), unit, sign * n, tz));
+      return new Date(addToDate(dateMillis(start), unit, sign * n, tz));
     };
   };
 }
@@ -1479,8 +1473,7 @@ function numberKey(v: unknown): string {
       const r = rationalOfDecimalString((v as Decimal128).toString())!;
       if (r.num % r.den === 0n) return `n${r.num / r.den}`;
       const d = Number((v as Decimal128).toString());
-      const dr = rationalOfDecimalString(String(d));
-      if (dr && dr.num * r.den === r.num * dr.den) return `n${d}`;
+      if (compareNumbers(v, d) === 0) return `n${d}`;
       return `m${decimalOfRational(r).toString()}`;
     }
   }

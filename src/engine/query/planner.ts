@@ -7,7 +7,7 @@
 import { EngineError } from '../errors';
 import type { Collection } from '../catalog/collection';
 import type { BTreeIndex } from '../indexes/btree-index';
-import { compareKeyPart, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from '../indexes/key-order';
+import { compareKeyPart, encodeEntry, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from '../indexes/key-order';
 import { valuesEqual } from '../values/compare';
 import { formatValue } from '../values/format';
 import { bsonTypeOf, canonicalRank, isPlainObject, type Document } from '../values/types';
@@ -303,12 +303,12 @@ function rangeFor(index: BTreeIndex, combo: Interval[], n: number): [EntryKey, E
       }
       start.push(startExclusive ? MAX_BOUND : MIN_BOUND);
       end.push(endExclusive ? MIN_BOUND : MAX_BOUND);
-      return [start, end];
+      return [encodeEntry(start), encodeEntry(end)];
     }
   }
   start.push(MIN_BOUND);
   end.push(MAX_BOUND);
-  return [start, end];
+  return [encodeEntry(start), encodeEntry(end)];
 }
 
 function describeInterval(iv: Interval): string {

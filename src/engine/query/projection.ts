@@ -71,7 +71,7 @@ export function compileProjection(projection: Document | undefined): Projector |
       // $elemMatch fields follow the other included fields (mongod 4.4+).
       for (const leaf of deferred) {
         const match = firstMatch(doc, leaf);
-        if (match !== undefined) setOwn(out, leaf.field, cloneValue(match));
+        if (match !== undefined) setOwn(out, leaf.field, [cloneValue(match)]);
       }
       return out;
     };
@@ -317,7 +317,7 @@ function projectExclusion(doc: Document, node: PathNode): Document {
       case 'slice': setOwn(out, key, sliceValue(value, spec)); break;
       case 'elemMatch': {
         const match = firstMatch(doc, spec);
-        if (match !== undefined) setOwn(out, key, cloneValue(match));
+        if (match !== undefined) setOwn(out, key, [cloneValue(match)]);
         break;
       }
     }
@@ -357,7 +357,7 @@ function sliceValue(value: unknown, spec: Extract<Leaf, { kind: 'slice' }>): unk
   return out;
 }
 
-/** The first element of the array field that satisfies the $elemMatch, if any. */
+/** The first element of the array field that satisfies the $elemMatch (projected as a one-element array). */
 function firstMatch(doc: Document, leaf: Extract<Leaf, { kind: 'elemMatch' }>): unknown {
   const value = hasOwn.call(doc, leaf.field) ? doc[leaf.field] : undefined;
   if (!Array.isArray(value)) return undefined;

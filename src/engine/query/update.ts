@@ -664,12 +664,11 @@ function parseAddToSet(_field: string, value: unknown): Op {
   return { kind: 'addToSet', each };
 }
 
-function parsePullAll(field: string, value: unknown): Op {
+function parsePullAll(_field: string, value: unknown): Op {
   if (!Array.isArray(value)) {
     throw new EngineError(ErrorCode.BadValue, `$pullAll requires an array argument but was given a ${bsonTypeOf(value)}`);
   }
   const values = value;
-  void field;
   return { kind: 'pull', test: (el) => values.some((v) => valuesEqual(el, v)) };
 }
 
@@ -738,7 +737,7 @@ function parseCurrentDate(field: string, value: unknown): Op {
   return { kind: 'currentDate', timestamp: value.$type === 'timestamp' };
 }
 
-function parseBit(field: string, value: unknown): Op {
+function parseBit(_field: string, value: unknown): Op {
   if (!isPlainObject(value)) {
     throw new EngineError(
       ErrorCode.BadValue,
@@ -763,7 +762,6 @@ function parseBit(field: string, value: unknown): Op {
     }
     ops.push({ op: key, operand: operand as Int32 | Long });
   }
-  void field;
   return { kind: 'bit', ops };
 }
 

@@ -42,14 +42,13 @@ export function cloneDocument(doc: Document): Document {
  * Clone for storage plus an upper bound of the BSON size, computed in the same walk so the 16 MiB
  * check costs nothing for ordinary documents (an exact size is computed only near the limit).
  */
-export function cloneForStorage(doc: Document): { doc: Document; sizeBound: number } {
+export function cloneForStorage(doc: Document, into: Document = {}): { doc: Document; sizeBound: number } {
   const acc = { size: 5 };
-  const out = cloneDocMeasured(doc, acc);
+  const out = cloneDocMeasured(doc, acc, into);
   return { doc: out, sizeBound: acc.size };
 }
 
-function cloneDocMeasured(doc: Document, acc: { size: number }): Document {
-  const out: Document = {};
+function cloneDocMeasured(doc: Document, acc: { size: number }, out: Document = {}): Document {
   for (const key in doc) {
     if (!Object.prototype.hasOwnProperty.call(doc, key)) continue;
     acc.size += key.length * 3 + 2;

@@ -106,10 +106,15 @@ export function compareValues(a: unknown, b: unknown): number {
     if (a === b) return 0;
     return compareNumbers(a, b);
   }
-  if (a instanceof Date && b instanceof Date) {
-    const x = a.getTime();
-    const y = b.getTime();
-    return x < y ? -1 : x > y ? 1 : 0;
+  if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null) {
+    if (a instanceof Date && b instanceof Date) {
+      const x = a.getTime();
+      const y = b.getTime();
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    if ((a as { _bsontype?: string })._bsontype === 'ObjectId' && (b as { _bsontype?: string })._bsontype === 'ObjectId') {
+      return compareObjectIds(a as ObjectId, b as ObjectId);
+    }
   }
   if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
   const ra = canonicalRank(a);

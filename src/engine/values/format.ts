@@ -10,7 +10,8 @@ export function formatValue(value: unknown, depth = 0): string {
   switch (bsonTypeOf(value)) {
     case 'double': {
       const n = value as number;
-      return Object.is(n, -0) ? '-0.0' : Number.isInteger(n) ? `${n}.0` : String(n);
+      // Integral doubles print bare ({ a: 1 }), as users typed them; mongod's logs would say 1.0.
+      return Object.is(n, -0) ? '-0' : String(n);
     }
     case 'int': return String((value as Int32).value);
     case 'long': return `${(value as Long).toString()}`;

@@ -66,7 +66,7 @@ describe('B+ tree index', () => {
     const index = new BTreeIndex({ v: 2, key: { a: 1, b: -1 }, name: 'a_1_b_-1' });
     const docs = [{ a: 2, b: 1 }, { a: 1, b: 1 }, { a: 1, b: 5 }, { a: 'x', b: 0 }];
     docs.forEach((doc, i) => index.add({ rid: i + 1, doc }, index.keysOf(doc)));
-    const order = [...index.tree.keys()].map((k) => [k[0], k[1]]);
+    const order = [...index.tree.keys()].map((k) => index.valuesOf(k));
     assert.deepEqual(order, [[1, 5], [1, 1], [2, 1], ['x', 0]]);
   });
 

@@ -1,0 +1,87 @@
+/**
+ * Benchmark entry point (run through `node scripts/bench.js`, which compiles first and passes
+ * --expose-gc). Options:
+ *   --sizes 100000,1000000   document counts to run (default both; accepts 100k / 1m)
+ *   --quick                  20000 documents only
+ *   --no-matcher             skip the matcher-vs-mingo report
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runEngineBench } from './engine-bench';
+
+const DEFAULT_SIZES = [100_000, 1_000_000];
+const QUICK_SIZES = [20_000];
+
+function parseSize(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(text.trim().replace(/_/g, ''));
+  if (!m) throw new Error(`bad size "${text}": use a number such as 100000, 100k or 1m`);
+  const mult = m[2].toLowerCase() === 'k' ? 1e3 : m[2].toLowerCase() === 'm' ? 1e6 : 1;
+  const n = Math.round(Number(m[1]) * mult);
+  if (n < 1000) throw new Error(`size ${n} is too small: use at least 1000 documents`);
+  return n;
+}
+
+interface Options {
+  sizes: number[];
+  matcher: boolean;
+}
+
+function parseArgs(argv: string[]): Options {
+  let sizes = DEFAULT_SIZES;
+  let matcher = true;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--quick') sizes = QUICK_SIZES;
+    else if (arg === '--sizes' || arg.startsWith('--sizes=')) {
+      const value = arg === '--sizes' ? argv[++i] : arg.slice('--sizes='.length);
+      if (!value) throw new Error('--sizes needs a value, e.g. --sizes 100000,1000000');
+      sizes = value.split(',').filter((s) => s.trim() !== '').map(parseSize);
+    } else if (arg === '--no-matcher') matcher = false;
+    else if (arg === '--help' || arg === '-h') {
+      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--no-matcher]\n');
+      process.exit(0);
+    } else throw new Error(`unknown argument "${arg}" (try --help)`);
+  }
+  return { sizes, matcher };
+}
+
+/** The optional matcher-vs-mingo comparison lives in another file; a missing file is fine. */
+async function runMatcherReport(): Promise<void> {
+  const file = path.join(__dirname, 'matcher-vs-mingo.js');
+  if (!fs.existsSync(file)) {
+    process.stdout.write('\n(bench/matcher-vs-mingo.ts not present: matcher comparison skipped)\n');
+    return;
+  }
+  let mod: { runMatcherComparison?: () => unknown };
+  try {
+    // A computed specifier: tsc must not try to resolve a file that may not exist yet.
+    const specifier = file;
+    mod = (await import(specifier)) as typeof mod;
+  } catch (err) {
+    process.stdout.write(`\n(matcher comparison could not be loaded: ${(err as Error).message})\n`);
+    return;
+  }
+  if (typeof mod.runMatcherComparison !== 'function') {
+    process.stdout.write('\n(bench/matcher-vs-mingo does not export runMatcherComparison(): skipped)\n');
+    return;
+  }
+  process.stdout.write('\n# Matcher vs mingo\n');
+  try {
+    const report = await mod.runMatcherComparison();
+    if (typeof report === 'string') process.stdout.write(report.endsWith('\n') ? report : `${report}\n`);
+    else if (report !== undefined && report !== null) console.dir(report, { depth: 6 });
+  } catch (err) {
+    process.stdout.write(`(matcher comparison failed: ${(err as Error).stack ?? err})\n`);
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  await runEngineBench(options.sizes);
+  if (options.matcher) await runMatcherReport();
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});
