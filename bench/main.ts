@@ -3,6 +3,7 @@
  * --expose-gc). Options:
  *   --sizes 100000,1000000   document counts to run (default both; accepts 100k / 1m)
  *   --quick                  20000 documents only
+ *   --contenders engine,loki run a subset of engine, nedb, loki, baseline (default all)
  *   --no-matcher             skip the matcher-vs-mingo report
  */
 import * as fs from 'node:fs';
@@ -24,25 +25,34 @@ function parseSize(text: string): number {
 interface Options {
   sizes: number[];
   matcher: boolean;
+  contenders?: string[];
 }
 
 function parseArgs(argv: string[]): Options {
   let sizes = DEFAULT_SIZES;
   let matcher = true;
+  let contenders: string[] | undefined;
+  const valueOf = (arg: string, i: number, name: string): string => {
+    const value = arg === name ? argv[i + 1] : arg.slice(name.length + 1);
+    if (!value) throw new Error(`${name} needs a value`);
+    return value;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') sizes = QUICK_SIZES;
     else if (arg === '--sizes' || arg.startsWith('--sizes=')) {
-      const value = arg === '--sizes' ? argv[++i] : arg.slice('--sizes='.length);
-      if (!value) throw new Error('--sizes needs a value, e.g. --sizes 100000,1000000');
-      sizes = value.split(',').filter((s) => s.trim() !== '').map(parseSize);
+      sizes = valueOf(arg, i, '--sizes').split(',').filter((s) => s.trim() !== '').map(parseSize);
+      if (arg === '--sizes') i++;
+    } else if (arg === '--contenders' || arg.startsWith('--contenders=')) {
+      contenders = valueOf(arg, i, '--contenders').split(',').map((s) => s.trim()).filter(Boolean);
+      if (arg === '--contenders') i++;
     } else if (arg === '--no-matcher') matcher = false;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--no-matcher]\n');
+      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--no-matcher]\n');
       process.exit(0);
     } else throw new Error(`unknown argument "${arg}" (try --help)`);
   }
-  return { sizes, matcher };
+  return { sizes, matcher, contenders };
 }
 
 /** The optional matcher-vs-mingo comparison lives in another file; a missing file is fine. */
@@ -77,7 +87,7 @@ async function runMatcherReport(): Promise<void> {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  await runEngineBench(options.sizes);
+  await runEngineBench(options.sizes, { contenders: options.contenders });
   if (options.matcher) await runMatcherReport();
 }
 

@@ -9,6 +9,7 @@ import { EventBuffer, type EngineEvent, type EngineListener } from './catalog/ev
 import { validateCollectionName, validateDatabaseName } from './catalog/namespaces';
 import { ParameterStore } from './catalog/parameters';
 import { SystemClock, type Clock } from './clock';
+import { TTLMonitor } from './ttl/monitor';
 import { dispatchCommand } from './commands/dispatcher';
 import { fail } from './errors';
 import { BTreeIndex } from './indexes/btree-index';
@@ -52,10 +53,14 @@ export class Engine {
   /** serverStatus().metrics.document. */
   readonly documentMetrics = { inserted: 0, updated: 0, deleted: 0, returned: 0 };
   readonly startedAt: number;
+  /** The TTL monitor: scheduled on the clock from construction on (rule 7.2). */
+  readonly ttl: TTLMonitor;
   private readonly events = new EventBuffer();
+  private readonly ownsClock: boolean;
   private closed = false;
 
   constructor(options: EngineOptions = {}) {
+    this.ownsClock = options.clock === undefined;
     this.clock = options.clock ?? new SystemClock();
     this.serverVersion = options.serverVersion ?? '8.0';
     if (this.serverVersion !== '8.0' && this.serverVersion !== '7.0') {
@@ -65,6 +70,7 @@ export class Engine {
     this.role = options.role ?? 'primary';
     this.parameters = new ParameterStore(options.parameters);
     this.startedAt = this.clock.now();
+    this.ttl = new TTLMonitor(this);
   }
 
   /**
@@ -102,8 +108,11 @@ export class Engine {
     this.events.flush();
   }
 
+  /** Stop the monitor and its timer; nothing of the engine keeps running afterwards. */
   close(): void {
     this.closed = true;
+    this.ttl.stop();
+    if (this.ownsClock) this.clock.dispose();
   }
 
   get isClosed(): boolean {

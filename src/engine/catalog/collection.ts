@@ -30,6 +30,16 @@ export interface CollectionOptions {
   expireAfterSeconds?: unknown;
 }
 
+/**
+ * Something that keeps its own structure in step with a collection's records (time-series buckets,
+ * the Cosmos expiry order). Called after the write has succeeded.
+ */
+export interface RecordObserver {
+  inserted(record: StoredRecord): void;
+  replaced(record: StoredRecord, before: Document): void;
+  removed(record: StoredRecord): void;
+}
+
 export interface CollectionHost {
   readonly dbName: string;
   /** Called by every write with what changed; the engine turns it into batched events. */
@@ -41,6 +51,7 @@ export class Collection {
   /** In creation order, which is listIndexes order. */
   readonly indexes = new Map<string, BTreeIndex>();
   readonly uuid = new UUID();
+  readonly observers: RecordObserver[] = [];
   private nextRid = 1;
   /** Capped collections track BSON sizes to evict by `size`. */
   private readonly recordSizes?: Map<number, number>;
@@ -112,13 +123,14 @@ export class Collection {
   }
 
   /** Insert a prepared (validated, cloned) document. Throws DuplicateKey without side effects. */
-  insert(doc: Document, cause: 'command' = 'command'): StoredRecord {
+  insert(doc: Document, cause: 'command' | 'ttl' = 'command'): StoredRecord {
     const record: StoredRecord = { rid: this.nextRid++, doc };
     const keys = this.keysFor(doc);
     this.checkUnique(keys, -1);
     let i = 0;
     for (const index of this.indexes.values()) index.add(record, keys[i++]);
     this.records.set(record.rid, record);
+    for (const o of this.observers) o.inserted(record);
     this.host.onDocuments(this, 'documentsInserted', 1, cause);
     if (this.recordSizes) this.trackCappedSize(record);
     return record;
@@ -137,12 +149,14 @@ export class Collection {
       }
       i++;
     }
+    const before = record.doc;
     record.doc = next;
+    for (const o of this.observers) o.replaced(record, before);
     if (this.recordSizes) {
-      const before = this.recordSizes.get(record.rid) ?? 0;
-      const after = calculateObjectSize(next);
-      this.recordSizes.set(record.rid, after);
-      this.cappedBytes += after - before;
+      const sizeBefore = this.recordSizes.get(record.rid) ?? 0;
+      const sizeAfter = calculateObjectSize(next);
+      this.recordSizes.set(record.rid, sizeAfter);
+      this.cappedBytes += sizeAfter - sizeBefore;
     }
     this.host.onDocuments(this, 'documentsUpdated', 1, 'command');
   }
@@ -153,6 +167,7 @@ export class Collection {
     let i = 0;
     for (const index of this.indexes.values()) index.remove(record, keys[i++]);
     this.records.delete(record.rid);
+    for (const o of this.observers) o.removed(record);
     if (this.recordSizes) {
       this.cappedBytes -= this.recordSizes.get(record.rid) ?? 0;
       this.recordSizes.delete(record.rid);

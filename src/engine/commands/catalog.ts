@@ -6,6 +6,7 @@ import { fail } from '../errors';
 import { compileFilter } from '../query/matcher';
 import { formatValue } from '../values/format';
 import { toDouble } from '../values/numbers';
+import { checkClusteredExpireAfterSeconds } from '../ttl/validation';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import { collectionNameOf, optionalBool, optionalDocument, type CommandContext, type CommandHandler } from './context';
 
@@ -53,7 +54,8 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
     if (!options.clusteredIndex && !options.timeseries) {
       fail('InvalidOptions', "'expireAfterSeconds' requires clustering to be enabled: create a clustered collection ({clusteredIndex: {key: {_id: 1}, unique: true}}) or a time-series collection, or put expireAfterSeconds on an index instead.");
     }
-    options.expireAfterSeconds = cmd.expireAfterSeconds;
+    // Rules 5.3 / 6.1: an int64 of seconds, not negative, not reaching back before 1970.
+    options.expireAfterSeconds = checkClusteredExpireAfterSeconds(cmd.expireAfterSeconds, engine.clock.now());
   }
   const existing = engine.getCollection(dbName, name);
   if (existing) {

@@ -13,7 +13,7 @@ import { fieldKeys } from '../indexes/keys';
 import { runPipeline } from '../query/aggregate';
 import { executeQuery } from '../query/executor';
 import { compileProjection } from '../query/projection';
-import { applyReplacement, applyUpdate, isOperatorUpdate, upsertSeed } from '../query/update';
+import { applyReplacement, compileUpdate, isOperatorUpdate, upsertSeed } from '../query/update';
 import { cloneDocument } from '../values/clone';
 import { compareValues } from '../values/compare';
 import { toDouble } from '../values/numbers';
@@ -127,14 +127,16 @@ function runUpdate(engine: Engine, coll: Collection, q: Document, u: unknown, op
   if (!isPlainObject(u)) fail('FailedToParse', `Update argument must be either an object or an array, got ${bsonTypeOf(u)}.`);
   const operator = isOperatorUpdate(u);
   if (opts.multi && !operator) fail('InvalidOptions', 'multi update is not supported for replacement-style update: use update operators such as {$set: {...}}.');
+  // Parse first, so a malformed update fails even when nothing matches (as in mongod).
+  const compiled = operator ? compileUpdate(u) : undefined;
   const now = engine.now();
   const { records } = executeQuery(coll, { filter: q, sort: opts.sort, limit: opts.multi ? 0 : 1, hint: opts.hint });
   if (records.length === 0) {
     if (!opts.upsert) return { matched: 0, modified: 0 };
     const seed = upsertSeed(q);
     let doc: Document;
-    if (operator) doc = applyUpdate(seed, u, { now, isInsert: true }).doc;
-    else doc = seed._id !== undefined && u._id === undefined ? { _id: seed._id, ...u } : { ...u };
+    if (compiled) doc = compiled.apply(seed, { now, isInsert: true }).doc;
+    else doc = applyReplacement(seed, u);
     const record = insertDocument(engine, coll, doc);
     return { matched: 0, modified: 0, upsertedId: record.doc._id, after: record.doc };
   }
@@ -142,7 +144,7 @@ function runUpdate(engine: Engine, coll: Collection, q: Document, u: unknown, op
   let before: Document | undefined;
   let after: Document | undefined;
   for (const record of records) {
-    const next = operator ? applyUpdate(record.doc, u, { now, isInsert: false }) : { doc: applyReplacement(record.doc, u), changed: true };
+    const next = compiled ? compiled.apply(record.doc, { now, isInsert: false }) : { doc: applyReplacement(record.doc, u), changed: true };
     before ??= record.doc;
     if (next.changed) {
       checkUpdatedSize(next.doc);

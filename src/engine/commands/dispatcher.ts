@@ -8,6 +8,7 @@ import { validateDatabaseName } from '../catalog/namespaces';
 import type { Document } from '../values/types';
 import { adminCommands } from './admin';
 import { catalogCommands } from './catalog';
+import { collModCommands } from './collmod';
 import type { CommandHandler } from './context';
 import { crudCommands } from './crud';
 import { explainCommands } from './explain';
@@ -16,6 +17,7 @@ import { indexCommands } from './indexes';
 const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
   ...catalogCommands,
+  ...collModCommands,
   ...indexCommands,
   ...crudCommands,
   ...explainCommands,

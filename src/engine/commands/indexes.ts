@@ -9,6 +9,8 @@ import { valuesEqual } from '../values/compare';
 import { toDouble } from '../values/numbers';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import type { Collection } from '../catalog/collection';
+import type { Engine } from '../engine';
+import { checkTTLIndexSpec, isTTLIndexSpec, listedExpireAfterSeconds, type TTLCollectionFacts } from '../ttl/validation';
 import { collectionNameOf, optionalDocument, requireArray, type CommandContext, type CommandHandler } from './context';
 
 export const MAX_INDEXES = 64;
@@ -18,12 +20,14 @@ function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Docum
   const specs = requireArray(cmd, 'indexes');
   if (specs.length === 0) fail('BadValue', "Must specify at least one index to create: {createIndexes: \"c\", indexes: [{key: {t: 1}, name: \"t_1\"}]}.");
   // Validate every spec before creating anything: one bad spec creates nothing (mongod does the same).
+  const existing = engine.getCollection(dbName, name);
   const normalized = specs.map((s) => {
     const n = normalizeIndexSpec(s);
     if (n.spec.partialFilterExpression !== undefined) validatePartialFilterExpression(n.spec.partialFilterExpression);
+    // Rule 1.5: TTL options are checked after the whole spec, against the original value.
+    if (isTTLIndexSpec(n.spec)) n.spec.expireAfterSeconds = checkTTLIndexSpec(n.spec, ttlFactsOf(engine, existing)).stored;
     return n;
   });
-  const existing = engine.getCollection(dbName, name);
   const { collection, created } = engine.ensureCollection(dbName, name);
   const before = collection.indexes.size;
   const toCreate: Document[] = [];
@@ -64,6 +68,15 @@ function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Docum
   return reply;
 }
 
+function ttlFactsOf(engine: Engine, coll: Collection | undefined): TTLCollectionFacts {
+  return {
+    capped: coll?.isCapped ?? false,
+    clustered: coll?.isClustered ?? false,
+    timeseries: coll?.options.timeseries,
+    serverVersion: engine.serverVersion,
+  };
+}
+
 /** 'exists' for an identical index (a no-op), otherwise throws on conflicts; 'new' to create. */
 function checkAgainstExisting(coll: Collection, spec: Document, pending: Document[]): 'exists' | 'new' {
   for (const other of [...[...coll.indexes.values()].map((i) => i.spec), ...pending]) {
@@ -87,6 +100,8 @@ function listIndexes({ engine, dbName }: CommandContext, cmd: Document): Documen
 /** The spec as listIndexes shows it (a copy; the clustered _id index carries `clustered: true`). */
 export function indexSpecForListing(coll: Collection, index: BTreeIndex): Document {
   const spec: Document = { ...index.spec };
+  // Rule 9.1 / 4.2: reported as an int32; invalid stored values (NaN, out of range) as 2147483647.
+  if (isTTLIndexSpec(spec)) spec.expireAfterSeconds = listedExpireAfterSeconds(spec.expireAfterSeconds);
   if (coll.isClustered && index.name === '_id_') {
     spec.unique = true;
     spec.clustered = true;

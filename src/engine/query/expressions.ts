@@ -961,6 +961,7 @@ const DAY_MS = 86_400_000;
 
 /** Date.UTC without its 0..99 → 1900s year mapping. */
 function utcMillis(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): number {
+  if (y >= 100) return Date.UTC(y, mo, d, h, mi, s, ms);
   const date = new Date(0);
   date.setUTCFullYear(y, mo, d);
   date.setUTCHours(h, mi, s, ms);

@@ -25,6 +25,7 @@ import {
   type BsonTypeName,
   type Document,
 } from '../values/types';
+import { compileExpression, isTruthy } from './expressions';
 import { compilePath, MISSING, type ValuePredicate } from './path-values';
 
 /** A compiled filter. Accepts arrays too, because $elemMatch runs sub-filters on array elements. */
@@ -130,8 +131,11 @@ function compileTopLevelOperator(op: string, value: unknown): DocPredicate | nul
       return op === '$alwaysTrue' ? TRUE : () => false;
     case '$where':
       throw notSupported('$where is not supported: this engine does not execute JavaScript');
-    case '$expr':
-      throw notSupported('$expr is not supported yet');
+    case '$expr': {
+      // Aggregation expressions evaluated against the document, truthy by aggregation rules.
+      const expr = compileExpression(value);
+      return (doc) => isTruthy(expr(doc as Document));
+    }
     case '$text':
       throw notSupported('$text is not supported: this engine has no text indexes');
     case '$jsonSchema':

@@ -167,8 +167,9 @@ function decimalOp(a: Decimal128, b: Decimal128, op: 'add' | 'mul'): Decimal128 
     const r = op === 'add' ? toDouble(a) + toDouble(b) : toDouble(a) * toDouble(b);
     return toDecimal(r);
   }
-  const num = op === 'add' ? x.num * y.den + y.num * x.den : x.num * y.num;
-  const den = x.den * y.den;
+  // Addition keeps the finer of the two scales (0.1 + 0.2 = 0.3, not 0.30); multiplication adds them.
+  const den = op === 'add' ? (x.den > y.den ? x.den : y.den) : x.den * y.den;
+  const num = op === 'add' ? x.num * (den / x.den) + y.num * (den / y.den) : x.num * y.num;
   // den is a power of ten: turn num/den into a decimal string.
   const scale = den.toString().length - 1;
   const neg = num < 0n;

@@ -1,0 +1,227 @@
+/**
+ * The TTL monitor, mongod's TTLMonitor on the engine's clock (rules 7.1–7.6, 7.12). It sleeps
+ * `ttlMonitorSleepSecs`, then runs a pass: sub-passes over a snapshot of TTL targets, each visit
+ * bounded by `ttlIndexDeleteTargetDocs` / `ttlIndexDeleteTargetTimeMS`, targets that hit a bound
+ * revisited after the others while the sub-pass has time (`ttlMonitorSubPassTargetSecs`), and more
+ * sub-passes until nothing expired is left. Deletions go through the normal write path and reach
+ * listeners as one event batch per visit, with cause "ttl".
+ */
+import type { Collection } from '../catalog/collection';
+import type { StoredRecord } from '../catalog/record';
+import type { CancelTimer } from '../clock';
+import type { Engine } from '../engine';
+import { ClusteredTTLTarget, IndexTTLTarget, type TTLTarget, type VisitOutcome } from './targets';
+import { isTTLIndexSpec } from './validation';
+
+/** Extra target kinds (time series, Cosmos) register a factory per collection. */
+export type TargetFactory = (collection: Collection) => TTLTarget[];
+
+export interface VisitReport {
+  db: string;
+  collection: string;
+  target: string;
+  deleted: number;
+  outcome: VisitOutcome['kind'];
+  reason?: string;
+}
+
+export interface PassReport {
+  startedAt: Date;
+  subPasses: number;
+  deleted: number;
+  visits: VisitReport[];
+  /** Why no pass ran (disabled, secondary, local.system.replset), when none did. */
+  skipped?: string;
+}
+
+export interface MonitorStatus {
+  enabled: boolean;
+  running: boolean;
+  role: string;
+  sleepSecs: number;
+  lastPassAt: Date | null;
+  nextPassAt: Date | null;
+  stoppedBecause: string | null;
+  metrics: { passes: number; subPasses: number; deletedDocuments: number };
+  lastPass: PassReport | null;
+}
+
+export class TTLMonitor {
+  private cancelTimer?: CancelTimer;
+  private sleepStartedAt: number;
+  private nextPassAt: number | null = null;
+  private lastPass: PassReport | null = null;
+  private lastPassAt: number | null = null;
+  private readonly factories: TargetFactory[] = [];
+  private stopped = false;
+  private inPass = false;
+
+  constructor(private readonly engine: Engine) {
+    this.sleepStartedAt = engine.clock.now();
+    engine.parameters.onDidChange((name) => {
+      // Changing the sleep interval wakes the sleeper and recomputes its deadline (rule 7.1).
+      if (name === 'ttlMonitorSleepSecs') this.schedule();
+    });
+    this.schedule();
+  }
+
+  registerTargets(factory: TargetFactory): void {
+    this.factories.push(factory);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    this.nextPassAt = null;
+  }
+
+  private get sleepMs(): number {
+    return this.engine.parameters.getNumber('ttlMonitorSleepSecs') * 1000;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.cancelTimer?.();
+    const at = this.sleepStartedAt + this.sleepMs;
+    this.nextPassAt = at;
+    this.cancelTimer = this.engine.clock.setTimer(at, () => this.wake());
+  }
+
+  private wake(): void {
+    this.cancelTimer = undefined;
+    try {
+      this.runPass();
+    } catch (err) {
+      console.error('TTL Workbench: TTL pass failed', err);
+    }
+    this.sleepStartedAt = this.engine.clock.now();
+    this.schedule();
+  }
+
+  /** Why the monitor would not delete right now, or null when it would. */
+  stoppedBecause(): string | null {
+    if (this.engine.isClosed) return 'the engine is closed';
+    if (!this.engine.parameters.getBool('ttlMonitorEnabled')) return 'ttlMonitorEnabled is false';
+    const replset = this.engine.getCollection('local', 'system.replset');
+    if (replset && replset.count > 0) {
+      return 'local.system.replset holds a replica set configuration: a standalone started from a replica-set member does not run the TTL monitor (rule 7.4)';
+    }
+    return null;
+  }
+
+  /**
+   * One complete pass now (rule 7.2). A disabled monitor counts no pass; an enabled one counts a
+   * pass even when nothing is deleted. Returns what was deleted, visit by visit.
+   */
+  runPass(): PassReport {
+    const startedAt = new Date(this.engine.clock.now());
+    const skipped = this.stoppedBecause();
+    if (skipped) return { startedAt, subPasses: 0, deleted: 0, visits: [], skipped };
+    if (this.inPass) return { startedAt, subPasses: 0, deleted: 0, visits: [], skipped: 'a pass is already running' };
+    this.inPass = true;
+    const report: PassReport = { startedAt, subPasses: 0, deleted: 0, visits: [] };
+    try {
+      if (this.engine.role !== 'primary') {
+        // A secondary attempts the pass but deletes nothing: deletes replicate from the primary (rule 7.4).
+        report.subPasses = 1;
+        this.engine.ttlMetrics.subPasses++;
+        report.skipped = 'this node is a secondary: deletes replicate from the primary (rule 7.4)';
+        return report;
+      }
+      let more = true;
+      while (more) {
+        more = this.runSubPass(report);
+        report.subPasses++;
+        this.engine.ttlMetrics.subPasses++;
+      }
+    } finally {
+      this.inPass = false;
+      this.engine.ttlMetrics.passes++;
+      this.lastPass = report;
+      this.lastPassAt = this.engine.clock.now();
+      this.engine.flushEvents();
+    }
+    return report;
+  }
+
+  /** Rule 7.3: one sub-pass; returns whether expired work remains for another sub-pass. */
+  private runSubPass(report: PassReport): boolean {
+    const params = this.engine.parameters;
+    const subPassBudgetMs = params.getNumber('ttlMonitorSubPassTargetSecs') * 1000;
+    const batched = params.getBool('ttlMonitorBatchDeletes');
+    const started = performance.now();
+    let queue = this.snapshotTargets();
+    let firstRound = true;
+    while (queue.length > 0) {
+      if (!firstRound && (subPassBudgetMs === 0 || performance.now() - started >= subPassBudgetMs)) return true;
+      firstRound = false;
+      const again: TTLTarget[] = [];
+      for (const target of queue) {
+        const budget = {
+          // ttlMonitorBatchDeletes: false is the legacy unbounded delete per index.
+          maxDocs: batched ? params.getNumber('ttlIndexDeleteTargetDocs') : 0,
+          maxMillis: batched ? params.getNumber('ttlIndexDeleteTargetTimeMS') : 0,
+          now: this.engine.clock.now(),
+        };
+        const outcome = this.visit(target, budget);
+        report.visits.push({
+          db: target.collection.dbName,
+          collection: target.collection.name,
+          target: target.label,
+          deleted: outcome.kind === 'skipped' ? 0 : outcome.deleted,
+          outcome: outcome.kind,
+          ...(outcome.kind === 'skipped' ? { reason: outcome.reason } : {}),
+        });
+        if (outcome.kind !== 'skipped') report.deleted += outcome.deleted;
+        if (outcome.kind === 'more') again.push(target);
+      }
+      queue = again;
+    }
+    return false;
+  }
+
+  private visit(target: TTLTarget, budget: { maxDocs: number; maxMillis: number; now: number }): VisitOutcome {
+    const coll = target.collection;
+    // The collection may have been dropped since the snapshot (rule 7.5).
+    if (this.engine.getCollection(coll.dbName, coll.name) !== coll) return { kind: 'skipped', reason: 'collection dropped', logId: 0 };
+    const remove = (record: StoredRecord) => {
+      coll.remove(record, 'ttl');
+      this.engine.ttlMetrics.deletedDocuments++;
+    };
+    const outcome = target.visit(budget, remove);
+    // One event batch per visit, never one per document.
+    this.engine.flushEvents();
+    return outcome;
+  }
+
+  /** Every TTL target of every collection, as of now (new indexes join at the next sub-pass). */
+  snapshotTargets(): TTLTarget[] {
+    const targets: TTLTarget[] = [];
+    for (const db of this.engine.databases.values()) {
+      for (const coll of db.collections.values()) {
+        for (const index of coll.indexes.values()) {
+          if (isTTLIndexSpec(index.spec) && !coll.options.timeseries) targets.push(new IndexTTLTarget(coll, index.name));
+        }
+        if (coll.isClustered && coll.options.expireAfterSeconds !== undefined) targets.push(new ClusteredTTLTarget(coll));
+        for (const factory of this.factories) targets.push(...factory(coll));
+      }
+    }
+    return targets;
+  }
+
+  status(): MonitorStatus {
+    const m = this.engine.ttlMetrics;
+    return {
+      enabled: this.engine.parameters.getBool('ttlMonitorEnabled'),
+      running: !this.stopped,
+      role: this.engine.role,
+      sleepSecs: this.engine.parameters.getNumber('ttlMonitorSleepSecs'),
+      lastPassAt: this.lastPassAt === null ? null : new Date(this.lastPassAt),
+      nextPassAt: this.nextPassAt === null ? null : new Date(this.nextPassAt),
+      stoppedBecause: this.stoppedBecause(),
+      metrics: { passes: m.passes, subPasses: m.subPasses, deletedDocuments: m.deletedDocuments },
+      lastPass: this.lastPass,
+    };
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * What one TTL monitor visit deletes. A target is one TTL index or one collection-level TTL
+ * (clustered collection); `visit` deletes at most the budget's documents / milliseconds and says
+ * whether expired work remains. Targets re-read their spec on every visit (rules 3.11 and 7.6), so
+ * a collMod takes effect at the next visit and an index that became invalid is skipped.
+ */
+import type { Collection } from '../catalog/collection';
+import type { StoredRecord } from '../catalog/record';
+import type { BTreeIndex } from '../indexes/btree-index';
+import { encodeEntry, KeyBound, MIN_BOUND, MAX_BOUND } from '../indexes/key-order';
+import { effectiveExpireAfterSeconds, isTTLIndexSpec, ttlKeyIsUsable } from './validation';
+
+const DATE_RANK = 45;
+
+export interface VisitBudget {
+  /** 0 = unlimited (ttlIndexDeleteTargetDocs). */
+  maxDocs: number;
+  /** 0 = unlimited (ttlIndexDeleteTargetTimeMS), measured in real time: it bounds CPU work. */
+  maxMillis: number;
+  /** The engine clock's time at the visit. */
+  now: number;
+}
+
+export type VisitOutcome =
+  | { kind: 'done' | 'more'; deleted: number }
+  | { kind: 'skipped'; reason: string; logId: number };
+
+export interface TTLTarget {
+  readonly collection: Collection;
+  /** `index <name>` or `collection` for clustered / time-series TTL. */
+  readonly label: string;
+  visit(budget: VisitBudget, remove: (record: StoredRecord) => void): VisitOutcome;
+}
+
+/** Time budget check done every so many deletions (reading the clock per document costs). */
+const TIME_CHECK_EVERY = 256;
+
+/**
+ * Deletes records yielded by `candidates` (in index order) until the budget is spent. Collects a
+ * small batch first so the scan never walks entries it is deleting.
+ */
+export function deleteWithinBudget(candidates: () => IterableIterator<StoredRecord>, budget: VisitBudget, remove: (record: StoredRecord) => void): { kind: 'done' | 'more'; deleted: number } {
+  const started = performance.now();
+  let deleted = 0;
+  for (;;) {
+    const room = budget.maxDocs > 0 ? Math.min(budget.maxDocs - deleted, 1024) : 1024;
+    if (room <= 0) return { kind: 'more', deleted };
+    const batch: StoredRecord[] = [];
+    const seen = new Set<number>();
+    for (const record of candidates()) {
+      if (seen.has(record.rid)) continue;
+      seen.add(record.rid);
+      batch.push(record);
+      if (batch.length >= room) break;
+    }
+    if (batch.length === 0) return { kind: 'done', deleted };
+    for (const record of batch) {
+      remove(record);
+      deleted++;
+      if (budget.maxMillis > 0 && deleted % TIME_CHECK_EVERY === 0 && performance.now() - started >= budget.maxMillis) {
+        return { kind: 'more', deleted };
+      }
+    }
+    if (budget.maxDocs > 0 && deleted >= budget.maxDocs) {
+      // The budget ran out exactly: whether work remains decides if the index is visited again.
+      const next = candidates().next();
+      return { kind: next.done ? 'done' : 'more', deleted };
+    }
+  }
+}
+
+/** Rule 7.7–7.9: a secondary TTL index, walked over [min date, now − EAS] (both inclusive). */
+export class IndexTTLTarget implements TTLTarget {
+  constructor(
+    readonly collection: Collection,
+    private readonly indexName: string,
+  ) {}
+
+  get label(): string {
+    return `index ${this.indexName}`;
+  }
+
+  visit(budget: VisitBudget, remove: (record: StoredRecord) => void): VisitOutcome {
+    const index = this.collection.indexes.get(this.indexName);
+    if (!index || !isTTLIndexSpec(index.spec)) return { kind: 'skipped', reason: 'no longer a TTL index', logId: 0 };
+    const usable = ttlKeyIsUsable(index.spec.key as Record<string, unknown>);
+    if (!usable.usable) return { kind: 'skipped', reason: usable.reason, logId: usable.logId };
+    const seconds = effectiveExpireAfterSeconds(index.spec.expireAfterSeconds);
+    if (seconds === undefined) return { kind: 'skipped', reason: 'Skipping TTL job due to invalid index spec (expireAfterSeconds is NaN, negative or beyond int32)', logId: 6909100 };
+    const threshold = budget.now - seconds * 1000;
+    return deleteWithinBudget(() => expiredInIndex(index, threshold), budget, remove);
+  }
+}
+
+/** Records with a date key in [min date, threshold], via the index (never a collection scan). */
+export function* expiredInIndex(index: BTreeIndex, thresholdMs: number): IterableIterator<StoredRecord> {
+  const start = encodeEntry([new KeyBound(-1, DATE_RANK), MIN_BOUND]);
+  const end = encodeEntry([new Date(thresholdMs), MAX_BOUND]);
+  const forward = index.directions[0] === 1;
+  for (const [, record] of forward ? index.scan(start, end, true) : index.scan(end, start, false)) yield record;
+}
+
+/**
+ * Rules 5.4 / 7.10: a clustered collection's own expireAfterSeconds, a bounded scan of the cluster
+ * key from Date(0) to now − EAS; `_id`s that are not dates (or are before 1970) never expire.
+ */
+export class ClusteredTTLTarget implements TTLTarget {
+  readonly label = 'collection';
+
+  constructor(readonly collection: Collection) {}
+
+  visit(budget: VisitBudget, remove: (record: StoredRecord) => void): VisitOutcome {
+    const stored = this.collection.options.expireAfterSeconds;
+    if (stored === undefined) return { kind: 'skipped', reason: 'expireAfterSeconds was removed', logId: 0 };
+    const seconds = Number(stored);
+    const index = this.collection.idIndex;
+    if (!index || !Number.isFinite(seconds)) return { kind: 'skipped', reason: 'invalid clustered expireAfterSeconds', logId: 0 };
+    const threshold = budget.now - seconds * 1000;
+    if (threshold < 0) return { kind: 'done', deleted: 0 };
+    const start = encodeEntry([new Date(0), MIN_BOUND]);
+    const end = encodeEntry([new Date(threshold), MAX_BOUND]);
+    return deleteWithinBudget(
+      function* () {
+        for (const [, record] of index.scan(start, end, true)) yield record;
+      },
+      budget,
+      remove,
+    );
+  }
+}
