@@ -9,6 +9,7 @@ import { EventBuffer, type EngineEvent, type EngineListener } from './catalog/ev
 import { validateCollectionName, validateDatabaseName } from './catalog/namespaces';
 import { ParameterStore } from './catalog/parameters';
 import { SystemClock, type Clock } from './clock';
+import { repairInvalidTTLSpecs } from './ttl/legacy';
 import { TTLMonitor } from './ttl/monitor';
 import { dispatchCommand } from './commands/dispatcher';
 import { fail } from './errors';
@@ -43,7 +44,7 @@ export class Engine {
   readonly clock: Clock;
   readonly serverVersion: ServerVersion;
   readonly flavor: Flavor;
-  readonly role: ReplicationRole;
+  private currentRole: ReplicationRole;
   readonly parameters: ParameterStore;
   readonly cursors = new CursorStore();
   readonly databases = new Map<string, Database>();
@@ -67,7 +68,7 @@ export class Engine {
       fail('BadValue', `serverVersion must be "8.0" or "7.0", got ${JSON.stringify(this.serverVersion)}.`);
     }
     this.flavor = options.flavor ?? 'mongodb';
-    this.role = options.role ?? 'primary';
+    this.currentRole = options.role ?? 'primary';
     this.parameters = new ParameterStore(options.parameters);
     this.startedAt = this.clock.now();
     this.ttl = new TTLMonitor(this);
@@ -86,6 +87,28 @@ export class Engine {
     } finally {
       this.events.flush();
     }
+  }
+
+  get role(): ReplicationRole {
+    return this.currentRole;
+  }
+
+  /**
+   * Change the replication role. Becoming primary is mongod's step-up: invalid TTL values left by
+   * older servers are rewritten (rule 4.2).
+   */
+  setRole(role: ReplicationRole): void {
+    const wasPrimary = this.currentRole === 'primary';
+    this.currentRole = role;
+    if (role === 'primary' && !wasPrimary) repairInvalidTTLSpecs(this);
+  }
+
+  /** The engine's log, newest last (what getLog returns): mongod log ids with their message. */
+  readonly logLines: Array<{ t: Date; id: number; msg: string; attr?: Record<string, unknown> }> = [];
+
+  log(id: number, msg: string, attr?: Record<string, unknown>): void {
+    this.logLines.push({ t: this.now(), id, msg, attr });
+    if (this.logLines.length > 1000) this.logLines.shift();
   }
 
   /** Typed access to a database: `engine.db("app").collection("events").insertOne(...)`. */

@@ -3,6 +3,9 @@ export { Engine, type EngineOptions, type ServerVersion, type Flavor, type Repli
 export { CollectionHandle, DatabaseHandle, type FindOptions, type UpdateResult } from './api/handles';
 export { EngineError, ErrorCode, codeNameOf } from './errors';
 export type { EngineEvent, EngineListener } from './catalog/events';
-export { SystemClock, type Clock } from './clock';
+export { SystemClock, VirtualClock, type Clock } from './clock';
 export { compareValues, valuesEqual } from './values/compare';
 export type { Document } from './values/types';
+export type { MonitorStatus, PassReport, VisitReport } from './ttl/monitor';
+export { findInvalidTTLIndexes, findNaNTTLIndexes, loadLegacyIndexSpec, repairInvalidTTLSpecs, type TTLIndexProblem } from './ttl/legacy';
+export * as ttlRules from './ttl/validation';

@@ -108,5 +108,9 @@ export const adminCommands: Record<string, CommandHandler> = {
   setParameter,
   listCommands,
   connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
-  getLog: () => ({ totalLinesWritten: 0, log: [], ok: 1 }),
+  getLog: ({ engine }) => ({
+    totalLinesWritten: engine.logLines.length,
+    log: engine.logLines.map((l) => JSON.stringify({ t: { $date: l.t.toISOString() }, s: 'W', c: 'INDEX', id: l.id, msg: l.msg, attr: l.attr ?? {} })),
+    ok: 1,
+  }),
 };
