@@ -11,6 +11,7 @@ import { ParameterStore } from './catalog/parameters';
 import { SystemClock, type Clock } from './clock';
 import { repairInvalidTTLSpecs } from './ttl/legacy';
 import { TTLMonitor } from './ttl/monitor';
+import { attachCosmosTTL, registerCosmosTTL } from './ttl/cosmos'; // Cosmos flavor TTL (§10)
 import { dispatchCommand } from './commands/dispatcher';
 import { fail } from './errors';
 import { BTreeIndex } from './indexes/btree-index';
@@ -72,6 +73,7 @@ export class Engine {
     this.parameters = new ParameterStore(options.parameters);
     this.startedAt = this.clock.now();
     this.ttl = new TTLMonitor(this);
+    if (this.flavor === 'cosmos') registerCosmosTTL(this); // Cosmos flavor: `_ts` collection TTL + per-document ttl (§10)
   }
 
   /**
@@ -174,6 +176,7 @@ export class Engine {
     validateCollectionName(dbName, name);
     if (this.getCollection(dbName, name)) fail('NamespaceExists', `Collection ${dbName}.${name} already exists.`);
     const coll = this.databaseFor(dbName).createCollection(name, options);
+    if (this.flavor === 'cosmos') attachCosmosTTL(this, coll); // Cosmos flavor: stamp `_ts` on every write (§10.1)
     if (!options.timeseries) coll.addIndex(new BTreeIndex({ v: 2, key: { _id: 1 }, name: '_id_' }));
     this.events.record({ kind: 'collectionCreated', db: dbName, collection: name });
     return coll;

@@ -1,6 +1,6 @@
 /**
  * What a stored document must satisfy: an `_id` (added as a new ObjectId when absent, always the
- * first field), no `$`-prefixed top-level names, `_id` not an array, regex or undefined, and at most
+ * first field), `_id` not an array, regex or undefined (nor holding `$` fields), and at most
  * 16 MiB of BSON.
  */
 import { calculateObjectSize, ObjectId } from 'bson';
@@ -25,11 +25,7 @@ export function validateIdValue(id: unknown): void {
 /** Copy a user document into its stored form, or throw what mongod would answer. */
 export function prepareForInsert(input: unknown, options: { generateId: boolean }): Document {
   if (!isPlainObject(input)) fail('TypeMismatch', `Documents to insert must be objects, got ${bsonTypeOf(input)}.`);
-  for (const key of Object.keys(input)) {
-    if (key.startsWith('$')) {
-      fail('BadValue', `Document can't have $ prefixed field names: ${key}. Rename the field; top-level field names cannot start with '$'.`);
-    }
-  }
+  // Since 5.0, `$`-prefixed field names are allowed in inserted documents (not in _id).
   // _id always comes first: a generated one, or the given one moved to the front.
   const hasId = input._id !== undefined;
   if (hasId) validateIdValue(input._id);

@@ -60,14 +60,20 @@ export class ParameterStore {
 
   /** Sets a parameter at runtime; returns the previous value (mongod's `was`). */
   set(name: string, value: unknown): boolean | number {
-    const def = PARAMETERS[name];
-    if (!def) fail('InvalidOptions', `attempted to set unrecognized parameter [${name}]; known parameters: ${Object.keys(PARAMETERS).join(', ')}.`);
-    if (def.startupOnly) fail('IllegalOperation', `parameter '${name}' can only be set at startup (engine options).`);
+    this.validate(name, value);
     const was = this.values.get(name)!;
     const next = this.coerce(name, value);
     this.values.set(name, next);
     for (const listener of this.listeners) listener(name, next);
     return was;
+  }
+
+  /** Throws what set() would throw, without changing anything. */
+  validate(name: string, value: unknown): void {
+    const def = PARAMETERS[name];
+    if (!def) fail('InvalidOptions', `attempted to set unrecognized parameter [${name}]; known parameters: ${Object.keys(PARAMETERS).join(', ')}.`);
+    if (def.startupOnly) fail('IllegalOperation', `parameter '${name}' can only be set at startup (engine options).`);
+    this.coerce(name, value);
   }
 
   onDidChange(listener: ParameterListener): () => void {

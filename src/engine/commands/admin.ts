@@ -71,7 +71,12 @@ function serverStatus({ engine }: CommandContext): Document {
   };
 }
 
-function getParameter({ engine }: CommandContext, cmd: Document): Document {
+function requireAdmin(dbName: string, command: string): void {
+  if (dbName !== 'admin') fail('Unauthorized', `${command} may only be run against the admin database: db.adminCommand({${command}: ...}).`);
+}
+
+function getParameter({ engine, dbName }: CommandContext, cmd: Document): Document {
+  requireAdmin(dbName, 'getParameter');
   const all = cmd.getParameter === '*' || (typeof cmd.getParameter === 'object' && cmd.getParameter !== null && (cmd.getParameter as Document).allParameters === true);
   const reply: Document = {};
   const names = all ? engine.parameters.names() : Object.keys(cmd).filter((k) => k !== 'getParameter' && !k.startsWith('$') && k !== 'comment');
@@ -80,12 +85,14 @@ function getParameter({ engine }: CommandContext, cmd: Document): Document {
   return { ...reply, ok: 1 };
 }
 
-function setParameter({ engine }: CommandContext, cmd: Document): Document {
+function setParameter({ engine, dbName }: CommandContext, cmd: Document): Document {
+  requireAdmin(dbName, 'setParameter');
   const names = Object.keys(cmd).filter((k) => k !== 'setParameter' && !k.startsWith('$') && k !== 'comment');
   if (names.length === 0) fail('InvalidOptions', 'no option found to set: use e.g. {setParameter: 1, ttlMonitorSleepSecs: 5}.');
-  if (names.length > 1) fail('InvalidOptions', `setParameter sets one parameter at a time; got ${names.join(', ')}.`);
-  const was = engine.parameters.set(names[0], cmd[names[0]]);
-  return { was: asReplyValue(names[0], was), ok: 1 };
+  // Check every value first so a bad one sets nothing; the reply's `was` is the first parameter's.
+  for (const name of names) engine.parameters.validate(name, cmd[name]);
+  const was = names.map((name) => engine.parameters.set(name, cmd[name]));
+  return { was: asReplyValue(names[0], was[0]), ok: 1 };
 }
 
 function asReplyValue(name: string, value: boolean | number): unknown {

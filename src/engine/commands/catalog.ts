@@ -4,6 +4,7 @@ import type { Collection, CollectionOptions, TimeseriesOptions } from '../catalo
 import { BTreeIndex } from '../indexes/btree-index';
 import { fail } from '../errors';
 import { compileFilter } from '../query/matcher';
+import { valuesEqual } from '../values/compare';
 import { formatValue } from '../values/format';
 import { toDouble } from '../values/numbers';
 import { checkClusteredExpireAfterSeconds } from '../ttl/validation';
@@ -38,8 +39,8 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
     const size = toDouble(cmd.size);
     if (size <= 0) fail('BadValue', "'size' of a capped collection must be greater than 0.");
     options.capped = true;
-    // mongod rounds the size up to a multiple of 256 bytes.
-    options.size = Math.ceil(size / 256) * 256;
+    // Since 6.2 the size is kept as given (no rounding to 256 bytes).
+    options.size = size;
     if (cmd.max !== undefined) {
       if (!isNumeric(cmd.max)) fail('TypeMismatch', "'max' must be a number of documents.");
       options.max = Math.trunc(toDouble(cmd.max));
@@ -59,7 +60,9 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
   }
   const existing = engine.getCollection(dbName, name);
   if (existing) {
-    fail('NamespaceExists', `Collection ${dbName}.${name} already exists. Drop it first or pick another name.`);
+    // Since 7.0 (SERVER-60064) create is idempotent when the options are the same.
+    if (valuesEqual(collectionOptionsDocument(existing), optionsDocumentOf(options))) return { ok: 1 };
+    fail('NamespaceExists', `Collection ${dbName}.${name} already exists with different options. Drop it first or pick another name.`);
   }
   const coll = engine.createCollection(dbName, name, options);
   if (options.timeseries?.metaField) {
@@ -173,7 +176,10 @@ function listDatabases({ engine, dbName }: CommandContext, cmd: Document): Docum
 
 /** listCollections' `options` document: what was given to create, in mongod's shape. */
 export function collectionOptionsDocument(coll: Collection): Document {
-  const o = coll.options;
+  return optionsDocumentOf(coll.options);
+}
+
+function optionsDocumentOf(o: CollectionOptions): Document {
   const out: Document = {};
   if (o.capped) {
     out.capped = true;

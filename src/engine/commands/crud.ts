@@ -5,6 +5,7 @@
  */
 import { Long } from 'bson';
 import type { Collection } from '../catalog/collection';
+import { DEFAULT_FIRST_BATCH } from '../catalog/cursors';
 import { checkUpdatedSize, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import type { Engine } from '../engine';
@@ -96,7 +97,12 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
   const docs = result.records.map((r) => r.doc);
   engine.documentMetrics.returned += docs.length;
   const shape = projection ?? cloneDocument;
-  const batchSize = singleBatch ? docs.length : batchSizeOf(cmd);
+  const batchSize = batchSizeOf(cmd);
+  if (singleBatch) {
+    // One batch, and the cursor is closed whatever is left.
+    const first = docs.slice(0, batchSize ?? DEFAULT_FIRST_BATCH).map(shape);
+    return { cursor: { firstBatch: first, id: Long.fromNumber(0), ns }, ok: 1 };
+  }
   return { cursor: engine.cursors.openCursor(ns, docs, batchSize, shape), ok: 1 };
 }
 
@@ -206,18 +212,23 @@ function del({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'delete');
   const statements = requireArray(cmd, 'deletes');
   const ordered = optionalBool(cmd, 'ordered') ?? true;
+  // The statements are parsed before any runs: a malformed one fails the whole command.
+  const parsed = statements.map((s) => {
+    if (!isPlainObject(s)) fail('TypeMismatch', 'Each delete statement must be an object {q, limit}.');
+    if (s.limit === undefined) fail(40414, "BSON field 'delete.deletes.limit' is missing but a required field: use limit: 0 (all matches) or 1 (one).");
+    const limit = optionalNumber(s, 'limit');
+    if (limit !== 0 && limit !== 1) fail('FailedToParse', 'The limit field in delete objects must be 0 or 1 (0 deletes all matches, 1 deletes one).');
+    return { q: optionalDocument(s, 'q') ?? {}, limit, hint: s.hint };
+  });
   const writeErrors: WriteError[] = [];
   let n = 0;
-  for (let i = 0; i < statements.length; i++) {
+  for (let i = 0; i < parsed.length; i++) {
     engine.opcounters.delete++;
     try {
-      const s = statements[i];
-      if (!isPlainObject(s)) fail('TypeMismatch', 'Each delete statement must be an object {q, limit}.');
-      const limit = optionalNumber(s, 'limit');
-      if (limit !== 0 && limit !== 1) fail('FailedToParse', "The limit field in delete objects must be 0 or 1 (0 deletes all matches, 1 deletes one).");
+      const s = parsed[i];
       const coll = engine.getCollection(dbName, name);
       if (!coll) continue;
-      n += runDelete(engine, coll, optionalDocument(s, 'q') ?? {}, limit, s.hint).length;
+      n += runDelete(engine, coll, s.q, s.limit, s.hint).length;
     } catch (err) {
       writeErrors.push(writeErrorOf(i, err));
       if (ordered) break;

@@ -37,7 +37,8 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
 function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const inner = cmd.explain;
   if (!isPlainObject(inner)) fail('TypeMismatch', 'explain takes a command document: {explain: {find: "c", filter: {...}}}.');
-  const verbosity = cmd.verbosity ?? 'queryPlanner';
+  // mongod's default verbosity is allPlansExecution.
+  const verbosity = cmd.verbosity ?? 'allPlansExecution';
   const { collection, request } = requestOf(inner);
   const coll = engine.getCollection(dbName, collection);
   const ns = `${dbName}.${collection}`;
@@ -63,6 +64,7 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
       executionTimeMillis: millis,
       totalKeysExamined: result.keysExamined,
       totalDocsExamined: result.docsExamined,
+      ...(verbosity === 'allPlansExecution' ? { allPlansExecution: [] } : {}),
     };
   }
   reply.serverInfo = { host: 'localhost', version: EMULATED_VERSIONS[engine.serverVersion] };

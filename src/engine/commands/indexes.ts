@@ -5,6 +5,7 @@ import { compareSpecs, conflictError, normalizeIndexSpec } from '../indexes/inde
 import { formatKeyPattern } from '../indexes/key-pattern';
 import { compileFilter } from '../query/matcher';
 import { validatePartialFilterExpression } from '../query/partial-filter';
+import { cloneDocument } from '../values/clone';
 import { valuesEqual } from '../values/compare';
 import { toDouble } from '../values/numbers';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
@@ -59,7 +60,8 @@ function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Docum
   const reply: Document = {
     numIndexesBefore: before,
     numIndexesAfter: collection.indexes.size,
-    ...(created ? { createdCollectionAutomatically: true } : {}),
+    // mongod leaves the field out only when nothing was built.
+    ...(created || toCreate.length > 0 ? { createdCollectionAutomatically: created } : {}),
   };
   if (toCreate.length === 0) reply.note = 'all indexes already exist';
   else if (toCreate.length < normalized.length) reply.note = 'index already exists';
@@ -99,7 +101,7 @@ function listIndexes({ engine, dbName }: CommandContext, cmd: Document): Documen
 
 /** The spec as listIndexes shows it (a copy; the clustered _id index carries `clustered: true`). */
 export function indexSpecForListing(coll: Collection, index: BTreeIndex): Document {
-  const spec: Document = { ...index.spec };
+  const spec = cloneDocument(index.spec);
   // Rule 9.1 / 4.2: reported as an int32; invalid stored values (NaN, out of range) as 2147483647.
   if (isTTLIndexSpec(spec)) spec.expireAfterSeconds = listedExpireAfterSeconds(spec.expireAfterSeconds);
   if (coll.isClustered && index.name === '_id_') {

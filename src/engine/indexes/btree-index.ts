@@ -37,8 +37,9 @@ export class BTreeIndex {
   get name(): string {
     return this.spec.name as string;
   }
+  /** The _id index is unique without saying so in its spec (listIndexes shows no `unique`). */
   get unique(): boolean {
-    return this.spec.unique === true;
+    return this.spec.unique === true || this.spec.name === '_id_';
   }
   get sparse(): boolean {
     return this.spec.sparse === true;

@@ -39,9 +39,14 @@ export function normalizeIndexSpec(input: unknown): NormalizedSpec {
   }
   if (input.key === undefined) fail('FailedToParse', `The 'key' field is a required property of an index specification: ${formatValue(input)}`);
   const pattern = parseKeyPattern(input.key);
-  if (input.name !== undefined && (typeof input.name !== 'string' || input.name.length === 0)) {
-    fail('TypeMismatch', `The 'name' field of an index specification must be a non-empty string, got ${formatValue(input.name)}.`);
+  if (input.name === undefined) {
+    fail('FailedToParse', `The 'name' field is a required property of an index specification: ${formatValue(input)}. Give one, e.g. name: "${defaultIndexName(input.key as Document)}" (the shell's createIndex fills it in).`);
   }
+  if (typeof input.name !== 'string') fail('TypeMismatch', `The 'name' field of an index specification must be a string, got ${formatValue(input.name)}.`);
+  if (input.name.length === 0) fail('CannotCreateIndex', 'index name cannot be empty');
+  if (input.name === '*') fail('BadValue', "The index name '*' is not valid: it means \"all indexes\" to dropIndexes. Pick another name.");
+  const isIdKey = Object.keys(pattern.raw).length === 1 && pattern.raw._id !== undefined;
+  if (input.name === '_id_' && !isIdKey) fail('BadValue', `The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}: pick another name for ${formatValue(input.key)}.`);
   if (input.collation !== undefined) {
     fail('InvalidOptions', 'Collations are not supported by the TTL Workbench engine: remove the collation option (indexes compare strings by binary order).');
   }
@@ -58,7 +63,7 @@ export function normalizeIndexSpec(input: unknown): NormalizedSpec {
   if (input.unique && (pattern.plugin === 'hashed' || pattern.plugin === 'text' || pattern.plugin === 'wildcard' || pattern.plugin === '2dsphere')) {
     fail('CannotCreateIndex', `${pattern.plugin} indexes cannot be unique: remove unique: true.`);
   }
-  const spec: Document = { v: 2, key: input.key, name: input.name ?? defaultIndexName(input.key as Document) };
+  const spec: Document = { v: 2, key: input.key, name: input.name };
   for (const [field, value] of Object.entries(input)) {
     if (field === 'key' || field === 'name' || field === 'v' || DROPPED.has(field)) continue;
     // Boolean options are stored as booleans; `false` is the default and mongod omits it.

@@ -36,8 +36,22 @@ export function validatePartialFilterExpression(filter: unknown): void {
       `The field 'partialFilterExpression' must be an object, but got ${bsonTypeOf(filter)}`,
     );
   }
+  rejectSpecialFeatures(filter);
   compileFilter(filter);
   checkNode(collapse(parseDocument(filter)), 0);
+}
+
+/** Index filters ban $expr like mongod's parser does for them (rule 8.2), at any depth. */
+function rejectSpecialFeatures(value: unknown): void {
+  if (Array.isArray(value)) {
+    value.forEach(rejectSpecialFeatures);
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  for (const [key, sub] of Object.entries(value)) {
+    if (key === '$expr') throw new EngineError(ErrorCode.QueryFeatureNotAllowed, '$expr is not allowed in this context: a partialFilterExpression cannot use aggregation expressions.');
+    rejectSpecialFeatures(sub);
+  }
 }
 
 function checkNode(node: FilterNode, level: number): void {

@@ -184,7 +184,8 @@ function loosenForMultikey(iv: Interval): Interval {
 function findHinted(coll: Collection, hint: unknown): BTreeIndex {
   for (const index of coll.indexes.values()) {
     if (typeof hint === 'string' ? index.name === hint : isPlainObject(hint) && valuesEqual(index.spec.key, hint)) {
-      if (index.queryable || index.pattern.plugin === 'btree') return index;
+      if (index.hidden) throw new EngineError('BadValue', `hint provided does not correspond to an existing index: '${index.name}' is hidden. Unhide it with collMod (index: {name: "${index.name}", hidden: false}) to use it.`);
+      if (index.queryable) return index;
     }
   }
   throw new EngineError('BadValue', `hint provided does not correspond to an existing index: ${typeof hint === 'string' ? hint : JSON.stringify(hint)}. List the indexes with getIndexes().`);

@@ -12,6 +12,7 @@ import type { CancelTimer } from '../clock';
 import type { Engine } from '../engine';
 import { ClusteredTTLTarget, IndexTTLTarget, type TTLTarget, type VisitOutcome } from './targets';
 import { isTTLIndexSpec } from './validation';
+import { isCosmosTimestampIndexSpec } from './cosmos'; // Cosmos flavor (§10)
 
 /** Extra target kinds (time series, Cosmos) register a factory per collection. */
 export type TargetFactory = (collection: Collection) => TTLTarget[];
@@ -201,6 +202,9 @@ export class TTLMonitor {
     for (const db of this.engine.databases.values()) {
       for (const coll of db.collections.values()) {
         for (const index of coll.indexes.values()) {
+          // Cosmos flavor (§10.1): a TTL index on `_ts` is the collection default, handled by the
+          // CosmosTTLTarget that ttl/cosmos.ts registers; documents hold no `_ts` for this target to walk.
+          if (this.engine.flavor === 'cosmos' && isCosmosTimestampIndexSpec(index.spec)) continue;
           if (isTTLIndexSpec(index.spec) && !coll.options.timeseries) targets.push(new IndexTTLTarget(coll, index.name));
         }
         if (coll.isClustered && coll.options.expireAfterSeconds !== undefined) targets.push(new ClusteredTTLTarget(coll));

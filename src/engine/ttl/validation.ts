@@ -35,7 +35,8 @@ export function safeNumberLong(value: unknown): number {
   if (Number.isNaN(d)) return 0;
   if (d >= TWO_63) return TWO_63;
   if (d <= -TWO_63) return -TWO_63;
-  return Math.trunc(d);
+  // `|| 0` turns -0 (from -0.5) into 0.
+  return Math.trunc(d) || 0;
 }
 
 /** mongod's safeNumberInt: safeNumberLong then clamped to int32. */

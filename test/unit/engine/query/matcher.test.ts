@@ -769,9 +769,14 @@ describe('matcher: parse errors', () => {
     assertError({ a: { $elemMatch: { b: { $regex: '[' } } } }, 51091);
   });
 
-  test('$where, $expr, $text, $near are rejected with QueryFeatureNotAllowed', () => {
+  test('$expr evaluates aggregation expressions against the document', () => {
+    const pred = compileFilter({ $expr: { $gt: ['$spent', '$budget'] } });
+    assert.equal(pred({ spent: 10, budget: 5 }), true);
+    assert.equal(pred({ spent: 1, budget: 5 }), false);
+  });
+
+  test('$where, $text, $near are rejected with QueryFeatureNotAllowed', () => {
     assertError({ $where: 'this.a == 1' }, 224, /\$where/);
-    assertError({ $expr: { $eq: ['$a', 1] } }, 224, /\$expr is not supported/);
     assertError({ $text: { $search: 'x' } }, 224, /\$text/);
     assertError({ loc: { $near: [0, 0] } }, 224, /\$near/);
     assertError({ a: { $where: 'x' } }, 2, /\$where cannot be applied to a field/);

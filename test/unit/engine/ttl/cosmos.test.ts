@@ -1,0 +1,367 @@
+/**
+ * The Cosmos flavor's TTL (ttl-semantics.md §10): a hidden system `_ts` stamped by every write, the
+ * `_ts` TTL index as collection default, per-document `ttl` overrides, and Cosmos reply fields.
+ * Everything runs on a VirtualClock; the monitor passes every 60 s of virtual time.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Decimal128, Double, Int32, Long } from 'bson';
+import { Engine, type Document } from '../../../../src/engine';
+import { VirtualClock } from '../../../../src/engine/clock';
+import { cosmosDocumentTTL, cosmosExpiryOf, cosmosTimestampOf, cosmosTTLStatus } from '../../../../src/engine/ttl/cosmos';
+
+const T0 = Date.UTC(2026, 0, 1);
+const DB = 'app';
+const SEC = 1000;
+
+function setup(flavor: 'cosmos' | 'mongodb' = 'cosmos', parameters?: Record<string, unknown>): { engine: Engine; clock: VirtualClock } {
+  const clock = new VirtualClock(T0);
+  const engine = new Engine({ flavor, clock, ...(parameters ? { parameters } : {}) });
+  return { engine, clock };
+}
+
+function coll(engine: Engine, name = 'c') {
+  return engine.db(DB).collection(name);
+}
+
+function ids(engine: Engine, name = 'c'): unknown[] {
+  return coll(engine, name).find({}, { sort: { _id: 1 } }).map((d) => d._id);
+}
+
+function recordOf(engine: Engine, id: unknown, name = 'c') {
+  const c = engine.getCollection(DB, name)!;
+  const record = c.findById(id);
+  assert.ok(record, `no record with _id ${String(id)}`);
+  return { collection: c, record };
+}
+
+/** A collection with the `_ts` TTL index set to `seconds`. */
+function withDefault(engine: Engine, seconds: number, name = 'c'): void {
+  coll(engine, name).createIndex({ _ts: 1 }, { expireAfterSeconds: seconds });
+}
+
+describe('Cosmos flavor: the system _ts (rule 10.1)', () => {
+  it('rule 10.1: _ts never appears in find results, projections or aggregate results', () => {
+    const { engine } = setup();
+    withDefault(engine, 3600);
+    const c = coll(engine);
+    c.insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 2, ttl: 50 }]);
+    c.updateOne({ _id: 1 }, { $set: { b: 1 } });
+    for (const doc of c.find()) assert.equal('_ts' in doc, false);
+    for (const doc of c.find({}, { projection: { _ts: 1 } })) assert.deepEqual(Object.keys(doc), ['_id']);
+    for (const doc of c.find({}, { projection: { a: 0 } })) assert.equal('_ts' in doc, false);
+    for (const doc of c.aggregate([{ $match: {} }, { $addFields: { x: 1 } }])) assert.equal('_ts' in doc, false);
+    assert.deepEqual(c.aggregate([{ $project: { _id: 0, ts: '$_ts' } }]), [{}, {}]);
+    assert.equal(c.countDocuments({ _ts: { $exists: true } }), 0);
+    assert.deepEqual(c.findOne({ _id: 2 }), { _id: 2, a: 2, ttl: 50 });
+  });
+
+  it('rule 10.1: _ts is the time of the last write, in whole seconds', () => {
+    const { engine, clock } = setup();
+    const c = coll(engine);
+    clock.advance(1500);
+    c.insertOne({ _id: 1 });
+    const { collection, record } = recordOf(engine, 1);
+    assert.equal(cosmosTimestampOf(collection, record), Math.floor((T0 + 1500) / SEC));
+    clock.advance(10 * SEC);
+    c.updateOne({ _id: 1 }, { $set: { a: 1 } });
+    assert.equal(cosmosTimestampOf(collection, record), Math.floor((T0 + 11500) / SEC));
+    clock.advance(5 * SEC);
+    c.replaceOne({ _id: 1 }, { b: 2 });
+    assert.equal(cosmosTimestampOf(collection, record), (T0 + 16500 - 500) / SEC);
+  });
+});
+
+describe('Cosmos flavor: collection TTL through the _ts index (rule 10.1)', () => {
+  it('rule 10.1: a document expires expireAfterSeconds after its last write', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 100);
+    coll(engine).insertMany([{ _id: 1 }, { _id: 2 }]);
+    clock.advance(60 * SEC); // pass at 60 s: 60 < 100
+    assert.deepEqual(ids(engine), [1, 2]);
+    clock.advance(60 * SEC); // pass at 120 s
+    assert.deepEqual(ids(engine), []);
+    assert.equal(engine.ttlMetrics.deletedDocuments, 2);
+  });
+
+  it('rule 10.1: the expiry is _ts + expireAfterSeconds, reported by cosmosExpiryOf', () => {
+    const { engine } = setup();
+    withDefault(engine, 100);
+    coll(engine).insertMany([{ _id: 1 }, { _id: 2, ttl: 7 }, { _id: 3, ttl: -1 }]);
+    const a = recordOf(engine, 1);
+    assert.deepEqual(cosmosExpiryOf(a.collection, a.record), new Date(T0 + 100 * SEC));
+    const b = recordOf(engine, 2);
+    assert.deepEqual(cosmosExpiryOf(b.collection, b.record), new Date(T0 + 7 * SEC));
+    const c = recordOf(engine, 3);
+    assert.equal(cosmosExpiryOf(c.collection, c.record), null);
+    const status = cosmosTTLStatus(a.collection)!;
+    assert.deepEqual(status, { defaultSeconds: 100, indexName: '_ts_1', expiring: 2, nextExpiry: new Date(T0 + 7 * SEC) });
+  });
+
+  it('rule 10.1: every write resets the clock (an update postpones the expiry)', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 100);
+    const c = coll(engine);
+    c.insertMany([{ _id: 1 }, { _id: 2 }]);
+    clock.advance(90 * SEC);
+    c.updateOne({ _id: 1 }, { $set: { touched: true } }); // _ts = 90 s, expires at 190 s
+    clock.advance(30 * SEC); // pass at 120 s
+    assert.deepEqual(ids(engine), [1]);
+    clock.advance(60 * SEC); // pass at 180 s
+    assert.deepEqual(ids(engine), [1]);
+    clock.advance(60 * SEC); // pass at 240 s
+    assert.deepEqual(ids(engine), []);
+  });
+
+  it('rule 10.1: a replacement resets the clock too', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 100);
+    const c = coll(engine);
+    c.insertOne({ _id: 1, v: 1 });
+    clock.advance(90 * SEC);
+    c.replaceOne({ _id: 1 }, { v: 2 });
+    clock.advance(90 * SEC); // passes at 120 s and 180 s; expires at 190 s
+    assert.deepEqual(ids(engine), [1]);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), []);
+  });
+
+  it('rule 10.1: documents written before the _ts index was created expire from their own _ts', () => {
+    const { engine, clock } = setup();
+    coll(engine).insertOne({ _id: 1 });
+    clock.advance(500 * SEC);
+    coll(engine).insertOne({ _id: 2 });
+    withDefault(engine, 300);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [2]);
+  });
+
+  it('rule 3.6 / 10.1: collMod of the _ts index changes the default at the next pass', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 100_000);
+    coll(engine).insertMany([{ _id: 1 }, { _id: 2, ttl: 50_000 }, { _id: 3, ttl: -1 }]);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [1, 2, 3]);
+    const reply = engine.runCommand(DB, { collMod: 'c', index: { keyPattern: { _ts: 1 }, expireAfterSeconds: 30 } });
+    assert.equal(reply.ok, 1);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [2, 3], 'the own ttl of 50 000 s still overrides the new default');
+  });
+
+  it('rule 7.3: a visit deletes at most ttlIndexDeleteTargetDocs, the pass finishes the rest', () => {
+    const { engine, clock } = setup('cosmos', { ttlIndexDeleteTargetDocs: 10 });
+    withDefault(engine, 30);
+    coll(engine).insertMany(Array.from({ length: 25 }, (_, i) => ({ _id: i })));
+    clock.advance(60 * SEC);
+    assert.equal(coll(engine).countDocuments(), 0);
+    const pass = engine.ttl.status().lastPass!;
+    assert.deepEqual(pass.visits.filter((v) => v.collection === 'c').map((v) => v.deleted), [10, 10, 5]);
+    assert.deepEqual(pass.visits.map((v) => v.target), ['index _ts_1', 'index _ts_1', 'index _ts_1']);
+  });
+
+  it('rule 7.11: Cosmos TTL deletes reach listeners with cause "ttl"', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 10);
+    coll(engine).insertMany([{ _id: 1 }, { _id: 2 }]);
+    const seen: Array<{ kind: string; cause?: string; count?: number }> = [];
+    engine.onDidChange((events) => {
+      for (const e of events) seen.push(e as { kind: string; cause?: string; count?: number });
+    });
+    clock.advance(60 * SEC);
+    const deletes = seen.filter((e) => e.kind === 'documentsDeleted');
+    assert.ok(deletes.length > 0);
+    assert.ok(deletes.every((e) => e.cause === 'ttl'));
+    assert.equal(deletes.reduce((n, e) => n + (e.count ?? 0), 0), 2);
+  });
+});
+
+describe('Cosmos flavor: per-document ttl (rules 10.2–10.4)', () => {
+  it('rule 10.2: a ttl shorter than the collection TTL wins', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 1000);
+    coll(engine).insertMany([{ _id: 1, ttl: 30 }, { _id: 2 }]);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [2]);
+  });
+
+  it('rule 10.2: a ttl longer than the collection TTL wins', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 30);
+    coll(engine).insertMany([{ _id: 1, ttl: 200 }, { _id: 2 }]);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [1]);
+    clock.advance(120 * SEC); // passes at 120 s and 180 s
+    assert.deepEqual(ids(engine), [1]);
+    clock.advance(60 * SEC); // pass at 240 s ≥ 200 s
+    assert.deepEqual(ids(engine), []);
+  });
+
+  it('rule 10.3: valid forms NumberInt(20), NumberLong(20), 20.0 and 20 all override', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 1000);
+    coll(engine).insertMany([
+      { _id: 1, ttl: new Int32(20) },
+      { _id: 2, ttl: Long.fromNumber(20) },
+      { _id: 3, ttl: new Double(20) },
+      { _id: 4, ttl: 20 },
+      { _id: 5 },
+    ]);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [5]);
+  });
+
+  it('rule 10.3: a ttl of 20.5 is ignored and the collection TTL applies', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 150);
+    coll(engine).insertOne({ _id: 1, ttl: 20.5 });
+    clock.advance(120 * SEC);
+    assert.deepEqual(ids(engine), [1]);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), []);
+  });
+
+  it('rule 10.3: invalid forms (20.5, NumberLong(2147483649), "20", decimal, 0, -5) are accepted on insert and ignored', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 150);
+    const docs = [
+      { _id: 1, ttl: 20.5 },
+      { _id: 2, ttl: Long.fromString('2147483649') },
+      { _id: 3, ttl: '20' },
+      { _id: 4, ttl: Decimal128.fromString('20') },
+      { _id: 5, ttl: 0 },
+      { _id: 6, ttl: -5 },
+      { _id: 7, ttl: null },
+      { _id: 8, ttl: 2147483648 },
+      { _id: 9, ttl: { seconds: 20 } },
+    ];
+    const reply = engine.runCommand(DB, { insert: 'c', documents: docs });
+    assert.equal(reply.n, docs.length);
+    assert.equal(reply.writeErrors, undefined);
+    assert.equal(coll(engine).findOne({ _id: 3 })!.ttl, '20', 'the ttl field is stored as given');
+    clock.advance(120 * SEC); // the own ttl would have deleted everything by now
+    assert.deepEqual(ids(engine), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    clock.advance(60 * SEC); // 180 s ≥ 150 s: the collection TTL applies
+    assert.deepEqual(ids(engine), []);
+  });
+
+  it('rule 10.3: NumberLong(2147483647) is the largest valid form', () => {
+    assert.deepEqual(cosmosDocumentTTL({ ttl: Long.fromNumber(2147483647) }), { kind: 'seconds', seconds: 2147483647 });
+    assert.equal(cosmosDocumentTTL({ ttl: Long.fromString('2147483648') }).kind, 'invalid');
+    assert.equal(cosmosDocumentTTL({ ttl: 2147483647.0 }).kind, 'seconds');
+    assert.equal(cosmosDocumentTTL({ ttl: Number.NaN }).kind, 'invalid');
+    assert.equal(cosmosDocumentTTL({ ttl: Number.POSITIVE_INFINITY }).kind, 'invalid');
+    assert.equal(cosmosDocumentTTL({ ttl: true }).kind, 'invalid');
+    assert.equal(cosmosDocumentTTL({ TTL: 20 }).kind, 'absent', 'only the lower-case name counts');
+    assert.equal(cosmosDocumentTTL({ a: { ttl: 20 } }).kind, 'absent', 'only a root-level ttl counts');
+  });
+
+  it('rule 10.4: ttl -1 never expires (in every valid numeric form)', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 10);
+    coll(engine).insertMany([
+      { _id: 1, ttl: -1 },
+      { _id: 2, ttl: new Int32(-1) },
+      { _id: 3, ttl: Long.fromNumber(-1) },
+      { _id: 4, ttl: -1.0 },
+      { _id: 5 },
+    ]);
+    clock.advance(24 * 3600 * SEC);
+    assert.deepEqual(ids(engine), [1, 2, 3, 4]);
+  });
+
+  it('rule 10.4: ttl 0 and other negatives are ignored (confidence low): the collection TTL applies', () => {
+    assert.equal(cosmosDocumentTTL({ ttl: 0 }).kind, 'invalid');
+    assert.equal(cosmosDocumentTTL({ ttl: -2 }).kind, 'invalid');
+    assert.equal(cosmosDocumentTTL({ ttl: new Int32(-100) }).kind, 'invalid');
+    assert.deepEqual(cosmosDocumentTTL({ ttl: -1 }), { kind: 'never' });
+    assert.deepEqual(cosmosDocumentTTL({}), { kind: 'absent' });
+  });
+
+  it('rule 10.2: updating ttl re-evaluates the document (set -1, then unset)', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 100);
+    const c = coll(engine);
+    c.insertMany([{ _id: 1 }, { _id: 2, ttl: 30 }]);
+    c.updateOne({ _id: 1 }, { $set: { ttl: -1 } });
+    c.updateOne({ _id: 2 }, { $unset: { ttl: '' } });
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [1, 2], 'ttl 30 was removed, so the default of 100 s applies to _id 2');
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [1]);
+    c.updateOne({ _id: 1 }, { $set: { ttl: 5 } }); // written at 120 s: expires at 125 s
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), []);
+  });
+
+  it('rule 10.2: without a _ts TTL index, per-document ttl is ignored and nothing expires', () => {
+    const { engine, clock } = setup();
+    coll(engine).insertMany([{ _id: 1, ttl: 10 }, { _id: 2 }]);
+    clock.advance(3600 * SEC);
+    assert.deepEqual(ids(engine), [1, 2]);
+    const { collection, record } = recordOf(engine, 1);
+    assert.equal(cosmosExpiryOf(collection, record), null);
+    assert.ok(engine.ttl.status().metrics.passes >= 60, 'passes ran');
+  });
+
+  it('rule 10.2: a non-TTL index on _ts is no collection default', () => {
+    const { engine, clock } = setup();
+    coll(engine).createIndex({ _ts: 1 });
+    coll(engine).insertMany([{ _id: 1, ttl: 10 }, { _id: 2 }]);
+    clock.advance(600 * SEC);
+    assert.deepEqual(ids(engine), [1, 2]);
+  });
+
+  it('rule 10.2: dropping the _ts index stops expiry', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 100);
+    const c = coll(engine);
+    c.insertMany([{ _id: 1 }, { _id: 2, ttl: 20 }]);
+    clock.advance(10 * SEC);
+    c.dropIndex('_ts_1');
+    clock.advance(3600 * SEC);
+    assert.deepEqual(ids(engine), [1, 2]);
+    // Recreating it brings expiry back, from each document's last write.
+    withDefault(engine, 100);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), []);
+  });
+});
+
+describe('Cosmos flavor: replies and the mongodb flavor', () => {
+  it('rule 10.5: the createIndexes reply carries _t: "CreateIndexesResponse"', () => {
+    const { engine } = setup();
+    const reply = engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 60 }] });
+    assert.equal(reply._t, 'CreateIndexesResponse');
+    assert.equal(reply.ok, 1);
+    const listed = engine.runCommand(DB, { listIndexes: 'c' }).cursor as Document;
+    const ts = (listed.firstBatch as Document[]).find((i) => i.name === '_ts_1')!;
+    assert.equal(Number(ts.expireAfterSeconds), 60);
+  });
+
+  it('rule 10.5: the mongodb flavor has no _t in createIndexes replies', () => {
+    const { engine } = setup('mongodb');
+    const reply = engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1' }] });
+    assert.equal(reply._t, undefined);
+  });
+
+  it('rule 7.8: in the cosmos flavor an ordinary TTL index on a date field still works as in mongod', () => {
+    const { engine, clock } = setup();
+    coll(engine).createIndex({ at: 1 }, { expireAfterSeconds: 0 });
+    coll(engine).insertMany([{ _id: 1, at: new Date(T0 + 30 * SEC) }, { _id: 2, at: new Date(T0 + 3600 * SEC) }, { _id: 3, ttl: 1 }]);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [2, 3]);
+  });
+
+  it('mongodb flavor: a ttl field means nothing and a _ts TTL index only sees real _ts dates (rule 7.8)', () => {
+    const { engine, clock } = setup('mongodb');
+    withDefault(engine, 10);
+    coll(engine).insertMany([{ _id: 1, ttl: 5 }, { _id: 2 }, { _id: 3, _ts: new Date(T0) }, { _id: 4, ttl: -1, _ts: new Date(T0) }]);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [1, 2]);
+    const { collection, record } = recordOf(engine, 1);
+    assert.equal(cosmosTimestampOf(collection, record), undefined, 'no _ts is tracked in the mongodb flavor');
+    assert.equal(cosmosExpiryOf(collection, record), undefined);
+    const pass = engine.ttl.status().lastPass!;
+    assert.deepEqual(pass.visits.map((v) => v.target), ['index _ts_1']);
+  });
+});
