@@ -12,6 +12,7 @@ import { SystemClock, type Clock } from './clock';
 import { repairInvalidTTLSpecs } from './ttl/legacy';
 import { TTLMonitor } from './ttl/monitor';
 import { attachCosmosTTL, registerCosmosTTL } from './ttl/cosmos'; // Cosmos flavor TTL (§10)
+import { attachTimeseriesBuckets, registerTimeseriesTTL } from './ttl/timeseries-target'; // time-series buckets and TTL (§6)
 import { dispatchCommand } from './commands/dispatcher';
 import { fail } from './errors';
 import { BTreeIndex } from './indexes/btree-index';
@@ -52,6 +53,8 @@ export class Engine {
   readonly opcounters: OpCounters = { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 };
   /** serverStatus().metrics.ttl; the TTL monitor counts here. */
   readonly ttlMetrics = { passes: 0, subPasses: 0, deletedDocuments: 0 };
+  /** serverStatus().batchedDeletes: TTL deletes in batched mode (rule 7.12). */
+  readonly batchedDeletes = { batches: 0, docs: 0, stagedSizeBytes: 0, timeMillis: 0, refetchesDueToYield: 0 };
   /** serverStatus().metrics.document. */
   readonly documentMetrics = { inserted: 0, updated: 0, deleted: 0, returned: 0 };
   readonly startedAt: number;
@@ -73,6 +76,7 @@ export class Engine {
     this.parameters = new ParameterStore(options.parameters);
     this.startedAt = this.clock.now();
     this.ttl = new TTLMonitor(this);
+    registerTimeseriesTTL(this); // time-series TTL: collection-level and partial TTL indexes, by bucket (§6.2–6.4)
     if (this.flavor === 'cosmos') registerCosmosTTL(this); // Cosmos flavor: `_ts` collection TTL + per-document ttl (§10)
   }
 
@@ -177,6 +181,7 @@ export class Engine {
     if (this.getCollection(dbName, name)) fail('NamespaceExists', `Collection ${dbName}.${name} already exists.`);
     const coll = this.databaseFor(dbName).createCollection(name, options);
     if (this.flavor === 'cosmos') attachCosmosTTL(this, coll); // Cosmos flavor: stamp `_ts` on every write (§10.1)
+    if (options.timeseries) attachTimeseriesBuckets(coll); // time-series: keep the bucket layout TTL deletes by (§6.2)
     if (!options.timeseries) coll.addIndex(new BTreeIndex({ v: 2, key: { _id: 1 }, name: '_id_' }));
     this.events.record({ kind: 'collectionCreated', db: dbName, collection: name });
     return coll;

@@ -5,6 +5,7 @@
  */
 import { calculateObjectSize, UUID } from 'bson';
 import { BTreeIndex, duplicateKeyError } from '../indexes/btree-index';
+import { entryOf, type EntryKey } from '../indexes/key-order';
 import { compareValues } from '../values/compare';
 import { formatValue } from '../values/format';
 import type { Document } from '../values/types';
@@ -173,6 +174,39 @@ export class Collection {
       this.recordSizes.delete(record.rid);
     }
     this.host.onDocuments(this, 'documentsDeleted', 1, cause);
+  }
+
+  /**
+   * Remove many records at once (TTL batches). Index entries are deleted in each tree's own order,
+   * which keeps the B+ tree walks local; when the caller walked a contiguous range of a
+   * non-multikey index to find the batch, that range goes in one deleteRange.
+   */
+  removeMany(records: StoredRecord[], cause: 'command' | 'ttl' | 'capped', walked?: { index: BTreeIndex; start: EntryKey; end: EntryKey }): void {
+    const live = records.filter((r) => this.records.get(r.rid) === r);
+    if (live.length === 0) return;
+    for (const index of this.indexes.values()) {
+      if (walked && walked.index === index && !index.multikey) {
+        index.tree.deleteRange(walked.start, walked.end, true);
+        continue;
+      }
+      const entries: EntryKey[] = [];
+      for (const r of live) {
+        const keys = index.keysOf(r.doc);
+        if (keys) for (const key of keys) entries.push(entryOf(key, r.rid));
+      }
+      const cmp = index.tree._compare;
+      entries.sort(cmp);
+      for (const entry of entries) index.tree.delete(entry);
+    }
+    for (const r of live) {
+      this.records.delete(r.rid);
+      for (const o of this.observers) o.removed(r);
+      if (this.recordSizes) {
+        this.cappedBytes -= this.recordSizes.get(r.rid) ?? 0;
+        this.recordSizes.delete(r.rid);
+      }
+    }
+    this.host.onDocuments(this, 'documentsDeleted', live.length, cause);
   }
 
   /** Build an index over the existing documents and register it; nothing changes on failure. */

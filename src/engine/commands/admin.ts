@@ -58,6 +58,7 @@ function serverStatus({ engine }: CommandContext): Document {
     uptimeMillis: long(now - engine.startedAt),
     localTime: new Date(now),
     opcounters: Object.fromEntries(Object.entries(engine.opcounters).map(([k, v]) => [k, long(v)])),
+    batchedDeletes: Object.fromEntries(Object.entries(engine.batchedDeletes).map(([k, v]) => [k, long(v)])),
     metrics: {
       ttl: {
         deletedDocuments: long(engine.ttlMetrics.deletedDocuments),

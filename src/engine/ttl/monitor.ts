@@ -22,6 +22,8 @@ export interface VisitReport {
   collection: string;
   target: string;
   deleted: number;
+  /** Real milliseconds the visit took. */
+  millis: number;
   outcome: VisitOutcome['kind'];
   reason?: string;
 }
@@ -164,9 +166,12 @@ export class TTLMonitor {
           maxDocs: batched ? params.getNumber('ttlIndexDeleteTargetDocs') : 0,
           maxMillis: batched ? params.getNumber('ttlIndexDeleteTargetTimeMS') : 0,
           now: this.engine.clock.now(),
+          batchStats: batched ? this.engine.batchedDeletes : undefined,
         };
+        const visitStarted = performance.now();
         const outcome = this.visit(target, budget);
         report.visits.push({
+          millis: performance.now() - visitStarted,
           db: target.collection.dbName,
           collection: target.collection.name,
           target: target.label,
@@ -191,6 +196,8 @@ export class TTLMonitor {
       this.engine.ttlMetrics.deletedDocuments++;
     };
     const outcome = target.visit(budget, remove);
+    // Targets that remove records themselves report the metric count (time-series: buckets, rule 7.12).
+    if (outcome.kind !== 'skipped' && outcome.metricCount) this.engine.ttlMetrics.deletedDocuments += outcome.metricCount;
     // One event batch per visit, never one per document.
     this.engine.flushEvents();
     return outcome;

@@ -7,7 +7,7 @@
 import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
 import type { BTreeIndex } from '../indexes/btree-index';
-import { encodeEntry, KeyBound, MIN_BOUND, MAX_BOUND } from '../indexes/key-order';
+import { encodeEntry, KeyBound, MIN_BOUND, MAX_BOUND, type EntryKey } from '../indexes/key-order';
 import { effectiveExpireAfterSeconds, isTTLIndexSpec, ttlKeyIsUsable } from './validation';
 
 const DATE_RANK = 45;
@@ -19,10 +19,14 @@ export interface VisitBudget {
   maxMillis: number;
   /** The engine clock's time at the visit. */
   now: number;
+  /** serverStatus().batchedDeletes counters, present when ttlMonitorBatchDeletes is true. */
+  batchStats?: { batches: number; docs: number; timeMillis: number };
 }
 
 export type VisitOutcome =
-  | { kind: 'done' | 'more'; deleted: number }
+  // metricCount: what metrics.ttl.deletedDocuments gains, for targets that remove records themselves
+  // instead of through `remove` (time-series TTL counts buckets, rule 7.12).
+  | { kind: 'done' | 'more'; deleted: number; metricCount?: number }
   | { kind: 'skipped'; reason: string; logId: number };
 
 export interface TTLTarget {
@@ -88,16 +92,57 @@ export class IndexTTLTarget implements TTLTarget {
     const seconds = effectiveExpireAfterSeconds(index.spec.expireAfterSeconds);
     if (seconds === undefined) return { kind: 'skipped', reason: 'Skipping TTL job due to invalid index spec (expireAfterSeconds is NaN, negative or beyond int32)', logId: 6909100 };
     const threshold = budget.now - seconds * 1000;
-    return deleteWithinBudget(() => expiredInIndex(index, threshold), budget, remove);
+    return deleteIndexRange(this.collection, index, threshold, budget);
   }
 }
 
-/** Records with a date key in [min date, threshold], via the index (never a collection scan). */
-export function* expiredInIndex(index: BTreeIndex, thresholdMs: number): IterableIterator<StoredRecord> {
-  const start = encodeEntry([new KeyBound(-1, DATE_RANK), MIN_BOUND]);
-  const end = encodeEntry([new Date(thresholdMs), MAX_BOUND]);
-  const forward = index.directions[0] === 1;
-  for (const [, record] of forward ? index.scan(start, end, true) : index.scan(end, start, false)) yield record;
+/**
+ * Deletes what [min date, threshold] of a TTL index holds, in batches of up to 1024 documents, each
+ * batch removed with Collection.removeMany (the walked range of the TTL index in one deleteRange).
+ * The caller's metric counts every deleted document (rule 7.12).
+ */
+function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: number, budget: VisitBudget): VisitOutcome {
+  const started = performance.now();
+  // The expired dates [min date, threshold] as a range in tree order: a descending index holds the
+  // threshold end first.
+  const oldest = new KeyBound(-1, DATE_RANK);
+  const threshold = new Date(thresholdMs);
+  const [start, end] = index.directions[0] === 1
+    ? [encodeEntry([oldest, MIN_BOUND]), encodeEntry([threshold, MAX_BOUND])]
+    : [encodeEntry([threshold, MIN_BOUND]), encodeEntry([oldest, MAX_BOUND])];
+  let deleted = 0;
+  for (;;) {
+    const room = budget.maxDocs > 0 ? Math.min(budget.maxDocs - deleted, 1024) : 1024;
+    if (room <= 0) return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
+    const batch: StoredRecord[] = [];
+    const seen = new Set<number>();
+    let first: EntryKey | undefined;
+    let last: EntryKey | undefined;
+    for (const [entry, record] of index.scan(start, end, true)) {
+      first ??= entry;
+      last = entry;
+      if (seen.has(record.rid)) continue;
+      seen.add(record.rid);
+      batch.push(record);
+      if (batch.length >= room) break;
+    }
+    if (batch.length === 0) return { kind: 'done', deleted, metricCount: deleted };
+    const batchStarted = performance.now();
+    coll.removeMany(batch, 'ttl', { index, start: first!, end: last! });
+    deleted += batch.length;
+    if (budget.batchStats) {
+      budget.batchStats.batches++;
+      budget.batchStats.docs += batch.length;
+      budget.batchStats.timeMillis += Math.round(performance.now() - batchStarted);
+    }
+    if (budget.maxMillis > 0 && performance.now() - started >= budget.maxMillis) {
+      return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
+    }
+  }
+}
+
+function hasEntries(index: BTreeIndex, start: EntryKey, end: EntryKey): boolean {
+  return !index.scan(start, end, true).next().done;
 }
 
 /**

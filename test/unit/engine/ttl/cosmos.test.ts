@@ -325,6 +325,15 @@ describe('Cosmos flavor: per-document ttl (rules 10.2–10.4)', () => {
     clock.advance(60 * SEC);
     assert.deepEqual(ids(engine), []);
   });
+  it('rule 10.1: a stored field named _ts is not the system _ts (the monitor does not walk the _ts index as dates)', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 100);
+    coll(engine).insertMany([{ _id: 1, _ts: new Date(T0 - 365 * 24 * 3600 * SEC), ttl: -1 }, { _id: 2, _ts: new Date(T0 - 1000 * SEC) }]);
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [1, 2], 'expiry follows the system _ts (the last write), not the stored field');
+    clock.advance(60 * SEC);
+    assert.deepEqual(ids(engine), [1]);
+  });
 });
 
 describe('Cosmos flavor: replies and the mongodb flavor', () => {
