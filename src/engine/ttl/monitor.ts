@@ -196,6 +196,10 @@ export class TTLMonitor {
       this.engine.ttlMetrics.deletedDocuments++;
     };
     const outcome = target.visit(budget, remove);
+    if (outcome.kind === 'skipped' && outcome.logId) {
+      // mongod logs every skip, every pass (rules 4.2, 7.6: ids 6909100, 22540, 22541).
+      this.engine.log(outcome.logId, outcome.reason, { ns: coll.ns, target: target.label });
+    }
     // Targets that remove records themselves report the metric count (time-series: buckets, rule 7.12).
     if (outcome.kind !== 'skipped' && outcome.metricCount) this.engine.ttlMetrics.deletedDocuments += outcome.metricCount;
     // One event batch per visit, never one per document.

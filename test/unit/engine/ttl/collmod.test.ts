@@ -383,6 +383,24 @@ describe('collMod TTL: rule 3.10 (hidden in the same request)', () => {
     assert.equal(indexNamed(engine, 't_1')!.hidden, undefined);
   });
 
+  it('rule 3.10: prepareUnique combined with expireAfterSeconds → 72, nothing changes', () => {
+    const { engine } = withIndexes();
+    expectError(() => collMod(engine, { name: 't_1', expireAfterSeconds: 5, prepareUnique: true }), 72, /prepareUnique/);
+    assert.equal(listedEAS(engine, 't_1'), 3600);
+  });
+
+  it('rule 3.10: unique: false with expireAfterSeconds → 2, nothing changes', () => {
+    const { engine } = withIndexes();
+    expectError(() => collMod(engine, { name: 't_1', expireAfterSeconds: 5, unique: false }), 2, /Cannot make index non-unique/);
+    assert.equal(listedEAS(engine, 't_1'), 3600);
+  });
+
+  it('rule 3.10: unique: true without a prior prepareUnique → 72, nothing changes', () => {
+    const { engine } = withIndexes();
+    expectError(() => collMod(engine, { name: 't_1', expireAfterSeconds: 5, unique: true }), 72);
+    assert.equal(listedEAS(engine, 't_1'), 3600);
+  });
+
   it('rule 3.10: hiding the _id index → 2 BadValue', () => {
     const { engine } = withIndexes();
     expectError(() => collMod(engine, { name: '_id_', hidden: true }), 2, /can't hide _id index/, 'BadValue');

@@ -587,6 +587,26 @@ describe('createIndex TTL: rules 2.1–2.4 (names, duplicates, conflicts)', () =
     expectError(() => createIndexes(engine, [{ key: { t: 1 }, name: 'ttl', expireAfterSeconds: 120 }]), 85);
   });
 
+  it('rule 2.5: same name, different key → 86 IndexKeySpecsConflict', () => {
+    const { engine } = setup();
+    createIndexes(engine, [{ key: { t: 1 }, name: 'ttl', expireAfterSeconds: 60 }]);
+    expectError(
+      () => createIndexes(engine, [{ key: { u: 1 }, name: 'ttl', expireAfterSeconds: 60 }]),
+      86,
+      /An existing index has the same name as the requested index/,
+      'IndexKeySpecsConflict',
+    );
+  });
+
+  it('rule 2.8: createIndexes with EAS on a missing collection creates it implicitly', () => {
+    const { engine } = setup();
+    const reply = createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60 }], 'fresh');
+    assert.equal(reply.createdCollectionAutomatically, true);
+    assert.equal(reply.numIndexesBefore, 1);
+    assert.equal(reply.numIndexesAfter, 2);
+    assert.deepEqual(engine.db(DB).collectionNames(), ['fresh']);
+  });
+
   it('rule 2.6: two TTL indexes on the same field with different partial filters and names coexist', () => {
     const { engine } = setup();
     createIndexes(engine, [

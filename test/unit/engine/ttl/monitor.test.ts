@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Int32, Long, ObjectId, Timestamp } from 'bson';
-import { Engine, EngineError, loadLegacyIndexSpec, type Document, type EngineEvent, type EngineOptions } from '../../../../src/engine';
+import { Engine, EngineError, findInvalidTTLIndexes, loadLegacyIndexSpec, type Document, type EngineEvent, type EngineOptions } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 
 // ---- helpers ----------------------------------------------------------------------------------
@@ -50,6 +50,11 @@ function waitForPasses(engine: Engine, clock: VirtualClock, n = 2): void {
   const target = passes(engine) + n;
   for (let i = 0; i < 10_000 && passes(engine) < target; i++) clock.advance(1000);
   assert.ok(passes(engine) >= target, `${n} more passes ran`);
+}
+
+function logIds(engine: Engine): number[] {
+  const reply = admin(engine, { getLog: 'global' });
+  return (reply.log as string[]).map((line) => JSON.parse(line).id as number);
 }
 
 function coll(engine: Engine, name = 'c') {
@@ -223,8 +228,10 @@ describe('TTL monitor: rule 7.2 (the loop on the virtual clock)', () => {
 // ---- 7.3 ---------------------------------------------------------------------------------------
 
 describe('TTL monitor: rule 7.3 (sub-passes and visit budgets)', () => {
-  it('rule 7.3: 120 000 expired docs, defaults → 1 pass, 1 sub-pass, visits 50000 + 50000 + 20000', () => {
-    const { engine } = setup();
+  // The real-time visit budget (ttlIndexDeleteTargetTimeMS) is switched off in these two tests so
+  // that only the document budget splits the visits: a slow CI machine must not change the answer.
+  it('rule 7.3: 120 000 expired docs, default doc budget → 1 pass, 1 sub-pass, visits 50000 + 50000 + 20000', () => {
+    const { engine } = setup({ parameters: { ttlIndexDeleteTargetTimeMS: 0 } });
     coll(engine).createIndex({ t: 1 }, { expireAfterSeconds: 60 });
     insertExpired(engine, 120_000);
     const report = engine.ttl.runPass();
@@ -239,7 +246,7 @@ describe('TTL monitor: rule 7.3 (sub-passes and visit budgets)', () => {
   });
 
   it('rule 7.3: 120 000 expired docs with ttlMonitorSubPassTargetSecs 0 → 1 pass, 3 sub-passes', () => {
-    const { engine } = setup({ parameters: { ttlMonitorSubPassTargetSecs: 0 } });
+    const { engine } = setup({ parameters: { ttlMonitorSubPassTargetSecs: 0, ttlIndexDeleteTargetTimeMS: 0 } });
     coll(engine).createIndex({ t: 1 }, { expireAfterSeconds: 60 });
     insertExpired(engine, 120_000);
     const report = engine.ttl.runPass();
@@ -354,6 +361,46 @@ describe('TTL monitor: rules 7.6 / 4.2 (index validity at each visit)', () => {
     assert.equal(count(engine), 3);
   });
 
+  it('rule 4.2 / 7.6: skipping an invalid legacy index logs 6909100 (getLog)', () => {
+    const { engine, clock } = setup();
+    insertExpired(engine, 1);
+    loadLegacyIndexSpec(engine, DB, 'c', { v: 2, key: { t: 1 }, name: 't_1', expireAfterSeconds: NaN });
+    clock.advance(MIN);
+    assert.ok(logIds(engine).includes(6909100), `log ids: ${logIds(engine).join(', ')}`);
+  });
+
+  it('rule 1.9 / 7.6: skipping a hashed TTL index logs 22541 (getLog)', () => {
+    const { engine, clock } = setup();
+    coll(engine).createIndex({ t: 'hashed' }, { expireAfterSeconds: 0 });
+    clock.advance(MIN);
+    assert.ok(logIds(engine).includes(22541), `log ids: ${logIds(engine).join(', ')}`);
+  });
+
+  it('rule 4.2: step-up rewrites a legacy NaN EAS to 2147483647', () => {
+    const { engine } = setup({ role: 'secondary' });
+    loadLegacyIndexSpec(engine, DB, 'c', { v: 2, key: { t: 1 }, name: 't_1', expireAfterSeconds: NaN });
+    assert.equal(findInvalidTTLIndexes(engine).length, 1);
+    engine.setRole('primary');
+    assert.deepEqual(findInvalidTTLIndexes(engine), []);
+    const stored = engine.getCollection(DB, 'c')!.indexes.get('t_1')!.spec.expireAfterSeconds;
+    assert.equal(Number((stored as Int32).valueOf()), 2147483647);
+  });
+
+  it('rule 4.2: 8.0 step-up rewrites a legacy fractional EAS to its integer; 7.0 keeps it and both expire by the truncated value', () => {
+    for (const serverVersion of ['8.0', '7.0'] as const) {
+      const { engine, clock } = setup({ role: 'secondary', serverVersion });
+      loadLegacyIndexSpec(engine, DB, 'c', { v: 2, key: { t: 1 }, name: 't_1', expireAfterSeconds: 100.9 });
+      engine.setRole('primary');
+      const stored = engine.getCollection(DB, 'c')!.indexes.get('t_1')!.spec.expireAfterSeconds;
+      if (serverVersion === '8.0') assert.equal(Number((stored as Int32).valueOf()), 100, '8.0 rewrites to 100');
+      else assert.equal(stored, 100.9, '7.0 keeps the double');
+      // Passes at T0 + 60 s: threshold T0 + 60 s − 100 s.
+      coll(engine).insertMany([{ _id: 'at', t: new Date(T0 - 40_000) }, { _id: 'after', t: new Date(T0 - 40_000 + 1) }]);
+      clock.advance(MIN);
+      assert.deepEqual(ids(engine), ['after'], serverVersion);
+    }
+  });
+
   it('rule 7.6: dropping the TTL index stops expiry at the next pass', () => {
     const { engine, clock } = setup();
     coll(engine).createIndex({ t: 1 }, { expireAfterSeconds: 0 });
@@ -375,6 +422,17 @@ describe('TTL monitor: rule 7.4 (which node deletes)', () => {
     assert.equal(passes(engine), 3);
     assert.equal(count(engine), 5);
     assert.equal(engine.ttl.status().metrics.deletedDocuments, 0);
+  });
+
+  it('rule 7.4: a secondary that becomes primary deletes from its next pass on', () => {
+    const { engine, clock } = setup({ role: 'secondary' });
+    coll(engine).createIndex({ t: 1 }, { expireAfterSeconds: 0 });
+    insertExpired(engine, 5);
+    clock.advance(MIN);
+    assert.equal(count(engine), 5);
+    engine.setRole('primary');
+    clock.advance(MIN);
+    assert.equal(count(engine), 0);
   });
 
   it('rule 7.4: a document in local.system.replset stops the monitor', () => {
@@ -464,6 +522,20 @@ describe('TTL monitor: rules 7.7–7.8 (threshold and which values expire)', () 
     assert.equal(coll(engine, 'cl').countDocuments({ _id: { $type: 'date' } }), 0);
   });
 
+  it('rule 5.4 / 7.3: clustered TTL respects ttlIndexDeleteTargetDocs per visit and still clears everything in one pass', () => {
+    const { engine, clock } = setup({ parameters: { ttlIndexDeleteTargetDocs: 10 } });
+    engine.runCommand(DB, { create: 'cl', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 60 });
+    const docs: Document[] = [];
+    for (let i = 0; i < 25; i++) docs.push({ _id: new Date(T0 - HOUR - i * 1000) });
+    docs.push({ _id: new Date(T0 + HOUR) });
+    coll(engine, 'cl').insertMany(docs);
+    clock.advance(MIN);
+    const report = engine.ttl.status().lastPass!;
+    assert.deepEqual(report.visits.filter((v) => v.collection === 'cl').map((v) => v.deleted), [10, 10, 5]);
+    assert.equal(count(engine, 'cl'), 1);
+    assert.equal(passes(engine), 1);
+  });
+
   it('rule 5.4: clustered TTL threshold is inclusive', () => {
     const { engine, clock } = setup();
     engine.runCommand(DB, { create: 'cl', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 60 });
@@ -486,6 +558,28 @@ describe('TTL monitor: rules 7.7–7.8 (threshold and which values expire)', () 
     assert.deepEqual(ids(engine), [2, 3]);
     clock.advance(MIN);
     assert.deepEqual(ids(engine), [3]);
+  });
+
+  it('rule 7.8: arrays: a document with several expired dates is deleted once and counted once', () => {
+    const { engine, clock } = setup();
+    coll(engine).createIndex({ t: 1 }, { expireAfterSeconds: 0 });
+    coll(engine).insertOne({ _id: 1, t: [new Date(T0 - 3 * HOUR), new Date(T0 - 2 * HOUR), new Date(T0 - HOUR)] });
+    clock.advance(MIN);
+    assert.equal(count(engine), 0);
+    assert.equal(engine.ttl.status().metrics.deletedDocuments, 1);
+    assert.equal(engine.ttl.status().lastPass!.deleted, 1);
+  });
+
+  it('rule 7.8: a dotted TTL key over an array of subdocuments uses the earliest date', () => {
+    const { engine, clock } = setup();
+    coll(engine).createIndex({ 'ev.at': 1 }, { expireAfterSeconds: 0 });
+    coll(engine).insertMany([
+      { _id: 1, ev: [{ at: new Date(T0 + 10 * HOUR) }, { at: new Date(T0 - HOUR) }] },
+      { _id: 2, ev: [{ at: new Date(T0 + 10 * HOUR) }, { at: 'yesterday' }] },
+      { _id: 3, ev: { at: new Date(T0 - HOUR) } },
+    ]);
+    clock.advance(MIN);
+    assert.deepEqual(ids(engine), [2]);
   });
 
   it('rule 7.8: arrays: non-date elements are ignored; an array with no date never expires', () => {
