@@ -102,6 +102,21 @@ export class TTLMonitor {
     this.schedule();
   }
 
+  /**
+   * Run the passes whose time has come, as their timers would: for callers that held the thread
+   * (a synchronous `sleep` on the system clock), so TTL work is not lost to a blocked timer.
+   * Returns how many passes ran.
+   */
+  runDuePasses(): number {
+    let n = 0;
+    while (!this.stopped && this.nextPassAt !== null && this.engine.clock.now() >= this.nextPassAt) {
+      this.cancelTimer?.();
+      this.wake();
+      n++;
+    }
+    return n;
+  }
+
   /** Why the monitor would not delete right now, or null when it would. */
   stoppedBecause(): string | null {
     if (this.engine.isClosed) return 'the engine is closed';
