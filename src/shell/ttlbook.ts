@@ -1,0 +1,169 @@
+/**
+ * The `.ttlbook` playground format: plain JavaScript that mongosh could run as a script, with
+ * cells marked in the spirit of Jupytext's percent format so a notebook diffs cleanly in git.
+ *
+ *   // ---
+ *   // title: Expire after N seconds
+ *   // engine: {"isolated": true, "now": "2026-01-01T00:00:00Z"}
+ *   // ---
+ *
+ *   // %% [markdown]
+ *   // # A heading
+ *   // Markdown lines are comments.
+ *
+ *   // %%
+ *   db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 3600 })
+ *
+ * Metadata lines are `key: value`, the value JSON when it parses as JSON and a string otherwise.
+ * Outputs are never stored: on the virtual clock a notebook's results are reproducible. Parsing
+ * keeps each cell's exact text, so saving an unchanged notebook writes the same bytes.
+ */
+
+export type CellKind = 'code' | 'markdown';
+
+export interface TtlbookCell {
+  kind: CellKind;
+  /** The cell's content: code as written, markdown without its `// ` comment prefixes. */
+  source: string;
+  /** Text after `// %%` on the marker line, other than `[markdown]` (a cell title). */
+  title?: string;
+  /** 1-based line of the cell's first content line in the file (for error positions). */
+  line: number;
+  /** The exact text of the cell as read (marker to before the next marker), for byte-identical saves. */
+  raw?: string;
+  /** The raw text ran to the end of the file (so it has no separator after it). */
+  endsFile?: boolean;
+}
+
+export interface Ttlbook {
+  metadata: Record<string, unknown>;
+  cells: TtlbookCell[];
+  /** The exact header text as read (metadata block and what follows it before the first cell). */
+  rawHeader?: string;
+}
+
+const MARKER = /^\/\/ %%(.*)$/;
+const HEADER_FENCE = '// ---';
+
+function parseMetadataValue(text: string): unknown {
+  const t = text.trim();
+  try {
+    return JSON.parse(t);
+  } catch {
+    return t;
+  }
+}
+
+function formatMetadataValue(value: unknown): string {
+  return typeof value === 'string' && !/^[[{"\d-]|^(true|false|null)$/.test(value) ? value : JSON.stringify(value);
+}
+
+/** Markdown content from comment lines: `// text` → `text`, `//` → empty. */
+function uncomment(lines: string[]): string {
+  return lines.map((l) => (l.startsWith('// ') ? l.slice(3) : l.startsWith('//') ? l.slice(2) : l)).join('\n');
+}
+
+function comment(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => (l.length === 0 ? '//' : `// ${l}`))
+    .join('\n');
+}
+
+/** Strip the blank lines that separate cells, keeping the content itself exact. */
+function trimBlankLines(lines: string[]): { lines: string[]; leading: number } {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && lines[start].trim() === '') start++;
+  while (end > start && lines[end - 1].trim() === '') end--;
+  return { lines: lines.slice(start, end), leading: start };
+}
+
+export function parseTtlbook(text: string): Ttlbook {
+  const lines = text.split('\n');
+  const metadata: Record<string, unknown> = {};
+  let i = 0;
+  if (lines[0] === HEADER_FENCE) {
+    const close = lines.indexOf(HEADER_FENCE, 1);
+    if (close > 0) {
+      for (const line of lines.slice(1, close)) {
+        const body = line.startsWith('// ') ? line.slice(3) : line.replace(/^\/\/\s?/, '');
+        const colon = body.indexOf(':');
+        if (colon > 0) metadata[body.slice(0, colon).trim()] = parseMetadataValue(body.slice(colon + 1));
+      }
+      i = close + 1;
+    }
+  }
+  // Cell boundaries: marker lines; code before the first marker is a cell of its own.
+  const starts: number[] = [];
+  for (let j = i; j < lines.length; j++) if (MARKER.test(lines[j])) starts.push(j);
+  const cells: TtlbookCell[] = [];
+  const firstMarker = starts.length ? starts[0] : lines.length;
+  const preamble = trimBlankLines(lines.slice(i, firstMarker));
+  const headerEnd = preamble.lines.length ? i : firstMarker;
+  // Every chunk ends with the newline that separates it from the next; the file's last chunk ends
+  // exactly where the file does.
+  const chunk = (from: number, to: number) => lines.slice(from, to).join('\n') + (to < lines.length ? '\n' : '');
+  const rawHeader = headerEnd > 0 ? chunk(0, headerEnd) : '';
+  if (preamble.lines.length) {
+    cells.push({ kind: 'code', source: preamble.lines.join('\n'), line: i + preamble.leading + 1, raw: chunk(i, firstMarker), endsFile: firstMarker === lines.length });
+  }
+  for (let k = 0; k < starts.length; k++) {
+    const at = starts[k];
+    const next = k + 1 < starts.length ? starts[k + 1] : lines.length;
+    const marker = MARKER.exec(lines[at])![1].trim();
+    const isMarkdown = /^\[markdown\]/.test(marker) || /\[markdown\]$/.test(marker);
+    const title = marker.replace('[markdown]', '').trim();
+    const body = trimBlankLines(lines.slice(at + 1, next));
+    const raw = chunk(at, next);
+    cells.push({
+      kind: isMarkdown ? 'markdown' : 'code',
+      source: isMarkdown ? uncomment(body.lines) : body.lines.join('\n'),
+      ...(title ? { title } : {}),
+      line: at + 2 + body.leading,
+      raw,
+      endsFile: next === lines.length,
+    });
+  }
+  return { metadata, cells, rawHeader };
+}
+
+function headerText(metadata: Record<string, unknown>): string {
+  const keys = Object.keys(metadata);
+  if (keys.length === 0) return '';
+  const body = keys.map((k) => `// ${k}: ${formatMetadataValue(metadata[k])}`).join('\n');
+  return `${HEADER_FENCE}\n${body}\n${HEADER_FENCE}\n\n`;
+}
+
+function cellText(cell: TtlbookCell): string {
+  const marker = `// %%${cell.title ? ` ${cell.title}` : ''}${cell.kind === 'markdown' ? ' [markdown]' : ''}`;
+  const body = cell.kind === 'markdown' ? comment(cell.source) : cell.source;
+  return `${marker}\n${body}\n`;
+}
+
+/**
+ * Text of a notebook. Cells whose source is unchanged since parsing keep their exact original text;
+ * new or edited cells are written in the canonical form (marker, content, one blank line).
+ */
+export function serializeTtlbook(book: Ttlbook, original?: Ttlbook): string {
+  const sameMeta = original && JSON.stringify(original.metadata) === JSON.stringify(book.metadata);
+  let out = sameMeta && original?.rawHeader !== undefined ? original.rawHeader : headerText(book.metadata);
+  book.cells.forEach((cell, index) => {
+    const before = cell.raw !== undefined ? parseTtlbook(cell.raw).cells[0] : undefined;
+    const unchanged = before && before.source === cell.source && before.kind === cell.kind && (before.title ?? '') === (cell.title ?? '');
+    const last = index === book.cells.length - 1;
+    if (unchanged && cell.raw !== undefined) {
+      out += cell.raw;
+      // A cell that used to end the file needs a separator once another cell follows it.
+      if (!last && cell.endsFile) out += cell.raw.endsWith('\n') ? '\n' : '\n\n';
+    } else {
+      out += cellText(cell) + (index < book.cells.length - 1 ? '\n' : '');
+    }
+  });
+  return out;
+}
+
+/** Run a notebook as a script: the code cells in order, each with its line in the file. */
+export function codeCells(book: Ttlbook): TtlbookCell[] {
+  return book.cells.filter((c) => c.kind === 'code' && c.source.trim() !== '');
+}
