@@ -98,22 +98,22 @@ export class BTreeIndex {
     return undefined;
   }
 
-  /** Records whose entries lie in [start, end] (entry keys built with bounds), in tree order. */
+  /**
+   * Entries in [start, end] (entry keys built with bounds), in tree order or reversed. Walks the
+   * leaves directly: callers must not modify the tree until they are done iterating (queries and
+   * TTL batches collect their records first).
+   */
   *scan(start: EntryKey, end: EntryKey, forward = true): IterableIterator<[EntryKey, StoredRecord]> {
+    const cmp = this.tree._compare;
     if (forward) {
-      // Iterate via nextHigherPair so the caller may delete entries between steps.
-      let pair = this.tree.getPairOrNextHigher(start);
-      const cmp = this.tree._compare;
-      while (pair && cmp(pair[0], end) <= 0) {
+      for (const pair of this.tree.entries(start)) {
+        if (cmp(pair[0], end) > 0) return;
         yield pair;
-        pair = this.tree.nextHigherPair(pair[0]);
       }
     } else {
-      let pair = this.tree.getPairOrNextLower(end);
-      const cmp = this.tree._compare;
-      while (pair && cmp(pair[0], start) >= 0) {
+      for (const pair of this.tree.entriesReversed(end)) {
+        if (cmp(pair[0], start) < 0) return;
         yield pair;
-        pair = this.tree.nextLowerPair(pair[0]);
       }
     }
   }

@@ -96,6 +96,9 @@ export class IndexTTLTarget implements TTLTarget {
   }
 }
 
+/** Documents one index-range batch deletes at most (mongod's default visit budget is 50000). */
+const INDEX_BATCH = 16_384;
+
 /**
  * Deletes what [min date, threshold] of a TTL index holds, in batches of up to 1024 documents, each
  * batch removed with Collection.removeMany (the walked range of the TTL index in one deleteRange).
@@ -112,7 +115,8 @@ function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: numb
     : [encodeEntry([threshold, MIN_BOUND]), encodeEntry([oldest, MAX_BOUND])];
   let deleted = 0;
   for (;;) {
-    const room = budget.maxDocs > 0 ? Math.min(budget.maxDocs - deleted, 1024) : 1024;
+    // Large batches let removeMany sweep the other indexes once instead of deleting entry by entry.
+    const room = budget.maxDocs > 0 ? Math.min(budget.maxDocs - deleted, INDEX_BATCH) : INDEX_BATCH;
     if (room <= 0) return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
     const batch: StoredRecord[] = [];
     const seen = new Set<number>();
