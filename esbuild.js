@@ -14,6 +14,8 @@ const entries = [
   { in: 'src/cli/main.ts', out: 'cli' },
 ].filter((e) => fs.existsSync(path.join(__dirname, e.in)));
 
+const version = require('./package.json').version;
+
 esbuild
   .build({
     entryPoints: entries,
@@ -25,6 +27,9 @@ esbuild
     external: ['vscode'],
     sourcemap: true,
     minify: production,
+    define: { TTL_WORKBENCH_VERSION: JSON.stringify(version) },
+    // The CLI is run directly (`bin`); the shebang is harmless in the other bundles.
+    banner: { js: '#!/usr/bin/env node' },
     logLevel: 'info',
   })
   .catch(() => process.exit(1));

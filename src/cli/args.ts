@@ -1,0 +1,107 @@
+/** Command-line parsing for `ttl-workbench`: pure, so usage errors are tested without a process. */
+
+export interface RunOptions {
+  files: string[];
+  clock: 'virtual' | 'system';
+  now?: Date;
+  flavor?: 'mongodb' | 'cosmos';
+  serverVersion?: '8.0' | '7.0';
+  json: boolean;
+  timeoutMs: number;
+  data?: string;
+}
+
+export type ParsedArgs = { command: 'help' } | { command: 'version' } | { command: 'run'; options: RunOptions };
+
+export class UsageError extends Error {}
+
+export const HELP = `ttl-workbench — run mongosh playgrounds against TTL Workbench's embedded TTL engine
+
+Usage:
+  ttl-workbench run [options] FILE...     run .js mongosh scripts and .ttlbook notebooks
+  ttl-workbench --help | --version
+
+Each file runs against a fresh engine. By default the engine's clock is virtual: sleep(ms) and
+clock.advance("2h") move time forward at once and run every TTL pass that falls due, so results
+are reproducible.
+
+Options:
+  --clock virtual|system     the engine clock (default: virtual)
+  --now ISO-DATE             start of the virtual clock (default: the notebook's "engine.now"
+                             metadata, else the current time)
+  --flavor mongodb|cosmos    engine flavor (default: the notebook's "engine.flavor", else mongodb)
+  --server-version 8.0|7.0   which mongod's rules to follow where they differ (default: 8.0)
+  --json                     one JSON line per statement:
+                               {"ok":true,"file":…,"line":…,"result":…,"output":[…]}
+                               {"ok":false,"file":…,"line":…,"error":{"code":…,"codeName":…,"message":…}}
+  --timeout MS               time limit of one statement (default: 10000)
+  --data DIR                 reserved: durable storage is not available yet
+
+Exit codes: 0 every statement ran; 1 a statement threw (its file and line are printed);
+2 bad usage.
+`;
+
+function valueOf(argv: string[], i: number, flag: string): string {
+  const v = argv[i + 1];
+  if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value (see --help)`);
+  return v;
+}
+
+export function parseArgs(argv: string[]): ParsedArgs {
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') return { command: 'help' };
+  if (argv.includes('--version')) return { command: 'version' };
+  const [command, ...rest] = argv;
+  if (command !== 'run') throw new UsageError(`unknown command '${command}': use 'ttl-workbench run FILE...' (see --help)`);
+  const options: RunOptions = { files: [], clock: 'virtual', json: false, timeoutMs: 10_000 };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    switch (arg) {
+      case '--clock': {
+        const v = valueOf(rest, i++, arg);
+        if (v !== 'virtual' && v !== 'system') throw new UsageError(`--clock must be 'virtual' or 'system', got '${v}'`);
+        options.clock = v;
+        break;
+      }
+      case '--now': {
+        const v = valueOf(rest, i++, arg);
+        const d = new Date(v);
+        if (Number.isNaN(d.getTime())) throw new UsageError(`--now needs an ISO date such as 2026-01-01T00:00:00Z, got '${v}'`);
+        options.now = d;
+        break;
+      }
+      case '--flavor': {
+        const v = valueOf(rest, i++, arg);
+        if (v !== 'mongodb' && v !== 'cosmos') throw new UsageError(`--flavor must be 'mongodb' or 'cosmos', got '${v}'`);
+        options.flavor = v;
+        break;
+      }
+      case '--server-version': {
+        const v = valueOf(rest, i++, arg);
+        if (v !== '8.0' && v !== '7.0') throw new UsageError(`--server-version must be '8.0' or '7.0', got '${v}'`);
+        options.serverVersion = v;
+        break;
+      }
+      case '--json':
+        options.json = true;
+        break;
+      case '--timeout': {
+        const v = Number(valueOf(rest, i++, arg));
+        if (!Number.isInteger(v) || v <= 0) throw new UsageError(`--timeout needs a positive number of milliseconds`);
+        options.timeoutMs = v;
+        break;
+      }
+      case '--data':
+        options.data = valueOf(rest, i++, arg);
+        break;
+      default:
+        if (arg.startsWith('--')) throw new UsageError(`unknown option '${arg}' (see --help)`);
+        options.files.push(arg);
+    }
+  }
+  if (options.files.length === 0) throw new UsageError('run needs at least one FILE (.js or .ttlbook)');
+  if (options.now && options.clock === 'system') throw new UsageError('--now sets the virtual clock; it cannot be combined with --clock system');
+  if (options.data !== undefined) {
+    throw new UsageError('--data is reserved for durable storage, which is not available yet: run without it (an in-memory engine)');
+  }
+  return { command: 'run', options };
+}

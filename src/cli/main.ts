@@ -1,0 +1,35 @@
+/** `ttl-workbench`: run mongosh playgrounds headless (see --help). Exit codes: 0 ok, 1 error, 2 usage. */
+import { HELP, parseArgs, UsageError } from './args';
+import { runFile } from './run-file';
+
+declare const TTL_WORKBENCH_VERSION: string | undefined;
+
+function main(argv: string[]): number {
+  let parsed;
+  try {
+    parsed = parseArgs(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`ttl-workbench: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (parsed.command === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (parsed.command === 'version') {
+    process.stdout.write(`${typeof TTL_WORKBENCH_VERSION === 'string' ? TTL_WORKBENCH_VERSION : 'dev'}\n`);
+    return 0;
+  }
+  const write = (t: string) => process.stdout.write(t);
+  const writeErr = (t: string) => process.stderr.write(t);
+  for (const file of parsed.options.files) {
+    const outcome = runFile(file, parsed.options, write, writeErr);
+    if (!outcome.ok) return 1;
+  }
+  return 0;
+}
+
+process.exitCode = main(process.argv.slice(2));

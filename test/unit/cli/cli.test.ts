@@ -1,0 +1,157 @@
+/**
+ * The bundled CLI (dist/cli.js, built by `npm test` before the tests run) on real files: exit codes,
+ * JSON lines, and every example playground under examples/ running clean with the results the
+ * TTL rules predict.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, test } from 'node:test';
+
+const root = path.resolve(__dirname, '../../../..');
+const cli = path.join(root, 'dist', 'cli.js');
+const examples = path.join(root, 'examples');
+
+function run(args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: root });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface Line {
+  ok: boolean;
+  file: string;
+  line: number;
+  result?: unknown;
+  output: string[];
+  error?: { code: number | null; codeName: string | null; message: string };
+}
+
+function jsonLines(stdout: string): Line[] {
+  return stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+}
+
+function tempFile(name: string, text: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-'));
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+describe('ttl-workbench CLI', () => {
+  test('--help documents the command and exits 0', () => {
+    const r = run(['--help']);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /ttl-workbench run \[options\] FILE/);
+    assert.match(r.stdout, /--clock virtual\|system/);
+  });
+
+  test('bad usage exits 2 with a message', () => {
+    const r = run(['run', '--clock', 'sundial', 'x.js']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--clock must be 'virtual' or 'system'/);
+  });
+
+  test('--json prints one line per statement with results as relaxed EJSON', () => {
+    const file = tempFile('a.js', 'db.c.insertOne({_id: 1, n: NumberInt(5)})\nprint("hi")\ndb.c.findOne()\n');
+    const r = run(['run', '--json', file]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = jsonLines(r.stdout);
+    assert.equal(lines.length, 3);
+    assert.deepEqual(lines.map((l) => l.ok), [true, true, true]);
+    assert.deepEqual(lines[1].output, ['hi']);
+    assert.deepEqual(lines[2].result, { _id: 1, n: 5 });
+    assert.equal(lines[2].line, 3);
+  });
+
+  test('an uncaught error exits 1 and names the file and line, with code and codeName', () => {
+    const file = tempFile('b.js', 'db.c.insertOne({_id: 1})\n\ndb.c.insertOne({_id: 1})\nprint("never")\n');
+    const r = run(['run', file]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /b\.js:3/);
+    assert.match(r.stderr, /code 11000, DuplicateKey/);
+    assert.doesNotMatch(r.stdout, /never/);
+    const j = run(['run', '--json', file]);
+    const last = jsonLines(j.stdout).at(-1)!;
+    assert.equal(last.ok, false);
+    assert.equal(last.error?.code, 11000);
+    assert.equal(last.error?.codeName, 'DuplicateKey');
+  });
+
+  test('a syntax error exits 1 with line and column', () => {
+    const file = tempFile('c.js', 'print(1)\nlet x = ;\n');
+    const r = run(['run', file]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /c\.js:2:\d+/);
+  });
+
+  test('a missing file exits 1 with a clear message', () => {
+    const r = run(['run', path.join(os.tmpdir(), 'no-such-playground.js')]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /cannot read the file \(ENOENT\)/);
+  });
+
+  test('the virtual clock starts at --now and sleep() runs TTL passes', () => {
+    const file = tempFile('d.js', [
+      'db.log_events.createIndex({ "expireAt": 1 }, { expireAfterSeconds: 0 })',
+      'db.log_events.insertOne({ "expireAt": new Date("2025-12-31T23:59:00Z"), "logEvent": 2, "logMessage": "Success!" })',
+      'new Date().toISOString()',
+      'sleep(61000)',
+      'db.log_events.countDocuments()',
+    ].join('\n'));
+    const lines = jsonLines(run(['run', '--json', '--now', '2026-01-01T00:00:00Z', file]).stdout);
+    assert.equal(lines[2].result, '2026-01-01T00:00:00.000Z');
+    assert.equal(lines.at(-1)!.result, 0);
+  });
+});
+
+/** What each example must show: checks on its JSON lines (statement results in order). */
+const EXPECTATIONS: Record<string, (lines: Line[]) => void> = {
+  '01-expire-after-seconds.ttlbook': (lines) => {
+    const counts = lines.filter((l) => typeof l.result === 'number').map((l) => l.result);
+    assert.deepEqual(counts.at(-1), 1, 'only the document without a date is left');
+    const afterHalfHour = lines.find((l) => Array.isArray(l.result)) as Line;
+    assert.deepEqual((afterHalfHour.result as Array<{ event: string }>).map((d) => d.event), ['login', 'no date']);
+  },
+  '02-expire-at-clock-time.ttlbook': (lines) => {
+    assert.ok(lines.some((l) => l.result === 2), 'both documents remain after the first minute');
+    assert.deepEqual(lines.at(-1)!.result, [{ logMessage: 'Tomorrow' }]);
+  },
+  '03-partial-ttl.ttlbook': (lines) => {
+    assert.ok(lines.some((l) => JSON.stringify(l.result) === JSON.stringify([{ user: 'm1' }])), 'only the member session is left');
+    assert.ok(lines.some((l) => l.output.some((o) => /^67 CannotCreateIndex/.test(o))), 'the $ne filter is refused with 67');
+  },
+  '04-convert-with-collmod.ttlbook': (lines) => {
+    assert.ok(lines.some((l) => l.output.includes('IndexOptionsConflict')));
+    const counts = lines.filter((l) => typeof l.result === 'number').map((l) => l.result);
+    assert.deepEqual(counts, [1, 0], 'kept under 3 h, deleted once the period is 100 s');
+  },
+  '05-time-series-retention.ttlbook': (lines) => {
+    const counts = lines.filter((l) => typeof l.result === 'number').map((l) => l.result);
+    assert.deepEqual(counts, [6, 6, 0, 1], 'whole bucket at once, counted as one deleted bucket');
+  },
+  '06-cosmos-per-document-ttl.ttlbook': (lines) => {
+    const lists = lines.filter((l) => Array.isArray(l.result)).map((l) => (l.result as Array<{ cart: string }>).map((d) => d.cart));
+    assert.deepEqual(lists[0], ['default', 'forever', 'invalid ttl is ignored']);
+    assert.deepEqual(lists[1], ['forever']);
+  },
+};
+
+describe('examples/ run clean under the CLI', () => {
+  const files = fs.existsSync(examples) ? fs.readdirSync(examples).filter((f) => f.endsWith('.ttlbook') || f.endsWith('.js')) : [];
+  test('there are example playgrounds', () => {
+    assert.ok(files.length >= 6);
+  });
+  for (const file of files) {
+    test(`${file} runs clean and shows what the TTL rules predict`, () => {
+      const r = run(['run', '--json', path.join(examples, file)]);
+      assert.equal(r.code, 0, `${file} failed:\n${r.stderr}`);
+      const lines = jsonLines(r.stdout);
+      assert.ok(lines.every((l) => l.ok));
+      const check = EXPECTATIONS[file];
+      assert.ok(check, `add expectations for ${file}`);
+      check(lines);
+    });
+  }
+});
