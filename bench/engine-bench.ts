@@ -99,17 +99,23 @@ function toStrDoc(d: BenchDoc, hex = d._id.toHexString()): StrDoc {
   return { _id: hex, name: d.name, createdAt: d.createdAt, n: d.n, tag: d.tag };
 }
 
-function chunk<T>(items: T[], size = BATCH): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+/**
+ * The first `count` documents of the data set as fresh objects in a contender's shape, in insert
+ * batches. Built before the clock starts; fresh per run, so no contender shares objects with another
+ * copy (lokijs keeps and mutates its input; the memory numbers must count everything a store keeps).
+ */
+function inputBatches(c: Contender, count: number): unknown[][] {
+  const out: unknown[][] = [];
+  let batch: unknown[] = [];
+  for (const d of generateDocs(count)) {
+    batch.push(c.shape(d));
+    if (batch.length === BATCH) {
+      out.push(batch);
+      batch = [];
+    }
+  }
+  if (batch.length) out.push(batch);
   return out;
-}
-
-/** One size's data: the master documents plus the query parameters every contender shares. */
-interface Dataset {
-  n: number;
-  docs: BenchDoc[];
-  hex: string[];
 }
 
 // ---- contenders ----------------------------------------------------------------------------------
@@ -121,7 +127,7 @@ interface Store {
   insert(batch: unknown[]): unknown;
   /** Work a contender defers to the end of a load (lokijs' index rebuild); timed with the inserts. */
   finishLoad(): void;
-  /** Query arguments are prepared untimed by `idArg`. */
+  /** `arg` comes from the contender's `idArg`, prepared before timing. */
   pointById(arg: unknown): unknown;
   pointByDate(date: Date): unknown;
   range(lo: Date, hi: Date): number | Promise<number>;
@@ -134,12 +140,10 @@ interface Contender {
   /** Methods return promises that must be awaited (nedb). */
   async: boolean;
   create(indexes: Secondary[]): Promise<Store>;
-  /** Input batches for one insert run (untimed). `loaded` documents of the dataset. */
-  batches(ds: Dataset, loaded: number): unknown[][];
-  /** A fresh document in this contender's shape, for the memory measurement. */
-  fresh(d: BenchDoc): unknown;
-  /** The _id argument of a point query for master document i. */
-  idArg(ds: Dataset, i: number): unknown;
+  /** A generated document in the shape this contender is given. */
+  shape(d: BenchDoc): unknown;
+  /** The _id argument of a point query for document d. */
+  idArg(d: BenchDoc): unknown;
   /** How many documents of N this contender loads (nedb samples large sizes). */
   loadedCount(n: number): number;
 }
@@ -161,10 +165,8 @@ const engineContender: Contender = {
       usesDateIndex: (lo, hi) => JSON.stringify(c.explain({ createdAt: { $gte: lo, $lt: hi } }, {}, 'queryPlanner')).includes('"IXSCAN"'),
     };
   },
-  // The engine copies documents on insert (they never change), so all runs share the master slices.
-  batches: (ds, loaded) => chunk(ds.docs.slice(0, loaded)),
-  fresh: (d) => d,
-  idArg: (ds, i) => ds.docs[i]._id,
+  shape: (d) => d,
+  idArg: (d) => d._id,
   loadedCount: (n) => n,
 };
 
@@ -182,10 +184,8 @@ const nedbContender: Contender = {
       range: async (lo, hi) => (await db.findAsync({ createdAt: { $gte: lo, $lt: hi } })).length,
     };
   },
-  // nedb deep-copies inserted documents and leaves the input alone.
-  batches: (ds, loaded) => chunk(ds.docs.slice(0, loaded).map((d, i) => toStrDoc(d, ds.hex[i]))),
-  fresh: (d) => toStrDoc(d),
-  idArg: (ds, i) => ds.hex[i],
+  shape: (d) => toStrDoc(d),
+  idArg: (d) => d._id.toHexString(),
   loadedCount: (n) => Math.min(n, NEDB_MAX_DOCS),
 };
 
@@ -208,10 +208,8 @@ const lokiContender: Contender = {
       range: (lo, hi) => coll.find({ createdAt: { $between: [lo, new Date(hi.getTime() - 1)] } } as LokiQuery<StrDoc>).length,
     };
   },
-  // lokijs stores (and adds $loki and meta to) the very objects it is given: fresh copies per run.
-  batches: (ds, loaded) => chunk(ds.docs.slice(0, loaded).map((d, i) => toStrDoc(d, ds.hex[i]))),
-  fresh: (d) => toStrDoc(d),
-  idArg: (ds, i) => ds.hex[i],
+  shape: (d) => toStrDoc(d),
+  idArg: (d) => d._id.toHexString(),
   loadedCount: (n) => n,
 };
 
@@ -316,9 +314,8 @@ const baselineContender: Contender = {
       range: (lo, hi) => b.range(lo, hi).length,
     };
   },
-  batches: (ds, loaded) => chunk(ds.docs.slice(0, loaded)),
-  fresh: (d) => d,
-  idArg: (ds, i) => ds.docs[i]._id,
+  shape: (d) => d,
+  idArg: (d) => d._id,
   loadedCount: (n) => n,
 };
 
@@ -344,7 +341,7 @@ function getGc(): () => void {
 
 async function settle(): Promise<void> {
   const gc = getGc();
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 2; i++) {
     gc();
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -405,60 +402,63 @@ async function measureLatency(fn: (i: number) => unknown, isAsync: boolean): Pro
   return { usPerOp: median(samples), rounds, opsPerRound };
 }
 
+interface InsertRun {
+  ms: number;
+  store: Store;
+  /** Retained heap per document, when measured. */
+  bytesPerDoc?: number;
+}
+
+/**
+ * One timed load of `count` documents into a fresh store. With `memory`, the heap is read after a
+ * full GC before the input is built and again after the load once the input is dropped, so the
+ * difference is everything the store retains (document copies, indexes, metadata, key strings).
+ */
+async function loadOnce(c: Contender, count: number, indexes: Secondary[], memory: boolean): Promise<InsertRun> {
+  await settle();
+  const before = heapUsed();
+  let batches: unknown[][] | undefined = inputBatches(c, count);
+  const store = await c.create(indexes);
+  const t0 = now();
+  if (c.async) {
+    for (const b of batches) await store.insert(b);
+  } else {
+    for (const b of batches) store.insert(b);
+  }
+  store.finishLoad();
+  const ms = now() - t0;
+  batches = undefined;
+  if (!memory) return { ms, store };
+  await settle();
+  return { ms, store, bytesPerDoc: (heapUsed() - before) / count };
+}
+
 interface InsertResult {
   docsPerSec: number;
   runs: number;
-  store: Store;
+  bytesPerDoc?: number;
+  /** The last run's store (the caller queries it, then drops it). */
+  store?: Store;
 }
 
 /** Best of up to 3 runs (fewer when the runs' total passes ~4 s); each run starts on a fresh store after a full GC. */
-async function measureInserts(c: Contender, ds: Dataset, loaded: number, indexes: Secondary[]): Promise<InsertResult> {
+async function measureInserts(c: Contender, count: number, indexes: Secondary[], memory: boolean): Promise<InsertResult> {
   let best = Infinity;
-  let runs = 0;
   let total = 0;
-  let store: Store | undefined;
-  while (runs < INSERT_MAX_RUNS && (runs === 0 || total + best < INSERT_BUDGET_MS)) {
-    store = undefined;
-    const batches = c.batches(ds, loaded);
-    await settle();
-    const s = await c.create(indexes);
-    const t0 = now();
-    if (c.async) {
-      for (const b of batches) await s.insert(b);
-    } else {
-      for (const b of batches) s.insert(b);
-    }
-    s.finishLoad();
-    const ms = now() - t0;
-    store = s;
-    best = Math.min(best, ms);
-    total += ms;
-    runs++;
+  const bytes: number[] = [];
+  const result: InsertResult = { docsPerSec: 0, runs: 0 };
+  while (result.runs < INSERT_MAX_RUNS && (result.runs === 0 || total + best < INSERT_BUDGET_MS)) {
+    result.store = undefined; // the previous run's store must be garbage before the next heap reading
+    const run = await loadOnce(c, count, indexes, memory);
+    result.store = run.store;
+    best = Math.min(best, run.ms);
+    total += run.ms;
+    if (run.bytesPerDoc !== undefined) bytes.push(run.bytesPerDoc);
+    result.runs++;
   }
-  return { docsPerSec: loaded / (best / 1000), runs, store: store! };
-}
-
-/** Retained heap per document with the createdAt index (the 1-secondary-index configuration). */
-async function measureBytesPerDoc(c: Contender, count: number): Promise<number> {
-  await settle();
-  const before = heapUsed();
-  let store: Store | undefined = await c.create(['createdAt']);
-  let batch: unknown[] = [];
-  for (const d of generateDocs(count)) {
-    batch.push(c.fresh(d));
-    if (batch.length === BATCH) {
-      await store.insert(batch);
-      batch = [];
-    }
-  }
-  if (batch.length) await store.insert(batch);
-  store.finishLoad();
-  batch = [];
-  await settle();
-  const after = heapUsed();
-  consume(store);
-  store = undefined;
-  return (after - before) / count;
+  result.docsPerSec = count / (best / 1000);
+  if (bytes.length) result.bytesPerDoc = median(bytes);
+  return result;
 }
 
 // ---- formatting ----------------------------------------------------------------------------------
@@ -507,6 +507,7 @@ interface SizeResult {
   bytes: Partial<Record<Key, number>>;
 }
 
+/** In this order; the 1-index runs also measure memory and serve the indexed queries, the 0-index runs the scans. */
 const INDEX_CONFIGS: Array<{ label: string; indexes: Secondary[] }> = [
   { label: '1 (createdAt)', indexes: ['createdAt'] },
   { label: '0 (only _id)', indexes: [] },
@@ -530,19 +531,37 @@ function secs(since: number): string {
   return `${((now() - since) / 1000).toFixed(1)} s`;
 }
 
+/** Documents at the given positions of the data set (one generation pass). */
+function docsAt(positions: number[]): Map<number, BenchDoc> {
+  const wanted = new Set(positions);
+  const max = Math.max(...positions);
+  const out = new Map<number, BenchDoc>();
+  let i = 0;
+  for (const d of generateDocs(max + 1)) {
+    if (wanted.has(i)) out.set(i, d);
+    i++;
+  }
+  return out;
+}
+
+function loadAverage(): string {
+  return os.loadavg().map((x) => x.toFixed(2)).join(' / ');
+}
+
 async function runSize(n: number, contenders: Contender[]): Promise<SizeResult> {
   const t0 = now();
   log(`\n=== N = ${fmtInt(n)} documents ===`);
-  const docs = [...generateDocs(n)];
-  const ds: Dataset = { n, docs, hex: docs.map((d) => d._id.toHexString()) };
-  log(`generated ${fmtInt(n)} documents (seed 0x${SEED.toString(16)}) in ${secs(t0)}`);
+  log(`load average (1 / 5 / 15 min) before: ${loadAverage()} on ${os.cpus().length} CPUs`);
 
-  // Query parameters, shared by all contenders (drawn from the documents each contender loaded).
+  // Query parameters, shared by all contenders: 1000 positions (scaled to the documents each contender
+  // loaded) and 200 window starts.
   const prng = mulberry32(SEED ^ 0x9e3779b9);
   const picks = Array.from({ length: 1000 }, () => prng());
   // Windows start early enough that the widest one (a sampled contender's, see below) fits the span.
   const widest = HOUR * (n / Math.min(...contenders.map((c) => c.loadedCount(n))));
   const windows = Array.from({ length: 200 }, () => START_MS + Math.floor(prng() * (SPAN_MS - widest)));
+  const loadedCounts = [...new Set(contenders.map((c) => c.loadedCount(n)))];
+  const pickedDocs = docsAt(loadedCounts.flatMap((loaded) => picks.map((p) => Math.floor(p * loaded))));
 
   const result: SizeResult = {
     n,
@@ -558,52 +577,44 @@ async function runSize(n: number, contenders: Contender[]): Promise<SizeResult> 
   for (const c of contenders) {
     const ct = now();
     const loaded = c.loadedCount(n);
-    // The last run's store of the 1- and 0-index configurations serves the queries.
-    let withIx: Store | undefined;
-    let noIx: Store | undefined;
-    for (const cfg of INDEX_CONFIGS) {
-      const r = await measureInserts(c, ds, loaded, cfg.indexes);
-      result.inserts[cfg.label][c.key] = { docsPerSec: r.docsPerSec, runs: r.runs };
-      if (cfg.indexes.length === 1) withIx = r.store;
-      else if (cfg.indexes.length === 0) noIx = r.store;
-    }
-    if (!withIx || !noIx) throw new Error('index configurations changed without updating the query phase');
-    const ix = withIx;
-    const scan = noIx;
-    const idArgs = picks.map((p) => c.idArg(ds, Math.floor(p * loaded)));
-    const dateArgs = picks.map((p) => new Date(ds.docs[Math.floor(p * loaded)].createdAt.getTime()));
+    const docsOf = picks.map((p) => pickedDocs.get(Math.floor(p * loaded))!);
+    const idArgs = docsOf.map((d) => c.idArg(d));
+    const dateArgs = docsOf.map((d) => new Date(d.createdAt.getTime()));
     // A sampled store holds loaded/n of the documents: widen its window so a query returns as many.
     const windowMs = HOUR * (n / loaded);
     const ranges = windows.map((w) => [new Date(w), new Date(w + windowMs)] as [Date, Date]);
-
-    if (ix.usesDateIndex && !ix.usesDateIndex(...ranges[0])) log(`WARNING: ${c.key} did not plan an IXSCAN for the createdAt range query`);
-    if (scan.usesDateIndex && scan.usesDateIndex(...ranges[0])) log(`WARNING: ${c.key} planned an IXSCAN without a createdAt index`);
     const countReturned = async (s: Store, count: number): Promise<number> => {
       let total = 0;
       for (const [lo, hi] of ranges.slice(0, count)) total += await s.range(lo, hi);
       return total / count;
     };
-    result.returned.rangeIx[c.key] = await countReturned(ix, RETURN_CHECK_WINDOWS);
-    result.returned.rangeScan[c.key] = await countReturned(scan, RETURN_CHECK_SCAN_WINDOWS);
 
-    await settle();
-    result.latency.pointId[c.key] = (await measureLatency((i) => ix.pointById(idArgs[i % idArgs.length]), c.async)).usPerOp;
-    result.latency.pointDate[c.key] = (await measureLatency((i) => ix.pointByDate(dateArgs[i % dateArgs.length]), c.async)).usPerOp;
-    result.latency.rangeIx[c.key] = (await measureLatency((i) => ix.range(...ranges[i % ranges.length]), c.async)).usPerOp;
-    // A scan costs ~N per query: a sampled store scans `loaded` documents, so scale to N (labelled estimate).
-    const scanLatency = await measureLatency((i) => scan.range(...ranges[i % ranges.length]), c.async);
-    result.latency.rangeScan[c.key] = scanLatency.usPerOp * (n / loaded);
-    withIx = noIx = undefined;
-    log(`  ${c.key.padEnd(8)} inserts + queries done in ${secs(ct)}${loaded < n ? ` (${fmtInt(loaded)}-document sample)` : ''}`);
+    // One store alive at a time: each configuration's last store serves its queries, then goes.
+    for (const cfg of INDEX_CONFIGS) {
+      const headline = cfg.label === HEADLINE;
+      const r = await measureInserts(c, loaded, cfg.indexes, headline);
+      result.inserts[cfg.label][c.key] = { docsPerSec: r.docsPerSec, runs: r.runs };
+      const store = r.store!;
+      r.store = undefined;
+      if (headline) {
+        result.bytes[c.key] = r.bytesPerDoc;
+        if (store.usesDateIndex && !store.usesDateIndex(...ranges[0])) log(`WARNING: ${c.key} did not plan an IXSCAN for the createdAt range query`);
+        result.returned.rangeIx[c.key] = await countReturned(store, RETURN_CHECK_WINDOWS);
+        await settle();
+        result.latency.pointId[c.key] = (await measureLatency((i) => store.pointById(idArgs[i % idArgs.length]), c.async)).usPerOp;
+        result.latency.pointDate[c.key] = (await measureLatency((i) => store.pointByDate(dateArgs[i % dateArgs.length]), c.async)).usPerOp;
+        result.latency.rangeIx[c.key] = (await measureLatency((i) => store.range(...ranges[i % ranges.length]), c.async)).usPerOp;
+      } else if (cfg.indexes.length === 0) {
+        if (store.usesDateIndex && store.usesDateIndex(...ranges[0])) log(`WARNING: ${c.key} planned an IXSCAN without a createdAt index`);
+        result.returned.rangeScan[c.key] = await countReturned(store, RETURN_CHECK_SCAN_WINDOWS);
+        await settle();
+        // A scan costs ~N per query: a sampled store scans `loaded` documents, so scale to N (labelled estimate).
+        const scan = await measureLatency((i) => store.range(...ranges[i % ranges.length]), c.async);
+        result.latency.rangeScan[c.key] = scan.usPerOp * (n / loaded);
+      }
+    }
+    log(`  ${c.key.padEnd(8)} done in ${secs(ct)}${loaded < n ? ` (${fmtInt(loaded)}-document sample)` : ''}; load average now ${loadAverage()}`);
   }
-
-  for (const c of contenders) {
-    const ct = now();
-    result.bytes[c.key] = await measureBytesPerDoc(c, c.loadedCount(n));
-    log(`  ${c.key.padEnd(8)} memory measured in ${secs(ct)}`);
-  }
-  ds.docs.length = 0;
-  ds.hex.length = 0;
   await settle();
   printSize(result);
   log(`(N = ${fmtInt(n)} took ${secs(t0)})`);
@@ -657,8 +668,9 @@ function printSize(r: SizeResult): void {
     }
   }
 
-  log('\nMemory: retained heap bytes per document with _id + createdAt indexes (heapUsed after loading N fresh documents');
-  log('minus before, each after global.gc(); one contender alive at a time). Ratio = engine bytes / other bytes (lower is better for the engine).');
+  log('\nMemory: retained heap bytes per document with _id + createdAt indexes, measured in the 1-index insert runs (median over them):');
+  log('heapUsed after the load, once its input is dropped, minus heapUsed before the input was generated, each after global.gc();');
+  log('only that one store alive. Ratio = engine bytes / other bytes (lower is better for the engine).');
   log(table(['', ...HEADERS], [['bytes/doc', ...rowCells(r.bytes, (v, k) => fmtInt(v) + (k === 'nedb' && sampled ? '*' : ''), (e, o) => e / o)]]));
 
   if (sampled) {
@@ -716,7 +728,7 @@ export async function runEngineBench(sizes: number[], options: EngineBenchOption
   log('contenders: engine (this repo, typed API), @seald-io/nedb (in-memory Datastore, async API awaited), lokijs (in-memory),');
   log('  baseline (sorted-btree BTree + Map, no engine): all in this process, measured one after another in that order.');
   log(`documents: {_id: ObjectId, name: "user<k>", createdAt: Date uniform over 30 days (random order), n: int, tag: one of ${TAGS.length}},`);
-  log(`  generated once per size from a seeded PRNG (seed 0x${SEED.toString(16)}).`);
+  log(`  generated from a seeded PRNG (seed 0x${SEED.toString(16)}): the same sequence for every run and contender, fresh objects each run.`);
   const results: SizeResult[] = [];
   for (const n of sizes) results.push(await runSize(n, contenders));
   if (results.length > 1) {

@@ -32,4 +32,10 @@ function main(argv: string[]): number {
   return 0;
 }
 
+// `ttl-workbench run x | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 process.exitCode = main(process.argv.slice(2));

@@ -5,7 +5,6 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EJSON } from 'bson';
 import { Engine, SystemClock, VirtualClock } from '../engine';
 import { ShellSession, type StatementResult } from '../shell/session';
 import { codeCells, parseTtlbook, type TtlbookCell } from '../shell/ttlbook';
@@ -44,7 +43,7 @@ export function cellsOf(file: string, text: string): { cells: TtlbookCell[]; met
 
 function jsonLine(file: string, s: StatementResult): string {
   if (s.ok) {
-    const result = s.value === undefined ? null : EJSON.serialize(s.value, { relaxed: true });
+    const result = s.value === undefined ? null : s.ejson ?? null;
     return JSON.stringify({ ok: true, file, line: s.line, result, output: s.output });
   }
   const e = s.error!;

@@ -132,4 +132,12 @@ export class VirtualClock implements Clock {
   dispose(): void {
     this.timers = [];
   }
+
+  /**
+   * After a host interrupted a timer mid-run (a vm time limit ends execution without running
+   * `finally` blocks), clear the guard so the clock can advance again.
+   */
+  recoverFromInterruption(): void {
+    this.advancing = false;
+  }
 }

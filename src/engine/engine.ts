@@ -137,6 +137,17 @@ export class Engine {
     this.events.flush();
   }
 
+  /**
+   * A host that can interrupt engine code without unwinding it (a `node:vm` time limit skips
+   * `finally` blocks) calls this afterwards, so the clock and the TTL monitor accept work again.
+   * The write that was interrupted may be partly applied; the message of the interruption says so.
+   */
+  recoverFromInterruption(): void {
+    (this.clock as { recoverFromInterruption?: () => void }).recoverFromInterruption?.();
+    this.ttl.recoverFromInterruption();
+    this.events.flush();
+  }
+
   /** Stop the monitor and its timer; nothing of the engine keeps running afterwards. */
   close(): void {
     this.closed = true;

@@ -5,7 +5,7 @@ export { EngineError, ErrorCode, codeNameOf } from './errors';
 export type { EngineEvent, EngineListener } from './catalog/events';
 export { SystemClock, VirtualClock, type Clock } from './clock';
 export { compareValues, valuesEqual } from './values/compare';
-export type { Document } from './values/types';
+export { objectIdAt, type Document } from './values/types';
 export type { MonitorStatus, PassReport, VisitReport } from './ttl/monitor';
 export { findInvalidTTLIndexes, findNaNTTLIndexes, loadLegacyIndexSpec, repairInvalidTTLSpecs, type TTLIndexProblem } from './ttl/legacy';
 export * as ttlRules from './ttl/validation';

@@ -3,12 +3,11 @@
  * that builds commands and reads their replies, so it behaves exactly like runCommand (and so like
  * the shell, the tree and a wire client). Results are shaped like the Node driver's.
  */
-import { ObjectId } from 'bson';
 import type { Engine } from '../engine';
 import { EngineError } from '../errors';
 import { defaultIndexName } from '../indexes/key-pattern';
 import { toDouble } from '../values/numbers';
-import type { Document } from '../values/types';
+import { objectIdAt, type Document } from '../values/types';
 
 export interface FindOptions {
   projection?: Document;
@@ -61,7 +60,7 @@ export class CollectionHandle {
 
   /** Like the driver, the handle assigns a missing _id itself so it can return insertedId. */
   insertOne(doc: Document): { acknowledged: true; insertedId: unknown } {
-    const withId = doc._id === undefined ? { _id: new ObjectId(), ...doc } : doc;
+    const withId = doc._id === undefined ? { _id: objectIdAt(this.engine.clock.now()), ...doc } : doc;
     const reply = this.run({ insert: this.name, documents: [withId] });
     throwWriteErrors(reply);
     return { acknowledged: true, insertedId: withId._id };

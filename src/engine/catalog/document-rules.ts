@@ -6,7 +6,7 @@
 import { calculateObjectSize, ObjectId } from 'bson';
 import { fail } from '../errors';
 import { cloneForStorage } from '../values/clone';
-import { bsonTypeOf, isPlainObject, type Document } from '../values/types';
+import { bsonTypeOf, isPlainObject, objectIdAt, type Document } from '../values/types';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
 
@@ -23,13 +23,13 @@ export function validateIdValue(id: unknown): void {
 }
 
 /** Copy a user document into its stored form, or throw what mongod would answer. */
-export function prepareForInsert(input: unknown, options: { generateId: boolean }): Document {
+export function prepareForInsert(input: unknown, options: { generateId: boolean; nowMs?: number }): Document {
   if (!isPlainObject(input)) fail('TypeMismatch', `Documents to insert must be objects, got ${bsonTypeOf(input)}.`);
   // Since 5.0, `$`-prefixed field names are allowed in inserted documents (not in _id).
   // _id always comes first: a generated one, or the given one moved to the front.
   const hasId = input._id !== undefined;
   if (hasId) validateIdValue(input._id);
-  const head: Document = hasId ? { _id: null } : options.generateId ? { _id: new ObjectId() } : {};
+  const head: Document = hasId ? { _id: null } : options.generateId ? { _id: options.nowMs === undefined ? new ObjectId() : objectIdAt(options.nowMs) } : {};
   const { doc: stored, sizeBound } = cloneForStorage(input, head);
   if (sizeBound > MAX_BSON_OBJECT_SIZE) {
     const size = calculateObjectSize(stored);

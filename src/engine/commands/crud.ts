@@ -15,7 +15,7 @@ import { runPipeline } from '../query/aggregate';
 import { executeQuery } from '../query/executor';
 import { compileProjection } from '../query/projection';
 import { applyReplacement, compileUpdate, isOperatorUpdate, upsertSeed } from '../query/update';
-import { cloneDocument } from '../values/clone';
+import { cloneDocument, cloneValue } from '../values/clone';
 import { compareValues } from '../values/compare';
 import { toDouble } from '../values/numbers';
 import { bsonTypeOf, isNumeric, isPlainObject, type Document } from '../values/types';
@@ -40,7 +40,7 @@ function checkTimeseriesDocument(coll: Collection, doc: Document): void {
 }
 
 export function insertDocument(engine: Engine, coll: Collection, input: unknown): StoredRecord {
-  const doc = prepareForInsert(input, { generateId: true });
+  const doc = prepareForInsert(input, { generateId: true, nowMs: engine.clock.now() });
   checkTimeseriesDocument(coll, doc);
   const record = coll.insert(doc);
   engine.documentMetrics.inserted++;
@@ -300,7 +300,7 @@ function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
   all.sort(compareValues);
   const values: unknown[] = [];
   for (const v of all) if (values.length === 0 || compareValues(values[values.length - 1], v) !== 0) values.push(v);
-  return { values: values.map((v) => (isPlainObject(v) ? cloneDocument(v) : v)), ok: 1 };
+  return { values: values.map(cloneValue), ok: 1 };
 }
 
 function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document {

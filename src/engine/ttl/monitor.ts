@@ -117,6 +117,11 @@ export class TTLMonitor {
     return n;
   }
 
+  /** Clear the in-pass guard after a host interrupted a pass (see Engine.recoverFromInterruption). */
+  recoverFromInterruption(): void {
+    this.inPass = false;
+  }
+
   /** Why the monitor would not delete right now, or null when it would. */
   stoppedBecause(): string | null {
     if (this.engine.isClosed) return 'the engine is closed';

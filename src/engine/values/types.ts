@@ -5,7 +5,17 @@
  * MaxKey, Code, BSONSymbol, DBRef).
  */
 
+import { ObjectId } from 'bson';
+
 export type Document = { [key: string]: unknown };
+
+/**
+ * A new ObjectId whose timestamp is `ms` (the engine clock's time, not the wall clock's), so ids
+ * made on a virtual clock agree with it: `_id.getTimestamp()` reads virtual time.
+ */
+export function objectIdAt(ms: number): ObjectId {
+  return new ObjectId(ObjectId.generate(Math.floor(ms / 1000)));
+}
 
 export type BsonTypeName =
   | 'double' | 'string' | 'object' | 'array' | 'binData' | 'undefined' | 'objectId' | 'bool'

@@ -131,6 +131,13 @@ const EXPECTATIONS: Record<string, (lines: Line[]) => void> = {
     const counts = lines.filter((l) => typeof l.result === 'number').map((l) => l.result);
     assert.deepEqual(counts, [6, 6, 0, 1], 'whole bucket at once, counted as one deleted bucket');
   },
+  '07-find-nan-indexes.ttlbook': (lines) => {
+    assert.ok(lines.some((l) => l.output.includes('67 CannotCreateIndex')), 'createIndex refuses NaN');
+    const nan = lines.find((l) => Array.isArray(l.result) && (l.result as unknown[]).length === 1)!;
+    assert.equal((nan.result as Array<{ index: string }>)[0].index, 'createdAt_1');
+    const counts = lines.filter((l) => typeof l.result === 'number').map((l) => l.result);
+    assert.deepEqual(counts, [1, 2147483647], 'the monitor skips it; listIndexes shows 2147483647');
+  },
   '06-cosmos-per-document-ttl.ttlbook': (lines) => {
     const lists = lines.filter((l) => Array.isArray(l.result)).map((l) => (l.result as Array<{ cart: string }>).map((d) => d.cart));
     assert.deepEqual(lists[0], ['default', 'forever', 'invalid ttl is ignored']);

@@ -1,0 +1,101 @@
+/**
+ * Builds the script's world: a fresh node:vm context (user code never runs in the host's scope)
+ * holding mongosh's globals — db, use, print/printjson/console, sleep, load (refused), it, the
+ * BSON constructors, EJSON — plus the clock-reading Date and the `clock` / `ttl` helpers.
+ */
+import * as vm from 'node:vm';
+import type { Engine } from '../engine';
+import { Boundary } from './boundary';
+import { createBsonGlobals } from './bson-globals';
+import { ShellCursor } from './cursor';
+import { createDatabase } from './database';
+import { ScriptErrors, type RealmErrorConstructors } from './errors';
+import { render, renderAsValue, renderForPrint } from './render';
+import { ShellRuntime } from './runtime';
+import { createClockDate, ShellTime } from './time';
+
+/** How many documents a displayed cursor (and each `it`) shows, as in mongosh. */
+export const CURSOR_BATCH = 20;
+
+/** What `it` evaluates to: the next documents of the last displayed cursor. */
+export class CursorIterationResult {
+  constructor(
+    readonly documents: unknown[],
+    readonly hasMore: boolean,
+  ) {}
+}
+
+export interface ShellWorld {
+  context: vm.Context;
+  runtime: ShellRuntime;
+}
+
+interface RealmIntrinsics extends RealmErrorConstructors {
+  Date: DateConstructor;
+  RegExp: RegExpConstructor;
+}
+
+export function createShellWorld(engine: Engine, dbName: string): ShellWorld {
+  const sandbox: Record<string, unknown> = {};
+  const context = vm.createContext(sandbox, { name: 'TTL Workbench shell' });
+  // The realm's own constructors, read before `Date` is replaced by the clock-reading one.
+  const intrinsics = vm.runInContext('({ Error, TypeError, RangeError, SyntaxError, ReferenceError, Date, RegExp })', context) as RealmIntrinsics;
+  const now = () => engine.clock.now();
+  const ScriptDate = createClockDate(now);
+  const errors = new ScriptErrors(intrinsics);
+  const boundary = new Boundary(intrinsics.Date, intrinsics.RegExp, ScriptDate);
+  const runtime = new ShellRuntime(engine, dbName, errors, boundary, createDatabase);
+  const time = new ShellTime(runtime);
+
+  // A cursor argument prints its next batch, as mongosh's print does.
+  const printable = (a: unknown): string => (a instanceof ShellCursor ? render(a.takeBatch(CURSOR_BATCH), { full: true }) ?? '' : renderForPrint(a));
+  const print = (...args: unknown[]): void => {
+    const text = args.map(printable).join(' ');
+    for (const line of text.split('\n')) runtime.print(line);
+  };
+  const printjson = (...args: unknown[]): void => {
+    const text = args.map((a) => (a instanceof ShellCursor ? printable(a) : renderAsValue(a))).join(' ');
+    for (const line of text.split('\n')) runtime.print(line);
+  };
+
+  const globals: Record<string, unknown> = {
+    ...createBsonGlobals(now, errors, boundary),
+    Date: ScriptDate,
+    MongoServerError: errors.MongoServerError,
+    MongoBulkWriteError: errors.MongoBulkWriteError,
+    use: (name: unknown) => runtime.use(name),
+    print,
+    printjson,
+    console: Object.freeze({ log: print, info: print, warn: print, error: print, debug: print, dir: printjson }),
+    sleep: (ms: unknown) => time.sleep(ms),
+    load: () => {
+      throw errors.error('load() is not available in TTL Workbench: playground code cannot read files. Paste the code into the playground (or a notebook cell) instead.', 'MongoshUnimplementedError');
+    },
+    clock: time.clock,
+    ttl: time.ttl,
+  };
+  for (const [name, value] of Object.entries(globals)) {
+    Object.defineProperty(sandbox, name, { value, writable: true, configurable: true, enumerable: false });
+  }
+  Object.defineProperty(sandbox, 'db', {
+    get: () => runtime.db,
+    // mongosh allows `db = db.getSiblingDB("other")`: the same as use("other").
+    set: (value: unknown) => {
+      const name = typeof (value as { getName?: unknown } | null)?.getName === 'function' ? (value as { getName(): unknown }).getName() : undefined;
+      if (typeof name !== 'string') throw errors.typeError('db can only be set to a database, e.g. db = db.getSiblingDB("other").');
+      runtime.use(name);
+    },
+    configurable: true,
+    enumerable: false,
+  });
+  Object.defineProperty(sandbox, 'it', {
+    get: () => {
+      const cursor = runtime.lastCursor;
+      if (!cursor) return new CursorIterationResult([], false);
+      return new CursorIterationResult(cursor.takeBatch(CURSOR_BATCH), cursor.hasMoreBatched());
+    },
+    configurable: true,
+    enumerable: false,
+  });
+  return { context, runtime };
+}

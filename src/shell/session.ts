@@ -1,0 +1,207 @@
+/**
+ * The evaluation loop: mongosh-style snippets against an engine. Source is split into top-level
+ * statements (statements.ts); each runs as its own vm.Script in the session's context, under a
+ * time limit, and reports its value (rendered as mongosh prints it, and as relaxed EJSON), what it
+ * printed, and how long it took. The first uncaught error ends the evaluation, like a script.
+ * Top-level let/const/class/function declarations live in the context's script scope, so they
+ * persist across statements and across evaluate() calls of one session.
+ */
+import * as vm from 'node:vm';
+import type { Engine } from '../engine';
+import { describeThrown, formatErrorLine, isTimeout, timeoutMessage, type ThrownInfo } from './errors';
+import { createShellWorld, CursorIterationResult, CURSOR_BATCH } from './globals';
+import { ShellCursor } from './cursor';
+import { render, toRelaxedEjson } from './render';
+import type { ShellRuntime } from './runtime';
+import { ShellSyntaxError, splitStatements, type Statement } from './statements';
+
+export interface ShellSessionOptions {
+  engine: Engine;
+  /** Database `db` starts on; default 'test'. */
+  dbName?: string;
+  /** Time limit of one top-level statement, in milliseconds; default 10000. */
+  timeoutMs?: number;
+}
+
+export interface ShellErrorInfo {
+  name: string;
+  message: string;
+  code?: number;
+  codeName?: string;
+  /** Where the error was raised (1-based line and column, `lineOffset` included), when known. */
+  line?: number;
+  column?: number;
+}
+
+export interface StatementResult {
+  /** 1-based line (plus `lineOffset`) and 1-based column where the statement starts. */
+  line: number;
+  column: number;
+  endLine: number;
+  source: string;
+  ok: boolean;
+  /** The statement's value; for a cursor, the documents shown (up to 20). */
+  value?: unknown;
+  /**
+   * mongosh's text for the value (absent for undefined); for a failed statement, mongosh's error
+   * line. A cursor's "Type "it" for more" is not part of it: see `hasMore` and MORE_HINT.
+   */
+  rendered?: string;
+  /** The value as relaxed extended JSON (absent when it has none). */
+  ejson?: unknown;
+  /** A displayed cursor has documents left: `it` shows the next ones. */
+  hasMore?: boolean;
+  output: string[];
+  error?: ShellErrorInfo;
+  millis: number;
+}
+
+export interface EvaluationResult {
+  ok: boolean;
+  statements: StatementResult[];
+  /** All printed lines, in order. */
+  output: string[];
+}
+
+/** mongosh's hint under a cursor batch with more to come. */
+export const MORE_HINT = 'Type "it" for more';
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_FILENAME = '<shell>';
+
+interface Displayed {
+  value: unknown;
+  rendered?: string;
+  hasMore?: boolean;
+}
+
+export class ShellSession {
+  private readonly context: vm.Context;
+  private readonly runtime: ShellRuntime;
+  private readonly timeoutMs: number;
+
+  constructor(options: ShellSessionOptions) {
+    if (!options || !options.engine) throw new TypeError('ShellSession needs an engine: new ShellSession({ engine }).');
+    const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(timeout) || timeout <= 0) throw new RangeError(`timeoutMs must be a positive whole number of milliseconds, got ${timeout}.`);
+    this.timeoutMs = timeout;
+    const world = createShellWorld(options.engine, options.dbName ?? 'test');
+    this.context = world.context;
+    this.runtime = world.runtime;
+  }
+
+  /** The current database (changes with use()). */
+  get dbName(): string {
+    return this.runtime.dbName;
+  }
+
+  evaluate(source: string, options: { filename?: string; lineOffset?: number } = {}): EvaluationResult {
+    const filename = options.filename ?? DEFAULT_FILENAME;
+    const lineOffset = options.lineOffset ?? 0;
+    const output: string[] = [];
+    let statements: Statement[];
+    try {
+      statements = splitStatements(source);
+    } catch (err) {
+      if (!(err instanceof ShellSyntaxError)) throw err;
+      return { ok: false, statements: [syntaxErrorResult(source, err, lineOffset)], output };
+    }
+
+    const results: StatementResult[] = new Array(statements.length);
+    // Function declarations first, as JavaScript hoists them within a script.
+    for (let i = 0; i < statements.length; i++) {
+      if (!statements[i].hoisted) continue;
+      results[i] = this.runStatement(statements[i], filename, lineOffset, output);
+      if (!results[i].ok) return { ok: false, statements: [results[i]], output };
+    }
+    const done: StatementResult[] = [];
+    for (let i = 0; i < statements.length; i++) {
+      const result = results[i] ?? this.runStatement(statements[i], filename, lineOffset, output);
+      done.push(result);
+      if (!result.ok) return { ok: false, statements: done, output };
+    }
+    return { ok: true, statements: done, output };
+  }
+
+  private runStatement(stmt: Statement, filename: string, lineOffset: number, all: string[]): StatementResult {
+    const out: string[] = [];
+    this.runtime.print = (line) => {
+      out.push(line);
+      all.push(line);
+    };
+    const base = { line: stmt.line + lineOffset, column: stmt.column, endLine: stmt.endLine + lineOffset, source: stmt.source, output: out };
+    const started = performance.now();
+    try {
+      const script = new vm.Script(stmt.source, { filename, lineOffset: lineOffset + stmt.line - 1, columnOffset: stmt.column - 1 });
+      const value = script.runInContext(this.context, { timeout: this.timeoutMs, displayErrors: false });
+      const shown = this.display(value);
+      return withLazyEjson({ ...base, ok: true, ...shown, millis: performance.now() - started });
+    } catch (err) {
+      const millis = performance.now() - started;
+      const error = this.describe(err, filename, base);
+      return { ...base, ok: false, error, rendered: formatErrorLine(error), millis };
+    } finally {
+      this.runtime.print = () => undefined;
+    }
+  }
+
+  private describe(err: unknown, filename: string, where: { line: number; column: number }): ShellErrorInfo {
+    if (isTimeout(err)) {
+      const interrupted = this.runtime.inEngine > 0;
+      this.runtime.inEngine = 0;
+      if (interrupted) this.runtime.engine.recoverFromInterruption();
+      return { name: 'TimeoutError', message: timeoutMessage(this.timeoutMs, interrupted), line: where.line, column: where.column };
+    }
+    const info: ThrownInfo = describeThrown(err, filename, (v) => render(v) ?? 'undefined');
+    return { ...info, line: info.line ?? where.line, column: info.column ?? (info.line === undefined ? where.column : undefined) };
+  }
+
+  /** A value as mongosh shows it: cursors iterate (20 documents), shell objects print as names. */
+  private display(value: unknown): Displayed {
+    if (value instanceof ShellCursor) {
+      const documents = value.takeBatch(CURSOR_BATCH);
+      const hasMore = value.hasMoreBatched();
+      this.runtime.lastCursor = value;
+      // mongosh prints nothing for an empty cursor.
+      return { value: documents, rendered: documents.length ? render(documents, { full: true }) : '', hasMore };
+    }
+    if (value instanceof CursorIterationResult) {
+      const { documents, hasMore } = value;
+      return { value: documents, rendered: documents.length ? render(documents, { full: true }) : 'no cursor', hasMore };
+    }
+    const rendered = render(value);
+    return { value, ...(rendered !== undefined ? { rendered } : {}) };
+  }
+}
+
+/**
+ * `ejson` is computed when first read (then kept): serializing a large result costs as much as
+ * rendering it, and many callers only want the text. Absent for an undefined value.
+ */
+function withLazyEjson(result: StatementResult): StatementResult {
+  if (result.value === undefined) return result;
+  let cached: { ejson: unknown } | undefined;
+  Object.defineProperty(result, 'ejson', {
+    enumerable: true,
+    configurable: true,
+    get: () => (cached ??= { ejson: toRelaxedEjson(result.value) }).ejson,
+  });
+  return result;
+}
+
+function syntaxErrorResult(source: string, err: ShellSyntaxError, lineOffset: number): StatementResult {
+  const line = err.line + lineOffset;
+  const error: ShellErrorInfo = { name: 'SyntaxError', message: `${err.reason} (line ${line}, column ${err.column})`, line, column: err.column };
+  const lines = source.split('\n');
+  return {
+    line,
+    column: err.column,
+    endLine: line,
+    source: lines[err.line - 1] ?? '',
+    ok: false,
+    error,
+    rendered: formatErrorLine(error),
+    output: [],
+    millis: 0,
+  };
+}
