@@ -12,6 +12,7 @@
 import Datastore from '@seald-io/nedb';
 import Loki from 'lokijs';
 import { Engine, VirtualClock, type Document } from '../src/engine';
+import { prng } from '../test/unit/helpers/prng';
 
 interface TtlDoc {
   name: string;
@@ -20,17 +21,6 @@ interface TtlDoc {
   tag: string;
 }
 
-/** Seeded PRNG so every contender gets the same documents. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Half the documents expired (up to 30 days ago), half expiring in the next 30 days. */
 function makeDocs(n: number, now: number): TtlDoc[] {

@@ -4,7 +4,6 @@
  * index name, updateOne → {acknowledged, insertedId, matchedCount, modifiedCount, upsertedCount},
  * and so on. Write errors are thrown as MongoServerError (MongoBulkWriteError for insertMany).
  */
-import { ObjectId } from 'bson';
 import { objectIdAt, type Document } from '../engine';
 import { AggregationCursor, FindCursor, type FindSpec } from './cursor';
 import { fullDepth, shellDisplay } from './render';

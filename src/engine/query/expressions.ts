@@ -410,12 +410,6 @@ function scaledQuotient(num: bigint, den: bigint, scale: number): bigint {
   return scale >= 0 ? divRoundHalfEven(num * 10n ** BigInt(scale), den) : divRoundHalfEven(num, den * 10n ** BigInt(-scale));
 }
 
-function toDecimal(v: unknown): Decimal128 {
-  if (numericKind(v) === 'decimal') return v as Decimal128;
-  const r = rationalOf(v);
-  return r ? decimalOfRational(r) : decimalOfSpecial(toDouble(v));
-}
-
 /** Decimal arithmetic on exact fractions; NaN and infinities fall back to double arithmetic. */
 function decimalBinary(a: unknown, b: unknown, exact: (x: Rational, y: Rational) => Rational, approx: (x: number, y: number) => number): Decimal128 {
   const x = rationalOf(a);

@@ -6,20 +6,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Binary, calculateObjectSize, Long } from 'bson';
 import { Engine, EngineError, type Document } from '../../../../src/engine';
+import { expectError } from '../../helpers/expect-error';
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-function expectError(fn: () => unknown, code: number, message?: RegExp): EngineError {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof EngineError, `expected an EngineError with code ${code}, got ${String(err)}`);
-    assert.equal(err.code, code, `expected code ${code}, got ${err.code} (${err.codeName}): ${err.message}`);
-    if (message) assert.match(err.message, message);
-    return err;
-  }
-  return assert.fail(`expected an EngineError with code ${code}, but the command succeeded`);
-}
 
 function cursorOf(reply: Document): Document {
   return reply.cursor as Document;

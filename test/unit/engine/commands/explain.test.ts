@@ -5,21 +5,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Int32, Long } from 'bson';
-import { Engine, EngineError, type Document } from '../../../../src/engine';
+import { Engine, type Document } from '../../../../src/engine';
+import { expectError } from '../../helpers/expect-error';
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-function expectError(fn: () => unknown, code: number, message?: RegExp): EngineError {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof EngineError, `expected an EngineError with code ${code}, got ${String(err)}`);
-    assert.equal(err.code, code, `expected code ${code}, got ${err.code} (${err.codeName}): ${err.message}`);
-    if (message) assert.match(err.message, message);
-    return err;
-  }
-  return assert.fail(`expected an EngineError with code ${code}, but the command succeeded`);
-}
 
 const DB = 'app';
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Decimal128, Int32, Long, MaxKey, MinKey, ObjectId } from 'bson';
 import { Engine } from '../../../../src/engine';
+import { prng } from '../../helpers/prng';
 
 // ---- an independent model of MongoDB's order for the types generated below -------------------
 function rank(v: unknown): number {
@@ -44,16 +45,6 @@ function model(a: unknown, b: unknown): number {
 }
 
 // ---- random documents ------------------------------------------------------------------------
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomScalar(r: () => number): unknown {
   const n = Math.floor(r() * 200) - 100;

@@ -5,8 +5,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Decimal128, Int32, Long } from 'bson';
-import { Engine, EngineError, loadLegacyIndexSpec, type Document, type EngineOptions } from '../../../../src/engine';
+import { Engine, loadLegacyIndexSpec, type Document, type EngineOptions } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
+import { expectError } from '../../helpers/expect-error';
 
 // ---- helpers ----------------------------------------------------------------------------------
 
@@ -20,18 +21,6 @@ function setup(options: Partial<EngineOptions> = {}): { engine: Engine; clock: V
   return { engine, clock };
 }
 
-function expectError(fn: () => unknown, code: number, message?: RegExp, codeName?: string): EngineError {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof EngineError, `expected an EngineError with code ${code}, got ${String(err)}`);
-    assert.equal(err.code, code, `expected code ${code}, got ${err.code} (${err.codeName}): ${err.message}`);
-    if (message) assert.match(err.message, message);
-    if (codeName) assert.equal(err.codeName, codeName);
-    return err;
-  }
-  return assert.fail(`expected an EngineError with code ${code}, but the command succeeded`);
-}
 
 function run(engine: Engine, cmd: Document): Document {
   return engine.runCommand(DB, cmd);

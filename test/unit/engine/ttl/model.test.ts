@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Engine, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
+import { prng } from '../../helpers/prng';
 
 const DB = 'app';
 const COLL = 'm';
@@ -18,17 +19,6 @@ const T0 = Date.UTC(2026, 0, 1);
 const FIELDS = ['a', 'b', 'c'] as const;
 type Field = (typeof FIELDS)[number];
 
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---- the reference model ----------------------------------------------------------------------
 

@@ -5,8 +5,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Int32, Long, ObjectId, Timestamp } from 'bson';
-import { Engine, EngineError, findInvalidTTLIndexes, loadLegacyIndexSpec, type Document, type EngineEvent, type EngineOptions } from '../../../../src/engine';
+import { Engine, findInvalidTTLIndexes, loadLegacyIndexSpec, type Document, type EngineEvent, type EngineOptions } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
+import { expectError } from '../../helpers/expect-error';
 
 // ---- helpers ----------------------------------------------------------------------------------
 
@@ -21,17 +22,6 @@ function setup(options: Partial<EngineOptions> = {}): { engine: Engine; clock: V
   return { engine, clock };
 }
 
-function expectError(fn: () => unknown, code?: number, message?: RegExp): EngineError {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof EngineError, `expected an EngineError, got ${String(err)}`);
-    if (code !== undefined) assert.equal(err.code, code, `expected code ${code}, got ${err.code} (${err.codeName}): ${err.message}`);
-    if (message) assert.match(err.message, message);
-    return err;
-  }
-  return assert.fail('expected an EngineError, but the command succeeded');
-}
 
 function admin(engine: Engine, cmd: Document): Document {
   return engine.runCommand('admin', cmd);
@@ -114,9 +104,9 @@ describe('TTL monitor: rule 7.1 (parameters)', () => {
 
   it('rule 7.1: negative delete targets are refused', () => {
     const { engine } = setup();
-    expectError(() => setParameter(engine, 'ttlIndexDeleteTargetDocs', -1));
-    expectError(() => setParameter(engine, 'ttlIndexDeleteTargetTimeMS', -1));
-    expectError(() => setParameter(engine, 'ttlMonitorSubPassTargetSecs', -1));
+    expectError(() => setParameter(engine, 'ttlIndexDeleteTargetDocs', -1), 2);
+    expectError(() => setParameter(engine, 'ttlIndexDeleteTargetTimeMS', -1), 2);
+    expectError(() => setParameter(engine, 'ttlMonitorSubPassTargetSecs', -1), 2);
   });
 
   it('rule 7.1: setParameter replies the previous value as `was`', () => {

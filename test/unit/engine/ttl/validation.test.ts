@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Decimal128, Double, Int32, Long, ObjectId, Timestamp } from 'bson';
-import { EngineError } from '../../../../src/engine';
+
 import {
   checkClusteredExpireAfterSeconds,
   checkCollModIndexExpireAfterSeconds,
@@ -19,21 +19,10 @@ import {
   ttlKeyIsUsable,
   type TTLCollectionFacts,
 } from '../../../../src/engine/ttl/validation';
+import { expectError } from '../../helpers/expect-error';
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-function expectError(fn: () => unknown, code: number, message?: RegExp, codeName?: string): EngineError {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof EngineError, `expected an EngineError with code ${code}, got ${String(err)}`);
-    assert.equal(err.code, code, `expected code ${code}, got ${err.code} (${err.codeName}): ${err.message}`);
-    if (message) assert.match(err.message, message);
-    if (codeName) assert.equal(err.codeName, codeName);
-    return err;
-  }
-  return assert.fail(`expected an EngineError with code ${code}, but the call succeeded`);
-}
 
 const NUMERIC_MSG = /TTL index 'expireAfterSeconds' option must be numeric, but received a type of '([a-zA-Z]+)'/;
 const NAN_MSG = /TTL index 'expireAfterSeconds' option must not be NaN/;
