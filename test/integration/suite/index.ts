@@ -1,0 +1,66 @@
+// Entry point of the integration tests inside the VS Code extension host (the
+// extensionTestsPath the runner hands to VS Code). VS Code calls run(): resolving means every
+// test passed, rejecting means something failed.
+//
+// It runs mocha over every *.test.js file next to this one (the compiled
+// test/integration/suite/*.test.ts), so a new suite file is picked up without registering it.
+// Write tests with explicit imports, which work whichever mocha UI is in force:
+//   import { suite, test, suiteSetup } from 'mocha';
+// TTL_WORKBENCH_IT_GREP=<text> runs only the tests whose full title contains that text.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Mocha from 'mocha';
+
+export function run(): Promise<void> {
+  const mocha = new Mocha({ ui: 'tdd', timeout: 60_000, color: false, reporter: 'spec' });
+  if (process.env.TTL_WORKBENCH_IT_GREP) mocha.grep(process.env.TTL_WORKBENCH_IT_GREP);
+  const files = fs
+    .readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort();
+  if (files.length === 0) return Promise.reject(new Error(`no *.test.js files in ${__dirname}`));
+  for (const f of files) mocha.addFile(path.join(__dirname, f));
+
+  return new Promise((resolve, reject) => {
+    try {
+      const runner = mocha.run((failures) => {
+        const { passes = 0, pending = 0 } = runner.stats ?? {};
+        // One plain closing line, relayed as is by the runner.
+        console.log(`integration: ${passes} passed, ${failures} failed, ${pending} skipped`);
+        if (failures > 0) reject(new Error(`${failures} integration test(s) failed`));
+        else if (passes === 0) reject(new Error('no integration test ran'));
+        else resolve();
+      });
+    } catch (e) {
+      reject(e);
+    }
+  });
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Asks the runner for a screenshot of the whole workbench (1280x800), saved as `name` (for
+ * example 'screenshot-tree.png') in the runner's screenshot directory, and waits until the file
+ * is written. Waits `settleMs` first so the last UI change has rendered. Resolves with the file's
+ * path, or undefined where the route cannot take screenshots (desktop VS Code through
+ * @vscode/test-electron).
+ */
+export async function screenshot(name: string, settleMs = 1000): Promise<string | undefined> {
+  if (!/^[\w.-]+\.png$/.test(name)) throw new Error(`a screenshot name looks like "name.png", not "${name}"`);
+  await delay(settleMs);
+  const dir = process.env.TTL_WORKBENCH_IT_SCREENSHOT_DIR;
+  const askedAt = Date.now();
+  console.log(`[screenshot:${name}]`); // the runner watches the host's console for this
+  if (!dir) return undefined;
+  const file = path.join(dir, name);
+  while (Date.now() - askedAt < 20_000) {
+    try {
+      if (fs.statSync(file).mtimeMs >= askedAt) return file;
+    } catch {
+      // not written yet
+    }
+    await delay(100);
+  }
+  throw new Error(`the runner did not save ${file} within 20 s`);
+}
