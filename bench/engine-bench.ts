@@ -11,6 +11,7 @@
  *
  * See bench/README.md for what each number means and the fairness rules.
  */
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
@@ -71,7 +72,7 @@ function mulberry32(seed: number): () => number {
  * Deterministic documents: every call with the same seed yields the same sequence of fresh objects
  * (fresh ObjectIds, strings and Dates, so a memory measurement never shares data with other copies).
  */
-function* generateDocs(count: number, seed = SEED): Generator<BenchDoc> {
+export function* generateDocs(count: number, seed = SEED): Generator<BenchDoc> {
   const rng = mulberry32(seed);
   const bytes = new Uint8Array(12);
   for (let i = 0; i < count; i++) {
@@ -351,7 +352,43 @@ function heapUsed(): number {
   return process.memoryUsage().heapUsed;
 }
 
-const now = (): number => performance.now();
+/** Wall-clock milliseconds, for progress lines. */
+const wallNow = (): number => performance.now();
+/** Process CPU milliseconds (user + system of all threads: the main thread plus V8's GC helpers). */
+const cpuNow = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+/**
+ * CPU milliseconds of the calling (main) thread, from Linux's schedstat (nanoseconds on CPU). Node 20
+ * has no per-thread CPU clock; reading the file costs ~35 µs, and it is read only at round boundaries.
+ */
+const SCHEDSTAT = '/proc/thread-self/schedstat';
+const threadNow = (): number => Number(fs.readFileSync(SCHEDSTAT, 'latin1').split(' ', 1)[0]) / 1e6;
+
+export type BenchClock = 'thread' | 'process' | 'wall';
+
+/** The main-thread clock where the OS offers it (Linux), else wall-clock time. */
+export function defaultClock(): BenchClock {
+  try {
+    return Number.isFinite(threadNow()) ? 'thread' : 'wall';
+  } catch {
+    return 'wall';
+  }
+}
+
+let clockKind: BenchClock = 'wall';
+/** The clock every measurement uses (see --clock). */
+const now = (): number => (clockKind === 'thread' ? threadNow() : clockKind === 'process' ? cpuNow() : wallNow());
+
+const CLOCK_DESCRIPTIONS: Record<BenchClock, string> = {
+  thread: 'main-thread CPU time (Linux schedstat): what a run would take on an idle machine, without the time other\n'
+    + '  processes take the cores away (work V8 does on GC helper threads in parallel is not counted, as it costs no wall time there).\n'
+    + '  "/s" = per CPU-second of the main thread. --clock wall for wall-clock time, --clock process for CPU time of all threads.',
+  process: 'process CPU time (user + system of all threads, so V8\'s parallel GC helper threads count too): "/s" = per CPU-second.\n'
+    + '  Allocation-heavy code looks slower than in wall-clock time on an idle machine.',
+  wall: 'wall-clock time (performance.now()): meaningful only on an otherwise idle machine (see the load averages).',
+};
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -371,9 +408,17 @@ interface Latency {
   opsPerRound: number;
 }
 
+/** Warm-up: at least this long and this many operations (V8 needs thousands of calls to optimize a deep call path)... */
+const WARMUP_MIN_MS = 500;
+const WARMUP_MIN_OPS = 10_000;
+/** ...then until a ~50 ms round is no longer >10% faster than the one before, within this total. */
+const WARMUP_MAX_MS = 2000;
+
 /**
- * µs per operation: a ~30 ms warm-up calibrates the round length (~100 ms), then the median of 5
- * rounds (3 when one operation takes over 20 ms).
+ * µs per operation. A warm-up runs ~50 ms rounds for at least 0.5 s and 10,000 operations, then until
+ * they stop getting faster (the engine's deep call path needs thousands of calls before V8 has
+ * optimized all of it; measured without this, its first rounds are 5x slower than its steady
+ * state). The result is the median of 5 rounds of ~100 ms (3 rounds when one operation takes over 20 ms).
  */
 async function measureLatency(fn: (i: number) => unknown, isAsync: boolean): Promise<Latency> {
   let i = 0;
@@ -384,20 +429,46 @@ async function measureLatency(fn: (i: number) => unknown, isAsync: boolean): Pro
     for (let k = 0; k < count; k++) consume(await fn(i++));
   };
   const run = (count: number): void | Promise<void> => (isAsync ? runAsync(count) : runSync(count));
-  let warmOps = 0;
-  const w0 = now();
-  while (now() - w0 < 30 || warmOps < 2) {
-    await run(1);
-    warmOps++;
+  // The thread clock ticks in steps of a few ms (Linux updates schedstat at scheduler ticks), so its
+  // rounds are longer; a round too short to see a tick reads as 0 and must not make `count` infinite.
+  const coarse = clockKind === 'thread';
+  const warmRoundMs = coarse ? 100 : 50;
+  const roundMs = coarse ? 200 : 100;
+  const timed = async (count: number): Promise<number> => {
+    const t0 = now();
+    await run(count);
+    return Math.max(now() - t0, 0.001) / count;
+  };
+  const countFor = (ms: number, perOp: number) => Math.max(1, Math.min(1_000_000, Math.round(ms / perOp)));
+  // Size the rounds: double a batch until it takes at least 20 ms.
+  let per = 0;
+  for (let count = 1; ; count *= 2) {
+    const t0 = now();
+    await run(count);
+    const elapsed = now() - t0;
+    per = Math.max(elapsed, 0.001) / count;
+    if (elapsed >= 20 || count >= 1_000_000) break;
   }
-  const per = (now() - w0) / warmOps;
-  const opsPerRound = Math.max(2, Math.min(20_000, Math.round(100 / per)));
+  const w0 = now();
+  let warmRounds = 0;
+  let warmOps = 1;
+  let prev = Infinity;
+  while (now() - w0 < WARMUP_MAX_MS) {
+    const count = countFor(warmRoundMs, per);
+    per = await timed(count);
+    warmRounds++;
+    warmOps += count;
+    // Slow operations (scans) warm up inside each call: for them a second of warm-up is enough.
+    const minimumDone = now() - w0 >= WARMUP_MIN_MS && (warmOps >= WARMUP_MIN_OPS || now() - w0 >= 2 * WARMUP_MIN_MS);
+    if (minimumDone && per > prev * 0.9) break;
+    prev = per;
+  }
+  const opsPerRound = Math.max(2, countFor(roundMs, per));
   const rounds = per > 20 ? 3 : 5;
   const samples: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const t0 = now();
-    await run(opsPerRound);
-    samples.push(((now() - t0) * 1000) / opsPerRound);
+  for (let r = 0; r < rounds; r++) samples.push((await timed(opsPerRound)) * 1000);
+  if (process.env.BENCH_DEBUG) {
+    log(`    [latency] ${warmRounds} warm-up rounds (${(now() - w0).toFixed(0)} ms); ${rounds} rounds of ${opsPerRound} ops: ${samples.map((x) => x.toFixed(2)).join(' ')} µs`);
   }
   return { usPerOp: median(samples), rounds, opsPerRound };
 }
@@ -528,7 +599,7 @@ function log(msg: string): void {
 }
 
 function secs(since: number): string {
-  return `${((now() - since) / 1000).toFixed(1)} s`;
+  return `${((wallNow() - since) / 1000).toFixed(1)} s`;
 }
 
 /** Documents at the given positions of the data set (one generation pass). */
@@ -549,7 +620,7 @@ function loadAverage(): string {
 }
 
 async function runSize(n: number, contenders: Contender[]): Promise<SizeResult> {
-  const t0 = now();
+  const t0 = wallNow();
   log(`\n=== N = ${fmtInt(n)} documents ===`);
   log(`load average (1 / 5 / 15 min) before: ${loadAverage()} on ${os.cpus().length} CPUs`);
 
@@ -575,7 +646,7 @@ async function runSize(n: number, contenders: Contender[]): Promise<SizeResult> 
   for (const cfg of INDEX_CONFIGS) result.inserts[cfg.label] = {};
 
   for (const c of contenders) {
-    const ct = now();
+    const ct = wallNow();
     const loaded = c.loadedCount(n);
     const docsOf = picks.map((p) => pickedDocs.get(Math.floor(p * loaded))!);
     const idArgs = docsOf.map((d) => c.idArg(d));
@@ -638,7 +709,8 @@ function printSize(r: SizeResult): void {
   const sampled = r.nedbLoaded < r.n && r.contenders.includes('nedb');
   log(`\n--- Results, N = ${fmtInt(r.n)} ---`);
 
-  log(`\nInserts/s (engine insertMany, nedb insertAsync(array), loki insert(array), baseline loop; batches of ${BATCH};`);
+  const cpu = clockKind !== 'wall';
+  log(`\nInserts per ${cpu ? 'CPU-' : ''}second (engine insertMany, nedb insertAsync(array), loki insert(array), baseline loop; batches of ${BATCH};`);
   log(`indexes created before inserting; best of up to ${INSERT_MAX_RUNS} runs, fewer when the runs pass ~${INSERT_BUDGET_MS / 1000} s: runs taken in parentheses).`);
   log('Ratio = engine inserts/s / other inserts/s (higher is better for the engine).');
   const insertRows = INDEX_CONFIGS.map((cfg) => {
@@ -649,7 +721,9 @@ function printSize(r: SizeResult): void {
   });
   log(table(['secondary indexes', ...HEADERS], insertRows));
 
-  log('\nQuery latency, µs per operation: median of 5 rounds of ~100 ms after a warm-up (3 rounds when one op takes > 20 ms).');
+  const [warmMs, roundMs] = clockKind === 'thread' ? [100, 200] : [50, 100];
+  log(`\nQuery latency, ${cpu ? 'CPU-' : ''}µs per operation: median of 5 rounds of ~${roundMs} ms (3 when one op takes > 20 ms), after a warm-up`);
+  log(`of at least 0.5 s and 10,000 ops (or 1 s) that then lasts until ~${warmMs} ms rounds stop getting faster (at most 2 s).`);
   log('Ratio = other latency / engine latency = how many times faster the engine is (higher is better for the engine).');
   const marks: Record<QueryKey, string> = { pointId: '*', pointDate: '*', rangeIx: '†', rangeScan: '**' };
   const qRows = QUERY_KINDS.map((q) => [
@@ -714,11 +788,20 @@ function environment(): string {
 export interface EngineBenchOptions {
   /** Subset of contenders to run (default all): engine, nedb, loki, baseline. */
   contenders?: string[];
+  /**
+   * What the measurements time (default: 'thread' on Linux, else 'wall'). 'thread' = CPU time of the
+   * main thread, which other processes competing for the cores do not inflate; 'process' = CPU time of
+   * all threads; 'wall' = wall-clock time, meaningful only on an otherwise idle machine.
+   */
+  clock?: BenchClock;
 }
 
 /** Runs the whole benchmark for each size and prints the tables (and a final target summary). */
 export async function runEngineBench(sizes: number[], options: EngineBenchOptions = {}): Promise<void> {
-  const started = now();
+  const started = wallNow();
+  const cpuStarted = cpuNow();
+  clockKind = options.clock ?? defaultClock();
+  if (clockKind === 'thread' && defaultClock() !== 'thread') throw new Error(`--clock thread needs ${SCHEDSTAT} (Linux)`);
   const wanted = options.contenders ?? ALL_KEYS;
   for (const w of wanted) if (!ALL_KEYS.includes(w as Key)) throw new Error(`unknown contender "${w}": use ${ALL_KEYS.join(', ')}`);
   const contenders = CONTENDERS.filter((c) => wanted.includes(c.key));
@@ -729,12 +812,13 @@ export async function runEngineBench(sizes: number[], options: EngineBenchOption
   log('  baseline (sorted-btree BTree + Map, no engine): all in this process, measured one after another in that order.');
   log(`documents: {_id: ObjectId, name: "user<k>", createdAt: Date uniform over 30 days (random order), n: int, tag: one of ${TAGS.length}},`);
   log(`  generated from a seeded PRNG (seed 0x${SEED.toString(16)}): the same sequence for every run and contender, fresh objects each run.`);
+  log(`clock: ${CLOCK_DESCRIPTIONS[clockKind]}`);
   const results: SizeResult[] = [];
   for (const n of sizes) results.push(await runSize(n, contenders));
   if (results.length > 1) {
     log('\n=== Summary ===');
     printTargets(results);
   }
-  log(`\nTotal benchmark time ${secs(started)}.`);
+  log(`\nTotal benchmark time ${secs(started)} wall clock, ${((cpuNow() - cpuStarted) / 1000).toFixed(1)} s process CPU (all threads); load average now ${loadAverage()}.`);
   if (sink === -1) log('');
 }

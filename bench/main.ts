@@ -4,11 +4,13 @@
  *   --sizes 100000,1000000   document counts to run (default both; accepts 100k / 1m)
  *   --quick                  20000 documents only
  *   --contenders engine,loki run a subset of engine, nedb, loki, baseline (default all)
+ *   --clock thread|process|wall  what to time: main-thread CPU time (default on Linux; robust on a busy
+ *                            machine), CPU time of all threads, or wall-clock time (default elsewhere)
  *   --no-matcher             skip the matcher-vs-mingo report
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runEngineBench } from './engine-bench';
+import { runEngineBench, type BenchClock } from './engine-bench';
 
 const DEFAULT_SIZES = [100_000, 1_000_000];
 const QUICK_SIZES = [20_000];
@@ -26,12 +28,14 @@ interface Options {
   sizes: number[];
   matcher: boolean;
   contenders?: string[];
+  clock?: BenchClock;
 }
 
 function parseArgs(argv: string[]): Options {
   let sizes = DEFAULT_SIZES;
   let matcher = true;
   let contenders: string[] | undefined;
+  let clock: BenchClock | undefined;
   const valueOf = (arg: string, i: number, name: string): string => {
     const value = arg === name ? argv[i + 1] : arg.slice(name.length + 1);
     if (!value) throw new Error(`${name} needs a value`);
@@ -46,13 +50,18 @@ function parseArgs(argv: string[]): Options {
     } else if (arg === '--contenders' || arg.startsWith('--contenders=')) {
       contenders = valueOf(arg, i, '--contenders').split(',').map((s) => s.trim()).filter(Boolean);
       if (arg === '--contenders') i++;
+    } else if (arg === '--clock' || arg.startsWith('--clock=')) {
+      const value = valueOf(arg, i, '--clock');
+      if (value !== 'thread' && value !== 'process' && value !== 'wall') throw new Error('--clock takes thread, process or wall');
+      clock = value;
+      if (arg === '--clock') i++;
     } else if (arg === '--no-matcher') matcher = false;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--no-matcher]\n');
+      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher]\n');
       process.exit(0);
     } else throw new Error(`unknown argument "${arg}" (try --help)`);
   }
-  return { sizes, matcher, contenders };
+  return { sizes, matcher, contenders, clock };
 }
 
 /** The optional matcher-vs-mingo comparison lives in another file; a missing file is fine. */
@@ -87,7 +96,7 @@ async function runMatcherReport(): Promise<void> {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  await runEngineBench(options.sizes, { contenders: options.contenders });
+  await runEngineBench(options.sizes, { contenders: options.contenders, clock: options.clock });
   if (options.matcher) await runMatcherReport();
 }
 

@@ -1,0 +1,24 @@
+/**
+ * What `activate()` returns: the seams integration tests (and other extensions) use instead of
+ * the UI. Everything data-related goes through `backend` (asynchronous).
+ */
+import type * as vscode from 'vscode';
+import type { Backend } from './backend/backend';
+import type { TreeNode } from './tree/nodes';
+import type { DatabasesTreeProvider } from './tree/provider';
+import type { ShownMessage } from './ui/notifier';
+
+export interface TTLWorkbenchApi {
+  backend: Backend;
+  treeProvider: DatabasesTreeProvider;
+  treeView: vscode.TreeView<TreeNode>;
+  diagnostics: vscode.DiagnosticCollection;
+  /** The status bar item's text, e.g. `$(history) 2025-01-01 12:00:00 UTC · TTL deleted 12`. */
+  statusBarText(): string;
+  /** Notifications shown so far (the last 200). */
+  messages(): readonly ShownMessage[];
+  /** Resolves when tree, status bar and diagnostics have caught up with every event so far. */
+  whenIdle(): Promise<void>;
+  /** How long `activate()` took, in milliseconds. */
+  activationMs: number;
+}

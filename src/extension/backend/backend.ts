@@ -1,0 +1,146 @@
+/**
+ * The one way the extension reaches data (DESIGN.md): every answer is a promise, whatever the
+ * backend. The embedded engine implements it first (synchronous underneath); a backend over the
+ * official driver can implement it later without any tree or command code changing. Nothing here
+ * imports `vscode`.
+ */
+import type { Document, EngineEvent, TTLIndexProblem } from '../../engine';
+import type { CollectionKind } from '../logic/collection-description';
+import type { IndexFacts } from '../logic/index-description';
+
+export type ClockMode = 'virtual' | 'system';
+
+export interface BackendInfo {
+  /** `embedded` today; `driver` later. */
+  kind: 'embedded';
+  /** What the tree's top node says: `Embedded engine`. */
+  label: string;
+  flavor: 'mongodb' | 'cosmos';
+  serverVersion: '8.0' | '7.0';
+  /** The full emulated version, e.g. `8.0.4`. */
+  version: string;
+}
+
+export interface ClockInfo {
+  mode: ClockMode;
+  now: Date;
+  /** On the system clock: how far ahead of the wall clock the engine runs (after virtual moves). */
+  aheadMs: number;
+  /** Whether `advanceClock` is possible (virtual clock). */
+  canAdvance: boolean;
+}
+
+export interface DatabaseInfo {
+  name: string;
+  sizeOnDisk?: number;
+}
+
+export interface CollectionInfo {
+  db: string;
+  name: string;
+  /** listCollections `type`. */
+  type: string;
+  kind: CollectionKind;
+  /** listCollections `options`. */
+  options: Document;
+  /** Document count from metadata (a `count` without query: never a scan). */
+  count: number;
+}
+
+export interface IndexInfo extends IndexFacts {
+  db: string;
+  collection: string;
+}
+
+export interface ExpiryCounts {
+  /** The engine time the counts are for. */
+  at: Date;
+  /** Documents the next pass deletes. */
+  expiredNow: number;
+  /** Documents expiring within `windowSeconds` after that. */
+  dueWithinWindow: number;
+  windowSeconds: number;
+  /** The counts stopped at `cap` (there are at least that many). */
+  capped: { expiredNow: boolean; dueWithinWindow: boolean };
+  cap: number;
+}
+
+export type ExpiryCountResult = { ok: true; counts: ExpiryCounts } | { ok: false; reason: string };
+
+export interface MonitorInfo {
+  enabled: boolean;
+  sleepSecs: number;
+  lastPassAt: Date | null;
+  nextPassAt: Date | null;
+  /** Why the monitor would not delete now, or null. */
+  stoppedBecause: string | null;
+  passes: number;
+  subPasses: number;
+  deletedDocuments: number;
+  /** What the last pass deleted. */
+  lastPassDeleted: number | null;
+  /** Documents the monitor deleted since the extension started (across engine resets). */
+  deletedSinceActivation: number;
+  /** All server parameters of the monitor (getParameter). */
+  parameters: Record<string, boolean | number>;
+}
+
+export interface PassSummary {
+  startedAt: Date;
+  deleted: number;
+  subPasses: number;
+  skipped?: string;
+  visits: Array<{ ns: string; target: string; deleted: number; outcome: string; reason?: string }>;
+}
+
+export interface ClockMoveResult {
+  now: Date;
+  /** TTL passes that ran on the way. */
+  passes: number;
+  /** Documents the monitor deleted on the way. */
+  deleted: number;
+}
+
+/** Engine events plus what the backend itself changes (clock, passes without deletions, reset). */
+export type BackendEvent =
+  | EngineEvent
+  | { kind: 'clockChanged' }
+  | { kind: 'monitorRan' }
+  | { kind: 'reset' };
+
+export type BackendListener = (events: readonly BackendEvent[]) => void;
+
+export interface EngineSettings {
+  clock: ClockMode;
+  flavor: 'mongodb' | 'cosmos';
+  serverVersion: '8.0' | '7.0';
+}
+
+export interface Backend {
+  info(): Promise<BackendInfo>;
+  clock(): Promise<ClockInfo>;
+  listDatabases(): Promise<DatabaseInfo[]>;
+  listCollections(db: string): Promise<CollectionInfo[]>;
+  listIndexes(db: string, collection: string): Promise<IndexInfo[]>;
+  /** Any command with mongod's reply; rejects with an error carrying `code` and `codeName`. */
+  runCommand(db: string, command: Document): Promise<Document>;
+  /**
+   * Documents expired now and due within the window through one TTL index (or a clustered
+   * collection's own TTL: index `_id_`), counted over the index range, never by a collection scan.
+   */
+  expiryCounts(index: IndexInfo | { db: string; collection: string; clusteredSeconds: number }, windowSeconds: number, cap?: number): Promise<ExpiryCountResult>;
+  monitorStatus(): Promise<MonitorInfo>;
+  runTTLPass(): Promise<PassSummary>;
+  /** Virtual clock only: move forward, running the passes that fall due. */
+  advanceClock(ms: number): Promise<ClockMoveResult>;
+  setClockMode(mode: ClockMode): Promise<ClockInfo>;
+  /** TTL indexes whose stored expireAfterSeconds the monitor cannot use (NaN first of all). */
+  findInvalidTTLIndexes(): Promise<TTLIndexProblem[]>;
+  /** Put an index into the catalog as an old server left it (for trying the NaN audit). */
+  loadLegacyIndexSpec(db: string, collection: string, spec: Document): Promise<void>;
+  /** Drop everything and start a new engine with these settings. */
+  reset(settings?: Partial<EngineSettings>): Promise<EngineSettings>;
+  onDidChange(listener: BackendListener): () => void;
+  /** Stop every timer; nothing keeps running afterwards. */
+  dispose(): void;
+}

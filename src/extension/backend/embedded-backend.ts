@@ -1,0 +1,323 @@
+/**
+ * The Backend over the embedded engine: one Engine per window, on a SwitchableClock (virtual by
+ * default). Everything goes through `runCommand` where a command exists, so a driver backend can
+ * do the same; what only an in-process engine can do (move the clock, run a pass now, load a
+ * legacy index) uses the engine's own API. No `vscode` import: unit-testable in plain Node.
+ */
+import { Engine, findInvalidTTLIndexes, loadLegacyIndexSpec, type Document, type EngineEvent } from '../../engine';
+import { collectionKindOf } from '../logic/collection-description';
+import { countReplyN, dueWithinCount, expiredNowCount, type ExpiryTarget } from '../logic/expiry-counts';
+import { describeIndex } from '../logic/index-description';
+import type {
+  Backend, BackendEvent, BackendInfo, BackendListener, ClockInfo, ClockMode, ClockMoveResult, CollectionInfo, DatabaseInfo,
+  EngineSettings, ExpiryCountResult, IndexInfo, MonitorInfo, PassSummary,
+} from './backend';
+import { SwitchableClock } from './switchable-clock';
+
+export const DEFAULT_SETTINGS: EngineSettings = { clock: 'virtual', flavor: 'mongodb', serverVersion: '8.0' };
+
+export interface EmbeddedBackendOptions {
+  /** Start time of a virtual clock (default: now). */
+  startMs?: number;
+  /** Artificial delay of every answer, for tests that prove nothing assumes synchronous answers. */
+  latencyMs?: number;
+}
+
+const VERSIONS: Record<string, string> = { '8.0': '8.0.4', '7.0': '7.0.16' };
+/** Default cap of expiry counts: beyond it the tree says "at least". */
+export const DEFAULT_COUNT_CAP = 10_000;
+
+export class EmbeddedBackend implements Backend {
+  private engine!: Engine;
+  private clockImpl!: SwitchableClock;
+  private settings: EngineSettings;
+  private readonly listeners = new Set<BackendListener>();
+  private unsubscribe: () => void = () => undefined;
+  /** Documents deleted by the monitors of engines closed by reset. */
+  private deletedByEarlierEngines = 0;
+  private moving = false;
+  private disposed = false;
+
+  constructor(settings: Partial<EngineSettings> = {}, private readonly options: EmbeddedBackendOptions = {}) {
+    this.settings = { ...DEFAULT_SETTINGS, ...settings };
+    this.start(options.startMs);
+  }
+
+  private start(startMs?: number): void {
+    this.clockImpl = new SwitchableClock(this.settings.clock, startMs);
+    this.clockImpl.onTimerFired = () => {
+      // A pass on the system clock (or during a clock move, reported once afterwards).
+      if (!this.moving) this.emit([{ kind: 'monitorRan' }]);
+    };
+    this.engine = new Engine({ clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion });
+    this.unsubscribe = this.engine.onDidChange((events: readonly EngineEvent[]) => this.emit(events));
+  }
+
+  private stop(): void {
+    this.unsubscribe();
+    this.deletedByEarlierEngines += this.engine.ttlMetrics.deletedDocuments;
+    this.engine.close();
+    this.clockImpl.dispose();
+  }
+
+  private emit(events: readonly BackendEvent[]): void {
+    for (const l of this.listeners) {
+      try {
+        l(events);
+      } catch (err) {
+        console.error('TTL Workbench: a backend listener threw', err);
+      }
+    }
+  }
+
+  /** Resolves after the configured latency: answers are never synchronous for callers. */
+  private async answer<T>(work: () => T): Promise<T> {
+    if (this.options.latencyMs) await new Promise((r) => setTimeout(r, this.options.latencyMs));
+    else await Promise.resolve();
+    if (this.disposed) throw new Error('The TTL Workbench backend was disposed (the extension is shutting down).');
+    return work();
+  }
+
+  /** For tests and the perf script: the engine underneath (never used by tree or commands). */
+  get engineForTests(): Engine {
+    return this.engine;
+  }
+
+  get clockForTests(): SwitchableClock {
+    return this.clockImpl;
+  }
+
+  get currentSettings(): EngineSettings {
+    return { ...this.settings };
+  }
+
+  info(): Promise<BackendInfo> {
+    return this.answer(() => ({
+      kind: 'embedded' as const,
+      label: 'Embedded engine',
+      flavor: this.engine.flavor,
+      serverVersion: this.engine.serverVersion,
+      version: VERSIONS[this.engine.serverVersion] ?? this.engine.serverVersion,
+    }));
+  }
+
+  clock(): Promise<ClockInfo> {
+    return this.answer(() => this.clockInfo());
+  }
+
+  private clockInfo(): ClockInfo {
+    return { mode: this.clockImpl.kind, now: new Date(this.clockImpl.now()), aheadMs: this.clockImpl.aheadMs, canAdvance: this.clockImpl.kind === 'virtual' };
+  }
+
+  runCommand(db: string, command: Document): Promise<Document> {
+    return this.answer(() => this.engine.runCommand(db, command));
+  }
+
+  /** Every document of a cursor reply, following getMore. */
+  private drain(db: string, reply: Document, collection: string): Document[] {
+    const cursor = reply.cursor as { firstBatch: Document[]; id: unknown };
+    const out = [...cursor.firstBatch];
+    let id = cursor.id;
+    while (id !== undefined && Number(String(id)) !== 0) {
+      const more = this.engine.runCommand(db, { getMore: id, collection }).cursor as { nextBatch: Document[]; id: unknown };
+      out.push(...more.nextBatch);
+      id = more.id;
+    }
+    return out;
+  }
+
+  listDatabases(): Promise<DatabaseInfo[]> {
+    return this.answer(() => {
+      const reply = this.engine.runCommand('admin', { listDatabases: 1 });
+      return (reply.databases as Document[]).map((d) => ({ name: String(d.name), sizeOnDisk: Number(d.sizeOnDisk ?? 0) }));
+    });
+  }
+
+  listCollections(db: string): Promise<CollectionInfo[]> {
+    return this.answer(() => {
+      const reply = this.engine.runCommand(db, { listCollections: 1, cursor: { batchSize: 10_000 } });
+      return this.drain(db, reply, '$cmd.listCollections').map((c) => {
+        const name = String(c.name);
+        const options = (c.options ?? {}) as Document;
+        // A count without a query is metadata: no scan, whatever the size.
+        const count = countReplyN(this.engine.runCommand(db, { count: name }));
+        return { db, name, type: String(c.type ?? 'collection'), kind: collectionKindOf(String(c.type), options), options, count };
+      });
+    });
+  }
+
+  listIndexes(db: string, collection: string): Promise<IndexInfo[]> {
+    return this.answer(() => {
+      const reply = this.engine.runCommand(db, { listIndexes: collection, cursor: { batchSize: 1000 } });
+      const specs = this.drain(db, reply, collection);
+      // listIndexes reports invalid stored values as 2147483647 (rule 9.1); the catalog knows better.
+      const problems = findInvalidTTLIndexes(this.engine).filter((p) => p.db === db && p.collection === collection);
+      return specs.map((spec) => {
+        const name = String(spec.name);
+        const p = problems.find((x) => x.index === name);
+        return { db, collection, name, spec, ...(p ? { stored: { expireAfterSeconds: p.expireAfterSeconds, problem: p.problem } } : {}) };
+      });
+    });
+  }
+
+  expiryCounts(
+    index: IndexInfo | { db: string; collection: string; clusteredSeconds: number },
+    windowSeconds: number,
+    cap: number = DEFAULT_COUNT_CAP,
+  ): Promise<ExpiryCountResult> {
+    return this.answer((): ExpiryCountResult => {
+      let target: ExpiryTarget;
+      let seconds: number;
+      if ('clusteredSeconds' in index) {
+        target = { collection: index.collection, field: '_id', indexName: '_id_', notBeforeEpoch: true };
+        seconds = index.clusteredSeconds;
+      } else {
+        const coll = this.engine.getCollection(index.db, index.collection);
+        if (coll?.options.timeseries) {
+          return { ok: false, reason: 'Counts are not available for time-series collections yet (their documents live in buckets).' };
+        }
+        const d = describeIndex(index);
+        if (!d.ttlApplies || d.seconds === undefined || !d.field) return { ok: false, reason: 'The TTL monitor deletes nothing through this index.' };
+        if (d.hidden) return { ok: false, reason: 'Hidden: the query planner may not use this index, and counting without it would scan the collection. Unhide it to see counts (the monitor deletes through it either way).' };
+        target = {
+          collection: index.collection,
+          field: d.field,
+          indexName: index.name,
+          ...(index.spec.partialFilterExpression ? { partialFilterExpression: index.spec.partialFilterExpression as Document } : {}),
+        };
+        seconds = d.seconds;
+      }
+      const now = this.clockImpl.now();
+      const expired = countReplyN(this.engine.runCommand(index.db, expiredNowCount(target, seconds, now, cap)));
+      const due = countReplyN(this.engine.runCommand(index.db, dueWithinCount(target, seconds, now, windowSeconds, cap)));
+      return {
+        ok: true,
+        counts: {
+          at: new Date(now),
+          expiredNow: expired,
+          dueWithinWindow: due,
+          windowSeconds,
+          cap,
+          capped: { expiredNow: expired >= cap, dueWithinWindow: due >= cap },
+        },
+      };
+    });
+  }
+
+  monitorStatus(): Promise<MonitorInfo> {
+    return this.answer(() => this.monitorInfo());
+  }
+
+  private monitorInfo(): MonitorInfo {
+    const s = this.engine.ttl.status();
+    const reply = this.engine.runCommand('admin', { getParameter: '*' });
+    const parameters: Record<string, boolean | number> = {};
+    for (const [k, v] of Object.entries(reply)) {
+      if (k === 'ok') continue;
+      parameters[k] = typeof v === 'boolean' ? v : Number(v as number);
+    }
+    return {
+      enabled: s.enabled,
+      sleepSecs: s.sleepSecs,
+      lastPassAt: s.lastPassAt,
+      nextPassAt: s.enabled ? s.nextPassAt : null,
+      stoppedBecause: s.stoppedBecause,
+      passes: s.metrics.passes,
+      subPasses: s.metrics.subPasses,
+      deletedDocuments: s.metrics.deletedDocuments,
+      lastPassDeleted: s.lastPass ? s.lastPass.deleted : null,
+      deletedSinceActivation: this.deletedByEarlierEngines + s.metrics.deletedDocuments,
+      parameters,
+    };
+  }
+
+  runTTLPass(): Promise<PassSummary> {
+    return this.answer(() => {
+      const r = this.engine.ttl.runPass();
+      this.emit([{ kind: 'monitorRan' }]);
+      return {
+        startedAt: r.startedAt,
+        deleted: r.deleted,
+        subPasses: r.subPasses,
+        ...(r.skipped ? { skipped: r.skipped } : {}),
+        visits: r.visits.map((v) => ({ ns: `${v.db}.${v.collection}`, target: v.target, deleted: v.deleted, outcome: v.outcome, ...(v.reason ? { reason: v.reason } : {}) })),
+      };
+    });
+  }
+
+  /**
+   * Moves the virtual clock timer by timer (VirtualClock.set to each due time, in order), giving
+   * the event loop a turn every ~50 ms of work, so a long move ("2d": 2,880 passes) does not hold
+   * the extension host for its whole duration. A single pass still runs in one piece (the engine's
+   * monitor does not yield inside a pass).
+   */
+  async advanceClock(ms: number): Promise<ClockMoveResult> {
+    await this.answer(() => undefined);
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`Cannot move the clock by ${ms} ms: time never runs backwards.`);
+    const clock = this.clockImpl;
+    const engine = this.engine;
+    const target = clock.now() + ms;
+    clock.advance(0); // refuses on the system clock, before anything moves
+    const before = { ...engine.ttlMetrics };
+    let slice = performance.now();
+    this.moving = true;
+    try {
+      for (;;) {
+        const next = clock.nextTimerAt();
+        if (next === undefined || next > target) break;
+        clock.set(Math.max(next, clock.now()));
+        if (performance.now() - slice > 50) {
+          await new Promise((r) => setImmediate(r));
+          slice = performance.now();
+          if (this.disposed || this.engine !== engine || this.clockImpl !== clock || clock.kind !== 'virtual') break;
+        }
+      }
+      if (!this.disposed && this.clockImpl === clock && clock.kind === 'virtual') clock.set(Math.max(target, clock.now()));
+    } finally {
+      this.moving = false;
+    }
+    const m = engine.ttlMetrics;
+    const result = { now: new Date(clock.now()), passes: m.passes - before.passes, deleted: m.deletedDocuments - before.deletedDocuments };
+    this.emit([{ kind: 'clockChanged' }, ...(result.passes > 0 ? [{ kind: 'monitorRan' as const }] : [])]);
+    return result;
+  }
+
+  setClockMode(mode: ClockMode): Promise<ClockInfo> {
+    return this.answer(() => {
+      this.clockImpl.setMode(mode);
+      this.settings = { ...this.settings, clock: mode };
+      this.emit([{ kind: 'clockChanged' }]);
+      return this.clockInfo();
+    });
+  }
+
+  findInvalidTTLIndexes(): Promise<ReturnType<typeof findInvalidTTLIndexes>> {
+    return this.answer(() => findInvalidTTLIndexes(this.engine));
+  }
+
+  loadLegacyIndexSpec(db: string, collection: string, spec: Document): Promise<void> {
+    return this.answer(() => loadLegacyIndexSpec(this.engine, db, collection, spec));
+  }
+
+  reset(settings: Partial<EngineSettings> = {}): Promise<EngineSettings> {
+    return this.answer(() => {
+      this.stop();
+      this.settings = { ...this.settings, ...settings };
+      this.start();
+      this.emit([{ kind: 'reset' }]);
+      return { ...this.settings };
+    });
+  }
+
+  onDidChange(listener: BackendListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.listeners.clear();
+    this.stop();
+  }
+}

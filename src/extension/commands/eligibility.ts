@@ -1,0 +1,27 @@
+/**
+ * The eligibility gate before a TTL change: how many existing documents become eligible for
+ * deletion at once, and a confirmation above `ttlWorkbench.confirmExpiryAbove`. From code, a count
+ * above the limit needs `confirm: true` (the command returns `needsConfirmation` otherwise).
+ */
+import { formatCount } from '../logic/durations';
+import type { CommandResult, Invocation, Services } from './context';
+
+export type Gate = { proceed: true; eligible: number } | { proceed: false; eligible: number; result: CommandResult };
+
+export async function confirmEligibility(services: Services, inv: Invocation, target: { db: string; name: string }, eligible: number, what: string): Promise<Gate> {
+  const limit = services.settings().confirmExpiryAbove;
+  if (eligible <= limit) return { proceed: true, eligible };
+  const text = `${formatCount(eligible)} existing documents of ${target.db}.${target.name} become eligible for deletion at once: the next TTL pass deletes them.`;
+  if (!inv.interactive) {
+    if (inv.args.confirm === true) return { proceed: true, eligible };
+    services.notifier.showAndForget('warning', `${what}: not run. ${text} That is above ttlWorkbench.confirmExpiryAbove (${formatCount(limit)}); confirm to go ahead.`, []);
+    return {
+      proceed: false,
+      eligible,
+      result: { ok: false, needsConfirmation: true, eligibleNow: eligible, limit, message: `${text} Pass confirm: true to go ahead.` },
+    };
+  }
+  const choice = await services.notifier.confirm(`${what}?`, `${text}\n\nThis is above ttlWorkbench.confirmExpiryAbove (${formatCount(limit)}).`, 'Continue');
+  if (choice !== 'Continue') return { proceed: false, eligible, result: { ok: false, cancelled: true, eligibleNow: eligible } };
+  return { proceed: true, eligible };
+}

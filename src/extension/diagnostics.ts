@@ -1,0 +1,124 @@
+/**
+ * TTL index problems in the Problems panel: each index whose stored expireAfterSeconds the monitor
+ * cannot use (NaN first of all) gets a read-only document `ttl-workbench:/<db>/<collection>/<index>.index.js`
+ * showing its stored spec, a diagnostic on the `expireAfterSeconds` line, and a quick fix that
+ * runs collMod. Findings refresh themselves when indexes change.
+ */
+import * as vscode from 'vscode';
+import type { TTLIndexProblem } from '../engine';
+import type { Backend } from './backend/backend';
+import * as mongosh from './logic/mongosh';
+import { problemWords } from './tree/presentation';
+
+export const SCHEME = 'ttl-workbench';
+export const DIAGNOSTIC_CODE = 'ttl-invalid-expireAfterSeconds';
+const FIX_COMMAND = 'ttlWorkbench.fixTTLIndex';
+
+export function indexSpecUri(db: string, collection: string, index: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: SCHEME, path: `/${[db, collection, index].map(encodeURIComponent).join('/')}.index.js` });
+}
+
+export function parseIndexSpecUri(uri: vscode.Uri): { db: string; collection: string; index: string } | undefined {
+  const m = /^\/([^/]*)\/([^/]*)\/([^/]*)\.index\.js$/.exec(uri.path);
+  if (!m) return undefined;
+  return { db: decodeURIComponent(m[1]), collection: decodeURIComponent(m[2]), index: decodeURIComponent(m[3]) };
+}
+
+export class TTLDiagnostics implements vscode.TextDocumentContentProvider, vscode.CodeActionProvider, vscode.Disposable {
+  readonly collection = vscode.languages.createDiagnosticCollection('ttlWorkbench');
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private current: TTLIndexProblem[] | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private rescanTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly unsubscribe: () => void;
+  /** Called after every scan (the tree shows the findings). */
+  onDidUpdate?: (problems: TTLIndexProblem[] | undefined) => void;
+
+  constructor(private readonly backend: Backend) {
+    this.disposables.push(
+      vscode.workspace.registerTextDocumentContentProvider(SCHEME, this),
+      vscode.languages.registerCodeActionsProvider({ scheme: SCHEME }, this, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
+    );
+    this.unsubscribe = backend.onDidChange((events) => {
+      if (!this.current) return;
+      if (events.some((e) => e.kind === 'reset' || e.kind === 'indexChanged' || e.kind === 'indexesDropped' || e.kind === 'indexesCreated' || e.kind === 'collectionDropped' || e.kind === 'databaseDropped' || e.kind === 'collectionRenamed')) {
+        this.rescanTimer ??= setTimeout(() => {
+          this.rescanTimer = undefined;
+          void this.scan().catch(() => undefined);
+        }, 150);
+      }
+    });
+  }
+
+  get problems(): TTLIndexProblem[] | undefined {
+    return this.current;
+  }
+
+  /** Find the invalid TTL indexes and publish them. */
+  async scan(): Promise<TTLIndexProblem[]> {
+    const problems = await this.backend.findInvalidTTLIndexes();
+    const old = this.current ?? [];
+    this.current = problems;
+    this.collection.clear();
+    for (const p of problems) {
+      const uri = indexSpecUri(p.db, p.collection, p.index);
+      const text = await this.provideTextDocumentContent(uri);
+      const lines = text.split('\n');
+      const line = Math.max(0, lines.findIndex((l) => l.includes('expireAfterSeconds')));
+      const d = new vscode.Diagnostic(
+        new vscode.Range(line, 0, line, lines[line]?.length ?? 0),
+        `${p.db}.${p.collection} index ${p.index}: expireAfterSeconds is ${problemWords(p)}. The TTL monitor skips this index on every pass (rule 4.2); fix it with collMod.`,
+        p.problem === 'fractional' ? vscode.DiagnosticSeverity.Information : vscode.DiagnosticSeverity.Warning,
+      );
+      d.source = 'TTL Workbench';
+      d.code = DIAGNOSTIC_CODE;
+      this.collection.set(uri, [...(this.collection.get(uri) ?? []), d]);
+    }
+    for (const p of [...old, ...problems]) this.changed.fire(indexSpecUri(p.db, p.collection, p.index));
+    this.onDidUpdate?.(problems);
+    return problems;
+  }
+
+  clear(): void {
+    this.current = undefined;
+    this.collection.clear();
+    this.onDidUpdate?.(undefined);
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const t = parseIndexSpecUri(uri);
+    if (!t) return '// Not a TTL Workbench index document.';
+    const ix = (await this.backend.listIndexes(t.db, t.collection).catch(() => [])).find((i) => i.name === t.index);
+    if (!ix) return `// ${t.db}.${t.collection} has no index ${t.index} (any more).`;
+    const spec = ix.stored ? { ...ix.spec, expireAfterSeconds: ix.stored.expireAfterSeconds } : ix.spec;
+    return [
+      `// Index ${t.index} of ${t.db}.${t.collection}, as stored in the catalog (read-only).`,
+      ...(ix.stored ? [`// listIndexes reports expireAfterSeconds as 2147483647; the catalog holds ${String(ix.stored.expireAfterSeconds)}.`] : []),
+      mongosh.valueBlock(spec),
+      '',
+    ].join('\n');
+  }
+
+  provideCodeActions(document: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
+    const t = parseIndexSpecUri(document.uri);
+    if (!t) return [];
+    return context.diagnostics
+      .filter((d) => d.code === DIAGNOSTIC_CODE)
+      .map((d) => {
+        const action = new vscode.CodeAction('Set a valid expireAfterSeconds with collMod…', vscode.CodeActionKind.QuickFix);
+        action.diagnostics = [d];
+        action.isPreferred = true;
+        action.command = { command: FIX_COMMAND, title: action.title, arguments: [{ ...t, interactive: true }] };
+        return action;
+      });
+  }
+
+  dispose(): void {
+    if (this.rescanTimer) clearTimeout(this.rescanTimer);
+    this.unsubscribe();
+    this.collection.dispose();
+    this.changed.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}

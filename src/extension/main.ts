@@ -1,0 +1,87 @@
+/**
+ * Activation: one embedded engine per window (virtual clock by default), the "Databases" view,
+ * commands, diagnostics and the status bar. Deactivation closes the engine: no timer is left.
+ */
+import * as vscode from 'vscode';
+import type { TTLWorkbenchApi } from './api';
+import { EmbeddedBackend } from './backend/embedded-backend';
+import { registerCollectionCommands } from './commands/collections';
+import type { Services } from './commands/context';
+import { registerEngineCommands } from './commands/engine';
+import { registerIndexCommands } from './commands/indexes';
+import { registerProblemCommands } from './commands/problems';
+import { TTLDiagnostics } from './diagnostics';
+import { readSettings, SECTION } from './settings';
+import { ClockStatusBar } from './status-bar';
+import { DatabasesTreeProvider } from './tree/provider';
+import { Notifier } from './ui/notifier';
+
+export const VIEW_ID = 'ttlWorkbench.databases';
+
+let activeBackend: EmbeddedBackend | undefined;
+
+export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
+  const started = performance.now();
+  const output = vscode.window.createOutputChannel('TTL Workbench', { log: true });
+  const settings = readSettings();
+  const backend = new EmbeddedBackend(settings);
+  activeBackend = backend;
+  const tree = new DatabasesTreeProvider(backend);
+  const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
+  const notifier = new Notifier(output);
+  const diagnostics = new TTLDiagnostics(backend);
+  diagnostics.onDidUpdate = (problems) => {
+    tree.model.setProblems(problems);
+    tree.refresh();
+  };
+  const services: Services = { backend, tree, treeView, notifier, settings: readSettings, diagnostics, output };
+  const statusBar = new ClockStatusBar(backend);
+
+  const setClockContext = () => backend.clock().then((c) => vscode.commands.executeCommand('setContext', 'ttlWorkbench.clockMode', c.mode), () => undefined);
+  void setClockContext();
+
+  context.subscriptions.push(
+    output,
+    treeView,
+    tree,
+    diagnostics,
+    statusBar,
+    ...registerCollectionCommands(services),
+    ...registerIndexCommands(services),
+    ...registerEngineCommands(services),
+    ...registerProblemCommands(services),
+    { dispose: backend.onDidChange((events) => { if (events.some((e) => e.kind === 'clockChanged' || e.kind === 'reset')) void setClockContext(); }) },
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration(SECTION)) return;
+      const next = readSettings();
+      if (e.affectsConfiguration(`${SECTION}.clock`)) void backend.setClockMode(next.clock);
+      if (e.affectsConfiguration(`${SECTION}.flavor`) || e.affectsConfiguration(`${SECTION}.serverVersion`)) {
+        notifier.showAndForget('info', `Emulate ${next.flavor === 'cosmos' ? 'the Cosmos DB flavor' : 'MongoDB'} ${next.serverVersion}: a new engine is needed (the data go).`, ['Reset Engine'], (c) =>
+          c === 'Reset Engine' ? vscode.commands.executeCommand('ttlWorkbench.resetEngine', { flavor: next.flavor, serverVersion: next.serverVersion }) : undefined,
+        );
+      }
+    }),
+    { dispose: () => backend.dispose() },
+  );
+
+  const activationMs = performance.now() - started;
+  output.info(`TTL Workbench activated in ${activationMs.toFixed(1)} ms (${settings.flavor} ${settings.serverVersion}, ${settings.clock} clock).`);
+  return {
+    backend,
+    treeProvider: tree,
+    treeView,
+    diagnostics: diagnostics.collection,
+    statusBarText: () => statusBar.text,
+    messages: () => notifier.messages,
+    whenIdle: async () => {
+      await tree.whenIdle();
+      await statusBar.whenIdle();
+    },
+    activationMs,
+  };
+}
+
+export function deactivate(): void {
+  activeBackend?.dispose();
+  activeBackend = undefined;
+}

@@ -1,0 +1,70 @@
+/**
+ * The status bar item: the engine's clock (virtual time, or "system") and the documents the TTL
+ * monitor deleted since activation. Clicking it advances the virtual clock (on the system clock it
+ * offers the switch). Updated from backend events, debounced.
+ */
+import * as vscode from 'vscode';
+import type { Backend, ClockInfo, MonitorInfo } from './backend/backend';
+import { formatClockTime, formatCount, formatMillis } from './logic/durations';
+
+export function statusText(clock: ClockInfo, monitor: MonitorInfo): string {
+  const time = clock.mode === 'virtual' ? `$(history) ${formatClockTime(clock.now)}` : `$(watch) system${clock.aheadMs ? ` +${formatMillis(clock.aheadMs)}` : ''}`;
+  return `${time} · TTL deleted ${formatCount(monitor.deletedSinceActivation)}`;
+}
+
+export class ClockStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('ttlWorkbench.clock', vscode.StatusBarAlignment.Left, 50);
+  private readonly unsubscribe: () => void;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private updating: Promise<void> = Promise.resolve();
+  private disposed = false;
+
+  constructor(private readonly backend: Backend, private readonly debounceMs = 100) {
+    this.item.name = 'TTL Workbench Clock';
+    this.item.text = '$(history) TTL Workbench';
+    this.item.command = 'ttlWorkbench.advanceClock';
+    this.item.show();
+    this.unsubscribe = backend.onDidChange(() => {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.update();
+      }, this.debounceMs);
+    });
+    this.update();
+  }
+
+  get text(): string {
+    return this.item.text;
+  }
+
+  /** Resolves once pending events have reached the item. */
+  async whenIdle(): Promise<void> {
+    while (this.timer) await new Promise((r) => setTimeout(r, this.debounceMs / 2));
+    await this.updating;
+  }
+
+  update(): Promise<void> {
+    this.updating = (async () => {
+      try {
+        const [clock, monitor] = await Promise.all([this.backend.clock(), this.backend.monitorStatus()]);
+        if (this.disposed) return;
+        this.item.text = statusText(clock, monitor);
+        this.item.command = clock.mode === 'virtual' ? 'ttlWorkbench.advanceClock' : 'ttlWorkbench.switchClock';
+        this.item.tooltip = [
+          clock.mode === 'virtual' ? `TTL Workbench virtual clock: ${formatClockTime(clock.now)}. Click to advance it (due TTL passes run on the way).` : `TTL Workbench runs on the system clock (${formatClockTime(clock.now)}). Click to switch clocks.`,
+          `The TTL monitor deleted ${formatCount(monitor.deletedSinceActivation)} documents since the extension started.`,
+        ].join('\n');
+      } catch {
+        // The backend is shutting down.
+      }
+    })();
+    return this.updating;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.unsubscribe();
+    this.item.dispose();
+  }
+}

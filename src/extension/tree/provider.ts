@@ -1,0 +1,177 @@
+/**
+ * The "Databases" view's TreeDataProvider: TreeItems from the pure presentation, children from the
+ * TreeModel, tooltips with expiry counts resolved on hover, and refreshes driven by backend events
+ * (debounced: one refresh per burst, never polling the data).
+ */
+import * as vscode from 'vscode';
+import type { Backend, BackendEvent, ExpiryCountResult } from '../backend/backend';
+import { TreeModel } from './model';
+import type { TreeNode } from './nodes';
+import {
+  collectionTTLTooltip, describeIndexRow, indexTooltip, presentCollection, presentCollectionTTL, presentDatabase, presentEngine,
+  presentIndex, presentMonitor, presentProblem, presentProblems, type Presentation,
+} from './presentation';
+
+/** Expiry counts cover this window after "now" (the tooltip's "due in the next hour"). */
+export const DUE_WINDOW_SECONDS = 3600;
+
+const COLLAPSIBLE = {
+  none: vscode.TreeItemCollapsibleState.None,
+  collapsed: vscode.TreeItemCollapsibleState.Collapsed,
+  expanded: vscode.TreeItemCollapsibleState.Expanded,
+} as const;
+
+export function markdown(text: string): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(text, true);
+  md.isTrusted = false;
+  return md;
+}
+
+export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<TreeNode | undefined | void>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  readonly model: TreeModel;
+  private pending: BackendEvent[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly unsubscribe: () => void;
+  private idleWaiters: Array<() => void> = [];
+  /** How many refreshes fired (tests check debouncing). */
+  refreshes = 0;
+
+  constructor(
+    private readonly backend: Backend,
+    private readonly debounceMs = 100,
+  ) {
+    this.model = new TreeModel(backend);
+    this.unsubscribe = backend.onDidChange((events) => this.queue(events));
+  }
+
+  private queue(events: readonly BackendEvent[]): void {
+    this.pending.push(...events);
+    this.timer ??= setTimeout(() => this.flush(), this.debounceMs);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const events = this.pending;
+    this.pending = [];
+    const plan = this.model.planRefresh(events);
+    this.refreshes++;
+    if (plan.root) this.emitter.fire();
+    else for (const n of plan.nodes) this.emitter.fire(n);
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves once no event is waiting for its debounced refresh. */
+  whenIdle(): Promise<void> {
+    if (!this.timer) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Refresh everything now. */
+  refresh(node?: TreeNode): void {
+    this.refreshes++;
+    this.emitter.fire(node);
+  }
+
+  getChildren(node?: TreeNode): Promise<TreeNode[]> {
+    return this.model.children(node);
+  }
+
+  getParent(node: TreeNode): TreeNode | undefined {
+    return this.model.parentOf(node);
+  }
+
+  async getTreeItem(node: TreeNode): Promise<vscode.TreeItem> {
+    const p = await this.present(node);
+    const item = new vscode.TreeItem(p.label, COLLAPSIBLE[p.collapsible]);
+    item.id = node.id;
+    if (p.description !== undefined) item.description = p.description;
+    if (p.tooltip !== undefined) item.tooltip = markdown(p.tooltip);
+    if (p.icon) item.iconPath = new vscode.ThemeIcon(p.icon.id, p.icon.color ? new vscode.ThemeColor(p.icon.color) : undefined);
+    item.contextValue = p.contextValue;
+    if (p.command) item.command = p.command;
+    return item;
+  }
+
+  /** The presentation of a node (labels and descriptions as the view shows them). */
+  async present(node: TreeNode): Promise<Presentation> {
+    switch (node.type) {
+      case 'engine': {
+        const [info, clock] = await Promise.all([this.backend.info(), this.backend.clock()]);
+        return presentEngine(info, clock);
+      }
+      case 'monitor': {
+        const [m, clock] = await Promise.all([this.backend.monitorStatus(), this.backend.clock()]);
+        return presentMonitor(m, clock.now);
+      }
+      case 'detail':
+        return { label: node.label, description: node.description, contextValue: 'monitorDetail', collapsible: 'none' };
+      case 'problems':
+        return presentProblems(node.problems);
+      case 'problem':
+        return presentProblem(node.problem);
+      case 'database':
+        return presentDatabase(node.db, node.sizeOnDisk);
+      case 'collection':
+        return presentCollection(node.info);
+      case 'index':
+        return presentIndex(node.info, node.collectionInfo);
+      case 'collectionTTL':
+        return presentCollectionTTL(node.collectionInfo, node.seconds);
+      case 'message':
+        return {
+          label: node.label,
+          icon: { id: 'info' },
+          contextValue: 'message',
+          collapsible: 'none',
+          ...(node.command ? { command: { command: node.command, title: node.label } } : {}),
+        };
+    }
+  }
+
+  /** Expiry counts for an index or collection-TTL row (undefined for rows without TTL). */
+  async countsFor(node: TreeNode): Promise<ExpiryCountResult | undefined> {
+    if (node.type === 'index') {
+      const d = describeIndexRow(node.info, node.collectionInfo);
+      if (!d.ttlApplies) return undefined;
+      return this.backend.expiryCounts(node.info, DUE_WINDOW_SECONDS);
+    }
+    if (node.type === 'collectionTTL') {
+      if (node.collectionInfo.kind !== 'clustered') return { ok: false, reason: 'Counts are not available for time-series collections yet (their documents live in buckets).' };
+      return this.backend.expiryCounts({ db: node.db, collection: node.collection, clusteredSeconds: node.seconds }, DUE_WINDOW_SECONDS);
+    }
+    return undefined;
+  }
+
+  /** The tooltip of an index or collection-TTL row, with counts (what hovering shows). */
+  async tooltipFor(node: TreeNode): Promise<string | undefined> {
+    if (node.type !== 'index' && node.type !== 'collectionTTL') return (await this.present(node)).tooltip;
+    let counts: ExpiryCountResult | undefined;
+    try {
+      counts = await this.countsFor(node);
+    } catch (err) {
+      counts = { ok: false, reason: `counting failed: ${(err as Error).message}` };
+    }
+    return node.type === 'index' ? indexTooltip(node.info, node.collectionInfo, counts) : collectionTTLTooltip(node.collectionInfo, node.seconds, counts);
+  }
+
+  async resolveTreeItem(item: vscode.TreeItem, node: TreeNode): Promise<vscode.TreeItem> {
+    if (item.tooltip === undefined) {
+      const text = await this.tooltipFor(node);
+      if (text !== undefined) item.tooltip = markdown(text);
+    }
+    return item;
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.unsubscribe();
+    this.emitter.dispose();
+    for (const w of this.idleWaiters) w();
+    this.idleWaiters = [];
+  }
+}

@@ -1,0 +1,429 @@
+// The TTL Workbench extension inside a real VS Code: activation, the "Databases" tree, every
+// command called with arguments (no UI), refusals with their MongoDB codes, the status bar, the
+// Problems panel, and a screenshot of the tree with a TTL index expanded.
+import * as assert from 'node:assert/strict';
+import { suite, suiteSetup, test } from 'mocha';
+import * as vscode from 'vscode';
+import type { TTLWorkbenchApi } from '../../../src/extension/api';
+import type { CommandResult } from '../../../src/extension/commands/context';
+import type { TreeNode } from '../../../src/extension/tree/nodes';
+import { screenshot } from './index';
+
+const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
+let api: TTLWorkbenchApi;
+
+type Result = CommandResult & Record<string, unknown>;
+
+/** Run a command from code: arguments, no dialogs, no success toasts. */
+async function run(command: string, args: Record<string, unknown> = {}): Promise<Result> {
+  const r = await vscode.commands.executeCommand<Result>(`ttlWorkbench.${command}`, { quiet: true, ...args });
+  assert.ok(r && typeof r === 'object', `ttlWorkbench.${command} returned no result`);
+  return r;
+}
+
+async function ok(command: string, args: Record<string, unknown> = {}): Promise<Result> {
+  const r = await run(command, args);
+  assert.equal(r.ok, true, `ttlWorkbench.${command} failed: ${JSON.stringify(r)}`);
+  return r;
+}
+
+interface Row {
+  node: TreeNode;
+  label: string;
+  description: string;
+  item: vscode.TreeItem;
+}
+
+async function rows(node?: TreeNode): Promise<Row[]> {
+  await api.whenIdle();
+  const kids = await api.treeProvider.getChildren(node);
+  return Promise.all(
+    kids.map(async (k) => {
+      const item = await api.treeProvider.getTreeItem(k);
+      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+      return { node: k, label, description: String(item.description ?? ''), item };
+    }),
+  );
+}
+
+/** The row reached by following labels from the engine node, e.g. ('app', 'events', 'expireAt_1'). */
+async function row(...labels: string[]): Promise<Row> {
+  const [engine] = await rows();
+  let current: Row = engine;
+  for (const label of labels) {
+    const kids = await rows(current.node);
+    const next = kids.find((r) => r.label === label);
+    assert.ok(next, `no "${label}" under "${current.label}": ${kids.map((r) => r.label).join(', ')}`);
+    current = next;
+  }
+  return current;
+}
+
+async function childLabels(...labels: string[]): Promise<string[]> {
+  return (await rows((await row(...labels)).node)).map((r) => `${r.label} — ${r.description}`);
+}
+
+function lastError(): string {
+  const errors = api.messages().filter((m) => m.severity === 'error');
+  return errors.length ? errors[errors.length - 1].text : '';
+}
+
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+suite('TTL Workbench extension', function () {
+  this.timeout(120_000);
+
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension<TTLWorkbenchApi>(EXTENSION_ID);
+    assert.ok(ext, `${EXTENSION_ID} is not installed in the host`);
+    const t0 = performance.now();
+    api = await ext.activate();
+    const outside = performance.now() - t0;
+    console.log(`[ttl-workbench] activate() took ${api.activationMs.toFixed(1)} ms inside; ${outside.toFixed(1)} ms as seen by the test (includes loading the bundle if it was not active)`);
+    await ok('resetEngine');
+  });
+
+  test('registers every command of package.json', async () => {
+    const all = await vscode.commands.getCommands(true);
+    const manifest = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { commands: Array<{ command: string }> } };
+    const missing = manifest.contributes.commands.map((c) => c.command).filter((c) => !all.includes(c));
+    assert.deepEqual(missing, []);
+  });
+
+  test('shows the engine node with clock mode, time and flavor, a TTL Monitor and no database yet', async () => {
+    const [engine] = await rows();
+    assert.equal(engine.label, 'Embedded engine — MongoDB 8.0.4');
+    assert.match(engine.description, /^virtual clock · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    const top = await rows(engine.node);
+    assert.deepEqual(top.map((r) => r.label), ['TTL Monitor', 'No databases yet — Create Collection…']);
+    assert.match(top[0].description, /^every 1 min · next in 1 min · 0 deleted$/);
+    assert.match(api.statusBarText(), /^\$\(history\) \d{4}-.* UTC · TTL deleted 0$/);
+  });
+
+  test('creates collections of every kind and shows them with kind icons and counts', async () => {
+    const plain = await ok('createCollection', { db: 'app', name: 'events' });
+    assert.equal(plain.mongosh, "db.getSiblingDB('app').createCollection('events')");
+    await ok('createCollection', { db: 'app', name: 'sessions', kind: 'clustered', expireAfterSeconds: '1h' });
+    await ok('createCollection', { db: 'app', name: 'log', kind: 'capped', size: 65536 });
+    await ok('createCollection', { db: 'app', name: 'metrics', kind: 'timeseries', timeField: 'ts', metaField: 'meta', expireAfterSeconds: 86400 });
+    const app = await rows((await row('app')).node);
+    assert.deepEqual(
+      app.map((r) => [r.label, r.description, (r.item.iconPath as vscode.ThemeIcon).id]),
+      [
+        ['events', '0 docs', 'table'],
+        ['log', '0 docs · capped 64 KiB', 'archive'],
+        ['metrics', '0 docs · TTL 1 d after ts', 'graph-line'],
+        ['sessions', '0 docs · TTL 1 h after _id', 'layers'],
+      ],
+    );
+    const tooltip = (await api.treeProvider.getTreeItem((await row('app', 'sessions')).node)).tooltip as vscode.MarkdownString;
+    assert.match(tooltip.value, /clustered collection/);
+    assert.match(tooltip.value, /expireAfterSeconds: 3600/);
+  });
+
+  test('inserts sample documents with dates spread over the past and the future', async () => {
+    const r = await ok('insertSampleDocuments', { db: 'app', collection: 'events', count: 200 });
+    assert.equal(r.inserted, 200);
+    await ok('insertSampleDocuments', { db: 'app', collection: 'sessions', count: 100 });
+    await ok('insertSampleDocuments', { db: 'app', collection: 'metrics', count: 50 });
+    assert.equal((await row('app', 'events')).description, '200 docs');
+    assert.equal((await row('app', 'sessions')).description, '100 docs · TTL 1 h after _id');
+  });
+
+  test('creates TTL indexes and says what they do in words, with counts in the tooltip', async () => {
+    const r = await ok('createTTLIndex', { db: 'app', collection: 'events', field: 'lastModifiedDate', expireAfterSeconds: '1h' });
+    assert.equal(r.index, 'lastModifiedDate_1');
+    assert.ok(typeof r.eligibleNow === 'number' && r.eligibleNow > 80 && r.eligibleNow < 110, `eligible now: ${String(r.eligibleNow)}`);
+    assert.equal(r.mongosh, "db.getSiblingDB('app').events.createIndex({ lastModifiedDate: 1 }, { name: 'lastModifiedDate_1', expireAfterSeconds: 3600 })");
+    await ok('createTTLIndex', { db: 'app', collection: 'events', field: 'expireAt', duration: 'at the date in the field' });
+    assert.deepEqual(await childLabels('app', 'events'), [
+      '_id_ — unique on _id',
+      'lastModifiedDate_1 — TTL 1 h after lastModifiedDate',
+      'expireAt_1 — expires at the date in expireAt',
+    ]);
+    const ttlRow = await row('app', 'events', 'lastModifiedDate_1');
+    assert.equal((ttlRow.item.iconPath as vscode.ThemeIcon).id, 'watch');
+    assert.match(ttlRow.item.contextValue!, /\bttl\b/);
+    const tip = await api.treeProvider.tooltipFor(ttlRow.node);
+    assert.match(tip!, /\*\*Expired now:\*\* \d+ — the next TTL pass deletes them/);
+    assert.match(tip!, /\*\*Due in the next 1 h:\*\* \d+/);
+    assert.match(tip!, /expireAfterSeconds: 3600/);
+    const sessionsTTL = await childLabels('app', 'sessions');
+    assert.equal(sessionsTTL[0], 'expireAfterSeconds — collection TTL 1 h after _id');
+  });
+
+  test('refuses a compound TTL index, one on _id and an out-of-range value with the MongoDB code in words', async () => {
+    const compound = await run('createTTLIndex', { db: 'app', collection: 'events', key: { a: 1, b: 1 }, expireAfterSeconds: 60 });
+    assert.equal(compound.ok, false);
+    assert.equal((compound.error as { code: number }).code, 67);
+    assert.match(lastError(), /^Create TTL Index failed — CannotCreateIndex \(67\): TTL indexes are single-field indexes, compound indexes do not support TTL/);
+
+    const id = await run('createTTLIndex', { db: 'app', collection: 'events', field: '_id', expireAfterSeconds: 60 });
+    assert.equal(id.ok, false);
+    assert.match(lastError(), /InvalidIndexSpecificationOption \(197\): The field 'expireAfterSeconds' is not valid for an _id index specification/);
+    const convertId = await run('convertToTTLIndex', { db: 'app', collection: 'events', index: '_id_', expireAfterSeconds: 60 });
+    assert.equal((convertId.error as { code: number }).code, 72);
+    assert.match(lastError(), /InvalidOptions \(72\): the _id field does not support TTL indexes/);
+
+    const big = await run('createTTLIndex', { db: 'app', collection: 'events', field: 'other', expireAfterSeconds: 2147483648 });
+    assert.equal((big.error as { code: number }).code, 67);
+    assert.match(lastError(), /CannotCreateIndex \(67\): TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer/);
+
+    const negative = await run('changeExpireAfterSeconds', { db: 'app', collection: 'events', index: 'expireAt_1', expireAfterSeconds: -1 });
+    assert.equal((negative.error as { code: number }).code, 72);
+  });
+
+  test('offers collMod as what to do when createIndex conflicts with an existing index (rule 2.3)', async () => {
+    const r = await run('createTTLIndex', { db: 'app', collection: 'events', field: 'lastModifiedDate', expireAfterSeconds: 60 });
+    assert.equal((r.error as { code: number }).code, 85);
+    assert.deepEqual(r.remedies, ['Change expireAfterSeconds… (collMod)']);
+    const last = api.messages().filter((m) => m.severity === 'error').pop()!;
+    assert.deepEqual(last.actions, ['Change expireAfterSeconds… (collMod)']);
+    assert.match(last.text, /IndexOptionsConflict \(85\)/);
+  });
+
+  test('converts an ordinary index to a TTL index and changes expireAfterSeconds with collMod', async () => {
+    await api.backend.runCommand('app', { createIndexes: 'events', indexes: [{ key: { status: 1 }, name: 'status_1' }, { key: { createdAt: 1 }, name: 'createdAt_1' }] });
+    const plainRow = await row('app', 'events', 'createdAt_1');
+    assert.equal(plainRow.description, 'index on createdAt');
+    assert.match(plainRow.item.contextValue!, /\bconvertible\b/);
+    const conv = await ok('convertToTTLIndex', { db: 'app', collection: 'events', index: 'createdAt_1', expireAfterSeconds: '1d' });
+    assert.equal(conv.new, 86400);
+    assert.equal((await row('app', 'events', 'createdAt_1')).description, 'TTL 1 d after createdAt');
+
+    const change = await ok('changeExpireAfterSeconds', { db: 'app', collection: 'events', index: 'createdAt_1', duration: '2d' });
+    assert.deepEqual([change.old, change.new], [86400, 172800]);
+    assert.equal((await row('app', 'events', 'createdAt_1')).description, 'TTL 2 d after createdAt');
+  });
+
+  test('screenshot: the Databases view with a TTL index expanded', async () => {
+    // A legacy NaN index for the picture (dropped afterwards).
+    await ok('simulateLegacyIndex', { db: 'app', collection: 'events', field: 'purgeAt' });
+    await vscode.commands.executeCommand('notifications.clearAll');
+    for (let i = 0; i < 5; i++) {
+      // A wider side bar, so descriptions are not cut: "increase view size" acts on the focused part.
+      await vscode.commands.executeCommand('ttlWorkbench.databases.focus');
+      await vscode.commands.executeCommand('workbench.action.increaseViewSize').then(undefined, () => undefined);
+    }
+    const monitor = await row('TTL Monitor');
+    await api.treeView.reveal(monitor.node, { select: false, focus: false, expand: true });
+    const sessions = await row('app', 'sessions');
+    await api.treeView.reveal(sessions.node, { select: false, focus: false, expand: true });
+    const index = await row('app', 'events', 'lastModifiedDate_1');
+    await api.treeView.reveal(index.node, { select: true, focus: true, expand: true });
+    await screenshot('screenshot-tree.png', 2500);
+    await ok('dropIndex', { db: 'app', collection: 'events', index: 'purgeAt_1' });
+  });
+
+  test('Create TTL Index… suggests fields from sampled documents and flags non-dates (interactive, then cancelled)', async () => {
+    const pending = vscode.commands.executeCommand<Result>('ttlWorkbench.createTTLIndex', { db: 'app', collection: 'events', interactive: true });
+    await screenshot('screenshot-create-ttl-index.png', 2000);
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    const r = await pending;
+    assert.deepEqual(r, { ok: false, cancelled: true });
+
+    // The duration box explains, with the engine's rules, what the value will do.
+    const typing = vscode.commands.executeCommand<Result>('ttlWorkbench.createTTLIndex', { db: 'app', collection: 'events', field: 'purgeAt', partialFilterExpression: null, interactive: true });
+    await screenshot('screenshot-ttl-duration.png', 2000);
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    assert.deepEqual(await typing, { ok: false, cancelled: true });
+  });
+
+  test('asks for confirmation above ttlWorkbench.confirmExpiryAbove before making documents eligible at once', async () => {
+    const config = vscode.workspace.getConfiguration('ttlWorkbench');
+    await config.update('confirmExpiryAbove', 5, vscode.ConfigurationTarget.Global);
+    try {
+      const refused = await run('changeExpireAfterSeconds', { db: 'app', collection: 'events', index: 'createdAt_1', expireAfterSeconds: 60 });
+      assert.equal(refused.ok, false);
+      assert.equal(refused.needsConfirmation, true);
+      assert.ok((refused.eligibleNow as number) > 5);
+      assert.equal((await row('app', 'events', 'createdAt_1')).description, 'TTL 2 d after createdAt', 'nothing changed');
+      const done = await ok('changeExpireAfterSeconds', { db: 'app', collection: 'events', index: 'createdAt_1', expireAfterSeconds: 60, confirm: true });
+      assert.equal(done.newlyEligible, refused.eligibleNow);
+    } finally {
+      await config.update('confirmExpiryAbove', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  test('hides, unhides and drops indexes', async () => {
+    const hidden = await ok('hideIndex', { db: 'app', collection: 'events', index: 'expireAt_1' });
+    assert.deepEqual([hidden.hidden_old, hidden.hidden_new], [false, true]);
+    const hiddenRow = await row('app', 'events', 'expireAt_1');
+    assert.equal(hiddenRow.description, 'expires at the date in expireAt · hidden');
+    assert.match(hiddenRow.item.contextValue!, /\bhidden\b/);
+    assert.match((await api.treeProvider.tooltipFor(hiddenRow.node))!, /the TTL monitor still deletes through them/);
+    await ok('unhideIndex', { db: 'app', collection: 'events', index: 'expireAt_1' });
+    assert.equal((await row('app', 'events', 'expireAt_1')).description, 'expires at the date in expireAt');
+    const dropped = await ok('dropIndex', { db: 'app', collection: 'events', index: 'status_1' });
+    assert.equal(dropped.mongosh, "db.getSiblingDB('app').events.dropIndex('status_1')");
+    assert.ok(!(await childLabels('app', 'events')).some((l) => l.startsWith('status_1')));
+  });
+
+  test('advances the virtual clock, runs TTL passes, and shows deletions in the tree and the status bar', async () => {
+    const before = (await row('app', 'events')).description;
+    const r = await ok('advanceClock', { duration: '90s' });
+    assert.equal(r.passes, 1);
+    assert.ok((r.deleted as number) > 0, 'the first pass deletes the expired sample documents');
+    const after = (await row('app', 'events')).description;
+    assert.notEqual(after, before);
+    const m = await api.backend.monitorStatus();
+    assert.equal(m.passes, 1);
+    assert.match((await row('TTL Monitor')).description, new RegExp(`every 1 min · next in \\d+ s · ${m.deletedDocuments.toLocaleString('en-US')} deleted`));
+    const monitorRows = await childLabels('TTL Monitor');
+    assert.match(monitorRows[4], new RegExp(`^Metrics — passes 1 · subPasses \\d+ · deletedDocuments ${m.deletedDocuments.toLocaleString('en-US')}$`));
+    await api.whenIdle();
+    assert.match(api.statusBarText(), new RegExp(`TTL deleted ${m.deletedSinceActivation.toLocaleString('en-US')}$`));
+    const hour = await ok('advanceClock', { duration: '1h' });
+    assert.ok((hour.passes as number) >= 59);
+    await ok('advanceClock', { duration: '2d' });
+    const pass = await ok('runTTLPass');
+    assert.equal(pass.deleted, 0, 'everything expired is gone already');
+    await api.whenIdle();
+    assert.match(api.statusBarText(), new RegExp(`TTL deleted ${(await api.backend.monitorStatus()).deletedSinceActivation.toLocaleString('en-US')}$`));
+  });
+
+  test('sets monitor parameters and refuses invalid ones', async () => {
+    await ok('setMonitorParameters', { ttlMonitorSleepSecs: 5 });
+    assert.match((await row('TTL Monitor')).description, /^every 5 s/);
+    const bad = await run('setMonitorParameters', { ttlMonitorSleepSecs: 0 });
+    assert.equal((bad.error as { code: number }).code, 2);
+    assert.match(lastError(), /BadValue \(2\)/);
+    await ok('setMonitorParameters', { ttlMonitorEnabled: false });
+    assert.match((await row('TTL Monitor')).description, /^disabled/);
+    await ok('setMonitorParameters', { ttlMonitorEnabled: true, ttlMonitorSleepSecs: 60 });
+  });
+
+  test('switches to the system clock and back, without losing data', async () => {
+    const sys = await ok('switchClock', { mode: 'system' });
+    assert.equal(sys.mode, 'system');
+    await api.whenIdle();
+    assert.match(api.statusBarText(), /^\$\(watch\) system/);
+    assert.match((await row()).description, /^system clock/);
+    const refused = await run('advanceClock', { duration: '90s' });
+    assert.equal(refused.ok, false);
+    assert.deepEqual(refused.remedies, ['Switch to Virtual Clock']);
+    await ok('switchClock', { mode: 'virtual' });
+    await api.whenIdle();
+    assert.match(api.statusBarText(), /^\$\(history\)/);
+    assert.ok((await childLabels('app')).length === 4);
+  });
+
+  test('finds NaN TTL indexes: tree row, Problems panel, and a collMod fix', async () => {
+    await ok('simulateLegacyIndex', { db: 'app', collection: 'events', field: 'deletedAt' });
+    const nanRow = await row('app', 'events', 'deletedAt_1');
+    assert.equal(`${nanRow.label} — ${nanRow.description}`, 'deletedAt_1 — NaN — ignored by the monitor');
+    assert.equal((nanRow.item.iconPath as vscode.ThemeIcon).id, 'warning');
+    const found = await ok('findNaNTTLIndexes');
+    assert.equal(found.nan, 1);
+    assert.deepEqual(await childLabels('TTL index problems'), ['app.events › deletedAt_1 — NaN — ignored by the monitor']);
+    const entries: Array<[vscode.Uri, readonly vscode.Diagnostic[]]> = [];
+    api.diagnostics.forEach((uri, diags) => {
+      entries.push([uri, diags]);
+    });
+    assert.equal(entries.length, 1);
+    const [uri, diags] = entries[0];
+    assert.equal(uri.toString(), 'ttl-workbench:/app/events/deletedAt_1.index.js');
+    assert.match(diags[0].message, /expireAfterSeconds is NaN — ignored by the monitor/);
+    assert.ok(vscode.languages.getDiagnostics(uri).length === 1, 'the Problems panel has it');
+    // The code-action API command needs the document loaded (its text comes from the extension's content provider).
+    const doc = await vscode.workspace.openTextDocument(uri);
+    assert.match(doc.getText(), /expireAfterSeconds: NaN/);
+    const r0 = diags[0].range;
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      vscode.Uri.parse(uri.toString()),
+      new vscode.Range(r0.start.line, r0.start.character, r0.end.line, r0.end.character),
+    );
+    const fix = actions.find((a) => a.title === 'Set a valid expireAfterSeconds with collMod…');
+    assert.ok(fix, `no quick fix among ${actions.map((a) => a.title).join(', ')}`);
+    assert.equal(fix.command?.command, 'ttlWorkbench.fixTTLIndex');
+
+    const opened = await ok('openIndexSpec', { db: 'app', collection: 'events', index: 'deletedAt_1' });
+    assert.equal(opened.uri, uri.toString());
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+
+    const fixed = await ok('fixTTLIndex', { db: 'app', collection: 'events', index: 'deletedAt_1', expireAfterSeconds: 3600 });
+    assert.equal(fixed.new, 3600);
+    assert.equal((await row('app', 'events', 'deletedAt_1')).description, 'TTL 1 h after deletedAt');
+    assert.equal(vscode.languages.getDiagnostics(uri).length, 0);
+    assert.deepEqual(await childLabels('TTL index problems'), []);
+  });
+
+  test('copies nodes as mongosh and changes a clustered collection TTL', async () => {
+    const index = await row('app', 'events', 'lastModifiedDate_1');
+    const copied = await vscode.commands.executeCommand<Result>('ttlWorkbench.copyAsMongosh', index.node);
+    assert.equal(copied.mongosh, "db.getSiblingDB('app').events.createIndex({ lastModifiedDate: 1 }, { name: 'lastModifiedDate_1', expireAfterSeconds: 3600 })");
+    const coll = await ok('copyAsMongosh', { db: 'app', collection: 'sessions' });
+    assert.match(coll.mongosh as string, /createCollection\('sessions', \{ clusteredIndex: .*expireAfterSeconds: 3600 \}\)/);
+    const ttl = await ok('changeCollectionExpireAfterSeconds', { db: 'app', collection: 'sessions', expireAfterSeconds: '2h' });
+    assert.deepEqual([ttl.old, ttl.new], [3600, 7200]);
+    assert.equal((await row('app', 'sessions')).description.split(' · ')[1], 'TTL 2 h after _id');
+    const plain = await run('changeCollectionExpireAfterSeconds', { db: 'app', collection: 'events', expireAfterSeconds: 60 });
+    assert.equal(plain.ok, false);
+    assert.deepEqual(plain.remedies, ['Create TTL Index…']);
+  });
+
+  test('refreshes from engine events, debounced, keeping node identity', async () => {
+    await api.whenIdle();
+    const eventsNode = (await row('app', 'events')).node;
+    const before = api.treeProvider.refreshes;
+    for (let i = 0; i < 20; i++) await api.backend.runCommand('app', { insert: 'events', documents: [{ n: i }] });
+    await delay(250);
+    await api.whenIdle();
+    assert.equal(api.treeProvider.refreshes - before, 1, 'twenty commands, one refresh');
+    const again = await row('app', 'events');
+    assert.equal(again.node, eventsNode, 'same element object: VS Code keeps its expansion state');
+    assert.match(again.description, /^\d+ docs$/);
+    const manual = api.treeProvider.refreshes;
+    await ok('refresh');
+    assert.equal(api.treeProvider.refreshes, manual + 1);
+  });
+
+  test('drops a collection', async () => {
+    await ok('dropCollection', { db: 'app', collection: 'log' });
+    assert.deepEqual((await rows((await row('app')).node)).map((r) => r.label), ['events', 'metrics', 'sessions']);
+  });
+
+  test('stays responsive with 1,000 collections and a large collection with 20 indexes', async () => {
+    for (let i = 0; i < 1000; i++) await api.backend.runCommand('many', { create: `c${String(i).padStart(4, '0')}` });
+    const fields = Array.from({ length: 18 }, (_, i) => `f${i}`);
+    await api.backend.runCommand('perf', { createIndexes: 'big', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }, ...fields.map((f) => ({ key: { [f]: 1 }, name: `${f}_1` }))] });
+    const now = (await api.backend.clock()).now.getTime();
+    const N = 20_000;
+    for (let i = 0; i < N; i += 10_000) {
+      const docs = Array.from({ length: 10_000 }, (_, k) => {
+        const d: Record<string, unknown> = { t: new Date(now + (((i + k) % 1000) - 500) * 60_000) };
+        fields.forEach((f, j) => (d[f] = (i + k) * (j + 3) % 997));
+        return d;
+      });
+      await api.backend.runCommand('perf', { insert: 'big', documents: docs });
+    }
+    await api.whenIdle();
+    let t0 = performance.now();
+    const many = await rows((await row('many')).node);
+    const manyMs = performance.now() - t0;
+    assert.equal(many.length, 1000);
+    t0 = performance.now();
+    const big = await rows((await row('perf', 'big')).node);
+    const bigMs = performance.now() - t0;
+    assert.equal(big.length, 20);
+    t0 = performance.now();
+    const tip = await api.treeProvider.tooltipFor(big.find((r) => r.label === 't_1')!.node);
+    const tipMs = performance.now() - t0;
+    assert.match(tip!, /Expired now:\*\* [\d,]+/);
+    console.log(`[ttl-workbench] getChildren+getTreeItem: 1,000 collections ${manyMs.toFixed(1)} ms; collection of ${N.toLocaleString('en-US')} docs with 20 indexes ${bigMs.toFixed(1)} ms; TTL tooltip counts ${tipMs.toFixed(1)} ms`);
+    assert.ok(manyMs < 5000 && bigMs < 2000, 'the tree stays responsive');
+    await ok('dropCollection', { db: 'perf', collection: 'big' });
+  });
+
+  test('resets the engine with other settings', async () => {
+    const r = await ok('resetEngine', { serverVersion: '7.0' });
+    assert.equal((r.settings as { serverVersion: string }).serverVersion, '7.0');
+    assert.equal((await row()).label, 'Embedded engine — MongoDB 7.0.16');
+    await ok('createCollection', { db: 'app', name: 'capped', kind: 'capped' });
+    const capped = await run('createTTLIndex', { db: 'app', collection: 'capped', field: 't', expireAfterSeconds: 60 });
+    assert.equal((capped.error as { code: number }).code, 67);
+    assert.deepEqual(capped.remedies, ['Emulate MongoDB 8.0 (setting)']);
+    await ok('resetEngine', { serverVersion: '8.0' });
+  });
+});

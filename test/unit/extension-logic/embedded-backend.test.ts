@@ -1,0 +1,156 @@
+/**
+ * The embedded Backend: asynchronous answers over one engine, metadata counts, catalog truth for
+ * invalid TTL values, expiry counts over index ranges, a clock that can switch without losing data
+ * or running backwards, resets, and nothing left running after dispose.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BackendEvent } from '../../../src/extension/backend/backend';
+import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend';
+import { SwitchableClock } from '../../../src/extension/backend/switchable-clock';
+
+const NOW = Date.parse('2030-01-01T00:00:00Z');
+const HOUR = 3_600_000;
+
+async function backendWithData(): Promise<EmbeddedBackend> {
+  const b = new EmbeddedBackend({}, { startMs: NOW });
+  const docs = Array.from({ length: 10 }, (_, i) => ({ _id: i, t: new Date(NOW + (i - 5) * HOUR) }));
+  await b.runCommand('app', { insert: 'events', documents: docs });
+  await b.runCommand('app', { createIndexes: 'events', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }] });
+  return b;
+}
+
+describe('EmbeddedBackend', () => {
+  it('answers asynchronously, never synchronously', async () => {
+    const b = new EmbeddedBackend({}, { startMs: NOW });
+    let answered = false;
+    const p = b.listDatabases().then(() => (answered = true));
+    assert.equal(answered, false);
+    await p;
+    assert.equal(answered, true);
+    b.dispose();
+  });
+
+  it('lists databases, collections with metadata counts and kinds, and indexes', async () => {
+    const b = await backendWithData();
+    await b.runCommand('app', { create: 'logs', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 60 });
+    assert.deepEqual((await b.listDatabases()).map((d) => d.name), ['app']);
+    const colls = await b.listCollections('app');
+    assert.deepEqual(colls.map((c) => [c.name, c.kind, c.count]), [['events', 'plain', 10], ['logs', 'clustered', 0]]);
+    assert.deepEqual((await b.listIndexes('app', 'events')).map((i) => i.name), ['_id_', 't_1']);
+    b.dispose();
+  });
+
+  it('rule 4.2: reports the stored NaN that listIndexes shows as 2147483647', async () => {
+    const b = await backendWithData();
+    await b.loadLegacyIndexSpec('app', 'events', { key: { u: 1 }, name: 'u_1', expireAfterSeconds: NaN });
+    const ix = (await b.listIndexes('app', 'events')).find((i) => i.name === 'u_1')!;
+    assert.equal(Number(ix.spec.expireAfterSeconds), 2147483647);
+    assert.equal(ix.stored?.problem, 'NaN');
+    assert.deepEqual((await b.findInvalidTTLIndexes()).map((p) => p.index), ['u_1']);
+    b.dispose();
+  });
+
+  it('counts expired and due documents through the index (rule 7.7) and refuses hidden ones instead of scanning', async () => {
+    const b = await backendWithData();
+    const ix = (await b.listIndexes('app', 'events')).find((i) => i.name === 't_1')!;
+    const r = await b.expiryCounts(ix, 3600);
+    assert.ok(r.ok);
+    // t = now + (i−5) h, threshold now − 1 h: i = 0..4 expired; due within the hour: i = 5.
+    assert.equal(r.counts.expiredNow, 5);
+    assert.equal(r.counts.dueWithinWindow, 1);
+    await b.runCommand('app', { collMod: 'events', index: { name: 't_1', hidden: true } });
+    const hidden = (await b.listIndexes('app', 'events')).find((i) => i.name === 't_1')!;
+    const h = await b.expiryCounts(hidden, 3600);
+    assert.ok(!h.ok);
+    assert.match(h.reason, /Hidden/);
+    b.dispose();
+  });
+
+  it('advances the virtual clock, running due passes, and reports what they deleted (rule 7.2)', async () => {
+    const b = await backendWithData();
+    const events: BackendEvent[] = [];
+    b.onDidChange((e) => events.push(...e));
+    const r = await b.advanceClock(61_000);
+    assert.equal(r.passes, 1);
+    assert.equal(r.deleted, 5);
+    assert.ok(events.some((e) => e.kind === 'clockChanged'));
+    assert.ok(events.some((e) => e.kind === 'documentsDeleted' && e.cause === 'ttl'));
+    const m = await b.monitorStatus();
+    assert.equal(m.deletedSinceActivation, 5);
+    assert.equal(m.parameters.ttlMonitorSleepSecs, 60);
+    b.dispose();
+  });
+
+  it('rule 7.2: a long move runs every pass on the way (2 days: 2,880 passes of 60 s)', async () => {
+    const b = new EmbeddedBackend({}, { startMs: NOW });
+    const r = await b.advanceClock(2 * 24 * HOUR);
+    assert.equal(r.passes, 2880);
+    assert.equal(r.now.getTime(), NOW + 2 * 24 * HOUR);
+    await assert.rejects(b.advanceClock(-1), /never runs backwards/);
+    b.dispose();
+  });
+
+  it('switches to the system clock keeping time monotonic, and back, without losing data', async () => {
+    const b = new EmbeddedBackend({}, { startMs: Date.now() + 10 * HOUR });
+    await b.runCommand('app', { insert: 'e', documents: [{ a: 1 }] });
+    const before = (await b.clock()).now.getTime();
+    const sys = await b.setClockMode('system');
+    assert.equal(sys.mode, 'system');
+    assert.ok(sys.now.getTime() >= before, 'time never runs backwards');
+    assert.ok(sys.aheadMs > 9 * HOUR);
+    await assert.rejects(b.advanceClock(1000), /system clock/);
+    const back = await b.setClockMode('virtual');
+    assert.equal(back.mode, 'virtual');
+    assert.equal((await b.listCollections('app'))[0].count, 1);
+    b.dispose();
+  });
+
+  it('resets to a new engine with new settings, keeping the deleted-since-activation total', async () => {
+    const b = await backendWithData();
+    await b.advanceClock(61_000);
+    const applied = await b.reset({ serverVersion: '7.0', flavor: 'cosmos' });
+    assert.deepEqual(applied, { clock: 'virtual', flavor: 'cosmos', serverVersion: '7.0' });
+    assert.deepEqual(await b.listDatabases(), []);
+    const info = await b.info();
+    assert.equal(info.serverVersion, '7.0');
+    assert.equal(info.flavor, 'cosmos');
+    assert.equal((await b.monitorStatus()).deletedSinceActivation, 5);
+    b.dispose();
+  });
+
+  it('leaves no timer after dispose, and answers nothing afterwards', async () => {
+    const b = new EmbeddedBackend({ clock: 'system' });
+    const clock = b.clockForTests;
+    assert.ok(clock.pendingTimers > 0, 'the monitor sleeps on a timer');
+    b.dispose();
+    assert.equal(clock.pendingTimers, 0);
+    await assert.rejects(b.listDatabases(), /disposed/);
+  });
+
+  it('delays every answer by latencyMs when asked (tests of callers)', async () => {
+    const b = new EmbeddedBackend({}, { latencyMs: 20 });
+    const t0 = Date.now();
+    await b.listDatabases();
+    assert.ok(Date.now() - t0 >= 15);
+    b.dispose();
+  });
+});
+
+describe('SwitchableClock', () => {
+  it('moves pending timers between modes with their due times', async () => {
+    const clock = new SwitchableClock('virtual', Date.now());
+    let fired = 0;
+    clock.setTimer(clock.now() + 30, () => fired++);
+    clock.setMode('system');
+    assert.equal(clock.kind, 'system');
+    await new Promise((r) => setTimeout(r, 80));
+    assert.equal(fired, 1, 'the timer fired on the wall clock');
+    clock.setTimer(clock.now() + 60_000, () => fired++);
+    clock.setMode('virtual');
+    clock.advance(60_000);
+    assert.equal(fired, 2);
+    clock.dispose();
+    assert.equal(clock.pendingTimers, 0);
+  });
+});

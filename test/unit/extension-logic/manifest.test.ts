@@ -1,0 +1,93 @@
+/**
+ * package.json and the code agree: every contributed command is registered and vice versa, is lazily
+ * activated, menus name existing commands, and every `viewItem` word a `when` clause tests is one
+ * the tree's contextValues carry.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CollectionInfo, IndexInfo, MonitorInfo } from '../../../src/extension/backend/backend';
+import {
+  presentCollection, presentCollectionTTL, presentDatabase, presentEngine, presentIndex, presentMonitor, presentProblem, presentProblems,
+} from '../../../src/extension/tree/presentation';
+
+const root = path.resolve(__dirname, '..', '..', '..', '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+
+function registeredIds(): string[] {
+  const dir = path.join(root, 'src', 'extension', 'commands');
+  const ids: string[] = [];
+  for (const f of fs.readdirSync(dir)) {
+    const text = fs.readFileSync(path.join(dir, f), 'utf8');
+    for (const m of text.matchAll(/id: '(ttlWorkbench\.[A-Za-z]+)'/g)) ids.push(m[1]);
+  }
+  return ids.sort();
+}
+
+function contextWords(): Set<string> {
+  const coll = (kind: CollectionInfo['kind'], options = {}): CollectionInfo => ({ db: 'a', name: 'c', type: 'collection', kind, options, count: 0 });
+  const ix = (spec: Record<string, unknown>, stored?: IndexInfo['stored']): IndexInfo => ({ db: 'a', collection: 'c', name: String(spec.name), spec, ...(stored ? { stored } : {}) });
+  const monitor = (enabled: boolean): MonitorInfo => ({ enabled, sleepSecs: 60, lastPassAt: null, nextPassAt: null, stoppedBecause: null, passes: 0, subPasses: 0, deletedDocuments: 0, lastPassDeleted: null, deletedSinceActivation: 0, parameters: {} });
+  const problem = { db: 'a', collection: 'c', index: 'i', key: { t: 1 }, expireAfterSeconds: NaN, problem: 'NaN' as const };
+  const values = [
+    presentEngine({ kind: 'embedded', label: 'E', flavor: 'mongodb', serverVersion: '8.0', version: '8.0.4' }, { mode: 'virtual', now: new Date(0), aheadMs: 0, canAdvance: true }),
+    presentMonitor(monitor(true), new Date(0)),
+    presentMonitor(monitor(false), new Date(0)),
+    presentDatabase('a'),
+    ...(['plain', 'capped', 'timeseries', 'clustered'] as const).map((k) => presentCollection(coll(k, { expireAfterSeconds: 1 }))),
+    presentCollectionTTL(coll('clustered'), 60),
+    presentIndex(ix({ key: { _id: 1 }, name: '_id_' }), coll('plain')),
+    presentIndex(ix({ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60 }), coll('plain')),
+    presentIndex(ix({ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60, hidden: true }), coll('plain')),
+    presentIndex(ix({ key: { t: 1 }, name: 't_1' }), coll('plain')),
+    presentIndex(ix({ key: { t: 1 }, name: 't_1', expireAfterSeconds: 2147483647 }, { expireAfterSeconds: NaN, problem: 'NaN' }), coll('plain')),
+    presentProblems([problem]),
+    presentProblem(problem),
+  ];
+  return new Set(values.flatMap((p) => p.contextValue.split(' ')));
+}
+
+describe('package.json manifest', () => {
+  it('contributes exactly the commands the code registers, in the TTL Workbench category, lazily activated', () => {
+    const contributed = (pkg.contributes.commands as Array<{ command: string; category: string }>).map((c) => c.command).sort();
+    assert.deepEqual(contributed, registeredIds());
+    for (const c of pkg.contributes.commands) assert.equal(c.category, 'TTL Workbench');
+    assert.ok(pkg.activationEvents.includes('onView:ttlWorkbench.databases'));
+    for (const id of contributed) assert.ok(pkg.activationEvents.includes(`onCommand:${id}`), `no activation event for ${id}`);
+    assert.ok(!pkg.activationEvents.includes('*'));
+  });
+
+  it('names existing commands in menus and only contextValue words the tree produces', () => {
+    const ids = new Set(registeredIds());
+    const words = contextWords();
+    for (const [menu, items] of Object.entries(pkg.contributes.menus as Record<string, Array<{ command: string; when?: string }>>)) {
+      for (const item of items) {
+        assert.ok(ids.has(item.command), `${menu}: unknown command ${item.command}`);
+        for (const m of (item.when ?? '').matchAll(/viewItem =~ \/\\b(\w+)\\b\//g)) assert.ok(words.has(m[1]), `${menu}: no tree item has the contextValue word "${m[1]}"`);
+      }
+    }
+  });
+
+  it('declares the view, its container icon, the settings and the VS Code engine', () => {
+    assert.equal(pkg.contributes.viewsContainers.activitybar[0].icon, 'media/ttl-workbench.svg');
+    assert.ok(fs.existsSync(path.join(root, 'media', 'ttl-workbench.svg')));
+    assert.ok(fs.existsSync(path.join(root, pkg.icon)));
+    assert.equal(pkg.contributes.views.ttlWorkbench[0].id, 'ttlWorkbench.databases');
+    const props = pkg.contributes.configuration.properties;
+    assert.deepEqual(props['ttlWorkbench.clock'].enum, ['virtual', 'system']);
+    assert.deepEqual(props['ttlWorkbench.flavor'].enum, ['mongodb', 'cosmos']);
+    assert.deepEqual(props['ttlWorkbench.serverVersion'].enum, ['8.0', '7.0']);
+    assert.equal(props['ttlWorkbench.confirmExpiryAbove'].default, 1000);
+    assert.equal(pkg.engines.vscode, '^1.95.0');
+    assert.equal(pkg.devDependencies['@types/vscode'], '1.95.0', '@types/vscode must match engines.vscode');
+    assert.equal(pkg.main, './dist/extension.js');
+  });
+
+  it('packages dist/extension.js and leaves node_modules out of the .vsix', () => {
+    const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
+    assert.ok(ignore.includes('**'));
+    assert.ok(ignore.includes('!dist/extension.js'));
+    assert.ok(!ignore.some((l) => l.startsWith('!node_modules')));
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * The "Databases" view's data: children through a slow asynchronous backend, stable node objects
+ * per id (expansion state survives refreshes), rows in words, and which nodes an event batch
+ * makes stale.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend';
+import { TreeModel } from '../../../src/extension/tree/model';
+import { collectionId, databaseId, MONITOR_ID, type TreeNode } from '../../../src/extension/tree/nodes';
+import { indexTooltip, presentCollection, presentEngine, presentIndex, presentMonitor } from '../../../src/extension/tree/presentation';
+
+const NOW = Date.parse('2030-01-01T00:00:00Z');
+
+async function setup() {
+  // 5 ms per answer: nothing may assume synchronous answers.
+  const backend = new EmbeddedBackend({}, { startMs: NOW, latencyMs: 5 });
+  await backend.runCommand('app', { insert: 'events', documents: [{ t: new Date(NOW - 7200_000) }, { t: new Date(NOW + 60_000) }] });
+  await backend.runCommand('app', { createIndexes: 'events', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }] });
+  await backend.runCommand('app', { create: 'logs', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 86400 });
+  return { backend, model: new TreeModel(backend) };
+}
+
+const find = (nodes: TreeNode[], type: TreeNode['type']) => nodes.find((n) => n.type === type)!;
+
+describe('TreeModel', () => {
+  it('walks engine → monitor and databases → collections → indexes', async () => {
+    const { backend, model } = await setup();
+    const [engine] = await model.children();
+    assert.equal(engine.type, 'engine');
+    const top = await model.children(engine);
+    assert.deepEqual(top.map((n) => n.type), ['monitor', 'database']);
+    const colls = await model.children(find(top, 'database'));
+    assert.deepEqual(colls.map((n) => n.type === 'collection' && n.info.name), ['events', 'logs']);
+    const events = colls[0];
+    const indexes = await model.children(events);
+    assert.deepEqual(indexes.map((n) => n.type === 'index' && n.info.name), ['_id_', 't_1']);
+    const logs = await model.children(colls[1]);
+    assert.equal(logs[0].type, 'collectionTTL');
+    const details = await model.children(find(top, 'monitor'));
+    assert.deepEqual(details.map((n) => n.type === 'detail' && n.label), ['Enabled', 'Sleep', 'Last pass', 'Next pass', 'Metrics']);
+    backend.dispose();
+  });
+
+  it('keeps one node object per id across refreshes (so VS Code keeps expansion state)', async () => {
+    const { backend, model } = await setup();
+    const [engine] = await model.children();
+    const db1 = find(await model.children(engine), 'database');
+    const events1 = (await model.children(db1))[0];
+    await backend.runCommand('app', { insert: 'events', documents: [{ t: new Date(NOW) }] });
+    const db2 = find(await model.children(engine), 'database');
+    const events2 = (await model.children(db2))[0];
+    assert.equal(db1, db2);
+    assert.equal(events1, events2);
+    assert.equal(events2.type === 'collection' && events2.info.count, 3, 'the same object carries the fresh count');
+    assert.equal(model.get(collectionId('app', 'events')), events1);
+    backend.dispose();
+  });
+
+  it('plans refreshes: counts refresh the database, indexes the collection, clock and resets everything', async () => {
+    const { backend, model } = await setup();
+    const [engine] = await model.children();
+    const db = find(await model.children(engine), 'database');
+    await model.children(db);
+    const docs = model.planRefresh([{ kind: 'documentsInserted', db: 'app', collection: 'events', count: 3, cause: 'command' }]);
+    assert.deepEqual(docs.nodes.map((n) => n.id), [databaseId('app')]);
+    const ttl = model.planRefresh([{ kind: 'documentsDeleted', db: 'app', collection: 'events', count: 3, cause: 'ttl' }]);
+    assert.deepEqual(ttl.nodes.map((n) => n.id).sort(), [databaseId('app'), MONITOR_ID].sort());
+    const ix = model.planRefresh([{ kind: 'indexChanged', db: 'app', collection: 'events', names: ['t_1'] }]);
+    assert.deepEqual(ix.nodes.map((n) => n.id), [collectionId('app', 'events')]);
+    assert.equal(model.planRefresh([{ kind: 'clockChanged' }]).root, true);
+    assert.equal(model.planRefresh([{ kind: 'documentsInserted', db: 'other', collection: 'x', count: 1, cause: 'command' }]).root, true);
+    backend.dispose();
+  });
+
+  it('presents rows in words, with counts in the index tooltip', async () => {
+    const { backend, model } = await setup();
+    const [engine] = await model.children();
+    const top = await model.children(engine);
+    const colls = await model.children(find(top, 'database'));
+    const ttlNode = (await model.children(colls[0]))[1];
+    assert.ok(ttlNode.type === 'index');
+    const p = presentIndex(ttlNode.info, ttlNode.collectionInfo);
+    assert.equal(`${p.label} — ${p.description}`, 't_1 — TTL 1 h after t');
+    assert.match(p.contextValue, /\bttl\b/);
+    assert.match(p.contextValue, /\bvisible\b/);
+    const counts = await backend.expiryCounts(ttlNode.info, 3600);
+    const tip = indexTooltip(ttlNode.info, ttlNode.collectionInfo, counts);
+    assert.match(tip, /\*\*Expired now:\*\* 1 —/);
+    assert.match(tip, /\*\*Due in the next 1 h:\*\* 0/);
+    assert.ok(colls[1].type === 'collection');
+    assert.equal(presentCollection(colls[1].info).description, '0 docs · TTL 1 d after _id');
+    assert.equal(presentCollection(colls[1].info).icon?.id, 'layers');
+    const engineRow = presentEngine(await backend.info(), await backend.clock());
+    assert.equal(engineRow.label, 'Embedded engine — MongoDB 8.0.4');
+    assert.equal(engineRow.description, 'virtual clock · 2030-01-01 00:00:00 UTC');
+    const monitorRow = presentMonitor(await backend.monitorStatus(), (await backend.clock()).now);
+    assert.equal(monitorRow.description, 'every 1 min · next in 1 min · 0 deleted');
+    backend.dispose();
+  });
+});
