@@ -111,7 +111,7 @@ const UNSUPPORTED_STAGES: Readonly<Record<string, string>> = {
   $lookup: 'it reads a second collection.',
   $graphLookup: 'it reads a second collection.',
   $unionWith: 'it reads a second collection.',
-  $geoNear: 'geospatial queries are not implemented.',
+  $geoNear: 'geospatial queries are outside the embedded engine.',
   $search: 'Atlas Search is not available.',
   $searchMeta: 'Atlas Search is not available.',
   $vectorSearch: 'Atlas Vector Search is not available.',

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Decimal128, Int32, Long } from 'bson';
-import { EngineError } from '../../../../src/engine/errors';
 import { compilePipeline, pipelineWrites, runPipeline, unsupportedPipelineStage } from '../../../../src/engine/query/aggregate';
 import type { Document } from '../../../../src/engine/values/types';
+import { expectError } from '../../helpers/expect-error';
+import { isInt32, isLong } from '../../helpers/bson-assert';
 
 const NOW = new Date('2030-06-01T12:00:00Z');
 
@@ -11,24 +12,8 @@ function run(input: Document[], pipeline: Document[]): Document[] {
   return runPipeline(input, pipeline, { now: NOW });
 }
 
-function throwsCode(fn: () => unknown, code: number, message?: RegExp): void {
-  assert.throws(fn, (err: unknown) => {
-    assert.ok(err instanceof EngineError, `expected EngineError, got ${String(err)}`);
-    assert.equal(err.code, code, `code ${err.code}: ${err.message}`);
-    if (message) assert.match(err.message, message);
-    return true;
-  });
-}
 
-function isInt32(v: unknown, n: number): void {
-  assert.ok(v instanceof Int32, `expected Int32, got ${String(v)} (${typeof v})`);
-  assert.equal(v.value, n);
-}
 
-function isLong(v: unknown, n: bigint): void {
-  assert.ok(v instanceof Long, `expected Long, got ${String(v)}`);
-  assert.equal(v.toBigInt(), n);
-}
 
 const people: Document[] = [
   { _id: 1, name: 'ann', age: 30, city: 'Oslo', tags: ['a', 'b'] },
@@ -47,15 +32,15 @@ describe('pipeline structure', () => {
   });
 
   test('an unknown stage is error 40324', () => {
-    throwsCode(() => run([], [{ $bogus: 1 }]), 40324, /Unrecognized pipeline stage name: '\$bogus'/);
+    expectError(() => run([], [{ $bogus: 1 }]), 40324, /Unrecognized pipeline stage name: '\$bogus'/);
   });
 
   test('a stage with two fields is error 40323', () => {
-    throwsCode(() => run([], [{ $match: {}, $limit: 1 }]), 40323, /exactly one field/);
+    expectError(() => run([], [{ $match: {}, $limit: 1 }]), 40323, /exactly one field/);
   });
 
   test('an empty stage object is error 40323', () => {
-    throwsCode(() => run([], [{}]), 40323);
+    expectError(() => run([], [{}]), 40323);
   });
 
   test('stages are validated before any document is read', () => {
@@ -64,15 +49,15 @@ describe('pipeline structure', () => {
       pulled++;
       yield { a: 1 };
     }
-    throwsCode(() => run(Array.from(input()), [{ $limit: 1 }, { $bogus: 1 }]), 40324);
+    expectError(() => run(Array.from(input()), [{ $limit: 1 }, { $bogus: 1 }]), 40324);
     assert.throws(() => compilePipeline([{ $skip: -1 }], { now: NOW }));
     assert.equal(pulled, 1);
   });
 
   test('$out and $merge are refused as not supported by the embedded engine', () => {
-    throwsCode(() => run([], [{ $out: 'x' }]), 238, /\$out is not supported by the embedded engine/);
-    throwsCode(() => run([], [{ $merge: { into: 'x' } }]), 238, /\$merge is not supported by the embedded engine/);
-    throwsCode(() => run([], [{ $lookup: { from: 'x' } }]), 238);
+    expectError(() => run([], [{ $out: 'x' }]), 238, /\$out is not supported by the embedded engine/);
+    expectError(() => run([], [{ $merge: { into: 'x' } }]), 238, /\$merge is not supported by the embedded engine/);
+    expectError(() => run([], [{ $lookup: { from: 'x' } }]), 238);
   });
 
   test('unsupportedPipelineStage finds stages that write or read other collections, even in $facet', () => {
@@ -98,7 +83,7 @@ describe('pipeline structure', () => {
   test('let variables are visible as $$name in every stage', () => {
     const out = runPipeline([{ _id: 1, a: 2 }], [{ $project: { x: { $multiply: ['$a', '$$factor'] } } }], { now: NOW, let: { factor: { $add: [1, 2] } } });
     assert.deepEqual(out, [{ _id: 1, x: 6 }]);
-    throwsCode(() => runPipeline([], [], { now: NOW, let: { Bad: 1 } }), 16870);
+    expectError(() => runPipeline([], [], { now: NOW, let: { Bad: 1 } }), 16870);
   });
 
   test('$$NOW is the context clock', () => {
@@ -113,7 +98,7 @@ describe('$match, $limit, $skip, $sort', () => {
   });
 
   test('$match requires an object (15959)', () => {
-    throwsCode(() => run(people, [{ $match: 5 }]), 15959);
+    expectError(() => run(people, [{ $match: 5 }]), 15959);
   });
 
   test('$sort then $skip then $limit', () => {
@@ -137,13 +122,13 @@ describe('$match, $limit, $skip, $sort', () => {
   });
 
   test('$limit: 0 is error 15958', () => {
-    throwsCode(() => run(people, [{ $limit: 0 }]), 15958, /the limit must be positive/);
+    expectError(() => run(people, [{ $limit: 0 }]), 15958, /the limit must be positive/);
   });
 
   test('$limit rejects negatives, fractions and non-numbers with 5107201', () => {
-    throwsCode(() => run(people, [{ $limit: -1 }]), 5107201, /Expected a non-negative number/);
-    throwsCode(() => run(people, [{ $limit: 1.5 }]), 5107201);
-    throwsCode(() => run(people, [{ $limit: 'a' }]), 5107201, /Expected a number/);
+    expectError(() => run(people, [{ $limit: -1 }]), 5107201, /Expected a non-negative number/);
+    expectError(() => run(people, [{ $limit: 1.5 }]), 5107201);
+    expectError(() => run(people, [{ $limit: 'a' }]), 5107201, /Expected a number/);
   });
 
   test('$limit accepts Int32 and Long', () => {
@@ -152,15 +137,15 @@ describe('$match, $limit, $skip, $sort', () => {
   });
 
   test('$skip rejects negatives with 5107200 and accepts 0', () => {
-    throwsCode(() => run(people, [{ $skip: -1 }]), 5107200);
-    throwsCode(() => run(people, [{ $skip: 'x' }]), 5107200);
+    expectError(() => run(people, [{ $skip: -1 }]), 5107200);
+    expectError(() => run(people, [{ $skip: 'x' }]), 5107200);
     assert.equal(run(people, [{ $skip: 0 }]).length, 4);
     assert.equal(run(people, [{ $skip: 10 }]).length, 0);
   });
 
   test('$sort requires a non-empty object', () => {
-    throwsCode(() => run(people, [{ $sort: {} }]), 15976);
-    throwsCode(() => run(people, [{ $sort: 1 }]), 15973);
+    expectError(() => run(people, [{ $sort: {} }]), 15976);
+    expectError(() => run(people, [{ $sort: 1 }]), 15973);
   });
 });
 
@@ -213,18 +198,18 @@ describe('$project', () => {
   });
 
   test('mixing inclusion and exclusion is an error', () => {
-    throwsCode(() => run([doc], [{ $project: { a: 1, b: 0 } }]), 31254, /Cannot do exclusion on field b in inclusion projection/);
-    throwsCode(() => run([doc], [{ $project: { b: 0, a: 1 } }]), 31253, /Cannot do inclusion on field a in exclusion projection/);
-    throwsCode(() => run([doc], [{ $project: { b: 0, x: '$a' } }]), 31252);
+    expectError(() => run([doc], [{ $project: { a: 1, b: 0 } }]), 31254, /Cannot do exclusion on field b in inclusion projection/);
+    expectError(() => run([doc], [{ $project: { b: 0, a: 1 } }]), 31253, /Cannot do inclusion on field a in exclusion projection/);
+    expectError(() => run([doc], [{ $project: { b: 0, x: '$a' } }]), 31252);
   });
 
   test('an empty projection is error 51272; an empty sub-projection 51270', () => {
-    throwsCode(() => run([doc], [{ $project: {} }]), 51272);
-    throwsCode(() => run([doc], [{ $project: { a: {} } }]), 51270);
+    expectError(() => run([doc], [{ $project: {} }]), 51272);
+    expectError(() => run([doc], [{ $project: { a: {} } }]), 51270);
   });
 
   test('a path given twice is a path collision', () => {
-    throwsCode(() => run([doc], [{ $project: { b: 1, 'b.c': 1 } }]), 31250);
+    expectError(() => run([doc], [{ $project: { b: 1, 'b.c': 1 } }]), 31250);
   });
 
   test('output shares no structure with the input', () => {
@@ -274,9 +259,9 @@ describe('$addFields / $set / $unset', () => {
   });
 
   test('$unset validates its specification', () => {
-    throwsCode(() => run([], [{ $unset: [] }]), 31119);
-    throwsCode(() => run([], [{ $unset: 5 }]), 31119);
-    throwsCode(() => run([], [{ $unset: ['a', 1] }]), 31120);
+    expectError(() => run([], [{ $unset: [] }]), 31119);
+    expectError(() => run([], [{ $unset: 5 }]), 31119);
+    expectError(() => run([], [{ $unset: ['a', 1] }]), 31120);
   });
 });
 
@@ -377,12 +362,12 @@ describe('$group', () => {
   });
 
   test('group validation errors carry mongod codes', () => {
-    throwsCode(() => run([], [{ $group: { n: { $sum: 1 } } }]), 15955);
-    throwsCode(() => run([], [{ $group: { _id: null, n: { $bogus: 1 } } }]), 15952, /unknown group operator '\$bogus'/);
-    throwsCode(() => run([], [{ $group: { _id: null, n: 1 } }]), 40234);
-    throwsCode(() => run([], [{ $group: { _id: null, 'a.b': { $sum: 1 } } }]), 40235);
-    throwsCode(() => run([], [{ $group: { _id: null, n: { $sum: [1, 2] } } }]), 40237);
-    throwsCode(() => run([], [{ $group: 1 }]), 15947);
+    expectError(() => run([], [{ $group: { n: { $sum: 1 } } }]), 15955);
+    expectError(() => run([], [{ $group: { _id: null, n: { $bogus: 1 } } }]), 15952, /unknown group operator '\$bogus'/);
+    expectError(() => run([], [{ $group: { _id: null, n: 1 } }]), 40234);
+    expectError(() => run([], [{ $group: { _id: null, 'a.b': { $sum: 1 } } }]), 40235);
+    expectError(() => run([], [{ $group: { _id: null, n: { $sum: [1, 2] } } }]), 40237);
+    expectError(() => run([], [{ $group: 1 }]), 15947);
   });
 });
 
@@ -398,10 +383,10 @@ describe('$count and $sortByCount', () => {
   });
 
   test('$count validates the field name', () => {
-    throwsCode(() => run([], [{ $count: '' }]), 40157);
-    throwsCode(() => run([], [{ $count: '$n' }]), 40158);
-    throwsCode(() => run([], [{ $count: 'a.b' }]), 40160);
-    throwsCode(() => run([], [{ $count: 1 }]), 40156);
+    expectError(() => run([], [{ $count: '' }]), 40157);
+    expectError(() => run([], [{ $count: '$n' }]), 40158);
+    expectError(() => run([], [{ $count: 'a.b' }]), 40160);
+    expectError(() => run([], [{ $count: 1 }]), 40156);
   });
 
   test('$sortByCount groups and sorts by descending count', () => {
@@ -412,8 +397,8 @@ describe('$count and $sortByCount', () => {
   });
 
   test('$sortByCount requires a $-path or an operator expression', () => {
-    throwsCode(() => run([], [{ $sortByCount: 'age' }]), 40148);
-    throwsCode(() => run([], [{ $sortByCount: { a: 1 } }]), 40147);
+    expectError(() => run([], [{ $sortByCount: 'age' }]), 40148);
+    expectError(() => run([], [{ $sortByCount: { a: 1 } }]), 40147);
   });
 });
 
@@ -456,12 +441,12 @@ describe('$unwind', () => {
   });
 
   test('$unwind validates its specification', () => {
-    throwsCode(() => run([], [{ $unwind: 'tags' }]), 28818);
-    throwsCode(() => run([], [{ $unwind: { includeArrayIndex: 'i' } }]), 28812);
-    throwsCode(() => run([], [{ $unwind: { path: '$a', bogus: 1 } }]), 28811);
-    throwsCode(() => run([], [{ $unwind: { path: '$a', preserveNullAndEmptyArrays: 1 } }]), 28809);
-    throwsCode(() => run([], [{ $unwind: { path: '$a', includeArrayIndex: '$i' } }]), 28822);
-    throwsCode(() => run([], [{ $unwind: 5 }]), 15981);
+    expectError(() => run([], [{ $unwind: 'tags' }]), 28818);
+    expectError(() => run([], [{ $unwind: { includeArrayIndex: 'i' } }]), 28812);
+    expectError(() => run([], [{ $unwind: { path: '$a', bogus: 1 } }]), 28811);
+    expectError(() => run([], [{ $unwind: { path: '$a', preserveNullAndEmptyArrays: 1 } }]), 28809);
+    expectError(() => run([], [{ $unwind: { path: '$a', includeArrayIndex: '$i' } }]), 28822);
+    expectError(() => run([], [{ $unwind: 5 }]), 15981);
   });
 });
 
@@ -475,13 +460,13 @@ describe('$replaceRoot / $replaceWith', () => {
   });
 
   test('a non-object new root is error 40228', () => {
-    throwsCode(() => run([{ _id: 1, a: 2 }], [{ $replaceRoot: { newRoot: '$a' } }]), 40228, /Type of resulting value: 'double'/);
-    throwsCode(() => run([{ _id: 1 }], [{ $replaceWith: '$nope' }]), 40228, /'missing'/);
+    expectError(() => run([{ _id: 1, a: 2 }], [{ $replaceRoot: { newRoot: '$a' } }]), 40228, /Type of resulting value: 'double'/);
+    expectError(() => run([{ _id: 1 }], [{ $replaceWith: '$nope' }]), 40228, /'missing'/);
   });
 
   test('$replaceRoot rejects unknown fields and a missing newRoot', () => {
-    throwsCode(() => run([], [{ $replaceRoot: { newRoot: '$a', x: 1 } }]), 40415);
-    throwsCode(() => run([], [{ $replaceRoot: {} }]), 40414);
+    expectError(() => run([], [{ $replaceRoot: { newRoot: '$a', x: 1 } }]), 40415);
+    expectError(() => run([], [{ $replaceRoot: {} }]), 40414);
   });
 });
 
@@ -496,9 +481,9 @@ describe('$facet', () => {
   });
 
   test('$facet rejects nested $facet and non-array values', () => {
-    throwsCode(() => run([], [{ $facet: { a: [{ $facet: { b: [{ $limit: 1 }] } }] } }]), 40600);
-    throwsCode(() => run([], [{ $facet: { a: 1 } }]), 40170);
-    throwsCode(() => run([], [{ $facet: {} }]), 40169);
+    expectError(() => run([], [{ $facet: { a: [{ $facet: { b: [{ $limit: 1 }] } }] } }]), 40600);
+    expectError(() => run([], [{ $facet: { a: 1 } }]), 40170);
+    expectError(() => run([], [{ $facet: {} }]), 40169);
   });
 });
 

@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Int32, Long } from 'bson';
-import { EngineError } from '../../../../src/engine/errors';
 import { compileProjection } from '../../../../src/engine/query/projection';
 import type { Document } from '../../../../src/engine/values/types';
+import { expectError } from '../../helpers/expect-error';
 
 function project(spec: Document, doc: Document): Document {
   const fn = compileProjection(spec);
@@ -11,15 +11,6 @@ function project(spec: Document, doc: Document): Document {
   return fn(doc);
 }
 
-function throwsCode(fn: () => unknown, code: number, message?: string | RegExp): void {
-  assert.throws(fn, (err: unknown) => {
-    assert.ok(err instanceof EngineError, `expected EngineError, got ${String(err)}`);
-    assert.equal(err.code, code, `code of "${err.message}"`);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else if (message) assert.match(err.message, message);
-    return true;
-  });
-}
 
 const DOC = { _id: 1, a: 1, b: 'x', c: { d: 1, e: 2 }, arr: [1, 2, 3, 4, 5] };
 
@@ -102,15 +93,15 @@ describe('compileProjection: exclusion', () => {
 
 describe('compileProjection: mixing inclusion and exclusion', () => {
   it('refuses an exclusion in an inclusion projection (31254)', () => {
-    throwsCode(() => compileProjection({ a: 1, b: 0 }), 31254, 'Cannot do exclusion on field b in inclusion projection');
+    expectError(() => compileProjection({ a: 1, b: 0 }), 31254, 'Cannot do exclusion on field b in inclusion projection');
   });
 
   it('refuses an inclusion in an exclusion projection (31253)', () => {
-    throwsCode(() => compileProjection({ b: 0, a: 1 }), 31253, 'Cannot do inclusion on field a in exclusion projection');
+    expectError(() => compileProjection({ b: 0, a: 1 }), 31253, 'Cannot do inclusion on field a in exclusion projection');
   });
 
   it('applies the rule to nested _id fields too', () => {
-    throwsCode(() => compileProjection({ a: 1, 'c._id': 0 }), 31254);
+    expectError(() => compileProjection({ a: 1, 'c._id': 0 }), 31254);
   });
 });
 
@@ -152,11 +143,11 @@ describe('compileProjection: $slice', () => {
   });
 
   it('refuses malformed arguments with mongod codes', () => {
-    throwsCode(() => compileProjection({ a: { $slice: [1] } }), 31272);
-    throwsCode(() => compileProjection({ a: { $slice: ['x', 1] } }), 31257);
-    throwsCode(() => compileProjection({ a: { $slice: [1, 'x'] } }), 31258);
-    throwsCode(() => compileProjection({ a: { $slice: [1, 0] } }), 31259, '$slice limit must be positive, got 0');
-    throwsCode(() => compileProjection({ a: { $slice: 'x' } }), 31273);
+    expectError(() => compileProjection({ a: { $slice: [1] } }), 31272);
+    expectError(() => compileProjection({ a: { $slice: ['x', 1] } }), 31257);
+    expectError(() => compileProjection({ a: { $slice: [1, 'x'] } }), 31258);
+    expectError(() => compileProjection({ a: { $slice: [1, 0] } }), 31259, '$slice limit must be positive, got 0');
+    expectError(() => compileProjection({ a: { $slice: 'x' } }), 31273);
   });
 });
 
@@ -181,42 +172,42 @@ describe('compileProjection: $elemMatch', () => {
   });
 
   it('refuses a nested field (31275) and a non-document argument (31274)', () => {
-    throwsCode(() => compileProjection({ 'a.b': { $elemMatch: { x: 1 } } }), 31275, 'Cannot use $elemMatch projection on a nested field.');
-    throwsCode(() => compileProjection({ a: { $elemMatch: 1 } }), 31274);
+    expectError(() => compileProjection({ 'a.b': { $elemMatch: { x: 1 } } }), 31275, 'Cannot use $elemMatch projection on a nested field.');
+    expectError(() => compileProjection({ a: { $elemMatch: 1 } }), 31274);
   });
 });
 
 describe('compileProjection: refused and invalid specifications', () => {
   it('refuses literal values with a clear BadValue (2)', () => {
-    throwsCode(() => compileProjection({ a: 1, b: 'x' }), 2, /literal or expression/);
-    throwsCode(() => compileProjection({ b: '$x' }), 2);
+    expectError(() => compileProjection({ a: 1, b: 'x' }), 2, /literal or expression/);
+    expectError(() => compileProjection({ b: '$x' }), 2);
   });
 
   it('refuses a literal in an exclusion projection as mongod does (31310)', () => {
-    throwsCode(() => compileProjection({ a: 0, b: 'x' }), 31310);
+    expectError(() => compileProjection({ a: 0, b: 'x' }), 31310);
   });
 
   it('refuses aggregation expressions and $meta (2)', () => {
-    throwsCode(() => compileProjection({ a: { $add: [1, 2] } }), 2, /aggregation expression/);
-    throwsCode(() => compileProjection({ s: { $meta: 'textScore' } }), 2, /\$meta/);
+    expectError(() => compileProjection({ a: { $add: [1, 2] } }), 2, /aggregation expression/);
+    expectError(() => compileProjection({ s: { $meta: 'textScore' } }), 2, /\$meta/);
   });
 
   it('refuses the positional operator (2)', () => {
-    throwsCode(() => compileProjection({ 'a.$': 1 }), 2, /positional projection 'a\.\$' is not supported/);
+    expectError(() => compileProjection({ 'a.$': 1 }), 2, /positional projection 'a\.\$' is not supported/);
   });
 
   it('reports path collisions (31250, 31249)', () => {
-    throwsCode(() => compileProjection({ 'a.b': 1, a: 1 }), 31250, 'Path collision at a');
-    throwsCode(() => compileProjection({ a: 1, 'a.b.c': 1 }), 31249, 'Path collision at a.b.c remaining portion b.c');
+    expectError(() => compileProjection({ 'a.b': 1, a: 1 }), 31250, 'Path collision at a');
+    expectError(() => compileProjection({ a: 1, 'a.b.c': 1 }), 31249, 'Path collision at a.b.c remaining portion b.c');
   });
 
   it('refuses an empty sub-projection (51270)', () => {
-    throwsCode(() => compileProjection({ a: {} }), 51270);
+    expectError(() => compileProjection({ a: {} }), 51270);
   });
 
   it('refuses $-prefixed and empty field names', () => {
-    throwsCode(() => compileProjection({ 'a.$b': 1 }), 16410);
-    throwsCode(() => compileProjection({ 'a..b': 1 }), 15998);
+    expectError(() => compileProjection({ 'a.$b': 1 }), 16410);
+    expectError(() => compileProjection({ 'a..b': 1 }), 15998);
   });
 });
 

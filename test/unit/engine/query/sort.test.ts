@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Decimal128, Int32, Long, MaxKey, MinKey, ObjectId } from 'bson';
-import { EngineError } from '../../../../src/engine/errors';
 import { compileSort, parseSort, sortKeyOf } from '../../../../src/engine/query/sort';
 import type { Document } from '../../../../src/engine/values/types';
+import { expectError } from '../../helpers/expect-error';
 
 function sorted(spec: Document, docs: Document[]): unknown[] {
   const cmp = compileSort(spec);
@@ -11,15 +11,6 @@ function sorted(spec: Document, docs: Document[]): unknown[] {
   return [...docs].sort(cmp).map((d) => d._id);
 }
 
-function throwsCode(fn: () => unknown, code: number, message?: string | RegExp): void {
-  assert.throws(fn, (err: unknown) => {
-    assert.ok(err instanceof EngineError, `expected EngineError, got ${String(err)}`);
-    assert.equal(err.code, code, `code of "${err.message}"`);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else if (message) assert.match(err.message, message);
-    return true;
-  });
-}
 
 describe('compileSort: specification', () => {
   it('returns undefined for no sort and for {}', () => {
@@ -32,29 +23,29 @@ describe('compileSort: specification', () => {
   });
 
   it('refuses other numbers with 15975', () => {
-    throwsCode(() => compileSort({ a: 2 }), 15975, '$sort key ordering must be 1 (for ascending) or -1 (for descending)');
-    throwsCode(() => compileSort({ a: 0 }), 15975);
+    expectError(() => compileSort({ a: 2 }), 15975, '$sort key ordering must be 1 (for ascending) or -1 (for descending)');
+    expectError(() => compileSort({ a: 0 }), 15975);
   });
 
   it('refuses non-numbers with 15974', () => {
-    throwsCode(() => compileSort({ a: 'asc' }), 15974, 'Illegal key in $sort specification: a: "asc"');
-    throwsCode(() => compileSort({ a: true }), 15974);
+    expectError(() => compileSort({ a: 'asc' }), 15974, 'Illegal key in $sort specification: a: "asc"');
+    expectError(() => compileSort({ a: true }), 15974);
   });
 
   it('refuses $meta sorts with a clear error', () => {
-    throwsCode(() => compileSort({ s: { $meta: 'textScore' } }), 2, /not supported/);
-    throwsCode(() => compileSort({ s: { $meta: 'nonsense' } }), 31138);
-    throwsCode(() => compileSort({ s: { $foo: 1 } }), 17312);
+    expectError(() => compileSort({ s: { $meta: 'textScore' } }), 2, /not supported/);
+    expectError(() => compileSort({ s: { $meta: 'nonsense' } }), 31138);
+    expectError(() => compileSort({ s: { $foo: 1 } }), 17312);
   });
 
   it('refuses $natural with a clear error', () => {
-    throwsCode(() => compileSort({ $natural: 1 }), 2, /\$natural/);
+    expectError(() => compileSort({ $natural: 1 }), 2, /\$natural/);
   });
 
   it('refuses invalid field paths', () => {
-    throwsCode(() => compileSort({ '': 1 }), 40352);
-    throwsCode(() => compileSort({ 'a..b': 1 }), 15998);
-    throwsCode(() => compileSort({ $a: 1 }), 16410);
+    expectError(() => compileSort({ '': 1 }), 40352);
+    expectError(() => compileSort({ 'a..b': 1 }), 15998);
+    expectError(() => compileSort({ $a: 1 }), 16410);
   });
 });
 
@@ -145,7 +136,7 @@ describe('compileSort: ordering', () => {
   it('refuses two sort fields reaching different arrays (parallel arrays, 2)', () => {
     const cmp = compileSort({ a: 1, b: 1 });
     assert.ok(cmp);
-    throwsCode(() => cmp({ _id: 1, a: [1, 2], b: [1, 2] }, { _id: 2, a: 1, b: 1 }), 2, /parallel arrays/);
+    expectError(() => cmp({ _id: 1, a: [1, 2], b: [1, 2] }, { _id: 2, a: 1, b: 1 }), 2, /parallel arrays/);
   });
 
   it('allows two sort fields under the same array', () => {
