@@ -131,7 +131,7 @@ export function isTimeout(err: unknown): boolean {
 }
 
 export function timeoutMessage(timeoutMs: number, interruptedEngine: boolean): string {
-  const text = `Execution stopped after ${timeoutMs} ms: the statement exceeded the time limit (an endless loop?). Raise timeoutMs if it needs longer.`;
+  const text = `Execution stopped after ${timeoutMs} ms: the statement exceeded the time limit (an endless loop?). If it needs longer, raise the time limit (timeoutMs; --timeout in the CLI).`;
   if (!interruptedEngine) return text;
   return `${text} The limit struck in the middle of an engine operation (a command, a clock move or a TTL pass), which may have left the engine inconsistent: start a fresh engine to be safe.`;
 }

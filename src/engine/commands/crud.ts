@@ -13,6 +13,8 @@ import { EngineError, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
 import { runPipeline } from '../query/aggregate';
 import { executeQuery } from '../query/executor';
+import { compileFilter } from '../query/matcher';
+import { compileSort } from '../query/sort';
 import { compileProjection } from '../query/projection';
 import { applyReplacement, compileUpdate, isOperatorUpdate, upsertSeed } from '../query/update';
 import { cloneDocument, cloneValue } from '../values/clone';
@@ -86,7 +88,12 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     limit = -limit;
     singleBatch = true;
   }
-  if (!coll) return { cursor: { firstBatch: [], id: Long.fromNumber(0), ns }, ok: 1 };
+  if (!coll) {
+    // A bad filter or sort is an error even when the collection does not exist, as in mongod.
+    compileFilter(optionalDocument(cmd, 'filter') ?? {});
+    compileSort(optionalDocument(cmd, 'sort'));
+    return { cursor: { firstBatch: [], id: Long.fromNumber(0), ns }, ok: 1 };
+  }
   const result = executeQuery(coll, {
     filter: optionalDocument(cmd, 'filter'),
     sort: optionalDocument(cmd, 'sort'),
@@ -269,8 +276,11 @@ function count({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'count');
   engine.opcounters.query++;
   const coll = engine.getCollection(dbName, name);
-  if (!coll) return { n: 0, ok: 1 };
   const query = optionalDocument(cmd, 'query');
+  if (!coll) {
+    compileFilter(query ?? {});
+    return { n: 0, ok: 1 };
+  }
   const skip = optionalNumber(cmd, 'skip', { min: 0 }) ?? 0;
   const limit = Math.abs(optionalNumber(cmd, 'limit') ?? 0);
   if (!query || Object.keys(query).length === 0) {

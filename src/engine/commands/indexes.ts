@@ -84,7 +84,7 @@ function checkAgainstExisting(coll: Collection, spec: Document, pending: Documen
   for (const other of [...[...coll.indexes.values()].map((i) => i.spec), ...pending]) {
     const kind = compareSpecs(spec, other);
     if (kind === 'identical') return 'exists';
-    const err = conflictError(kind, spec, other);
+    const err = conflictError(kind, spec, other, coll.name);
     if (err) throw err;
   }
   return 'new';

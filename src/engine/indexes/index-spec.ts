@@ -137,13 +137,13 @@ function otherOptionsEqual(a: Document, b: Document): boolean {
 }
 
 /** The error mongod gives for a requested spec that clashes with an existing one, or undefined. */
-export function conflictError(kind: SpecComparison, requested: Document, existing: Document): EngineError | undefined {
+export function conflictError(kind: SpecComparison, requested: Document, existing: Document, collection = '<collection>'): EngineError | undefined {
   const req = formatValue(requested);
   const ex = formatValue(existing);
   switch (kind) {
     case 'sameNameDifferentOptions': {
       const hint = requested.expireAfterSeconds !== undefined || existing.expireAfterSeconds !== undefined
-        ? ' To change expireAfterSeconds of an existing index, use collMod: db.runCommand({collMod: "<collection>", index: {name: "' + String(existing.name) + '", expireAfterSeconds: <seconds>}}).'
+        ? ` To change expireAfterSeconds of an existing index, use collMod: db.runCommand({collMod: "${collection}", index: {name: "${String(existing.name)}", expireAfterSeconds: <seconds>}}).`
         : ' Drop the index first or give the new one another name.';
       return new EngineError('IndexOptionsConflict', `An equivalent index already exists with the same name but different options. Requested index: ${req}, existing index: ${ex}.${hint}`);
     }
