@@ -11,6 +11,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runEngineBench, type BenchClock } from './engine-bench';
+import { runShellBench } from './shell-bench';
+import { runTTLBench } from './ttl-bench';
 
 const DEFAULT_SIZES = [100_000, 1_000_000];
 const QUICK_SIZES = [20_000];
@@ -97,6 +99,9 @@ async function runMatcherReport(): Promise<void> {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   await runEngineBench(options.sizes, { contenders: options.contenders, clock: options.clock });
+  // TTL expiry (the TTL issue) and the shell's overhead (the shell issue), on the same sizes.
+  await runTTLBench(options.sizes);
+  runShellBench(Math.min(50_000, options.sizes[0]));
   if (options.matcher) await runMatcherReport();
 }
 
