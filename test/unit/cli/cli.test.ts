@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 
 const root = path.resolve(__dirname, '../../../..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -32,8 +32,14 @@ function jsonLines(stdout: string): Line[] {
   return stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
 }
 
+const tempDirs: string[] = [];
+after(() => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function tempFile(name: string, text: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-'));
+  tempDirs.push(dir);
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
   return file;
