@@ -340,9 +340,10 @@ function getGc(): () => void {
   return gcFn;
 }
 
-async function settle(): Promise<void> {
+/** Full GCs, so a measurement starts from a quiet heap; heap readings use two (weak references, finalizers). */
+async function settle(passes = 1): Promise<void> {
   const gc = getGc();
-  for (let i = 0; i < 2; i++) {
+  for (let i = 0; i < passes; i++) {
     gc();
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -409,10 +410,10 @@ interface Latency {
 }
 
 /** Warm-up: at least this long and this many operations (V8 needs thousands of calls to optimize a deep call path)... */
-const WARMUP_MIN_MS = 500;
+const WARMUP_MIN_MS = 400;
 const WARMUP_MIN_OPS = 10_000;
 /** ...then until a ~50 ms round is no longer >10% faster than the one before, within this total. */
-const WARMUP_MAX_MS = 2000;
+const WARMUP_MAX_MS = 1500;
 
 /**
  * µs per operation. A warm-up runs ~50 ms rounds for at least 0.5 s and 10,000 operations, then until
@@ -468,7 +469,7 @@ async function measureLatency(fn: (i: number) => unknown, isAsync: boolean): Pro
   const samples: number[] = [];
   for (let r = 0; r < rounds; r++) samples.push((await timed(opsPerRound)) * 1000);
   if (process.env.BENCH_DEBUG) {
-    log(`    [latency] ${warmRounds} warm-up rounds (${(now() - w0).toFixed(0)} ms); ${rounds} rounds of ${opsPerRound} ops: ${samples.map((x) => x.toFixed(2)).join(' ')} µs`);
+    debug(`    [latency] ${warmRounds} warm-up rounds (${(now() - w0).toFixed(0)} ms); ${rounds} rounds of ${opsPerRound} ops: ${samples.map((x) => x.toFixed(2)).join(' ')} µs`);
   }
   return { usPerOp: median(samples), rounds, opsPerRound };
 }
@@ -486,10 +487,13 @@ interface InsertRun {
  * difference is everything the store retains (document copies, indexes, metadata, key strings).
  */
 async function loadOnce(c: Contender, count: number, indexes: Secondary[], memory: boolean): Promise<InsertRun> {
-  await settle();
+  const w = wallNow();
+  await settle(memory ? 2 : 1);
   const before = heapUsed();
+  const g = wallNow();
   let batches: unknown[][] | undefined = inputBatches(c, count);
   const store = await c.create(indexes);
+  debug(`    gc ${(g - w).toFixed(0)} ms, input ${(wallNow() - g).toFixed(0)} ms (wall)`);
   const t0 = now();
   if (c.async) {
     for (const b of batches) await store.insert(b);
@@ -500,7 +504,7 @@ async function loadOnce(c: Contender, count: number, indexes: Secondary[], memor
   const ms = now() - t0;
   batches = undefined;
   if (!memory) return { ms, store };
-  await settle();
+  await settle(2);
   return { ms, store, bytesPerDoc: (heapUsed() - before) / count };
 }
 
@@ -598,6 +602,11 @@ function log(msg: string): void {
   process.stdout.write(`${msg}\n`);
 }
 
+/** Progress details, printed with BENCH_DEBUG=1. */
+function debug(msg: string): void {
+  if (process.env.BENCH_DEBUG) log(msg);
+}
+
 function secs(since: number): string {
   return `${((wallNow() - since) / 1000).toFixed(1)} s`;
 }
@@ -663,7 +672,10 @@ async function runSize(n: number, contenders: Contender[]): Promise<SizeResult> 
     // One store alive at a time: each configuration's last store serves its queries, then goes.
     for (const cfg of INDEX_CONFIGS) {
       const headline = cfg.label === HEADLINE;
+      const pt = wallNow();
       const r = await measureInserts(c, loaded, cfg.indexes, headline);
+      debug(`  ${c.key} ${cfg.label}: ${r.runs} insert run(s), ${fmtInt(r.docsPerSec)}/s, phase took ${secs(pt)} wall`);
+      const qt = wallNow();
       result.inserts[cfg.label][c.key] = { docsPerSec: r.docsPerSec, runs: r.runs };
       const store = r.store!;
       r.store = undefined;
@@ -683,6 +695,7 @@ async function runSize(n: number, contenders: Contender[]): Promise<SizeResult> 
         const scan = await measureLatency((i) => store.range(...ranges[i % ranges.length]), c.async);
         result.latency.rangeScan[c.key] = scan.usPerOp * (n / loaded);
       }
+      debug(`  ${c.key} ${cfg.label}: queries took ${secs(qt)} wall`);
     }
     log(`  ${c.key.padEnd(8)} done in ${secs(ct)}${loaded < n ? ` (${fmtInt(loaded)}-document sample)` : ''}; load average now ${loadAverage()}`);
   }
@@ -723,7 +736,7 @@ function printSize(r: SizeResult): void {
 
   const [warmMs, roundMs] = clockKind === 'thread' ? [100, 200] : [50, 100];
   log(`\nQuery latency, ${cpu ? 'CPU-' : ''}µs per operation: median of 5 rounds of ~${roundMs} ms (3 when one op takes > 20 ms), after a warm-up`);
-  log(`of at least 0.5 s and 10,000 ops (or 1 s) that then lasts until ~${warmMs} ms rounds stop getting faster (at most 2 s).`);
+  log(`of at least 0.4 s and 10,000 ops (or 0.8 s) that then lasts until ~${warmMs} ms rounds stop getting faster (at most 1.5 s).`);
   log('Ratio = other latency / engine latency = how many times faster the engine is (higher is better for the engine).');
   const marks: Record<QueryKey, string> = { pointId: '*', pointDate: '*', rangeIx: '†', rangeScan: '**' };
   const qRows = QUERY_KINDS.map((q) => [

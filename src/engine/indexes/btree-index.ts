@@ -84,16 +84,16 @@ export class BTreeIndex {
   /** A record other than `exceptRid` that already holds one of these keys (unique indexes). */
   findDuplicate(keys: unknown[][] | null, exceptRid: number): { record: StoredRecord; key: unknown[] } | undefined {
     if (!keys || !this.unique) return undefined;
+    const cmp = this.tree._compare;
     for (const key of keys) {
-      let found: StoredRecord | undefined;
-      this.tree.forRange(encodeEntry([...key, MIN_BOUND]), encodeEntry([...key, MAX_BOUND]), true, (_k, record) => {
-        if (record.rid !== exceptRid) {
-          found = record;
-          return { break: true };
-        }
-        return undefined;
-      });
-      if (found) return { record: found, key };
+      // Entries holding these values lie strictly between [values, -inf] and [values, +inf].
+      const low = entryOf(key, -Infinity);
+      const high = entryOf(key, Infinity);
+      let pair = this.tree.nextHigherPair(low);
+      while (pair && cmp(pair[0], high) < 0) {
+        if (pair[1].rid !== exceptRid) return { record: pair[1], key };
+        pair = this.tree.nextHigherPair(pair[0]);
+      }
     }
     return undefined;
   }
