@@ -42,8 +42,7 @@ export function prepareForInsert(input: unknown, options: { generateId: boolean;
 
 /** The size check for a document produced by an update (mongod: code 17419). */
 export function checkUpdatedSize(doc: Document): void {
-  const { sizeBound } = cloneForStorage(doc);
-  if (sizeBound <= MAX_BSON_OBJECT_SIZE) return;
+  // An exact size costs about what a bound would (no copy is needed here).
   const size = calculateObjectSize(doc);
   if (size > MAX_BSON_OBJECT_SIZE) {
     fail(17419, `Resulting document after update is larger than ${MAX_BSON_OBJECT_SIZE} (${size} bytes).`);
