@@ -416,7 +416,7 @@ const WARMUP_MIN_OPS = 10_000;
 const WARMUP_MAX_MS = 1500;
 
 /**
- * µs per operation. A warm-up runs ~50 ms rounds for at least 0.5 s and 10,000 operations, then until
+ * µs per operation. A warm-up runs ~50 ms rounds for at least 0.4 s and 10,000 operations, then until
  * they stop getting faster (the engine's deep call path needs thousands of calls before V8 has
  * optimized all of it; measured without this, its first rounds are 5x slower than its steady
  * state). The result is the median of 5 rounds of ~100 ms (3 rounds when one operation takes over 20 ms).
