@@ -23,15 +23,8 @@ export interface ShellSessionOptions {
   timeoutMs?: number;
 }
 
-export interface ShellErrorInfo {
-  name: string;
-  message: string;
-  code?: number;
-  codeName?: string;
-  /** Where the error was raised (1-based line and column, `lineOffset` included), when known. */
-  line?: number;
-  column?: number;
-}
+/** An error as the session reports it: line and column include `lineOffset`. */
+export type ShellErrorInfo = ThrownInfo;
 
 export interface StatementResult {
   /** 1-based line (plus `lineOffset`) and 1-based column where the statement starts. */
