@@ -4,7 +4,7 @@
  * do the same; what only an in-process engine can do (move the clock, run a pass now, load a
  * legacy index) uses the engine's own API. No `vscode` import: unit-testable in plain Node.
  */
-import { Engine, findInvalidTTLIndexes, loadLegacyIndexSpec, type Document, type EngineEvent } from '../../engine';
+import { Engine, findInvalidTTLIndexes, loadLegacyIndexSpec, timeseriesExpiryCounts, type Document, type EngineEvent } from '../../engine';
 import { collectionKindOf } from '../logic/collection-description';
 import { countReplyN, dueWithinCount, expiredNowCount, type ExpiryTarget } from '../logic/expiry-counts';
 import { describeIndex } from '../logic/index-description';
@@ -161,21 +161,21 @@ export class EmbeddedBackend implements Backend {
   }
 
   expiryCounts(
-    index: IndexInfo | { db: string; collection: string; clusteredSeconds: number },
+    index: IndexInfo | { db: string; collection: string; collectionSeconds: number },
     windowSeconds: number,
     cap: number = DEFAULT_COUNT_CAP,
   ): Promise<ExpiryCountResult> {
     return this.answer((): ExpiryCountResult => {
       let target: ExpiryTarget;
       let seconds: number;
-      if ('clusteredSeconds' in index) {
+      if ('collectionSeconds' in index) {
+        const coll = this.engine.getCollection(index.db, index.collection);
+        if (coll?.options.timeseries) return this.timeseriesCounts(coll, undefined, windowSeconds, cap);
         target = { collection: index.collection, field: '_id', indexName: '_id_', notBeforeEpoch: true };
-        seconds = index.clusteredSeconds;
+        seconds = index.collectionSeconds;
       } else {
         const coll = this.engine.getCollection(index.db, index.collection);
-        if (coll?.options.timeseries) {
-          return { ok: false, reason: 'Counts are not available for time-series collections yet (their documents live in buckets).' };
-        }
+        if (coll?.options.timeseries) return this.timeseriesCounts(coll, index.name, windowSeconds, cap);
         const d = describeIndex(index);
         if (!d.ttlApplies || d.seconds === undefined || !d.field) return { ok: false, reason: 'The TTL monitor deletes nothing through this index.' };
         if (d.hidden) return { ok: false, reason: 'Hidden: the query planner may not use this index, and counting without it would scan the collection. Unhide it to see counts (the monitor deletes through it either way).' };
@@ -202,6 +202,24 @@ export class EmbeddedBackend implements Backend {
         },
       };
     });
+  }
+
+  /** Time series: measurements in whole buckets, by the monitor's own bucket rules (6.1–6.4). */
+  private timeseriesCounts(coll: NonNullable<ReturnType<Engine['getCollection']>>, indexName: string | undefined, windowSeconds: number, cap: number): ExpiryCountResult {
+    const now = this.clockImpl.now();
+    const r = timeseriesExpiryCounts(coll, indexName, now, windowSeconds, cap);
+    if ('reason' in r) return { ok: false, reason: `The TTL monitor deletes nothing here now: ${r.reason}.` };
+    return {
+      ok: true,
+      counts: {
+        at: new Date(now),
+        expiredNow: r.expiredNow,
+        dueWithinWindow: r.dueWithinWindow,
+        windowSeconds,
+        cap,
+        capped: { expiredNow: r.expiredNow >= cap, dueWithinWindow: r.dueWithinWindow >= cap },
+      },
+    };
   }
 
   monitorStatus(): Promise<MonitorInfo> {

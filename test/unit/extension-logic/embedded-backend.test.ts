@@ -67,6 +67,31 @@ describe('EmbeddedBackend', () => {
     b.dispose();
   });
 
+  it('rules 6.2 / 6.4: counts time-series measurements by whole buckets, for the collection TTL and a partial TTL index', async () => {
+    const b = new EmbeddedBackend({}, { startMs: NOW });
+    await b.runCommand('app', { create: 'metrics', timeseries: { timeField: 't', metaField: 'm' }, expireAfterSeconds: 600 });
+    await b.runCommand('app', { createIndexes: 'metrics', indexes: [{ key: { t: 1 }, name: 'debug_ttl', expireAfterSeconds: 0, partialFilterExpression: { m: 'debug' } }] });
+    // Buckets (1 h span, minute rounding): info @ now−3 h (2), debug @ now−70 min (1), info @ now−30 min (1).
+    await b.runCommand('app', {
+      insert: 'metrics',
+      documents: [
+        { t: new Date(NOW - 3 * HOUR), m: 'info' },
+        { t: new Date(NOW - 3 * HOUR + 60_000), m: 'info' },
+        { t: new Date(NOW - 70 * 60_000), m: 'debug' },
+        { t: new Date(NOW - 30 * 60_000), m: 'info' },
+      ],
+    });
+    const coll = await b.expiryCounts({ db: 'app', collection: 'metrics', collectionSeconds: 600 }, 3600);
+    assert.ok(coll.ok, JSON.stringify(coll));
+    // Collection rule: minTime ≤ now − 70 min: the old info bucket and the debug one; due within 1 h: the info @ −30 min.
+    assert.deepEqual([coll.counts.expiredNow, coll.counts.dueWithinWindow], [3, 1]);
+    const ix = (await b.listIndexes('app', 'metrics')).find((i) => i.name === 'debug_ttl')!;
+    const partial = await b.expiryCounts(ix, 3600);
+    assert.ok(partial.ok, JSON.stringify(partial));
+    assert.deepEqual([partial.counts.expiredNow, partial.counts.dueWithinWindow], [1, 0], 'only the debug bucket, past minTime + 1 h span');
+    b.dispose();
+  });
+
   it('advances the virtual clock, running due passes, and reports what they deleted (rule 7.2)', async () => {
     const b = await backendWithData();
     const events: BackendEvent[] = [];
