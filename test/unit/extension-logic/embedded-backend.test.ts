@@ -107,6 +107,40 @@ describe('EmbeddedBackend', () => {
     b.dispose();
   });
 
+  it('rule 7.3: a pass returns to the event loop between visits, and a shell-style synchronous clock move still runs its pass whole', async () => {
+    const b = new EmbeddedBackend({}, { startMs: NOW, yieldAfterMs: 0 });
+    for (const name of ['a', 'b', 'c']) {
+      await b.runCommand('app', { insert: name, documents: [{ t: new Date(NOW - 10 * HOUR) }, { t: new Date(NOW - 10 * HOUR) }] });
+      await b.runCommand('app', { createIndexes: name, indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60 }] });
+    }
+    const turnsDuring = async <T>(work: Promise<T>): Promise<{ turns: number; result: T }> => {
+      let done = false;
+      let turns = 0;
+      const tick = (): void => {
+        if (done) return;
+        turns++;
+        setImmediate(tick);
+      };
+      setImmediate(tick);
+      const result = await work;
+      done = true;
+      return { turns, result };
+    };
+    const pass = await turnsDuring(b.runTTLPass());
+    assert.equal(pass.result.deleted, 6);
+    assert.ok(pass.turns >= 2, `the event loop turned between the 3 visits (${pass.turns} turns)`);
+    // A timer-started pass during advanceClock goes through the same steps.
+    for (const name of ['a', 'b', 'c']) await b.runCommand('app', { insert: name, documents: [{ t: new Date(NOW - 10 * HOUR) }] });
+    const move = await turnsDuring(b.advanceClock(60_000));
+    assert.deepEqual([move.result.passes, move.result.deleted], [1, 3]);
+    assert.ok(move.turns >= 2, `advanceClock's pass yielded too (${move.turns} turns)`);
+    // A shell `sleep` moves the clock synchronously and reads the result at once.
+    await b.runCommand('app', { insert: 'a', documents: [{ t: new Date(NOW - 10 * HOUR) }] });
+    b.clockForTests.advance(60_000);
+    assert.equal(b.engineForTests.getCollection('app', 'a')!.count, 0, 'deleted before advance() returned');
+    b.dispose();
+  });
+
   it('rule 7.2: a long move runs every pass on the way (2 days: 2,880 passes of 60 s)', async () => {
     const b = new EmbeddedBackend({}, { startMs: NOW });
     const r = await b.advanceClock(2 * 24 * HOUR);
