@@ -18,6 +18,9 @@ import { fail } from './errors';
 import { BTreeIndex } from './indexes/btree-index';
 import type { Document } from './values/types';
 import { DatabaseHandle } from './api/handles';
+import type { StorageSink } from './storage/journal-records';
+import { JournalRecorder } from './storage/recorder';
+import { StorageRestorer, type RestoreSummary } from './storage/restore';
 
 export type ServerVersion = '8.0' | '7.0';
 export type Flavor = 'mongodb' | 'cosmos';
@@ -31,6 +34,11 @@ export interface EngineOptions {
   role?: ReplicationRole;
   /** Startup values of server parameters (setParameter names). */
   parameters?: Record<string, unknown>;
+  /**
+   * Durable storage: every command's writes (and every TTL visit's deletes) are handed to it as
+   * one frame before the command returns. Without it the engine lives in memory only.
+   */
+  storage?: StorageSink;
 }
 
 export interface OpCounters {
@@ -63,6 +71,9 @@ export class Engine {
   private readonly events = new EventBuffer();
   private readonly ownsClock: boolean;
   private closed = false;
+  private readonly recorder?: JournalRecorder;
+  /** Why durable storage refused a commit; writes fail from then on (reads still work). */
+  private storageFailure: Error | undefined;
 
   constructor(options: EngineOptions = {}) {
     this.ownsClock = options.clock === undefined;
@@ -74,6 +85,7 @@ export class Engine {
     this.flavor = options.flavor ?? 'mongodb';
     this.currentRole = options.role ?? 'primary';
     this.parameters = new ParameterStore(options.parameters);
+    if (options.storage) this.recorder = new JournalRecorder(this, options.storage);
     this.startedAt = this.clock.now();
     this.ttl = new TTLMonitor(this);
     registerTimeseriesTTL(this); // time-series TTL: collection-level and partial TTL indexes, by bucket (§6.2–6.4)
@@ -89,8 +101,54 @@ export class Engine {
     if (this.closed) fail('IllegalOperation', 'The engine is closed; create a new Engine to continue.');
     this.opcounters.command++;
     try {
-      return dispatchCommand(this, dbName, command);
+      const reply = dispatchCommand(this, dbName, command);
+      this.commitWrites();
+      return reply;
+    } catch (err) {
+      // A failed command may have written part of its work (an ordered insert stopped by a
+      // duplicate key): that part is stored too.
+      this.commitWrites();
+      throw err;
     } finally {
+      this.events.flush();
+    }
+  }
+
+  /** Hand the pending writes to durable storage as one commit (before they are acknowledged). */
+  private commitWrites(clockOnly = false): void {
+    const recorder = this.recorder;
+    if (!recorder || (!recorder.hasPending && !clockOnly)) return;
+    if (this.storageFailure) {
+      recorder.discard();
+      fail('InternalError', `Durable storage failed earlier (${this.storageFailure.message}): this write is in memory only. Export the data and reopen the data folder.`);
+    }
+    try {
+      recorder.commit(clockOnly);
+    } catch (err) {
+      recorder.discard();
+      this.storageFailure = err as Error;
+      fail('InternalError', `The write was applied in memory but could not be made durable: ${(err as Error).message}. Later writes will fail too; export the data and reopen the data folder.`);
+    }
+  }
+
+  /** Store the clock's current time (a clock move without writes), so time never runs backwards across a reopen. */
+  persistClock(): void {
+    this.commitWrites(true);
+  }
+
+  /**
+   * Load stored state: `read` passes every snapshot record and journal frame, in order, to the
+   * restorer. Nothing is recorded while it runs. Returns what was loaded, and the newest clock
+   * time stored (the host moves its clock there if it is behind).
+   */
+  restoreFromStorage(read: (restorer: StorageRestorer) => void): RestoreSummary {
+    const restorer = new StorageRestorer(this);
+    if (this.recorder) this.recorder.paused = true;
+    try {
+      read(restorer);
+      return restorer.finish();
+    } finally {
+      if (this.recorder) this.recorder.paused = false;
       this.events.flush();
     }
   }
@@ -129,12 +187,20 @@ export class Engine {
 
   /** Record an event for the current batch (commands and the TTL monitor call this). */
   recordEvent(event: EngineEvent): void {
+    this.recorder?.noteEvent(event);
     this.events.record(event);
   }
 
-  /** Deliver pending events now (for work that runs outside runCommand, such as a TTL pass). */
+  /**
+   * Commit pending writes and deliver pending events now (for work outside runCommand, such as a
+   * TTL visit: its deletes are stored as one commit).
+   */
   flushEvents(): void {
-    this.events.flush();
+    try {
+      this.commitWrites();
+    } finally {
+      this.events.flush();
+    }
   }
 
   /**
@@ -194,7 +260,8 @@ export class Engine {
     if (this.flavor === 'cosmos') attachCosmosTTL(this, coll); // Cosmos flavor: stamp `_ts` on every write (§10.1)
     if (options.timeseries) attachTimeseriesBuckets(coll); // time-series: keep the bucket layout TTL deletes by (§6.2)
     if (!options.timeseries) coll.addIndex(new BTreeIndex({ v: 2, key: { _id: 1 }, name: '_id_' }));
-    this.events.record({ kind: 'collectionCreated', db: dbName, collection: name });
+    this.recorder?.observe(coll); // after the Cosmos observer: a stored write carries its `_ts`
+    this.recordEvent({ kind: 'collectionCreated', db: dbName, collection: name });
     return coll;
   }
 
@@ -202,7 +269,7 @@ export class Engine {
     const db = this.databases.get(dbName);
     if (!db || !db.collections.delete(name)) return false;
     this.cursors.killNamespace(`${dbName}.${name}`);
-    this.events.record({ kind: 'collectionDropped', db: dbName, collection: name });
+    this.recordEvent({ kind: 'collectionDropped', db: dbName, collection: name });
     if (db.collections.size === 0) this.removeDatabase(dbName);
     return true;
   }
@@ -247,7 +314,7 @@ export class Engine {
     const target = this.databaseFor(toDb);
     coll.rehome({ dbName: toDb, onDocuments: this.onDocuments }, to);
     target.collections.set(to, coll);
-    this.events.record({ kind: 'collectionRenamed', db: fromDb, collection: from, toDb, toCollection: to });
+    this.recordEvent({ kind: 'collectionRenamed', db: fromDb, collection: from, toDb, toCollection: to });
     if (this.databases.get(fromDb)!.collections.size === 0) this.removeDatabase(fromDb);
   }
 }

@@ -46,3 +46,49 @@ export function writeFileAtomic(target: string, chunks: Iterable<Uint8Array>): n
   syncDirectory(dir);
   return bytes;
 }
+
+/**
+ * writeFileAtomic for large files written while other work goes on: chunks are gathered into
+ * 1 MiB writes, and the event loop gets a turn whenever a stretch took over `yieldEveryMs`.
+ */
+export async function writeFileAtomicAsync(target: string, chunks: Iterable<Uint8Array>, yieldEveryMs = 20): Promise<number> {
+  const dir = path.dirname(target);
+  const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}.tmp`);
+  const fd = fs.openSync(tmp, 'w');
+  let bytes = 0;
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  let used = 0;
+  const flush = () => {
+    let written = 0;
+    while (written < used) written += fs.writeSync(fd, buffer, written, used - written);
+    used = 0;
+  };
+  try {
+    let slice = performance.now();
+    for (const chunk of chunks) {
+      if (used + chunk.length > buffer.length) flush();
+      if (chunk.length > buffer.length) {
+        let written = 0;
+        while (written < chunk.length) written += fs.writeSync(fd, chunk, written, chunk.length - written);
+      } else {
+        buffer.set(chunk, used);
+        used += chunk.length;
+      }
+      bytes += chunk.length;
+      if (performance.now() - slice > yieldEveryMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
+    }
+    flush();
+    fs.fsyncSync(fd);
+  } catch (err) {
+    fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+  fs.closeSync(fd);
+  fs.renameSync(tmp, target);
+  syncDirectory(dir);
+  return bytes;
+}

@@ -18,7 +18,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BSON, type Document } from 'bson';
-import { writeFileAtomic } from './atomic-file';
+import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { encodeFrame, scanFrames, type Damage } from './frames';
 import { JournalWriter, readJournal, truncateJournal, type Durability } from './journal';
 import { acquireLock, type LockHolder } from './lock';
@@ -83,9 +83,21 @@ function describeDamage(file: string, d: Damage): string {
     : `${path.basename(file)}: damaged at byte offset ${d.offset} (${d.reason}); everything before it was recovered, nothing after it was applied`;
 }
 
+function* snapshotFrames(g: number, records: Iterable<Document>): Generator<Uint8Array> {
+  let n = 0;
+  yield encodeFrame(BSON.serialize({ magic: SNAPSHOT_MAGIC, format: FORMAT, generation: g, written: new Date() }));
+  for (const r of records) {
+    yield encodeFrame(BSON.serialize(r));
+    n++;
+  }
+  yield encodeFrame(BSON.serialize({ end: true, records: n }));
+}
+
 export class FileStore {
   private journal: JournalWriter | undefined;
   private generation = 0;
+  /** A compaction is between beginCompaction and its snapshot's rename. */
+  private compacting = false;
   private releaseLock: (() => void) | undefined;
   readonly readOnly: boolean;
   readonly lockHolder: LockHolder | undefined;
@@ -208,6 +220,8 @@ export class FileStore {
    */
   beginCompaction(): number {
     if (!this.journal) throw new Error('a read-only or unrecovered store does not compact');
+    if (this.compacting) throw new Error('a compaction is already running');
+    this.compacting = true;
     this.journal.close();
     this.generation++;
     this.journal = new JournalWriter(journalPath(this.dir, this.generation), this.durability);
@@ -219,19 +233,33 @@ export class FileStore {
    * the caller may produce it in slices), then drop files older than `g`. Returns its size.
    */
   writeSnapshot(g: number, records: Iterable<Document>): number {
-    function* frames(): Generator<Uint8Array> {
-      let n = 0;
-      yield encodeFrame(BSON.serialize({ magic: SNAPSHOT_MAGIC, format: FORMAT, generation: g, written: new Date() }));
-      for (const r of records) {
-        yield encodeFrame(BSON.serialize(r));
-        n++;
-      }
-      yield encodeFrame(BSON.serialize({ end: true, records: n }));
+    try {
+      const bytes = writeFileAtomic(snapshotPath(this.dir, g), snapshotFrames(g, records));
+      this.dropOlderThan(g);
+      return bytes;
+    } finally {
+      this.compacting = false;
     }
-    const bytes = writeFileAtomic(snapshotPath(this.dir, g), frames());
+  }
+
+  get isCompacting(): boolean {
+    return this.compacting;
+  }
+
+  /** writeSnapshot that returns to the event loop between slices (compaction while the engine runs). */
+  async writeSnapshotAsync(g: number, records: Iterable<Document>, yieldEveryMs = 20): Promise<number> {
+    try {
+      const bytes = await writeFileAtomicAsync(snapshotPath(this.dir, g), snapshotFrames(g, records), yieldEveryMs);
+      this.dropOlderThan(g);
+      return bytes;
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  private dropOlderThan(g: number): void {
     for (const old of generations(this.dir, SNAPSHOT)) if (old < g) fs.rmSync(snapshotPath(this.dir, old), { force: true });
     for (const old of generations(this.dir, JOURNAL)) if (old < g) fs.rmSync(journalPath(this.dir, old), { force: true });
-    return bytes;
   }
 
   close(): void {

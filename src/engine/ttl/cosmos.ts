@@ -201,6 +201,11 @@ class CosmosCollectionState implements RecordObserver {
     return true;
   }
 
+  /** Refile a record whose stamp was set from outside (a restore). */
+  refile(record: StoredRecord): void {
+    if (!this.sync()) this.file(record);
+  }
+
   /** File (or refile) one record under its expiry for the default the tree is built for. */
   private file(record: StoredRecord): void {
     this.unfile(record.rid);
@@ -243,6 +248,19 @@ class CosmosCollectionState implements RecordObserver {
 }
 
 const states = new WeakMap<Collection, CosmosCollectionState>();
+
+/** A record's `_ts` (seconds), for durable storage. */
+export function cosmosStampOf(collection: Collection, rid: number): number | undefined {
+  return states.get(collection)?.stamps.get(rid);
+}
+
+/** Put back a stored `_ts` (restoring from storage stamps records with their original time). */
+export function restoreCosmosStamp(collection: Collection, record: StoredRecord, ts: number): void {
+  const state = states.get(collection);
+  if (!state) return;
+  state.stamps.set(record.rid, ts);
+  state.refile(record);
+}
 
 /**
  * Attach the Cosmos `_ts` / expiry observer to a collection (the engine does this for every

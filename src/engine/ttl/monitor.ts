@@ -64,6 +64,8 @@ export class TTLMonitor {
   private lastPassAt: number | null = null;
   private readonly factories: TargetFactory[] = [];
   private stopped = false;
+  /** Between suspendSleep and restartSleep (a restore): no timer, whatever changes. */
+  private suspended = false;
   private inPass = false;
   /** Set by a host that must not be held for a whole pass (see setPassDriver). */
   private driver?: PassDriver;
@@ -83,6 +85,27 @@ export class TTLMonitor {
     this.factories.push(factory);
   }
 
+  /**
+   * Start the sleep over from now (after a restore moved the clock: a reopened engine, like a
+   * restarted mongod, runs its first pass one sleep after opening, not once per skipped interval).
+   */
+  restartSleep(): void {
+    if (this.stopped) return;
+    this.suspended = false;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    this.sleepStartedAt = this.engine.clock.now();
+    this.schedule();
+  }
+
+  /** Cancel the pending timer until restartSleep (so a clock moved meanwhile fires nothing). */
+  suspendSleep(): void {
+    this.suspended = true;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    this.nextPassAt = null;
+  }
+
   stop(): void {
     this.stopped = true;
     this.cancelTimer?.();
@@ -95,7 +118,7 @@ export class TTLMonitor {
   }
 
   private schedule(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.suspended) return;
     this.cancelTimer?.();
     const at = this.sleepStartedAt + this.sleepMs;
     this.nextPassAt = at;

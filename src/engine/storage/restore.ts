@@ -1,0 +1,204 @@
+/**
+ * Applying stored state to an engine: snapshot records (snapshot.ts), then journal frames
+ * (recorder.ts), with the engine's recorder paused. Everything here trusts what it reads — it was
+ * validated before it was written — and goes straight to the catalog and collections, without the
+ * command layer (no re-validation, no `_ts` re-stamping, no TTL, no events to record).
+ */
+import { EJSON } from 'bson';
+import type { Collection, CollectionOptions } from '../catalog/collection';
+import type { Engine } from '../engine';
+import { BTreeIndex } from '../indexes/btree-index';
+import { compileFilter } from '../query/matcher';
+import { restoreCosmosStamp } from '../ttl/cosmos';
+import { valuesEqual } from '../values/compare';
+import type { Document } from '../values/types';
+import { splitNs } from './journal-records';
+import { documentFromStorage } from './values';
+
+export interface RestoreSummary {
+  /** The engine clock of the newest record read (ms), to keep time monotonic across a reopen. */
+  clockMs?: number;
+  collections: number;
+  documents: number;
+  ops: number;
+}
+
+/** Index options whose change does not touch the entries (collMod changes these in place). */
+const IN_PLACE = new Set(['hidden', 'expireAfterSeconds', 'prepareUnique']);
+
+function sameEntries(a: Document, b: Document): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => !IN_PLACE.has(k)));
+  for (const k of keys) if (!valuesEqual(a[k], b[k])) return false;
+  return true;
+}
+
+function buildIndex(spec: Document): BTreeIndex {
+  const partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression as Document) : undefined;
+  return new BTreeIndex(spec, partial);
+}
+
+export class StorageRestorer {
+  private current: Collection | undefined;
+  private pendingIndexes: Document[] = [];
+  /** _id → record for collections without an _id index (time series), built when first needed. */
+  private readonly byId = new Map<Collection, Map<string, number>>();
+  readonly summary: RestoreSummary = { collections: 0, documents: 0, ops: 0 };
+
+  constructor(private readonly engine: Engine) {}
+
+  // ---- snapshots -------------------------------------------------------------------------------
+
+  snapshotRecord(raw: Document): void {
+    const rec = documentFromStorage(raw);
+    if (rec.engine !== undefined) {
+      this.noteClock(rec.t);
+      Object.assign(this.engine.ttlMetrics, numbers(rec.m));
+      for (const [name, value] of Object.entries((rec.params ?? {}) as Document)) this.setParameter(name, value);
+      return;
+    }
+    if (rec.coll !== undefined) {
+      this.finishCollection();
+      const [db, name] = splitNs(String(rec.coll));
+      this.current = this.engine.getCollection(db, name) ?? this.engine.createCollection(db, name, rec.o as CollectionOptions);
+      this.current.options = rec.o as CollectionOptions;
+      // Secondary indexes are built once the documents are in (one build instead of n inserts each).
+      const specs = rec.ix as Document[];
+      this.pendingIndexes = specs;
+      for (const name of [...this.current.indexes.keys()]) if (name !== '_id_') this.current.dropIndex(name);
+      this.summary.collections++;
+      return;
+    }
+    if (rec.d !== undefined && this.current) {
+      const record = this.current.insert(rec.d as Document);
+      if (rec.ts !== undefined) restoreCosmosStamp(this.current, record, Number(rec.ts));
+      this.summary.documents++;
+    }
+  }
+
+  private finishCollection(): void {
+    if (this.current) this.reconcileIndexes(this.current, this.pendingIndexes);
+    this.current = undefined;
+    this.pendingIndexes = [];
+  }
+
+  // ---- journal frames ---------------------------------------------------------------------------
+
+  journalRecord(raw: Document): void {
+    this.finishCollection();
+    const frame = documentFromStorage(raw);
+    this.noteClock(frame.t);
+    if (frame.m) Object.assign(this.engine.ttlMetrics, numbers(frame.m));
+    for (const op of (frame.ops ?? []) as Document[]) {
+      this.apply(op);
+      this.summary.ops++;
+    }
+  }
+
+  private apply(op: Document): void {
+    if (op.put !== undefined) {
+      const coll = this.collection(String(op.put));
+      const doc = op.d as Document;
+      const existing = this.find(coll, doc._id);
+      let record;
+      if (existing) {
+        coll.replace(existing, doc);
+        record = existing;
+      } else {
+        record = coll.insert(doc);
+        this.byId.get(coll)?.set(idKey(doc._id), record.rid);
+      }
+      if (op.ts !== undefined) restoreCosmosStamp(coll, record, Number(op.ts));
+    } else if (op.del !== undefined) {
+      const [db, name] = splitNs(String(op.del));
+      const coll = this.engine.getCollection(db, name);
+      const existing = coll && this.find(coll, op.id);
+      if (coll && existing) {
+        coll.remove(existing);
+        this.byId.get(coll)?.delete(idKey(op.id));
+      }
+    } else if (op.cat !== undefined) {
+      const coll = this.collection(String(op.cat), op.o as CollectionOptions);
+      coll.options = op.o as CollectionOptions;
+      this.reconcileIndexes(coll, op.ix as Document[]);
+    } else if (op.drop !== undefined) {
+      const [db, name] = splitNs(String(op.drop));
+      const coll = this.engine.getCollection(db, name);
+      if (coll) this.byId.delete(coll);
+      this.engine.dropCollection(db, name);
+    } else if (op.ren !== undefined) {
+      const [fromDb, from] = splitNs(String(op.ren));
+      const [toDb, to] = splitNs(String(op.to));
+      if (this.engine.getCollection(fromDb, from) && !this.engine.getCollection(toDb, to)) this.engine.renameCollection(fromDb, from, toDb, to);
+    } else if (op.param !== undefined) {
+      this.setParameter(String(op.param), op.v);
+    }
+  }
+
+  /** The collection of `ns`, created (with `options`, or none: an implicit creation) if missing. */
+  private collection(ns: string, options: CollectionOptions = {}): Collection {
+    const [db, name] = splitNs(ns);
+    return this.engine.getCollection(db, name) ?? this.engine.createCollection(db, name, options);
+  }
+
+  private find(coll: Collection, id: unknown) {
+    if (coll.idIndex) return coll.findById(id);
+    let ids = this.byId.get(coll);
+    if (!ids) {
+      ids = new Map();
+      for (const r of coll.records.values()) ids.set(idKey(r.doc._id), r.rid);
+      this.byId.set(coll, ids);
+    }
+    const rid = ids.get(idKey(id));
+    return rid === undefined ? undefined : coll.records.get(rid);
+  }
+
+  /** Make the collection's indexes exactly `specs`, in that order, rebuilding only what changed. */
+  private reconcileIndexes(coll: Collection, specs: Document[]): void {
+    const next = new Map<string, BTreeIndex>();
+    for (const spec of specs) {
+      const name = String(spec.name);
+      const have = coll.indexes.get(name);
+      // The _id index is the collection's own (its entries never differ): only its spec is restored.
+      if (have && (name === '_id_' || sameEntries(have.spec, spec))) {
+        have.spec = spec;
+        next.set(name, have);
+        continue;
+      }
+      const fresh = buildIndex(spec);
+      coll.indexes.delete(name);
+      coll.addIndex(fresh);
+      next.set(name, fresh);
+    }
+    coll.indexes.clear();
+    for (const [name, index] of next) coll.indexes.set(name, index);
+  }
+
+  private setParameter(name: string, value: unknown): void {
+    try {
+      this.engine.parameters.set(name, value);
+    } catch {
+      // A parameter this version does not know (or no longer accepts): the rest still loads.
+    }
+  }
+
+  private noteClock(t: unknown): void {
+    if (t instanceof Date) this.summary.clockMs = Math.max(this.summary.clockMs ?? -Infinity, t.getTime());
+  }
+
+  /** Call after the last record: builds the indexes of the last snapshot collection. */
+  finish(): RestoreSummary {
+    this.finishCollection();
+    this.byId.clear();
+    return this.summary;
+  }
+}
+
+function idKey(id: unknown): string {
+  return EJSON.stringify({ id } as Document, { relaxed: false });
+}
+
+function numbers(m: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries((m ?? {}) as Document)) out[k] = Number(v);
+  return out;
+}

@@ -1,0 +1,118 @@
+/**
+ * An engine on a data folder: opens the FileStore, builds the Engine with the store as its
+ * durable storage, restores the stored state, keeps time monotonic, and compacts in the
+ * background. Used by the CLI (`run --data DIR`) and the extension (`ttlWorkbench.storage`).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Engine, type EngineOptions, type Flavor, type ServerVersion } from '../engine';
+import { captureSnapshot, snapshotRecords } from '../engine/storage/snapshot';
+import { FileStore, type FileStoreOptions, type RecoveryReport } from './file-store';
+
+/** What a folder was created for: an engine of another flavor must not read it. */
+const META_FILE = 'ttl-workbench.json';
+
+interface FolderMeta {
+  format: 1;
+  flavor: Flavor;
+  serverVersion: ServerVersion;
+  created: string;
+}
+
+/** A clock the store can move forward after a restore (the virtual clock); a system clock cannot be moved. */
+export interface MovableClock {
+  now(): number;
+  set?(ms: number): unknown;
+  readonly kind?: string;
+}
+
+export interface StoredEngineOptions extends FileStoreOptions {
+  engine?: Omit<EngineOptions, 'storage'>;
+  /** Open read-only when another process writes to the folder (otherwise FolderLockedError). */
+  allowReadOnly?: boolean;
+}
+
+export interface OpenedEngine {
+  engine: Engine;
+  store: FileStore;
+  recovery: RecoveryReport;
+  /** Flavor and version the folder holds (they win over the requested ones, which `notes` mentions). */
+  meta: FolderMeta;
+  /** One line per thing the user should know (damage found, a read-only open, a settings mismatch). */
+  notes: string[];
+  documents: number;
+}
+
+function readMeta(dir: string): FolderMeta | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, META_FILE), 'utf8')) as FolderMeta;
+  } catch {
+    return undefined;
+  }
+}
+
+export function openStoredEngine(dir: string, options: StoredEngineOptions = {}): OpenedEngine {
+  const store = FileStore.open(dir, options);
+  const notes: string[] = [];
+  const requested = options.engine ?? {};
+  let meta = readMeta(dir);
+  if (!meta) {
+    meta = { format: 1, flavor: requested.flavor ?? 'mongodb', serverVersion: requested.serverVersion ?? '8.0', created: new Date().toISOString() };
+    if (!store.readOnly) fs.writeFileSync(path.join(dir, META_FILE), `${JSON.stringify(meta, null, 2)}\n`);
+  } else if ((requested.flavor && requested.flavor !== meta.flavor) || (requested.serverVersion && requested.serverVersion !== meta.serverVersion)) {
+    notes.push(`${dir} holds a ${meta.flavor} ${meta.serverVersion} engine; it opens as such (asked for ${requested.flavor ?? meta.flavor} ${requested.serverVersion ?? meta.serverVersion}). Use another folder for another flavor or version.`);
+  }
+  if (store.readOnly) notes.push(`${dir} is in use by process ${store.lockHolder?.pid}${store.lockHolder?.by ? ` (${store.lockHolder.by})` : ''}: opened read-only; changes here are not saved.`);
+  const engine = new Engine({
+    ...requested,
+    flavor: meta.flavor,
+    serverVersion: meta.serverVersion,
+    storage: store.readOnly ? undefined : { commit: (frame) => store.append(frame) },
+  });
+  let recovery!: RecoveryReport;
+  engine.ttl.suspendSleep();
+  const summary = engine.restoreFromStorage((restorer) => {
+    recovery = store.recover({ snapshotRecord: (d) => restorer.snapshotRecord(d), journalRecord: (d) => restorer.journalRecord(d) });
+  });
+  // Time never runs backwards across a reopen: a virtual clock behind the stored time moves up.
+  const clock = engine.clock as MovableClock;
+  if (summary.clockMs !== undefined && clock.now() < summary.clockMs && typeof clock.set === 'function' && clock.kind !== 'system') clock.set(summary.clockMs);
+  engine.ttl.restartSleep();
+  notes.push(...recovery.problems);
+  return { engine, store, recovery, meta, notes, documents: summary.documents };
+}
+
+/**
+ * A clean shutdown: the clock's time is stored (so a virtual clock that moved without writes does
+ * not run backwards at the next open), the engine stops, the journal is synced and the lock freed.
+ */
+export function closeStoredEngine(opened: Pick<OpenedEngine, 'engine' | 'store'>): void {
+  try {
+    if (!opened.store.readOnly && !opened.engine.isClosed) opened.engine.persistClock();
+  } finally {
+    opened.engine.close();
+    opened.store.close();
+  }
+}
+
+export interface CompactionResult {
+  generation: number;
+  bytes: number;
+  documents: number;
+  /** Time the engine was held (the synchronous capture), ms. */
+  heldMs: number;
+  totalMs: number;
+}
+
+/**
+ * Compact: switch journals and capture the state (synchronously: references only), then encode
+ * and write the snapshot, yielding to the event loop between slices when `yieldEvery` is given.
+ */
+export async function compact(engine: Engine, store: FileStore, yieldEveryMs = 20): Promise<CompactionResult> {
+  const started = performance.now();
+  const generation = store.beginCompaction();
+  const state = captureSnapshot(engine);
+  const heldMs = performance.now() - started;
+  const bytes = await store.writeSnapshotAsync(generation, snapshotRecords(state), yieldEveryMs);
+  return { generation, bytes, documents: state.documentCount, heldMs, totalMs: performance.now() - started };
+}

@@ -1,0 +1,175 @@
+/**
+ * An engine on a data folder (durable storage issue): everything persists — documents with exact
+ * BSON types, collection options of every kind, index specs with expireAfterSeconds (legacy NaN
+ * too), parameters, TTL metrics, the virtual clock — through the journal alone, through a
+ * snapshot, and through a snapshot plus later writes. TTL deletions are journaled like any delete.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Decimal128, EJSON, Int32, Long, ObjectId, Timestamp } from 'bson';
+import { Engine, loadLegacyIndexSpec, VirtualClock, type Document } from '../../../src/engine';
+import { closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
+
+const T0 = Date.UTC(2026, 0, 1);
+const HOUR = 3_600_000;
+const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-engine-store-'));
+
+function open(dir: string, startMs = T0, flavor: 'mongodb' | 'cosmos' = 'mongodb'): OpenedEngine & { clock: VirtualClock } {
+  const clock = new VirtualClock(startMs);
+  const opened = openStoredEngine(dir, { engine: { clock, flavor } });
+  return { ...opened, clock };
+}
+
+function close(o: OpenedEngine): void {
+  closeStoredEngine(o);
+}
+
+/** Everything a user can see of an engine, as canonical EJSON (types included). */
+function dump(engine: Engine): string {
+  const out: Document = {};
+  const dbs = (engine.runCommand('admin', { listDatabases: 1, nameOnly: true }).databases as Document[]).map((d) => String(d.name)).sort();
+  for (const db of dbs) {
+    const colls = ((engine.runCommand(db, { listCollections: 1 }).cursor as Document).firstBatch as Document[])
+      .map((c): Document => ({ ...c, info: { ...(c.info as Document), uuid: undefined } }))
+      .sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    for (const c of colls) {
+      const name = String(c.name);
+      const ns = `${db}.${name}`;
+      const indexes = (engine.runCommand(db, { listIndexes: name }).cursor as Document).firstBatch;
+      const docs = (engine.runCommand(db, { find: name, batchSize: 100_000 }).cursor as Document).firstBatch;
+      out[ns] = { options: c.options, type: c.type, indexes, docs };
+    }
+  }
+  out.params = engine.runCommand('admin', { getParameter: '*' });
+  out.ttl = engine.ttlMetrics;
+  return EJSON.stringify(out, { relaxed: false });
+}
+
+/** A workload touching every kind of stored state. */
+function workload(engine: Engine, clock: VirtualClock): void {
+  const app = engine.db('app');
+  engine.runCommand('app', { createIndexes: 'events', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }, { key: { kind: 1 }, name: 'kind_1', partialFilterExpression: { kind: 'x' } }] });
+  app.collection('events').insertMany([
+    { _id: 1, t: new Date(T0 - 2 * HOUR), n: 20, i: new Int32(20), l: Long.fromString('9007199254740993'), dec: Decimal128.fromString('1.50'), ts: new Timestamp({ t: 1, i: 2 }), neg0: -0 },
+    { _id: 2, t: new Date(T0 + HOUR), kind: 'x', nested: { a: [1, new Int32(2), { b: new Date(0) }] } },
+    { _id: 'three', t: 'not a date' },
+    { _id: new ObjectId('65a1b2c3d4e5f60718293a4b'), t: [new Date(T0 + 5 * HOUR), new Date(T0 - 10 * HOUR)] },
+  ]);
+  engine.runCommand('app', { update: 'events', updates: [{ q: { _id: 2 }, u: { $set: { n: 1.5 }, $inc: { c: new Int32(1) } } }] });
+  engine.runCommand('app', { delete: 'events', deletes: [{ q: { _id: 'three' }, limit: 1 }] });
+  engine.runCommand('app', { collMod: 'events', index: { name: 't_1', expireAfterSeconds: 1800 } });
+  engine.runCommand('app', { collMod: 'events', index: { name: 'kind_1', hidden: true } });
+  engine.runCommand('app', { create: 'log', capped: true, size: 4096, max: 3 });
+  for (let i = 0; i < 5; i++) app.collection('log').insertOne({ i });
+  engine.runCommand('app', { create: 'sessions', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 600 });
+  app.collection('sessions').insertMany([{ _id: new Date(T0 - HOUR) }, { _id: new Date(T0 + HOUR) }]);
+  engine.runCommand('app', { create: 'metrics', timeseries: { timeField: 'at', metaField: 'm', granularity: 'minutes' }, expireAfterSeconds: 86400 });
+  engine.runCommand('app', { createIndexes: 'metrics', indexes: [{ key: { at: 1 }, name: 'dbg', expireAfterSeconds: 60, partialFilterExpression: { m: 'debug' } }] });
+  app.collection('metrics').insertMany([{ at: new Date(T0), m: 'debug', v: 1 }, { at: new Date(T0), m: 'info', v: new Int32(2) }]);
+  loadLegacyIndexSpec(engine, 'app', 'legacy', { key: { purgeAt: 1 }, name: 'purgeAt_1', expireAfterSeconds: NaN });
+  engine.runCommand('app', { insert: 'old', documents: [{ _id: 1 }] });
+  engine.runCommand('admin', { renameCollection: 'app.old', to: 'other.renamed' });
+  engine.runCommand('app', { insert: 'gone', documents: [{ _id: 1 }] });
+  engine.runCommand('app', { drop: 'gone' });
+  engine.runCommand('admin', { setParameter: 1, ttlMonitorSleepSecs: 30 });
+  engine.runCommand('admin', { setParameter: 1, ttlIndexDeleteTargetDocs: 1234 });
+  // TTL passes delete through the journal too: _id 1 (t two hours ago) and the old session.
+  clock.advance(31_000);
+}
+
+describe('engine on a data folder', () => {
+  it('everything persists through the journal alone: documents with their types, every collection kind, specs (NaN too), parameters, metrics, clock', () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    workload(a.engine, a.clock);
+    assert.ok(a.engine.ttlMetrics.deletedDocuments >= 2, 'the TTL pass deleted');
+    const before = dump(a.engine);
+    const at = a.clock.now();
+    close(a);
+    const b = open(dir);
+    assert.equal(dump(b.engine), before);
+    assert.ok(b.clock.now() >= at, 'time never runs backwards across a reopen');
+    assert.deepEqual(b.notes, []);
+    assert.ok(b.recovery.journalRecords > 10);
+    // The NaN index loads as the spec says: listed as 2147483647, still NaN in the catalog.
+    const legacy = b.engine.getCollection('app', 'legacy')!.indexes.get('purgeAt_1')!;
+    assert.ok(Number.isNaN(legacy.spec.expireAfterSeconds as number));
+    close(b);
+  });
+
+  it('the same state through a compaction (snapshot + the journal after it), and more writes after the snapshot', async () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    workload(a.engine, a.clock);
+    const result = await compact(a.engine, a.store);
+    assert.ok(result.bytes > 0 && result.documents > 0);
+    a.engine.db('app').collection('events').insertOne({ _id: 'after', t: new Date(T0) });
+    a.engine.runCommand('app', { collMod: 'events', index: { name: 't_1', expireAfterSeconds: 7200 } });
+    const before = dump(a.engine);
+    close(a);
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => !f.startsWith('LOCK')).sort(), ['journal-1.ttlj', 'snapshot-1.ttls', 'ttl-workbench.json']);
+    const b = open(dir);
+    assert.equal(b.recovery.snapshot, 1);
+    assert.equal(dump(b.engine), before);
+    close(b);
+  });
+
+  it('TTL keeps working after a reopen: documents expire by their stored dates and the stored expireAfterSeconds', () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    a.engine.runCommand('app', { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }] });
+    a.engine.db('app').collection('c').insertMany([{ _id: 1, t: new Date(T0) }, { _id: 2, t: new Date(T0 + 2 * HOUR) }]);
+    close(a);
+    const b = open(dir);
+    b.clock.advance(HOUR + 60_000);
+    assert.deepEqual(b.engine.db('app').collection('c').find({}).map((d) => d._id), [2]);
+    close(b);
+    const c = open(dir);
+    assert.deepEqual(c.engine.db('app').collection('c').find({}).map((d) => d._id), [2], 'the TTL delete was journaled');
+    assert.ok(c.clock.now() >= T0 + HOUR, 'at least the time of the stored TTL delete');
+    close(c);
+  });
+
+  it('a clock move without writes is kept: persisted by persistClock, and by a clean close', () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    a.engine.db('app').collection('c').insertOne({ _id: 1 });
+    a.clock.advance(10 * HOUR);
+    a.engine.persistClock();
+    // A kill -9 here keeps 10 h; the clean close below keeps 12 h.
+    a.clock.advance(2 * HOUR);
+    closeStoredEngine(a);
+    const b = open(dir);
+    assert.equal(b.clock.now(), T0 + 12 * HOUR);
+    close(b);
+  });
+
+  it('Cosmos flavor: each document keeps its _ts, so per-document ttl expires from the original write', () => {
+    const dir = tmpDir();
+    const a = open(dir, T0, 'cosmos');
+    a.engine.runCommand('app', { createIndexes: 'items', indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 3600 }] });
+    a.engine.db('app').collection('items').insertOne({ _id: 1, ttl: new Int32(600) });
+    a.clock.advance(300_000); // written at T0; 5 min later the document has 5 min left
+    a.engine.persistClock();
+    close(a);
+    const b = open(dir, T0, 'cosmos');
+    assert.equal(b.meta.flavor, 'cosmos');
+    b.clock.advance(240_000); // T0 + 9 min: alive
+    assert.equal(b.engine.db('app').collection('items').countDocuments({}), 1);
+    b.clock.advance(120_000); // T0 + 11 min: a pass after T0 + 10 min deleted it
+    assert.equal(b.engine.db('app').collection('items').countDocuments({}), 0);
+    close(b);
+  });
+
+  it('a folder keeps its flavor: opening it as another flavor says so and opens it as stored', () => {
+    const dir = tmpDir();
+    close(open(dir, T0, 'cosmos'));
+    const b = open(dir, T0, 'mongodb');
+    assert.equal(b.engine.flavor, 'cosmos');
+    assert.match(b.notes[0], /holds a cosmos 8\.0 engine; it opens as such/);
+    close(b);
+  });
+});
