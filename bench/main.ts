@@ -7,13 +7,14 @@
  *   --clock thread|process|wall  what to time: main-thread CPU time (default on Linux; robust on a busy
  *                            machine), CPU time of all threads, or wall-clock time (default elsewhere)
  *   --no-matcher             skip the matcher-vs-mingo report
- *   --only engine,ttl,shell,extension,matcher   run only these parts (default all)
+ *   --only engine,ttl,shell,extension,storage,matcher   run only these parts (default all)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runEngineBench, type BenchClock } from './engine-bench';
 import { runExtensionBench } from './extension-bench';
 import { runShellBench } from './shell-bench';
+import { runStorageBench } from './storage-bench';
 import { runTTLBench } from './ttl-bench';
 
 const DEFAULT_SIZES = [100_000, 1_000_000];
@@ -28,7 +29,7 @@ function parseSize(text: string): number {
   return n;
 }
 
-const PARTS = ['engine', 'ttl', 'shell', 'extension', 'matcher'] as const;
+const PARTS = ['engine', 'ttl', 'shell', 'extension', 'storage', 'matcher'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -77,7 +78,7 @@ function parseArgs(argv: string[]): Options {
       if (arg === '--clock') i++;
     } else if (arg === '--no-matcher') matcher = false;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,matcher]\n');
+      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher]\n');
       process.exit(0);
     } else throw new Error(`unknown argument "${arg}" (try --help)`);
   }
@@ -132,6 +133,8 @@ async function main(): Promise<void> {
       activationRuns: options.quick ? 5 : 15,
     });
   }
+  // Durable storage: write throughput per durability mode, recovery and snapshot size (largest size).
+  if (parts.has('storage')) await runStorageBench(Math.max(...options.sizes));
   if (parts.has('matcher')) await runMatcherReport();
 }
 

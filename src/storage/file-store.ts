@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BSON, type Document } from 'bson';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
-import { encodeFrame, scanFrames, type Damage } from './frames';
+import { encodeFrame, scanFrames, type Damage, type Frame } from './frames';
 import { JournalWriter, readJournal, truncateJournal, type Durability } from './journal';
 import { acquireLock, type LockHolder } from './lock';
 
@@ -28,6 +28,8 @@ const JOURNAL = /^journal-(\d+)\.ttlj$/;
 /** The first record of a snapshot file: what it is, so a stray file is never read as one. */
 const SNAPSHOT_MAGIC = 'ttl-workbench snapshot';
 const FORMAT = 1;
+/** Int32 and Long stay themselves (and doubles come as Double): the reader restores the engine's types. */
+const DECODE = { promoteValues: false } as const;
 
 export interface RecoveryReport {
   /** Generation of the snapshot loaded (undefined: none, the journals alone). */
@@ -147,9 +149,11 @@ export class FileStore {
         report.problems.push(loaded);
         continue;
       }
-      for (const doc of loaded) reader.snapshotRecord(doc);
+      // Records are decoded one at a time as they are applied: a million documents never sit
+      // decoded in a list beside the engine's own copies.
+      for (let i = 0; i < loaded.frames.length; i++) reader.snapshotRecord(BSON.deserialize(loaded.frames[i].payload, DECODE));
       report.snapshot = g;
-      report.snapshotRecords = loaded.length;
+      report.snapshotRecords = loaded.frames.length;
       base = g;
       break;
     }
@@ -159,7 +163,7 @@ export class FileStore {
       const file = journalPath(this.dir, g);
       const read = readJournal(file);
       for (const frame of read.frames) {
-        reader.journalRecord(BSON.deserialize(frame.payload, { promoteValues: false }));
+        reader.journalRecord(BSON.deserialize(frame.payload, DECODE));
         report.journalRecords++;
       }
       last = g;
@@ -186,18 +190,19 @@ export class FileStore {
     return report;
   }
 
-  private readSnapshot(g: number): Document[] | string {
+  /** A snapshot's record frames (between its header and footer), checked whole before any is applied. */
+  private readSnapshot(g: number): { frames: Frame[] } | string {
     const file = snapshotPath(this.dir, g);
     const scan = scanFrames(fs.readFileSync(file));
-    const docs = scan.frames.map((f) => BSON.deserialize(f.payload, { promoteValues: false }));
-    const header = docs.shift();
-    const footer = docs.pop();
+    const frames = scan.frames;
+    const header = frames.length ? BSON.deserialize(frames[0].payload, DECODE) : undefined;
+    const footer = frames.length > 1 ? BSON.deserialize(frames[frames.length - 1].payload, DECODE) : undefined;
     // A snapshot is written whole or not at all (rename); anything else is damage, not a torn write.
-    if (scan.damage || !header || header.magic !== SNAPSHOT_MAGIC || !footer || footer.end !== true || Number(footer.records) !== docs.length) {
+    if (scan.damage || !header || header.magic !== SNAPSHOT_MAGIC || !footer || footer.end !== true || Number(footer.records) !== frames.length - 2) {
       return `${path.basename(file)} is damaged${scan.damage ? ` at byte offset ${scan.damage.offset}` : ''}; an older snapshot and the journals are used instead`;
     }
     if (Number(header.format) > FORMAT) return `${path.basename(file)} was written by a newer TTL Workbench (format ${String(header.format)}); it is left alone`;
-    return docs;
+    return { frames: frames.slice(1, -1) };
   }
 
   /** Commit one record (durable on return in fsync mode). */

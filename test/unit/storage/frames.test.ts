@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BSON } from 'bson';
-import { crc32 } from '../../../src/storage/crc32';
+import { crc32, crc32Portable } from '../../../src/storage/crc32';
 import { encodeFrame, FRAME_HEADER_BYTES, scanFrames } from '../../../src/storage/frames';
 import { prng } from '../helpers/prng';
 
@@ -32,6 +32,13 @@ describe('CRC-32', () => {
     const b = Buffer.from(a);
     b[3] ^= 0x10;
     assert.notEqual(crc32(a), crc32(b));
+  });
+
+  it('the native and the portable implementation agree, on whole buffers and on slices', () => {
+    const rand = prng(3);
+    const buf = Buffer.from(Array.from({ length: 4096 }, () => Math.floor(rand() * 256)));
+    assert.equal(crc32Portable(Buffer.from('123456789')), 0xcbf43926);
+    for (const [s, e] of [[0, 4096], [1, 4095], [100, 101], [7, 7], [0, 513], [3, 600]]) assert.equal(crc32(buf, s, e), crc32Portable(buf, s, e), `${s}..${e}`);
   });
 });
 

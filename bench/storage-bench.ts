@@ -1,0 +1,126 @@
+/**
+ * Durable storage (issue: durable storage). In one process, on the same documents:
+ *  - write throughput of single-document inserts in each durability mode (`fsync`: every
+ *    acknowledged write is on disk; `batched`: group commit, up to 100 ms at risk), next to the
+ *    in-memory engine and nedb's persistent datastore (which appends without fsync);
+ *  - recovery time for N documents (target: 1M in under 3 s) from the journal alone and from a
+ *    snapshot, and the snapshot's size per document (target: under 150 bytes for a small one),
+ *    next to nedb loading its own file of the same documents.
+ * Data folders go to the OS temp folder and are removed afterwards.
+ */
+import Datastore from '@seald-io/nedb';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ObjectId } from 'bson';
+import { Engine, VirtualClock, type Document } from '../src/engine';
+import { closeStoredEngine, compact, openStoredEngine } from '../src/storage/engine-store';
+import { prng } from '../test/unit/helpers/prng';
+
+const T0 = Date.UTC(2026, 0, 1);
+
+function smallDocs(n: number, seed: number): Document[] {
+  const r = prng(seed);
+  const out: Document[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = T0 + Math.floor(r() * 30 * 86400_000);
+    out[i] = { _id: new ObjectId(), name: `user${i}`, createdAt: new Date(at), n: i, tag: `t${i % 10}` };
+  }
+  return out;
+}
+
+const tmp = (label: string) => fs.mkdtempSync(path.join(os.tmpdir(), `ttl-bench-${label}-`));
+const rm = (dir: string) => fs.rmSync(dir, { recursive: true, force: true });
+const perSec = (n: number, ms: number) => Math.round((n / ms) * 1000);
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+function folderBytes(dir: string, re: RegExp): number {
+  return fs.readdirSync(dir).filter((f) => re.test(f)).reduce((s, f) => s + fs.statSync(path.join(dir, f)).size, 0);
+}
+
+async function writeThroughput(n: number): Promise<string[]> {
+  const docs = smallDocs(n, 1);
+  const rows: string[] = [];
+  const memory = new Engine({ clock: new VirtualClock(T0) });
+  let t = performance.now();
+  for (const d of docs) memory.runCommand('bench', { insert: 'c', documents: [d] });
+  const memoryRate = perSec(n, performance.now() - t);
+  memory.close();
+  rows.push(`| in memory (no storage) | ${fmt(memoryRate)} | 1.00x |`);
+  for (const durability of ['batched', 'fsync'] as const) {
+    // fsync costs a disk flush per write: fewer writes keep the run short, the rate is per second anyway.
+    const count = durability === 'fsync' ? Math.min(n, 2000) : n;
+    const dir = tmp(durability);
+    const o = openStoredEngine(dir, { durability, engine: { clock: new VirtualClock(T0) } });
+    t = performance.now();
+    for (let i = 0; i < count; i++) o.engine.runCommand('bench', { insert: 'c', documents: [docs[i]] });
+    const rate = perSec(count, performance.now() - t);
+    closeStoredEngine(o);
+    rm(dir);
+    rows.push(`| ${durability}${count < n ? ` (${fmt(count)} writes)` : ''} | ${fmt(rate)} | ${(rate / memoryRate).toFixed(3)}x |`);
+  }
+  const nedbDir = tmp('nedb');
+  const nedb = new Datastore({ filename: path.join(nedbDir, 'c.db'), autoload: false });
+  await nedb.loadDatabaseAsync();
+  const nedbDocs = docs.map((d) => ({ ...d, _id: (d._id as ObjectId).toHexString() }));
+  t = performance.now();
+  for (const d of nedbDocs) await nedb.insertAsync(d);
+  const nedbRate = perSec(n, performance.now() - t);
+  rm(nedbDir);
+  rows.push(`| nedb persistent (appends, no fsync) | ${fmt(nedbRate)} | ${(nedbRate / memoryRate).toFixed(3)}x |`);
+  return rows;
+}
+
+async function recovery(n: number): Promise<string[]> {
+  const docs = smallDocs(n, 2);
+  const dir = tmp('recovery');
+  // Load in commands of 10,000 documents (one journal frame each), batched durability for speed.
+  let o = openStoredEngine(dir, { durability: 'batched', engine: { clock: new VirtualClock(T0) } });
+  o.engine.runCommand('bench', { createIndexes: 'c', indexes: [{ key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: 86400 }] });
+  for (let i = 0; i < n; i += 10_000) o.engine.runCommand('bench', { insert: 'c', documents: docs.slice(i, i + 10_000), ordered: false });
+  const journalBytes = folderBytes(dir, /^journal-/);
+  closeStoredEngine(o);
+
+  let t = performance.now();
+  o = openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) } });
+  const fromJournalMs = performance.now() - t;
+  const ok1 = o.engine.getCollection('bench', 'c')?.count === n;
+  const c = await compact(o.engine, o.store);
+  closeStoredEngine(o);
+  const snapshotBytes = folderBytes(dir, /^snapshot-/);
+
+  t = performance.now();
+  o = openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) } });
+  const fromSnapshotMs = performance.now() - t;
+  const ok2 = o.engine.getCollection('bench', 'c')?.count === n;
+  closeStoredEngine(o);
+  rm(dir);
+
+  const nedbDir = tmp('nedb-load');
+  const file = path.join(nedbDir, 'c.db');
+  fs.writeFileSync(file, docs.map((d) => JSON.stringify({ ...d, _id: (d._id as ObjectId).toHexString(), createdAt: { $$date: (d.createdAt as Date).getTime() } })).join('\n') + '\n');
+  const nedbBytes = fs.statSync(file).size;
+  const nedb = new Datastore({ filename: file, autoload: false });
+  t = performance.now();
+  await nedb.loadDatabaseAsync();
+  await nedb.ensureIndexAsync({ fieldName: 'createdAt' });
+  const nedbMs = performance.now() - t;
+  const ok3 = (await nedb.countAsync({})) === n;
+  rm(nedbDir);
+
+  return [
+    `| recovery from the journal (${fmt(n / 10_000)} frames) | ${fromJournalMs.toFixed(0)} ms | ${(journalBytes / n).toFixed(0)} B/doc journal | ${ok1 ? 'all documents back' : 'COUNT MISMATCH'} |`,
+    `| recovery from a snapshot | ${fromSnapshotMs.toFixed(0)} ms | **${(snapshotBytes / n).toFixed(0)} B/doc** snapshot (target < 150) | ${ok2 ? 'all documents back' : 'COUNT MISMATCH'} |`,
+    `| compaction that wrote it | ${c.totalMs.toFixed(0)} ms (engine held ${c.heldMs.toFixed(1)} ms) | | |`,
+    `| nedb: load its file + index createdAt | ${nedbMs.toFixed(0)} ms | ${(nedbBytes / n).toFixed(0)} B/doc file | ${ok3 ? 'all documents back' : 'COUNT MISMATCH'} |`,
+    '',
+    `Recovery target (1M documents under 3 s): ${n >= 1_000_000 ? (fromSnapshotMs < 3000 ? 'MET' : 'MISSED') : 'measured at a smaller size'} from the snapshot (${fromSnapshotMs.toFixed(0)} ms; ratio to nedb's load ${(fromSnapshotMs / nedbMs).toFixed(2)}x).`,
+  ];
+}
+
+export async function runStorageBench(n: number): Promise<void> {
+  process.stdout.write(`\n# Durable storage (${fmt(n)} small documents)\n\n## Write throughput, single-document inserts\n\n| mode | inserts/s | vs in memory |\n|---|---|---|\n`);
+  process.stdout.write(`${(await writeThroughput(Math.min(n, 50_000))).join('\n')}\n`);
+  process.stdout.write(`\n## Recovery and snapshot size\n\n| what | time | size | check |\n|---|---|---|---|\n`);
+  process.stdout.write(`${(await recovery(n)).join('\n')}\n`);
+}
