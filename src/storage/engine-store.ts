@@ -30,6 +30,12 @@ export interface StoredEngineOptions extends FileStoreOptions {
   engine?: Omit<EngineOptions, 'storage'>;
   /** Open read-only when another process writes to the folder (otherwise FolderLockedError). */
   allowReadOnly?: boolean;
+  /**
+   * Compact in the background once the journal passes `compactAfterBytes` (default true; the CLI
+   * and tests that look at files turn it off). Reports each compaction, or its failure.
+   */
+  autoCompact?: boolean;
+  onCompaction?: (result: CompactionResult | Error) => void;
 }
 
 export interface OpenedEngine {
@@ -63,11 +69,30 @@ export function openStoredEngine(dir: string, options: StoredEngineOptions = {})
     notes.push(`${dir} holds a ${meta.flavor} ${meta.serverVersion} engine; it opens as such (asked for ${requested.flavor ?? meta.flavor} ${requested.serverVersion ?? meta.serverVersion}). Use another folder for another flavor or version.`);
   }
   if (store.readOnly) notes.push(`${dir} is in use by process ${store.lockHolder?.pid}${store.lockHolder?.by ? ` (${store.lockHolder.by})` : ''}: opened read-only; changes here are not saved.`);
-  const engine = new Engine({
+  let compactionQueued = false;
+  const autoCompact = options.autoCompact !== false;
+  const engine: Engine = new Engine({
     ...requested,
     flavor: meta.flavor,
     serverVersion: meta.serverVersion,
-    storage: store.readOnly ? undefined : { commit: (frame) => store.append(frame) },
+    storage: store.readOnly
+      ? undefined
+      : {
+          commit: (frame) => {
+            store.append(frame);
+            if (!autoCompact || compactionQueued || store.isCompacting || !store.needsCompaction) return;
+            // Between commands, never inside one: the capture must see whole commits.
+            compactionQueued = true;
+            setImmediate(() => {
+              compactionQueued = false;
+              if (engine.isClosed || store.isCompacting) return;
+              compact(engine, store).then(
+                (r) => options.onCompaction?.(r),
+                (err: Error) => options.onCompaction?.(err),
+              );
+            });
+          },
+        },
   });
   let recovery!: RecoveryReport;
   engine.ttl.suspendSleep();

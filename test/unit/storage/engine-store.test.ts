@@ -226,3 +226,24 @@ describe('engine on a damaged data folder', () => {
     }
   });
 });
+
+describe('background compaction', () => {
+  it('starts once the journal passes compactAfterBytes, between commands, and loses nothing', async () => {
+    const dir = tmpDir();
+    const results: unknown[] = [];
+    const clock = new VirtualClock(T0);
+    const o = openStoredEngine(dir, { compactAfterBytes: 20_000, engine: { clock }, onCompaction: (r) => results.push(r) });
+    for (let i = 0; i < 400; i++) o.engine.db('app').collection('c').insertOne({ _id: i, pad: 'x'.repeat(40) });
+    assert.equal(results.length, 0, 'nothing ran inside the commands');
+    while (results.length === 0) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(!(results[0] instanceof Error), String(results[0]));
+    for (let i = 400; i < 410; i++) o.engine.db('app').collection('c').insertOne({ _id: i });
+    closeStoredEngine(o);
+    const files = fs.readdirSync(dir);
+    assert.ok(files.some((f) => /^snapshot-\d+\.ttls$/.test(f)), files.join(', '));
+    const b = openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) } });
+    assert.equal(b.engine.getCollection('app', 'c')!.count, 410);
+    assert.ok(b.recovery.snapshot !== undefined);
+    closeStoredEngine(b);
+  });
+});
