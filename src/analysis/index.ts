@@ -5,3 +5,4 @@ export { RULE_CODES, RULES, type RuleCode, type RuleInfo } from './rules';
 export { LineIndex, sourceKindOf } from './source';
 export * from './types';
 export { durationWords, secondsInWords } from './words';
+export { engineFactsFrom } from './engine-facts';

@@ -10,7 +10,7 @@ import type { IndexDef } from '../definitions';
 import { nodeText, removeRange, insertAt, spanOf } from '../edits';
 import type { Lit } from '../literals';
 import type { Fix } from '../types';
-import { nsText, sameNamespace, type CheckContext } from './context';
+import { nsText, type CheckContext } from './context';
 
 const INDEX_OPTIONS = new Set(['expireAfterSeconds', 'partialFilterExpression', 'unique', 'sparse', 'name', 'hidden', 'collation', 'background', 'weights', 'wildcardProjection']);
 
@@ -20,7 +20,8 @@ export function checkDuplicates(ctx: CheckContext): void {
     const later = defs[j];
     for (let i = 0; i < j; i++) {
       const earlier = defs[i];
-      if (ctx.failed.has(earlier) || !sameNamespace(earlier.ns!, later.ns!) || earlier.site === later.site) continue;
+      // Strict about the database here: `db.x` and `db.getSiblingDB('other').x` may well differ.
+      if (ctx.failed.has(earlier) || earlier.ns!.collection !== later.ns!.collection || earlier.ns!.db !== later.ns!.db || earlier.site === later.site) continue;
       const kind = compareSpecs(later.spec!, earlier.spec!);
       const err = conflictError(kind, later.spec!, earlier.spec!, later.ns!.collection);
       if (!err) continue;

@@ -154,7 +154,7 @@ function checkCollModValue(ctx: CheckContext, input: TTLValueInput): number | un
     return undefined;
   }
   if (seconds !== safeNumberLong(value)) {
-    ctx.report('TTL004', unit, prop.value.at, `collMod silently clamps ${toDouble(value)} to ${seconds} (about 68 years, rule 3.1): documents effectively never expire. Use a number of seconds up to ${INT32_MAX}.`, [numberFix(input, INT32_MAX, 'what collMod would store', true)]);
+    ctx.report('TTL004', unit, prop.value.at, `collMod silently clamps ${toDouble(value)} to ${seconds} (about 68 years, rule 3.1): documents effectively never expire. Use a number of seconds up to ${INT32_MAX}.`, [numberFix(input, INT32_MAX, 'what collMod would store', true)], { severity: 'warning' });
     return undefined;
   }
   reportAccepted(ctx, input, seconds);
