@@ -77,25 +77,38 @@ export function looksLikeMilliseconds(seconds: number): boolean {
   return seconds > 86_400 && seconds % 1000 === 0 && (seconds / 1000) % 60 === 0;
 }
 
+/** Whether the engine's check for this place accepts a candidate value (fixes offer only those). */
+function acceptedAt(ctx: CheckContext, place: TTLPlace, seconds: number): boolean {
+  try {
+    if (place === 'createIndex') checkIndexExpireAfterSeconds(seconds, ctx.serverVersion);
+    else if (place === 'collMod') checkIndexExpireAfterSeconds(checkCollModIndexExpireAfterSeconds(seconds), ctx.serverVersion);
+    else checkClusteredExpireAfterSeconds(seconds, ctx.nowMs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function reportRefusal(ctx: CheckContext, input: TTLValueInput, err: unknown, runtime: string): void {
   const { unit, prop, value, optionName } = input;
   const at = prop.value.at;
   const engineMessage = err instanceof EngineError ? `${err.message}` : String(err);
   const code: RuleCode = isNaNExpireAfterSeconds(value) ? 'TTL002' : !isNumeric(value) ? 'TTL001' : safeNumberLong(value) < 0 ? 'TTL003' : 'TTL004';
   const fixes: Fix[] = [];
+  const ok = (n: number) => acceptedAt(ctx, input.place, n);
   if (code === 'TTL001') {
     const s = secondsFromString(value);
-    if (s !== undefined && s >= 0 && s <= INT32_MAX) fixes.push(numberFix(input, s, `the number ${typeof value === 'string' && value.trim() !== String(s) ? `of seconds in "${value}"` : 'instead of a string'}`, true));
+    if (s !== undefined && ok(s)) fixes.push(numberFix(input, s, `the number ${typeof value === 'string' && value.trim() !== String(s) ? `of seconds in "${value}"` : 'instead of a string'}`, true));
   } else if (code === 'TTL002') {
     fixes.push(nanFix(input));
   } else if (code === 'TTL003') {
     const abs = Math.abs(safeNumberLong(value));
-    if (abs > 0 && abs <= INT32_MAX) fixes.push(numberFix(input, abs, durationWords(abs), true));
+    if (abs > 0 && ok(abs)) fixes.push(numberFix(input, abs, durationWords(abs), true));
     fixes.push(numberFix(input, 0, 'expire at the date stored in the field'));
   } else {
     const n = toDouble(value);
-    if (n % 1000 === 0 && n / 1000 <= INT32_MAX) fixes.push(numberFix(input, n / 1000, `if ${n} was milliseconds: ${durationWords(n / 1000)}`, true));
-    fixes.push(numberFix(input, INT32_MAX, 'the largest allowed, about 68 years'));
+    if (n % 1000 === 0 && ok(n / 1000)) fixes.push(numberFix(input, n / 1000, `if ${n} was milliseconds: ${durationWords(n / 1000)}`, true));
+    if (ok(INT32_MAX)) fixes.push(numberFix(input, INT32_MAX, 'the largest allowed, about 68 years'));
   }
   const prefix = code === 'TTL002' && input.place === 'createIndex'
     ? `${runtime}. On MongoDB 5.0.0–5.0.13 and 6.0.0–6.0.1 a NaN ${optionName} was read as 0 and deleted every document at once (data loss); on later servers such an index never deletes anything`
@@ -122,7 +135,7 @@ function reportAccepted(ctx: CheckContext, input: TTLValueInput, seconds: number
   if (asDouble !== seconds) {
     const fixes: Fix[] = [numberFix(input, seconds, 'what the server keeps', true)];
     const rounded = Math.round(asDouble);
-    if (rounded !== seconds && rounded <= INT32_MAX) fixes.push(numberFix(input, rounded, 'rounded'));
+    if (rounded !== seconds && acceptedAt(ctx, input.place, rounded)) fixes.push(numberFix(input, rounded, 'rounded'));
     ctx.report('TTL005', unit, prop.value.at, `${optionName} counts whole seconds: the server truncates ${asDouble} to ${seconds} (${durationWords(seconds)}) and expires documents by that. Write ${seconds} so the code says what happens.`, fixes);
     return;
   }
