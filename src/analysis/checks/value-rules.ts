@@ -90,7 +90,7 @@ function acceptedAt(ctx: CheckContext, place: TTLPlace, seconds: number): boolea
 }
 
 function reportRefusal(ctx: CheckContext, input: TTLValueInput, err: unknown, runtime: string): void {
-  const { unit, prop, value, optionName } = input;
+  const { unit, prop, value } = input;
   const at = prop.value.at;
   const engineMessage = err instanceof EngineError ? `${err.message}` : String(err);
   const code: RuleCode = isNaNExpireAfterSeconds(value) ? 'TTL002' : !isNumeric(value) ? 'TTL001' : safeNumberLong(value) < 0 ? 'TTL003' : 'TTL004';
@@ -110,10 +110,8 @@ function reportRefusal(ctx: CheckContext, input: TTLValueInput, err: unknown, ru
     if (n % 1000 === 0 && ok(n / 1000)) fixes.push(numberFix(input, n / 1000, `if ${n} was milliseconds: ${durationWords(n / 1000)}`, true));
     if (ok(INT32_MAX)) fixes.push(numberFix(input, INT32_MAX, 'the largest allowed, about 68 years'));
   }
-  const prefix = code === 'TTL002' && input.place === 'createIndex'
-    ? `${runtime}. On MongoDB 5.0.0–5.0.13 and 6.0.0–6.0.1 a NaN ${optionName} was read as 0 and deleted every document at once (data loss); on later servers such an index never deletes anything`
-    : runtime;
-  ctx.report(code, unit, at, `${prefix}: ${engineMessage}`, fixes);
+  // The engine's messages already say what the value does on which server and what to use.
+  ctx.report(code, unit, at, `${runtime}: ${engineMessage}`, fixes);
 }
 
 function checkIndexValue(ctx: CheckContext, input: TTLValueInput): number | undefined {
