@@ -64,24 +64,37 @@ function pluginsFor(kind: SourceKind): ParserPlugin[] {
   }
 }
 
+const PARSE_OPTIONS = {
+  sourceType: 'unambiguous',
+  errorRecovery: true,
+  // Playgrounds and notebook cells are run as scripts with top-level await and return.
+  allowAwaitOutsideFunction: true,
+  allowReturnOutsideFunction: true,
+  allowImportExportEverywhere: true,
+  allowUndeclaredExports: true,
+  attachComment: false,
+} as const;
+
+/** Retries after an error the parser cannot recover from; each drops the text from the error line on. */
+const MAX_RETRIES = 4;
+
 export function parseUnit(text: string, kind: SourceKind, base = 0, cell?: number): Unit {
-  try {
-    const ast = parse(text, {
-      sourceType: 'unambiguous',
-      plugins: pluginsFor(kind),
-      errorRecovery: true,
-      // Playgrounds and notebook cells are run as scripts with top-level await and return.
-      allowAwaitOutsideFunction: true,
-      allowReturnOutsideFunction: true,
-      allowImportExportEverywhere: true,
-      allowUndeclaredExports: true,
-      attachComment: false,
-    });
-    return { text, base, cell, ast, syntaxErrors: ast.errors?.length ?? 0 };
-  } catch {
-    // Errors the parser cannot recover from (an unclosed brace at the end): nothing to analyse.
-    return { text, base, cell, ast: undefined, syntaxErrors: 1 };
+  let source = text;
+  for (let attempt = 0; attempt <= MAX_RETRIES; attempt++) {
+    try {
+      const ast = parse(source, { ...PARSE_OPTIONS, plugins: pluginsFor(kind) });
+      return { text, base, cell, ast, syntaxErrors: (ast.errors?.length ?? 0) + attempt };
+    } catch (err) {
+      // What the user is typing is usually the last statement, left open (`{ expireAfterSeconds: `):
+      // analyse what comes before it, at unchanged offsets, rather than nothing.
+      const pos = (err as { pos?: number }).pos;
+      if (typeof pos !== 'number') break;
+      const cut = source.lastIndexOf('\n', Math.min(pos, source.length) - 1);
+      if (cut <= 0) break;
+      source = source.slice(0, cut);
+    }
   }
+  return { text, base, cell, ast: undefined, syntaxErrors: 1 };
 }
 
 /** The parsed units of one file's text. */
