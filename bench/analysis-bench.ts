@@ -12,7 +12,8 @@ function generate(lines: number, ts: boolean): string {
   const out: string[] = [];
   if (ts) out.push("import type { Db, IndexOptions } from 'mongodb';", 'declare const db: Db;');
   let i = 0;
-  while (out.length < lines) {
+  // Whole blocks only, padded with comments: a cut-off function would be a syntax error.
+  for (;;) {
     const n = i++;
     const block = ts
       ? [
@@ -32,9 +33,11 @@ function generate(lines: number, ts: boolean): string {
           `function helper${n}(a, b) { return a.map((x) => x * b + ${n}).filter(Boolean); }`,
           `db.runCommand({ collMod: 'c${n}', index: { keyPattern: { createdAt: 1 }, expireAfterSeconds: ${3600 + n} } });`,
         ];
+    if (out.length + block.length > lines) break;
     out.push(...block);
   }
-  return out.slice(0, lines).join('\n');
+  while (out.length < lines) out.push(`// padding ${out.length}`);
+  return out.join('\n');
 }
 
 function median(xs: number[]): number {

@@ -21,10 +21,20 @@ export interface CellInput {
   language: string;
 }
 
+/**
+ * Words without which a text holds no definition at all: every definition comes from a call of
+ * one of these names (`runCommand`, `command`, `adminCommand` share "ommand") or carries a TTL
+ * option or a driver type. A text with none of them is not parsed: most files of a workspace
+ * define no index, and parsing is most of the cost.
+ */
+const NEEDED_WORDS = ['createIndex', 'ensureIndex', 'ommand', 'createCollection', 'expireAfterSeconds', 'expires', 'IndexOptions', 'IndexDescription'];
+
+const NOTHING: AnalysisResult = { problems: [], runnable: [], ttlValues: [], syntaxErrors: 0 };
+
 /** Analyse a file's text; `fileNameOrLanguage` picks the parser (`.ts`, `.ttlbook`, `typescript`). */
 export function analyzeText(text: string, fileNameOrLanguage: string, options: AnalysisOptions = {}): AnalysisResult {
   const kind = sourceKindOf(fileNameOrLanguage);
-  if (!kind) return { problems: [], runnable: [], ttlValues: [], syntaxErrors: 0 };
+  if (!kind || !NEEDED_WORDS.some((w) => text.includes(w))) return { ...NOTHING };
   return analyzeUnits(unitsOfFile(text, kind), options);
 }
 

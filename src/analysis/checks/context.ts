@@ -1,6 +1,6 @@
 /** What every check gets: the definitions of the whole input, the options, and a problem sink. */
 import type { Node } from '@babel/types';
-import type { Definitions, IndexDef } from '../definitions';
+import type { Definitions, IndexDef, InsertDef } from '../definitions';
 import { spanOf } from '../edits';
 import { RULES, type RuleCode } from '../rules';
 import type { Unit } from '../source';
@@ -22,6 +22,8 @@ export class CheckContext {
   readonly serverVersion: '8.0' | '7.0';
   readonly nowMs: number;
 
+  private insertsByCollection: Map<string, InsertDef[]> | undefined;
+
   constructor(readonly defs: Definitions, readonly options: AnalysisOptions) {
     this.serverVersion = options.serverVersion ?? '8.0';
     this.nowMs = options.nowMs ?? Date.now();
@@ -41,10 +43,25 @@ export class CheckContext {
     });
   }
 
+  /** The inserts into collections of this name (any database). */
+  insertsInto(collection: string): InsertDef[] {
+    if (!this.insertsByCollection) {
+      this.insertsByCollection = new Map();
+      for (const i of this.defs.inserts) {
+        const list = this.insertsByCollection.get(i.ns.collection) ?? [];
+        list.push(i);
+        this.insertsByCollection.set(i.ns.collection, list);
+      }
+    }
+    return this.insertsByCollection.get(collection) ?? [];
+  }
+
   /** The collection a definition is for, as created in this input or as the engine has it. */
   collectionFacts(ns: Namespace | undefined): CollectionFacts | undefined {
     if (!ns) return undefined;
-    const created = [...this.defs.collections].reverse().find((c) => sameNamespace(c.ns, ns));
+    let created: Definitions['collections'][number] | undefined;
+    // The last creation in the input wins, as at runtime after a drop and re-create.
+    for (let i = this.defs.collections.length - 1; i >= 0 && !created; i--) if (sameNamespace(this.defs.collections[i].ns, ns)) created = this.defs.collections[i];
     if (created) {
       const ttl = created.ttl?.value;
       return {

@@ -15,25 +15,36 @@ import { nsText, type CheckContext } from './context';
 const INDEX_OPTIONS = new Set(['expireAfterSeconds', 'partialFilterExpression', 'unique', 'sparse', 'name', 'hidden', 'collation', 'background', 'weights', 'wildcardProjection']);
 
 export function checkDuplicates(ctx: CheckContext): void {
-  const defs = ctx.defs.indexes.filter((d) => d.spec && d.ns && d.via !== 'indexOptions');
-  for (let j = 1; j < defs.length; j++) {
-    const later = defs[j];
-    for (let i = 0; i < j; i++) {
-      const earlier = defs[i];
-      // Strict about the database here: `db.x` and `db.getSiblingDB('other').x` may well differ.
-      if (ctx.failed.has(earlier) || earlier.ns!.collection !== later.ns!.collection || earlier.ns!.db !== later.ns!.db || earlier.site === later.site) continue;
-      const kind = compareSpecs(later.spec!, earlier.spec!);
-      const err = conflictError(kind, later.spec!, earlier.spec!, later.ns!.collection);
-      if (!err) continue;
-      ctx.report(
-        'TTL015',
-        later.unit,
-        later.ttl?.node ?? later.key?.at ?? later.site,
-        `${nsText(later.ns!)} gets this index twice with different options in this file: run after the first definition, this one fails with ${err.codeName} (${err.code}): ${err.message}`,
-        [],
-        { related: [{ ...spanOf(earlier.unit, earlier.key?.at ?? earlier.site), message: 'first defined here' }] },
-      );
-      break;
+  // Only definitions of the same collection can clash: group first, so the work stays linear in
+  // the number of collections a file touches.
+  const groups = new Map<string, IndexDef[]>();
+  for (const d of ctx.defs.indexes) {
+    if (!d.spec || !d.ns || d.via === 'indexOptions') continue;
+    // Strict about the database here: `db.x` and `db.getSiblingDB('other').x` may well differ.
+    const key = `${d.ns.db ?? ''}\u0000${d.ns.collection}`;
+    const list = groups.get(key) ?? [];
+    list.push(d);
+    groups.set(key, list);
+  }
+  for (const defs of groups.values()) {
+    for (let j = 1; j < defs.length; j++) {
+      const later = defs[j];
+      for (let i = 0; i < j; i++) {
+        const earlier = defs[i];
+        if (ctx.failed.has(earlier) || earlier.site === later.site) continue;
+        const kind = compareSpecs(later.spec!, earlier.spec!);
+        const err = conflictError(kind, later.spec!, earlier.spec!, later.ns!.collection);
+        if (!err) continue;
+        ctx.report(
+          'TTL015',
+          later.unit,
+          later.ttl?.node ?? later.key?.at ?? later.site,
+          `${nsText(later.ns!)} gets this index twice with different options in this file: run after the first definition, this one fails with ${err.codeName} (${err.code}): ${err.message}`,
+          [],
+          { related: [{ ...spanOf(earlier.unit, earlier.key?.at ?? earlier.site), message: 'first defined here' }] },
+        );
+        break;
+      }
     }
   }
 }

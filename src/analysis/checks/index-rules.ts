@@ -158,7 +158,7 @@ const TYPE_WORDS: Record<string, string> = { number: 'a number', string: 'a stri
 function checkInsertedValues(ctx: CheckContext, def: IndexDef): void {
   if (!def.ns || def.via === 'mongooseField' || def.via === 'mongooseIndex') return;
   const [field] = Object.keys(def.keyValue!);
-  for (const insert of ctx.defs.inserts) {
+  for (const insert of ctx.insertsInto(def.ns.collection)) {
     if (!sameNamespace(insert.ns, def.ns)) continue;
     for (const doc of insert.docs) {
       const value = fieldLit(doc, field);

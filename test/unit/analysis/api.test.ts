@@ -92,3 +92,12 @@ describe('analysis API', () => {
     assert.equal(facts.collection({ collection: 'b', db: 'other' })?.db, 'other');
   });
 });
+
+describe('analysis short cut', () => {
+  test('a text without index operations is not parsed and has nothing to report', () => {
+    const r = analyzeText('const broken = {;\nexport function f() { return db.users.find({}); }', 'x.js');
+    // Not parsed: the syntax error goes uncounted.
+    assert.deepEqual(r, { problems: [], runnable: [], ttlValues: [], syntaxErrors: 0 });
+    assert.equal(analyzeText('const broken = {;\ndb.a.createIndex({ t: 1 }, { expireAfterSeconds: -1 });', 'x.js').syntaxErrors > 0, true);
+  });
+});
