@@ -7,10 +7,11 @@
  *   --clock thread|process|wall  what to time: main-thread CPU time (default on Linux; robust on a busy
  *                            machine), CPU time of all threads, or wall-clock time (default elsewhere)
  *   --no-matcher             skip the matcher-vs-mingo report
- *   --only engine,ttl,shell,extension,storage,matcher   run only these parts (default all)
+ *   --only engine,ttl,shell,extension,storage,matcher,analysis   run only these parts (default all)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { runAnalysisBench } from './analysis-bench';
 import { runEngineBench, type BenchClock } from './engine-bench';
 import { runExtensionBench } from './extension-bench';
 import { runShellBench } from './shell-bench';
@@ -29,7 +30,7 @@ function parseSize(text: string): number {
   return n;
 }
 
-const PARTS = ['engine', 'ttl', 'shell', 'extension', 'storage', 'matcher'] as const;
+const PARTS = ['engine', 'ttl', 'shell', 'extension', 'storage', 'matcher', 'analysis'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -78,7 +79,7 @@ function parseArgs(argv: string[]): Options {
       if (arg === '--clock') i++;
     } else if (arg === '--no-matcher') matcher = false;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher]\n');
+      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher,analysis]\n');
       process.exit(0);
     } else throw new Error(`unknown argument "${arg}" (try --help)`);
   }
@@ -136,6 +137,8 @@ async function main(): Promise<void> {
   // Durable storage: write throughput per durability mode, recovery and snapshot size (largest size).
   if (parts.has('storage')) await runStorageBench(Math.max(...options.sizes));
   if (parts.has('matcher')) await runMatcherReport();
+  // Source analysis (the diagnostics issue): generated 1k / 10k / 50k-line files.
+  if (parts.has('analysis')) runAnalysisBench();
 }
 
 main().catch((err) => {

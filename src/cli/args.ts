@@ -11,7 +11,14 @@ export interface RunOptions {
   data?: string;
 }
 
-export type ParsedArgs = { command: 'help' } | { command: 'version' } | { command: 'run'; options: RunOptions };
+export interface CheckOptions {
+  paths: string[];
+  json: boolean;
+  serverVersion: '8.0' | '7.0';
+  disabledRules: string[];
+}
+
+export type ParsedArgs = { command: 'help' } | { command: 'version' } | { command: 'run'; options: RunOptions } | { command: 'check'; options: CheckOptions };
 
 export class UsageError extends Error {}
 
@@ -19,6 +26,7 @@ export const HELP = `ttl-workbench — run mongosh playgrounds against TTL Workb
 
 Usage:
   ttl-workbench run [options] FILE...     run .js mongosh scripts and .ttlbook notebooks
+  ttl-workbench check [options] [PATH...] find TTL mistakes in index definitions (no engine needed)
   ttl-workbench --help | --version
 
 Each file runs against a fresh engine. By default the engine's clock is virtual: sleep(ms) and
@@ -39,6 +47,15 @@ Options:
 
 Exit codes: 0 every statement ran; 1 a statement threw (its file and line are printed);
 2 bad usage.
+
+check reads .js .mjs .cjs .jsx .ts .mts .cts .tsx and .ttlbook files (default PATH: the current
+folder), honours .gitignore files and always skips node_modules. It prints
+file:line:col  severity  code  message for each problem.
+  --json                     a JSON array of {file, line, column, endLine, endColumn, severity,
+                             code, message}; lines and columns are 1-based
+  --server-version 8.0|7.0   whose rules apply where they differ (default: 8.0)
+  --disable CODE[,CODE]      turn rules off, e.g. --disable TTL013,TTL014
+Exit codes: 0 no error (warnings and hints allowed); 1 at least one error; 2 bad usage.
 `;
 
 function valueOf(argv: string[], i: number, flag: string): string {
@@ -51,7 +68,8 @@ export function parseArgs(argv: string[]): ParsedArgs {
   if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') return { command: 'help' };
   if (argv.includes('--version')) return { command: 'version' };
   const [command, ...rest] = argv;
-  if (command !== 'run') throw new UsageError(`unknown command '${command}': use 'ttl-workbench run FILE...' (see --help)`);
+  if (command === 'check') return { command: 'check', options: parseCheckArgs(rest) };
+  if (command !== 'run') throw new UsageError(`unknown command '${command}': use 'ttl-workbench run FILE...' or 'ttl-workbench check [PATH...]' (see --help)`);
   const options: RunOptions = { files: [], clock: 'virtual', json: false, timeoutMs: 10_000 };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
@@ -104,4 +122,33 @@ export function parseArgs(argv: string[]): ParsedArgs {
     throw new UsageError('--data is reserved for durable storage, which is not available yet: run without it (an in-memory engine)');
   }
   return { command: 'run', options };
+}
+
+function parseCheckArgs(rest: string[]): CheckOptions {
+  const options: CheckOptions = { paths: [], json: false, serverVersion: '8.0', disabledRules: [] };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    switch (arg) {
+      case '--json':
+        options.json = true;
+        break;
+      case '--server-version': {
+        const v = valueOf(rest, i++, arg);
+        if (v !== '8.0' && v !== '7.0') throw new UsageError(`--server-version must be '8.0' or '7.0', got '${v}'`);
+        options.serverVersion = v;
+        break;
+      }
+      case '--disable': {
+        const codes = valueOf(rest, i++, arg).split(',').map((c) => c.trim().toUpperCase()).filter(Boolean);
+        const bad = codes.filter((c) => !/^TTL\d{3}$/.test(c));
+        if (bad.length) throw new UsageError(`--disable takes rule codes such as TTL013, got '${bad.join(',')}'`);
+        options.disabledRules.push(...codes);
+        break;
+      }
+      default:
+        if (arg.startsWith('--')) throw new UsageError(`unknown option '${arg}' for check (see --help)`);
+        options.paths.push(arg);
+    }
+  }
+  return options;
 }

@@ -1,5 +1,7 @@
 /** `ttl-workbench`: run mongosh playgrounds headless (see --help). Exit codes: 0 ok, 1 error, 2 usage. */
 import { HELP, parseArgs, UsageError } from './args';
+import { checkPaths, formatJson, formatText } from './check';
+import { PathError } from './check-files';
 import { runFile } from './run-file';
 
 declare const TTL_WORKBENCH_VERSION: string | undefined;
@@ -22,6 +24,17 @@ function main(argv: string[]): number {
   if (parsed.command === 'version') {
     process.stdout.write(`${typeof TTL_WORKBENCH_VERSION === 'string' ? TTL_WORKBENCH_VERSION : 'dev'}\n`);
     return 0;
+  }
+  if (parsed.command === 'check') {
+    try {
+      const outcome = checkPaths(parsed.options, process.cwd());
+      process.stdout.write(parsed.options.json ? formatJson(outcome) : formatText(outcome));
+      return outcome.errors > 0 ? 1 : 0;
+    } catch (e) {
+      if (!(e instanceof PathError)) throw e;
+      process.stderr.write(`ttl-workbench check: ${e.message}\n`);
+      return 2;
+    }
   }
   const write = (t: string) => process.stdout.write(t);
   const writeErr = (t: string) => process.stderr.write(t);

@@ -19,6 +19,8 @@ export interface TTLWorkbenchApi {
   messages(): readonly ShownMessage[];
   /** Resolves when tree, status bar and diagnostics have caught up with every event so far. */
   whenIdle(): Promise<void>;
+  /** TTL problems found in source files (the NaN audit's are in `diagnostics`). */
+  sourceDiagnostics: vscode.DiagnosticCollection;
   /** How long `activate()` took, in milliseconds. */
   activationMs: number;
 }

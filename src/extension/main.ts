@@ -10,6 +10,8 @@ import type { Services } from './commands/context';
 import { registerEngineCommands } from './commands/engine';
 import { registerIndexCommands } from './commands/indexes';
 import { registerProblemCommands } from './commands/problems';
+import { registerSourceAnalysisCommands } from './commands/source-analysis';
+import { registerSourceAnalysis } from './analysis/register';
 import { TTLDiagnostics } from './diagnostics';
 import { readSettings, SECTION } from './settings';
 import { ClockStatusBar } from './status-bar';
@@ -36,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
   };
   const services: Services = { backend, tree, treeView, notifier, settings: readSettings, diagnostics, output };
   const statusBar = new ClockStatusBar(backend);
+  const sourceAnalysis = registerSourceAnalysis(backend);
 
   const setClockContext = () => backend.clock().then((c) => vscode.commands.executeCommand('setContext', 'ttlWorkbench.clockMode', c.mode), () => undefined);
   void setClockContext();
@@ -50,6 +53,8 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     ...registerIndexCommands(services),
     ...registerEngineCommands(services),
     ...registerProblemCommands(services),
+    ...sourceAnalysis.disposables,
+    ...registerSourceAnalysisCommands(services, sourceAnalysis.live),
     { dispose: backend.onDidChange((events) => { if (events.some((e) => e.kind === 'clockChanged' || e.kind === 'reset')) void setClockContext(); }) },
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SECTION)) return;
@@ -76,7 +81,9 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     whenIdle: async () => {
       await tree.whenIdle();
       await statusBar.whenIdle();
+      await sourceAnalysis.live.whenIdle();
     },
+    sourceDiagnostics: sourceAnalysis.live.collection,
     activationMs,
   };
 }

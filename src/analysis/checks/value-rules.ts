@@ -1,0 +1,191 @@
+/**
+ * TTL001–TTL005 and TTL014: the value of `expireAfterSeconds` (or Mongoose `expires`), judged by
+ * the engine's own validation for where it appears: createIndex (rules 1.2–1.4), collMod's
+ * `index` (3.1–3.2) or a clustered / time-series collection (5.3). The engine decides whether a
+ * value fails; the code only sorts the failure into a rule by the value's kind.
+ */
+import { EngineError } from '../../engine/errors';
+import {
+  checkClusteredExpireAfterSeconds,
+  checkCollModIndexExpireAfterSeconds,
+  checkIndexExpireAfterSeconds,
+  INT32_MAX,
+  isNaNExpireAfterSeconds,
+  safeNumberLong,
+} from '../../engine/ttl/validation';
+import { toDouble } from '../../engine/values/numbers';
+import { isNumeric } from '../../engine/values/types';
+import { parseDuration } from '../../shell/time';
+import { replace } from '../edits';
+import type { Prop } from '../literals';
+import type { RuleCode } from '../rules';
+import type { Unit } from '../source';
+import type { Fix } from '../types';
+import { durationWords } from '../words';
+import type { CheckContext } from './context';
+
+export type TTLPlace = 'createIndex' | 'collMod' | 'collection';
+
+export interface TTLValueInput {
+  unit: Unit;
+  prop: Prop;
+  /** The value the server receives (Mongoose `expires` strings already converted to seconds). */
+  value: unknown;
+  place: TTLPlace;
+  /** `expireAfterSeconds` or Mongoose's `expires`. */
+  optionName: string;
+}
+
+const CREATE_INDEX_FAILS = 'createIndex fails with CannotCreateIndex (67)';
+
+/** The seconds the server uses, or undefined when the value is refused (a problem was reported). */
+export function checkTTLValue(ctx: CheckContext, input: TTLValueInput): number | undefined {
+  switch (input.place) {
+    case 'createIndex':
+      return checkIndexValue(ctx, input);
+    case 'collMod':
+      return checkCollModValue(ctx, input);
+    case 'collection':
+      return checkCollectionValue(ctx, input);
+  }
+}
+
+function numberFix(input: TTLValueInput, seconds: number, why: string, preferred = false): Fix {
+  return { title: `Use ${seconds}${why ? ` (${why})` : ''}`, edits: [replace(input.unit, input.prop.value.node, String(seconds))], ...(preferred ? { preferred: true } : {}) };
+}
+
+function nanFix(input: TTLValueInput): Fix {
+  return {
+    title: 'Replace NaN with a number of seconds…',
+    edits: [{ ...replace(input.unit, input.prop.value.node, ''), fromInput: true }],
+    input: { prompt: `${input.optionName} in seconds (3600, or 1h, 30d)`, placeholder: '3600' },
+    preferred: true,
+  };
+}
+
+/** A string such as "3600" or "1h" read as seconds, for the fix of TTL001. */
+function secondsFromString(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const t = value.trim();
+  if (t !== '' && Number.isFinite(Number(t))) return Number(t);
+  const ms = parseDuration(t);
+  return typeof ms === 'number' && ms % 1000 === 0 ? ms / 1000 : undefined;
+}
+
+/** Rule TTL014: a whole number of minutes once divided by 1000, and more than a day as seconds. */
+export function looksLikeMilliseconds(seconds: number): boolean {
+  return seconds > 86_400 && seconds % 1000 === 0 && (seconds / 1000) % 60 === 0;
+}
+
+/** Whether the engine's check for this place accepts a candidate value (fixes offer only those). */
+function acceptedAt(ctx: CheckContext, place: TTLPlace, seconds: number): boolean {
+  try {
+    if (place === 'createIndex') checkIndexExpireAfterSeconds(seconds, ctx.serverVersion);
+    else if (place === 'collMod') checkIndexExpireAfterSeconds(checkCollModIndexExpireAfterSeconds(seconds), ctx.serverVersion);
+    else checkClusteredExpireAfterSeconds(seconds, ctx.nowMs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function reportRefusal(ctx: CheckContext, input: TTLValueInput, err: unknown, runtime: string): void {
+  const { unit, prop, value } = input;
+  const at = prop.value.at;
+  const engineMessage = err instanceof EngineError ? `${err.message}` : String(err);
+  const code: RuleCode = isNaNExpireAfterSeconds(value) ? 'TTL002' : !isNumeric(value) ? 'TTL001' : safeNumberLong(value) < 0 ? 'TTL003' : 'TTL004';
+  const fixes: Fix[] = [];
+  const ok = (n: number) => acceptedAt(ctx, input.place, n);
+  if (code === 'TTL001') {
+    const s = secondsFromString(value);
+    if (s !== undefined && ok(s)) fixes.push(numberFix(input, s, `the number ${typeof value === 'string' && value.trim() !== String(s) ? `of seconds in "${value}"` : 'instead of a string'}`, true));
+  } else if (code === 'TTL002') {
+    fixes.push(nanFix(input));
+  } else if (code === 'TTL003') {
+    const abs = Math.abs(safeNumberLong(value));
+    if (abs > 0 && ok(abs)) fixes.push(numberFix(input, abs, durationWords(abs), true));
+    fixes.push(numberFix(input, 0, 'expire at the date stored in the field'));
+  } else {
+    const n = toDouble(value);
+    if (n % 1000 === 0 && ok(n / 1000)) fixes.push(numberFix(input, n / 1000, `if ${n} was milliseconds: ${durationWords(n / 1000)}`, true));
+    if (ok(INT32_MAX)) fixes.push(numberFix(input, INT32_MAX, 'the largest allowed, about 68 years'));
+  }
+  // The engine's messages already say what the value does on which server and what to use.
+  ctx.report(code, unit, at, `${runtime}: ${engineMessage}`, fixes);
+}
+
+function checkIndexValue(ctx: CheckContext, input: TTLValueInput): number | undefined {
+  let seconds: number;
+  try {
+    seconds = checkIndexExpireAfterSeconds(input.value, ctx.serverVersion).seconds;
+  } catch (err) {
+    reportRefusal(ctx, input, err, CREATE_INDEX_FAILS);
+    return undefined;
+  }
+  reportAccepted(ctx, input, seconds);
+  return seconds;
+}
+
+/** Values the server accepts but not as written: fractions (TTL005) and milliseconds (TTL014). */
+function reportAccepted(ctx: CheckContext, input: TTLValueInput, seconds: number): void {
+  const { unit, prop, optionName } = input;
+  const asDouble = toDouble(input.value);
+  if (asDouble !== seconds) {
+    const fixes: Fix[] = [numberFix(input, seconds, 'what the server keeps', true)];
+    const rounded = Math.round(asDouble);
+    if (rounded !== seconds && acceptedAt(ctx, input.place, rounded)) fixes.push(numberFix(input, rounded, 'rounded'));
+    ctx.report('TTL005', unit, prop.value.at, `${optionName} counts whole seconds: the server truncates ${asDouble} to ${seconds} (${durationWords(seconds)}) and expires documents by that. Write ${seconds} so the code says what happens.`, fixes);
+    return;
+  }
+  if (looksLikeMilliseconds(seconds)) {
+    const meant = seconds / 1000;
+    ctx.report(
+      'TTL014',
+      unit,
+      prop.value.at,
+      `${optionName}: ${seconds} is ${durationWords(seconds)}; did you mean ${meant} (${durationWords(meant)})? ${optionName} counts seconds, not milliseconds: as written, documents stay ${1000} times longer than ${durationWords(meant)}.`,
+      [numberFix(input, meant, durationWords(meant), true)],
+    );
+  }
+}
+
+function checkCollModValue(ctx: CheckContext, input: TTLValueInput): number | undefined {
+  const { unit, prop, value, optionName } = input;
+  let seconds: number;
+  try {
+    seconds = checkCollModIndexExpireAfterSeconds(value);
+  } catch (err) {
+    const name = err instanceof EngineError ? `${err.codeName} (${err.code})` : 'an error';
+    reportRefusal(ctx, input, err, `collMod fails with ${name}`);
+    return undefined;
+  }
+  if (isNaNExpireAfterSeconds(value)) {
+    // collMod reads NaN as 0 (rule 3.1): the opposite of "never", and immediate.
+    ctx.report('TTL002', unit, prop.value.at, `collMod reads a NaN ${optionName} as 0 (rule 3.1): every document whose date has passed is deleted at the next TTL pass. Use a number of seconds.`, [nanFix(input)]);
+    return undefined;
+  }
+  if (seconds !== safeNumberLong(value)) {
+    ctx.report('TTL004', unit, prop.value.at, `collMod silently clamps ${toDouble(value)} to ${seconds} (about 68 years, rule 3.1): documents effectively never expire. Use a number of seconds up to ${INT32_MAX}.`, [numberFix(input, INT32_MAX, 'what collMod would store', true)], { severity: 'warning' });
+    return undefined;
+  }
+  reportAccepted(ctx, input, seconds);
+  return seconds;
+}
+
+function checkCollectionValue(ctx: CheckContext, input: TTLValueInput): number | undefined {
+  const { unit, prop, value, optionName } = input;
+  let seconds: number;
+  try {
+    seconds = checkClusteredExpireAfterSeconds(value, ctx.nowMs);
+  } catch (err) {
+    const name = err instanceof EngineError ? `${err.codeName} (${err.code})` : 'an error';
+    reportRefusal(ctx, input, err, `the collection's TTL is refused with ${name}`);
+    return undefined;
+  }
+  if (isNaNExpireAfterSeconds(value)) {
+    ctx.report('TTL002', unit, prop.value.at, `A NaN collection-level ${optionName} is read as 0 (rule 5.3 converts with safeNumberLong): every document expires as soon as its _id or timeField date passes. Use a number of seconds.`, [nanFix(input)]);
+    return undefined;
+  }
+  reportAccepted(ctx, input, seconds);
+  return seconds;
+}

@@ -1,0 +1,8 @@
+/** Static TTL analysis of source text (see docs/ARCHITECTURE.md, "Diagnostics"). No `vscode` here. */
+export { analyzeCells, analyzeText, type CellInput } from './analyze';
+export { applyEdits } from './edits';
+export { RULE_CODES, RULES, type RuleCode, type RuleInfo } from './rules';
+export { LineIndex, sourceKindOf } from './source';
+export * from './types';
+export { durationWords, secondsInWords } from './words';
+export { engineFactsFrom } from './engine-facts';

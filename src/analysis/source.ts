@@ -1,0 +1,135 @@
+/**
+ * From text to parsed units. A script is one unit; a `.ttlbook` is one unit per code cell (each
+ * cell is its own script, so a syntax error in one cell leaves the others analysed), with the
+ * cell's offset in the file so every position lands on the right line. Notebook cells handed in
+ * by the editor are units of their own texts.
+ *
+ * @babel/parser 7.x is used with `errorRecovery`: half-typed code still yields a tree, which is
+ * what an editor sees most of the time. (8.x is ESM-only and needs Node 22; this project runs
+ * its tests on Node 20 with CommonJS output.)
+ */
+import { parse, type ParserPlugin } from '@babel/parser';
+import type { File } from '@babel/types';
+import { parseTtlbook } from '../shell/ttlbook';
+
+export type SourceKind = 'js' | 'jsx' | 'ts' | 'tsx' | 'ttlbook';
+
+export interface Unit {
+  /** The unit's source text. */
+  text: string;
+  /** Offset of `text` in the analysed text (the file, or the cell). */
+  base: number;
+  /** Notebook cell index (cells handed in by the editor). */
+  cell?: number;
+  ast: File | undefined;
+  syntaxErrors: number;
+}
+
+/** The kind of a file by its name or an editor language id; undefined: not analysed. */
+export function sourceKindOf(fileNameOrLanguage: string): SourceKind | undefined {
+  const s = fileNameOrLanguage.toLowerCase();
+  switch (s) {
+    case 'javascript':
+      return 'js';
+    case 'javascriptreact':
+      return 'jsx';
+    case 'typescript':
+      return 'ts';
+    case 'typescriptreact':
+      return 'tsx';
+    case 'ttlbook':
+      return 'ttlbook';
+  }
+  const dot = s.lastIndexOf('.');
+  const ext = dot >= 0 ? s.slice(dot + 1) : '';
+  if (ext === 'js' || ext === 'mjs' || ext === 'cjs') return 'js';
+  if (ext === 'jsx') return 'jsx';
+  if (ext === 'ts' || ext === 'mts' || ext === 'cts') return s.endsWith('.d.ts') ? undefined : 'ts';
+  if (ext === 'tsx') return 'tsx';
+  if (ext === 'ttlbook') return 'ttlbook';
+  return undefined;
+}
+
+function pluginsFor(kind: SourceKind): ParserPlugin[] {
+  switch (kind) {
+    case 'ts':
+      return ['typescript'];
+    case 'tsx':
+      return ['typescript', 'jsx'];
+    case 'jsx':
+      return ['jsx'];
+    default:
+      // Plain .js is often JSX too (React projects); the plugin costs nothing on non-JSX code.
+      return kind === 'js' ? ['jsx'] : [];
+  }
+}
+
+const PARSE_OPTIONS = {
+  sourceType: 'unambiguous',
+  errorRecovery: true,
+  // Playgrounds and notebook cells are run as scripts with top-level await and return.
+  allowAwaitOutsideFunction: true,
+  allowReturnOutsideFunction: true,
+  allowImportExportEverywhere: true,
+  allowUndeclaredExports: true,
+  attachComment: false,
+} as const;
+
+/** Retries after an error the parser cannot recover from; each drops the text from the error line on. */
+const MAX_RETRIES = 4;
+
+export function parseUnit(text: string, kind: SourceKind, base = 0, cell?: number): Unit {
+  let source = text;
+  for (let attempt = 0; attempt <= MAX_RETRIES; attempt++) {
+    try {
+      const ast = parse(source, { ...PARSE_OPTIONS, plugins: pluginsFor(kind) });
+      return { text, base, cell, ast, syntaxErrors: (ast.errors?.length ?? 0) + attempt };
+    } catch (err) {
+      // What the user is typing is usually the last statement, left open (`{ expireAfterSeconds: `):
+      // analyse what comes before it, at unchanged offsets, rather than nothing.
+      const pos = (err as { pos?: number }).pos;
+      if (typeof pos !== 'number') break;
+      const cut = source.lastIndexOf('\n', Math.min(pos, source.length) - 1);
+      if (cut <= 0) break;
+      source = source.slice(0, cut);
+    }
+  }
+  return { text, base, cell, ast: undefined, syntaxErrors: 1 };
+}
+
+/** The parsed units of one file's text. */
+export function unitsOfFile(text: string, kind: SourceKind): Unit[] {
+  if (kind !== 'ttlbook') return [parseUnit(text, kind)];
+  const starts = lineStarts(text);
+  return parseTtlbook(text)
+    .cells.filter((c) => c.kind === 'code' && c.source.trim() !== '')
+    .map((c) => parseUnit(c.source, 'js', starts[c.line - 1] ?? 0));
+}
+
+/** Offsets at which each line starts. */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  return starts;
+}
+
+/** Offset → 0-based line and character. */
+export class LineIndex {
+  private readonly starts: number[];
+  constructor(text: string) {
+    this.starts = lineStarts(text);
+  }
+  position(offset: number): { line: number; character: number } {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo, character: offset - this.starts[lo] };
+  }
+  offset(line: number, character: number): number {
+    return (this.starts[line] ?? this.starts[this.starts.length - 1]) + character;
+  }
+}

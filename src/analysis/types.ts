@@ -1,0 +1,108 @@
+/**
+ * The vocabulary of the analysis layer: problems with offsets (never `vscode` ranges), fixes as
+ * text edits, the index definitions found, and what the connected engine knows. Offsets are
+ * UTF-16 indices into the analysed text (a file, or one notebook cell when `cell` is set).
+ */
+import type { Document } from '../engine';
+import type { RuleCode } from './rules';
+
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+
+export interface Span {
+  start: number;
+  end: number;
+  /** Index of the notebook cell the offsets are in (notebook input only). */
+  cell?: number;
+}
+
+export interface TextEdit extends Span {
+  newText: string;
+  /** The fix needs a value from the user (a number of seconds) in place of `newText`. */
+  fromInput?: boolean;
+}
+
+export interface Fix {
+  title: string;
+  edits: TextEdit[];
+  preferred?: boolean;
+  /** Set when an edit is `fromInput`: what to ask. */
+  input?: { prompt: string; placeholder: string };
+}
+
+export interface RelatedSpan extends Span {
+  message: string;
+}
+
+export interface Problem extends Span {
+  code: RuleCode;
+  severity: Severity;
+  message: string;
+  /** The MongoDB documentation page that explains the rule. */
+  docs: string;
+  /** Section of ttl-semantics.md the rule restates. */
+  specRule: string;
+  fixes: Fix[];
+  related?: RelatedSpan[];
+}
+
+/** A namespace as far as the source says it: the database only when the code names it. */
+export interface Namespace {
+  collection: string;
+  db?: string;
+}
+
+/** A definition the "Apply to engine" lens can run: a command for one database. */
+export interface RunnableDefinition extends Span {
+  label: string;
+  ns: Namespace;
+  command: Document;
+}
+
+/** Where a hover over `expireAfterSeconds` (or Mongoose `expires`) has something to say. */
+export interface TTLValueSite extends Span {
+  seconds: number;
+  ns?: Namespace;
+  /** The indexed date field (absent for a collection-level TTL, which is on `_id` or the timeField). */
+  field?: string;
+  partialFilterExpression?: Document;
+  /** Collection-level TTL (clustered or time series). */
+  collectionLevel?: boolean;
+}
+
+export interface AnalysisResult {
+  problems: Problem[];
+  runnable: RunnableDefinition[];
+  ttlValues: TTLValueSite[];
+  /** Syntax errors the parser recovered from (the analysis still ran). */
+  syntaxErrors: number;
+}
+
+export interface EngineCollectionFacts {
+  db: string;
+  name: string;
+  capped: boolean;
+  clustered: boolean;
+  timeseries?: { timeField: string; metaField?: string };
+  /** Collection-level TTL of a clustered or time-series collection. */
+  expireAfterSeconds?: number;
+  /** listIndexes documents. */
+  indexes: Document[];
+}
+
+/**
+ * What the connected engine knows, filled by the extension from its Backend (a snapshot: the
+ * analysis is synchronous). `db` is undefined when the source does not name the database; an
+ * implementation then answers only when exactly one database has that collection.
+ */
+export interface EngineFacts {
+  collection(ns: Namespace): EngineCollectionFacts | undefined;
+}
+
+export interface AnalysisOptions {
+  /** Where the 7.0 and 8.0 rules differ (capped collections). Default "8.0". */
+  serverVersion?: '8.0' | '7.0';
+  engine?: EngineFacts;
+  disabledRules?: readonly string[];
+  /** For collection-level TTL ranges (rule 5.3): the engine clock's time. Default Date.now(). */
+  nowMs?: number;
+}

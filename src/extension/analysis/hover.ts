@@ -1,0 +1,43 @@
+/**
+ * Hover on `expireAfterSeconds` / Mongoose `expires`: the duration in words and, when the embedded
+ * engine has the collection, how many of its documents the value makes eligible for deletion now
+ * (a capped `count` over the date range the TTL monitor deletes, rule 7.7).
+ */
+import * as vscode from 'vscode';
+import { secondsInWords, type TTLValueSite } from '../../analysis';
+import type { Backend } from '../backend/backend';
+import { countReplyN, eligibleWords, expiredNowCount, PREVIEW_CAP } from '../logic/expiry-counts';
+import { inDocument, rangeOf, type DocumentAnalyzer } from './document-analysis';
+import type { EngineSnapshot } from './engine-snapshot';
+
+export class TTLValueHover implements vscode.HoverProvider {
+  constructor(private readonly analyzer: DocumentAnalyzer, private readonly backend: Backend, private readonly snapshot: EngineSnapshot) {}
+
+  async provideHover(doc: vscode.TextDocument, position: vscode.Position): Promise<vscode.Hover | undefined> {
+    const analysis = this.analyzer.analyze(doc);
+    const offset = doc.offsetAt(position);
+    const site = analysis.result.ttlValues.find((s) => inDocument(s, analysis) && s.start <= offset && offset <= s.end);
+    if (!site) return undefined;
+    const md = new vscode.MarkdownString();
+    md.appendMarkdown(`**expireAfterSeconds** ${secondsInWords(site.seconds)}`);
+    md.appendMarkdown(site.seconds === 0 ? ' — documents expire at the date stored in the field.' : site.field ? ` after the date in \`${site.field}\`.` : '.');
+    const eligible = await this.eligibleNow(site).catch(() => undefined);
+    if (eligible) md.appendMarkdown(`\n\n${eligible}`);
+    return new vscode.Hover(md, rangeOf(doc, site));
+  }
+
+  private async eligibleNow(site: TTLValueSite): Promise<string | undefined> {
+    if (!site.ns || !site.field) return undefined;
+    const known = (this.snapshot.current ?? (await this.snapshot.refresh())).collection(site.ns);
+    if (!known) return undefined;
+    const now = (await this.backend.clock()).now.getTime();
+    const cmd = expiredNowCount(
+      { collection: known.name, field: site.field, ...(site.partialFilterExpression ? { partialFilterExpression: site.partialFilterExpression } : {}), ...(site.collectionLevel && site.field === '_id' ? { notBeforeEpoch: true } : {}) },
+      site.seconds,
+      now,
+      PREVIEW_CAP,
+    );
+    const n = countReplyN(await this.backend.runCommand(known.db, cmd));
+    return `Embedded engine, ${known.db}.${known.name}: ${eligibleWords(n, PREVIEW_CAP)}`;
+  }
+}

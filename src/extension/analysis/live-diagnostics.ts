@@ -1,0 +1,146 @@
+/**
+ * Source diagnostics while the user types: visible documents only, each analysed after a 300 ms
+ * pause in its edits (one timer per document), so typing never waits for an analysis. The engine
+ * snapshot is rebuilt after engine changes and the visible documents re-analysed. This collection
+ * is separate from the NaN audit's (`../diagnostics.ts`), which describes the engine's catalog.
+ */
+import * as vscode from 'vscode';
+import type { AnalysisOptions } from '../../analysis';
+import type { Backend } from '../backend/backend';
+import { DIAGNOSTICS_SECTION, readDiagnosticsSettings } from './diagnostics-settings';
+import { diagnosticsOf, DocumentAnalyzer, isAnalysable } from './document-analysis';
+import { EngineSnapshot } from './engine-snapshot';
+
+export const DEBOUNCE_MS = 300;
+
+export class LiveDiagnostics implements vscode.Disposable {
+  readonly collection = vscode.languages.createDiagnosticCollection('ttlWorkbench.source');
+  readonly snapshot: EngineSnapshot;
+  readonly analyzer: DocumentAnalyzer;
+  private settings = readDiagnosticsSettings();
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly unsubscribe: () => void;
+  private pending = 0;
+  private idleWaiters: Array<() => void> = [];
+  /** Files filled by "Check Workspace": kept when their editor closes. */
+  readonly checkedByWorkspace = new Set<string>();
+
+  constructor(backend: Backend) {
+    this.snapshot = new EngineSnapshot(backend);
+    this.analyzer = new DocumentAnalyzer(() => this.options());
+    this.disposables.push(
+      vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
+      vscode.window.onDidChangeVisibleTextEditors(() => this.analyzeVisible()),
+      vscode.workspace.onDidCloseTextDocument((doc) => {
+        this.analyzer.forget(doc);
+        if (!this.checkedByWorkspace.has(doc.uri.toString())) this.collection.delete(doc.uri);
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration(DIAGNOSTICS_SECTION) && !e.affectsConfiguration('ttlWorkbench.serverVersion')) return;
+        this.settings = readDiagnosticsSettings();
+        this.analyzer.clear();
+        if (!this.settings.enabled) this.collection.clear();
+        this.analyzeVisible();
+      }),
+    );
+    this.unsubscribe = backend.onDidChange((events) => {
+      if (events.every((e) => e.kind === 'clockChanged' || e.kind === 'monitorRan')) return;
+      this.snapshot.invalidate();
+      this.refreshEngine();
+    });
+    this.refreshEngine();
+  }
+
+  options(): AnalysisOptions {
+    return { serverVersion: this.settings.serverVersion, disabledRules: this.settings.disabledRules, engine: this.snapshot.current };
+  }
+
+  get enabled(): boolean {
+    return this.settings.enabled;
+  }
+
+  private refreshEngine(): void {
+    this.track(
+      this.snapshot.refresh().then(
+        () => {
+          this.analyzer.clear();
+          this.analyzeVisible();
+        },
+        () => undefined,
+      ),
+    );
+  }
+
+  private visibleDocuments(): vscode.TextDocument[] {
+    const docs = new Set<vscode.TextDocument>();
+    for (const e of vscode.window.visibleTextEditors) docs.add(e.document);
+    for (const nb of vscode.window.visibleNotebookEditors ?? []) for (const c of nb.notebook.getCells()) docs.add(c.document);
+    return [...docs].filter(isAnalysable);
+  }
+
+  analyzeVisible(): void {
+    for (const doc of this.visibleDocuments()) this.publish(doc);
+  }
+
+  private schedule(doc: vscode.TextDocument): void {
+    if (!this.settings.enabled || !isAnalysable(doc)) return;
+    const key = doc.uri.toString();
+    const old = this.timers.get(key);
+    if (old) clearTimeout(old);
+    else this.pending++;
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        this.pending--;
+        // Only what the user can see; a hidden document is analysed when it is shown.
+        if (this.visibleDocuments().includes(doc)) this.publishCells(doc);
+        this.settle();
+      }, DEBOUNCE_MS),
+    );
+  }
+
+  /** A cell edit can change the other cells' problems (a collection made capped): redo them all. */
+  private publishCells(doc: vscode.TextDocument): void {
+    const notebook = vscode.workspace.notebookDocuments.find((nb) => nb.getCells().some((c) => c.document === doc));
+    if (!notebook) {
+      this.publish(doc);
+      return;
+    }
+    for (const c of notebook.getCells()) if (isAnalysable(c.document)) this.publish(c.document);
+  }
+
+  publish(doc: vscode.TextDocument): void {
+    if (!this.settings.enabled) return;
+    this.collection.set(doc.uri, diagnosticsOf(doc, this.analyzer.analyze(doc)));
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.pending++;
+    void p.finally(() => {
+      this.pending--;
+      this.settle();
+    });
+  }
+
+  private settle(): void {
+    if (this.pending > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves when no analysis is waiting (tests). */
+  whenIdle(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  dispose(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.unsubscribe();
+    this.collection.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
