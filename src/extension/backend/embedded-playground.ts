@@ -1,0 +1,67 @@
+/**
+ * A playground session on the embedded engine: a ShellSession (src/shell) over the backend's
+ * current engine, run one statement at a time with a turn of the event loop in between, so a
+ * notebook can be interrupted between statements and the tree refreshes while a long cell runs.
+ * A statement itself runs in one piece, bounded by the shell's time limit. No `vscode` import.
+ */
+import type { Engine } from '../../engine';
+import { ShellSession, type StatementResult } from '../../shell/session';
+import type { BackendEvent, PlaygroundSession } from './backend';
+
+export interface EmbeddedPlaygroundHost {
+  /** The backend's engine now (a reset replaces it). */
+  engine: () => Engine;
+  timeoutMs?: number;
+  emit: (events: readonly BackendEvent[]) => void;
+  disposed: () => boolean;
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class EmbeddedPlayground implements PlaygroundSession {
+  private session: ShellSession | undefined;
+  private engine: Engine | undefined;
+  private closed = false;
+  restarted = false;
+
+  constructor(private readonly host: EmbeddedPlaygroundHost) {}
+
+  /** The session on the current engine; a new one (variables lost) after a reset. */
+  private current(): ShellSession {
+    const engine = this.host.engine();
+    if (!this.session || this.engine !== engine) {
+      this.restarted = this.session !== undefined;
+      this.session = new ShellSession({ engine, timeoutMs: this.host.timeoutMs });
+      this.engine = engine;
+    } else {
+      this.restarted = false;
+    }
+    return this.session;
+  }
+
+  async *run(source: string, options: { filename?: string; lineOffset?: number } = {}): AsyncGenerator<StatementResult, void, void> {
+    await turn();
+    if (this.closed || this.host.disposed()) throw new Error('The playground session was closed (its notebook or the extension is shutting down).');
+    const session = this.current();
+    const engine = this.engine!;
+    const steps = session.steps(source, options);
+    for (;;) {
+      const before = engine.clock.now();
+      const step = steps.next();
+      // sleep() and clock.advance() move the clock without an engine event: tell the status bar.
+      if (engine.clock.now() !== before) this.host.emit([{ kind: 'clockChanged' }]);
+      if (step.done) return;
+      yield step.value;
+      await turn();
+      if (this.host.engine() !== engine || this.host.disposed()) {
+        throw new Error('The engine was reset while the cell ran: the rest of the cell did not run. Run it again on the new engine.');
+      }
+    }
+  }
+
+  dispose(): void {
+    this.closed = true;
+    this.session = undefined;
+    this.engine = undefined;
+  }
+}
