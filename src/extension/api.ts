@@ -4,6 +4,7 @@
  */
 import type * as vscode from 'vscode';
 import type { Backend } from './backend/backend';
+import type { NotebookApi } from './notebook';
 import type { TreeNode } from './tree/nodes';
 import type { DatabasesTreeProvider } from './tree/provider';
 import type { ShownMessage } from './ui/notifier';
@@ -21,4 +22,6 @@ export interface TTLWorkbenchApi {
   whenIdle(): Promise<void>;
   /** How long `activate()` took, in milliseconds. */
   activationMs: number;
+  /** Playground notebooks: each notebook's engine, and when its runs are done. */
+  notebooks: NotebookApi;
 }

@@ -11,6 +11,7 @@ import { registerEngineCommands } from './commands/engine';
 import { registerIndexCommands } from './commands/indexes';
 import { registerProblemCommands } from './commands/problems';
 import { TTLDiagnostics } from './diagnostics';
+import { registerNotebooks } from './notebook';
 import { readSettings, SECTION } from './settings';
 import { ClockStatusBar } from './status-bar';
 import { DatabasesTreeProvider } from './tree/provider';
@@ -36,6 +37,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
   };
   const services: Services = { backend, tree, treeView, notifier, settings: readSettings, diagnostics, output };
   const statusBar = new ClockStatusBar(backend);
+  const notebooks = registerNotebooks(context, services);
 
   const setClockContext = () => backend.clock().then((c) => vscode.commands.executeCommand('setContext', 'ttlWorkbench.clockMode', c.mode), () => undefined);
   void setClockContext();
@@ -50,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     ...registerIndexCommands(services),
     ...registerEngineCommands(services),
     ...registerProblemCommands(services),
+    ...notebooks.disposables,
     { dispose: backend.onDidChange((events) => { if (events.some((e) => e.kind === 'clockChanged' || e.kind === 'reset')) void setClockContext(); }) },
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SECTION)) return;
@@ -78,6 +81,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
       await statusBar.whenIdle();
     },
     activationMs,
+    notebooks: notebooks.api,
   };
 }
 

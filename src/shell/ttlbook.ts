@@ -153,7 +153,8 @@ export function serializeTtlbook(book: Ttlbook, original?: Ttlbook): string {
     const unchanged = before && before.source === cell.source && before.kind === cell.kind && (before.title ?? '') === (cell.title ?? '');
     const last = index === book.cells.length - 1;
     if (unchanged && cell.raw !== undefined) {
-      out += cell.raw;
+      // A cell that is last only because the cells after it went: drop its separating blank lines.
+      out += last && !cell.endsFile ? cell.raw.replace(/\n[ \t\r\n]*$/, '\n') : cell.raw;
       // A cell that used to end the file needs a separator once another cell follows it.
       if (!last && cell.endsFile) out += cell.raw.endsWith('\n') ? '\n' : '\n\n';
     } else {

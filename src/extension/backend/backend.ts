@@ -129,13 +129,22 @@ export interface PlaygroundOptions {
 export interface PlaygroundSession {
   /**
    * Runs code statement by statement, yielding each statement's result as it completes; the
-   * first failing statement ends the run. Between statements the caller's event loop gets a turn,
-   * and a caller that stops iterating leaves the remaining statements unrun (an interrupt).
+   * first failing statement ends the run. Between statements the caller's event loop gets a turn;
+   * when `shouldStop` then says so, the remaining statements are left unrun (an interrupt) and the
+   * run returns `complete: false`.
    */
-  run(source: string, options?: { filename?: string; lineOffset?: number }): AsyncGenerator<StatementResult, void, void>;
+  run(source: string, options?: PlaygroundRunOptions): AsyncGenerator<StatementResult, { complete: boolean }, void>;
+  /** The database `db` is (changes with `use()` in the code). */
+  readonly dbName: string;
   /** Set when the backend was reset since the session's last run: the run started a new session. */
   readonly restarted: boolean;
   dispose(): void;
+}
+
+export interface PlaygroundRunOptions {
+  filename?: string;
+  lineOffset?: number;
+  shouldStop?: () => boolean;
 }
 
 export interface Backend {

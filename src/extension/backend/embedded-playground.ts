@@ -6,7 +6,7 @@
  */
 import type { Engine } from '../../engine';
 import { ShellSession, type StatementResult } from '../../shell/session';
-import type { BackendEvent, PlaygroundSession } from './backend';
+import type { BackendEvent, PlaygroundRunOptions, PlaygroundSession } from './backend';
 
 export interface EmbeddedPlaygroundHost {
   /** The backend's engine now (a reset replaces it). */
@@ -39,22 +39,31 @@ export class EmbeddedPlayground implements PlaygroundSession {
     return this.session;
   }
 
-  async *run(source: string, options: { filename?: string; lineOffset?: number } = {}): AsyncGenerator<StatementResult, void, void> {
+  get dbName(): string {
+    return this.session?.dbName ?? 'test';
+  }
+
+  async *run(source: string, options: PlaygroundRunOptions = {}): AsyncGenerator<StatementResult, { complete: boolean }, void> {
     await turn();
     if (this.closed || this.host.disposed()) throw new Error('The playground session was closed (its notebook or the extension is shutting down).');
     const session = this.current();
     const engine = this.engine!;
-    const steps = session.steps(source, options);
+    const steps = session.steps(source, { filename: options.filename, lineOffset: options.lineOffset });
     for (;;) {
       const before = engine.clock.now();
       const step = steps.next();
       // sleep() and clock.advance() move the clock without an engine event: tell the status bar.
       if (engine.clock.now() !== before) this.host.emit([{ kind: 'clockChanged' }]);
-      if (step.done) return;
+      if (step.done) return { complete: true };
       yield step.value;
+      if (!step.value.ok) return { complete: true };
       await turn();
       if (this.host.engine() !== engine || this.host.disposed()) {
         throw new Error('The engine was reset while the cell ran: the rest of the cell did not run. Run it again on the new engine.');
+      }
+      if (options.shouldStop?.()) {
+        steps.return({ ok: false, statements: [], output: [] });
+        return { complete: false };
       }
     }
   }

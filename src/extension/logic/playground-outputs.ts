@@ -64,3 +64,11 @@ export function plainTextOf(specs: readonly OutputSpec[]): string {
   }
   return out;
 }
+
+/**
+ * Text with each ObjectId's random and counter bytes masked, keeping its 4-byte timestamp (which
+ * comes from the engine's clock): two runs of the same notebook, in two processes, differ only there.
+ */
+export function maskObjectIds(text: string): string {
+  return text.replace(/ObjectId\('([0-9a-f]{8})[0-9a-f]{16}'\)/g, "ObjectId('$1…')");
+}

@@ -38,7 +38,7 @@ export function formatEjsonValue(v: unknown, depth = 0): string {
     switch (k) {
       case '$oid': return `ObjectId('${String(x)}')`;
       case '$date': {
-        if (typeof x === 'string') return `ISODate('${x}')`;
+        if (typeof x === 'string') return `ISODate('${Number.isNaN(Date.parse(x)) ? x : new Date(x).toISOString()}')`;
         const ms = (x as { $numberLong?: string }).$numberLong;
         return ms !== undefined && Number.isFinite(Number(ms)) ? `ISODate('${new Date(Number(ms)).toISOString()}')` : `ISODate(${JSON.stringify(x)})`;
       }

@@ -16,11 +16,13 @@ const root = path.resolve(__dirname, '..', '..', '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 
 function registeredIds(): string[] {
-  const dir = path.join(root, 'src', 'extension', 'commands');
   const ids: string[] = [];
-  for (const f of fs.readdirSync(dir)) {
-    const text = fs.readFileSync(path.join(dir, f), 'utf8');
-    for (const m of text.matchAll(/id: '(ttlWorkbench\.[A-Za-z]+)'/g)) ids.push(m[1]);
+  for (const dir of [path.join(root, 'src', 'extension', 'commands'), path.join(root, 'src', 'extension', 'notebook')]) {
+    for (const f of fs.readdirSync(dir)) {
+      if (!f.endsWith('.ts')) continue;
+      const text = fs.readFileSync(path.join(dir, f), 'utf8');
+      for (const m of text.matchAll(/id: '(ttlWorkbench\.[A-Za-z]+)'/g)) ids.push(m[1]);
+    }
   }
   return ids.sort();
 }
