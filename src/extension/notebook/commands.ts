@@ -80,7 +80,7 @@ async function show(notebook: vscode.NotebookDocument, deps: NotebookDeps): Prom
   const editor = await vscode.window.showNotebookDocument(notebook);
   deps.controller.prefer(notebook);
   // Select the controller without the kernel picker (there is only this one for the type).
-  await vscode.commands.executeCommand('notebook.selectKernel', { notebookEditor: editor, id: CONTROLLER_ID, extension: EXTENSION_ID });
+  await vscode.commands.executeCommand('notebook.selectKernel', { id: CONTROLLER_ID, extension: EXTENSION_ID });
   return editor;
 }
 

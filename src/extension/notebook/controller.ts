@@ -54,8 +54,12 @@ export interface CellRunSummary {
 export class PlaygroundController implements vscode.Disposable {
   private readonly controller: vscode.NotebookController;
   private readonly order = new Map<string, number>();
-  /** Runs of one notebook happen one after another: a later request waits for the earlier. */
+  /**
+   * Runs of one notebook happen one after another: a later request waits for the earlier. The
+   * last run stays here (until the notebook closes) so `whenIdle` can answer after it finished.
+   */
   private readonly queues = new Map<string, Promise<CellRunSummary>>();
+  private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly engines: NotebookEngines) {
     this.controller = vscode.notebooks.createNotebookController(CONTROLLER_ID, NOTEBOOK_TYPE, 'TTL Engine');
@@ -63,6 +67,12 @@ export class PlaygroundController implements vscode.Disposable {
     this.controller.supportsExecutionOrder = true;
     this.controller.description = 'TTL Workbench embedded engine';
     this.controller.detail = 'mongosh cells against the embedded MongoDB-compatible TTL engine (shared with the Databases view unless the notebook asks for an isolated engine)';
+    this.subscriptions.push(
+      vscode.workspace.onDidCloseNotebookDocument((nb) => {
+        this.queues.delete(nb.uri.toString());
+        this.order.delete(nb.uri.toString());
+      }),
+    );
     this.controller.executeHandler = async (cells, notebook) => {
       await this.execute(cells, notebook);
     };
@@ -73,7 +83,7 @@ export class PlaygroundController implements vscode.Disposable {
     this.controller.updateNotebookAffinity(notebook, vscode.NotebookControllerAffinity.Preferred);
   }
 
-  /** Resolves when every run requested so far for the notebook has finished. */
+  /** Resolves when every run requested so far for the notebook has finished, with the last one's summary. */
   whenIdle(notebook: vscode.NotebookDocument): Promise<CellRunSummary | undefined> {
     return this.queues.get(notebook.uri.toString()) ?? Promise.resolve(undefined);
   }
@@ -94,9 +104,6 @@ export class PlaygroundController implements vscode.Disposable {
       () => this.runQueued(notebook, executions),
     );
     this.queues.set(id, run);
-    void run.finally(() => {
-      if (this.queues.get(id) === run) this.queues.delete(id);
-    });
     return run;
   }
 
@@ -166,6 +173,7 @@ export class PlaygroundController implements vscode.Disposable {
   }
 
   dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
     this.controller.dispose();
   }
 }
