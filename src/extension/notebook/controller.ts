@@ -61,7 +61,11 @@ export class PlaygroundController implements vscode.Disposable {
   private readonly queues = new Map<string, Promise<CellRunSummary>>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(private readonly engines: NotebookEngines) {
+  constructor(
+    private readonly engines: NotebookEngines,
+    /** Said once per notebook, on its first run: the shared engine is not what its metadata asks for. */
+    private readonly warn: (text: string, notebook: vscode.NotebookDocument) => void = () => undefined,
+  ) {
     this.controller = vscode.notebooks.createNotebookController(CONTROLLER_ID, NOTEBOOK_TYPE, 'TTL Engine');
     this.controller.supportedLanguages = [CELL_LANGUAGE, 'javascript'];
     this.controller.supportsExecutionOrder = true;
@@ -109,6 +113,7 @@ export class PlaygroundController implements vscode.Disposable {
 
   private async runQueued(notebook: vscode.NotebookDocument, executions: vscode.NotebookCellExecution[]): Promise<CellRunSummary> {
     const summary: CellRunSummary = { cells: 0, failed: 0, interrupted: false };
+    if (!this.order.has(notebook.uri.toString())) await this.checkSharedEngine(notebook);
     let stop = false;
     for (const execution of executions) {
       if (stop || execution.token.isCancellationRequested) {
@@ -122,6 +127,27 @@ export class PlaygroundController implements vscode.Disposable {
       stop = outcome !== 'ok';
     }
     return summary;
+  }
+
+  /**
+   * A notebook on the shared engine whose metadata names a clock start or flavor runs on the shared
+   * engine as it is (that is what "shared" means), so its results can differ from the CLI's; say so
+   * before its first run rather than let dates silently differ.
+   */
+  private async checkSharedEngine(notebook: vscode.NotebookDocument): Promise<void> {
+    try {
+      const engine = this.engines.engineFor(notebook);
+      if (engine.isolated) return;
+      const { now, flavor } = engine.request;
+      if (!now && !flavor) return;
+      const [info, clock] = await Promise.all([engine.backend.info(), engine.backend.clock()]);
+      const differences: string[] = [];
+      if (flavor && flavor !== info.flavor) differences.push(`flavor ${flavor} (the shared engine is ${info.flavor})`);
+      if (now && clock.now.getTime() !== now.getTime()) differences.push(`a clock starting at ${now.toISOString()} (the shared clock is at ${clock.now.toISOString()})`);
+      if (differences.length) this.warn(`This notebook asks for ${differences.join(' and ')}, but runs on the shared engine as it is: results may differ from the CLI's. "Run All Cells Against a Fresh Engine" resets the shared engine to what the notebook asks.`, notebook);
+    } catch {
+      // Bad metadata: the cell reports it.
+    }
   }
 
   private async runCell(notebook: vscode.NotebookDocument, execution: vscode.NotebookCellExecution): Promise<'ok' | 'failed' | 'interrupted'> {

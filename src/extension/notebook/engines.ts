@@ -113,11 +113,6 @@ export class NotebookEngines implements vscode.Disposable {
     return entry;
   }
 
-  /** The notebook's engine if it has one already (no metadata errors, nothing made). */
-  peek(notebook: vscode.NotebookDocument): NotebookEngine | undefined {
-    return this.entries.get(notebook.uri.toString());
-  }
-
   private drop(id: string, entry: Entry): void {
     this.entries.delete(id);
     void entry.session?.then((s) => s.dispose(), () => undefined);

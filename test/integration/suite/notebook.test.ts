@@ -320,6 +320,20 @@ suite('Playground notebooks', function () {
     assert.equal((await api.notebooks.engineFor(nb).backend.clock()).now.toISOString(), '2030-01-01T00:01:30.000Z');
   });
 
+  test('a shared notebook whose metadata names another clock start or flavor warns before its first run', async () => {
+    await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
+    const before = api.messages().length;
+    const nb = await untitled({ engine: { now: '2020-06-01T00:00:00Z', flavor: 'cosmos' } }, ['db.getName()']);
+    await runAll(nb);
+    assert.deepEqual(items(codeCells(nb)[0]), [{ mime: 'text/plain', text: 'test' }], 'it still runs, on the shared engine as it is');
+    const warning = api.messages().slice(before).find((m) => m.severity === 'warning');
+    assert.ok(warning, 'no warning shown');
+    assert.match(warning.text, /flavor cosmos \(the shared engine is mongodb\) and a clock starting at 2020-06-01T00:00:00.000Z/);
+    assert.deepEqual(warning.actions, ['Run All Cells Against a Fresh Engine']);
+    await runAll(nb);
+    assert.equal(api.messages().slice(before).filter((m) => m.severity === 'warning').length, 1, 'said once per notebook');
+  });
+
   test('bad engine metadata is an error output with code 2 BadValue', async () => {
     const nb = await untitled({ engine: { isolate: true } }, ['print(1)']);
     await runAll(nb);
@@ -397,15 +411,24 @@ suite('Playground notebooks', function () {
     await show(nb);
     await vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: nb.uri.toString() });
     await vscode.commands.executeCommand('workbench.view.extension.ttlWorkbench');
+    await vscode.commands.executeCommand('notifications.clearAll');
+    // A narrower side bar than the tree's own screenshot leaves, so the notebook has room.
+    for (let i = 0; i < 3; i++) {
+      await vscode.commands.executeCommand('ttlWorkbench.databases.focus');
+      await vscode.commands.executeCommand('workbench.action.decreaseViewSize').then(undefined, () => undefined);
+    }
+    await vscode.commands.executeCommand('workbench.actions.treeView.ttlWorkbench.databases.collapseAll').then(undefined, () => undefined);
     // The tree beside it shows what the cells left: the collection and its TTL index.
     let node: TreeNode | undefined;
     for (const label of ['test', 'eventlog']) node = (await rows(node)).find((r) => r.label === label)?.node ?? (await rows((await rows())[0].node)).find((r) => r.label === label)!.node;
     await api.treeView.reveal(node!, { expand: true, select: false });
     const editor = await show(nb);
     const tableCell = codeCells(nb).find((c) => c.outputs.some((o) => o.items.some((i) => i.mime === TABLE)))!;
+    // Outputs render asynchronously in the notebook's webview: let them settle before scrolling.
+    await delay(1500);
     editor.revealRange(new vscode.NotebookRange(tableCell.index - 1, tableCell.index + 1), vscode.NotebookEditorRevealType.AtTop);
     await api.whenIdle();
-    const shot = await screenshot('screenshot-notebook.png', 2500);
+    const shot = await screenshot('screenshot-notebook.png', 4000);
     if (shot) assert.ok(fs.statSync(shot).size > 10_000);
   });
 });
