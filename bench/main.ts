@@ -7,10 +7,12 @@
  *   --clock thread|process|wall  what to time: main-thread CPU time (default on Linux; robust on a busy
  *                            machine), CPU time of all threads, or wall-clock time (default elsewhere)
  *   --no-matcher             skip the matcher-vs-mingo report
+ *   --only engine,ttl,shell,extension,matcher   run only these parts (default all)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runEngineBench, type BenchClock } from './engine-bench';
+import { runExtensionBench } from './extension-bench';
 import { runShellBench } from './shell-bench';
 import { runTTLBench } from './ttl-bench';
 
@@ -26,8 +28,13 @@ function parseSize(text: string): number {
   return n;
 }
 
+const PARTS = ['engine', 'ttl', 'shell', 'extension', 'matcher'] as const;
+type Part = (typeof PARTS)[number];
+
 interface Options {
   sizes: number[];
+  quick: boolean;
+  parts: Set<Part>;
   matcher: boolean;
   contenders?: string[];
   clock?: BenchClock;
@@ -38,6 +45,8 @@ function parseArgs(argv: string[]): Options {
   let matcher = true;
   let contenders: string[] | undefined;
   let clock: BenchClock | undefined;
+  let quick = false;
+  let parts = new Set<Part>(PARTS);
   const valueOf = (arg: string, i: number, name: string): string => {
     const value = arg === name ? argv[i + 1] : arg.slice(name.length + 1);
     if (!value) throw new Error(`${name} needs a value`);
@@ -45,7 +54,16 @@ function parseArgs(argv: string[]): Options {
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--quick') sizes = QUICK_SIZES;
+    if (arg === '--quick') {
+      sizes = QUICK_SIZES;
+      quick = true;
+    } else if (arg === '--only' || arg.startsWith('--only=')) {
+      const names = valueOf(arg, i, '--only').split(',').map((x) => x.trim()).filter(Boolean);
+      const unknown = names.filter((x) => !(PARTS as readonly string[]).includes(x));
+      if (unknown.length) throw new Error(`--only takes ${PARTS.join(', ')}; not ${unknown.join(', ')}`);
+      parts = new Set(names as Part[]);
+      if (arg === '--only') i++;
+    }
     else if (arg === '--sizes' || arg.startsWith('--sizes=')) {
       sizes = valueOf(arg, i, '--sizes').split(',').filter((s) => s.trim() !== '').map(parseSize);
       if (arg === '--sizes') i++;
@@ -59,11 +77,12 @@ function parseArgs(argv: string[]): Options {
       if (arg === '--clock') i++;
     } else if (arg === '--no-matcher') matcher = false;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher]\n');
+      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,matcher]\n');
       process.exit(0);
     } else throw new Error(`unknown argument "${arg}" (try --help)`);
   }
-  return { sizes, matcher, contenders, clock };
+  if (!matcher) parts.delete('matcher');
+  return { sizes, quick, parts, matcher, contenders, clock };
 }
 
 /** The optional matcher-vs-mingo comparison lives in another file; a missing file is fine. */
@@ -98,11 +117,22 @@ async function runMatcherReport(): Promise<void> {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  await runEngineBench(options.sizes, { contenders: options.contenders, clock: options.clock });
+  const { parts } = options;
+  if (parts.has('engine')) await runEngineBench(options.sizes, { contenders: options.contenders, clock: options.clock });
   // TTL expiry (the TTL issue) and the shell's overhead (the shell issue), on the same sizes.
-  await runTTLBench(options.sizes);
-  runShellBench(Math.min(50_000, options.sizes[0]));
-  if (options.matcher) await runMatcherReport();
+  if (parts.has('ttl')) await runTTLBench(options.sizes);
+  if (parts.has('shell')) runShellBench(Math.min(50_000, options.sizes[0]));
+  // Activation and the tree (the extension issue): the largest size (1M by default).
+  if (parts.has('extension')) {
+    await runExtensionBench({
+      root: path.resolve(__dirname, '..', '..'),
+      documents: Math.max(...options.sizes),
+      indexes: 20,
+      collections: 1000,
+      activationRuns: options.quick ? 5 : 15,
+    });
+  }
+  if (parts.has('matcher')) await runMatcherReport();
 }
 
 main().catch((err) => {

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Compiles the project with tsc (type errors fail the run, like scripts/test-unit.js) into out/, then
+// Compiles the project with tsc (type errors fail the run, like scripts/test-unit.js) into out/ and
+// bundles dist/ with esbuild (minified, as packaged), then
 // runs the benchmark (out/bench/main.js) with --expose-gc so it can measure retained heap per document.
 // Arguments are passed through: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--no-matcher]
 // Extra node flags (e.g. --cpu-prof) can be given in BENCH_NODE_FLAGS.
@@ -12,6 +13,12 @@ const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescrip
 if (tsc.status !== 0) {
   console.error('bench: TypeScript compilation failed (see errors above).');
   process.exit(tsc.status ?? 1);
+}
+// The extension part times the shipped bundle: build it as `npm run package` does (minified).
+const bundle = spawnSync(process.execPath, [path.join(root, 'esbuild.js'), '--production'], { stdio: ['ignore', 'ignore', 'inherit'], cwd: root });
+if (bundle.status !== 0) {
+  console.error('bench: esbuild failed (see errors above).');
+  process.exit(bundle.status ?? 1);
 }
 const extraFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const nodeArgs = [

@@ -9,3 +9,4 @@ export { objectIdAt, type Document } from './values/types';
 export type { MonitorStatus, PassReport, VisitReport } from './ttl/monitor';
 export { findInvalidTTLIndexes, findNaNTTLIndexes, loadLegacyIndexSpec, repairInvalidTTLSpecs, type TTLIndexProblem } from './ttl/legacy';
 export * as ttlRules from './ttl/validation';
+export { timeseriesExpiryCounts, type TimeseriesExpiryCounts } from './ttl/timeseries-target';

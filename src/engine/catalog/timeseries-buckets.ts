@@ -250,6 +250,21 @@ export class TimeseriesBuckets implements RecordObserver {
   }
 
   /**
+   * Measurements in the buckets (of all buckets or of a view) whose minTime lies in
+   * `(afterMs, uptoMs]`, counted up to `cap`: what a TTL rule would delete, for the UI's counts.
+   * Walks the expiry-ordered tree from its start, so the cost is the buckets below `uptoMs`.
+   */
+  countMeasurements(view: BucketView | undefined, afterMs: number, uptoMs: number, cap = Infinity): number {
+    const tree = view ? view.tree : this.all;
+    let n = 0;
+    for (const bucket of tree.values()) {
+      if (bucket.minTime > uptoMs || n >= cap) break;
+      if (bucket.minTime > afterMs) n += bucket.rids.size;
+    }
+    return Math.min(n, cap);
+  }
+
+  /**
    * Remove a whole bucket: every measurement through `collection.remove(record, cause)` (indexes,
    * observers, events as for any delete). Returns how many measurements went.
    */

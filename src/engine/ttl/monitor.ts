@@ -49,6 +49,13 @@ export interface MonitorStatus {
   lastPass: PassReport | null;
 }
 
+/**
+ * Runs a timer-started pass's steps (one per visit) to the end: either at once, returning
+ * undefined, or returning to the event loop between steps, returning a promise of the end. It
+ * must call `next()` until done. Without a driver the monitor drains the steps itself.
+ */
+export type PassDriver = (steps: Iterator<void, PassReport>) => Promise<void> | undefined;
+
 export class TTLMonitor {
   private cancelTimer?: CancelTimer;
   private sleepStartedAt: number;
@@ -58,6 +65,10 @@ export class TTLMonitor {
   private readonly factories: TargetFactory[] = [];
   private stopped = false;
   private inPass = false;
+  /** Set by a host that must not be held for a whole pass (see setPassDriver). */
+  private driver?: PassDriver;
+  /** The pass a driver is running, until it ends. */
+  private running?: Promise<void>;
 
   constructor(private readonly engine: Engine) {
     this.sleepStartedAt = engine.clock.now();
@@ -91,13 +102,44 @@ export class TTLMonitor {
     this.cancelTimer = this.engine.clock.setTimer(at, () => this.wake());
   }
 
-  private wake(): void {
+  /**
+   * Set (or clear) the driver of timer-started passes. The extension host uses one that yields
+   * between visits, so a pass over many collections does not hold it in one piece; other commands
+   * may then run between two visits of a pass, as they do on mongod (each visit re-checks its
+   * collection and index, rules 7.5/7.6).
+   */
+  setPassDriver(driver: PassDriver | undefined): void {
+    this.driver = driver;
+  }
+
+  /** Resolves when the pass a driver is running (if any) has ended. */
+  whenPassEnded(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  private wake(synchronous = false): void {
     this.cancelTimer = undefined;
+    const driver = synchronous ? undefined : this.driver;
     try {
-      this.runPass();
+      const ending = driver && !this.inPass ? driver(this.passSteps()) : (this.runPass(), undefined);
+      if (ending) {
+        // The next sleep starts when this pass ends, as mongod's monitor thread sleeps after a pass.
+        this.nextPassAt = null;
+        this.running = ending
+          .catch((err) => console.error('TTL Workbench: TTL pass failed', err))
+          .finally(() => {
+            this.running = undefined;
+            this.sleepAgain();
+          });
+        return;
+      }
     } catch (err) {
       console.error('TTL Workbench: TTL pass failed', err);
     }
+    this.sleepAgain();
+  }
+
+  private sleepAgain(): void {
     this.sleepStartedAt = this.engine.clock.now();
     this.schedule();
   }
@@ -111,7 +153,7 @@ export class TTLMonitor {
     let n = 0;
     while (!this.stopped && this.nextPassAt !== null && this.engine.clock.now() >= this.nextPassAt) {
       this.cancelTimer?.();
-      this.wake();
+      this.wake(true);
       n++;
     }
     return n;
@@ -138,6 +180,15 @@ export class TTLMonitor {
    * pass even when nothing is deleted. Returns what was deleted, visit by visit.
    */
   runPass(): PassReport {
+    const steps = this.passSteps();
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /** The pass of runPass, one step per visit (a driver may return to the event loop between them). */
+  *passSteps(): Generator<void, PassReport> {
     const startedAt = new Date(this.engine.clock.now());
     const skipped = this.stoppedBecause();
     if (skipped) return { startedAt, subPasses: 0, deleted: 0, visits: [], skipped };
@@ -154,9 +205,11 @@ export class TTLMonitor {
       }
       let more = true;
       while (more) {
-        more = this.runSubPass(report);
+        more = yield* this.subPassSteps(report);
         report.subPasses++;
         this.engine.ttlMetrics.subPasses++;
+        // The engine may have closed (or the monitor stopped) while a driver yielded.
+        if (this.stopped || this.engine.isClosed) break;
       }
     } finally {
       this.inPass = false;
@@ -169,7 +222,7 @@ export class TTLMonitor {
   }
 
   /** Rule 7.3: one sub-pass; returns whether expired work remains for another sub-pass. */
-  private runSubPass(report: PassReport): boolean {
+  private *subPassSteps(report: PassReport): Generator<void, boolean> {
     const params = this.engine.parameters;
     const subPassBudgetMs = params.getNumber('ttlMonitorSubPassTargetSecs') * 1000;
     const batched = params.getBool('ttlMonitorBatchDeletes');
@@ -201,6 +254,8 @@ export class TTLMonitor {
         });
         if (outcome.kind !== 'skipped') report.deleted += outcome.deleted;
         if (outcome.kind === 'more') again.push(target);
+        yield;
+        if (this.stopped || this.engine.isClosed) return false;
       }
       queue = again;
     }

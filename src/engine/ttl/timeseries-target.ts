@@ -62,19 +62,44 @@ export class TimeseriesCollectionTTLTarget implements TTLTarget {
   constructor(readonly collection: Collection) {}
 
   visit(budget: VisitBudget, _remove: (record: StoredRecord) => void): VisitOutcome {
-    const ts = this.collection.options.timeseries;
-    const buckets = bucketsOf(this.collection);
-    if (!ts || !buckets) return { kind: 'skipped', reason: 'not a time-series collection', logId: 0 };
-    // Re-read at every visit: collMod {expireAfterSeconds: N | "off"} counts from the next one (rule 6.1).
-    const stored = this.collection.options.expireAfterSeconds;
-    if (stored === undefined) return { kind: 'skipped', reason: 'expireAfterSeconds was removed', logId: 0 };
-    const seconds = Number(stored);
-    if (!Number.isFinite(seconds) || seconds < 0) return { kind: 'skipped', reason: 'invalid time-series expireAfterSeconds', logId: 0 };
-    if (buckets.requiresExtendedRange) return { kind: 'skipped', reason: EXTENDED_RANGE_REASON, logId: 0 };
-    const threshold = budget.now - (seconds + bucketMaxSpanSecondsOf(ts)) * 1000;
-    // The scan of the buckets' ObjectId _ids starts at timestamp 0 (rule 7.10).
-    return deleteExpiredBuckets(buckets, undefined, 0, threshold, budget);
+    const rule = collectionRule(this.collection);
+    if ('reason' in rule) return { kind: 'skipped', ...rule };
+    return deleteExpiredBuckets(rule.buckets, rule.view, rule.lowestMs, rule.thresholdAt(budget.now), budget);
   }
+}
+
+/**
+ * What one time-series TTL rule deletes: buckets (of a view, or all) whose minTime lies in
+ * `[lowestMs, thresholdAt(now)]`. Shared by the monitor's visits and the UI's counts, so both
+ * read the rule the same way.
+ */
+interface BucketRule {
+  buckets: TimeseriesBuckets;
+  view: BucketView | undefined;
+  lowestMs: number;
+  thresholdAt(nowMs: number): number;
+}
+
+type Skip = { reason: string; logId: number };
+
+function thresholdFn(seconds: number, ts: NonNullable<Collection['options']['timeseries']>): (nowMs: number) => number {
+  const span = bucketMaxSpanSecondsOf(ts);
+  return (nowMs) => nowMs - (seconds + span) * 1000;
+}
+
+/** Rules 6.1, 6.2, 7.10: the collection's own expireAfterSeconds. */
+function collectionRule(collection: Collection): BucketRule | Skip {
+  const ts = collection.options.timeseries;
+  const buckets = bucketsOf(collection);
+  if (!ts || !buckets) return { reason: 'not a time-series collection', logId: 0 };
+  // Re-read at every visit: collMod {expireAfterSeconds: N | "off"} counts from the next one (rule 6.1).
+  const stored = collection.options.expireAfterSeconds;
+  if (stored === undefined) return { reason: 'expireAfterSeconds was removed', logId: 0 };
+  const seconds = Number(stored);
+  if (!Number.isFinite(seconds) || seconds < 0) return { reason: 'invalid time-series expireAfterSeconds', logId: 0 };
+  if (buckets.requiresExtendedRange) return { reason: EXTENDED_RANGE_REASON, logId: 0 };
+  // The scan of the buckets' ObjectId _ids starts at timestamp 0 (rule 7.10).
+  return { buckets, view: undefined, lowestMs: 0, thresholdAt: thresholdFn(seconds, ts) };
 }
 
 /** The view key of a partial TTL index: its name and its filter, so a recreated index starts afresh. */
@@ -94,47 +119,81 @@ export class TimeseriesIndexTTLTarget implements TTLTarget {
   }
 
   visit(budget: VisitBudget, _remove: (record: StoredRecord) => void): VisitOutcome {
-    const ts = this.collection.options.timeseries;
-    const buckets = bucketsOf(this.collection);
-    if (!ts || !buckets) return { kind: 'skipped', reason: 'not a time-series collection', logId: 0 };
-    // Rule 7.6: the index is re-checked at every visit.
-    const index = this.collection.indexes.get(this.indexName);
-    if (!index || !isTTLIndexSpec(index.spec)) return { kind: 'skipped', reason: 'no longer a TTL index', logId: 0 };
-    const key = index.spec.key as Record<string, unknown>;
-    const usable = ttlKeyIsUsable(key);
-    if (!usable.usable) return { kind: 'skipped', reason: usable.reason, logId: usable.logId };
-    if (Object.keys(key)[0] !== ts.timeField) return { kind: 'skipped', reason: `TTL indexes on time-series collections must be on the timeField '${ts.timeField}'`, logId: 0 };
-    const seconds = effectiveExpireAfterSeconds(index.spec.expireAfterSeconds);
-    if (seconds === undefined) return { kind: 'skipped', reason: 'Skipping TTL job due to invalid index spec (expireAfterSeconds is NaN, negative or beyond int32)', logId: 6909100 };
-    if (buckets.requiresExtendedRange) return { kind: 'skipped', reason: EXTENDED_RANGE_REASON, logId: 0 };
-    const view = this.viewOf(buckets, index.spec.partialFilterExpression, ts.metaField);
-    if (typeof view === 'string') return { kind: 'skipped', reason: view, logId: 0 };
-    const threshold = budget.now - (seconds + bucketMaxSpanSecondsOf(ts)) * 1000;
-    // An index scan has no lower bound (rule 7.8); extended-range buckets never get here (6.3).
-    return deleteExpiredBuckets(buckets, view, -Infinity, threshold, budget);
+    const rule = indexRule(this.collection, this.indexName);
+    if ('reason' in rule) return { kind: 'skipped', ...rule };
+    return deleteExpiredBuckets(rule.buckets, rule.view, rule.lowestMs, rule.thresholdAt(budget.now), budget);
   }
+}
 
-  /** The buckets the partial index holds: those whose `{<metaField>: meta}` matches the filter. */
-  private viewOf(buckets: TimeseriesBuckets, filter: unknown, metaField: string | undefined): BucketView | string {
-    const viewKey = viewKeyOf(this.indexName, filter);
-    if (filter === undefined) return buckets.view(viewKey, () => true);
-    if (!isPlainObject(filter)) return 'partialFilterExpression is not an object';
-    let matches: (doc: Document) => boolean;
-    try {
-      matches = compileFilter(filter);
-    } catch (err) {
-      return `partialFilterExpression cannot be evaluated: ${(err as Error).message}`;
-    }
-    return buckets.view(viewKey, (hasMeta, meta) => {
-      // The bucket document carries the meta under `meta`; the user's filter names the metaField.
-      const doc: Document = hasMeta && metaField !== undefined ? { [metaField]: meta } : {};
-      try {
-        return matches(doc);
-      } catch {
-        return false;
-      }
-    });
+/** Rule 6.4: a partial TTL index on the timeField, for the buckets whose meta matches its filter. */
+function indexRule(collection: Collection, indexName: string): BucketRule | Skip {
+  const ts = collection.options.timeseries;
+  const buckets = bucketsOf(collection);
+  if (!ts || !buckets) return { reason: 'not a time-series collection', logId: 0 };
+  // Rule 7.6: the index is re-checked at every visit.
+  const index = collection.indexes.get(indexName);
+  if (!index || !isTTLIndexSpec(index.spec)) return { reason: 'no longer a TTL index', logId: 0 };
+  const key = index.spec.key as Record<string, unknown>;
+  const usable = ttlKeyIsUsable(key);
+  if (!usable.usable) return { reason: usable.reason, logId: usable.logId };
+  if (Object.keys(key)[0] !== ts.timeField) return { reason: `TTL indexes on time-series collections must be on the timeField '${ts.timeField}'`, logId: 0 };
+  const seconds = effectiveExpireAfterSeconds(index.spec.expireAfterSeconds);
+  if (seconds === undefined) return { reason: 'Skipping TTL job due to invalid index spec (expireAfterSeconds is NaN, negative or beyond int32)', logId: 6909100 };
+  if (buckets.requiresExtendedRange) return { reason: EXTENDED_RANGE_REASON, logId: 0 };
+  const view = viewOf(indexName, buckets, index.spec.partialFilterExpression, ts.metaField);
+  if (typeof view === 'string') return { reason: view, logId: 0 };
+  // An index scan has no lower bound (rule 7.8); extended-range buckets never get here (6.3).
+  return { buckets, view, lowestMs: -Infinity, thresholdAt: thresholdFn(seconds, ts) };
+}
+
+/** The buckets the partial index holds: those whose `{<metaField>: meta}` matches the filter. */
+function viewOf(indexName: string, buckets: TimeseriesBuckets, filter: unknown, metaField: string | undefined): BucketView | string {
+  const viewKey = viewKeyOf(indexName, filter);
+  if (filter === undefined) return buckets.view(viewKey, () => true);
+  if (!isPlainObject(filter)) return 'partialFilterExpression is not an object';
+  let matches: (doc: Document) => boolean;
+  try {
+    matches = compileFilter(filter);
+  } catch (err) {
+    return `partialFilterExpression cannot be evaluated: ${(err as Error).message}`;
   }
+  return buckets.view(viewKey, (hasMeta, meta) => {
+    // The bucket document carries the meta under `meta`; the user's filter names the metaField.
+    const doc: Document = hasMeta && metaField !== undefined ? { [metaField]: meta } : {};
+    try {
+      return matches(doc);
+    } catch {
+      return false;
+    }
+  });
+}
+
+export interface TimeseriesExpiryCounts {
+  /** Measurements the next pass would delete (their buckets are past the rule's threshold). */
+  expiredNow: number;
+  /** Measurements whose buckets pass the threshold within the window after now. */
+  dueWithinWindow: number;
+}
+
+/**
+ * How many measurements a time-series TTL rule deletes now and within `windowSeconds`: the
+ * collection's own expireAfterSeconds (no `indexName`) or a partial TTL index. Whole buckets
+ * count, as the monitor deletes whole buckets. `{reason}` when the monitor skips the rule.
+ */
+export function timeseriesExpiryCounts(
+  collection: Collection,
+  indexName: string | undefined,
+  nowMs: number,
+  windowSeconds: number,
+  cap = Infinity,
+): TimeseriesExpiryCounts | { reason: string } {
+  const rule = indexName === undefined ? collectionRule(collection) : indexRule(collection, indexName);
+  if ('reason' in rule) return { reason: rule.reason };
+  const threshold = rule.thresholdAt(nowMs);
+  // minTimes are whole milliseconds: "after lowest − 1" is "from lowest on".
+  const expiredNow = rule.buckets.countMeasurements(rule.view, rule.lowestMs - 1, threshold, cap);
+  const dueWithinWindow = rule.buckets.countMeasurements(rule.view, threshold, rule.thresholdAt(nowMs + windowSeconds * 1000), cap);
+  return { expiredNow, dueWithinWindow };
 }
 
 /** The targets of one collection: none unless it is a time-series collection. */

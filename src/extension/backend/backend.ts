@@ -159,7 +159,7 @@ export interface Backend {
    * Documents expired now and due within the window through one TTL index (or a clustered
    * collection's own TTL: index `_id_`), counted over the index range, never by a collection scan.
    */
-  expiryCounts(index: IndexInfo | { db: string; collection: string; clusteredSeconds: number }, windowSeconds: number, cap?: number): Promise<ExpiryCountResult>;
+  expiryCounts(index: IndexInfo | { db: string; collection: string; collectionSeconds: number }, windowSeconds: number, cap?: number): Promise<ExpiryCountResult>;
   monitorStatus(): Promise<MonitorInfo>;
   runTTLPass(): Promise<PassSummary>;
   /** Virtual clock only: move forward, running the passes that fall due. */

@@ -4,7 +4,7 @@
  * do the same; what only an in-process engine can do (move the clock, run a pass now, load a
  * legacy index) uses the engine's own API. No `vscode` import: unit-testable in plain Node.
  */
-import { Engine, findInvalidTTLIndexes, loadLegacyIndexSpec, type Document, type EngineEvent } from '../../engine';
+import { Engine, findInvalidTTLIndexes, loadLegacyIndexSpec, timeseriesExpiryCounts, type Document, type EngineEvent } from '../../engine';
 import { collectionKindOf } from '../logic/collection-description';
 import { countReplyN, dueWithinCount, expiredNowCount, type ExpiryTarget } from '../logic/expiry-counts';
 import { describeIndex } from '../logic/index-description';
@@ -22,11 +22,15 @@ export interface EmbeddedBackendOptions {
   startMs?: number;
   /** Artificial delay of every answer, for tests that prove nothing assumes synchronous answers. */
   latencyMs?: number;
+  /** Work longer than this (ms) without a turn of the event loop is split (default 50; tests: 0). */
+  yieldAfterMs?: number;
 }
 
 const VERSIONS: Record<string, string> = { '8.0': '8.0.4', '7.0': '7.0.16' };
 /** Default cap of expiry counts: beyond it the tree says "at least". */
 export const DEFAULT_COUNT_CAP = 10_000;
+/** Work longer than this without a turn of the event loop is split (passes, clock moves). */
+const YIELD_AFTER_MS = 50;
 
 export class EmbeddedBackend implements Backend {
   private engine!: Engine;
@@ -46,11 +50,20 @@ export class EmbeddedBackend implements Backend {
 
   private start(startMs?: number): void {
     this.clockImpl = new SwitchableClock(this.settings.clock, startMs);
-    this.clockImpl.onTimerFired = () => {
-      // A pass on the system clock (or during a clock move, reported once afterwards).
-      if (!this.moving) this.emit([{ kind: 'monitorRan' }]);
-    };
     this.engine = new Engine({ clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion });
+    this.engine.ttl.setPassDriver((steps) => {
+      if (!this.moving && this.clockImpl.kind === 'virtual') {
+        // Fired by a synchronous move of the virtual clock (a shell `sleep`): its caller reads
+        // the pass's deletions right after, so the pass runs whole.
+        for (let step = steps.next(); !step.done; step = steps.next());
+        this.emit([{ kind: 'monitorRan' }]);
+        return undefined;
+      }
+      // A pass on the system clock, or during advanceClock (which reports its passes once, afterwards).
+      return this.drive(steps).then(() => {
+        if (!this.moving) this.emit([{ kind: 'monitorRan' }]);
+      });
+    });
     this.unsubscribe = this.engine.onDidChange((events: readonly EngineEvent[]) => this.emit(events));
   }
 
@@ -69,6 +82,28 @@ export class EmbeddedBackend implements Backend {
         console.error('TTL Workbench: a backend listener threw', err);
       }
     }
+  }
+
+  /**
+   * Runs a pass's steps (one per visit), returning to the event loop whenever a stretch of them
+   * took over yieldAfterMs (50 ms), so a pass over many TTL indexes leaves the extension host free in
+   * between. One visit still runs in one piece: at most ttlIndexDeleteTargetDocs documents or
+   * ttlIndexDeleteTargetTimeMS.
+   */
+  private async drive<T>(steps: Iterator<void, T>): Promise<T> {
+    let slice = performance.now();
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      if (performance.now() - slice > this.yieldAfterMs) {
+        await new Promise((r) => setImmediate(r));
+        slice = performance.now();
+      }
+    }
+  }
+
+  private get yieldAfterMs(): number {
+    return this.options.yieldAfterMs ?? YIELD_AFTER_MS;
   }
 
   /** Resolves after the configured latency: answers are never synchronous for callers. */
@@ -162,21 +197,21 @@ export class EmbeddedBackend implements Backend {
   }
 
   expiryCounts(
-    index: IndexInfo | { db: string; collection: string; clusteredSeconds: number },
+    index: IndexInfo | { db: string; collection: string; collectionSeconds: number },
     windowSeconds: number,
     cap: number = DEFAULT_COUNT_CAP,
   ): Promise<ExpiryCountResult> {
     return this.answer((): ExpiryCountResult => {
       let target: ExpiryTarget;
       let seconds: number;
-      if ('clusteredSeconds' in index) {
+      if ('collectionSeconds' in index) {
+        const coll = this.engine.getCollection(index.db, index.collection);
+        if (coll?.options.timeseries) return this.timeseriesCounts(coll, undefined, windowSeconds, cap);
         target = { collection: index.collection, field: '_id', indexName: '_id_', notBeforeEpoch: true };
-        seconds = index.clusteredSeconds;
+        seconds = index.collectionSeconds;
       } else {
         const coll = this.engine.getCollection(index.db, index.collection);
-        if (coll?.options.timeseries) {
-          return { ok: false, reason: 'Counts are not available for time-series collections yet (their documents live in buckets).' };
-        }
+        if (coll?.options.timeseries) return this.timeseriesCounts(coll, index.name, windowSeconds, cap);
         const d = describeIndex(index);
         if (!d.ttlApplies || d.seconds === undefined || !d.field) return { ok: false, reason: 'The TTL monitor deletes nothing through this index.' };
         if (d.hidden) return { ok: false, reason: 'Hidden: the query planner may not use this index, and counting without it would scan the collection. Unhide it to see counts (the monitor deletes through it either way).' };
@@ -203,6 +238,24 @@ export class EmbeddedBackend implements Backend {
         },
       };
     });
+  }
+
+  /** Time series: measurements in whole buckets, by the monitor's own bucket rules (6.1–6.4). */
+  private timeseriesCounts(coll: NonNullable<ReturnType<Engine['getCollection']>>, indexName: string | undefined, windowSeconds: number, cap: number): ExpiryCountResult {
+    const now = this.clockImpl.now();
+    const r = timeseriesExpiryCounts(coll, indexName, now, windowSeconds, cap);
+    if ('reason' in r) return { ok: false, reason: `The TTL monitor deletes nothing here now: ${r.reason}.` };
+    return {
+      ok: true,
+      counts: {
+        at: new Date(now),
+        expiredNow: r.expiredNow,
+        dueWithinWindow: r.dueWithinWindow,
+        windowSeconds,
+        cap,
+        capped: { expiredNow: r.expiredNow >= cap, dueWithinWindow: r.dueWithinWindow >= cap },
+      },
+    };
   }
 
   monitorStatus(): Promise<MonitorInfo> {
@@ -232,25 +285,25 @@ export class EmbeddedBackend implements Backend {
     };
   }
 
-  runTTLPass(): Promise<PassSummary> {
-    return this.answer(() => {
-      const r = this.engine.ttl.runPass();
-      this.emit([{ kind: 'monitorRan' }]);
-      return {
-        startedAt: r.startedAt,
-        deleted: r.deleted,
-        subPasses: r.subPasses,
-        ...(r.skipped ? { skipped: r.skipped } : {}),
-        visits: r.visits.map((v) => ({ ns: `${v.db}.${v.collection}`, target: v.target, deleted: v.deleted, outcome: v.outcome, ...(v.reason ? { reason: v.reason } : {}) })),
-      };
-    });
+  async runTTLPass(): Promise<PassSummary> {
+    const engine = await this.answer(() => this.engine);
+    // A timer's pass in progress ends first; this one then runs whole, as "run a pass now" promises.
+    await engine.ttl.whenPassEnded();
+    const r = await this.drive(engine.ttl.passSteps());
+    this.emit([{ kind: 'monitorRan' }]);
+    return {
+      startedAt: r.startedAt,
+      deleted: r.deleted,
+      subPasses: r.subPasses,
+      ...(r.skipped ? { skipped: r.skipped } : {}),
+      visits: r.visits.map((v) => ({ ns: `${v.db}.${v.collection}`, target: v.target, deleted: v.deleted, outcome: v.outcome, ...(v.reason ? { reason: v.reason } : {}) })),
+    };
   }
 
   /**
    * Moves the virtual clock timer by timer (VirtualClock.set to each due time, in order), giving
    * the event loop a turn every ~50 ms of work, so a long move ("2d": 2,880 passes) does not hold
-   * the extension host for its whole duration. A single pass still runs in one piece (the engine's
-   * monitor does not yield inside a pass).
+   * the extension host for its whole duration. Each pass yields between its visits (drive).
    */
   async advanceClock(ms: number): Promise<ClockMoveResult> {
     await this.answer(() => undefined);
@@ -267,7 +320,9 @@ export class EmbeddedBackend implements Backend {
         const next = clock.nextTimerAt();
         if (next === undefined || next > target) break;
         clock.set(Math.max(next, clock.now()));
-        if (performance.now() - slice > 50) {
+        // The pass that timer started runs through the driver; time moves on once it has ended.
+        await engine.ttl.whenPassEnded();
+        if (performance.now() - slice > this.yieldAfterMs) {
           await new Promise((r) => setImmediate(r));
           slice = performance.now();
           if (this.disposed || this.engine !== engine || this.clockImpl !== clock || clock.kind !== 'virtual') break;

@@ -9,7 +9,7 @@ import { ttlRules, type Document } from '../../engine';
 import { defaultIndexName } from '../../shell/collection';
 import type { CollectionInfo, IndexInfo } from '../backend/backend';
 import { formatCount, formatSeconds } from '../logic/durations';
-import { countReplyN, expiredNowCount, newlyEligibleCount } from '../logic/expiry-counts';
+import { countReplyN, eligibleWords, expiredNowCount, newlyEligibleCount, PREVIEW_CAP } from '../logic/expiry-counts';
 import { suggestTTLFields } from '../logic/field-sampling';
 import { describeIndex, type IndexDescription } from '../logic/index-description';
 import * as mongosh from '../logic/mongosh';
@@ -93,12 +93,30 @@ async function askPartialFilter(c: CollectionInfo): Promise<Document | undefined
   return p && !('error' in p) ? p : undefined;
 }
 
-function durationValidator(check: (text: string) => ReturnType<typeof checkTTLInput>) {
-  return (text: string): string | vscode.InputBoxValidationMessage | undefined => {
+/**
+ * Validates a duration as the user types, and for a valid one previews how many existing
+ * documents it makes eligible at once (the docs' warning), so the number is known before Enter.
+ */
+function durationValidator(check: (text: string) => ReturnType<typeof checkTTLInput>, eligible?: (seconds: number) => Promise<number | undefined>) {
+  return async (text: string): Promise<string | vscode.InputBoxValidationMessage | undefined> => {
     const r = check(text);
     if (!r.ok) return r.message;
-    return { message: r.explanation, severity: vscode.InputBoxValidationSeverity.Info };
+    let preview = '';
+    try {
+      const n = eligible ? await eligible(r.seconds) : undefined;
+      if (n !== undefined) preview = ` ${eligibleWords(n, PREVIEW_CAP)}`;
+    } catch {
+      // A count that fails leaves the explanation alone; the command reports real errors on Enter.
+    }
+    return { message: `${r.explanation}${preview}`, severity: vscode.InputBoxValidationSeverity.Info };
   };
+}
+
+/** Documents of `c` past `seconds` now through `field` (counted up to PREVIEW_CAP). */
+async function expiredNowFor(services: Services, c: CollectionInfo, field: string, seconds: number, partial: Document | undefined, indexName?: string): Promise<number> {
+  const now = (await services.backend.clock()).now.getTime();
+  const count = expiredNowCount({ collection: c.name, field, ...(indexName ? { indexName } : {}), ...(partial ? { partialFilterExpression: partial } : {}) }, seconds, now, PREVIEW_CAP);
+  return countReplyN(await services.backend.runCommand(c.db, count));
 }
 
 async function createTTLIndex(services: Services, inv: Invocation): Promise<CommandResult> {
@@ -117,7 +135,11 @@ async function createTTLIndex(services: Services, inv: Invocation): Promise<Comm
         title: `TTL index on ${c.db}.${c.name}.${field}`,
         prompt: 'Expire after: 3600 (seconds), 90s, 1h, 30d — or 0 / "at the date in the field" to expire at the stored date',
         value: '1h',
-        validateInput: durationValidator((t) => checkTTLInput(t, field, facts, partial)),
+        // Time series: buckets, not documents, expire; the count after the change says how many.
+        validateInput: durationValidator(
+          (t) => checkTTLInput(t, field, facts, partial),
+          c.options.timeseries ? undefined : (sec) => expiredNowFor(services, c, field, sec, partial),
+        ),
       });
       const r = checkTTLInput(text, field, facts, partial);
       if (!r.ok) throw new WorkbenchError(r.message);
@@ -164,22 +186,26 @@ async function existingIndexFor(services: Services, inv: Invocation): Promise<{ 
   return same ? { existingIndex: { name: same.name, isTTL: ttlRules.isTTLIndexSpec(same.spec) } } : {};
 }
 
-async function askCollModSeconds(services: Services, title: string, current?: number): Promise<number> {
+async function askCollModSeconds(services: Services, title: string, current?: number, eligible?: (seconds: number) => Promise<number | undefined>): Promise<number> {
   const info = await services.backend.info();
   const text = await inputBox({
     title,
     prompt: `${current !== undefined ? `Now ${current} (${formatSeconds(current)}). ` : ''}New expireAfterSeconds: 3600, 90s, 1h, 30d, or 0 to expire at the stored date`,
     value: current !== undefined ? String(current) : '1h',
-    validateInput: durationValidator((t) => checkCollModInput(t, info.serverVersion)),
+    validateInput: durationValidator((t) => checkCollModInput(t, info.serverVersion), eligible),
   });
   const r = checkCollModInput(text, info.serverVersion);
   if (!r.ok) throw new WorkbenchError(r.message);
   return r.seconds;
 }
 
-async function preview(services: Services, inv: Invocation, c: CollectionInfo, ix: IndexInfo, d: IndexDescription, oldSeconds: number | undefined, newSeconds: unknown, what: string) {
+/**
+ * Documents that a collMod of `ix` from `oldSeconds` to `newSeconds` makes eligible at once
+ * (undefined: not countable here — an invalid value, time series; 0 when the value grows).
+ */
+async function newlyEligible(services: Services, c: CollectionInfo, ix: IndexInfo, d: IndexDescription, oldSeconds: number | undefined, newSeconds: unknown, cap?: number): Promise<number | undefined> {
   const s = ttlRules.effectiveExpireAfterSeconds(newSeconds);
-  if (s === undefined || !d.field || c.options.timeseries) return { proceed: true as const, eligible: undefined };
+  if (s === undefined || !d.field || c.options.timeseries) return undefined;
   const now = (await services.backend.clock()).now.getTime();
   const target = {
     collection: c.name,
@@ -189,15 +215,23 @@ async function preview(services: Services, inv: Invocation, c: CollectionInfo, i
     ...(ix.spec.partialFilterExpression ? { partialFilterExpression: ix.spec.partialFilterExpression as Document } : {}),
   };
   const count = newlyEligibleCount(target, oldSeconds, s, now);
-  if (!count) return { proceed: true as const, eligible: 0 };
-  return confirmEligibility(services, inv, c, countReplyN(await services.backend.runCommand(c.db, count)), what);
+  if (!count) return 0;
+  return countReplyN(await services.backend.runCommand(c.db, cap ? { ...count, limit: cap } : count));
+}
+
+async function preview(services: Services, inv: Invocation, c: CollectionInfo, ix: IndexInfo, d: IndexDescription, oldSeconds: number | undefined, newSeconds: unknown, what: string) {
+  const n = await newlyEligible(services, c, ix, d, oldSeconds, newSeconds);
+  if (n === undefined || n === 0) return { proceed: true as const, eligible: n };
+  return confirmEligibility(services, inv, c, n, what);
 }
 
 async function convertToTTLIndex(services: Services, inv: Invocation): Promise<CommandResult> {
   const { collection: c, index: ix } = await resolveIndex(services, inv, (i, coll) => describe(i, coll).convertible, 'a single-field index without TTL');
   const d = describe(ix, c);
   let seconds = rawSeconds(inv);
-  if (seconds === undefined && inv.interactive) seconds = await askCollModSeconds(services, `Convert ${ix.name} to a TTL index`);
+  if (seconds === undefined && inv.interactive) {
+    seconds = await askCollModSeconds(services, `Convert ${ix.name} to a TTL index`, undefined, (sec) => newlyEligible(services, c, ix, d, undefined, sec, PREVIEW_CAP));
+  }
   if (seconds === undefined) throw new WorkbenchError("Convert to TTL Index needs 'expireAfterSeconds': e.g. {db, collection, index: 'createdAt_1', expireAfterSeconds: 3600}.");
   const gate = await preview(services, inv, c, ix, d, undefined, seconds, `Convert ${ix.name} to a TTL index`);
   if (!gate.proceed) return gate.result;
@@ -215,7 +249,9 @@ async function changeExpireAfterSeconds(services: Services, inv: Invocation): Pr
     throw new WorkbenchError(`${ix.name} is not a TTL index: convert it first.`, { title: 'Convert to TTL Index…', command: 'ttlWorkbench.convertToTTLIndex', args: [{ db: c.db, collection: c.name, index: ix.name, interactive: true }] });
   }
   let seconds = rawSeconds(inv);
-  if (seconds === undefined && inv.interactive) seconds = await askCollModSeconds(services, `Change expireAfterSeconds of ${ix.name}`, d.seconds);
+  if (seconds === undefined && inv.interactive) {
+    seconds = await askCollModSeconds(services, `Change expireAfterSeconds of ${ix.name}`, d.seconds, (sec) => newlyEligible(services, c, ix, d, d.seconds, sec, PREVIEW_CAP));
+  }
   if (seconds === undefined) throw new WorkbenchError("Change expireAfterSeconds needs 'expireAfterSeconds': e.g. {db, collection, index: 'createdAt_1', expireAfterSeconds: 60}.");
   const gate = await preview(services, inv, c, ix, d, d.seconds, seconds, `Change expireAfterSeconds of ${ix.name} from ${d.seconds ?? 'an invalid value'} to ${String(seconds)}`);
   if (!gate.proceed) return gate.result;

@@ -7,6 +7,7 @@
  * verbatim, so the hinted partial index can serve the query.
  */
 import type { Document } from '../../engine';
+import { formatCount } from './durations';
 
 export interface ExpiryTarget {
   collection: string;
@@ -67,4 +68,15 @@ export function newlyEligibleCount(target: ExpiryTarget, oldSeconds: number | un
 /** `n` of a count reply. */
 export function countReplyN(reply: Document): number {
   return Number(reply.n ?? 0);
+}
+
+/** Input boxes count eligible documents up to this, so a keystroke never waits for a big count. */
+export const PREVIEW_CAP = 100_000;
+
+/** The eligibility preview in words (a count at `cap` is "at least"). */
+export function eligibleWords(n: number, cap = Infinity): string {
+  if (n === 0) return 'No existing document becomes eligible at once.';
+  const count = n >= cap ? `At least ${formatCount(cap)}` : formatCount(n);
+  const one = n === 1;
+  return `${count} existing document${one ? '' : 's'} become${one ? 's' : ''} eligible at once: the next TTL pass deletes ${one ? 'it' : 'them'}.`;
 }

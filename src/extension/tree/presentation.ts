@@ -168,7 +168,7 @@ function countText(n: number, capped: boolean): string {
   return capped ? `at least ${formatCount(n)}` : formatCount(n);
 }
 
-export function countsMarkdown(counts: ExpiryCountResult | undefined): string[] {
+export function countsMarkdown(counts: ExpiryCountResult | undefined, kind?: CollectionInfo['kind']): string[] {
   if (!counts) return [];
   if (!counts.ok) return ['', `*Counts:* ${counts.reason}`];
   const c = counts.counts;
@@ -178,7 +178,9 @@ export function countsMarkdown(counts: ExpiryCountResult | undefined): string[] 
     '',
     `**Due in the next ${formatSeconds(c.windowSeconds)}:** ${countText(c.dueWithinWindow, c.capped.dueWithinWindow)}`,
     '',
-    `*(at ${formatClockTime(c.at)}, counted over the index range)*`,
+    kind === 'timeseries'
+      ? `*(at ${formatClockTime(c.at)}; measurements go with their whole bucket, once the bucket's minimum time + its max span + expireAfterSeconds has passed)*`
+      : `*(at ${formatClockTime(c.at)}, counted over the index range)*`,
   ];
 }
 
@@ -186,7 +188,7 @@ export function indexTooltip(index: IndexInfo, collection: CollectionInfo, count
   const d = describeIndexRow(index, collection);
   const lines = [`**${index.name}** — ${d.summary}`];
   if (d.warning) lines.push('', `$(warning) ${d.warning}`);
-  lines.push(...countsMarkdown(counts));
+  lines.push(...countsMarkdown(counts, collection.kind));
   const spec = index.stored ? { ...index.spec, expireAfterSeconds: index.stored.expireAfterSeconds } : index.spec;
   lines.push('', index.stored ? 'Spec (as stored in the catalog; listIndexes shows 2147483647):' : 'Spec:', codeBlock(mongoshValue(spec)));
   return lines.join('\n');
@@ -209,7 +211,7 @@ export function collectionTTLTooltip(collection: CollectionInfo, seconds: number
     `**Collection-level TTL** of the ${KIND_WORDS[collection.kind]} ${collection.db}.${collection.name}`,
     '',
     `Documents expire ${seconds === 0 ? 'at' : `${formatSeconds(seconds)} after`} the date in \`${field}\`${collection.kind === 'clustered' ? ' (dates before 1970 and non-dates never expire)' : ''}.`,
-    ...countsMarkdown(counts),
+    ...countsMarkdown(counts, collection.kind),
     '',
     `Change it with collMod: \`{collMod: "${collection.name}", expireAfterSeconds: <seconds> | "off"}\``,
   ].join('\n');

@@ -140,8 +140,7 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
       return this.backend.expiryCounts(node.info, DUE_WINDOW_SECONDS);
     }
     if (node.type === 'collectionTTL') {
-      if (node.collectionInfo.kind !== 'clustered') return { ok: false, reason: 'Counts are not available for time-series collections yet (their documents live in buckets).' };
-      return this.backend.expiryCounts({ db: node.db, collection: node.collection, clusteredSeconds: node.seconds }, DUE_WINDOW_SECONDS);
+      return this.backend.expiryCounts({ db: node.db, collection: node.collection, collectionSeconds: node.seconds }, DUE_WINDOW_SECONDS);
     }
     return undefined;
   }

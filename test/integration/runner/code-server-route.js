@@ -11,6 +11,7 @@ const path = require('node:path');
 const util = require('node:util');
 const { spawn } = require('node:child_process');
 const { installHost } = require('./install-host');
+const { createUiDriver } = require('./ui-driver');
 const { step, sleep, freePort, killGroup, killGroupNow, childGroups, reapGroup, tail } = require('./util');
 
 // Exit codes of the runner besides the tests' own 0 (passed) and 1 (failed).
@@ -90,6 +91,9 @@ async function runInCodeServer(options) {
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(userSettings(), null, 2));
   const screenshotDir = options.screenshotDir ? path.resolve(options.screenshotDir) : undefined;
+  // Replies to the tests' UI requests (ui-driver.js).
+  const uiDir = path.join(runDir, 'ui');
+  fs.mkdirSync(uiDir, { recursive: true });
   if (screenshotDir) fs.mkdirSync(screenshotDir, { recursive: true });
   const hostLog = fs.createWriteStream(path.join(runDir, 'host.log'));
   const pageLog = fs.createWriteStream(path.join(runDir, 'page-console.log'));
@@ -146,6 +150,7 @@ async function runInCodeServer(options) {
           ...process.env,
           ...options.env,
           ...(screenshotDir ? { TTL_WORKBENCH_IT_SCREENSHOT_DIR: screenshotDir } : {}),
+          TTL_WORKBENCH_IT_UI_DIR: uiDir,
         },
       },
     );
@@ -186,10 +191,12 @@ async function runInCodeServer(options) {
     page.on('crash', () => finish(EXIT_HARNESS, 'the workbench page crashed'));
 
     let shots = Promise.resolve();
+    const driveUi = createUiDriver(page, uiDir, (line) => console.log(line));
     let warnedNoShotDir = false;
     await page.exposeFunction('codeAutomationLog', (type, args) => {
       const text = formatArgs(Array.isArray(args) ? args : [args]);
       hostLog.write(`[${type}] ${text}\n`);
+      if (driveUi(text)) return;
       const shot = SCREENSHOT.exec(text);
       if (!options.verbose && !shot && NOISE.some((re) => re.test(text))) return;
       if (SUMMARY.test(text.trim())) {

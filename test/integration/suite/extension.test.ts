@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { TTLWorkbenchApi } from '../../../src/extension/api';
 import type { CommandResult } from '../../../src/extension/commands/context';
 import type { TreeNode } from '../../../src/extension/tree/nodes';
-import { screenshot } from './index';
+import { canDriveUi, driveUi, screenshot } from './index';
 
 const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
 let api: TTLWorkbenchApi;
@@ -242,6 +242,67 @@ suite('TTL Workbench extension', function () {
       assert.equal(done.newlyEligible, refused.eligibleNow);
     } finally {
       await config.update('confirmExpiryAbove', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  test('rule 6.2: a time-series collection TTL row counts measurements by whole buckets in its tooltip', async () => {
+    const ttlRow = await row('app', 'metrics', 'expireAfterSeconds');
+    const tip = await api.treeProvider.tooltipFor(ttlRow.node);
+    assert.match(tip!, /\*\*Expired now:\*\* \d+ — the next TTL pass deletes them/);
+    assert.match(tip!, /\*\*Due in the next 1 h:\*\* \d+/);
+    assert.match(tip!, /measurements go with their whole bucket/);
+  });
+
+  test('Create TTL Index… end to end in the real quick input: pick the field, skip the filter, see the eligibility preview while typing', async function () {
+    if (!canDriveUi()) return this.skip(); // desktop VS Code route: no page to type into
+    const now = (await api.backend.clock()).now.getTime();
+    const docs = [
+      ...[3, 4, 5].map((h) => ({ seenAt: new Date(now - h * 3_600_000) })),
+      ...[1, 2].map((h) => ({ seenAt: new Date(now + h * 3_600_000) })),
+      { seenAt: new Date(now - 45 * 60_000) },
+      { seenAt: 'yesterday' },
+    ];
+    await api.backend.runCommand('ui', { insert: 'trial', documents: docs });
+    const pending = vscode.commands.executeCommand<Result>('ttlWorkbench.createTTLIndex', { db: 'ui', collection: 'trial', interactive: true, quiet: true });
+    try {
+      const picker = await driveUi([{ waitForInput: 'Create TTL Index on ui.trial' }]);
+      assert.ok(picker!.items.some((i) => i.includes('seenAt')), `the field is suggested: ${JSON.stringify(picker!.items)}`);
+      await driveUi([{ type: 'seenAt' }, { press: 'Enter' }, { waitForInput: 'Optional partialFilterExpression' }, { press: 'Enter' }]);
+      const typed = await driveUi([{ waitForInput: 'TTL index on ui.trial.seenAt' }, { press: 'Control+A' }, { type: '90m' }, { waitForMessage: '5,400 s' }]);
+      // 3 h, 4 h and 5 h old are past 90 min; 45 min old, the future dates and the string are not.
+      assert.match(typed!.message, /Documents expire 1 h 30 min \(5,400 s\) after the date in seenAt\. 3 existing documents become eligible at once: the next TTL pass deletes them\./);
+      await screenshot('screenshot-ttl-preview.png', 300);
+      await driveUi([{ press: 'Enter' }, { waitForClosed: true }]);
+      const r = await pending;
+      assert.equal(r.ok, true, JSON.stringify(r));
+      assert.deepEqual((r.spec as Record<string, unknown>).expireAfterSeconds, 5400);
+      assert.equal(r.eligibleNow, 3);
+    } finally {
+      // A failed step must not leave the box open for the tests after this one.
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await pending.then(undefined, () => undefined);
+    }
+  });
+
+  test('Change expireAfterSeconds… end to end: the box starts at the current value and previews what a shorter one makes eligible', async function () {
+    if (!canDriveUi()) return this.skip();
+    const pending = vscode.commands.executeCommand<Result>('ttlWorkbench.changeExpireAfterSeconds', { db: 'ui', collection: 'trial', index: 'seenAt_1', interactive: true, quiet: true });
+    try {
+      const box = await driveUi([{ waitForInput: 'Change expireAfterSeconds of seenAt_1' }]);
+      assert.equal(box!.value, '5400');
+      const longer = await driveUi([{ press: 'Control+A' }, { type: '6h' }, { waitForMessage: '21,600' }]);
+      assert.match(longer!.message, /expireAfterSeconds becomes 21,600 \(6 h\)\. No existing document becomes eligible at once\./);
+      // Shorter: the document seen 45 min ago joins the three already past 90 min.
+      const shorter = await driveUi([{ press: 'Control+A' }, { type: '30m' }, { waitForMessage: '1,800' }]);
+      assert.match(shorter!.message, /expireAfterSeconds becomes 1,800 \(30 min\)\. 1 existing document becomes eligible at once: the next TTL pass deletes it\./);
+      await driveUi([{ press: 'Enter' }, { waitForClosed: true }]);
+      const r = await pending;
+      assert.equal(r.ok, true, JSON.stringify(r));
+      assert.deepEqual([r.old, r.new, r.newlyEligible], [5400, 1800, 1]);
+    } finally {
+      // A failed step must not leave the box open for the tests after this one.
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await pending.then(undefined, () => undefined);
     }
   });
 

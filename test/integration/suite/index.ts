@@ -64,3 +64,52 @@ export async function screenshot(name: string, settleMs = 1000): Promise<string 
   }
   throw new Error(`the runner did not save ${file} within 20 s`);
 }
+
+/** One step of a UI request (see test/integration/runner/ui-driver.js). */
+export type UiStep =
+  | { waitForInput: string }
+  | { waitForMessage: string }
+  | { waitForClosed: true }
+  | { type: string }
+  | { press: string };
+
+/** What the quick input shows after a request (null: closed). */
+export interface QuickInputState {
+  /** The input has the keyboard focus. */
+  focused: boolean;
+  title: string;
+  message: string;
+  value: string;
+  placeholder: string;
+  items: string[];
+}
+
+let uiRequests = 0;
+
+/** Whether this route can drive the workbench's quick input (code-server with Playwright). */
+export function canDriveUi(): boolean {
+  return !!process.env.TTL_WORKBENCH_IT_UI_DIR;
+}
+
+/**
+ * Has the runner perform `steps` on the real workbench (keyboard into the quick input, waits for
+ * a title or a validation message), then resolves with what the quick input shows. Rejects with
+ * the runner's error (a wait that timed out names what it waited for).
+ */
+export async function driveUi(steps: UiStep[]): Promise<QuickInputState | null> {
+  const dir = process.env.TTL_WORKBENCH_IT_UI_DIR;
+  if (!dir) throw new Error('this route cannot drive the UI: check canDriveUi() first');
+  const id = ++uiRequests;
+  console.log(`[ui:${id}] ${JSON.stringify(steps)}`); // the runner watches the host's console for this
+  const file = path.join(dir, `${id}.json`);
+  const askedAt = Date.now();
+  while (Date.now() - askedAt < 60_000) {
+    if (fs.existsSync(file)) {
+      const reply = JSON.parse(fs.readFileSync(file, 'utf8')) as { ok: boolean; error?: string; state: QuickInputState | null };
+      if (!reply.ok) throw new Error(`UI request ${JSON.stringify(steps)} failed: ${reply.error} (quick input: ${JSON.stringify(reply.state)})`);
+      return reply.state;
+    }
+    await delay(100);
+  }
+  throw new Error(`the runner did not answer UI request ${id} within 60 s`);
+}

@@ -67,6 +67,31 @@ describe('EmbeddedBackend', () => {
     b.dispose();
   });
 
+  it('rules 6.2 / 6.4: counts time-series measurements by whole buckets, for the collection TTL and a partial TTL index', async () => {
+    const b = new EmbeddedBackend({}, { startMs: NOW });
+    await b.runCommand('app', { create: 'metrics', timeseries: { timeField: 't', metaField: 'm' }, expireAfterSeconds: 600 });
+    await b.runCommand('app', { createIndexes: 'metrics', indexes: [{ key: { t: 1 }, name: 'debug_ttl', expireAfterSeconds: 0, partialFilterExpression: { m: 'debug' } }] });
+    // Buckets (1 h span, minute rounding): info @ now−3 h (2), debug @ now−70 min (1), info @ now−30 min (1).
+    await b.runCommand('app', {
+      insert: 'metrics',
+      documents: [
+        { t: new Date(NOW - 3 * HOUR), m: 'info' },
+        { t: new Date(NOW - 3 * HOUR + 60_000), m: 'info' },
+        { t: new Date(NOW - 70 * 60_000), m: 'debug' },
+        { t: new Date(NOW - 30 * 60_000), m: 'info' },
+      ],
+    });
+    const coll = await b.expiryCounts({ db: 'app', collection: 'metrics', collectionSeconds: 600 }, 3600);
+    assert.ok(coll.ok, JSON.stringify(coll));
+    // Collection rule: minTime ≤ now − 70 min: the old info bucket and the debug one; due within 1 h: the info @ −30 min.
+    assert.deepEqual([coll.counts.expiredNow, coll.counts.dueWithinWindow], [3, 1]);
+    const ix = (await b.listIndexes('app', 'metrics')).find((i) => i.name === 'debug_ttl')!;
+    const partial = await b.expiryCounts(ix, 3600);
+    assert.ok(partial.ok, JSON.stringify(partial));
+    assert.deepEqual([partial.counts.expiredNow, partial.counts.dueWithinWindow], [1, 0], 'only the debug bucket, past minTime + 1 h span');
+    b.dispose();
+  });
+
   it('advances the virtual clock, running due passes, and reports what they deleted (rule 7.2)', async () => {
     const b = await backendWithData();
     const events: BackendEvent[] = [];
@@ -79,6 +104,40 @@ describe('EmbeddedBackend', () => {
     const m = await b.monitorStatus();
     assert.equal(m.deletedSinceActivation, 5);
     assert.equal(m.parameters.ttlMonitorSleepSecs, 60);
+    b.dispose();
+  });
+
+  it('rule 7.3: a pass returns to the event loop between visits, and a shell-style synchronous clock move still runs its pass whole', async () => {
+    const b = new EmbeddedBackend({}, { startMs: NOW, yieldAfterMs: 0 });
+    for (const name of ['a', 'b', 'c']) {
+      await b.runCommand('app', { insert: name, documents: [{ t: new Date(NOW - 10 * HOUR) }, { t: new Date(NOW - 10 * HOUR) }] });
+      await b.runCommand('app', { createIndexes: name, indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60 }] });
+    }
+    const turnsDuring = async <T>(work: Promise<T>): Promise<{ turns: number; result: T }> => {
+      let done = false;
+      let turns = 0;
+      const tick = (): void => {
+        if (done) return;
+        turns++;
+        setImmediate(tick);
+      };
+      setImmediate(tick);
+      const result = await work;
+      done = true;
+      return { turns, result };
+    };
+    const pass = await turnsDuring(b.runTTLPass());
+    assert.equal(pass.result.deleted, 6);
+    assert.ok(pass.turns >= 2, `the event loop turned between the 3 visits (${pass.turns} turns)`);
+    // A timer-started pass during advanceClock goes through the same steps.
+    for (const name of ['a', 'b', 'c']) await b.runCommand('app', { insert: name, documents: [{ t: new Date(NOW - 10 * HOUR) }] });
+    const move = await turnsDuring(b.advanceClock(60_000));
+    assert.deepEqual([move.result.passes, move.result.deleted], [1, 3]);
+    assert.ok(move.turns >= 2, `advanceClock's pass yielded too (${move.turns} turns)`);
+    // A shell `sleep` moves the clock synchronously and reads the result at once.
+    await b.runCommand('app', { insert: 'a', documents: [{ t: new Date(NOW - 10 * HOUR) }] });
+    b.clockForTests.advance(60_000);
+    assert.equal(b.engineForTests.getCollection('app', 'a')!.count, 0, 'deleted before advance() returned');
     b.dispose();
   });
 

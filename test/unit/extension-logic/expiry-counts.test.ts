@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Engine, VirtualClock, type Document } from '../../../src/engine';
-import { countReplyN, dueWithinCount, expiredNowCount, expiryThreshold, newlyEligibleCount } from '../../../src/extension/logic/expiry-counts';
+import { countReplyN, dueWithinCount, eligibleWords, expiredNowCount, expiryThreshold, newlyEligibleCount } from '../../../src/extension/logic/expiry-counts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const MIN = 60_000;
@@ -70,5 +70,12 @@ describe('expiry count requests', () => {
     const c = expiredNowCount({ collection: 'c', field: '_id', indexName: '_id_', notBeforeEpoch: true }, 60, NOW);
     assert.deepEqual(c.query, { _id: { $lte: expiryThreshold(NOW, 60), $gte: new Date(0) } });
     assert.equal(c.hint, '_id_');
+  });
+
+  it('words the eligibility preview: none, one, many, and "at least" at the cap', () => {
+    assert.equal(eligibleWords(0), 'No existing document becomes eligible at once.');
+    assert.equal(eligibleWords(1), '1 existing document becomes eligible at once: the next TTL pass deletes it.');
+    assert.equal(eligibleWords(1234), '1,234 existing documents become eligible at once: the next TTL pass deletes them.');
+    assert.equal(eligibleWords(100_000, 100_000), 'At least 100,000 existing documents become eligible at once: the next TTL pass deletes them.');
   });
 });

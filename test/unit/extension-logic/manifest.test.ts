@@ -5,7 +5,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CollectionInfo, IndexInfo, MonitorInfo } from '../../../src/extension/backend/backend';
 import {
@@ -91,5 +93,22 @@ describe('package.json manifest', () => {
     assert.ok(ignore.includes('**'));
     assert.ok(ignore.includes('!dist/extension.js'));
     assert.ok(!ignore.some((l) => l.startsWith('!node_modules')));
+  });
+
+  it('npm run package builds a .vsix whose README images ship inside it', () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-vsix-')), 'ttl-workbench.vsix');
+    const r = spawnSync('npm', ['run', 'package', '--', '--out', out], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
+    assert.equal(r.status, 0, `npm run package failed:\n${r.stdout}\n${r.stderr}`);
+    assert.ok(fs.statSync(out).size > 50_000, 'a .vsix with the bundle in it');
+    const listed = spawnSync('npx', ['vsce', 'ls', '--no-dependencies'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
+    const files = listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    for (const m of readme.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)) assert.ok(files.includes(m[1]), `${m[1]} (shown in README.md) is in the .vsix: ${files.join(', ')}`);
+    assert.ok(files.includes('dist/extension.js'));
+    // Playground notebooks: the renderer bundle, the cell grammar and the examples the command opens.
+    for (const f of ['dist/renderer.js', 'syntaxes/ttl-mongosh.tmLanguage.json', 'syntaxes/ttl-mongosh.language-configuration.json', 'examples/01-expire-after-seconds.ttlbook']) {
+      assert.ok(files.includes(f), `${f} is in the .vsix: ${files.join(', ')}`);
+    }
+    assert.ok(!files.some((f) => f.startsWith('node_modules/')));
   });
 });

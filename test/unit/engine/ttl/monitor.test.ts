@@ -328,6 +328,55 @@ describe('TTL monitor: rule 7.3 (sub-passes and visit budgets)', () => {
 
 // ---- 7.6 / 4.2 ---------------------------------------------------------------------------------
 
+describe('TTL monitor: a pass in steps (a host that must not be held for a whole pass)', () => {
+  it('rules 7.3 / 7.5: a driver gets one step per visit; commands between steps see earlier visits, and a collection dropped meanwhile is skipped', async () => {
+    const { engine, clock } = setup();
+    for (const name of ['a', 'b', 'c']) {
+      coll(engine, name).createIndex({ t: 1 }, { expireAfterSeconds: 60 });
+      insertExpired(engine, 5, 10 * HOUR, name);
+    }
+    let steps: Iterator<void, unknown> | undefined;
+    let finish: () => void = () => undefined;
+    engine.ttl.setPassDriver((s) => {
+      steps = s;
+      return new Promise<void>((resolve) => (finish = resolve));
+    });
+    clock.advance(60_000);
+    assert.ok(steps, 'the timer handed the pass to the driver');
+    assert.deepEqual([count(engine, 'a'), count(engine, 'b'), count(engine, 'c')], [5, 5, 5], 'nothing ran before the first step');
+    assert.equal(steps.next().done, false);
+    assert.deepEqual([count(engine, 'a'), count(engine, 'b'), count(engine, 'c')], [0, 5, 5], 'one visit per step');
+    engine.runCommand(DB, { drop: 'c' });
+    let n = 1;
+    while (!steps.next().done) n++;
+    assert.equal(n, 3, 'three visits: a, b, then c (dropped)');
+    const last = engine.ttl.status().lastPass!;
+    assert.deepEqual(last.visits.map((v) => [v.collection, v.deleted, v.outcome]), [['a', 5, 'done'], ['b', 5, 'done'], ['c', 0, 'skipped']]);
+    // The monitor sleeps again only once the driver says the pass ended (rule 7.2: sleep after a pass).
+    assert.equal(engine.ttl.status().nextPassAt, null);
+    finish();
+    await engine.ttl.whenPassEnded();
+    assert.equal(engine.ttl.status().nextPassAt?.getTime(), T0 + 120_000);
+    assert.equal(passes(engine), 1);
+  });
+
+  it('rule 7.2: a driver that runs the steps at once keeps the cadence of synchronous passes', () => {
+    const { engine, clock } = setup();
+    coll(engine).createIndex({ t: 1 }, { expireAfterSeconds: 60 });
+    insertExpired(engine, 3);
+    let driven = 0;
+    engine.ttl.setPassDriver((s) => {
+      driven++;
+      while (!s.next().done);
+      return undefined;
+    });
+    clock.advance(3 * 60_000);
+    assert.equal(driven, 3, 'three passes in three minutes, each through the driver');
+    assert.equal(passes(engine), 3);
+    assert.equal(count(engine), 0);
+  });
+});
+
 describe('TTL monitor: rules 7.6 / 4.2 (index validity at each visit)', () => {
   it('rule 4.2: a legacy NaN EAS index is skipped every pass (log 6909100) and listed as 2147483647', () => {
     const { engine, clock } = setup();

@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Long } from 'bson';
-import { Engine, type Document, type EngineOptions } from '../../../../src/engine';
+import { Engine, timeseriesExpiryCounts, type Document, type EngineOptions } from '../../../../src/engine';
 import type { Collection } from '../../../../src/engine/catalog/collection';
 import { bucketsOf, type BucketInfo, type TimeseriesBuckets } from '../../../../src/engine/catalog/timeseries-buckets';
 import { VirtualClock } from '../../../../src/engine/clock';
@@ -474,5 +474,51 @@ describe('extended-range dates switch time-series TTL off (rule 6.3)', () => {
     advanceTo(clock, 2 * HOUR);
     assert.deepEqual(ids(engine), []);
     assert.equal(engine.getCollection(DB, 'old')!.count, 2);
+  });
+});
+
+// ---- counts for the UI ------------------------------------------------------------------------------
+
+describe('time-series expiry counts agree with what the monitor deletes (rules 6.2, 6.4)', () => {
+  it('rule 6.2: expiredNow counts whole buckets past minTime + span + expireAfterSeconds; the next pass deletes exactly that many', () => {
+    const { engine, clock, coll } = setup({ expireAfterSeconds: 600 }, { parameters: { ttlMonitorEnabled: false } });
+    insert(engine, [
+      { _id: 1, t: at(T0), m: 'a' },
+      { _id: 2, t: at(T0 + 50 * MINUTE), m: 'a' },
+      { _id: 3, t: at(T0 + 30 * MINUTE), m: 'b' },
+      { _id: 4, t: at(T0 + 3 * HOUR), m: 'a' },
+    ]);
+    // Bucket a@00:00 (2 measurements) is due at 01:10, b@00:30 at 01:40, a@03:00 at 04:10.
+    const at69 = timeseriesExpiryCounts(coll, undefined, T0 + 69 * MINUTE, 3600);
+    assert.deepEqual(at69, { expiredNow: 0, dueWithinWindow: 3 }, 'both early buckets fall due within the hour, the 03:00 one does not');
+    const at70 = timeseriesExpiryCounts(coll, undefined, T0 + 70 * MINUTE, 1800);
+    assert.deepEqual(at70, { expiredNow: 2, dueWithinWindow: 1 }, 'the bound is inclusive: a@00:00 is expired at 01:10 exactly');
+    engine.runCommand('admin', { setParameter: 1, ttlMonitorEnabled: true });
+    advanceTo(clock, 70 * MINUTE);
+    engine.ttl.runPass();
+    assert.deepEqual(ids(engine), [3, 4], 'the pass deleted the 2 counted measurements');
+    assert.deepEqual(timeseriesExpiryCounts(coll, undefined, T0 + 70 * MINUTE, 1800), { expiredNow: 0, dueWithinWindow: 1 });
+  });
+
+  it('rule 6.4: a partial TTL index counts only the buckets whose meta matches its filter; the cap bounds the count', () => {
+    const { engine, coll } = setup({}, { parameters: { ttlMonitorEnabled: false } });
+    engine.runCommand(DB, {
+      createIndexes: 'ts',
+      indexes: [{ key: { t: 1 }, name: 'debug_ttl', expireAfterSeconds: 60, partialFilterExpression: { 'm.level': 'debug' } }],
+    });
+    const docs: Document[] = [];
+    for (let i = 0; i < 30; i++) docs.push({ t: at(T0 + i * SECOND), m: { level: i % 3 === 0 ? 'debug' : 'info' } });
+    insert(engine, docs);
+    assert.deepEqual(timeseriesExpiryCounts(coll, 'debug_ttl', T0 + HOUR + MINUTE, 60), { expiredNow: 10, dueWithinWindow: 0 });
+    assert.deepEqual(timeseriesExpiryCounts(coll, 'debug_ttl', T0 + HOUR, 60), { expiredNow: 0, dueWithinWindow: 10 });
+    assert.deepEqual(timeseriesExpiryCounts(coll, 'debug_ttl', T0 + HOUR + MINUTE, 60, 4), { expiredNow: 4, dueWithinWindow: 0 });
+    assert.deepEqual(timeseriesExpiryCounts(coll, undefined, T0 + DAY, 60), { reason: 'expireAfterSeconds was removed' }, 'no collection-level TTL: nothing to count');
+  });
+
+  it('rule 6.3: an extended-range collection reports why nothing is counted', () => {
+    const { engine, coll } = setup({ expireAfterSeconds: 60 });
+    insert(engine, [{ _id: 1, t: at(Date.UTC(1969, 6, 20)), m: 'a' }]);
+    const r = timeseriesExpiryCounts(coll, undefined, T0, 60);
+    assert.ok('reason' in r && /extended range/.test(r.reason), JSON.stringify(r));
   });
 });

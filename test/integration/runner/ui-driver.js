@@ -1,0 +1,85 @@
+'use strict';
+// Drives the workbench's real quick input (quick picks and input boxes) for tests in the
+// extension host, which cannot reach the page themselves. A test logs one line,
+//   [ui:<id>] [{"waitForInput": "Create TTL Index"}, {"type": "seenAt"}, {"press": "Enter"}]
+// and the code-server route runs the steps with Playwright, in order, then writes
+// `<uiDir>/<id>.json` with what the quick input shows afterwards (or the error).
+const fs = require('node:fs');
+const path = require('node:path');
+
+const UI_REQUEST = /^\[ui:(\d+)\] (\[.*\])$/;
+const STEP_TIMEOUT_MS = 20_000;
+
+/** What the quick input shows: null when it is closed. */
+function readQuickInput() {
+  const widget = document.querySelector('.quick-input-widget');
+  if (!widget || widget.style.display === 'none' || widget.offsetParent === null) return null;
+  const text = (sel) => (widget.querySelector(sel)?.textContent ?? '').trim();
+  const input = widget.querySelector('.quick-input-box input');
+  return {
+    // Keys go to the focused element: a box just shown may not have the focus yet.
+    focused: !!input && document.activeElement === input,
+    title: text('.quick-input-title'),
+    message: text('.quick-input-message'),
+    value: input ? input.value : '',
+    placeholder: input ? input.getAttribute('placeholder') ?? '' : '',
+    items: [...widget.querySelectorAll('.quick-input-list .monaco-list-row')].map((r) => (r.getAttribute('aria-label') ?? r.textContent ?? '').trim()),
+  };
+}
+
+// Expressions evaluated in the page (strings: the workbench's CSP forbids building functions there).
+const STATE = `(${readQuickInput.toString()})()`;
+const waitFor = (page, expression) => page.waitForFunction(expression, undefined, { timeout: STEP_TIMEOUT_MS, polling: 100 });
+
+async function runStep(page, step) {
+  if (typeof step.waitForInput === 'string') {
+    // The title (or placeholder) names the box: a box that is closing still shows the old one.
+    const wanted = JSON.stringify(step.waitForInput);
+    await waitFor(page, `((s) => s !== null && s.focused && (s.title.includes(${wanted}) || s.placeholder.includes(${wanted})))(${STATE})`);
+  } else if (typeof step.waitForMessage === 'string') {
+    await waitFor(page, `((s) => s !== null && s.message.includes(${JSON.stringify(step.waitForMessage)}))(${STATE})`);
+  } else if (step.waitForClosed === true) {
+    await waitFor(page, `${STATE} === null`);
+  } else if (typeof step.type === 'string') {
+    await page.keyboard.type(step.type, { delay: 15 });
+  } else if (typeof step.press === 'string') {
+    await page.keyboard.press(step.press);
+  } else {
+    throw new Error(`unknown UI step ${JSON.stringify(step)}`);
+  }
+}
+
+/**
+ * Handles one console line of the host if it is a UI request; returns a promise of its end, or
+ * undefined for other lines. Requests run one after another (`queue`).
+ */
+function createUiDriver(page, uiDir, log) {
+  let queue = Promise.resolve();
+  return (text) => {
+    const m = UI_REQUEST.exec(text.trim());
+    if (!m) return undefined;
+    const [, id, json] = m;
+    queue = queue.then(async () => {
+      let reply;
+      try {
+        for (const step of JSON.parse(json)) await runStep(page, step);
+        reply = { ok: true, state: await page.evaluate(STATE) };
+      } catch (e) {
+        let state = null;
+        try {
+          state = await page.evaluate(STATE);
+        } catch {
+          // the page is gone; the error says enough
+        }
+        reply = { ok: false, error: e.message.split('\n')[0], state };
+        log(`[integration] UI request ${id} failed: ${reply.error}`);
+      }
+      const file = path.join(uiDir, `${id}.json`);
+      fs.writeFileSync(`${file}.partial`, JSON.stringify(reply));
+      fs.renameSync(`${file}.partial`, file); // the test polls for this file; it must appear whole
+    });
+    return queue;
+  };
+}
+
+module.exports = { createUiDriver, UI_REQUEST };
