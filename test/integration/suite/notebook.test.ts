@@ -77,6 +77,16 @@ async function untitled(header: Record<string, unknown>, cells: Array<string | {
   return nb;
 }
 
+/**
+ * Close every editor without "Save changes?" dialogs: the tests' untitled notebooks are dirty, and a
+ * modal dialog would stall desktop VS Code.
+ */
+async function closeAll(): Promise<void> {
+  for (let i = 0; i < 100 && vscode.window.tabGroups.all.some((g) => g.tabs.length > 0); i++) {
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  }
+}
+
 async function runAll(nb: vscode.NotebookDocument): Promise<void> {
   await vscode.commands.executeCommand('notebook.execute', nb.uri);
   await api.notebooks.whenIdle(nb);
@@ -160,7 +170,7 @@ suite('Playground notebooks', function () {
   });
 
   suiteTeardown(async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await closeAll();
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb', serverVersion: '8.0' });
   });
 
@@ -187,7 +197,7 @@ suite('Playground notebooks', function () {
       assert.ok(cells.every((c) => items(c).every((i) => i.mime !== ERROR)), name);
       assert.equal(maskIds(plainText(nb)), maskIds(runCli(file)), `${name}: notebook and CLI differ`);
       await TREE_AFTER[name]();
-      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     }
   });
 
@@ -406,16 +416,19 @@ suite('Playground notebooks', function () {
   });
 
   test('screenshot: a notebook with executed cells and the documents table', async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await closeAll();
     const nb = await vscode.workspace.openNotebookDocument(vscode.Uri.file(path.join(extensionPath, 'examples', '01-expire-after-seconds.ttlbook')));
     await show(nb);
     await vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: nb.uri.toString() });
     await vscode.commands.executeCommand('workbench.view.extension.ttlWorkbench');
     await vscode.commands.executeCommand('notifications.clearAll');
-    // A narrower side bar than the tree's own screenshot leaves, so the notebook has room.
-    for (let i = 0; i < 3; i++) {
-      await vscode.commands.executeCommand('ttlWorkbench.databases.focus');
-      await vscode.commands.executeCommand('workbench.action.decreaseViewSize').then(undefined, () => undefined);
+    // The same side bar width whatever ran before: down to the minimum, then up a fixed number of
+    // steps ("view size" acts on the focused part), leaving the notebook most of the window.
+    for (const [step, times] of [['workbench.action.decreaseViewSize', 10], ['workbench.action.increaseViewSize', 4]] as const) {
+      for (let i = 0; i < times; i++) {
+        await vscode.commands.executeCommand('ttlWorkbench.databases.focus');
+        await vscode.commands.executeCommand(step).then(undefined, () => undefined);
+      }
     }
     await vscode.commands.executeCommand('workbench.actions.treeView.ttlWorkbench.databases.collapseAll').then(undefined, () => undefined);
     // The tree beside it shows what the cells left: the collection and its TTL index.
