@@ -16,6 +16,19 @@ const entries = [
 
 const version = require('./package.json').version;
 
+// The notebook renderer runs in the notebook's webview: a browser ES module, no Node, no vscode.
+const renderer = {
+  entryPoints: { renderer: 'src/extension/notebook/renderer/index.ts' },
+  outdir: path.join(__dirname, 'dist'),
+  bundle: true,
+  platform: 'browser',
+  target: 'es2022',
+  format: 'esm',
+  sourcemap: true,
+  minify: production,
+  logLevel: 'info',
+};
+
 esbuild
   .build({
     entryPoints: entries,
@@ -32,4 +45,5 @@ esbuild
     banner: { js: '#!/usr/bin/env node' },
     logLevel: 'info',
   })
+  .then(() => (fs.existsSync(path.join(__dirname, renderer.entryPoints.renderer)) ? esbuild.build(renderer) : undefined))
   .catch(() => process.exit(1));

@@ -12,6 +12,12 @@ if (tsc.status !== 0) {
   console.error('test:unit: TypeScript compilation failed (see errors above).');
   process.exit(tsc.status ?? 1);
 }
+// The notebook renderer is a browser bundle with DOM types: its own tsconfig.
+const rendererTsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'src', 'extension', 'notebook', 'renderer')], { stdio: 'inherit' });
+if (rendererTsc.status !== 0) {
+  console.error('test:unit: TypeScript compilation of the notebook renderer failed (see errors above).');
+  process.exit(rendererTsc.status ?? 1);
+}
 // CLI tests spawn the bundled dist/cli.js, so bundle first.
 const bundle = spawnSync(process.execPath, [path.join(root, 'esbuild.js')], { stdio: 'inherit', cwd: root });
 if (bundle.status !== 0) {

@@ -6,8 +6,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Engine, SystemClock, VirtualClock } from '../engine';
+import { errorText, outputText, statementOutputs } from '../shell/cell-outputs';
 import { ShellSession, type StatementResult } from '../shell/session';
-import { codeCells, parseTtlbook, type TtlbookCell } from '../shell/ttlbook';
+import { codeCells, engineRequestOf, parseTtlbook, type EngineRequest, type TtlbookCell } from '../shell/ttlbook';
 import type { RunOptions } from './args';
 
 export interface RunOutcome {
@@ -18,27 +19,21 @@ export interface RunOutcome {
 
 type Write = (text: string) => void;
 
-interface EngineMetadata {
-  now?: string;
-  flavor?: 'mongodb' | 'cosmos';
-}
-
-function engineFor(options: RunOptions, meta: EngineMetadata): Engine {
+function engineFor(options: RunOptions, meta: EngineRequest): Engine {
   const flavor = options.flavor ?? meta.flavor ?? 'mongodb';
-  if (options.clock === 'system') return new Engine({ clock: new SystemClock(), flavor, serverVersion: options.serverVersion });
-  const start = options.now ?? (meta.now ? new Date(meta.now) : new Date());
-  if (Number.isNaN(start.getTime())) throw new Error(`the notebook's engine.now metadata is not a date: ${String(meta.now)}`);
-  return new Engine({ clock: new VirtualClock(start), flavor, serverVersion: options.serverVersion });
+  const serverVersion = options.serverVersion ?? meta.serverVersion;
+  if (options.clock === 'system' || meta.clock === 'system') return new Engine({ clock: new SystemClock(), flavor, serverVersion });
+  const start = options.now ?? meta.now ?? new Date();
+  return new Engine({ clock: new VirtualClock(start), flavor, serverVersion });
 }
 
 /** The code cells of a file: a notebook's code cells, or a script as one cell. */
-export function cellsOf(file: string, text: string): { cells: TtlbookCell[]; meta: EngineMetadata } {
+export function cellsOf(file: string, text: string): { cells: TtlbookCell[]; meta: EngineRequest | { error: string } } {
   if (file.endsWith('.ttlbook')) {
     const book = parseTtlbook(text);
-    const engineMeta = (book.metadata.engine ?? {}) as EngineMetadata;
-    return { cells: codeCells(book), meta: engineMeta };
+    return { cells: codeCells(book), meta: engineRequestOf(book.metadata) };
   }
-  return { cells: [{ kind: 'code', source: text, line: 1 }], meta: {} };
+  return { cells: [{ kind: 'code', source: text, line: 1 }], meta: { isolated: true } };
 }
 
 function jsonLine(file: string, s: StatementResult): string {
@@ -60,26 +55,22 @@ export function runFile(file: string, options: RunOptions, out: Write, err: Writ
     return { ok: false, statements: 0 };
   }
   const { cells, meta } = cellsOf(file, text);
+  if ('error' in meta) {
+    err(`${shown}: ${meta.error}\n`);
+    return { ok: false, statements: 0 };
+  }
   const engine = engineFor(options, meta);
   const session = new ShellSession({ engine, timeoutMs: options.timeoutMs });
   let statements = 0;
   try {
     for (const cell of cells) {
-      const result = session.evaluate(cell.source, { filename: file, lineOffset: cell.line - 1 });
-      for (const s of result.statements) {
+      for (const s of session.steps(cell.source, { filename: file, lineOffset: cell.line - 1 })) {
         statements++;
-        if (options.json) {
-          out(`${jsonLine(shown, s)}\n`);
-        } else {
-          for (const line of s.output) out(`${line}\n`);
-          if (s.ok && s.rendered !== undefined) out(`${s.rendered}\n`);
-          if (s.ok && s.hasMore) out('Type "it" for more\n');
-        }
-        if (!s.ok) {
-          const e = s.error!;
-          const where = `${shown}:${e.line ?? s.line}${e.column !== undefined ? `:${e.column}` : ''}`;
-          const code = e.code !== undefined ? ` (code ${e.code}${e.codeName ? `, ${e.codeName}` : ''})` : '';
-          err(`${where}: ${e.name}: ${e.message}${code}\n`);
+        const outputs = statementOutputs(s);
+        out(options.json ? `${jsonLine(shown, s)}\n` : outputText(outputs));
+        const error = outputs.find((o) => o.kind === 'error');
+        if (error?.kind === 'error') {
+          err(`${errorText(error, shown)}\n`);
           return { ok: false, statements };
         }
       }

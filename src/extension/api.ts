@@ -4,6 +4,7 @@
  */
 import type * as vscode from 'vscode';
 import type { Backend } from './backend/backend';
+import type { NotebookApi } from './notebook';
 import type { TreeNode } from './tree/nodes';
 import type { DatabasesTreeProvider } from './tree/provider';
 import type { ShownMessage } from './ui/notifier';
@@ -23,4 +24,6 @@ export interface TTLWorkbenchApi {
   sourceDiagnostics: vscode.DiagnosticCollection;
   /** How long `activate()` took, in milliseconds. */
   activationMs: number;
+  /** Playground notebooks: each notebook's engine, and when its runs are done. */
+  notebooks: NotebookApi;
 }

@@ -13,6 +13,7 @@ import { registerProblemCommands } from './commands/problems';
 import { registerSourceAnalysisCommands } from './commands/source-analysis';
 import { registerSourceAnalysis } from './analysis/register';
 import { TTLDiagnostics } from './diagnostics';
+import { registerNotebooks } from './notebook';
 import { readSettings, SECTION } from './settings';
 import { ClockStatusBar } from './status-bar';
 import { DatabasesTreeProvider } from './tree/provider';
@@ -39,6 +40,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
   const services: Services = { backend, tree, treeView, notifier, settings: readSettings, diagnostics, output };
   const statusBar = new ClockStatusBar(backend);
   const sourceAnalysis = registerSourceAnalysis(backend);
+  const notebooks = registerNotebooks(context, services);
 
   const setClockContext = () => backend.clock().then((c) => vscode.commands.executeCommand('setContext', 'ttlWorkbench.clockMode', c.mode), () => undefined);
   void setClockContext();
@@ -55,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     ...registerProblemCommands(services),
     ...sourceAnalysis.disposables,
     ...registerSourceAnalysisCommands(services, sourceAnalysis.live),
+    ...notebooks.disposables,
     { dispose: backend.onDidChange((events) => { if (events.some((e) => e.kind === 'clockChanged' || e.kind === 'reset')) void setClockContext(); }) },
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SECTION)) return;
@@ -85,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     },
     sourceDiagnostics: sourceAnalysis.live.collection,
     activationMs,
+    notebooks: notebooks.api,
   };
 }
 

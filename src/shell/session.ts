@@ -49,6 +49,13 @@ export interface StatementResult {
   millis: number;
 }
 
+export interface EvaluateOptions {
+  /** The name errors and stack frames give the code; default `<shell>`. */
+  filename?: string;
+  /** Lines before the source in its file (a notebook cell's position), added to every line number. */
+  lineOffset?: number;
+}
+
 export interface EvaluationResult {
   ok: boolean;
   statements: StatementResult[];
@@ -88,7 +95,22 @@ export class ShellSession {
     return this.runtime.dbName;
   }
 
-  evaluate(source: string, options: { filename?: string; lineOffset?: number } = {}): EvaluationResult {
+  evaluate(source: string, options: EvaluateOptions = {}): EvaluationResult {
+    const steps = this.steps(source, options);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * The same evaluation one statement at a time: each `next()` runs one top-level statement and
+   * yields its result (hoisted function declarations first, as JavaScript runs them), and the
+   * generator's return value is what `evaluate` returns. A caller that awaits between steps lets
+   * its event loop (a notebook's cancellation, the tree's refresh) in between statements; stopping
+   * the iteration leaves the remaining statements unrun.
+   */
+  *steps(source: string, options: EvaluateOptions = {}): Generator<StatementResult, EvaluationResult, void> {
     const filename = options.filename ?? DEFAULT_FILENAME;
     const lineOffset = options.lineOffset ?? 0;
     const output: string[] = [];
@@ -97,7 +119,9 @@ export class ShellSession {
       statements = splitStatements(source);
     } catch (err) {
       if (!(err instanceof ShellSyntaxError)) throw err;
-      return { ok: false, statements: [syntaxErrorResult(source, err, lineOffset)], output };
+      const failed = syntaxErrorResult(source, err, lineOffset);
+      yield failed;
+      return { ok: false, statements: [failed], output };
     }
 
     const results: StatementResult[] = new Array(statements.length);
@@ -105,11 +129,16 @@ export class ShellSession {
     for (let i = 0; i < statements.length; i++) {
       if (!statements[i].hoisted) continue;
       results[i] = this.runStatement(statements[i], filename, lineOffset, output);
+      yield results[i];
       if (!results[i].ok) return { ok: false, statements: [results[i]], output };
     }
     const done: StatementResult[] = [];
     for (let i = 0; i < statements.length; i++) {
-      const result = results[i] ?? this.runStatement(statements[i], filename, lineOffset, output);
+      let result = results[i];
+      if (!result) {
+        result = this.runStatement(statements[i], filename, lineOffset, output);
+        yield result;
+      }
       done.push(result);
       if (!result.ok) return { ok: false, statements: done, output };
     }

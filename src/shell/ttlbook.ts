@@ -153,7 +153,8 @@ export function serializeTtlbook(book: Ttlbook, original?: Ttlbook): string {
     const unchanged = before && before.source === cell.source && before.kind === cell.kind && (before.title ?? '') === (cell.title ?? '');
     const last = index === book.cells.length - 1;
     if (unchanged && cell.raw !== undefined) {
-      out += cell.raw;
+      // A cell that is last only because the cells after it went: drop its separating blank lines.
+      out += last && !cell.endsFile ? cell.raw.replace(/\n[ \t\r\n]*$/, '\n') : cell.raw;
       // A cell that used to end the file needs a separator once another cell follows it.
       if (!last && cell.endsFile) out += cell.raw.endsWith('\n') ? '\n' : '\n\n';
     } else {
@@ -166,4 +167,52 @@ export function serializeTtlbook(book: Ttlbook, original?: Ttlbook): string {
 /** Run a notebook as a script: the code cells in order, each with its line in the file. */
 export function codeCells(book: Ttlbook): TtlbookCell[] {
   return book.cells.filter((c) => c.kind === 'code' && c.source.trim() !== '');
+}
+
+/** What a notebook's `engine` metadata asks for: `{"isolated": true, "now": "…", "flavor": "cosmos"}`. */
+export interface EngineRequest {
+  /** Its own fresh engine instead of the shared one (the CLI always gives each file its own). */
+  isolated: boolean;
+  /** Where a virtual clock starts. */
+  now?: Date;
+  flavor?: 'mongodb' | 'cosmos';
+  serverVersion?: '8.0' | '7.0';
+  clock?: 'virtual' | 'system';
+}
+
+/**
+ * Reads and checks the `engine` metadata. Unknown keys are refused rather than ignored: a typo
+ * (`"isolate": true`) would otherwise run the notebook against the wrong engine without a word.
+ */
+export function engineRequestOf(metadata: Record<string, unknown>): EngineRequest | { error: string } {
+  const raw = metadata.engine;
+  if (raw === undefined) return { isolated: false };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { error: `the notebook's engine metadata must be an object such as {"isolated": true, "now": "2026-01-01T00:00:00Z"}, got ${JSON.stringify(raw)}` };
+  const m = raw as Record<string, unknown>;
+  const known = ['isolated', 'now', 'flavor', 'serverVersion', 'clock'];
+  const unknown = Object.keys(m).filter((k) => !known.includes(k));
+  if (unknown.length) return { error: `unknown key${unknown.length > 1 ? 's' : ''} in the notebook's engine metadata: ${unknown.join(', ')} (known: ${known.join(', ')})` };
+  const out: EngineRequest = { isolated: false };
+  if (m.isolated !== undefined) {
+    if (typeof m.isolated !== 'boolean') return { error: `engine.isolated must be true or false, got ${JSON.stringify(m.isolated)}` };
+    out.isolated = m.isolated;
+  }
+  if (m.now !== undefined) {
+    const d = typeof m.now === 'string' || typeof m.now === 'number' ? new Date(m.now) : new Date(NaN);
+    if (Number.isNaN(d.getTime())) return { error: `the notebook's engine.now metadata is not a date: ${JSON.stringify(m.now)} (use an ISO date such as "2026-01-01T00:00:00Z")` };
+    out.now = d;
+  }
+  if (m.flavor !== undefined) {
+    if (m.flavor !== 'mongodb' && m.flavor !== 'cosmos') return { error: `engine.flavor must be "mongodb" or "cosmos", got ${JSON.stringify(m.flavor)}` };
+    out.flavor = m.flavor;
+  }
+  if (m.serverVersion !== undefined) {
+    if (m.serverVersion !== '8.0' && m.serverVersion !== '7.0') return { error: `engine.serverVersion must be "8.0" or "7.0", got ${JSON.stringify(m.serverVersion)}` };
+    out.serverVersion = m.serverVersion;
+  }
+  if (m.clock !== undefined) {
+    if (m.clock !== 'virtual' && m.clock !== 'system') return { error: `engine.clock must be "virtual" or "system", got ${JSON.stringify(m.clock)}` };
+    out.clock = m.clock;
+  }
+  return out;
 }

@@ -5,6 +5,7 @@
  * imports `vscode`.
  */
 import type { Document, EngineEvent, TTLIndexProblem } from '../../engine';
+import type { StatementResult } from '../../shell/session';
 import type { CollectionKind } from '../logic/collection-description';
 import type { IndexFacts } from '../logic/index-description';
 
@@ -116,6 +117,36 @@ export interface EngineSettings {
   serverVersion: '8.0' | '7.0';
 }
 
+export interface PlaygroundOptions {
+  /** Time limit of one top-level statement, in milliseconds (default 10000). */
+  timeoutMs?: number;
+}
+
+/**
+ * A mongosh session over the backend (a playground notebook's): its variables and current
+ * database persist from one run to the next, like one mongosh window.
+ */
+export interface PlaygroundSession {
+  /**
+   * Runs code statement by statement, yielding each statement's result as it completes; the
+   * first failing statement ends the run. Between statements the caller's event loop gets a turn;
+   * when `shouldStop` then says so, the remaining statements are left unrun (an interrupt) and the
+   * run returns `complete: false`.
+   */
+  run(source: string, options?: PlaygroundRunOptions): AsyncGenerator<StatementResult, { complete: boolean }, void>;
+  /** The database `db` is (changes with `use()` in the code). */
+  readonly dbName: string;
+  /** Set when the backend was reset since the session's last run: the run started a new session. */
+  readonly restarted: boolean;
+  dispose(): void;
+}
+
+export interface PlaygroundRunOptions {
+  filename?: string;
+  lineOffset?: number;
+  shouldStop?: () => boolean;
+}
+
 export interface Backend {
   info(): Promise<BackendInfo>;
   clock(): Promise<ClockInfo>;
@@ -138,8 +169,13 @@ export interface Backend {
   findInvalidTTLIndexes(): Promise<TTLIndexProblem[]>;
   /** Put an index into the catalog as an old server left it (for trying the NaN audit). */
   loadLegacyIndexSpec(db: string, collection: string, spec: Document): Promise<void>;
-  /** Drop everything and start a new engine with these settings. */
-  reset(settings?: Partial<EngineSettings>): Promise<EngineSettings>;
+  /**
+   * Drop everything and start a new engine with these settings; `startMs` is where a virtual
+   * clock starts (default: now; on the system clock, how far ahead of the wall clock to run).
+   */
+  reset(settings?: Partial<EngineSettings>, options?: { startMs?: number }): Promise<EngineSettings>;
+  /** A new playground session (mongosh over this backend's data). */
+  openPlayground(options?: PlaygroundOptions): Promise<PlaygroundSession>;
   onDidChange(listener: BackendListener): () => void;
   /** Stop every timer; nothing keeps running afterwards. */
   dispose(): void;

@@ -10,8 +10,9 @@ import { countReplyN, dueWithinCount, expiredNowCount, type ExpiryTarget } from 
 import { describeIndex } from '../logic/index-description';
 import type {
   Backend, BackendEvent, BackendInfo, BackendListener, ClockInfo, ClockMode, ClockMoveResult, CollectionInfo, DatabaseInfo,
-  EngineSettings, ExpiryCountResult, IndexInfo, MonitorInfo, PassSummary,
+  EngineSettings, ExpiryCountResult, IndexInfo, MonitorInfo, PassSummary, PlaygroundOptions, PlaygroundSession,
 } from './backend';
+import { EmbeddedPlayground } from './embedded-playground';
 import { SwitchableClock } from './switchable-clock';
 
 export const DEFAULT_SETTINGS: EngineSettings = { clock: 'virtual', flavor: 'mongodb', serverVersion: '8.0' };
@@ -354,14 +355,26 @@ export class EmbeddedBackend implements Backend {
     return this.answer(() => loadLegacyIndexSpec(this.engine, db, collection, spec));
   }
 
-  reset(settings: Partial<EngineSettings> = {}): Promise<EngineSettings> {
+  reset(settings: Partial<EngineSettings> = {}, options: { startMs?: number } = {}): Promise<EngineSettings> {
     return this.answer(() => {
       this.stop();
       this.settings = { ...this.settings, ...settings };
-      this.start();
+      this.start(options.startMs);
       this.emit([{ kind: 'reset' }]);
       return { ...this.settings };
     });
+  }
+
+  openPlayground(options: PlaygroundOptions = {}): Promise<PlaygroundSession> {
+    return this.answer(
+      () =>
+        new EmbeddedPlayground({
+          engine: () => this.engine,
+          timeoutMs: options.timeoutMs,
+          emit: (events) => this.emit(events),
+          disposed: () => this.disposed,
+        }),
+    );
   }
 
   onDidChange(listener: BackendListener): () => void {

@@ -18,11 +18,13 @@ const root = path.resolve(__dirname, '..', '..', '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 
 function registeredIds(): string[] {
-  const dir = path.join(root, 'src', 'extension', 'commands');
   const ids: string[] = [];
-  for (const f of fs.readdirSync(dir)) {
-    const text = fs.readFileSync(path.join(dir, f), 'utf8');
-    for (const m of text.matchAll(/id: '(ttlWorkbench\.[A-Za-z]+)'/g)) ids.push(m[1]);
+  for (const dir of [path.join(root, 'src', 'extension', 'commands'), path.join(root, 'src', 'extension', 'notebook')]) {
+    for (const f of fs.readdirSync(dir)) {
+      if (!f.endsWith('.ts')) continue;
+      const text = fs.readFileSync(path.join(dir, f), 'utf8');
+      for (const m of text.matchAll(/id: '(ttlWorkbench\.[A-Za-z]+)'/g)) ids.push(m[1]);
+    }
   }
   return ids.sort();
 }
@@ -103,6 +105,10 @@ describe('package.json manifest', () => {
     const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
     for (const m of readme.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)) assert.ok(files.includes(m[1]), `${m[1]} (shown in README.md) is in the .vsix: ${files.join(', ')}`);
     assert.ok(files.includes('dist/extension.js'));
+    // Playground notebooks: the renderer bundle, the cell grammar and the examples the command opens.
+    for (const f of ['dist/renderer.js', 'syntaxes/ttl-mongosh.tmLanguage.json', 'syntaxes/ttl-mongosh.language-configuration.json', 'examples/01-expire-after-seconds.ttlbook']) {
+      assert.ok(files.includes(f), `${f} is in the .vsix: ${files.join(', ')}`);
+    }
     assert.ok(!files.some((f) => f.startsWith('node_modules/')));
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { codeCells, parseTtlbook, serializeTtlbook, type Ttlbook } from '../../../src/shell/ttlbook';
+import { codeCells, engineRequestOf, parseTtlbook, serializeTtlbook, type Ttlbook } from '../../../src/shell/ttlbook';
 
 const canonical = `// ---
 // title: Expire after N seconds
@@ -71,5 +71,27 @@ describe('.ttlbook format', () => {
     book.cells.push({ kind: 'code', source: 'print(4)', line: 0 });
     const text = serializeTtlbook(book, parseTtlbook(canonical));
     assert.ok(text.endsWith('db.sessions.countDocuments()\n\n// %%\nprint(4)\n'), text);
+  });
+});
+
+describe('.ttlbook engine metadata', () => {
+  test('reads isolated, now, flavor, serverVersion and clock; no engine key means the shared engine', () => {
+    assert.deepEqual(engineRequestOf({}), { isolated: false });
+    assert.deepEqual(engineRequestOf({ engine: { isolated: true, now: '2026-01-01T00:00:00Z', flavor: 'cosmos', serverVersion: '7.0', clock: 'virtual' } }), {
+      isolated: true,
+      now: new Date('2026-01-01T00:00:00Z'),
+      flavor: 'cosmos',
+      serverVersion: '7.0',
+      clock: 'virtual',
+    });
+  });
+
+  test('refuses bad values and unknown keys with a message that says what is expected', () => {
+    const error = (engine: unknown) => (engineRequestOf({ engine }) as { error?: string }).error;
+    assert.match(error({ isolate: true })!, /unknown key in the notebook's engine metadata: isolate/);
+    assert.match(error({ now: 'tomorrow' })!, /engine\.now metadata is not a date: "tomorrow"/);
+    assert.match(error({ flavor: 'dynamo' })!, /engine\.flavor must be "mongodb" or "cosmos"/);
+    assert.match(error({ isolated: 'yes' })!, /engine\.isolated must be true or false/);
+    assert.match(error('isolated')!, /must be an object/);
   });
 });

@@ -1,0 +1,92 @@
+/**
+ * A playground session on the embedded engine: a ShellSession (src/shell) over the backend's
+ * current engine, run one statement at a time with a turn of the event loop in between, so a
+ * notebook can be interrupted between statements and the tree refreshes while a long cell runs.
+ * A statement itself runs in one piece, bounded by the shell's time limit. No `vscode` import.
+ */
+import type { Engine } from '../../engine';
+import { ShellSession, type StatementResult } from '../../shell/session';
+import type { BackendEvent, PlaygroundRunOptions, PlaygroundSession } from './backend';
+
+export interface EmbeddedPlaygroundHost {
+  /** The backend's engine now (a reset replaces it). */
+  engine: () => Engine;
+  timeoutMs?: number;
+  emit: (events: readonly BackendEvent[]) => void;
+  disposed: () => boolean;
+}
+
+/**
+ * A pause between statements. A bare setImmediate turn is cheap but, measured in code-server, lets
+ * no message through while statements keep the host busy (an interrupt arrived only after the
+ * cell ended): the round trip to the workbench needs real time. So after every ~100 ms of work the
+ * pause lasts 15 ms, which costs a slow cell at most ~15% and lets an interrupt in within a few
+ * statements; quick statements in between only take a setImmediate turn.
+ */
+const WORK_SLICE_MS = 100;
+const REST_MS = 15;
+const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+const rest = () => new Promise<void>((resolve) => setTimeout(resolve, REST_MS));
+
+export class EmbeddedPlayground implements PlaygroundSession {
+  private session: ShellSession | undefined;
+  private engine: Engine | undefined;
+  private closed = false;
+  restarted = false;
+
+  constructor(private readonly host: EmbeddedPlaygroundHost) {}
+
+  /** The session on the current engine; a new one (variables lost) after a reset. */
+  private current(): ShellSession {
+    const engine = this.host.engine();
+    if (!this.session || this.engine !== engine) {
+      this.restarted = this.session !== undefined;
+      this.session = new ShellSession({ engine, timeoutMs: this.host.timeoutMs });
+      this.engine = engine;
+    } else {
+      this.restarted = false;
+    }
+    return this.session;
+  }
+
+  get dbName(): string {
+    return this.session?.dbName ?? 'test';
+  }
+
+  async *run(source: string, options: PlaygroundRunOptions = {}): AsyncGenerator<StatementResult, { complete: boolean }, void> {
+    await immediate();
+    let sliceStart = performance.now();
+    const pause = async () => {
+      if (performance.now() - sliceStart < WORK_SLICE_MS) return immediate();
+      await rest();
+      sliceStart = performance.now();
+    };
+    if (this.closed || this.host.disposed()) throw new Error('The playground session was closed (its notebook or the extension is shutting down).');
+    const session = this.current();
+    const engine = this.engine!;
+    const steps = session.steps(source, { filename: options.filename, lineOffset: options.lineOffset });
+    for (;;) {
+      const before = engine.clock.now();
+      const step = steps.next();
+      // sleep() and clock.advance() move the clock without an engine event: tell the status bar.
+      if (engine.clock.now() !== before) this.host.emit([{ kind: 'clockChanged' }]);
+      if (step.done) return { complete: true };
+      yield step.value;
+      if (!step.value.ok) return { complete: true };
+      await pause();
+      if (this.host.engine() !== engine || this.host.disposed()) {
+        throw new Error('The engine was reset while the cell ran: the rest of the cell did not run. Run it again on the new engine.');
+      }
+      if (options.shouldStop?.()) {
+        steps.return({ ok: false, statements: [], output: [] });
+        return { complete: false };
+      }
+    }
+  }
+
+  dispose(): void {
+    this.closed = true;
+    this.session = undefined;
+    this.engine = undefined;
+  }
+}

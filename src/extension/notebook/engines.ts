@@ -1,0 +1,136 @@
+/**
+ * Which engine each playground notebook runs on, and its mongosh session there. By default every
+ * notebook shares the window's engine (the one the tree shows, so the tree follows the cells
+ * live), each notebook with its own session (variables, current database). A notebook whose
+ * metadata says `"engine": {"isolated": true, ...}` gets an engine of its own, a separate
+ * EmbeddedBackend on a virtual clock starting at `now`, closed with the notebook.
+ */
+import * as vscode from 'vscode';
+import type { Backend, PlaygroundSession } from '../backend/backend';
+import { EmbeddedBackend } from '../backend/embedded-backend';
+import type { WorkbenchSettings } from '../settings';
+import { engineRequestOf, type EngineRequest } from '../../shell/ttlbook';
+
+export interface NotebookEngine {
+  isolated: boolean;
+  backend: Backend;
+  request: EngineRequest;
+}
+
+interface Entry extends NotebookEngine {
+  /** The metadata the entry was made for: a change makes a new one. */
+  key: string;
+  session?: Promise<PlaygroundSession>;
+  /** The isolated backend's event subscription. */
+  unsubscribe?: () => void;
+}
+
+/** A refusal of the notebook's metadata, as mongod names a bad value. */
+export class EngineMetadataError extends Error {
+  readonly code = 2;
+  readonly codeName = 'BadValue';
+}
+
+export function headerOf(notebook: vscode.NotebookDocument): Record<string, unknown> {
+  const header = (notebook.metadata as { ttlbook?: { header?: unknown } } | undefined)?.ttlbook?.header;
+  return header !== null && typeof header === 'object' ? (header as Record<string, unknown>) : {};
+}
+
+export class NotebookEngines implements vscode.Disposable {
+  private readonly entries = new Map<string, Entry>();
+  private readonly changed = new vscode.EventEmitter<vscode.NotebookDocument | undefined>();
+  /** An engine was made, replaced or changed (clock, data): the toolbar and status bar follow. */
+  readonly onDidChange = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly shared: Backend,
+    private readonly settings: () => WorkbenchSettings & { playgroundTimeLimitMs: number },
+  ) {
+    this.subscriptions.push(
+      vscode.workspace.onDidCloseNotebookDocument((nb) => this.close(nb)),
+      { dispose: shared.onDidChange(() => this.changed.fire(undefined)) },
+    );
+  }
+
+  /** The request in the notebook's metadata; a bad one throws EngineMetadataError (code 2, BadValue). */
+  requestOf(notebook: vscode.NotebookDocument): EngineRequest {
+    const r = engineRequestOf(headerOf(notebook));
+    if ('error' in r) throw new EngineMetadataError(`${r.error[0].toUpperCase()}${r.error.slice(1)}.`);
+    return r;
+  }
+
+  /** The notebook's engine (made on first use, remade when its engine metadata changed). */
+  engineFor(notebook: vscode.NotebookDocument): NotebookEngine {
+    const request = this.requestOf(notebook);
+    const key = JSON.stringify({ ...request, now: request.now?.toISOString() });
+    const id = notebook.uri.toString();
+    const existing = this.entries.get(id);
+    if (existing && existing.key === key) return existing;
+    if (existing) this.drop(id, existing);
+    const entry: Entry = request.isolated ? this.isolatedEntry(notebook, request, key) : { isolated: false, backend: this.shared, request, key };
+    this.entries.set(id, entry);
+    this.changed.fire(notebook);
+    return entry;
+  }
+
+  private isolatedEntry(notebook: vscode.NotebookDocument, request: EngineRequest, key: string): Entry {
+    const s = this.settings();
+    const backend = new EmbeddedBackend(
+      { clock: request.clock ?? 'virtual', flavor: request.flavor ?? 'mongodb', serverVersion: request.serverVersion ?? s.serverVersion },
+      request.now ? { startMs: request.now.getTime() } : {},
+    );
+    const unsubscribe = backend.onDidChange(() => this.changed.fire(notebook));
+    return { isolated: true, backend, request, key, unsubscribe };
+  }
+
+  /** The notebook's mongosh session (one per notebook, kept across runs). */
+  session(notebook: vscode.NotebookDocument): Promise<PlaygroundSession> {
+    const entry = this.engineFor(notebook) as Entry;
+    entry.session ??= entry.backend.openPlayground({ timeoutMs: this.settings().playgroundTimeLimitMs });
+    return entry.session;
+  }
+
+  /**
+   * A fresh engine for the notebook, as the CLI gives every file: an isolated notebook gets a new
+   * engine of its own; a shared one resets the window's engine to the notebook's clock start and
+   * flavor (the tree then shows exactly what the notebook did). Either way a new session.
+   */
+  async fresh(notebook: vscode.NotebookDocument): Promise<NotebookEngine> {
+    const id = notebook.uri.toString();
+    const existing = this.entries.get(id);
+    if (existing) this.drop(id, existing);
+    const entry = this.engineFor(notebook);
+    if (!entry.isolated) {
+      const s = this.settings();
+      const r = entry.request;
+      await this.shared.reset(
+        { flavor: r.flavor ?? s.flavor, serverVersion: r.serverVersion ?? s.serverVersion, ...(r.clock ? { clock: r.clock } : {}) },
+        r.now ? { startMs: r.now.getTime() } : {},
+      );
+    }
+    this.changed.fire(notebook);
+    return entry;
+  }
+
+  private drop(id: string, entry: Entry): void {
+    this.entries.delete(id);
+    void entry.session?.then((s) => s.dispose(), () => undefined);
+    if (entry.isolated) {
+      entry.unsubscribe?.();
+      entry.backend.dispose();
+    }
+  }
+
+  private close(notebook: vscode.NotebookDocument): void {
+    const id = notebook.uri.toString();
+    const entry = this.entries.get(id);
+    if (entry) this.drop(id, entry);
+  }
+
+  dispose(): void {
+    for (const [id, entry] of [...this.entries]) this.drop(id, entry);
+    for (const s of this.subscriptions) s.dispose();
+    this.changed.dispose();
+  }
+}

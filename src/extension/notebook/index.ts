@@ -1,0 +1,56 @@
+/**
+ * Playground notebooks: the `.ttlbook` serializer, the "TTL Engine" controller, the engines they
+ * run on, completion in cells, the toolbar / status bar engine display and the commands. One call
+ * from activate() registers it all.
+ */
+import * as vscode from 'vscode';
+import type { Services } from '../commands/context';
+import { registerNotebookCommands } from './commands';
+import { registerPlaygroundCompletion } from './completion';
+import { PlaygroundController, type CellRunSummary } from './controller';
+import { NotebookEngines, type NotebookEngine } from './engines';
+import { TtlbookSerializer, NOTEBOOK_TYPE } from './serializer';
+import { NotebookEngineStatus } from './status';
+
+/** What the extension's API exposes of notebooks (tests use it instead of the UI). */
+export interface NotebookApi {
+  /** The notebook's engine (shared or isolated), made if needed. */
+  engineFor(notebook: vscode.NotebookDocument): NotebookEngine;
+  /** Resolves when every run requested so far for the notebook has finished. */
+  whenIdle(notebook: vscode.NotebookDocument): Promise<CellRunSummary | undefined>;
+  /** The isolated-engine status bar item's text ('' when hidden). */
+  engineStatusText(): Promise<string>;
+}
+
+/** ttlWorkbench.playgroundTimeLimitMs, read when a notebook's session starts. */
+export function playgroundTimeLimitMs(): number {
+  const v = vscode.workspace.getConfiguration('ttlWorkbench').get<number>('playgroundTimeLimitMs', 10_000);
+  return Number.isInteger(v) && v >= 100 ? v : 10_000;
+}
+
+export function registerNotebooks(context: vscode.ExtensionContext, services: Services): { disposables: vscode.Disposable[]; api: NotebookApi } {
+  const engines = new NotebookEngines(services.backend, () => ({ ...services.settings(), playgroundTimeLimitMs: playgroundTimeLimitMs() }));
+  const controller = new PlaygroundController(engines, (text, notebook) =>
+    services.notifier.showAndForget('warning', text, ['Run All Cells Against a Fresh Engine'], (choice) =>
+      choice ? vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: notebook.uri.toString() }) : undefined,
+    ),
+  );
+  const status = new NotebookEngineStatus(engines);
+  const disposables: vscode.Disposable[] = [
+    vscode.workspace.registerNotebookSerializer(NOTEBOOK_TYPE, new TtlbookSerializer(), { transientOutputs: true }),
+    controller,
+    status,
+    engines,
+    registerPlaygroundCompletion(engines),
+    ...registerNotebookCommands({ services, engines, controller, extensionUri: context.extensionUri }),
+  ];
+  const api: NotebookApi = {
+    engineFor: (nb) => engines.engineFor(nb),
+    whenIdle: (nb) => controller.whenIdle(nb),
+    engineStatusText: async () => {
+      await status.whenIdle();
+      return status.text;
+    },
+  };
+  return { disposables, api };
+}
