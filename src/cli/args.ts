@@ -43,7 +43,9 @@ Options:
                                {"ok":true,"file":…,"line":…,"result":…,"output":[…]}
                                {"ok":false,"file":…,"line":…,"error":{"code":…,"codeName":…,"message":…}}
   --timeout MS               time limit of one statement (default: 10000)
-  --data DIR                 reserved: durable storage is not available yet
+  --data DIR                 keep the engine in DIR: every file runs against what earlier runs
+                             left there (data, indexes, TTL settings, the virtual clock), and
+                             every acknowledged write is on disk (fsync) before the next statement
 
 Exit codes: 0 every statement ran; 1 a statement threw (its file and line are printed);
 2 bad usage.
@@ -118,8 +120,8 @@ export function parseArgs(argv: string[]): ParsedArgs {
   }
   if (options.files.length === 0) throw new UsageError('run needs at least one FILE (.js or .ttlbook)');
   if (options.now && options.clock === 'system') throw new UsageError('--now sets the virtual clock; it cannot be combined with --clock system');
-  if (options.data !== undefined) {
-    throw new UsageError('--data is reserved for durable storage, which is not available yet: run without it (an in-memory engine)');
+  if (options.data !== undefined && options.clock === 'system') {
+    throw new UsageError('--data keeps a virtual clock with the data (time never runs backwards across runs); it cannot be combined with --clock system');
   }
   return { command: 'run', options };
 }

@@ -1,11 +1,13 @@
 /**
- * Runs one playground file (a .js script or a .ttlbook notebook) against a fresh engine and writes
+ * Runs one playground file (a .js script or a .ttlbook notebook) against a fresh engine (or the one
+ * kept in `--data DIR`) and writes
  * what each statement printed and returned, as text or as JSON lines. The same ShellSession powers
  * the notebook controller, so a notebook gives the same results here and in VS Code.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Engine, SystemClock, VirtualClock } from '../engine';
+import { closeStoredEngine, openStoredEngine } from '../storage/engine-store';
 import { errorText, outputText, statementOutputs } from '../shell/cell-outputs';
 import { ShellSession, type StatementResult } from '../shell/session';
 import { codeCells, engineRequestOf, parseTtlbook, type EngineRequest, type TtlbookCell } from '../shell/ttlbook';
@@ -19,12 +21,40 @@ export interface RunOutcome {
 
 type Write = (text: string) => void;
 
-function engineFor(options: RunOptions, meta: EngineRequest): Engine {
+interface RunEngine {
+  engine: Engine;
+  /** What the user should know about the data folder (damage repaired, a read-only open). */
+  notes: string[];
+  close(): void;
+}
+
+function engineFor(options: RunOptions, meta: EngineRequest): RunEngine {
   const flavor = options.flavor ?? meta.flavor ?? 'mongodb';
   const serverVersion = options.serverVersion ?? meta.serverVersion;
-  if (options.clock === 'system' || meta.clock === 'system') return new Engine({ clock: new SystemClock(), flavor, serverVersion });
   const start = options.now ?? meta.now ?? new Date();
-  return new Engine({ clock: new VirtualClock(start), flavor, serverVersion });
+  if (options.data !== undefined) {
+    // A kept engine continues from its stored time; --now (or the notebook's engine.now) may move
+    // it forward, never back. A new folder starts at --now, else the current time.
+    const asked = options.now ?? meta.now;
+    const clock = new VirtualClock(asked ?? 0);
+    const opened = openStoredEngine(options.data, { engine: { clock, flavor, serverVersion }, holder: 'ttl-workbench run' });
+    const notes = [...opened.notes];
+    if (opened.storedClockMs === undefined && asked === undefined) {
+      // From 0 to now without running the passes of every minute in between.
+      opened.engine.ttl.suspendSleep();
+      clock.set(Date.now());
+      opened.engine.ttl.restartSleep();
+    }
+    if (asked !== undefined && opened.storedClockMs !== undefined && asked.getTime() < opened.storedClockMs) {
+      notes.push(`its clock is at ${new Date(opened.storedClockMs).toISOString()}, later than the ${asked.toISOString()} asked for: time never runs backwards, so the run continues from the stored time.`);
+    }
+    return { engine: opened.engine, notes, close: () => closeStoredEngine(opened) };
+  }
+  const engine =
+    options.clock === 'system' || meta.clock === 'system'
+      ? new Engine({ clock: new SystemClock(), flavor, serverVersion })
+      : new Engine({ clock: new VirtualClock(start), flavor, serverVersion });
+  return { engine, notes: [], close: () => engine.close() };
 }
 
 /** The code cells of a file: a notebook's code cells, or a script as one cell. */
@@ -59,7 +89,15 @@ export function runFile(file: string, options: RunOptions, out: Write, err: Writ
     err(`${shown}: ${meta.error}\n`);
     return { ok: false, statements: 0 };
   }
-  const engine = engineFor(options, meta);
+  let run: RunEngine;
+  try {
+    run = engineFor(options, meta);
+  } catch (e) {
+    err(`${shown}: ${(e as Error).message}\n`);
+    return { ok: false, statements: 0 };
+  }
+  for (const note of run.notes) err(`${options.data}: ${note}\n`);
+  const engine = run.engine;
   const session = new ShellSession({ engine, timeoutMs: options.timeoutMs });
   let statements = 0;
   try {
@@ -77,6 +115,6 @@ export function runFile(file: string, options: RunOptions, out: Write, err: Writ
     }
     return { ok: true, statements };
   } finally {
-    engine.close();
+    run.close();
   }
 }

@@ -47,6 +47,8 @@ export interface OpenedEngine {
   /** One line per thing the user should know (damage found, a read-only open, a settings mismatch). */
   notes: string[];
   documents: number;
+  /** The newest engine time stored in the folder (undefined: a new folder). */
+  storedClockMs?: number;
 }
 
 function readMeta(dir: string): FolderMeta | undefined {
@@ -104,7 +106,7 @@ export function openStoredEngine(dir: string, options: StoredEngineOptions = {})
   if (summary.clockMs !== undefined && clock.now() < summary.clockMs && typeof clock.set === 'function' && clock.kind !== 'system') clock.set(summary.clockMs);
   engine.ttl.restartSleep();
   notes.push(...recovery.problems);
-  return { engine, store, recovery, meta, notes, documents: summary.documents };
+  return { engine, store, recovery, meta, notes, documents: summary.documents, ...(summary.clockMs !== undefined ? { storedClockMs: summary.clockMs } : {}) };
 }
 
 /**

@@ -27,7 +27,7 @@ describe('ttl-workbench arguments', () => {
     [['run', 'a.js', '--now', 'yesterday'], /--now needs an ISO date/],
     [['run', 'a.js', '--now'], /--now needs a value/],
     [['run', 'a.js', '--clock', 'system', '--now', '2026-01-01T00:00:00Z'], /cannot be combined/],
-    [['run', 'a.js', '--data', 'dir'], /reserved for durable storage/],
+    [['run', 'a.js', '--data', 'dir', '--clock', 'system'], /--data keeps a virtual clock/],
     [['run', 'a.js', '--bogus'], /unknown option '--bogus'/],
   ] as Array<[string[], RegExp]>) {
     test(`usage error: ${args.join(' ')}`, () => {

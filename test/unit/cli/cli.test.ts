@@ -168,3 +168,46 @@ describe('examples/ run clean under the CLI', () => {
     });
   }
 });
+
+describe('run --data DIR: the engine kept in a folder across runs', () => {
+  test('a second run sees what the first left: data, TTL index, virtual clock; TTL keeps working across runs', () => {
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-data-'));
+    tempDirs.push(data);
+    const first = tempFile('first.js', [
+      'db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 3600 })',
+      'db.sessions.insertMany([{ _id: 1, lastSeen: new Date() }, { _id: 2, lastSeen: new Date(Date.now() + 2 * 3600 * 1000) }])',
+      'clock.advance("30m")',
+    ].join('\n'));
+    const a = run(['run', '--json', '--now', '2026-01-01T00:00:00Z', '--data', data, first]);
+    assert.equal(a.code, 0, a.stderr);
+    const second = tempFile('second.js', [
+      'db.sessions.getIndexes().map((i) => [i.name, i.expireAfterSeconds ?? null])',
+      'new Date().toISOString()',
+      'clock.advance("31m")',
+      'db.sessions.find().toArray().map((d) => d._id)',
+    ].join('\n'));
+    const b = jsonLines(run(['run', '--json', '--data', data, second]).stdout);
+    assert.deepEqual(b[0].result, [['_id_', null], ['lastSeen_1', 3600]]);
+    assert.equal(b[1].result, '2026-01-01T00:30:00.000Z', 'the virtual clock continued where the first run left it (not now)');
+    assert.deepEqual(b[3].result, [2], 'document 1 expired after 1 h 1 min of virtual time, across two runs');
+  });
+
+  test('a new folder without --now starts at the current time (quickly: no pass for every minute since 1970)', () => {
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-new-'));
+    tempDirs.push(data);
+    const started = Date.now();
+    const r = run(['run', '--json', '--data', data, tempFile('now.js', 'new Date().getTime()')]);
+    assert.equal(r.code, 0, r.stderr);
+    const t = jsonLines(r.stdout)[0].result as number;
+    assert.ok(t >= started - 1000 && t <= Date.now() + 1000, `clock at ${t}, wall ${started}`);
+  });
+
+  test('a folder in use by another writer is reported, and the run fails instead of writing', () => {
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-locked-'));
+    tempDirs.push(data);
+    fs.writeFileSync(path.join(data, 'LOCK'), JSON.stringify({ pid: process.pid, since: '2026-01-01T00:00:00Z', by: 'a test' }));
+    const r = run(['run', '--data', data, tempFile('w.js', 'db.c.insertOne({ a: 1 })')]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /is in use by process \d+ \(a test\)/);
+  });
+});
