@@ -110,6 +110,17 @@ export function openStoredEngine(dir: string, options: StoredEngineOptions = {})
 }
 
 /**
+ * Remove a data folder's stored state (snapshots, journals, kept damaged files, folder meta): a
+ * reset to a fresh engine. The folder itself and files that are not the store's stay.
+ */
+export function clearDataFolder(dir: string): void {
+  if (!fs.existsSync(dir)) return;
+  for (const f of fs.readdirSync(dir)) {
+    if (/^(snapshot-\d+\.ttls|journal-\d+\.ttlj(\.damaged-\d+)?|\.snapshot-\d+\.ttls\.\d+\.tmp)$/.test(f) || f === META_FILE) fs.rmSync(path.join(dir, f), { force: true });
+  }
+}
+
+/**
  * A clean shutdown: the clock's time is stored (so a virtual clock that moved without writes does
  * not run backwards at the next open), the engine stops, the journal is synced and the lock freed.
  */

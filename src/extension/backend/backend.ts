@@ -147,6 +147,19 @@ export interface PlaygroundRunOptions {
   shouldStop?: () => boolean;
 }
 
+export interface StorageInfo {
+  mode: 'memory' | 'folder';
+  dir?: string;
+  durability?: 'fsync' | 'batched';
+  /** Another window writes to the folder: this one reads it and keeps its changes in memory. */
+  readOnly: boolean;
+  journalBytes: number;
+  /** What the last open found (a torn tail cut, damage, a read-only open, a flavor mismatch). */
+  notes: string[];
+  /** Documents loaded at open. */
+  restoredDocuments: number;
+}
+
 export interface Backend {
   info(): Promise<BackendInfo>;
   clock(): Promise<ClockInfo>;
@@ -176,6 +189,14 @@ export interface Backend {
   reset(settings?: Partial<EngineSettings>, options?: { startMs?: number }): Promise<EngineSettings>;
   /** A new playground session (mongosh over this backend's data). */
   openPlayground(options?: PlaygroundOptions): Promise<PlaygroundSession>;
+  /** Where the data live (memory, or a data folder) and what the last open found. */
+  storageInfo(): Promise<StorageInfo>;
+  /** Compact the data folder now (snapshot + a new journal). */
+  compactNow(): Promise<{ bytes: number; documents: number; heldMs: number; totalMs: number }>;
+  /** A database as canonical EJSON text (exact BSON types; Import reads it back). */
+  exportDatabase(db: string): Promise<string>;
+  /** Load an export, into `intoDb` or its own database name; refuses existing collections (48). */
+  importDatabase(text: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number }>;
   onDidChange(listener: BackendListener): () => void;
   /** Stop every timer; nothing keeps running afterwards. */
   dispose(): void;

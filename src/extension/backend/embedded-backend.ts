@@ -10,9 +10,12 @@ import { countReplyN, dueWithinCount, expiredNowCount, type ExpiryTarget } from 
 import { describeIndex } from '../logic/index-description';
 import type {
   Backend, BackendEvent, BackendInfo, BackendListener, ClockInfo, ClockMode, ClockMoveResult, CollectionInfo, DatabaseInfo,
-  EngineSettings, ExpiryCountResult, IndexInfo, MonitorInfo, PassSummary, PlaygroundOptions, PlaygroundSession,
+  EngineSettings, ExpiryCountResult, IndexInfo, MonitorInfo, PassSummary, PlaygroundOptions, PlaygroundSession, StorageInfo,
 } from './backend';
 import { EmbeddedPlayground } from './embedded-playground';
+import { exportDatabaseText, importDatabaseText } from '../../engine/storage/export';
+import type { Durability } from '../../storage/journal';
+import { clearDataFolder, closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../storage/engine-store';
 import { SwitchableClock } from './switchable-clock';
 
 export const DEFAULT_SETTINGS: EngineSettings = { clock: 'virtual', flavor: 'mongodb', serverVersion: '8.0' };
@@ -24,6 +27,11 @@ export interface EmbeddedBackendOptions {
   latencyMs?: number;
   /** Work longer than this (ms) without a turn of the event loop is split (default 50; tests: 0). */
   yieldAfterMs?: number;
+  /** Keep the engine in this folder (durable storage); absent: in memory. */
+  dataDir?: string;
+  durability?: Durability;
+  /** Told about background compactions and their failures. */
+  onStorageEvent?: (text: string, severity: 'info' | 'error') => void;
 }
 
 const VERSIONS: Record<string, string> = { '8.0': '8.0.4', '7.0': '7.0.16' };
@@ -42,6 +50,8 @@ export class EmbeddedBackend implements Backend {
   private deletedByEarlierEngines = 0;
   private moving = false;
   private disposed = false;
+  /** The data folder the engine lives in (dataDir), while open. */
+  private stored: OpenedEngine | undefined;
 
   constructor(settings: Partial<EngineSettings> = {}, private readonly options: EmbeddedBackendOptions = {}) {
     this.settings = { ...DEFAULT_SETTINGS, ...settings };
@@ -50,7 +60,23 @@ export class EmbeddedBackend implements Backend {
 
   private start(startMs?: number): void {
     this.clockImpl = new SwitchableClock(this.settings.clock, startMs);
-    this.engine = new Engine({ clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion });
+    if (this.options.dataDir) {
+      // The folder keeps its own flavor and version, and its clock: a virtual clock moves up to it.
+      this.stored = openStoredEngine(this.options.dataDir, {
+        durability: this.options.durability ?? 'fsync',
+        allowReadOnly: true,
+        holder: 'a VS Code window',
+        engine: { clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion },
+        onCompaction: (r) =>
+          r instanceof Error
+            ? this.options.onStorageEvent?.(`Compacting ${this.options.dataDir} failed: ${r.message}. The journal keeps growing; nothing is lost.`, 'error')
+            : this.options.onStorageEvent?.(`Compacted ${this.options.dataDir}: ${r.documents.toLocaleString('en-US')} documents in a ${(r.bytes / 1048576).toFixed(1)} MiB snapshot (${r.totalMs.toFixed(0)} ms, writes held ${r.heldMs.toFixed(1)} ms).`, 'info'),
+      });
+      this.engine = this.stored.engine;
+      this.settings = { ...this.settings, flavor: this.stored.meta.flavor, serverVersion: this.stored.meta.serverVersion };
+    } else {
+      this.engine = new Engine({ clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion });
+    }
     this.engine.ttl.setPassDriver((steps) => {
       if (!this.moving && this.clockImpl.kind === 'virtual') {
         // Fired by a synchronous move of the virtual clock (a shell `sleep`): its caller reads
@@ -70,7 +96,9 @@ export class EmbeddedBackend implements Backend {
   private stop(): void {
     this.unsubscribe();
     this.deletedByEarlierEngines += this.engine.ttlMetrics.deletedDocuments;
-    this.engine.close();
+    if (this.stored) closeStoredEngine(this.stored); // stores the clock, syncs, frees the folder
+    else this.engine.close();
+    this.stored = undefined;
     this.clockImpl.dispose();
   }
 
@@ -332,6 +360,8 @@ export class EmbeddedBackend implements Backend {
     } finally {
       this.moving = false;
     }
+    // Time itself is stored too: a reopened folder never starts behind what the user saw.
+    if (!this.disposed && this.engine === engine) engine.persistClock();
     const m = engine.ttlMetrics;
     const result = { now: new Date(clock.now()), passes: m.passes - before.passes, deleted: m.deletedDocuments - before.deletedDocuments };
     this.emit([{ kind: 'clockChanged' }, ...(result.passes > 0 ? [{ kind: 'monitorRan' as const }] : [])]);
@@ -357,7 +387,10 @@ export class EmbeddedBackend implements Backend {
 
   reset(settings: Partial<EngineSettings> = {}, options: { startMs?: number } = {}): Promise<EngineSettings> {
     return this.answer(() => {
+      const readOnly = this.stored?.store.readOnly === true;
       this.stop();
+      // A fresh engine: with a data folder, its stored state goes too (not another window's).
+      if (this.options.dataDir && !readOnly) clearDataFolder(this.options.dataDir);
       this.settings = { ...this.settings, ...settings };
       this.start(options.startMs);
       this.emit([{ kind: 'reset' }]);
@@ -375,6 +408,38 @@ export class EmbeddedBackend implements Backend {
           disposed: () => this.disposed,
         }),
     );
+  }
+
+  storageInfo(): Promise<StorageInfo> {
+    return this.answer((): StorageInfo => {
+      const s = this.stored;
+      if (!s) return { mode: 'memory', readOnly: false, journalBytes: 0, notes: [], restoredDocuments: 0 };
+      return {
+        mode: 'folder',
+        dir: s.store.dir,
+        durability: this.options.durability ?? 'fsync',
+        readOnly: s.store.readOnly,
+        journalBytes: s.store.journalBytes,
+        notes: [...s.notes],
+        restoredDocuments: s.documents,
+      };
+    });
+  }
+
+  async compactNow(): Promise<{ bytes: number; documents: number; heldMs: number; totalMs: number }> {
+    const s = await this.answer(() => this.stored);
+    if (!s) throw new Error('The engine is in memory (ttlWorkbench.storage is "memory"): there is nothing to compact.');
+    if (s.store.readOnly) throw new Error(`${s.store.dir} is open read-only (another window writes to it): that window compacts it.`);
+    if (s.store.isCompacting) throw new Error('A compaction is already running; it ends by itself.');
+    return compact(s.engine, s.store);
+  }
+
+  exportDatabase(db: string): Promise<string> {
+    return this.answer(() => exportDatabaseText(this.engine, db));
+  }
+
+  importDatabase(text: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number }> {
+    return this.answer(() => importDatabaseText(this.engine, text, intoDb));
   }
 
   onDidChange(listener: BackendListener): () => void {

@@ -1,0 +1,82 @@
+/**
+ * Durable storage commands: Export Database as EJSON…, Import EJSON…, Reveal Data Folder,
+ * Compact Now. Each takes an argument object (db, file, into) so tests and other extensions need
+ * no dialogs; interactively they ask with the usual pickers and file dialogs.
+ */
+import * as vscode from 'vscode';
+import { formatCount } from '../logic/durations';
+import { inputBox, quickPick, registerCommand, reportSuccess, WorkbenchError, type CommandResult, type Invocation, type Services } from './context';
+
+async function pickDatabase(services: Services, inv: Invocation): Promise<string> {
+  if (typeof inv.args.db === 'string' && inv.args.db) return inv.args.db;
+  if (inv.node?.type === 'database') return inv.node.db;
+  if (!inv.interactive) throw new WorkbenchError("Export needs 'db': e.g. {db: 'app', file: '/tmp/app.ejson.json'}.");
+  const dbs = await services.backend.listDatabases();
+  if (dbs.length === 0) throw new WorkbenchError('There is no database to export yet.');
+  return quickPick(dbs.map((d) => ({ label: d.name, value: d.name })), 'Database to export');
+}
+
+async function exportDatabase(services: Services, inv: Invocation): Promise<CommandResult> {
+  const db = await pickDatabase(services, inv);
+  let target: vscode.Uri | undefined = typeof inv.args.file === 'string' ? vscode.Uri.file(inv.args.file) : undefined;
+  if (!target) {
+    if (!inv.interactive) throw new WorkbenchError("Export needs 'file': the path to write.");
+    target = await vscode.window.showSaveDialog({ title: `Export ${db} as EJSON`, saveLabel: 'Export', filters: { 'Extended JSON': ['json'] }, defaultUri: vscode.Uri.file(`${db}.ejson.json`) });
+    if (!target) return { ok: false, cancelled: true };
+  }
+  const text = await services.backend.exportDatabase(db);
+  await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
+  reportSuccess(services, inv, `Exported ${db} to ${target.fsPath} (canonical EJSON: every BSON type, index and TTL setting).`);
+  return { ok: true, db, file: target.fsPath, bytes: Buffer.byteLength(text) };
+}
+
+async function importEJSON(services: Services, inv: Invocation): Promise<CommandResult> {
+  let source: vscode.Uri | undefined = typeof inv.args.file === 'string' ? vscode.Uri.file(inv.args.file) : undefined;
+  if (!source) {
+    if (!inv.interactive) throw new WorkbenchError("Import needs 'file': a file made by Export Database as EJSON….");
+    const picked = await vscode.window.showOpenDialog({ title: 'Import EJSON', openLabel: 'Import', canSelectMany: false, filters: { 'Extended JSON': ['json'] } });
+    if (!picked?.length) return { ok: false, cancelled: true };
+    source = picked[0];
+  }
+  const text = Buffer.from(await vscode.workspace.fs.readFile(source)).toString('utf8');
+  let into = typeof inv.args.into === 'string' && inv.args.into ? inv.args.into : undefined;
+  if (!into && inv.interactive) {
+    into = await inputBox({ title: 'Import EJSON', prompt: 'Into which database (empty: the name it was exported from)', placeHolder: 'the exported name' });
+    into = into.trim() || undefined;
+  }
+  const r = await services.backend.importDatabase(text, into);
+  reportSuccess(services, inv, `Imported ${formatCount(r.documents)} documents into ${r.collections} collections of ${r.database} (${r.indexes} indexes).`);
+  return { ok: true, ...r };
+}
+
+async function revealDataFolder(services: Services, inv: Invocation): Promise<CommandResult> {
+  const info = await services.backend.storageInfo();
+  if (info.mode !== 'folder' || !info.dir) {
+    throw new WorkbenchError('The engine is in memory: set ttlWorkbench.storage to "workspace" or "global" to keep its data in a folder.', {
+      title: 'Open Settings',
+      command: 'workbench.action.openSettings',
+      args: ['ttlWorkbench.storage'],
+    });
+  }
+  if (inv.interactive) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(info.dir));
+  return { ok: true, dir: info.dir, readOnly: info.readOnly, journalBytes: info.journalBytes };
+}
+
+async function compactNow(services: Services, inv: Invocation): Promise<CommandResult> {
+  const info = await services.backend.storageInfo();
+  const r = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Compacting ${info.dir ?? 'the data folder'}…`, cancellable: false },
+    () => services.backend.compactNow(),
+  );
+  reportSuccess(services, inv, `Compacted: ${formatCount(r.documents)} documents in a ${(r.bytes / 1048576).toFixed(1)} MiB snapshot, ${r.totalMs.toFixed(0)} ms (writes waited ${r.heldMs.toFixed(1)} ms).`);
+  return { ok: true, ...r };
+}
+
+export function registerStorageCommands(services: Services): vscode.Disposable[] {
+  return [
+    registerCommand(services, { id: 'ttlWorkbench.exportDatabase', action: 'Export Database', run: (inv) => exportDatabase(services, inv) }),
+    registerCommand(services, { id: 'ttlWorkbench.importEJSON', action: 'Import EJSON', run: (inv) => importEJSON(services, inv) }),
+    registerCommand(services, { id: 'ttlWorkbench.revealDataFolder', action: 'Reveal Data Folder', run: (inv) => revealDataFolder(services, inv) }),
+    registerCommand(services, { id: 'ttlWorkbench.compactNow', action: 'Compact Now', run: (inv) => compactNow(services, inv) }),
+  ];
+}
