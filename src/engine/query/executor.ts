@@ -7,7 +7,7 @@ import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
 import type { Document } from '../values/types';
 import { compileFilter } from './matcher';
-import { planQuery, type QueryPlan } from './planner';
+import { indexBounds, planQuery, type QueryPlan } from './planner';
 import { compileSort } from './sort';
 
 export interface QueryRequest {
@@ -44,6 +44,24 @@ export function executeQuery(coll: Collection, request: QueryRequest): QueryResu
 
   if (plan.kind === 'COLLSCAN') {
     for (const record of coll.scanRecords()) {
+      docsExamined++;
+      if (matches(record.doc)) {
+        out.push(record);
+        if (out.length >= stopAfter) break;
+      }
+    }
+  } else if (plan.points) {
+    // Unique index, every field pinned: one lookup per point instead of a range scan.
+    const seen = plan.needsDedupe ? new Set<number>() : undefined;
+    const points = plan.forward ? plan.points : [...plan.points].reverse();
+    for (const values of points) {
+      const record = plan.index.findEqual(values);
+      if (!record) continue;
+      keysExamined++;
+      if (seen) {
+        if (seen.has(record.rid)) continue;
+        seen.add(record.rid);
+      }
       docsExamined++;
       if (matches(record.doc)) {
         out.push(record);
@@ -94,7 +112,7 @@ export function describePlan(result: Pick<QueryResult, 'plan' | 'sorted'>, reque
         isSparse: plan.index.sparse,
         isPartial: plan.index.isPartial,
         direction: plan.forward ? 'forward' : 'backward',
-        indexBounds: plan.bounds,
+        indexBounds: indexBounds(plan),
       },
     };
   }

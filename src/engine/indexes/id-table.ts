@@ -1,0 +1,124 @@
+/**
+ * Hash lookup by `_id` value for the `_id` index. Values of the common `_id` types map to a canonical
+ * JS key, so equal BSON values meet in one Map slot: every number that a double holds exactly
+ * (1, NumberInt(1), NumberLong(1), Decimal128("1.0"); 0 and -0, which a Map treats as one key; NaN),
+ * strings (and symbols, which compare as strings), ObjectIds and dates, each kind in its own Map.
+ * Everything else (null, embedded documents, numbers no double holds, timestamps, …) has no hash key
+ * and is left to the ordered tree: such a value can never equal a hashed one, because hashed kinds
+ * cover their whole canonical rank except the inexact numbers.
+ */
+import type { Decimal128, Long, ObjectId } from 'bson';
+import { compareNumbers, toDouble } from '../values/numbers';
+import { bsonClassOf } from '../values/types';
+
+const TWO_53 = 2 ** 53;
+
+/** What `IdTable.get` answers for a value that has no hash key. */
+export const UNHASHABLE: unique symbol = Symbol('unhashable');
+
+export class IdTable<R> {
+  private readonly numbers = new Map<number, R>();
+  private readonly dates = new Map<number, R>();
+  private readonly strings = new Map<string, R>();
+  private readonly objectIds = new Map<string, R>();
+  /** The key of the last `slotOf` call (kept outside a return object: this runs on every insert). */
+  private key: number | string = 0;
+
+  get size(): number {
+    return this.numbers.size + this.dates.size + this.strings.size + this.objectIds.size;
+  }
+
+  /** The record under `value`'s key, `undefined` when absent, UNHASHABLE when `value` has no key. */
+  get(value: unknown): R | undefined | typeof UNHASHABLE {
+    const map = this.slotOf(value);
+    return map ? map.get(this.key as never) : UNHASHABLE;
+  }
+
+  /** Store under `value`'s key; false (nothing stored) when `value` has no hash key. */
+  set(value: unknown, record: R): boolean {
+    const map = this.slotOf(value);
+    if (!map) return false;
+    map.set(this.key as never, record);
+    return true;
+  }
+
+  /** Remove `value`'s key; false when `value` has no hash key. */
+  delete(value: unknown): boolean {
+    const map = this.slotOf(value);
+    if (!map) return false;
+    map.delete(this.key as never);
+    return true;
+  }
+
+  *values(): IterableIterator<R> {
+    yield* this.numbers.values();
+    yield* this.strings.values();
+    yield* this.objectIds.values();
+    yield* this.dates.values();
+  }
+
+  clear(): void {
+    this.numbers.clear();
+    this.dates.clear();
+    this.strings.clear();
+    this.objectIds.clear();
+  }
+
+  private slotOf(value: unknown): Map<number | string, R> | undefined {
+    switch (typeof value) {
+      case 'string':
+        this.key = value;
+        return this.strings as Map<number | string, R>;
+      case 'number':
+        this.key = value;
+        return this.numbers as Map<number | string, R>;
+      case 'object':
+        break;
+      default:
+        return undefined;
+    }
+    if (value === null) return undefined;
+    if (value instanceof Date) {
+      this.key = value.getTime();
+      return this.dates as Map<number | string, R>;
+    }
+    switch (bsonClassOf(value)) {
+      case 'ObjectId':
+        this.key = objectIdKey(value as ObjectId);
+        return this.objectIds as Map<number | string, R>;
+      case 'Int32':
+      case 'Double':
+        this.key = (value as { value: number }).value;
+        return this.numbers as Map<number | string, R>;
+      case 'Long': {
+        const n = (value as Long).toNumber();
+        if (Math.abs(n) >= TWO_53 && compareNumbers(value, n) !== 0) return undefined;
+        this.key = n;
+        return this.numbers as Map<number | string, R>;
+      }
+      case 'Decimal128': {
+        const d = toDouble(value as Decimal128);
+        if (compareNumbers(value, d) !== 0) return undefined;
+        this.key = d;
+        return this.numbers as Map<number | string, R>;
+      }
+      case 'BSONSymbol':
+        this.key = String((value as { value: unknown }).value);
+        return this.strings as Map<number | string, R>;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Six UTF-16 units holding the ObjectId's 12 bytes: a 24-byte string, against 40+ for the hex form,
+ * built without a byte buffer (bson 7 keeps the id as four 24-bit integers).
+ */
+function objectIdKey(id: ObjectId): string {
+  const o = id as unknown as { i0?: number; i1: number; i2: number; i3: number };
+  if (typeof o.i0 === 'number') {
+    return String.fromCharCode(o.i0 >>> 8, ((o.i0 & 0xff) << 8) | (o.i1 >>> 16), o.i1 & 0xffff, o.i2 >>> 8, ((o.i2 & 0xff) << 8) | (o.i3 >>> 16), o.i3 & 0xffff);
+  }
+  const b = id.id;
+  return String.fromCharCode((b[0] << 8) | b[1], (b[2] << 8) | b[3], (b[4] << 8) | b[5], (b[6] << 8) | b[7], (b[8] << 8) | b[9], (b[10] << 8) | b[11]);
+}
