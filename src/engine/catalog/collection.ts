@@ -120,7 +120,8 @@ export class Collection {
 
   /** Insert a prepared (validated, cloned) document. Throws DuplicateKey without side effects. */
   insert(doc: Document, cause: 'command' | 'ttl' = 'command'): StoredRecord {
-    const record: StoredRecord = { rid: this.nextRid++, doc };
+    // Every field present from the start: one object shape for all records.
+    const record: StoredRecord = { rid: this.nextRid++, doc, idKey: undefined };
     const keys = this.keysFor(doc);
     this.checkUnique(keys, -1);
     let i = 0;
@@ -174,10 +175,11 @@ export class Collection {
   /**
    * Remove many records at once (TTL batches). Index entries are deleted in each tree's own order,
    * which keeps the B+ tree walks local; when the caller walked a contiguous range of a
-   * non-multikey index to find the batch, that range goes in one deleteRange.
+   * non-multikey index to find the batch, that range goes in one deleteRange. The records must be
+   * distinct and stored (callers take them from an index just before): checking each one again was
+   * a hash lookup per document.
    */
-  removeMany(records: StoredRecord[], cause: 'command' | 'ttl' | 'capped', walked?: { index: BTreeIndex; start: EntryKey; end: EntryKey }): void {
-    const live = records.filter((r) => this.records.get(r.rid) === r);
+  removeMany(live: StoredRecord[], cause: 'command' | 'ttl' | 'capped', walked?: { index: BTreeIndex; start: EntryKey; end: EntryKey }): void {
     if (live.length === 0) return;
     let rids: Set<number> | undefined;
     const doomed = () => (rids ??= new Set(live.map((r) => r.rid)));

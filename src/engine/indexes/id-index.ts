@@ -40,11 +40,8 @@ export class IdIndex extends BTreeIndex {
 
   override remove(record: StoredRecord, keys: unknown[][] | null): void {
     if (!keys) return;
-    for (const key of keys) {
-      const hashed = this.table.delete(key[0]);
-      if (!hashed) this.unhashed--;
-      if (this.ordered) this.entries.delete(entryOf(key, record.rid));
-    }
+    if (!this.table.remove(record)) this.unhashed--;
+    if (this.ordered) for (const key of keys) this.entries.delete(entryOf(key, record.rid));
   }
 
   override findDuplicate(keys: unknown[][] | null, exceptRid: number): { record: StoredRecord; key: unknown[] } | undefined {
@@ -68,8 +65,7 @@ export class IdIndex extends BTreeIndex {
   }
 
   override removeMany(records: StoredRecord[], doomed: () => Set<number>, walked?: { start: EntryKey; end: EntryKey }): void {
-    // An _id is never an array, so the document's _id is its one key.
-    for (const r of records) if (!this.table.delete(r.doc._id)) this.unhashed--;
+    for (const r of records) if (!this.table.remove(r)) this.unhashed--;
     if (this.ordered) super.removeMany(records, doomed, walked);
   }
 
