@@ -5,7 +5,7 @@
  */
 import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
-import type { Document } from '../values/types';
+import { bsonClassOf, type Document } from '../values/types';
 import { compileFilter } from './matcher';
 import { indexBounds, planQuery, type QueryPlan } from './planner';
 import { compileSort } from './sort';
@@ -26,6 +26,36 @@ export interface QueryResult {
   docsExamined: number;
   /** An in-memory SORT stage ran. */
   sorted: boolean;
+}
+
+/**
+ * The matching records, for reads and writes that need no plan description. A filter that is only
+ * `{_id: <ObjectId | string | number | date>}` (mongod's IDHACK) goes straight to the `_id` index's
+ * hash table: no filter compilation, no planning, no re-check (the table's key equality is the
+ * matcher's equality for these types).
+ */
+export function queryRecords(coll: Collection, request: QueryRequest): StoredRecord[] {
+  const id = request.sort === undefined && request.hint === undefined && request.filter ? idPointOf(request.filter) : undefined;
+  const index = coll.idIndex;
+  if (id === undefined || !index) return executeQuery(coll, request).records;
+  const record = index.findEqual([id]);
+  return record && !(request.skip && request.skip > 0) ? [record] : [];
+}
+
+function idPointOf(filter: Document): unknown {
+  let id: unknown;
+  for (const key in filter) {
+    if (key !== '_id' || id !== undefined) return undefined;
+    id = filter[key];
+  }
+  switch (typeof id) {
+    case 'string':
+    case 'number':
+      return id;
+    case 'object':
+      if (id instanceof Date || bsonClassOf(id) === 'ObjectId') return id;
+  }
+  return undefined;
 }
 
 export function executeQuery(coll: Collection, request: QueryRequest): QueryResult {

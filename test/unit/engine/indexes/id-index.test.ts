@@ -134,4 +134,20 @@ describe('_id index', () => {
     assert.equal(built(), true);
     assert.equal(index.size, 1);
   });
+
+  it('serves {_id: value} reads and writes by direct lookup with the same answers as a scan', () => {
+    const { engine, c } = collection();
+    const id = new ObjectId();
+    c.insertMany([{ _id: id, a: 1 }, { _id: 'k', a: 2 }, { _id: new Int32(7), a: 3 }, { _id: new Date(9), a: 4 }]);
+    assert.equal(c.findOne({ _id: 7 })?.a, 3);
+    assert.equal(c.findOne({ _id: new Date(9) })?.a, 4);
+    assert.equal(c.findOne({ _id: 9 }), null);
+    assert.deepEqual(c.find({ _id: 'k' }, { skip: 1 }), []);
+    assert.equal(c.countDocuments({ _id: id }), 1);
+    assert.equal(c.updateOne({ _id: 7 }, { $set: { b: 1 } }).modifiedCount, 1);
+    assert.equal(c.deleteOne({ _id: new ObjectId(id.toHexString()) }).deletedCount, 1);
+    assert.equal(c.countDocuments({}), 3);
+    const reply = engine.runCommand('t', { find: 'c', filter: { _id: 'k' }, projection: { a: 0 } });
+    assert.deepEqual((reply.cursor as Document).firstBatch, [{ _id: 'k' }]);
+  });
 });
