@@ -18,6 +18,9 @@ import { documentKeys } from './keys';
  */
 const SWEEP_DENSITY = 256;
 
+const STOP_VALUE = -1;
+const STOP = { break: STOP_VALUE };
+
 export type PartialMatcher = (doc: Document) => boolean;
 
 export class BTreeIndex {
@@ -165,6 +168,20 @@ export class BTreeIndex {
     }
     entries.sort(this.compare);
     for (const entry of entries) tree.delete(entry);
+  }
+
+  /**
+   * Calls `fn` with each record of [start, end] in tree order or reversed, until it returns true;
+   * returns whether it did. The forward walk is sorted-btree's callback walk, which costs about half
+   * of scan()'s generator over the tree iterator on short ranges (the point reads).
+   */
+  visitRange(start: EntryKey, end: EntryKey, forward: boolean, fn: (record: StoredRecord) => boolean): boolean {
+    if (forward) {
+      const stopped = this.tree.forRange(start, end, true, (_k, record) => (fn(record) ? STOP : undefined));
+      return stopped === STOP_VALUE;
+    }
+    for (const [, record] of this.scan(start, end, false)) if (fn(record)) return true;
+    return false;
   }
 
   /** Entries holding exactly these key values, as a [start, end] range for scan(). */

@@ -101,19 +101,19 @@ export function executeQuery(coll: Collection, request: QueryRequest): QueryResu
   } else {
     const seen = plan.needsDedupe ? new Set<number>() : undefined;
     const ordered = plan.forward ? plan.ranges : [...plan.ranges].reverse();
-    outer: for (const [start, end] of ordered) {
-      for (const [, record] of plan.index.scan(start, end, plan.forward)) {
-        keysExamined++;
-        if (seen) {
-          if (seen.has(record.rid)) continue;
-          seen.add(record.rid);
-        }
-        docsExamined++;
-        if (matches(record.doc)) {
-          out.push(record);
-          if (out.length >= stopAfter) break outer;
-        }
+    const visit = (record: StoredRecord): boolean => {
+      keysExamined++;
+      if (seen) {
+        if (seen.has(record.rid)) return false;
+        seen.add(record.rid);
       }
+      docsExamined++;
+      if (!matches(record.doc)) return false;
+      out.push(record);
+      return out.length >= stopAfter;
+    };
+    for (const [start, end] of ordered) {
+      if (plan.index.visitRange(start, end, plan.forward, visit)) break;
     }
   }
 
