@@ -33,6 +33,8 @@ export class BTreeIndex {
   multikey = false;
   private readonly fieldParts: string[][];
   private readonly maintained: boolean;
+  /** The field of a single-field index on a top-level path (no dots), for keysOf's fast path. */
+  private readonly topField: string | undefined;
 
   constructor(
     /** The listIndexes document: `{v: 2, key, name, ...options}`; collMod edits it in place. */
@@ -45,6 +47,7 @@ export class BTreeIndex {
     this.compare = entryComparator(this.directions);
     this.entries = new BTree<EntryKey, StoredRecord>(undefined, this.compare);
     this.maintained = this.pattern.plugin === 'btree' || this.pattern.plugin === 'hashed';
+    this.topField = this.fieldParts.length === 1 && this.fieldParts[0].length === 1 ? this.fieldParts[0][0] : undefined;
   }
 
   get name(): string {
@@ -82,6 +85,12 @@ export class BTreeIndex {
   keysOf(doc: Document): unknown[][] | null {
     if (!this.maintained) return null;
     if (this.partial && !this.partial(doc)) return null;
+    if (this.topField !== undefined) {
+      // One top-level field holding a scalar: the key without documentKeys' result objects (this
+      // runs for every index on every insert).
+      const v = doc[this.topField];
+      if (v !== undefined && !Array.isArray(v)) return [[v]];
+    }
     const k = documentKeys(doc, this.pattern.fields, this.fieldParts);
     if (this.sparse && k.allMissing) return null;
     if (k.multikey) this.multikey = true;

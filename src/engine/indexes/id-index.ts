@@ -47,7 +47,7 @@ export class IdIndex extends BTreeIndex {
   override findDuplicate(keys: unknown[][] | null, exceptRid: number): { record: StoredRecord; key: unknown[] } | undefined {
     if (!keys) return undefined;
     for (const key of keys) {
-      const record = this.table.get(key[0]);
+      const record = this.table.probe(key[0]);
       if (record === UNHASHABLE) {
         const dup = this.unhashed > 0 ? super.findDuplicate([key], exceptRid) : undefined;
         if (dup) return dup;

@@ -28,6 +28,13 @@ export class IdTable<R extends Keyed> {
   private readonly objectIds = new Map<string, R>();
   /** The key of the last `slotOf` call (kept outside a return object: this runs on every insert). */
   private key: number | string = 0;
+  /**
+   * The value and map of the last `probe`: a write checks its `_id` (probe) and then stores it (set),
+   * and building an ObjectId's key string is the costly part of both. Any other call forgets them,
+   * so a value changed between two operations is never looked up under its old key.
+   */
+  private probedValue: unknown = undefined;
+  private probedMap: Map<number | string, R> | undefined;
 
   get size(): number {
     return this.numbers.size + this.dates.size + this.strings.size + this.objectIds.size;
@@ -39,12 +46,21 @@ export class IdTable<R extends Keyed> {
     return map ? map.get(this.key as never) : UNHASHABLE;
   }
 
+  /** `get` before a `set` of the same value (a write's uniqueness check). */
+  probe(value: unknown): R | undefined | typeof UNHASHABLE {
+    const map = this.slotOf(value);
+    this.probedValue = value;
+    this.probedMap = map;
+    return map ? map.get(this.key as never) : UNHASHABLE;
+  }
+
   /**
    * Store `record` under `value`'s key and remember the key on the record; false (nothing stored)
    * when `value` has no hash key.
    */
   set(value: unknown, record: R): boolean {
-    const map = this.slotOf(value);
+    const map = value === this.probedValue && value !== undefined ? this.probedMap : this.slotOf(value);
+    this.probedValue = undefined;
     if (!map) return false;
     map.set(this.key, record);
     record.idKey = this.key;
@@ -76,6 +92,7 @@ export class IdTable<R extends Keyed> {
   }
 
   clear(): void {
+    this.probedValue = undefined;
     this.numbers.clear();
     this.dates.clear();
     this.strings.clear();
@@ -83,6 +100,7 @@ export class IdTable<R extends Keyed> {
   }
 
   private slotOf(value: unknown): Map<number | string, R> | undefined {
+    this.probedValue = undefined;
     switch (typeof value) {
       case 'string':
         this.key = value;
