@@ -10,6 +10,7 @@ import { compareValues } from '../values/compare';
 import { formatValue } from '../values/format';
 import type { Document } from '../values/types';
 import type { StoredRecord } from './record';
+import { RecordStore } from './record-store';
 
 export type CollectionType = 'collection' | 'timeseries';
 
@@ -48,7 +49,7 @@ export interface CollectionHost {
 }
 
 export class Collection {
-  readonly records = new Map<number, StoredRecord>();
+  readonly records = new RecordStore();
   /** In creation order, which is listIndexes order. */
   readonly indexes = new Map<string, BTreeIndex>();
   readonly uuid = new UUID();
@@ -126,7 +127,7 @@ export class Collection {
     this.checkUnique(keys, -1);
     let i = 0;
     for (const index of this.indexes.values()) index.add(record, keys[i++]);
-    this.records.set(record.rid, record);
+    this.records.add(record);
     for (const o of this.observers) o.inserted(record);
     this.host.onDocuments(this, 'documentsInserted', 1, cause);
     if (this.recordSizes) this.trackCappedSize(record);
@@ -237,7 +238,7 @@ export class Collection {
     const maxDocs = this.options.max && this.options.max > 0 ? this.options.max : Infinity;
     const maxBytes = this.options.size ?? Infinity;
     while ((this.records.size > maxDocs || this.cappedBytes > maxBytes) && this.records.size > 1) {
-      const oldest = this.records.values().next().value as StoredRecord;
+      const oldest = this.records.first()!;
       this.remove(oldest, 'capped');
     }
   }
