@@ -13,10 +13,12 @@ import { documentKeys } from './keys';
 
 /**
  * removeMany sweeps a whole index instead of deleting entry by entry when the batch is at least
- * 1/SWEEP_DENSITY of the index: on a 1M-entry tree one delete (random position, cache misses)
- * measured ~20 µs against ~50 ns per sweep step.
+ * 1/SWEEP_DENSITY of the index. Measured on string keys (CPU time, 2-core VM): 16k sorted deletes
+ * took 81 ms against 45 ms for a sweep of a 100k-entry tree (16%), 324 ms against 495 ms for 50k in
+ * 1M (5%), and 210 ms against ~640 ms for 16k in 1M (1.6%): a sweep step (a callback and a set
+ * lookup per entry, cache misses included) costs ~0.5 µs, a delete in key order 4-13 µs.
  */
-const SWEEP_DENSITY = 256;
+const SWEEP_DENSITY = 10;
 
 const STOP_VALUE = -1;
 const STOP = { break: STOP_VALUE };
