@@ -12,6 +12,7 @@ import type { Engine } from '../engine';
 import { EngineError, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
 import { runPipeline } from '../query/aggregate';
+import { coveredCount } from '../query/covered-count';
 import { queryRecords } from '../query/executor';
 import { compileFilter } from '../query/matcher';
 import { compileSort } from '../query/sort';
@@ -287,6 +288,11 @@ function count({ engine, dbName }: CommandContext, cmd: Document): Document {
     // Metadata count, like mongod's fast count without a query.
     const total = Math.max(0, coll.count - skip);
     return { n: limit ? Math.min(limit, total) : total, ok: 1 };
+  }
+  const covered = coveredCount(coll, query, cmd.hint);
+  if (covered !== undefined) {
+    const n = Math.max(0, covered - skip);
+    return { n: limit ? Math.min(limit, n) : n, ok: 1 };
   }
   const records = queryRecords(coll, { filter: query, skip, limit, hint: cmd.hint });
   return { n: records.length, ok: 1 };

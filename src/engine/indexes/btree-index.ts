@@ -195,6 +195,11 @@ export class BTreeIndex {
     return false;
   }
 
+  /** How many entries [start, end] holds: leaves are counted by their slices, no entry is visited. */
+  countRange(start: EntryKey, end: EntryKey): number {
+    return this.tree.forRange(start, end, true);
+  }
+
   /** Entries holding exactly these key values, as a [start, end] range for scan(). */
   pointRange(values: readonly unknown[]): [EntryKey, EntryKey] {
     return [encodeEntry([...values, MIN_BOUND]), encodeEntry([...values, MAX_BOUND])];
