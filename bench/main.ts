@@ -7,6 +7,7 @@
  *   --clock thread|process|wall  what to time: main-thread CPU time (default on Linux; robust on a busy
  *                            machine), CPU time of all threads, or wall-clock time (default elsewhere)
  *   --no-matcher             skip the matcher-vs-mingo report
+ *   --parts engine,ttl,shell,matcher  run only these parts (default all)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -26,9 +27,13 @@ function parseSize(text: string): number {
   return n;
 }
 
+const PARTS = ['engine', 'ttl', 'shell', 'matcher'] as const;
+type Part = (typeof PARTS)[number];
+
 interface Options {
   sizes: number[];
   matcher: boolean;
+  parts: Set<Part>;
   contenders?: string[];
   clock?: BenchClock;
 }
@@ -38,6 +43,7 @@ function parseArgs(argv: string[]): Options {
   let matcher = true;
   let contenders: string[] | undefined;
   let clock: BenchClock | undefined;
+  let parts = new Set<Part>(PARTS);
   const valueOf = (arg: string, i: number, name: string): string => {
     const value = arg === name ? argv[i + 1] : arg.slice(name.length + 1);
     if (!value) throw new Error(`${name} needs a value`);
@@ -57,13 +63,19 @@ function parseArgs(argv: string[]): Options {
       if (value !== 'thread' && value !== 'process' && value !== 'wall') throw new Error('--clock takes thread, process or wall');
       clock = value;
       if (arg === '--clock') i++;
+    } else if (arg === '--parts' || arg.startsWith('--parts=')) {
+      const names = valueOf(arg, i, '--parts').split(',').map((p) => p.trim()).filter(Boolean);
+      const unknown = names.filter((p) => !(PARTS as readonly string[]).includes(p));
+      if (unknown.length) throw new Error(`--parts takes ${PARTS.join(', ')}; got ${unknown.join(', ')}`);
+      parts = new Set(names as Part[]);
+      if (arg === '--parts') i++;
     } else if (arg === '--no-matcher') matcher = false;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher]\n');
+      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--parts engine,ttl,shell,matcher] [--no-matcher]\n');
       process.exit(0);
     } else throw new Error(`unknown argument "${arg}" (try --help)`);
   }
-  return { sizes, matcher, contenders, clock };
+  return { sizes, matcher: matcher && parts.has('matcher'), parts, contenders, clock };
 }
 
 /** The optional matcher-vs-mingo comparison lives in another file; a missing file is fine. */
@@ -98,10 +110,10 @@ async function runMatcherReport(): Promise<void> {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  await runEngineBench(options.sizes, { contenders: options.contenders, clock: options.clock });
+  if (options.parts.has('engine')) await runEngineBench(options.sizes, { contenders: options.contenders, clock: options.clock });
   // TTL expiry (the TTL issue) and the shell's overhead (the shell issue), on the same sizes.
-  await runTTLBench(options.sizes);
-  runShellBench(Math.min(50_000, options.sizes[0]));
+  if (options.parts.has('ttl')) await runTTLBench(options.sizes);
+  if (options.parts.has('shell')) runShellBench(Math.min(50_000, options.sizes[0]));
   if (options.matcher) await runMatcherReport();
 }
 
