@@ -65,8 +65,7 @@ function parseArgs(argv: string[]): Options {
       if (unknown.length) throw new Error(`--only takes ${PARTS.join(', ')}; not ${unknown.join(', ')}`);
       parts = new Set(names as Part[]);
       if (arg === '--only') i++;
-    }
-    else if (arg === '--sizes' || arg.startsWith('--sizes=')) {
+    } else if (arg === '--sizes' || arg.startsWith('--sizes=')) {
       sizes = valueOf(arg, i, '--sizes').split(',').filter((s) => s.trim() !== '').map(parseSize);
       if (arg === '--sizes') i++;
     } else if (arg === '--contenders' || arg.startsWith('--contenders=')) {

@@ -15,7 +15,7 @@ import { attachCosmosTTL, registerCosmosTTL } from './ttl/cosmos'; // Cosmos fla
 import { attachTimeseriesBuckets, registerTimeseriesTTL } from './ttl/timeseries-target'; // time-series buckets and TTL (§6)
 import { dispatchCommand } from './commands/dispatcher';
 import { fail } from './errors';
-import { BTreeIndex } from './indexes/btree-index';
+import { IdIndex } from './indexes/id-index';
 import type { Document } from './values/types';
 import { DatabaseHandle } from './api/handles';
 import type { StorageSink } from './storage/journal-records';
@@ -259,7 +259,7 @@ export class Engine {
     const coll = this.databaseFor(dbName).createCollection(name, options);
     if (this.flavor === 'cosmos') attachCosmosTTL(this, coll); // Cosmos flavor: stamp `_ts` on every write (§10.1)
     if (options.timeseries) attachTimeseriesBuckets(coll); // time-series: keep the bucket layout TTL deletes by (§6.2)
-    if (!options.timeseries) coll.addIndex(new BTreeIndex({ v: 2, key: { _id: 1 }, name: '_id_' }));
+    if (!options.timeseries) coll.addIndex(new IdIndex({ v: 2, key: { _id: 1 }, name: '_id_' }));
     this.recorder?.observe(coll); // after the Cosmos observer: a stored write carries its `_ts`
     this.recordEvent({ kind: 'collectionCreated', db: dbName, collection: name });
     return coll;

@@ -5,20 +5,14 @@
  */
 import { calculateObjectSize, UUID } from 'bson';
 import { BTreeIndex, duplicateKeyError } from '../indexes/btree-index';
-import { entryOf, type EntryKey } from '../indexes/key-order';
+import type { EntryKey } from '../indexes/key-order';
 import { compareValues } from '../values/compare';
 import { formatValue } from '../values/format';
 import type { Document } from '../values/types';
 import type { StoredRecord } from './record';
+import { RecordStore } from './record-store';
 
 export type CollectionType = 'collection' | 'timeseries';
-
-/**
- * removeMany sweeps a whole index instead of deleting entry by entry when the batch is at least
- * 1/SWEEP_DENSITY of the index: on a 1M-entry tree one delete (random position, cache misses)
- * measured ~20 µs against ~50 ns per sweep step.
- */
-const SWEEP_DENSITY = 256;
 
 export interface TimeseriesOptions {
   timeField: string;
@@ -55,7 +49,7 @@ export interface CollectionHost {
 }
 
 export class Collection {
-  readonly records = new Map<number, StoredRecord>();
+  readonly records = new RecordStore();
   /** In creation order, which is listIndexes order. */
   readonly indexes = new Map<string, BTreeIndex>();
   readonly uuid = new UUID();
@@ -122,22 +116,18 @@ export class Collection {
   }
 
   findById(id: unknown): StoredRecord | undefined {
-    const index = this.idIndex;
-    if (index) {
-      for (const [, record] of index.scan(...index.pointRange([id]))) return record;
-      return undefined;
-    }
-    return undefined;
+    return this.idIndex?.findEqual([id]);
   }
 
   /** Insert a prepared (validated, cloned) document. Throws DuplicateKey without side effects. */
   insert(doc: Document, cause: 'command' | 'ttl' = 'command'): StoredRecord {
-    const record: StoredRecord = { rid: this.nextRid++, doc };
+    // Every field present from the start: one object shape for all records.
+    const record: StoredRecord = { rid: this.nextRid++, doc, idKey: undefined };
     const keys = this.keysFor(doc);
     this.checkUnique(keys, -1);
     let i = 0;
     for (const index of this.indexes.values()) index.add(record, keys[i++]);
-    this.records.set(record.rid, record);
+    this.records.add(record);
     for (const o of this.observers) o.inserted(record);
     this.host.onDocuments(this, 'documentsInserted', 1, cause);
     if (this.recordSizes) this.trackCappedSize(record);
@@ -186,33 +176,15 @@ export class Collection {
   /**
    * Remove many records at once (TTL batches). Index entries are deleted in each tree's own order,
    * which keeps the B+ tree walks local; when the caller walked a contiguous range of a
-   * non-multikey index to find the batch, that range goes in one deleteRange.
+   * non-multikey index to find the batch, that range goes in one deleteRange. The records must be
+   * distinct and stored (callers take them from an index just before): checking each one again was
+   * a hash lookup per document.
    */
-  removeMany(records: StoredRecord[], cause: 'command' | 'ttl' | 'capped', walked?: { index: BTreeIndex; start: EntryKey; end: EntryKey }): void {
-    const live = records.filter((r) => this.records.get(r.rid) === r);
+  removeMany(live: StoredRecord[], cause: 'command' | 'ttl' | 'capped', walked?: { index: BTreeIndex; start: EntryKey; end: EntryKey }): void {
     if (live.length === 0) return;
-    let doomed: Set<number> | undefined;
-    for (const index of this.indexes.values()) {
-      if (walked && walked.index === index && !index.multikey) {
-        index.tree.deleteRange(walked.start, walked.end, true);
-        continue;
-      }
-      if (live.length * SWEEP_DENSITY >= index.size) {
-        // Dense batch: one pass over the tree costs less than a root-to-leaf delete per entry.
-        doomed ??= new Set(live.map((r) => r.rid));
-        const gone = doomed;
-        index.tree.editAll((_k, record) => (gone.has(record.rid) ? { delete: true } : undefined));
-        continue;
-      }
-      const entries: EntryKey[] = [];
-      for (const r of live) {
-        const keys = index.keysOf(r.doc);
-        if (keys) for (const key of keys) entries.push(entryOf(key, r.rid));
-      }
-      const cmp = index.tree._compare;
-      entries.sort(cmp);
-      for (const entry of entries) index.tree.delete(entry);
-    }
+    let rids: Set<number> | undefined;
+    const doomed = () => (rids ??= new Set(live.map((r) => r.rid)));
+    for (const index of this.indexes.values()) index.removeMany(live, doomed, walked && walked.index === index ? walked : undefined);
     for (const r of live) {
       this.records.delete(r.rid);
       for (const o of this.observers) o.removed(r);
@@ -266,7 +238,7 @@ export class Collection {
     const maxDocs = this.options.max && this.options.max > 0 ? this.options.max : Infinity;
     const maxBytes = this.options.size ?? Infinity;
     while ((this.records.size > maxDocs || this.cappedBytes > maxBytes) && this.records.size > 1) {
-      const oldest = this.records.values().next().value as StoredRecord;
+      const oldest = this.records.first()!;
       this.remove(oldest, 'capped');
     }
   }

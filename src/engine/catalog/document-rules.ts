@@ -5,7 +5,7 @@
  */
 import { calculateObjectSize, ObjectId } from 'bson';
 import { fail } from '../errors';
-import { cloneForStorage } from '../values/clone';
+import { cloneForStorage, cloneSpreadForStorage } from '../values/clone';
 import { bsonTypeOf, isPlainObject, objectIdAt, type Document } from '../values/types';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
@@ -29,8 +29,9 @@ export function prepareForInsert(input: unknown, options: { generateId: boolean;
   // _id always comes first: a generated one, or the given one moved to the front.
   const hasId = input._id !== undefined;
   if (hasId) validateIdValue(input._id);
-  const head: Document = hasId ? { _id: null } : options.generateId ? { _id: options.nowMs === undefined ? new ObjectId() : objectIdAt(options.nowMs) } : {};
-  const { doc: stored, sizeBound } = cloneForStorage(input, head);
+  const { doc: stored, sizeBound } = hasId && startsWithId(input)
+    ? cloneSpreadForStorage(input)
+    : cloneForStorage(input, hasId ? { _id: null } : options.generateId ? { _id: options.nowMs === undefined ? new ObjectId() : objectIdAt(options.nowMs) } : {});
   if (sizeBound > MAX_BSON_OBJECT_SIZE) {
     const size = calculateObjectSize(stored);
     if (size > MAX_BSON_OBJECT_SIZE) {
@@ -38,6 +39,15 @@ export function prepareForInsert(input: unknown, options: { generateId: boolean;
     }
   }
   return stored;
+}
+
+/** `_id` is the first field for-in meets, and no symbol keys would ride along in a spread. */
+function startsWithId(doc: Document): boolean {
+  for (const key in doc) {
+    if (key !== '_id') return false;
+    break;
+  }
+  return Object.getOwnPropertySymbols(doc).length === 0;
 }
 
 /** The size check for a document produced by an update (mongod: code 17419). */

@@ -7,4 +7,6 @@ import type { Document } from '../values/types';
 export interface StoredRecord {
   readonly rid: number;
   doc: Document;
+  /** The `_id` index's hash key of the document's `_id`, while the index holds it (see IdTable). */
+  idKey?: string | number;
 }

@@ -12,7 +12,8 @@ import type { Engine } from '../engine';
 import { EngineError, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
 import { runPipeline } from '../query/aggregate';
-import { executeQuery } from '../query/executor';
+import { coveredCount } from '../query/covered-count';
+import { queryRecords } from '../query/executor';
 import { compileFilter } from '../query/matcher';
 import { compileSort } from '../query/sort';
 import { compileProjection } from '../query/projection';
@@ -94,14 +95,14 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     compileSort(optionalDocument(cmd, 'sort'));
     return { cursor: { firstBatch: [], id: Long.fromNumber(0), ns }, ok: 1 };
   }
-  const result = executeQuery(coll, {
+  const records = queryRecords(coll, {
     filter: optionalDocument(cmd, 'filter'),
     sort: optionalDocument(cmd, 'sort'),
     skip: optionalNumber(cmd, 'skip', { min: 0 }),
     limit,
     hint: cmd.hint,
   });
-  const docs = result.records.map((r) => r.doc);
+  const docs = records.map((r) => r.doc);
   engine.documentMetrics.returned += docs.length;
   const shape = projection ?? cloneDocument;
   const batchSize = batchSizeOf(cmd);
@@ -143,7 +144,7 @@ function runUpdate(engine: Engine, coll: Collection, q: Document, u: unknown, op
   // Parse first, so a malformed update fails even when nothing matches (as in mongod).
   const compiled = operator ? compileUpdate(u) : undefined;
   const now = engine.now();
-  const { records } = executeQuery(coll, { filter: q, sort: opts.sort, limit: opts.multi ? 0 : 1, hint: opts.hint });
+  const records = queryRecords(coll, { filter: q, sort: opts.sort, limit: opts.multi ? 0 : 1, hint: opts.hint });
   if (records.length === 0) {
     if (!opts.upsert) return { matched: 0, modified: 0 };
     const seed = upsertSeed(q);
@@ -207,7 +208,7 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
 }
 
 function runDelete(engine: Engine, coll: Collection, q: Document, limit: number, hint?: unknown, sort?: Document): StoredRecord[] {
-  const { records } = executeQuery(coll, { filter: q, limit, hint, sort });
+  const records = queryRecords(coll, { filter: q, limit, hint, sort });
   for (const record of records) {
     coll.remove(record);
     engine.documentMetrics.deleted++;
@@ -288,7 +289,12 @@ function count({ engine, dbName }: CommandContext, cmd: Document): Document {
     const total = Math.max(0, coll.count - skip);
     return { n: limit ? Math.min(limit, total) : total, ok: 1 };
   }
-  const { records } = executeQuery(coll, { filter: query, skip, limit, hint: cmd.hint });
+  const covered = coveredCount(coll, query, cmd.hint);
+  if (covered !== undefined) {
+    const n = Math.max(0, covered - skip);
+    return { n: limit ? Math.min(limit, n) : n, ok: 1 };
+  }
+  const records = queryRecords(coll, { filter: query, skip, limit, hint: cmd.hint });
   return { n: records.length, ok: 1 };
 }
 
@@ -299,7 +305,7 @@ function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
   if (typeof key !== 'string' || key.length === 0) fail('TypeMismatch', "distinct needs a field name: {distinct: \"c\", key: \"field\"}.");
   const coll = engine.getCollection(dbName, name);
   if (!coll) return { values: [], ok: 1 };
-  const { records } = executeQuery(coll, { filter: optionalDocument(cmd, 'query') });
+  const records = queryRecords(coll, { filter: optionalDocument(cmd, 'query') });
   const all: unknown[] = [];
   const parts = key.split('.');
   for (const r of records) {
@@ -334,7 +340,7 @@ export function aggregateCollection(engine: Engine, coll: Collection, pipeline: 
   let rest = pipeline;
   const first = pipeline[0];
   if (isPlainObject(first) && Object.keys(first).length === 1 && isPlainObject(first.$match)) {
-    input = executeQuery(coll, { filter: first.$match }).records.map((r) => r.doc);
+    input = queryRecords(coll, { filter: first.$match }).map((r) => r.doc);
     rest = pipeline.slice(1);
   } else {
     input = (function* () {

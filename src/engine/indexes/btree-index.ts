@@ -11,16 +11,32 @@ import { encodeEntry, entryComparator, entryOf, entryValue, KeyBound, MAX_BOUND,
 import { parseKeyPattern, type KeyPattern } from './key-pattern';
 import { documentKeys } from './keys';
 
+/**
+ * removeMany sweeps a whole index instead of deleting entry by entry when the batch is at least
+ * 1/SWEEP_DENSITY of the index. Measured on string keys (CPU time, 2-core VM): 16k sorted deletes
+ * took 81 ms against 45 ms for a sweep of a 100k-entry tree (16%), 324 ms against 495 ms for 50k in
+ * 1M (5%), and 210 ms against ~640 ms for 16k in 1M (1.6%): a sweep step (a callback and a set
+ * lookup per entry, cache misses included) costs ~0.5 µs, a delete in key order 4-13 µs.
+ */
+const SWEEP_DENSITY = 10;
+
+const STOP_VALUE = -1;
+const STOP = { break: STOP_VALUE };
+
 export type PartialMatcher = (doc: Document) => boolean;
 
 export class BTreeIndex {
   readonly pattern: KeyPattern;
   readonly directions: Array<1 | -1>;
-  readonly tree: BTree<EntryKey, StoredRecord>;
+  /** Entry order (the tree's comparator), usable without touching the tree. */
+  readonly compare: (a: EntryKey, b: EntryKey) => number;
+  protected readonly entries: BTree<EntryKey, StoredRecord>;
   /** True once any document contributed more than one key or an array: range bounds must loosen. */
   multikey = false;
   private readonly fieldParts: string[][];
   private readonly maintained: boolean;
+  /** The field of a single-field index on a top-level path (no dots), for keysOf's fast path. */
+  private readonly topField: string | undefined;
 
   constructor(
     /** The listIndexes document: `{v: 2, key, name, ...options}`; collMod edits it in place. */
@@ -30,8 +46,10 @@ export class BTreeIndex {
     this.pattern = parseKeyPattern(spec.key);
     this.directions = this.pattern.fields.map((f) => (f.direction === -1 ? -1 : 1));
     this.fieldParts = this.pattern.fields.map((f) => f.path.split('.'));
-    this.tree = new BTree<EntryKey, StoredRecord>(undefined, entryComparator(this.directions));
+    this.compare = entryComparator(this.directions);
+    this.entries = new BTree<EntryKey, StoredRecord>(undefined, this.compare);
     this.maintained = this.pattern.plugin === 'btree' || this.pattern.plugin === 'hashed';
+    this.topField = this.fieldParts.length === 1 && this.fieldParts[0].length === 1 ? this.fieldParts[0][0] : undefined;
   }
 
   get name(): string {
@@ -58,13 +76,23 @@ export class BTreeIndex {
     return this.maintained && !this.hidden;
   }
   get size(): number {
-    return this.tree.size;
+    return this.entries.size;
+  }
+  /** The B+ tree of entries in index order. */
+  get tree(): BTree<EntryKey, StoredRecord> {
+    return this.entries;
   }
 
   /** The keys a document contributes, or null when the index leaves it out (sparse, partial). */
   keysOf(doc: Document): unknown[][] | null {
     if (!this.maintained) return null;
     if (this.partial && !this.partial(doc)) return null;
+    if (this.topField !== undefined) {
+      // One top-level field holding a scalar: the key without documentKeys' result objects (this
+      // runs for every index on every insert).
+      const v = doc[this.topField];
+      if (v !== undefined && !Array.isArray(v)) return [[v]];
+    }
     const k = documentKeys(doc, this.pattern.fields, this.fieldParts);
     if (this.sparse && k.allMissing) return null;
     if (k.multikey) this.multikey = true;
@@ -84,7 +112,7 @@ export class BTreeIndex {
   /** A record other than `exceptRid` that already holds one of these keys (unique indexes). */
   findDuplicate(keys: unknown[][] | null, exceptRid: number): { record: StoredRecord; key: unknown[] } | undefined {
     if (!keys || !this.unique) return undefined;
-    const cmp = this.tree._compare;
+    const cmp = this.compare;
     for (const key of keys) {
       // Entries holding these values lie strictly between [values, -inf] and [values, +inf].
       const low = entryOf(key, -Infinity);
@@ -104,7 +132,7 @@ export class BTreeIndex {
    * TTL batches collect their records first).
    */
   *scan(start: EntryKey, end: EntryKey, forward = true): IterableIterator<[EntryKey, StoredRecord]> {
-    const cmp = this.tree._compare;
+    const cmp = this.compare;
     if (forward) {
       for (const pair of this.tree.entries(start)) {
         if (cmp(pair[0], end) > 0) return;
@@ -118,6 +146,60 @@ export class BTreeIndex {
     }
   }
 
+  /**
+   * The record holding exactly these key values (all fields), or the first of them in index order
+   * when the index is not unique: one descent instead of a range iterator.
+   */
+  findEqual(values: readonly unknown[]): StoredRecord | undefined {
+    const [start, end] = this.pointRange(values);
+    const pair = this.tree.getPairOrNextHigher(start);
+    return pair && this.compare(pair[0], end) <= 0 ? pair[1] : undefined;
+  }
+
+  /**
+   * Remove many records' entries at once (TTL batches). `walked`, when given, is a contiguous range
+   * of this index that holds exactly the batch's entries; `doomed` gives the batch's rids as a set.
+   */
+  removeMany(records: StoredRecord[], doomed: () => Set<number>, walked?: { start: EntryKey; end: EntryKey }): void {
+    const tree = this.entries;
+    if (walked && !this.multikey) {
+      tree.deleteRange(walked.start, walked.end, true);
+      return;
+    }
+    if (records.length * SWEEP_DENSITY >= tree.size) {
+      // Dense batch: one pass over the tree costs less than a root-to-leaf delete per entry.
+      const gone = doomed();
+      tree.editAll((_k, record) => (gone.has(record.rid) ? { delete: true } : undefined));
+      return;
+    }
+    const entries: EntryKey[] = [];
+    for (const r of records) {
+      const keys = this.keysOf(r.doc);
+      if (keys) for (const key of keys) entries.push(entryOf(key, r.rid));
+    }
+    entries.sort(this.compare);
+    for (const entry of entries) tree.delete(entry);
+  }
+
+  /**
+   * Calls `fn` with each record of [start, end] in tree order or reversed, until it returns true;
+   * returns whether it did. The forward walk is sorted-btree's callback walk, which costs about half
+   * of scan()'s generator over the tree iterator on short ranges (the point reads).
+   */
+  visitRange(start: EntryKey, end: EntryKey, forward: boolean, fn: (record: StoredRecord) => boolean): boolean {
+    if (forward) {
+      const stopped = this.tree.forRange(start, end, true, (_k, record) => (fn(record) ? STOP : undefined));
+      return stopped === STOP_VALUE;
+    }
+    for (const [, record] of this.scan(start, end, false)) if (fn(record)) return true;
+    return false;
+  }
+
+  /** How many entries [start, end] holds: leaves are counted by their slices, no entry is visited. */
+  countRange(start: EntryKey, end: EntryKey): number {
+    return this.tree.forRange(start, end, true);
+  }
+
   /** Entries holding exactly these key values, as a [start, end] range for scan(). */
   pointRange(values: readonly unknown[]): [EntryKey, EntryKey] {
     return [encodeEntry([...values, MIN_BOUND]), encodeEntry([...values, MAX_BOUND])];
@@ -129,7 +211,7 @@ export class BTreeIndex {
   }
 
   clear(): void {
-    this.tree.clear();
+    this.entries.clear();
     this.multikey = false;
   }
 }

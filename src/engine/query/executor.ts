@@ -5,9 +5,9 @@
  */
 import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
-import type { Document } from '../values/types';
+import { bsonClassOf, type Document } from '../values/types';
 import { compileFilter } from './matcher';
-import { planQuery, type QueryPlan } from './planner';
+import { indexBounds, planQuery, type QueryPlan } from './planner';
 import { compileSort } from './sort';
 
 export interface QueryRequest {
@@ -26,6 +26,36 @@ export interface QueryResult {
   docsExamined: number;
   /** An in-memory SORT stage ran. */
   sorted: boolean;
+}
+
+/**
+ * The matching records, for reads and writes that need no plan description. A filter that is only
+ * `{_id: <ObjectId | string | number | date>}` (mongod's IDHACK) goes straight to the `_id` index's
+ * hash table: no filter compilation, no planning, no re-check (the table's key equality is the
+ * matcher's equality for these types).
+ */
+export function queryRecords(coll: Collection, request: QueryRequest): StoredRecord[] {
+  const id = request.sort === undefined && request.hint === undefined && request.filter ? idPointOf(request.filter) : undefined;
+  const index = coll.idIndex;
+  if (id === undefined || !index) return executeQuery(coll, request).records;
+  const record = index.findEqual([id]);
+  return record && !(request.skip && request.skip > 0) ? [record] : [];
+}
+
+function idPointOf(filter: Document): unknown {
+  let id: unknown;
+  for (const key in filter) {
+    if (key !== '_id' || id !== undefined) return undefined;
+    id = filter[key];
+  }
+  switch (typeof id) {
+    case 'string':
+    case 'number':
+      return id;
+    case 'object':
+      if (id instanceof Date || bsonClassOf(id) === 'ObjectId') return id;
+  }
+  return undefined;
 }
 
 export function executeQuery(coll: Collection, request: QueryRequest): QueryResult {
@@ -50,22 +80,40 @@ export function executeQuery(coll: Collection, request: QueryRequest): QueryResu
         if (out.length >= stopAfter) break;
       }
     }
+  } else if (plan.points) {
+    // Unique index, every field pinned: one lookup per point instead of a range scan.
+    const seen = plan.needsDedupe ? new Set<number>() : undefined;
+    const points = plan.forward ? plan.points : [...plan.points].reverse();
+    for (const values of points) {
+      const record = plan.index.findEqual(values);
+      if (!record) continue;
+      keysExamined++;
+      if (seen) {
+        if (seen.has(record.rid)) continue;
+        seen.add(record.rid);
+      }
+      docsExamined++;
+      if (matches(record.doc)) {
+        out.push(record);
+        if (out.length >= stopAfter) break;
+      }
+    }
   } else {
     const seen = plan.needsDedupe ? new Set<number>() : undefined;
     const ordered = plan.forward ? plan.ranges : [...plan.ranges].reverse();
-    outer: for (const [start, end] of ordered) {
-      for (const [, record] of plan.index.scan(start, end, plan.forward)) {
-        keysExamined++;
-        if (seen) {
-          if (seen.has(record.rid)) continue;
-          seen.add(record.rid);
-        }
-        docsExamined++;
-        if (matches(record.doc)) {
-          out.push(record);
-          if (out.length >= stopAfter) break outer;
-        }
+    const visit = (record: StoredRecord): boolean => {
+      keysExamined++;
+      if (seen) {
+        if (seen.has(record.rid)) return false;
+        seen.add(record.rid);
       }
+      docsExamined++;
+      if (!matches(record.doc)) return false;
+      out.push(record);
+      return out.length >= stopAfter;
+    };
+    for (const [start, end] of ordered) {
+      if (plan.index.visitRange(start, end, plan.forward, visit)) break;
     }
   }
 
@@ -94,7 +142,7 @@ export function describePlan(result: Pick<QueryResult, 'plan' | 'sorted'>, reque
         isSparse: plan.index.sparse,
         isPartial: plan.index.isPartial,
         direction: plan.forward ? 'forward' : 'backward',
-        indexBounds: plan.bounds,
+        indexBounds: indexBounds(plan),
       },
     };
   }

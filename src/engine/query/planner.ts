@@ -13,7 +13,7 @@ import { formatValue } from '../values/format';
 import { bsonTypeOf, canonicalRank, isPlainObject, type Document } from '../values/types';
 
 /** A closed interval of one field's values, in value order (before direction is applied). */
-interface Interval {
+export interface Interval {
   low: unknown;
   lowInclusive: boolean;
   high: unknown;
@@ -26,8 +26,13 @@ export interface IndexPlan {
   /** [start, end] entry-key ranges in tree order, each inclusive (bounds encode exclusivity). */
   ranges: Array<[EntryKey, EntryKey]>;
   forward: boolean;
-  /** Human-readable bounds for explain, e.g. `{expireAt: ["[new Date(0), new Date(1000)]"]}`. */
-  bounds: Document;
+  /** Per key field, the intervals the ranges were built from (explain's bounds: `indexBounds`). */
+  fieldIntervals: Interval[][];
+  /**
+   * When every field of a unique index is pinned to points: the key values of each range, in the
+   * ranges' order, so the executor can look each one up instead of scanning.
+   */
+  points?: unknown[][];
   /** The index delivers documents in the requested sort order. */
   providesSort: boolean;
   /** Several ranges or a multikey index can yield a document twice. */
@@ -243,7 +248,7 @@ export function planQuery(coll: Collection, request: PlanRequest): QueryPlan {
 function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan {
   const { index, fieldIntervals } = cand;
   const n = index.fieldCount;
-  const equalityPrefix = fieldIntervals.filter((ivs) => ivs.length === 1 && ivs[0].lowInclusive && ivs[0].highInclusive && compareKeyPart(ivs[0].low, ivs[0].high) === 0).length;
+  const equalityPrefix = fieldIntervals.filter((ivs) => ivs.length === 1 && isPoint(ivs[0])).length;
   const dir = sortDirection(index, sort, equalityPrefix);
   const multiPoint = fieldIntervals.some((ivs) => ivs.length > 1);
   // Cartesian product of per-field intervals, each turned into an entry-key range in tree order.
@@ -253,23 +258,34 @@ function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan 
     for (const c of combos) for (const iv of ivs) next.push([...c, iv]);
     combos = next;
   }
-  const ranges: Array<[EntryKey, EntryKey]> = combos.map((combo) => rangeFor(index, combo, n));
-  const cmp = index.tree._compare;
-  ranges.sort((a, b) => cmp(a[0], b[0]));
-  const bounds: Document = {};
-  index.pattern.fields.forEach((f, i) => {
-    const ivs = fieldIntervals[i];
-    bounds[f.path] = ivs ? ivs.map(describeInterval) : ['[MinKey, MaxKey]'];
-  });
+  const cmp = index.compare;
+  const pointLookup = index.unique && fieldIntervals.length === n && combos.every((c) => c.every(isPoint));
+  const planned = combos.map((combo) => ({ range: rangeFor(index, combo, n), combo }));
+  planned.sort((a, b) => cmp(a.range[0], b.range[0]));
   return {
     kind: 'IXSCAN',
     index,
-    ranges,
+    ranges: planned.map((p) => p.range),
     forward: dir !== -1,
-    bounds,
+    fieldIntervals,
+    ...(pointLookup ? { points: planned.map((p) => p.combo.map((iv) => iv.low)) } : {}),
     providesSort: dir !== 0 && !multiPoint,
-    needsDedupe: ranges.length > 1 || index.multikey,
+    needsDedupe: planned.length > 1 || index.multikey,
   };
+}
+
+function isPoint(iv: Interval): boolean {
+  return iv.lowInclusive && iv.highInclusive && compareKeyPart(iv.low, iv.high) === 0;
+}
+
+/** Explain's human-readable bounds, e.g. `{expireAt: ["[new Date(0), new Date(1000)]"]}`. */
+export function indexBounds(plan: IndexPlan): Document {
+  const bounds: Document = {};
+  plan.index.pattern.fields.forEach((f, i) => {
+    const ivs = plan.fieldIntervals[i];
+    bounds[f.path] = ivs ? ivs.map(describeInterval) : ['[MinKey, MaxKey]'];
+  });
+  return bounds;
 }
 
 function rangeFor(index: BTreeIndex, combo: Interval[], n: number): [EntryKey, EntryKey] {

