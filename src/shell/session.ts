@@ -172,7 +172,8 @@ export class ShellSession {
       const interrupted = this.runtime.inEngine > 0;
       this.runtime.inEngine = 0;
       if (interrupted) this.runtime.engine.recoverFromInterruption();
-      return { name: 'TimeoutError', message: timeoutMessage(this.timeoutMs, interrupted), line: where.line, column: where.column };
+      // mongod's code for an operation stopped by its time limit, so outputs carry code and codeName.
+      return { name: 'TimeoutError', message: timeoutMessage(this.timeoutMs, interrupted), code: 50, codeName: 'MaxTimeMSExpired', line: where.line, column: where.column };
     }
     const info: ThrownInfo = describeThrown(err, filename, (v) => render(v) ?? 'undefined');
     return { ...info, line: info.line ?? where.line, column: info.column ?? (info.line === undefined ? where.column : undefined) };

@@ -57,7 +57,7 @@ suite('Durable storage', function () {
     const imported = await ok('importEJSON', { file, into: 'keptCopy' });
     assert.deepEqual([imported.database, imported.collections, imported.documents], ['keptCopy', 1, 2]);
     const indexes = await api.backend.listIndexes('keptCopy', 'sessions');
-    assert.deepEqual(indexes.map((i) => [i.name, i.spec.expireAfterSeconds ?? null]), [['_id_', null], ['lastSeen_1', 3600]]);
+    assert.deepEqual(indexes.map((i) => [i.name, i.spec.expireAfterSeconds === undefined ? null : Number(i.spec.expireAfterSeconds)]), [['_id_', null], ['lastSeen_1', 3600]]);
     const again = await vscode.commands.executeCommand<Result>('ttlWorkbench.importEJSON', { quiet: true, file, into: 'keptCopy' });
     assert.equal(again.ok, false, 'importing over existing collections is refused');
   });

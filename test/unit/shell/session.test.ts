@@ -102,6 +102,7 @@ describe('evaluate', () => {
     const failed = result.statements[1];
     assert.equal(failed.line, 2);
     assert.equal(failed.error?.name, 'TimeoutError');
+    assert.deepEqual([failed.error?.code, failed.error?.codeName], [50, 'MaxTimeMSExpired']);
     assert.match(failed.error?.message ?? '', /stopped after 150 ms.*time limit/);
     assert.equal(h.value('spins > 0'), true);
     assert.equal(h.value('db.c.insertOne({}).acknowledged'), true);
