@@ -20,30 +20,48 @@ export function syncDirectory(dir: string): void {
   }
 }
 
+/** The temporary file beside `target` that an atomic write fills first. */
+function openTemp(target: string): { dir: string; tmp: string; fd: number } {
+  const dir = path.dirname(target);
+  const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}.tmp`);
+  return { dir, tmp, fd: fs.openSync(tmp, 'w') };
+}
+
+/** Durable, then in place: fsync the file, rename it over the target, fsync the folder. */
+function commitTemp(t: { dir: string; tmp: string; fd: number }, target: string): void {
+  fs.fsyncSync(t.fd);
+  fs.closeSync(t.fd);
+  fs.renameSync(t.tmp, target);
+  syncDirectory(t.dir);
+}
+
+function abandonTemp(t: { tmp: string; fd: number }): void {
+  fs.closeSync(t.fd);
+  fs.rmSync(t.tmp, { force: true });
+}
+
+function writeAll(fd: number, bytes: Uint8Array, length = bytes.length): void {
+  let written = 0;
+  while (written < length) written += fs.writeSync(fd, bytes, written, length - written);
+}
+
 /**
  * Write `chunks` (produced lazily, so a large file never sits in memory whole) to `target`
  * atomically. Returns the bytes written.
  */
 export function writeFileAtomic(target: string, chunks: Iterable<Uint8Array>): number {
-  const dir = path.dirname(target);
-  const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}.tmp`);
-  const fd = fs.openSync(tmp, 'w');
+  const t = openTemp(target);
   let bytes = 0;
   try {
     for (const chunk of chunks) {
-      let written = 0;
-      while (written < chunk.length) written += fs.writeSync(fd, chunk, written, chunk.length - written);
+      writeAll(t.fd, chunk);
       bytes += chunk.length;
     }
-    fs.fsyncSync(fd);
   } catch (err) {
-    fs.closeSync(fd);
-    fs.rmSync(tmp, { force: true });
+    abandonTemp(t);
     throw err;
   }
-  fs.closeSync(fd);
-  fs.renameSync(tmp, target);
-  syncDirectory(dir);
+  commitTemp(t, target);
   return bytes;
 }
 
@@ -52,25 +70,19 @@ export function writeFileAtomic(target: string, chunks: Iterable<Uint8Array>): n
  * 1 MiB writes, and the event loop gets a turn whenever a stretch took over `yieldEveryMs`.
  */
 export async function writeFileAtomicAsync(target: string, chunks: Iterable<Uint8Array>, yieldEveryMs = 20): Promise<number> {
-  const dir = path.dirname(target);
-  const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}.tmp`);
-  const fd = fs.openSync(tmp, 'w');
+  const t = openTemp(target);
   let bytes = 0;
   const buffer = Buffer.allocUnsafe(1024 * 1024);
   let used = 0;
-  const flush = () => {
-    let written = 0;
-    while (written < used) written += fs.writeSync(fd, buffer, written, used - written);
-    used = 0;
-  };
   try {
     let slice = performance.now();
     for (const chunk of chunks) {
-      if (used + chunk.length > buffer.length) flush();
-      if (chunk.length > buffer.length) {
-        let written = 0;
-        while (written < chunk.length) written += fs.writeSync(fd, chunk, written, chunk.length - written);
-      } else {
+      if (used + chunk.length > buffer.length) {
+        writeAll(t.fd, buffer, used);
+        used = 0;
+      }
+      if (chunk.length > buffer.length) writeAll(t.fd, chunk);
+      else {
         buffer.set(chunk, used);
         used += chunk.length;
       }
@@ -80,15 +92,11 @@ export async function writeFileAtomicAsync(target: string, chunks: Iterable<Uint
         slice = performance.now();
       }
     }
-    flush();
-    fs.fsyncSync(fd);
+    writeAll(t.fd, buffer, used);
   } catch (err) {
-    fs.closeSync(fd);
-    fs.rmSync(tmp, { force: true });
+    abandonTemp(t);
     throw err;
   }
-  fs.closeSync(fd);
-  fs.renameSync(tmp, target);
-  syncDirectory(dir);
+  commitTemp(t, target);
   return bytes;
 }
