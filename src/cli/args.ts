@@ -60,6 +60,11 @@ file:line:col  severity  code  message for each problem.
 Exit codes: 0 no error (warnings and hints allowed); 1 at least one error; 2 bad usage.
 `;
 
+function serverVersionOf(v: string): '8.0' | '7.0' {
+  if (v !== '8.0' && v !== '7.0') throw new UsageError(`--server-version must be '8.0' or '7.0', got '${v}'`);
+  return v;
+}
+
 function valueOf(argv: string[], i: number, flag: string): string {
   const v = argv[i + 1];
   if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value (see --help)`);
@@ -95,12 +100,9 @@ export function parseArgs(argv: string[]): ParsedArgs {
         options.flavor = v;
         break;
       }
-      case '--server-version': {
-        const v = valueOf(rest, i++, arg);
-        if (v !== '8.0' && v !== '7.0') throw new UsageError(`--server-version must be '8.0' or '7.0', got '${v}'`);
-        options.serverVersion = v;
+      case '--server-version':
+        options.serverVersion = serverVersionOf(valueOf(rest, i++, arg));
         break;
-      }
       case '--json':
         options.json = true;
         break;
@@ -134,12 +136,9 @@ function parseCheckArgs(rest: string[]): CheckOptions {
       case '--json':
         options.json = true;
         break;
-      case '--server-version': {
-        const v = valueOf(rest, i++, arg);
-        if (v !== '8.0' && v !== '7.0') throw new UsageError(`--server-version must be '8.0' or '7.0', got '${v}'`);
-        options.serverVersion = v;
+      case '--server-version':
+        options.serverVersion = serverVersionOf(valueOf(rest, i++, arg));
         break;
-      }
       case '--disable': {
         const codes = valueOf(rest, i++, arg).split(',').map((c) => c.trim().toUpperCase()).filter(Boolean);
         const bad = codes.filter((c) => !/^TTL\d{3}$/.test(c));

@@ -5,6 +5,7 @@
  * here and nowhere else, so a notebook cell and the same cell run by the CLI show the same thing:
  * the CLI writes `outputText`, the controller maps each output to notebook output items.
  */
+import type { ThrownInfo } from './errors';
 import { shellDisplay } from './render';
 import { MORE_HINT, type StatementResult } from './session';
 
@@ -22,17 +23,11 @@ export type CellOutput =
       json?: unknown;
       hasMore: boolean;
     }
-  | {
+  | (ThrownInfo & {
       kind: 'error';
-      name: string;
-      message: string;
-      code?: number;
-      codeName?: string;
-      line?: number;
-      column?: number;
       /** mongosh's one-line form: `MongoServerError[DuplicateKey]: E11000 …`. */
       text: string;
-    };
+    });
 
 function isDocument(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
