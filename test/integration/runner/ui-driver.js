@@ -35,7 +35,13 @@ async function runStep(page, step) {
   if (typeof step.waitForInput === 'string') {
     // The title (or placeholder) names the box: a box that is closing still shows the old one.
     const wanted = JSON.stringify(step.waitForInput);
-    await waitFor(page, `((s) => s !== null && s.focused && (s.title.includes(${wanted}) || s.placeholder.includes(${wanted})))(${STATE})`);
+    const named = `((s) => s !== null && (s.title.includes(${wanted}) || s.placeholder.includes(${wanted})))(${STATE})`;
+    await waitFor(page, named);
+    // The box is up but the page may have put the focus elsewhere (a notebook or webview that had
+    // it, a loaded machine): give it to the input, as a user clicking into it would.
+    const state = await page.evaluate(STATE);
+    if (state && !state.focused) await page.focus('.quick-input-widget .quick-input-box input');
+    await waitFor(page, `((s) => s !== null && s.focused)(${STATE})`);
   } else if (typeof step.waitForMessage === 'string') {
     await waitFor(page, `((s) => s !== null && s.message.includes(${JSON.stringify(step.waitForMessage)}))(${STATE})`);
   } else if (step.waitForClosed === true) {
