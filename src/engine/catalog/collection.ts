@@ -196,8 +196,16 @@ export class Collection {
     this.host.onDocuments(this, 'documentsDeleted', live.length, cause);
   }
 
-  /** Build an index over the existing documents and register it; nothing changes on failure. */
-  addIndex(index: BTreeIndex): void {
+  /**
+   * Build an index over the existing documents and register it; nothing changes on failure.
+   * `checkUnique: false` is for restores, whose documents were checked when they were written.
+   */
+  addIndex(index: BTreeIndex, checkUnique = true): void {
+    if (!index.unique || !checkUnique) {
+      index.load(this.records.values(), (rid) => this.records.get(rid));
+      this.indexes.set(index.name, index);
+      return;
+    }
     for (const record of this.records.values()) {
       const keys = index.keysOf(record.doc);
       const dup = index.findDuplicate(keys, record.rid);

@@ -9,6 +9,7 @@ import type BTree from 'sorted-btree';
 import type { StoredRecord } from '../catalog/record';
 import { BTreeIndex } from './btree-index';
 import { IdTable, UNHASHABLE } from './id-table';
+import { loadSorted } from './bulk-load';
 import { entryOf, type EntryKey } from './key-order';
 
 export class IdIndex extends BTreeIndex {
@@ -36,6 +37,11 @@ export class IdIndex extends BTreeIndex {
         this.unhashed++;
       }
     }
+  }
+
+  /** The hash table fills one record at a time (there is no order to exploit). */
+  override load(records: Iterable<StoredRecord>): void {
+    for (const record of records) this.add(record, this.keysOf(record.doc));
   }
 
   override remove(record: StoredRecord, keys: unknown[][] | null): void {
@@ -85,6 +91,10 @@ export class IdIndex extends BTreeIndex {
     }
     // In key order the tree fills leaf after leaf instead of splitting at random places.
     pairs.sort((a, b) => this.compare(a[0], b[0]));
-    for (const [entry, record] of pairs) this.entries.set(entry, record);
+    if (this.entries.size === 0) {
+      loadSorted(this.entries, pairs.map((p) => p[0]), pairs.map((p) => p[1]));
+    } else {
+      for (const [entry, record] of pairs) this.entries.set(entry, record);
+    }
   }
 }

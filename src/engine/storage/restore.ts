@@ -166,7 +166,7 @@ export class StorageRestorer {
       }
       const fresh = buildIndex(spec);
       coll.indexes.delete(name);
-      coll.addIndex(fresh);
+      coll.addIndex(fresh, false);
       next.set(name, fresh);
     }
     coll.indexes.clear();

@@ -1,0 +1,116 @@
+/**
+ * Building an index in one pass (createIndex on a full collection, restores) must give exactly the
+ * tree that inserting the entries one by one gives: same entries, same order, a valid B+ tree by
+ * sorted-btree's own check, and a tree that keeps working under later inserts and deletes.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import BTree from 'sorted-btree';
+import { Decimal128, Int32, Long } from 'bson';
+import { Engine, type Document } from '../../../../src/engine';
+import { loadSorted } from '../../../../src/engine/indexes/bulk-load';
+import { prng } from '../../helpers/prng';
+
+const cmp = (a: number, b: number) => a - b;
+
+function entriesOf(tree: { keysArray(): unknown[] }): unknown[] {
+  return tree.keysArray();
+}
+
+describe('bulk load of a B+ tree', () => {
+  for (const n of [1, 2, 31, 32, 33, 64, 65, 1000, 1025, 40_000]) {
+    it(`${n.toLocaleString('en-US')} sorted keys give a valid tree holding them all, in order`, () => {
+      const keys = Array.from({ length: n }, (_, i) => i * 2);
+      const tree = new BTree<number, string>(undefined, cmp);
+      loadSorted(tree, [...keys], keys.map((k) => `v${k}`));
+      tree.checkValid(true);
+      assert.equal(tree.size, n);
+      assert.deepEqual(tree.keysArray(), keys);
+      assert.equal(tree.get(keys[n >> 1]), `v${keys[n >> 1]}`);
+      // Later writes split and merge the built nodes as the library does its own.
+      for (let i = 0; i < n; i += 3) tree.set(i * 2 + 1, 'odd');
+      for (let i = 0; i < n; i += 2) tree.delete(i * 2);
+      tree.checkValid(true);
+      const expected = [...keys.filter((_, i) => i % 2 === 1), ...Array.from({ length: Math.ceil(n / 3) }, (_, j) => j * 3 * 2 + 1)].sort(cmp);
+      assert.deepEqual(tree.keysArray(), expected);
+    });
+  }
+
+  it('fills a tree that already holds entries one by one instead (still correct)', () => {
+    const tree = new BTree<number, number>([[5, 5]], cmp);
+    loadSorted(tree, [1, 2, 3], [1, 2, 3]);
+    tree.checkValid(true);
+    assert.deepEqual(tree.keysArray(), [1, 2, 3, 5]);
+  });
+});
+
+describe('createIndex on a full collection builds the index in one pass', () => {
+  function fill(seed: number): Engine {
+    const r = prng(seed);
+    const engine = new Engine();
+    const docs: Document[] = [];
+    const values = () => {
+      const k = Math.floor(r() * 9);
+      switch (k) {
+        case 0: return new Date(Date.UTC(2026, 0, 1) + Math.floor(r() * 1e9));
+        case 1: return Math.floor(r() * 50) - 25;
+        case 2: return new Int32(Math.floor(r() * 50));
+        case 3: return Long.fromNumber(Math.floor(r() * 50));
+        case 4: return Decimal128.fromString(String(Math.floor(r() * 50) / 2));
+        case 5: return `s${Math.floor(r() * 30)}`;
+        case 6: return [Math.floor(r() * 10), Math.floor(r() * 10), 3];
+        case 7: return null;
+        default: return undefined;
+      }
+    };
+    for (let i = 0; i < 3000; i++) {
+      const v = values();
+      const w = values();
+      // One array field per document at most: a compound index refuses parallel arrays.
+      docs.push(v === undefined ? { _id: i } : { _id: i, v, w: w === undefined || Array.isArray(w) ? 0 : w });
+    }
+    engine.db('t').collection('c').insertMany(docs);
+    return engine;
+  }
+
+  const specs: Document[] = [
+    { key: { v: 1 }, name: 'v_1' },
+    { key: { v: -1 }, name: 'v_-1' },
+    { key: { v: 1, w: -1 }, name: 'v_1_w_-1' },
+    { key: { v: 1 }, name: 'v_sparse', sparse: true },
+    { key: { v: 1 }, name: 'v_partial', partialFilterExpression: { w: { $gt: 0 } } },
+  ];
+  for (const spec of specs) {
+    it(`${spec.name}: the same entries in the same order as inserting each document into an existing index`, () => {
+      // Built after the documents (one pass) …
+      const bulk = fill(7);
+      bulk.db('t').runCommand({ createIndexes: 'c', indexes: [spec] });
+      // … and built before them (one insert per document into the tree).
+      const stepwise = new Engine();
+      stepwise.db('t').runCommand({ createIndexes: 'c', indexes: [spec] });
+      const source = fill(7).getCollection('t', 'c')!;
+      stepwise.db('t').collection('c').insertMany([...source.records.values()].map((r) => r.doc));
+      const a = bulk.getCollection('t', 'c')!.indexes.get(String(spec.name))!;
+      const b = stepwise.getCollection('t', 'c')!.indexes.get(String(spec.name))!;
+      a.tree.checkValid(true);
+      assert.equal(a.size, b.size);
+      assert.ok(a.size > 0);
+      const ids = (tree: BTree<unknown[], { doc: Document }>) => tree.valuesArray().map((rec) => rec.doc._id);
+      assert.deepEqual(ids(a.tree), ids(b.tree));
+      assert.equal(a.multikey, b.multikey);
+      assert.deepEqual(entriesOf(a.tree).map((e) => (e as unknown[]).slice(0, -1)), entriesOf(b.tree).map((e) => (e as unknown[]).slice(0, -1)));
+    });
+  }
+
+  it('a date index over documents already in date order is built without sorting and stays valid', () => {
+    const engine = new Engine();
+    const docs = Array.from({ length: 5000 }, (_, i) => ({ _id: i, at: new Date(Date.UTC(2026, 0, 1) + i * 1000) }));
+    engine.db('t').collection('c').insertMany(docs);
+    engine.db('t').runCommand({ createIndexes: 'c', indexes: [{ key: { at: 1 }, name: 'at_1' }] });
+    const index = engine.getCollection('t', 'c')!.indexes.get('at_1')!;
+    index.tree.checkValid(true);
+    assert.deepEqual(index.tree.valuesArray().map((r) => r.doc._id), docs.map((d) => d._id));
+    const found = engine.db('t').collection('c').find({ at: { $gte: new Date(Date.UTC(2026, 0, 1) + 4000_000) } });
+    assert.equal(found.length, 1000);
+  });
+});
