@@ -146,11 +146,15 @@ export interface CompactionResult {
  * Compact: switch journals and capture the state (synchronously: references only), then encode
  * and write the snapshot, yielding to the event loop between slices when `yieldEvery` is given.
  */
-export async function compact(engine: Engine, store: FileStore, yieldEveryMs = 20): Promise<CompactionResult> {
+export async function compact(engine: Engine, store: FileStore, yieldEveryMs = 4): Promise<CompactionResult> {
   const started = performance.now();
   const generation = store.beginCompaction();
   const state = captureSnapshot(engine);
   const heldMs = performance.now() - started;
-  const bytes = await store.writeSnapshotAsync(generation, snapshotRecords(state), yieldEveryMs);
-  return { generation, bytes, documents: state.documentCount, heldMs, totalMs: performance.now() - started };
+  try {
+    const bytes = await store.writeSnapshotAsync(generation, snapshotRecords(state), yieldEveryMs);
+    return { generation, bytes, documents: state.documentCount, heldMs, totalMs: performance.now() - started };
+  } finally {
+    state.release();
+  }
 }

@@ -30,6 +30,15 @@ const SNAPSHOT_MAGIC = 'ttl-workbench snapshot';
 const FORMAT = 1;
 /** Int32 and Long stay themselves (and doubles come as Double): the reader restores the engine's types. */
 const DECODE = { promoteValues: false } as const;
+/** A record whose first field is `plain` says its values need no such care (see engine/storage/snapshot.ts). */
+const DECODE_PLAIN = { promoteValues: true } as const;
+const PLAIN_KEY = Buffer.from('plain\0', 'latin1');
+
+/** Decode a record, promoted when it starts with a `plain` field (after the 4-byte size and the type byte). */
+function decodeRecord(payload: Uint8Array): Document {
+  const plain = payload.length > 5 + PLAIN_KEY.length && Buffer.from(payload.buffer, payload.byteOffset + 5, PLAIN_KEY.length).equals(PLAIN_KEY);
+  return BSON.deserialize(payload, plain ? DECODE_PLAIN : DECODE);
+}
 
 export interface RecoveryReport {
   /** Generation of the snapshot loaded (undefined: none, the journals alone). */
@@ -151,7 +160,7 @@ export class FileStore {
       }
       // Records are decoded one at a time as they are applied: a million documents never sit
       // decoded in a list beside the engine's own copies.
-      for (let i = 0; i < loaded.frames.length; i++) reader.snapshotRecord(BSON.deserialize(loaded.frames[i].payload, DECODE));
+      for (let i = 0; i < loaded.frames.length; i++) reader.snapshotRecord(decodeRecord(loaded.frames[i].payload));
       report.snapshot = g;
       report.snapshotRecords = loaded.frames.length;
       base = g;

@@ -115,6 +115,11 @@ export class Collection {
     this.name = name;
   }
 
+  /** The rid the next insert gets: every record stored so far has a lower one. */
+  get ridLimit(): number {
+    return this.nextRid;
+  }
+
   findById(id: unknown): StoredRecord | undefined {
     return this.idIndex?.findEqual([id]);
   }
@@ -132,6 +137,24 @@ export class Collection {
     this.host.onDocuments(this, 'documentsInserted', 1, cause);
     if (this.recordSizes) this.trackCappedSize(record);
     return record;
+  }
+
+  /**
+   * Insert documents read back by a restore: validated and unique when they were first written,
+   * so there is no uniqueness probe, and the batch is one event.
+   */
+  insertRestored(docs: readonly Document[]): StoredRecord[] {
+    const out: StoredRecord[] = new Array(docs.length);
+    for (let d = 0; d < docs.length; d++) {
+      const record: StoredRecord = { rid: this.nextRid++, doc: docs[d], idKey: undefined };
+      for (const index of this.indexes.values()) index.add(record, index.keysOf(record.doc));
+      this.records.add(record);
+      for (const o of this.observers) o.inserted(record);
+      if (this.recordSizes) this.trackCappedSize(record);
+      out[d] = record;
+    }
+    this.host.onDocuments(this, 'documentsInserted', docs.length, 'command');
+    return out;
   }
 
   /** Replace a record's document (already validated). Throws DuplicateKey without side effects. */
@@ -202,7 +225,7 @@ export class Collection {
    */
   addIndex(index: BTreeIndex, checkUnique = true): void {
     if (!index.unique || !checkUnique) {
-      index.load(this.records.values(), (rid) => this.records.get(rid));
+      index.load(this.records.values());
       this.indexes.set(index.name, index);
       return;
     }

@@ -75,6 +75,14 @@ export class RecordStore {
     return undefined;
   }
 
+  /**
+   * Each chunk as [first rid, its slots], in rid order. The walk is live (a Map iterator): a chunk
+   * dropped before the walk reaches it is skipped, and chunks created meanwhile come at the end.
+   */
+  *chunkSlots(): IterableIterator<[number, ReadonlyArray<StoredRecord | undefined>]> {
+    for (const [n, chunk] of this.chunks) yield [n * CHUNK, chunk.slots];
+  }
+
   *values(): IterableIterator<StoredRecord> {
     for (const chunk of this.chunks.values()) {
       const slots = chunk.slots;

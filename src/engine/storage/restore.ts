@@ -49,6 +49,10 @@ export class StorageRestorer {
   // ---- snapshots -------------------------------------------------------------------------------
 
   snapshotRecord(raw: Document): void {
+    if (raw.plain !== undefined || raw.typed !== undefined) {
+      this.documentBatch(raw);
+      return;
+    }
     const rec = documentFromStorage(raw);
     if (rec.engine !== undefined) {
       this.noteClock(rec.t);
@@ -73,6 +77,23 @@ export class StorageRestorer {
       if (rec.ts !== undefined) restoreCosmosStamp(this.current, record, Number(rec.ts));
       this.summary.documents++;
     }
+  }
+
+  /** `{plain | typed: [documents], ts?: [stamps]}`: plain documents decoded as engine documents already. */
+  private documentBatch(raw: Document): void {
+    const coll = this.current;
+    if (!coll) return;
+    const plain = raw.plain !== undefined;
+    const docs = plain ? (raw.plain as Document[]) : (raw.typed as Document[]).map(documentFromStorage);
+    const records = coll.insertRestored(docs);
+    const stamps = raw.ts as unknown[] | undefined;
+    if (stamps) {
+      for (let i = 0; i < records.length; i++) {
+        const ts = stamps[i];
+        if (ts !== undefined && ts !== null) restoreCosmosStamp(coll, records[i], Number(ts));
+      }
+    }
+    this.summary.documents += docs.length;
   }
 
   private finishCollection(): void {

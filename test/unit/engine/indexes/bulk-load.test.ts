@@ -9,6 +9,8 @@ import BTree from 'sorted-btree';
 import { Decimal128, Int32, Long } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
 import { loadSorted } from '../../../../src/engine/indexes/bulk-load';
+import { entryOrder } from '../../../../src/engine/indexes/entry-order';
+import { entryComparator, entryOf } from '../../../../src/engine/indexes/key-order';
 import { prng } from '../../helpers/prng';
 
 const cmp = (a: number, b: number) => a - b;
@@ -112,5 +114,38 @@ describe('createIndex on a full collection builds the index in one pass', () => 
     assert.deepEqual(index.tree.valuesArray().map((r) => r.doc._id), docs.map((d) => d._id));
     const found = engine.db('t').collection('c').find({ at: { $gte: new Date(Date.UTC(2026, 0, 1) + 4000_000) } });
     assert.equal(found.length, 1000);
+  });
+});
+
+describe('entry order for a one-pass build', () => {
+  const specials = [0, -0, 1, -1, Infinity, -Infinity, Number.MIN_VALUE, -Number.MIN_VALUE, Number.MAX_VALUE, -Number.MAX_VALUE, 0.1, 2 ** 53, -(2 ** 53), 1e-300];
+  for (const direction of [1, -1] as const) {
+    for (const kind of ['numbers', 'dates'] as const) {
+      it(`${kind}, direction ${direction}: the radix order equals the entry comparator's, equal values in rid order`, () => {
+        const r = prng(direction === 1 ? 11 : 12);
+        const entries: unknown[][] = [];
+        for (let rid = 1; rid <= 20_000; rid++) {
+          const v =
+            kind === 'dates'
+              ? new Date(Date.UTC(2026, 0, 1) + Math.floor((r() - 0.5) * 4e12))
+              : r() < 0.2
+                ? specials[Math.floor(r() * specials.length)]
+                : r() < 0.5
+                  ? Math.floor(r() * 100) - 50
+                  : (r() - 0.5) * 10 ** Math.floor(r() * 40 - 20);
+          entries.push(entryOf([v], rid));
+        }
+        const cmp = entryComparator([direction]);
+        const expected = [...entries].sort(cmp);
+        const order = entryOrder(entries, cmp, direction);
+        assert.deepEqual(Array.from(order, (i) => entries[i]), expected);
+      });
+    }
+  }
+
+  it('mixed ranks (numbers and strings) fall back to the comparator', () => {
+    const entries = [entryOf(['b'], 1), entryOf([2], 2), entryOf(['a'], 3), entryOf([1], 4)];
+    const cmp = entryComparator([1]);
+    assert.deepEqual(Array.from(entryOrder(entries, cmp, 1)), [3, 1, 2, 0]);
   });
 });

@@ -1,0 +1,98 @@
+/**
+ * One collection's documents as they were at one moment, read later, a slice at a time, while the
+ * engine goes on writing (compaction). Taking the picture costs nothing per document: stored
+ * documents are never changed in place (an update replaces `record.doc`), so the records still in
+ * the collection when the reader reaches them hold the captured documents, except those changed
+ * or removed meanwhile. The capture watches the collection for exactly those (it is a
+ * RecordObserver placed before the others) and keeps their captured document, and `_ts` stamp, until
+ * the reader passes them. Records inserted after the moment have higher rids and are left out.
+ */
+import type { Collection, RecordObserver } from '../catalog/collection';
+import type { StoredRecord } from '../catalog/record';
+import type { Document } from '../values/types';
+
+export interface CapturedDocument {
+  doc: Document;
+  /** The Cosmos `_ts` stamp (seconds), when the engine has that flavor. */
+  ts?: number;
+}
+
+export class CollectionCapture implements RecordObserver {
+  /** Records with a rid below this existed at the moment. */
+  private readonly ridLimit: number;
+  /** Records with a rid below this were read already: what happens to them no longer matters. */
+  private readPast = 0;
+  /** rid → what it held at the moment, for records changed or removed since and not yet read. */
+  private readonly kept = new Map<number, CapturedDocument>();
+
+  constructor(
+    readonly collection: Collection,
+    private readonly stampOf?: (rid: number) => number | undefined,
+  ) {
+    this.ridLimit = collection.ridLimit;
+    collection.observers.unshift(this);
+  }
+
+  inserted(): void {
+    // A later record: not part of the moment.
+  }
+
+  replaced(record: StoredRecord, before: Document): void {
+    this.keep(record.rid, before);
+  }
+
+  removed(record: StoredRecord): void {
+    this.keep(record.rid, record.doc);
+  }
+
+  private keep(rid: number, doc: Document): void {
+    if (rid < this.readPast || rid >= this.ridLimit || this.kept.has(rid)) return;
+    const ts = this.stampOf?.(rid);
+    this.kept.set(rid, ts === undefined ? { doc } : { doc, ts });
+  }
+
+  /** The captured documents in rid (natural) order. Call `release` when done, read whole or not. */
+  *documents(): Generator<CapturedDocument> {
+    for (const [first, slots] of this.collection.records.chunkSlots()) {
+      if (first >= this.ridLimit) break;
+      yield* this.keptBelow(first);
+      for (let i = 0; i < slots.length; i++) {
+        const rid = first + i;
+        if (rid >= this.ridLimit) break;
+        this.readPast = rid + 1;
+        if (this.kept.size > 0) {
+          const k = this.kept.get(rid);
+          if (k) {
+            this.kept.delete(rid);
+            yield k;
+            continue;
+          }
+        }
+        const record = slots[i];
+        if (record === undefined) continue;
+        const ts = this.stampOf?.(rid);
+        yield ts === undefined ? { doc: record.doc } : { doc: record.doc, ts };
+      }
+    }
+    yield* this.keptBelow(this.ridLimit);
+  }
+
+  /** Kept records below `rid` whose chunk emptied (and went) before the reader got there. */
+  private *keptBelow(rid: number): Generator<CapturedDocument> {
+    if (this.kept.size === 0) return;
+    const rids = [...this.kept.keys()].filter((r) => r < rid).sort((a, b) => a - b);
+    for (const r of rids) {
+      const k = this.kept.get(r)!;
+      this.kept.delete(r);
+      this.readPast = Math.max(this.readPast, r + 1);
+      yield k;
+    }
+  }
+
+  /** Stop watching the collection (the picture is read, or abandoned). */
+  release(): void {
+    const i = this.collection.observers.indexOf(this);
+    if (i >= 0) this.collection.observers.splice(i, 1);
+    this.kept.clear();
+  }
+}
