@@ -39,7 +39,12 @@ function buildIndex(spec: Document): BTreeIndex {
 
 export class StorageRestorer {
   private current: Collection | undefined;
-  private pendingIndexes: Document[] = [];
+  /**
+   * Secondary index specs to build once everything is read: documents go in with the `_id` index
+   * alone (which journal records find documents by), and each index is then built in one pass
+   * instead of taking a million inserts one by one.
+   */
+  private readonly pendingIndexes = new Map<Collection, Document[]>();
   /** _id → record for collections without an _id index (time series), built when first needed. */
   private readonly byId = new Map<Collection, Map<string, number>>();
   readonly summary: RestoreSummary = { collections: 0, documents: 0, ops: 0 };
@@ -65,10 +70,7 @@ export class StorageRestorer {
       const [db, name] = splitNs(String(rec.coll));
       this.current = this.engine.getCollection(db, name) ?? this.engine.createCollection(db, name, rec.o as CollectionOptions);
       this.current.options = rec.o as CollectionOptions;
-      // Secondary indexes are built once the documents are in (one build instead of n inserts each).
-      const specs = rec.ix as Document[];
-      this.pendingIndexes = specs;
-      for (const name of [...this.current.indexes.keys()]) if (name !== '_id_') this.current.dropIndex(name);
+      this.deferIndexes(this.current, rec.ix as Document[]);
       this.summary.collections++;
       return;
     }
@@ -97,9 +99,12 @@ export class StorageRestorer {
   }
 
   private finishCollection(): void {
-    if (this.current) this.reconcileIndexes(this.current, this.pendingIndexes);
     this.current = undefined;
-    this.pendingIndexes = [];
+  }
+
+  private deferIndexes(coll: Collection, specs: Document[]): void {
+    this.pendingIndexes.set(coll, specs);
+    for (const name of [...coll.indexes.keys()]) if (name !== '_id_') coll.dropIndex(name);
   }
 
   // ---- journal frames ---------------------------------------------------------------------------
@@ -125,7 +130,7 @@ export class StorageRestorer {
         coll.replace(existing, doc);
         record = existing;
       } else {
-        record = coll.insert(doc);
+        record = coll.insertRestored([doc])[0];
         this.byId.get(coll)?.set(idKey(doc._id), record.rid);
       }
       if (op.ts !== undefined) restoreCosmosStamp(coll, record, Number(op.ts));
@@ -140,11 +145,14 @@ export class StorageRestorer {
     } else if (op.cat !== undefined) {
       const coll = this.collection(String(op.cat), op.o as CollectionOptions);
       coll.options = op.o as CollectionOptions;
-      this.reconcileIndexes(coll, op.ix as Document[]);
+      this.deferIndexes(coll, op.ix as Document[]);
     } else if (op.drop !== undefined) {
       const [db, name] = splitNs(String(op.drop));
       const coll = this.engine.getCollection(db, name);
-      if (coll) this.byId.delete(coll);
+      if (coll) {
+        this.byId.delete(coll);
+        this.pendingIndexes.delete(coll);
+      }
       this.engine.dropCollection(db, name);
     } else if (op.ren !== undefined) {
       const [fromDb, from] = splitNs(String(op.ren));
@@ -206,9 +214,11 @@ export class StorageRestorer {
     if (t instanceof Date) this.summary.clockMs = Math.max(this.summary.clockMs ?? -Infinity, t.getTime());
   }
 
-  /** Call after the last record: builds the indexes of the last snapshot collection. */
+  /** Call after the last record: builds the deferred indexes. */
   finish(): RestoreSummary {
     this.finishCollection();
+    for (const [coll, specs] of this.pendingIndexes) this.reconcileIndexes(coll, specs);
+    this.pendingIndexes.clear();
     this.byId.clear();
     return this.summary;
   }

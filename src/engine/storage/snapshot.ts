@@ -34,8 +34,8 @@ export interface CapturedState {
   release(): void;
 }
 
-/** Documents per batch record: about 100 KB for small documents, one CRC and one decode call. */
-const BATCH = 1000;
+/** Documents per batch record: about 25 KB for small documents (one CRC, one decode call), short enough to encode between two turns of the event loop. */
+const BATCH = 256;
 
 export function captureSnapshot(engine: Engine): CapturedState {
   const params: Document = {};
