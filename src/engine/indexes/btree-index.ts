@@ -7,7 +7,7 @@ import BTree from 'sorted-btree';
 import type { StoredRecord } from '../catalog/record';
 import { EngineError } from '../errors';
 import type { Document } from '../values/types';
-import { loadSorted } from './bulk-load';
+import { deleteRangeInBulk, loadSorted } from './btree-bulk';
 import { entryOrder } from './entry-order';
 import { encodeEntry, entryComparator, entryOf, entryValue, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from './key-order';
 import { parseKeyPattern, type KeyPattern } from './key-pattern';
@@ -201,7 +201,7 @@ export class BTreeIndex {
   removeMany(records: StoredRecord[], doomed: () => Set<number>, walked?: { start: EntryKey; end: EntryKey }): void {
     const tree = this.entries;
     if (walked && !this.multikey) {
-      tree.deleteRange(walked.start, walked.end, true);
+      deleteRangeInBulk(tree, walked.start, walked.end);
       return;
     }
     if (records.length * SWEEP_DENSITY >= tree.size) {

@@ -9,7 +9,7 @@ import type BTree from 'sorted-btree';
 import type { StoredRecord } from '../catalog/record';
 import { BTreeIndex } from './btree-index';
 import { IdTable, UNHASHABLE } from './id-table';
-import { loadSorted } from './bulk-load';
+import { loadSorted } from './btree-bulk';
 import { entryOf, type EntryKey } from './key-order';
 
 export class IdIndex extends BTreeIndex {

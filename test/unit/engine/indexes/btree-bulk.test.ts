@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import BTree from 'sorted-btree';
 import { Decimal128, Int32, Long } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
-import { loadSorted } from '../../../../src/engine/indexes/bulk-load';
+import { deleteRangeInBulk, loadSorted } from '../../../../src/engine/indexes/btree-bulk';
 import { entryOrder } from '../../../../src/engine/indexes/entry-order';
 import { entryComparator, entryOf } from '../../../../src/engine/indexes/key-order';
 import { prng } from '../../helpers/prng';
@@ -43,6 +43,54 @@ describe('bulk load of a B+ tree', () => {
     loadSorted(tree, [1, 2, 3], [1, 2, 3]);
     tree.checkValid(true);
     assert.deepEqual(tree.keysArray(), [1, 2, 3, 5]);
+  });
+});
+
+describe('bulk range deletion', () => {
+  it('deletes exactly what deleteRange deletes, leaves a valid tree, over random trees and ranges', () => {
+    const r = prng(99);
+    for (let round = 0; round < 300; round++) {
+      const n = Math.floor(r() * 3000);
+      const keys = new Set<number>();
+      while (keys.size < n) keys.add(Math.floor(r() * 10_000));
+      const a = new BTree<number, number>(undefined, cmp, 4 + Math.floor(r() * 60));
+      const b = new BTree<number, number>(undefined, cmp, a.maxNodeSize);
+      for (const k of keys) {
+        a.set(k, k);
+        b.set(k, k);
+      }
+      // Ranges from a prefix (what TTL batches delete) to anywhere, bounds present or not.
+      const low = r() < 0.5 ? -1 : Math.floor(r() * 10_000);
+      const high = low + Math.floor(r() * (r() < 0.2 ? 10_000 : 500));
+      const expected = b.deleteRange(low, high, true);
+      assert.equal(deleteRangeInBulk(a, low, high), expected, `round ${round}: count`);
+      a.checkValid(true);
+      assert.deepEqual(a.keysArray(), b.keysArray(), `round ${round}: keys`);
+      assert.deepEqual(a.valuesArray(), b.valuesArray(), `round ${round}: values`);
+      // The tree keeps working after the cut.
+      for (let i = 0; i < 50; i++) {
+        const k = Math.floor(r() * 10_000);
+        a.set(k, -k);
+        b.set(k, -k);
+      }
+      a.checkValid(true);
+      assert.deepEqual(a.toArray(), b.toArray());
+    }
+  });
+
+  it('a single-key range deletes that key only when present', () => {
+    const tree = new BTree<number, number>([[1, 1], [3, 3]], cmp);
+    assert.equal(deleteRangeInBulk(tree, 2, 2), 0);
+    assert.equal(deleteRangeInBulk(tree, 3, 3), 1);
+    assert.deepEqual(tree.keysArray(), [1]);
+  });
+
+  it('other edit walks keep their per-entry behaviour', () => {
+    const tree = new BTree<number, number>(Array.from({ length: 100 }, (_, i) => [i, i] as [number, number]), cmp);
+    tree.editRange(0, 99, true, (k) => (k % 2 === 0 ? { delete: true } : { value: k * 10 }));
+    tree.checkValid(true);
+    assert.deepEqual(tree.toArray().slice(0, 3), [[1, 10], [3, 30], [5, 50]]);
+    assert.equal(tree.size, 50);
   });
 });
 
