@@ -7,7 +7,7 @@ import BTree from 'sorted-btree';
 import type { StoredRecord } from '../catalog/record';
 import { EngineError } from '../errors';
 import type { Document } from '../values/types';
-import { deleteRangeInBulk, loadSorted } from './btree-bulk';
+import { deleteRangeInBulk, deleteWhereInBulk, loadSorted } from './btree-bulk';
 import { entryOrder } from './entry-order';
 import { encodeEntry, entryComparator, entryOf, entryValue, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from './key-order';
 import { parseKeyPattern, type KeyPattern } from './key-pattern';
@@ -207,7 +207,7 @@ export class BTreeIndex {
     if (records.length * SWEEP_DENSITY >= tree.size) {
       // Dense batch: one pass over the tree costs less than a root-to-leaf delete per entry.
       const gone = doomed();
-      tree.editAll((_k, record) => (gone.has(record.rid) ? { delete: true } : undefined));
+      deleteWhereInBulk(tree, (_k, record) => gone.has(record.rid));
       return;
     }
     const entries: EntryKey[] = [];

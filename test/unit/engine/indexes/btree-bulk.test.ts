@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import BTree from 'sorted-btree';
 import { Decimal128, Int32, Long } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
-import { deleteRangeInBulk, loadSorted } from '../../../../src/engine/indexes/btree-bulk';
+import { deleteRangeInBulk, deleteWhereInBulk, loadSorted } from '../../../../src/engine/indexes/btree-bulk';
 import { entryOrder } from '../../../../src/engine/indexes/entry-order';
 import { entryComparator, entryOf } from '../../../../src/engine/indexes/key-order';
 import { prng } from '../../helpers/prng';
@@ -75,6 +75,27 @@ describe('bulk range deletion', () => {
       }
       a.checkValid(true);
       assert.deepEqual(a.toArray(), b.toArray());
+    }
+  });
+
+  it('deleteWhereInBulk deletes exactly what an editAll deletion picks, leaves a valid tree', () => {
+    const r = prng(98);
+    for (let round = 0; round < 200; round++) {
+      const n = Math.floor(r() * 3000);
+      const a = new BTree<number, number>(undefined, cmp, 4 + Math.floor(r() * 60));
+      const b = new BTree<number, number>(undefined, cmp, a.maxNodeSize);
+      for (let i = 0; i < n; i++) {
+        const k = Math.floor(r() * 100_000);
+        a.set(k, i);
+        b.set(k, i);
+      }
+      const density = r();
+      const gone = new Set<number>();
+      for (const v of b.valuesArray()) if (r() < density) gone.add(v);
+      b.editAll((_k, v) => (gone.has(v) ? { delete: true } : undefined));
+      assert.equal(deleteWhereInBulk(a, (_k, v) => gone.has(v)), gone.size);
+      a.checkValid(true);
+      assert.deepEqual(a.toArray(), b.toArray(), `round ${round}`);
     }
   });
 
