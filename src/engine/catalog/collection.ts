@@ -147,7 +147,7 @@ export class Collection {
     const out: StoredRecord[] = new Array(docs.length);
     for (let d = 0; d < docs.length; d++) {
       const record: StoredRecord = { rid: this.nextRid++, doc: docs[d], idKey: undefined };
-      for (const index of this.indexes.values()) index.add(record, index.keysOf(record.doc));
+      for (const index of this.indexes.values()) index.addRecord(record);
       this.records.add(record);
       for (const o of this.observers) o.inserted(record);
       if (this.recordSizes) this.trackCappedSize(record);

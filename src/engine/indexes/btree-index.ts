@@ -142,6 +142,11 @@ export class BTreeIndex {
     loadSorted(this.entries, keys, values);
   }
 
+  /** `add` with the keys computed here (restores, which skip the uniqueness checks that need them first). */
+  addRecord(record: StoredRecord): void {
+    this.add(record, this.keysOf(record.doc));
+  }
+
   remove(record: StoredRecord, keys: unknown[][] | null): void {
     if (!keys) return;
     for (const key of keys) this.tree.delete(entryOf(key, record.rid));

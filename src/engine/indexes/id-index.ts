@@ -39,6 +39,12 @@ export class IdIndex extends BTreeIndex {
     }
   }
 
+  /** The `_id` straight into the table: no key arrays for the common, hashable ids. */
+  override addRecord(record: StoredRecord): void {
+    if (!this.ordered && this.table.set(record.doc._id, record)) return;
+    this.add(record, this.keysOf(record.doc));
+  }
+
   /** The hash table fills one record at a time (there is no order to exploit). */
   override load(records: Iterable<StoredRecord>): void {
     for (const record of records) this.add(record, this.keysOf(record.doc));
