@@ -8,7 +8,7 @@
 import { parse } from '@babel/parser';
 import { analyzeText } from '../src/analysis';
 
-function generate(lines: number, ts: boolean): string {
+export function generate(lines: number, ts: boolean): string {
   const out: string[] = [];
   if (ts) out.push("import type { Db, IndexOptions } from 'mongodb';", 'declare const db: Db;');
   let i = 0;

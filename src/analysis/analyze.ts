@@ -59,7 +59,18 @@ function merge(all: Definitions[]): Definitions {
 }
 
 function analyzeUnits(units: Unit[], options: AnalysisOptions): AnalysisResult {
-  const defs = merge(units.filter((u) => u.ast).map((u) => new DefinitionFinder(u, scanUnit(u.ast!.program)).find()));
+  const defs = merge(units.filter((u) => u.ast).map(findDefinitions));
+  return checkDefinitions(defs, options, units.reduce((n, u) => n + u.syntaxErrors, 0));
+}
+
+/** The definitions of one parsed unit. */
+export function findDefinitions(unit: Unit): Definitions {
+  const scan = scanUnit(unit.ast!.program);
+  return new DefinitionFinder(unit, scan, scan).find();
+}
+
+/** Every rule over the definitions of a whole input (one file, or a notebook's cells). */
+export function checkDefinitions(defs: Definitions, options: AnalysisOptions, syntaxErrors: number): AnalysisResult {
   const ctx = new CheckContext(defs, options);
   const ttlValues: TTLValueSite[] = [];
 
@@ -99,7 +110,7 @@ function analyzeUnits(units: Unit[], options: AnalysisOptions): AnalysisResult {
     problems: dedupe(ctx.problems.filter((p) => !disabled.has(p.code))),
     runnable: runnableDefinitions(defs),
     ttlValues,
-    syntaxErrors: units.reduce((n, u) => n + u.syntaxErrors, 0),
+    syntaxErrors,
   };
 }
 

@@ -11,7 +11,7 @@ import type { Document } from '../engine';
 import { defaultIndexName } from '../engine/indexes/key-pattern';
 import { parseDuration } from '../shell/time';
 import { Evaluator, lastProp, plainValue, UNKNOWN, type Lit, type Prop } from './literals';
-import type { CallSite, ScanResult } from './scan';
+import type { BindingEnv, CallSite, ScanFacts } from './scan';
 import type { Unit } from './source';
 import type { Namespace } from './types';
 
@@ -109,8 +109,8 @@ export class DefinitionFinder {
   private readonly ev: Evaluator;
   readonly out: Definitions = { indexes: [], collections: [], collMods: [], inserts: [], splitOptions: [] };
 
-  constructor(private readonly unit: Unit, private readonly scan: ScanResult) {
-    this.ev = new Evaluator(scan);
+  constructor(private readonly unit: Unit, private readonly scan: ScanFacts, env: BindingEnv) {
+    this.ev = new Evaluator(env);
   }
 
   find(): Definitions {

@@ -7,7 +7,7 @@
  */
 import type { Expression, Node, ObjectExpression } from '@babel/types';
 import { Decimal128, Double, Int32, Long } from 'bson';
-import type { ScanResult } from './scan';
+import type { BindingEnv } from './scan';
 
 export type LitType = 'number' | 'string' | 'date' | 'bool' | 'other';
 
@@ -49,12 +49,12 @@ const BSON_NUMBER_CTORS: Record<string, (v: unknown) => unknown> = {
 const MAX_DEPTH = 20;
 
 export class Evaluator {
-  constructor(private readonly scan: ScanResult) {}
+  constructor(private readonly env: BindingEnv) {}
 
   /** The initializer of a const that may be followed (bound once in the unit). */
   constInit(name: string): Expression | undefined {
-    if (this.scan.bindingCounts.get(name) !== 1) return undefined;
-    return this.scan.constInits.get(name);
+    if (this.env.bindingCount(name) !== 1) return undefined;
+    return this.env.constInit(name);
   }
 
   /** Strip parentheses and TypeScript-only wrappers. */
@@ -92,9 +92,9 @@ export class Evaluator {
       case 'TemplateLiteral':
         return n.expressions.length === 0 ? value(n.quasis.map((q) => q.value.cooked ?? q.value.raw).join('')) : typed('string');
       case 'Identifier': {
-        if (n.name === 'NaN' && this.scan.bindingCounts.get('NaN') === undefined) return value(NaN);
-        if (n.name === 'Infinity' && this.scan.bindingCounts.get('Infinity') === undefined) return value(Infinity);
-        if (n.name === 'undefined' && this.scan.bindingCounts.get('undefined') === undefined) return value(undefined);
+        if (n.name === 'NaN' && this.env.bindingCount('NaN') === undefined) return value(NaN);
+        if (n.name === 'Infinity' && this.env.bindingCount('Infinity') === undefined) return value(Infinity);
+        if (n.name === 'undefined' && this.env.bindingCount('undefined') === undefined) return value(undefined);
         const init = this.constInit(n.name);
         return init ? this.eval(init, at, depth + 1) : unknown;
       }
