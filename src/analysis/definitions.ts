@@ -10,6 +10,7 @@ import type { CallExpression, NewExpression, Node } from '@babel/types';
 import type { Document } from '../engine';
 import { defaultIndexName } from '../engine/indexes/key-pattern';
 import { parseDuration } from '../shell/time';
+import { nodeText } from './edits';
 import { Evaluator, lastProp, plainValue, UNKNOWN, type Lit, type Prop } from './literals';
 import type { BindingEnv, CallSite, ScanFacts } from './scan';
 import type { Unit } from './source';
@@ -88,7 +89,7 @@ export interface Definitions {
 const DB_METHODS = new Set(['getCollection', 'collection', 'getSiblingDB', 'getDB', 'runCommand', 'command', 'adminCommand', 'createCollection', 'getName', 'aggregate', 'admin']);
 
 function text(unit: Unit, node: Node): string {
-  return unit.text.slice(node.start ?? 0, node.end ?? 0);
+  return nodeText(unit, node);
 }
 
 function stringValue(lit: Lit | undefined): string | undefined {

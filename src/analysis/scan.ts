@@ -126,36 +126,41 @@ class Walker {
   constructor(private readonly generic: boolean) {}
 
   visit(node: Node, parent: Node | undefined, statement: Statement | undefined): void {
-    this.facts(node, parent, statement);
-    if (this.generic || !this.children(node as AnyNode, statement)) this.anyChildren(node as AnyNode, statement);
+    if (this.generic) {
+      this.facts(node, parent, statement);
+      this.anyChildren(node as AnyNode, statement);
+      return;
+    }
+    this.fast(node as AnyNode, parent as AnyNode | undefined, statement);
   }
 
-  private one(child: unknown, parent: Node, statement: Statement | undefined): void {
-    if (child !== null && child !== undefined) this.visit(child as Node, parent, statement);
+  private one(child: unknown, parent: AnyNode, statement: Statement | undefined): void {
+    if (child !== null && child !== undefined) this.fast(child as AnyNode, parent, statement);
   }
 
-  private all(list: unknown, parent: Node, statement: Statement | undefined): void {
-    const items = list as Array<Node | null>;
+  private all(list: unknown, parent: AnyNode, statement: Statement | undefined): void {
+    const items = list as Array<AnyNode | null>;
     for (let i = 0; i < items.length; i++) {
       const child = items[i];
-      if (child !== null && child !== undefined) this.visit(child, parent, statement);
+      if (child !== null && child !== undefined) this.fast(child, parent, statement);
     }
   }
 
   /** Statements of a body: each is the statement of what it holds. */
-  private statements(list: unknown, parent: Node): void {
-    const items = list as Array<Node | null>;
+  private statements(list: unknown, parent: AnyNode): void {
+    const items = list as Array<AnyNode | null>;
     for (let i = 0; i < items.length; i++) {
       const child = items[i];
-      if (child !== null && child !== undefined) this.visit(child, parent, child as Statement);
+      if (child !== null && child !== undefined) this.fast(child, parent, child as unknown as Statement);
     }
   }
 
   /**
-   * The children of the frequent node types, in babel's property order; false for any other
-   * type. Keys in SKIP_KEYS (type annotations, decorators) are left out, as in the generic walk.
+   * The frequent node types: their facts and their children in babel's property order. Keys in
+   * SKIP_KEYS (type annotations, decorators) are left out, as in the generic walk. Any other
+   * type goes the generic way.
    */
-  private children(n: AnyNode, st: Statement | undefined): boolean {
+  private fast(n: AnyNode, parent: AnyNode | undefined, st: Statement | undefined): void {
     switch (n.type) {
       case 'Identifier':
       case 'NumericLiteral':
@@ -164,52 +169,57 @@ class Walker {
       case 'NullLiteral':
       case 'TemplateElement':
       case 'ThisExpression':
-        return true;
+        return;
       case 'MemberExpression':
       case 'OptionalMemberExpression':
         this.one(n.object, n, st);
         this.one(n.property, n, st);
-        return true;
+        return;
       case 'ObjectProperty':
       case 'ClassProperty':
         this.one(n.key, n, st);
         this.one(n.value, n, st);
-        return true;
+        return;
       case 'CallExpression':
-      case 'OptionalCallExpression':
       case 'NewExpression':
+        this.facts(n, parent, st);
         this.one(n.callee, n, st);
         this.all(n.arguments, n, st);
-        return true;
+        return;
+      case 'OptionalCallExpression':
+        this.one(n.callee, n, st);
+        this.all(n.arguments, n, st);
+        return;
       case 'ObjectExpression':
       case 'ObjectPattern':
         this.all(n.properties, n, st);
-        return true;
+        return;
       case 'ExpressionStatement':
       case 'TSAsExpression':
       case 'TSNonNullExpression':
       case 'TSSatisfiesExpression':
       case 'ParenthesizedExpression':
         this.one(n.expression, n, st);
-        return true;
+        return;
       case 'BinaryExpression':
       case 'LogicalExpression':
       case 'AssignmentExpression':
       case 'AssignmentPattern':
         this.one(n.left, n, st);
         this.one(n.right, n, st);
-        return true;
+        return;
       case 'BlockStatement':
         this.statements(n.body, n);
         this.all(n.directives, n, st);
-        return true;
+        return;
       case 'VariableDeclarator':
         this.one(n.id, n, st);
         this.one(n.init, n, st);
-        return true;
+        return;
       case 'VariableDeclaration':
+        this.facts(n, parent, st);
         this.all(n.declarations, n, st);
-        return true;
+        return;
       case 'ReturnStatement':
       case 'AwaitExpression':
       case 'UnaryExpression':
@@ -218,73 +228,77 @@ class Walker {
       case 'RestElement':
       case 'ThrowStatement':
         this.one(n.argument, n, st);
-        return true;
+        return;
       case 'FunctionDeclaration':
       case 'FunctionExpression':
       case 'ArrowFunctionExpression':
+        this.facts(n, parent, st);
         this.one(n.id, n, st);
         this.all(n.params, n, st);
         this.one(n.body, n, st);
-        return true;
+        return;
       case 'ClassMethod':
       case 'ObjectMethod':
+        this.facts(n, parent, st);
         this.one(n.key, n, st);
         this.one(n.id, n, st);
         this.all(n.params, n, st);
         this.one(n.body, n, st);
-        return true;
+        return;
       case 'IfStatement':
       case 'ConditionalExpression':
         this.one(n.test, n, st);
         this.one(n.consequent, n, st);
         this.one(n.alternate, n, st);
-        return true;
+        return;
       case 'TemplateLiteral':
         this.all(n.expressions, n, st);
         this.all(n.quasis, n, st);
-        return true;
+        return;
       case 'ArrayExpression':
       case 'ArrayPattern':
         this.all(n.elements, n, st);
-        return true;
+        return;
       case 'SequenceExpression':
         this.all(n.expressions, n, st);
-        return true;
+        return;
       case 'ForOfStatement':
       case 'ForInStatement':
         this.one(n.left, n, st);
         this.one(n.right, n, st);
         this.one(n.body, n, st);
-        return true;
+        return;
       case 'ForStatement':
         this.one(n.init, n, st);
         this.one(n.test, n, st);
         this.one(n.update, n, st);
         this.one(n.body, n, st);
-        return true;
+        return;
       case 'WhileStatement':
         this.one(n.test, n, st);
         this.one(n.body, n, st);
-        return true;
+        return;
       case 'TryStatement':
         this.one(n.block, n, st);
         this.one(n.handler, n, st);
         this.one(n.finalizer, n, st);
-        return true;
+        return;
       case 'CatchClause':
+        this.facts(n, parent, st);
         this.one(n.param, n, st);
         this.one(n.body, n, st);
-        return true;
+        return;
       case 'SwitchStatement':
         this.one(n.discriminant, n, st);
         this.all(n.cases, n, st);
-        return true;
+        return;
       case 'SwitchCase':
         this.statements(n.consequent, n);
         this.one(n.test, n, st);
-        return true;
+        return;
     }
-    return false;
+    this.facts(n, parent, st);
+    this.anyChildren(n, st);
   }
 
   /** Any node: its properties that hold nodes, in for...in order. */

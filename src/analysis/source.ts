@@ -23,6 +23,11 @@ export interface Unit {
   cell?: number;
   ast: File | undefined;
   syntaxErrors: number;
+  /**
+   * Where a position of a tree node lies in `text`. Absent: node positions are offsets in `text`.
+   * Incremental re-analysis reuses trees parsed from earlier texts and maps their positions.
+   */
+  offsetOf?: (position: number) => number;
 }
 
 /** The kind of a file by its name or an editor language id; undefined: not analysed. */
