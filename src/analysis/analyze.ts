@@ -30,12 +30,17 @@ export interface CellInput {
  */
 const NEEDED_WORDS = ['createIndex', 'ensureIndex', 'ommand', 'createCollection', 'expireAfterSeconds', 'expires', 'IndexOptions', 'IndexDescription'];
 
+/** Whether a text has any word a definition needs (texts without one are not parsed). */
+export function mayDefineIndexes(text: string): boolean {
+  return NEEDED_WORDS.some((w) => text.includes(w));
+}
+
 const NOTHING: AnalysisResult = { problems: [], runnable: [], ttlValues: [], syntaxErrors: 0 };
 
 /** Analyse a file's text; `fileNameOrLanguage` picks the parser (`.ts`, `.ttlbook`, `typescript`). */
 export function analyzeText(text: string, fileNameOrLanguage: string, options: AnalysisOptions = {}): AnalysisResult {
   const kind = sourceKindOf(fileNameOrLanguage);
-  if (!kind || !NEEDED_WORDS.some((w) => text.includes(w))) return { ...NOTHING };
+  if (!kind || !mayDefineIndexes(text)) return { ...NOTHING };
   return analyzeUnits(unitsOfFile(text, kind), options);
 }
 

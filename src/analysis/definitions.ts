@@ -115,7 +115,18 @@ export class DefinitionFinder {
   }
 
   find(): Definitions {
+    this.findInCalls();
+    this.findInTyped();
+    return this.out;
+  }
+
+  /** Definitions made by the interesting calls. */
+  findInCalls(): void {
     for (const call of this.scan.calls) this.onCall(call);
+  }
+
+  /** Definitions in declarations typed `IndexOptions` / `IndexDescription` (indexes only). */
+  findInTyped(): void {
     for (const t of this.scan.typed) {
       const init = t.declarator.init;
       if (!init) continue;
@@ -127,7 +138,6 @@ export class DefinitionFinder {
         this.addIndex({ via: 'indexOptions', options: lit, site: lit.at });
       }
     }
-    return this.out;
   }
 
   /** What a database expression is: `db`, `client.db("x")`, `db.getSiblingDB("x")`, or a const of one. */
@@ -177,7 +187,8 @@ export class DefinitionFinder {
   }
 
   private args(node: CallExpression | NewExpression): Lit[] {
-    return node.arguments.map((a) => this.ev.eval(a as Node));
+    // Half-typed calls (`f(, x)`) leave holes in the recovered tree.
+    return node.arguments.map((a) => (a ? this.ev.eval(a as Node) : { kind: 'unknown', at: node, node }));
   }
 
   private receiver(node: CallExpression | NewExpression): Node | undefined {
@@ -218,7 +229,7 @@ export class DefinitionFinder {
       case 'runCommand':
       case 'command':
       case 'adminCommand': {
-        if (!recv || node.type !== 'CallExpression' || node.arguments.length === 0) return;
+        if (!recv || node.type !== 'CallExpression' || !node.arguments[0]) return;
         const cmd = this.ev.eval(node.arguments[0] as Node);
         if (cmd.kind !== 'object' || cmd.props.length === 0) return;
         const dbRef = this.dbRef(recv) ?? { text: text(this.unit, recv), driver: name === 'command' };
@@ -274,7 +285,7 @@ export class DefinitionFinder {
       case 'insertMany':
       case 'insert':
       case 'save': {
-        if (!recv || node.type !== 'CallExpression' || node.arguments.length === 0) return;
+        if (!recv || node.type !== 'CallExpression' || !node.arguments[0]) return;
         const ref = this.collectionRef(recv);
         if (!ref) return;
         const first = this.ev.eval(node.arguments[0] as Node);

@@ -8,7 +8,7 @@
  * what an editor sees most of the time. (8.x is ESM-only and needs Node 22; this project runs
  * its tests on Node 20 with CommonJS output.)
  */
-import { parse, type ParserPlugin } from '@babel/parser';
+import { parse, type ParseResult, type ParserPlugin } from '@babel/parser';
 import type { File } from '@babel/types';
 import { parseTtlbook } from '../shell/ttlbook';
 
@@ -79,6 +79,16 @@ const PARSE_OPTIONS = {
   allowUndeclaredExports: true,
   attachComment: false,
 } as const;
+
+/**
+ * Parse as a module, as `sourceType: 'unambiguous'` first does: when that succeeds, unambiguous
+ * parsing returns this very tree (only its `sourceType` label may say "script"; with top-level
+ * await allowed nothing makes babel parse again as a script). Throws where the parser cannot
+ * recover. `startIndex` shifts every position (a slice parsed where it lies in a file).
+ */
+export function parseModule(text: string, kind: SourceKind, startIndex = 0): ParseResult<File> {
+  return parse(text, { ...PARSE_OPTIONS, sourceType: 'module', plugins: pluginsFor(kind), ...(startIndex ? { startIndex } : {}) });
+}
 
 /** Retries after an error the parser cannot recover from; each drops the text from the error line on. */
 const MAX_RETRIES = 4;

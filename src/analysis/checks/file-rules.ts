@@ -79,6 +79,7 @@ function mergeFix(def: IndexDef, extra: Lit & { kind: 'object' }): Fix[] {
     ? insertAt(unit, target[target.length - 1].end ?? 0, `, ${moved}`)
     : insertAt(unit, (options.node.end ?? 1) - 1, ` ${moved} `);
   const args = call.arguments;
+  if (args.some((a) => !a)) return [];
   const thirdIndex = args.findIndex((a) => a === extra.node);
   if (thirdIndex < 1) return [];
   const removeEnd = args[args.length - 1].end ?? 0;
