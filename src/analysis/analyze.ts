@@ -77,6 +77,18 @@ export function findDefinitions(unit: Unit): Definitions {
 
 /** Every rule over the definitions of a whole input (one file, or a notebook's cells). */
 export function checkDefinitions(defs: Definitions, options: AnalysisOptions, syntaxErrors: number): AnalysisResult {
+  // The engine's checks answer by throwing EngineErrors, which the rules catch and read the
+  // message of; their stack traces are never read, and capturing one costs more than the check.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return runChecks(defs, options, syntaxErrors);
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+function runChecks(defs: Definitions, options: AnalysisOptions, syntaxErrors: number): AnalysisResult {
   const ctx = new CheckContext(defs, options);
   const ttlValues: TTLValueSite[] = [];
 
