@@ -12,7 +12,8 @@
  *   parse without an unrecoverable error, with every syntax error inside its statements, and not
  *   end in a line comment (which would run on into the next statement);
  * - the statement before the slice may have no syntax error at its end (a missing semicolon
- *   depends on what follows): such a statement is parsed again with the slice;
+ *   depends on what follows), and no error may sit where a statement outside the slice touches
+ *   one inside it: such statements are parsed again with the slice;
  * - at both seams the old and new statements must stay apart in a whole-file parse too: the
  *   statement before the seam ends with `;` or a block, or a line break separates a token that
  *   cannot continue an expression from one that cannot start a continuation (ASI). Otherwise the
@@ -71,6 +72,11 @@ interface StatementRecord {
    * (a line break in the gap after it ends the statement instead).
    */
   endErrors: number;
+  /**
+   * A syntax error lies where the statement before it ends and this one starts (no gap between
+   * them): it may belong to either, so the two are only ever parsed again together.
+   */
+  sharedStart: boolean;
   scan: TreeScan;
   /** Names the statement declares at program scope or exports. */
   names: string[];
@@ -111,15 +117,20 @@ class Incremental implements BindingEnv {
   gapErrors = 0;
 
   private record(node: Statement, shift: number): StatementRecord {
-    return { node, shift, errors: 0, endErrors: 0, scan: scanStatement(node, this.program), names: programScopeNames(node), defs: undefined };
+    return { node, shift, errors: 0, endErrors: 0, sharedStart: false, scan: scanStatement(node, this.program), names: programScopeNames(node), defs: undefined };
   }
 
   private assignErrors(records: StatementRecord[], positions: number[]): void {
     for (const p of positions) {
-      const r = records[firstEndingAtOrAfter(records, p, (x) => x.node.end!)];
+      const k = firstEndingAtOrAfter(records, p, (x) => x.node.end!);
+      const r = records[k];
       if (r && r.node.start! <= p) {
         r.errors++;
-        if (p === r.node.end) r.endErrors++;
+        if (p === r.node.end) {
+          r.endErrors++;
+          const next = records[k + 1];
+          if (next && next.node.start === p) next.sharedStart = true;
+        }
       } else this.gapErrors++;
     }
   }
@@ -207,9 +218,14 @@ class Incremental implements BindingEnv {
     for (let attempt = 0; attempt < MAX_SLICE_ATTEMPTS; attempt++) {
       const before = i > 0 ? records[i - 1] : undefined;
       const after = j + 1 < records.length ? records[j + 1] : undefined;
-      if (before && before.endErrors > 0) {
-        // Its error may depend on what followed it, which the edit changes: parse it again too.
+      if (before && (before.endErrors > 0 || records[i]?.sharedStart)) {
+        // Its error may depend on what followed it, which the edit changes, or belong to the
+        // first statement of the slice: parse it again too.
         i--;
+        continue;
+      }
+      if (after && after.sharedStart) {
+        j++;
         continue;
       }
       const sliceStart = before ? this.end(before) : 0;
@@ -230,7 +246,8 @@ class Incremental implements BindingEnv {
       const last = statements[statements.length - 1];
       for (const e of ast.errors ?? []) {
         const p = (e as { loc?: { index: number } }).loc?.index;
-        if (p === undefined || !first || p < first.start! || p > last.end!) return { reason: 'a syntax error outside the edited statements' };
+        const holder = p === undefined ? undefined : statements[firstEndingAtOrAfter(statements, p, (x) => x.end!)];
+        if (p === undefined || !holder || holder.start! > p) return { reason: 'a syntax error outside the edited statements' };
       }
       // A line comment that runs to the end of the slice runs on into the next statement in the
       // whole text (nothing but that statement's first token follows it).
@@ -527,28 +544,30 @@ export function programScopeNames(statement: Statement): string[] {
       case 'TSExportAssignment':
         out.push('export =');
         return;
-      // Blocks: their `var`s belong to the program scope.
+      // Blocks (and loop heads) have their own scope for let/const/class; their `var`s belong to
+      // the program scope. A statement that is not a block (a label's, an if's or a loop's body)
+      // declares in the scope it is in.
       case 'BlockStatement':
         for (const s of node.body) declaration(s, false);
         return;
       case 'IfStatement':
-        declaration(node.consequent, false);
-        declaration(node.alternate, false);
+        declaration(node.consequent, top);
+        declaration(node.alternate, top);
         return;
       case 'ForStatement':
         declaration(node.init, false);
-        declaration(node.body, false);
+        declaration(node.body, top);
         return;
       case 'ForInStatement':
       case 'ForOfStatement':
         declaration(node.left, false);
-        declaration(node.body, false);
+        declaration(node.body, top);
         return;
       case 'WhileStatement':
       case 'DoWhileStatement':
       case 'LabeledStatement':
       case 'WithStatement':
-        declaration(node.body, false);
+        declaration(node.body, top);
         return;
       case 'TryStatement':
         declaration(node.block, false);
