@@ -92,7 +92,7 @@ const MANY = Symbol('bound more than once');
 const NO_CONST = Symbol('bound once, not by a const with an initializer');
 
 class Incremental implements BindingEnv {
-  readonly records: StatementRecord[] = [];
+  records: StatementRecord[] = [];
   /** The same records, by the virtual position of their nodes. */
   private byPosition: StatementRecord[] = [];
   private readonly counts = new Map<string, number>();
@@ -109,7 +109,7 @@ class Incremental implements BindingEnv {
     const records = statements.map((s) => this.record(s, 0));
     this.assignErrors(records, errorPositions);
     for (const r of records) this.add(r);
-    this.records.push(...records);
+    this.records = records;
     this.byPosition = [...records];
   }
 
@@ -298,10 +298,10 @@ class Incremental implements BindingEnv {
     const changed = [...touched].filter((n) => answers.get(n) !== this.answer(n));
 
     for (let k = j + 1; k < this.records.length; k++) this.records[k].shift += delta;
-    this.records.splice(i, removed.length, ...added);
+    // Rebuilt rather than spliced with spread arguments: an edit may replace every statement.
+    this.records = [...this.records.slice(0, i), ...added, ...this.records.slice(j + 1)];
     const gone = new Set(removed);
-    this.byPosition = this.byPosition.filter((r) => !gone.has(r));
-    this.byPosition.push(...added);
+    this.byPosition = [...this.byPosition.filter((r) => !gone.has(r)), ...added];
     this.nextVirtual = nextVirtual;
     this.unit.text = text;
     if (changed.length > 0) {

@@ -181,6 +181,16 @@ describe('incremental analysis (AnalysisSession)', () => {
     assert.deepStrictEqual(got, analyzeText(edited, 'x.js'));
   });
 
+  test('replacing the whole text (select all, paste) gives analyzeText\'s result for the new text', () => {
+    const first = generate(400, false);
+    const second = generate(300, true).replace('import type', 'import');
+    const session = new AnalysisSession('x.ts');
+    session.update(first);
+    const got = session.update(second, {}, [{ rangeOffset: 0, rangeLength: first.length, text: second }]);
+    assert.deepStrictEqual(got, analyzeText(second, 'x.ts'));
+    assert.ok(got.ttlValues.length > 10);
+  });
+
   test('texts without definition words, .ttlbook files and unknown kinds give analyzeText\'s result', () => {
     for (const [file, text] of [['a.js', 'const x = 1;'], ['a.ttlbook', fs.readFileSync(path.join(FIXTURES, 'ttl003.ttlbook'), 'utf8')], ['a.txt', 'db.a.createIndex({ t: 1 }, { expireAfterSeconds: -1 })']]) {
       const session = new AnalysisSession(file);
