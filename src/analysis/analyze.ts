@@ -13,7 +13,8 @@ import { spanOf } from './edits';
 import { plainValue, UNKNOWN } from './literals';
 import { scanUnit } from './scan';
 import { parseUnit, sourceKindOf, unitsOfFile, type SourceKind, type Unit } from './source';
-import type { AnalysisOptions, AnalysisResult, Problem, RunnableDefinition, TTLValueSite } from './types';
+import type { Node } from '@babel/types';
+import type { AnalysisOptions, AnalysisResult, Problem, RunnableDefinition, Span, TTLValueSite } from './types';
 
 export interface CellInput {
   text: string;
@@ -29,12 +30,17 @@ export interface CellInput {
  */
 const NEEDED_WORDS = ['createIndex', 'ensureIndex', 'ommand', 'createCollection', 'expireAfterSeconds', 'expires', 'IndexOptions', 'IndexDescription'];
 
+/** Whether a text has any word a definition needs (texts without one are not parsed). */
+export function mayDefineIndexes(text: string): boolean {
+  return NEEDED_WORDS.some((w) => text.includes(w));
+}
+
 const NOTHING: AnalysisResult = { problems: [], runnable: [], ttlValues: [], syntaxErrors: 0 };
 
 /** Analyse a file's text; `fileNameOrLanguage` picks the parser (`.ts`, `.ttlbook`, `typescript`). */
 export function analyzeText(text: string, fileNameOrLanguage: string, options: AnalysisOptions = {}): AnalysisResult {
   const kind = sourceKindOf(fileNameOrLanguage);
-  if (!kind || !NEEDED_WORDS.some((w) => text.includes(w))) return { ...NOTHING };
+  if (!kind || !mayDefineIndexes(text)) return { ...NOTHING };
   return analyzeUnits(unitsOfFile(text, kind), options);
 }
 
@@ -59,24 +65,57 @@ function merge(all: Definitions[]): Definitions {
 }
 
 function analyzeUnits(units: Unit[], options: AnalysisOptions): AnalysisResult {
-  const defs = merge(units.filter((u) => u.ast).map((u) => new DefinitionFinder(u, scanUnit(u.ast!.program)).find()));
+  const defs = merge(units.filter((u) => u.ast).map(findDefinitions));
+  return checkDefinitions(defs, options, units.reduce((n, u) => n + u.syntaxErrors, 0));
+}
+
+/** The definitions of one parsed unit. */
+export function findDefinitions(unit: Unit): Definitions {
+  const scan = scanUnit(unit.ast!.program);
+  return new DefinitionFinder(unit, scan, scan).find();
+}
+
+/** Every rule over the definitions of a whole input (one file, or a notebook's cells). */
+export function checkDefinitions(defs: Definitions, options: AnalysisOptions, syntaxErrors: number): AnalysisResult {
+  // The engine's checks answer by throwing EngineErrors, which the rules catch and read the
+  // message of; their stack traces are never read, and capturing one costs more than the check.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return runChecks(defs, options, syntaxErrors);
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+function runChecks(defs: Definitions, options: AnalysisOptions, syntaxErrors: number): AnalysisResult {
   const ctx = new CheckContext(defs, options);
   const ttlValues: TTLValueSite[] = [];
 
   for (const c of defs.collections) {
     if (!c.ttl) continue;
     const seconds = checkTTLValue(ctx, { unit: c.unit, prop: c.ttl, value: plainValue(c.ttl.value), place: 'collection', optionName: 'expireAfterSeconds' });
-    if (seconds !== undefined) ttlValues.push({ ...spanOf(c.unit, c.ttl.node), seconds, ns: c.ns, collectionLevel: true, field: c.timeseries?.timeField ?? '_id' });
+    if (seconds !== undefined) ttlValues.push(site(c.unit, c.ttl.node, { seconds, ns: c.ns, collectionLevel: true, field: c.timeseries?.timeField ?? '_id' }));
   }
   for (const m of defs.collMods) {
     if (m.indexTtl) {
       const seconds = checkTTLValue(ctx, { unit: m.unit, prop: m.indexTtl, value: plainValue(m.indexTtl.value), place: 'collMod', optionName: 'expireAfterSeconds' });
       const field = m.indexKey ? Object.keys(m.indexKey) : [];
-      if (seconds !== undefined) ttlValues.push({ ...spanOf(m.unit, m.indexTtl.node), seconds, ...(m.ns ? { ns: m.ns } : {}), ...(field.length === 1 ? { field: field[0] } : {}) });
+      if (seconds !== undefined) {
+        const s: TTLValueSite = site(m.unit, m.indexTtl.node, { seconds });
+        if (m.ns) s.ns = m.ns;
+        if (field.length === 1) s.field = field[0];
+        ttlValues.push(s);
+      }
     }
     if (m.collectionTtl && !(m.collectionTtl.value.kind === 'value' && m.collectionTtl.value.value === 'off')) {
       const seconds = checkTTLValue(ctx, { unit: m.unit, prop: m.collectionTtl, value: plainValue(m.collectionTtl.value), place: 'collection', optionName: 'expireAfterSeconds' });
-      if (seconds !== undefined) ttlValues.push({ ...spanOf(m.unit, m.collectionTtl.node), seconds, ...(m.ns ? { ns: m.ns } : {}), collectionLevel: true });
+      if (seconds !== undefined) {
+        const s: TTLValueSite = site(m.unit, m.collectionTtl.node, { seconds });
+        if (m.ns) s.ns = m.ns;
+        s.collectionLevel = true;
+        ttlValues.push(s);
+      }
     }
   }
   for (const def of defs.indexes) {
@@ -99,20 +138,28 @@ function analyzeUnits(units: Unit[], options: AnalysisOptions): AnalysisResult {
     problems: dedupe(ctx.problems.filter((p) => !disabled.has(p.code))),
     runnable: runnableDefinitions(defs),
     ttlValues,
-    syntaxErrors: units.reduce((n, u) => n + u.syntaxErrors, 0),
+    syntaxErrors,
   };
 }
 
 function hoverSite(def: IndexDef, seconds: number): TTLValueSite {
   const fields = def.keyValue ? Object.keys(def.keyValue) : [];
   const filter = def.spec?.partialFilterExpression;
-  return {
-    ...spanOf(def.unit, def.ttl!.node),
-    seconds,
-    ...(def.ns ? { ns: def.ns } : {}),
-    ...(fields.length === 1 ? { field: fields[0] } : {}),
-    ...(filter && typeof filter === 'object' ? { partialFilterExpression: filter as Document } : {}),
-  };
+  const s: TTLValueSite = site(def.unit, def.ttl!.node, { seconds });
+  if (def.ns) s.ns = def.ns;
+  if (fields.length === 1) s.field = fields[0];
+  if (filter && typeof filter === 'object') s.partialFilterExpression = filter as Document;
+  return s;
+}
+
+/**
+ * A span with more properties, assigned one by one after start, end and cell (object spreads
+ * are slow when there are thousands of results).
+ */
+function site<T extends object>(unit: Unit, node: Node, more: T): Span & T {
+  const out = spanOf(unit, node) as Span & T;
+  for (const key in more) (out as T)[key] = more[key];
+  return out;
 }
 
 /** One problem per rule and place: shared options (createIndexes) would report it once per key. */
@@ -144,23 +191,23 @@ function runnableDefinitions(defs: Definitions): RunnableDefinition[] {
     const call = first.call!;
     const expected = call.name === 'createIndexes' || call.name === 'runCommand' || call.name === 'command' ? undefined : 1;
     if (expected !== undefined && list.length !== expected) continue;
-    out.push({
-      ...spanOf(first.unit, call.node),
-      label: `createIndexes on ${first.ns!.collection}`,
-      ns: first.ns!,
-      command: { createIndexes: first.ns!.collection, indexes: list.map((d) => d.spec!) },
-    });
+    out.push(site(first.unit, call.node, { label: `createIndexes on ${first.ns!.collection}`, ns: first.ns!, command: { createIndexes: first.ns!.collection, indexes: list.map((d) => d.spec!) } as Document }));
   }
   for (const c of defs.collections) {
     const opts = c.options ? plainValue(c.options) : {};
     if (opts === UNKNOWN || typeof opts !== 'object' || opts === null) continue;
-    out.push({ ...spanOf(c.unit, c.site), label: `create ${c.ns.collection}`, ns: c.ns, command: { create: c.ns.collection, ...(opts as Document) } });
+    out.push(site(c.unit, c.site, { label: `create ${c.ns.collection}`, ns: c.ns, command: { create: c.ns.collection, ...(opts as Document) } as Document }));
   }
   for (const m of defs.collMods) {
     if (!m.ns || (!m.indexTtl && !m.collectionTtl)) continue;
-    out.push({ ...spanOf(m.unit, m.site), label: `collMod ${m.ns.collection}`, ns: m.ns, command: collModCommand(m) });
+    out.push(site(m.unit, m.site, { label: `collMod ${m.ns.collection}`, ns: m.ns, command: collModCommand(m) }));
   }
-  return out.filter((r) => !Object.values(r.command).includes(UNKNOWN)).sort((a, b) => (a.cell ?? 0) - (b.cell ?? 0) || a.start - b.start);
+  return out.filter((r) => !hasUnknown(r.command)).sort((a, b) => (a.cell ?? 0) - (b.cell ?? 0) || a.start - b.start);
+}
+
+function hasUnknown(command: Document): boolean {
+  for (const key in command) if (command[key] === UNKNOWN) return true;
+  return false;
 }
 
 function collModCommand(m: Definitions['collMods'][number]): Document {

@@ -10,8 +10,9 @@ import type { CallExpression, NewExpression, Node } from '@babel/types';
 import type { Document } from '../engine';
 import { defaultIndexName } from '../engine/indexes/key-pattern';
 import { parseDuration } from '../shell/time';
+import { nodeText } from './edits';
 import { Evaluator, lastProp, plainValue, UNKNOWN, type Lit, type Prop } from './literals';
-import type { CallSite, ScanResult } from './scan';
+import type { BindingEnv, CallSite, ScanFacts } from './scan';
 import type { Unit } from './source';
 import type { Namespace } from './types';
 
@@ -88,7 +89,7 @@ export interface Definitions {
 const DB_METHODS = new Set(['getCollection', 'collection', 'getSiblingDB', 'getDB', 'runCommand', 'command', 'adminCommand', 'createCollection', 'getName', 'aggregate', 'admin']);
 
 function text(unit: Unit, node: Node): string {
-  return unit.text.slice(node.start ?? 0, node.end ?? 0);
+  return nodeText(unit, node);
 }
 
 function stringValue(lit: Lit | undefined): string | undefined {
@@ -109,12 +110,23 @@ export class DefinitionFinder {
   private readonly ev: Evaluator;
   readonly out: Definitions = { indexes: [], collections: [], collMods: [], inserts: [], splitOptions: [] };
 
-  constructor(private readonly unit: Unit, private readonly scan: ScanResult) {
-    this.ev = new Evaluator(scan);
+  constructor(private readonly unit: Unit, private readonly scan: ScanFacts, env: BindingEnv) {
+    this.ev = new Evaluator(env);
   }
 
   find(): Definitions {
+    this.findInCalls();
+    this.findInTyped();
+    return this.out;
+  }
+
+  /** Definitions made by the interesting calls. */
+  findInCalls(): void {
     for (const call of this.scan.calls) this.onCall(call);
+  }
+
+  /** Definitions in declarations typed `IndexOptions` / `IndexDescription` (indexes only). */
+  findInTyped(): void {
     for (const t of this.scan.typed) {
       const init = t.declarator.init;
       if (!init) continue;
@@ -126,7 +138,6 @@ export class DefinitionFinder {
         this.addIndex({ via: 'indexOptions', options: lit, site: lit.at });
       }
     }
-    return this.out;
   }
 
   /** What a database expression is: `db`, `client.db("x")`, `db.getSiblingDB("x")`, or a const of one. */
@@ -176,7 +187,8 @@ export class DefinitionFinder {
   }
 
   private args(node: CallExpression | NewExpression): Lit[] {
-    return node.arguments.map((a) => this.ev.eval(a as Node));
+    // Half-typed calls (`f(, x)`) leave holes in the recovered tree.
+    return node.arguments.map((a) => (a ? this.ev.eval(a as Node) : { kind: 'unknown', at: node, node }));
   }
 
   private receiver(node: CallExpression | NewExpression): Node | undefined {
@@ -217,7 +229,7 @@ export class DefinitionFinder {
       case 'runCommand':
       case 'command':
       case 'adminCommand': {
-        if (!recv || node.type !== 'CallExpression' || node.arguments.length === 0) return;
+        if (!recv || node.type !== 'CallExpression' || !node.arguments[0]) return;
         const cmd = this.ev.eval(node.arguments[0] as Node);
         if (cmd.kind !== 'object' || cmd.props.length === 0) return;
         const dbRef = this.dbRef(recv) ?? { text: text(this.unit, recv), driver: name === 'command' };
@@ -273,7 +285,7 @@ export class DefinitionFinder {
       case 'insertMany':
       case 'insert':
       case 'save': {
-        if (!recv || node.type !== 'CallExpression' || node.arguments.length === 0) return;
+        if (!recv || node.type !== 'CallExpression' || !node.arguments[0]) return;
         const ref = this.collectionRef(recv);
         if (!ref) return;
         const first = this.ev.eval(node.arguments[0] as Node);

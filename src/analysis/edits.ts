@@ -3,25 +3,46 @@ import type { Node } from '@babel/types';
 import type { Unit } from './source';
 import type { Span, TextEdit } from './types';
 
+/** The offset in `unit.text` of a node position. */
+export function textOffset(unit: Unit, position: number): number {
+  return unit.offsetOf ? unit.offsetOf(position) : position;
+}
+
+/** Where a node is in `unit.text` (its end follows its start: a node's length never changes). */
+function textRange(unit: Unit, node: Node): [number, number] {
+  const start = node.start ?? 0;
+  const at = textOffset(unit, start);
+  return [at, at + (node.end ?? 0) - start];
+}
+
 export function spanOf(unit: Unit, node: Node): Span {
-  return { start: unit.base + (node.start ?? 0), end: unit.base + (node.end ?? 0), ...(unit.cell !== undefined ? { cell: unit.cell } : {}) };
+  const [start, end] = textRange(unit, node);
+  return unit.cell !== undefined ? { start: unit.base + start, end: unit.base + end, cell: unit.cell } : { start: unit.base + start, end: unit.base + end };
 }
 
 export function nodeText(unit: Unit, node: Node): string {
-  return unit.text.slice(node.start ?? 0, node.end ?? 0);
+  const [start, end] = textRange(unit, node);
+  return unit.text.slice(start, end);
+}
+
+/** The text of `unit` between two node positions. */
+export function textBetween(unit: Unit, from: number, to: number): string {
+  return unit.text.slice(textOffset(unit, from), textOffset(unit, to));
 }
 
 export function replace(unit: Unit, node: Node, newText: string): TextEdit {
   return { ...spanOf(unit, node), newText };
 }
 
-export function insertAt(unit: Unit, offsetInUnit: number, newText: string): TextEdit {
-  const at = unit.base + offsetInUnit;
+/** Insert at a node position. */
+export function insertAt(unit: Unit, position: number, newText: string): TextEdit {
+  const at = unit.base + textOffset(unit, position);
   return { start: at, end: at, newText, ...(unit.cell !== undefined ? { cell: unit.cell } : {}) };
 }
 
+/** Remove the text between two node positions. */
 export function removeRange(unit: Unit, from: number, to: number): TextEdit {
-  return { start: unit.base + from, end: unit.base + to, newText: '', ...(unit.cell !== undefined ? { cell: unit.cell } : {}) };
+  return { start: unit.base + textOffset(unit, from), end: unit.base + textOffset(unit, to), newText: '', ...(unit.cell !== undefined ? { cell: unit.cell } : {}) };
 }
 
 /** Remove one property of an object literal with the comma that separates it from a neighbour. */
@@ -37,7 +58,7 @@ export function removeProperty(unit: Unit, object: Node, property: Node): TextEd
 
 /** The indentation of the line a node starts on. */
 export function indentOf(unit: Unit, node: Node): string {
-  const start = node.start ?? 0;
+  const start = textOffset(unit, node.start ?? 0);
   const lineStart = unit.text.lastIndexOf('\n', start - 1) + 1;
   let end = lineStart;
   while (end < start && (unit.text[end] === ' ' || unit.text[end] === '\t')) end++;

@@ -7,7 +7,7 @@
  */
 import type { Expression, Node, ObjectExpression } from '@babel/types';
 import { Decimal128, Double, Int32, Long } from 'bson';
-import type { ScanResult } from './scan';
+import type { BindingEnv } from './scan';
 
 export type LitType = 'number' | 'string' | 'date' | 'bool' | 'other';
 
@@ -48,13 +48,26 @@ const BSON_NUMBER_CTORS: Record<string, (v: unknown) => unknown> = {
 
 const MAX_DEPTH = 20;
 
+// Literal makers (plain functions, not closures per evaluation: arguments of thousands of calls are read).
+function unknownLit(at: Node, node: Node): Lit {
+  return { kind: 'unknown', at, node };
+}
+
+function valueLit(at: Node, node: Node, value: unknown): Lit {
+  return { kind: 'value', value, at, node };
+}
+
+function typedLit(at: Node, node: Node, type: LitType, date?: Date): Lit {
+  return date ? { kind: 'typed', type, at, node, date } : { kind: 'typed', type, at, node };
+}
+
 export class Evaluator {
-  constructor(private readonly scan: ScanResult) {}
+  constructor(private readonly env: BindingEnv) {}
 
   /** The initializer of a const that may be followed (bound once in the unit). */
   constInit(name: string): Expression | undefined {
-    if (this.scan.bindingCounts.get(name) !== 1) return undefined;
-    return this.scan.constInits.get(name);
+    if (this.env.bindingCount(name) !== 1) return undefined;
+    return this.env.constInit(name);
   }
 
   /** Strip parentheses and TypeScript-only wrappers. */
@@ -78,55 +91,52 @@ export class Evaluator {
 
   eval(node: Node, at: Node = node, depth = 0): Lit {
     const n = Evaluator.unwrap(node);
-    const unknown: Lit = { kind: 'unknown', at, node: n };
-    if (depth > MAX_DEPTH) return unknown;
-    const value = (v: unknown): Lit => ({ kind: 'value', value: v, at, node: n });
-    const typed = (type: LitType, date?: Date): Lit => ({ kind: 'typed', type, at, node: n, ...(date ? { date } : {}) });
+    if (depth > MAX_DEPTH) return unknownLit(at, n);
     switch (n.type) {
       case 'NumericLiteral':
       case 'StringLiteral':
       case 'BooleanLiteral':
-        return value(n.value);
+        return valueLit(at, n, n.value);
       case 'NullLiteral':
-        return value(null);
+        return valueLit(at, n, null);
       case 'TemplateLiteral':
-        return n.expressions.length === 0 ? value(n.quasis.map((q) => q.value.cooked ?? q.value.raw).join('')) : typed('string');
+        return n.expressions.length === 0 ? valueLit(at, n, n.quasis.map((q) => q.value.cooked ?? q.value.raw).join('')) : typedLit(at, n, 'string');
       case 'Identifier': {
-        if (n.name === 'NaN' && this.scan.bindingCounts.get('NaN') === undefined) return value(NaN);
-        if (n.name === 'Infinity' && this.scan.bindingCounts.get('Infinity') === undefined) return value(Infinity);
-        if (n.name === 'undefined' && this.scan.bindingCounts.get('undefined') === undefined) return value(undefined);
+        if (n.name === 'NaN' && this.env.bindingCount('NaN') === undefined) return valueLit(at, n, NaN);
+        if (n.name === 'Infinity' && this.env.bindingCount('Infinity') === undefined) return valueLit(at, n, Infinity);
+        if (n.name === 'undefined' && this.env.bindingCount('undefined') === undefined) return valueLit(at, n, undefined);
         const init = this.constInit(n.name);
-        return init ? this.eval(init, at, depth + 1) : unknown;
+        return init ? this.eval(init, at, depth + 1) : unknownLit(at, n);
       }
       case 'UnaryExpression': {
         const arg = this.eval(n.argument, n.argument, depth + 1);
-        if (arg.kind !== 'value' || (n.operator !== '-' && n.operator !== '+')) return arg.kind === 'typed' && arg.type === 'number' ? typed('number') : unknown;
+        if (arg.kind !== 'value' || (n.operator !== '-' && n.operator !== '+')) return arg.kind === 'typed' && arg.type === 'number' ? typedLit(at, n, 'number') : unknownLit(at, n);
         const num = toNumber(arg.value);
-        if (num === undefined) return unknown;
-        return value(n.operator === '-' ? -num : num);
+        if (num === undefined) return unknownLit(at, n);
+        return valueLit(at, n, n.operator === '-' ? -num : num);
       }
       case 'BinaryExpression': {
-        if (n.left.type === 'PrivateName') return unknown;
+        if (n.left.type === 'PrivateName') return unknownLit(at, n);
         const l = this.eval(n.left, n.left, depth + 1);
         const r = this.eval(n.right, n.right, depth + 1);
         if (l.kind === 'value' && r.kind === 'value') {
-          if (n.operator === '+' && (typeof l.value === 'string' || typeof r.value === 'string')) return value(String(l.value) + String(r.value));
+          if (n.operator === '+' && (typeof l.value === 'string' || typeof r.value === 'string')) return valueLit(at, n, String(l.value) + String(r.value));
           const a = toNumber(l.value);
           const b = toNumber(r.value);
-          if (a === undefined || b === undefined) return unknown;
+          if (a === undefined || b === undefined) return unknownLit(at, n);
           switch (n.operator) {
-            case '+': return value(a + b);
-            case '-': return value(a - b);
-            case '*': return value(a * b);
-            case '/': return value(a / b);
-            case '%': return value(a % b);
-            case '**': return value(a ** b);
+            case '+': return valueLit(at, n, a + b);
+            case '-': return valueLit(at, n, a - b);
+            case '*': return valueLit(at, n, a * b);
+            case '/': return valueLit(at, n, a / b);
+            case '%': return valueLit(at, n, a % b);
+            case '**': return valueLit(at, n, a ** b);
           }
-          return unknown;
+          return unknownLit(at, n);
         }
         const isNum = (x: Lit) => (x.kind === 'value' && typeof x.value === 'number') || (x.kind === 'typed' && x.type === 'number');
-        if (['-', '*', '/', '%', '**'].includes(n.operator) && isNum(l) && isNum(r)) return typed('number');
-        return unknown;
+        if (['-', '*', '/', '%', '**'].includes(n.operator) && isNum(l) && isNum(r)) return typedLit(at, n, 'number');
+        return unknownLit(at, n);
       }
       case 'ObjectExpression':
         return this.object(n, at, depth);
@@ -145,22 +155,22 @@ export class Evaluator {
       case 'MemberExpression': {
         if (n.object.type === 'Identifier' && n.object.name === 'Number' && !n.computed && n.property.type === 'Identifier') {
           const v = (Number as unknown as Record<string, unknown>)[n.property.name];
-          if (typeof v === 'number') return value(v);
+          if (typeof v === 'number') return valueLit(at, n, v);
         }
         const key = staticKey(n.property, n.computed);
-        if (key === undefined) return unknown;
+        if (key === undefined) return unknownLit(at, n);
         const obj = this.eval(n.object, n.object, depth + 1);
-        if (obj.kind !== 'object') return unknown;
+        if (obj.kind !== 'object') return unknownLit(at, n);
         const prop = lastProp(obj.props, key);
-        return prop && obj.complete ? this.eval(prop.value.node, at, depth + 1) : unknown;
+        return prop && obj.complete ? this.eval(prop.value.node, at, depth + 1) : unknownLit(at, n);
       }
       case 'CallExpression':
       case 'NewExpression':
         return this.call(n, at, depth);
       case 'AwaitExpression':
-        return unknown;
+        return unknownLit(at, n);
     }
-    return unknown;
+    return unknownLit(at, n);
   }
 
   private object(n: ObjectExpression, at: Node, depth: number): Lit {
@@ -183,64 +193,62 @@ export class Evaluator {
   }
 
   private call(n: Node & { type: 'CallExpression' | 'NewExpression' }, at: Node, depth: number): Lit {
-    const unknown: Lit = { kind: 'unknown', at, node: n };
-    const typed = (type: LitType, date?: Date): Lit => ({ kind: 'typed', type, at, node: n, ...(date ? { date } : {}) });
     const callee = Evaluator.unwrap(n.callee as Node);
-    const args = n.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? undefined : this.eval(a as Node, a as Node, depth + 1)));
+    const args = n.arguments.map((a) => (!a || a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? undefined : this.eval(a as Node, a as Node, depth + 1)));
     const firstValue = args[0]?.kind === 'value' ? args[0].value : undefined;
     if (callee.type === 'Identifier') {
       const name = callee.name;
       if (name === 'Date') {
         // `Date()` without `new` returns a string, in JavaScript and in mongosh.
-        if (n.type === 'CallExpression') return typed('string');
-        return typed('date', dateOf(args));
+        if (n.type === 'CallExpression') return typedLit(at, n, 'string');
+        return typedLit(at, n, 'date', dateOf(args));
       }
-      if (name === 'ISODate') return typed('date', dateOf(args));
-      if (name === 'String') return typed('string');
+      if (name === 'ISODate') return typedLit(at, n, 'date', dateOf(args));
+      if (name === 'String') return typedLit(at, n, 'string');
       if (name === 'Number' || name === 'parseInt' || name === 'parseFloat') {
         if (name === 'Number' && args.length === 1 && args[0]?.kind === 'value') {
           const v = toNumber(args[0].value);
-          return v === undefined ? typed('number') : { kind: 'value', value: v, at, node: n };
+          return v === undefined ? typedLit(at, n, 'number') : { kind: 'value', value: v, at, node: n };
         }
-        return typed('number');
+        return typedLit(at, n, 'number');
       }
       const ctor = Object.hasOwn(BSON_NUMBER_CTORS, name) ? BSON_NUMBER_CTORS[name] : undefined;
       if (ctor && args.length === 1 && args[0]?.kind === 'value') {
         try {
           return { kind: 'value', value: ctor(firstValue), at, node: n };
         } catch {
-          return unknown;
+          return unknownLit(at, n);
         }
       }
-      if (ctor) return typed('number');
-      return unknown;
+      if (ctor) return typedLit(at, n, 'number');
+      return unknownLit(at, n);
     }
     if (callee.type === 'MemberExpression' && !callee.computed && callee.property.type === 'Identifier') {
       const method = callee.property.name;
       const objName = callee.object.type === 'Identifier' ? callee.object.name : undefined;
-      if (objName === 'Date' && (method === 'now' || method === 'UTC' || method === 'parse')) return typed('number');
-      if (objName === 'Math') return typed('number');
+      if (objName === 'Date' && (method === 'now' || method === 'UTC' || method === 'parse')) return typedLit(at, n, 'number');
+      if (objName === 'Math') return typedLit(at, n, 'number');
       if (objName === 'Long' && (method === 'fromNumber' || method === 'fromString' || method === 'fromInt') && args[0]?.kind === 'value') {
         try {
           return { kind: 'value', value: method === 'fromString' ? Long.fromString(String(firstValue)) : Long.fromNumber(Number(firstValue)), at, node: n };
         } catch {
-          return unknown;
+          return unknownLit(at, n);
         }
       }
       if (objName === 'Decimal128' && method === 'fromString' && args[0]?.kind === 'value') {
         try {
           return { kind: 'value', value: Decimal128.fromString(String(firstValue)), at, node: n };
         } catch {
-          return unknown;
+          return unknownLit(at, n);
         }
       }
       const receiver = this.eval(callee.object, callee.object, depth + 1);
       if (receiver.kind === 'typed' && receiver.type === 'date') {
-        if (['toISOString', 'toString', 'toJSON', 'toUTCString', 'toLocaleString', 'toDateString'].includes(method)) return typed('string');
-        if (['getTime', 'valueOf', 'getFullYear', 'setTime', 'setDate', 'setHours'].includes(method)) return typed('number');
+        if (['toISOString', 'toString', 'toJSON', 'toUTCString', 'toLocaleString', 'toDateString'].includes(method)) return typedLit(at, n, 'string');
+        if (['getTime', 'valueOf', 'getFullYear', 'setTime', 'setDate', 'setHours'].includes(method)) return typedLit(at, n, 'number');
       }
     }
-    return unknown;
+    return unknownLit(at, n);
   }
 }
 

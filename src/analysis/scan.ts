@@ -3,6 +3,11 @@
  * know which `const`s are safe to resolve), the calls and `new` expressions whose callee names an
  * index or collection operation, and declarations typed as the driver's `IndexOptions` /
  * `IndexDescription`. Positions stay babel's; the unit's base offset is added later.
+ *
+ * The walk is most of the analysis after the parse, so it knows the child properties of the
+ * frequent node types (a direct property read per child) and falls back to enumerating the
+ * properties of any other node. Both visit the same children in the same order (for...in order,
+ * which is the order babel creates them); a unit test holds the two to that.
  */
 import type { CallExpression, Expression, NewExpression, Node, Statement, VariableDeclarator } from '@babel/types';
 
@@ -29,9 +34,29 @@ export interface TypedDeclaration {
   isArray: boolean;
 }
 
-export interface ScanResult {
+/** What the definitions are read from: the interesting calls and typed declarations, in tree order. */
+export interface ScanFacts {
   calls: CallSite[];
   typed: TypedDeclaration[];
+}
+
+/** Which names may be followed to their `const` initializer. */
+export interface BindingEnv {
+  /** How many times the name is bound anywhere in the unit (undefined: never). */
+  bindingCount(name: string): number | undefined;
+  /** The initializer of a `const name = init` of the unit (the one that counts when the name is bound once). */
+  constInit(name: string): Expression | undefined;
+}
+
+/** The facts of one piece of tree (a top-level statement, or the whole program). */
+export interface TreeScan extends ScanFacts {
+  /** Every bound name, once per binding. */
+  bindings: string[];
+  /** `const name = init` declarations, in tree order. */
+  consts: Array<{ name: string; init: Expression }>;
+}
+
+export interface ScanResult extends ScanFacts, BindingEnv {
   /** How many times each name is bound anywhere in the unit. */
   bindingCounts: Map<string, number>;
   /** `const name = init` declarations (by name; resolvable only when bound once). */
@@ -68,44 +93,243 @@ function typeRef(node: Node | null | undefined): { name: string; isArray: boolea
   return undefined;
 }
 
-function addBinding(counts: Map<string, number>, pattern: Node | null | undefined): void {
+function addBinding(names: string[], pattern: Node | null | undefined): void {
   if (!pattern) return;
   switch (pattern.type) {
     case 'Identifier':
-      counts.set(pattern.name, (counts.get(pattern.name) ?? 0) + 1);
+      names.push(pattern.name);
       return;
     case 'ObjectPattern':
-      for (const p of pattern.properties) addBinding(counts, p.type === 'RestElement' ? p.argument : (p.value as Node));
+      for (const p of pattern.properties) addBinding(names, p.type === 'RestElement' ? p.argument : (p.value as Node));
       return;
     case 'ArrayPattern':
-      for (const e of pattern.elements) addBinding(counts, e);
+      for (const e of pattern.elements) addBinding(names, e);
       return;
     case 'AssignmentPattern':
-      addBinding(counts, pattern.left);
+      addBinding(names, pattern.left);
       return;
     case 'RestElement':
-      addBinding(counts, pattern.argument);
+      addBinding(names, pattern.argument);
       return;
     case 'TSParameterProperty':
-      addBinding(counts, pattern.parameter);
+      addBinding(names, pattern.parameter);
       return;
   }
 }
 
-export function scanUnit(program: Node): ScanResult {
-  const result: ScanResult = { calls: [], typed: [], bindingCounts: new Map(), constInits: new Map() };
-  const { bindingCounts, constInits } = result;
+type AnyNode = Node & Record<string, unknown>;
 
-  const visit = (node: Node, parent: Node | undefined, statement: Statement | undefined): void => {
+/** Walks a tree into a TreeScan; `generic` enumerates properties for every node (the reference walk). */
+class Walker {
+  readonly out: TreeScan = { calls: [], typed: [], bindings: [], consts: [] };
+
+  constructor(private readonly generic: boolean) {}
+
+  visit(node: Node, parent: Node | undefined, statement: Statement | undefined): void {
+    if (this.generic) {
+      this.facts(node, parent, statement);
+      this.anyChildren(node as AnyNode, statement);
+      return;
+    }
+    this.fast(node as AnyNode, parent as AnyNode | undefined, statement);
+  }
+
+  private one(child: unknown, parent: AnyNode, statement: Statement | undefined): void {
+    if (child !== null && child !== undefined) this.fast(child as AnyNode, parent, statement);
+  }
+
+  private all(list: unknown, parent: AnyNode, statement: Statement | undefined): void {
+    const items = list as Array<AnyNode | null>;
+    for (let i = 0; i < items.length; i++) {
+      const child = items[i];
+      if (child !== null && child !== undefined) this.fast(child, parent, statement);
+    }
+  }
+
+  /** Statements of a body: each is the statement of what it holds. */
+  private statements(list: unknown, parent: AnyNode): void {
+    const items = list as Array<AnyNode | null>;
+    for (let i = 0; i < items.length; i++) {
+      const child = items[i];
+      if (child !== null && child !== undefined) this.fast(child, parent, child as unknown as Statement);
+    }
+  }
+
+  /**
+   * The frequent node types: their facts and their children in babel's property order. Keys in
+   * SKIP_KEYS (type annotations, decorators) are left out, as in the generic walk. Any other
+   * type goes the generic way.
+   */
+  private fast(n: AnyNode, parent: AnyNode | undefined, st: Statement | undefined): void {
+    switch (n.type) {
+      case 'Identifier':
+      case 'NumericLiteral':
+      case 'StringLiteral':
+      case 'BooleanLiteral':
+      case 'NullLiteral':
+      case 'TemplateElement':
+      case 'ThisExpression':
+        return;
+      case 'MemberExpression':
+      case 'OptionalMemberExpression':
+        this.one(n.object, n, st);
+        this.one(n.property, n, st);
+        return;
+      case 'ObjectProperty':
+      case 'ClassProperty':
+        this.one(n.key, n, st);
+        this.one(n.value, n, st);
+        return;
+      case 'CallExpression':
+      case 'NewExpression':
+        this.facts(n, parent, st);
+        this.one(n.callee, n, st);
+        this.all(n.arguments, n, st);
+        return;
+      case 'OptionalCallExpression':
+        this.one(n.callee, n, st);
+        this.all(n.arguments, n, st);
+        return;
+      case 'ObjectExpression':
+      case 'ObjectPattern':
+        this.all(n.properties, n, st);
+        return;
+      case 'ExpressionStatement':
+      case 'TSAsExpression':
+      case 'TSNonNullExpression':
+      case 'TSSatisfiesExpression':
+      case 'ParenthesizedExpression':
+        this.one(n.expression, n, st);
+        return;
+      case 'BinaryExpression':
+      case 'LogicalExpression':
+      case 'AssignmentExpression':
+      case 'AssignmentPattern':
+        this.one(n.left, n, st);
+        this.one(n.right, n, st);
+        return;
+      case 'BlockStatement':
+        this.statements(n.body, n);
+        this.all(n.directives, n, st);
+        return;
+      case 'VariableDeclarator':
+        this.one(n.id, n, st);
+        this.one(n.init, n, st);
+        return;
+      case 'VariableDeclaration':
+        this.facts(n, parent, st);
+        this.all(n.declarations, n, st);
+        return;
+      case 'ReturnStatement':
+      case 'AwaitExpression':
+      case 'UnaryExpression':
+      case 'UpdateExpression':
+      case 'SpreadElement':
+      case 'RestElement':
+      case 'ThrowStatement':
+        this.one(n.argument, n, st);
+        return;
+      case 'FunctionDeclaration':
+      case 'FunctionExpression':
+      case 'ArrowFunctionExpression':
+        this.facts(n, parent, st);
+        this.one(n.id, n, st);
+        this.all(n.params, n, st);
+        this.one(n.body, n, st);
+        return;
+      case 'ClassMethod':
+      case 'ObjectMethod':
+        this.facts(n, parent, st);
+        this.one(n.key, n, st);
+        this.one(n.id, n, st);
+        this.all(n.params, n, st);
+        this.one(n.body, n, st);
+        return;
+      case 'IfStatement':
+      case 'ConditionalExpression':
+        this.one(n.test, n, st);
+        this.one(n.consequent, n, st);
+        this.one(n.alternate, n, st);
+        return;
+      case 'TemplateLiteral':
+        this.all(n.expressions, n, st);
+        this.all(n.quasis, n, st);
+        return;
+      case 'ArrayExpression':
+      case 'ArrayPattern':
+        this.all(n.elements, n, st);
+        return;
+      case 'SequenceExpression':
+        this.all(n.expressions, n, st);
+        return;
+      case 'ForOfStatement':
+      case 'ForInStatement':
+        this.one(n.left, n, st);
+        this.one(n.right, n, st);
+        this.one(n.body, n, st);
+        return;
+      case 'ForStatement':
+        this.one(n.init, n, st);
+        this.one(n.test, n, st);
+        this.one(n.update, n, st);
+        this.one(n.body, n, st);
+        return;
+      case 'WhileStatement':
+        this.one(n.test, n, st);
+        this.one(n.body, n, st);
+        return;
+      case 'TryStatement':
+        this.one(n.block, n, st);
+        this.one(n.handler, n, st);
+        this.one(n.finalizer, n, st);
+        return;
+      case 'CatchClause':
+        this.facts(n, parent, st);
+        this.one(n.param, n, st);
+        this.one(n.body, n, st);
+        return;
+      case 'SwitchStatement':
+        this.one(n.discriminant, n, st);
+        this.all(n.cases, n, st);
+        return;
+      case 'SwitchCase':
+        this.statements(n.consequent, n);
+        this.one(n.test, n, st);
+        return;
+    }
+    this.facts(n, parent, st);
+    this.anyChildren(n, st);
+  }
+
+  /** Any node: its properties that hold nodes, in for...in order. */
+  private anyChildren(node: AnyNode, statement: Statement | undefined): void {
+    for (const key in node) {
+      if (SKIP_KEYS.has(key)) continue;
+      const value = node[key];
+      if (Array.isArray(value)) {
+        const holdsStatements = key === 'body' || key === 'consequent';
+        for (const child of value) {
+          if (child && typeof child === 'object' && typeof (child as Node).type === 'string') {
+            this.visit(child as Node, node, holdsStatements ? (child as Statement) : statement);
+          }
+        }
+      } else if (value && typeof value === 'object' && typeof (value as Node).type === 'string') {
+        this.visit(value as Node, node, statement);
+      }
+    }
+  }
+
+  private facts(node: Node, parent: Node | undefined, statement: Statement | undefined): void {
+    const { bindings } = this.out;
     switch (node.type) {
       case 'VariableDeclaration':
         for (const d of node.declarations) {
-          addBinding(bindingCounts, d.id);
+          addBinding(bindings, d.id);
           if (node.kind === 'const' && d.id.type === 'Identifier' && d.init) {
-            constInits.set(d.id.name, d.init);
+            this.out.consts.push({ name: d.id.name, init: d.init });
             const t = typeRef(d.id.typeAnnotation);
             if (t && (t.name === 'IndexOptions' || t.name === 'CreateIndexesOptions' || t.name === 'IndexDescription')) {
-              result.typed.push({ declarator: d, typeName: t.name, isArray: t.isArray });
+              this.out.typed.push({ declarator: d, typeName: t.name, isArray: t.isArray });
             }
           }
         }
@@ -116,46 +340,71 @@ export function scanUnit(program: Node): ScanResult {
       case 'ObjectMethod':
       case 'ClassMethod':
       case 'ClassPrivateMethod':
-        if ((node.type === 'FunctionDeclaration' || node.type === 'FunctionExpression') && node.id) addBinding(bindingCounts, node.id);
-        for (const p of node.params) addBinding(bindingCounts, p);
+        if ((node.type === 'FunctionDeclaration' || node.type === 'FunctionExpression') && node.id) addBinding(bindings, node.id);
+        for (const p of node.params) addBinding(bindings, p);
         break;
       case 'ClassDeclaration':
       case 'ClassExpression':
-        if (node.id) addBinding(bindingCounts, node.id);
+        if (node.id) addBinding(bindings, node.id);
         break;
       case 'CatchClause':
-        addBinding(bindingCounts, node.param);
+        addBinding(bindings, node.param);
         break;
       case 'ImportSpecifier':
       case 'ImportDefaultSpecifier':
       case 'ImportNamespaceSpecifier':
-        addBinding(bindingCounts, node.local);
+        addBinding(bindings, node.local);
         break;
       case 'CallExpression':
       case 'NewExpression': {
         const name = calleeName(node);
         if (name && INTERESTING.has(name)) {
-          result.calls.push({ node, name, statement, awaited: parent?.type === 'AwaitExpression' });
+          this.out.calls.push({ node, name, statement, awaited: parent?.type === 'AwaitExpression' });
         }
         break;
       }
     }
-    const record = node as unknown as Record<string, unknown>;
-    for (const key in record) {
-      if (SKIP_KEYS.has(key)) continue;
-      const value = record[key];
-      if (Array.isArray(value)) {
-        const holdsStatements = key === 'body' || key === 'consequent';
-        for (const child of value) {
-          if (child && typeof child === 'object' && typeof (child as Node).type === 'string') {
-            visit(child as Node, node, holdsStatements ? (child as Statement) : statement);
-          }
-        }
-      } else if (value && typeof value === 'object' && typeof (value as Node).type === 'string') {
-        visit(value as Node, node, statement);
-      }
-    }
+  }
+}
+
+/** The facts of one top-level statement of `program` (its calls get it as their statement). */
+export function scanStatement(statement: Statement, program: Node, generic = false): TreeScan {
+  const w = new Walker(generic);
+  w.visit(statement, program, statement);
+  return w.out;
+}
+
+/** Bindings of a whole unit as the Evaluator reads them. */
+export class Bindings implements BindingEnv {
+  readonly bindingCounts = new Map<string, number>();
+  readonly constInits = new Map<string, Expression>();
+
+  add(scan: TreeScan): void {
+    for (const name of scan.bindings) this.bindingCounts.set(name, (this.bindingCounts.get(name) ?? 0) + 1);
+    for (const c of scan.consts) this.constInits.set(c.name, c.init);
+  }
+
+  bindingCount(name: string): number | undefined {
+    return this.bindingCounts.get(name);
+  }
+
+  constInit(name: string): Expression | undefined {
+    return this.constInits.get(name);
+  }
+}
+
+/** Scan a whole program. `generic` walks every node by enumerating its properties (the reference walk). */
+export function scanUnit(program: Node, generic = false): ScanResult {
+  const w = new Walker(generic);
+  w.visit(program, undefined, undefined);
+  const bindings = new Bindings();
+  bindings.add(w.out);
+  return {
+    calls: w.out.calls,
+    typed: w.out.typed,
+    bindingCounts: bindings.bindingCounts,
+    constInits: bindings.constInits,
+    bindingCount: (name) => bindings.bindingCount(name),
+    constInit: (name) => bindings.constInit(name),
   };
-  visit(program, undefined, undefined);
-  return result;
 }

@@ -8,7 +8,7 @@
  * what an editor sees most of the time. (8.x is ESM-only and needs Node 22; this project runs
  * its tests on Node 20 with CommonJS output.)
  */
-import { parse, type ParserPlugin } from '@babel/parser';
+import { parse, type ParseResult, type ParserPlugin } from '@babel/parser';
 import type { File } from '@babel/types';
 import { parseTtlbook } from '../shell/ttlbook';
 
@@ -23,6 +23,11 @@ export interface Unit {
   cell?: number;
   ast: File | undefined;
   syntaxErrors: number;
+  /**
+   * Where a position of a tree node lies in `text`. Absent: node positions are offsets in `text`.
+   * Incremental re-analysis reuses trees parsed from earlier texts and maps their positions.
+   */
+  offsetOf?: (position: number) => number;
 }
 
 /** The kind of a file by its name or an editor language id; undefined: not analysed. */
@@ -74,6 +79,16 @@ const PARSE_OPTIONS = {
   allowUndeclaredExports: true,
   attachComment: false,
 } as const;
+
+/**
+ * Parse as a module, as `sourceType: 'unambiguous'` first does: when that succeeds, unambiguous
+ * parsing returns this very tree (only its `sourceType` label may say "script"; with top-level
+ * await allowed nothing makes babel parse again as a script). Throws where the parser cannot
+ * recover. `startIndex` shifts every position (a slice parsed where it lies in a file).
+ */
+export function parseModule(text: string, kind: SourceKind, startIndex = 0): ParseResult<File> {
+  return parse(text, { ...PARSE_OPTIONS, sourceType: 'module', plugins: pluginsFor(kind), ...(startIndex ? { startIndex } : {}) });
+}
 
 /** Retries after an error the parser cannot recover from; each drops the text from the error line on. */
 const MAX_RETRIES = 4;

@@ -9,8 +9,18 @@ const UNITS: Array<[string, number]> = [
   ['second', 1],
 ];
 
+/** A whole number with thousands separators, as `toLocaleString('en-US')` writes it (which is slow). */
+function grouped(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) return n.toLocaleString('en-US');
+  const digits = String(n);
+  if (n < 1000) return digits;
+  let out = '';
+  for (let i = digits.length; i > 0; i -= 3) out = (i > 3 ? ',' : '') + digits.slice(Math.max(0, i - 3), i) + out;
+  return out;
+}
+
 function count(n: number, unit: string): string {
-  return `${n.toLocaleString('en-US')} ${unit}${n === 1 ? '' : 's'}`;
+  return `${grouped(n)} ${unit}${n === 1 ? '' : 's'}`;
 }
 
 export function durationWords(seconds: number): string {

@@ -31,16 +31,16 @@ export class CheckContext {
 
   report(code: RuleCode, unit: Unit, node: Node, message: string, fixes: Fix[] = [], extra: { severity?: Severity; related?: RelatedSpan[] } = {}): void {
     const rule = RULES[code];
-    this.problems.push({
-      ...spanOf(unit, node),
-      code,
-      severity: extra.severity ?? rule.severity,
-      message,
-      docs: rule.docs,
-      specRule: rule.specRule,
-      fixes,
-      ...(extra.related ? { related: extra.related } : {}),
-    });
+    // Built property by property (no spreads): a file can have thousands of problems.
+    const problem = spanOf(unit, node) as Problem;
+    problem.code = code;
+    problem.severity = extra.severity ?? rule.severity;
+    problem.message = message;
+    problem.docs = rule.docs;
+    problem.specRule = rule.specRule;
+    problem.fixes = fixes;
+    if (extra.related) problem.related = extra.related;
+    this.problems.push(problem);
   }
 
   /** The inserts into collections of this name (any database). */

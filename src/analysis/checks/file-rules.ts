@@ -7,7 +7,7 @@
  */
 import { compareSpecs, conflictError } from '../../engine/indexes/index-spec';
 import type { IndexDef } from '../definitions';
-import { nodeText, removeRange, insertAt, spanOf } from '../edits';
+import { nodeText, removeRange, insertAt, spanOf, textBetween } from '../edits';
 import type { Lit } from '../literals';
 import type { Fix } from '../types';
 import { nsText, type CheckContext } from './context';
@@ -73,12 +73,13 @@ function mergeFix(def: IndexDef, extra: Lit & { kind: 'object' }): Fix[] {
   const { unit } = def;
   const extraProps = extra.node.properties;
   if (extraProps.length === 0) return [];
-  const moved = unit.text.slice(extraProps[0].start ?? 0, extraProps[extraProps.length - 1].end ?? 0);
+  const moved = textBetween(unit, extraProps[0].start ?? 0, extraProps[extraProps.length - 1].end ?? 0);
   const target = options.node.properties;
   const insert = target.length
     ? insertAt(unit, target[target.length - 1].end ?? 0, `, ${moved}`)
     : insertAt(unit, (options.node.end ?? 1) - 1, ` ${moved} `);
   const args = call.arguments;
+  if (args.some((a) => !a)) return [];
   const thirdIndex = args.findIndex((a) => a === extra.node);
   if (thirdIndex < 1) return [];
   const removeEnd = args[args.length - 1].end ?? 0;

@@ -187,6 +187,7 @@ function checkInsertedValues(ctx: CheckContext, def: IndexDef): void {
 function splitFixes(def: IndexDef, key: Document): Fix[] {
   if (!def.call || !def.call.statement || !def.ttl || def.options?.kind !== 'object' || def.key?.kind !== 'object') return [];
   if (def.via !== 'createIndex' && def.via !== 'ensureIndex' && def.via !== 'mongooseIndex') return [];
+  if (def.call.node.arguments.some((a) => !a)) return [];
   const { unit, call, ttl, options } = def;
   const statement = call.statement!;
   const callee = nodeText(unit, call.node.callee as Node);

@@ -62,12 +62,13 @@ export interface EASCheck {
  * wording plus what to do; returns the truncated seconds and the value to store.
  */
 export function checkIndexExpireAfterSeconds(value: unknown, version: TTLServerVersion = '8.0', specForMessage?: Document): EASCheck {
-  const context = specForMessage ? ` Index spec: ${show(specForMessage)}` : '';
+  // Formatted only when a check fails: most values pass, and formatting the spec costs more than the checks.
+  const context = (): string => (specForMessage ? ` Index spec: ${show(specForMessage)}` : '');
   if (!isNumeric(value)) {
-    throw new EngineError('CannotCreateIndex', `TTL index 'expireAfterSeconds' option must be numeric, but received a type of '${bsonTypeOf(value)}'. Use a number of seconds, e.g. expireAfterSeconds: 3600.${context}`);
+    throw new EngineError('CannotCreateIndex', `TTL index 'expireAfterSeconds' option must be numeric, but received a type of '${bsonTypeOf(value)}'. Use a number of seconds, e.g. expireAfterSeconds: 3600.${context()}`);
   }
   if (isNaNValue(value)) {
-    throw new EngineError('CannotCreateIndex', `TTL index 'expireAfterSeconds' option must not be NaN: a NaN TTL index deletes nothing on current servers and deleted everything at once on 5.0.0–5.0.13 / 6.0.0–6.0.1. Use a number of seconds.${context}`);
+    throw new EngineError('CannotCreateIndex', `TTL index 'expireAfterSeconds' option must not be NaN: a NaN TTL index deletes nothing on current servers and deleted everything at once on 5.0.0–5.0.13 / 6.0.0–6.0.1. Use a number of seconds.${context()}`);
   }
   const asLong = safeNumberLong(value);
   const asInt = safeNumberInt(value);
@@ -75,10 +76,10 @@ export function checkIndexExpireAfterSeconds(value: unknown, version: TTLServerV
     const wording = version === '7.0'
       ? "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number"
       : "TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer";
-    throw new EngineError('CannotCreateIndex', `${wording} (got ${show(value)}; the largest allowed is ${INT32_MAX} seconds, about 68 years).${context}`);
+    throw new EngineError('CannotCreateIndex', `${wording} (got ${show(value)}; the largest allowed is ${INT32_MAX} seconds, about 68 years).${context()}`);
   }
   if (asLong < 0) {
-    throw new EngineError('CannotCreateIndex', `TTL index 'expireAfterSeconds' option cannot be less than 0 (got ${show(value)}). Use 0 to expire documents at the date stored in the field.${context}`);
+    throw new EngineError('CannotCreateIndex', `TTL index 'expireAfterSeconds' option cannot be less than 0 (got ${show(value)}). Use 0 to expire documents at the date stored in the field.${context()}`);
   }
   return { seconds: asLong, stored: version === '7.0' ? value : new Int32(asLong) };
 }

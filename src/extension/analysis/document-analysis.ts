@@ -1,11 +1,12 @@
 /**
- * Analysing one editor document: a file (`analyzeText`, by file name or language id) or a notebook
- * cell, analysed together with its notebook's other cells so that a later cell sees the
- * collections of earlier ones. Results are cached per document version; problems are converted
- * to `vscode.Diagnostic`s here and nowhere else.
+ * Analysing one editor document: a file (an `AnalysisSession` per document, by file name or
+ * language id, so that an edit re-parses only the statements it touches) or a notebook cell,
+ * analysed together with its notebook's other cells so that a later cell sees the collections of
+ * earlier ones. Results are cached per document version; problems are converted to
+ * `vscode.Diagnostic`s here and nowhere else.
  */
 import * as vscode from 'vscode';
-import { analyzeCells, analyzeText, sourceKindOf, type AnalysisOptions, type AnalysisResult, type Problem, type Span } from '../../analysis';
+import { AnalysisSession, analyzeCells, sourceKindOf, type AnalysisOptions, type AnalysisResult, type Problem, type Span } from '../../analysis';
 
 export const SOURCE = 'TTL Workbench';
 
@@ -39,6 +40,8 @@ function notebookOf(doc: vscode.TextDocument): { notebook: vscode.NotebookDocume
 
 export class DocumentAnalyzer {
   private readonly cache = new Map<string, DocumentAnalysis>();
+  /** Sessions of file documents (they hold the document's syntax tree between edits). */
+  private readonly sessions = new Map<string, { name: string; session: AnalysisSession }>();
 
   constructor(private readonly options: () => AnalysisOptions) {}
 
@@ -53,17 +56,40 @@ export class DocumentAnalyzer {
       const cells = cell.notebook.getCells().map((c) => ({ text: c.kind === vscode.NotebookCellKind.Code ? c.document.getText() : '', language: c.kind === vscode.NotebookCellKind.Code ? c.document.languageId : 'markdown' }));
       analysis = { version: doc.version, result: analyzeCells(cells, this.options()), cell: cell.index };
     } else {
-      const name = sourceKindOf(doc.fileName) ? doc.fileName : doc.languageId;
-      analysis = { version: doc.version, result: analyzeText(doc.getText(), name, this.options()) };
+      analysis = { version: doc.version, result: this.sessionOf(doc).update(doc.getText(), this.options()) };
     }
     this.cache.set(key, analysis);
     return analysis;
   }
 
-  forget(doc: vscode.TextDocument): void {
-    this.cache.delete(doc.uri.toString());
+  /**
+   * The document's session, new when the document is new or its language changed. The session
+   * finds what changed since its last text by comparing the texts (a few milliseconds for a large
+   * file), which holds whatever editor events came in between.
+   */
+  private sessionOf(doc: vscode.TextDocument): AnalysisSession {
+    const key = doc.uri.toString();
+    const name = sourceKindOf(doc.fileName) ? doc.fileName : doc.languageId;
+    let entry = this.sessions.get(key);
+    if (!entry || entry.name !== name) {
+      entry = { name, session: new AnalysisSession(name) };
+      this.sessions.set(key, entry);
+    }
+    return entry.session;
   }
 
+  forget(doc: vscode.TextDocument): void {
+    this.cache.delete(doc.uri.toString());
+    this.sessions.delete(doc.uri.toString());
+  }
+
+  /** Drop the syntax trees of documents no longer shown (they are parsed again when shown). */
+  keepSessionsOf(docs: readonly vscode.TextDocument[]): void {
+    const keep = new Set(docs.map((d) => d.uri.toString()));
+    for (const key of [...this.sessions.keys()]) if (!keep.has(key)) this.sessions.delete(key);
+  }
+
+  /** Forget the results (options changed); sessions stay, their trees do not depend on options. */
   clear(): void {
     this.cache.clear();
   }

@@ -80,7 +80,9 @@ export class LiveDiagnostics implements vscode.Disposable {
   }
 
   analyzeVisible(): void {
-    for (const doc of this.visibleDocuments()) this.publish(doc);
+    const visible = this.visibleDocuments();
+    this.analyzer.keepSessionsOf(visible);
+    for (const doc of visible) this.publish(doc);
   }
 
   private schedule(doc: vscode.TextDocument): void {

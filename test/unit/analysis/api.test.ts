@@ -29,6 +29,16 @@ describe('analysis API', () => {
     assert.deepEqual(analyzeText(multiLine, 'x.ts').problems.map((p) => p.code), ['TTL005']);
   });
 
+  test('a half-typed call with an empty argument (a hole in the recovered tree) is analysed without a crash', () => {
+    const text = "db.x.createIndex(,{ t: 1 }, { expireAfterSeconds: -1 }, { expireAfterSeconds: 5 });\ndb.runCommand(, {});\ndb.y.insertOne(, {});\ndb.z.createIndex({ t: 1 }, { expireAfterSeconds: -1 });";
+    for (const file of ['x.js', 'x.ts']) {
+      const r = analyzeText(text, file);
+      assert.ok(r.syntaxErrors >= 1);
+      const lastLine = text.lastIndexOf('\n');
+      assert.deepEqual(r.problems.filter((p) => p.start > lastLine).map((p) => [p.code, text.slice(p.start, p.end)]), [['TTL003', '-1']], file);
+    }
+  });
+
   test('values that cannot be known are left alone (no guessing)', () => {
     const text = [
       'let ttl = -1;',
