@@ -24,6 +24,8 @@ export class CollectionCapture implements RecordObserver {
   private readPast = 0;
   /** rid → what it held at the moment, for records changed or removed since and not yet read. */
   private readonly kept = new Map<number, CapturedDocument>();
+  /** The kept rids as a min-heap, for those whose chunk emptied before the reader got there. */
+  private readonly keptOrder = new RidHeap();
 
   constructor(
     readonly collection: Collection,
@@ -49,6 +51,7 @@ export class CollectionCapture implements RecordObserver {
     if (rid < this.readPast || rid >= this.ridLimit || this.kept.has(rid)) return;
     const ts = this.stampOf?.(rid);
     this.kept.set(rid, ts === undefined ? { doc } : { doc, ts });
+    this.keptOrder.push(rid);
   }
 
   /** The captured documents in rid (natural) order. Call `release` when done, read whole or not. */
@@ -77,12 +80,16 @@ export class CollectionCapture implements RecordObserver {
     yield* this.keptBelow(this.ridLimit);
   }
 
-  /** Kept records below `rid` whose chunk emptied (and went) before the reader got there. */
+  /**
+   * Kept records below `rid` whose chunk emptied (and went) before the reader got there, in rid
+   * order. Each kept rid enters and leaves the heap once (those read in their chunk leave here
+   * later, skipped), so a compaction under heavy writes stays O(k log k) in the kept records.
+   */
   private *keptBelow(rid: number): Generator<CapturedDocument> {
-    if (this.kept.size === 0) return;
-    const rids = [...this.kept.keys()].filter((r) => r < rid).sort((a, b) => a - b);
-    for (const r of rids) {
-      const k = this.kept.get(r)!;
+    while (this.keptOrder.size > 0 && this.keptOrder.min() < rid) {
+      const r = this.keptOrder.pop();
+      const k = this.kept.get(r);
+      if (k === undefined) continue;
       this.kept.delete(r);
       this.readPast = Math.max(this.readPast, r + 1);
       yield k;
@@ -94,5 +101,55 @@ export class CollectionCapture implements RecordObserver {
     const i = this.collection.observers.indexOf(this);
     if (i >= 0) this.collection.observers.splice(i, 1);
     this.kept.clear();
+    this.keptOrder.clear();
+  }
+}
+
+/** A binary min-heap of rids. */
+class RidHeap {
+  private readonly items: number[] = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  min(): number {
+    return this.items[0];
+  }
+
+  push(rid: number): void {
+    const a = this.items;
+    let i = a.length;
+    a.push(rid);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (a[parent] <= rid) break;
+      a[i] = a[parent];
+      i = parent;
+    }
+    a[i] = rid;
+  }
+
+  pop(): number {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop()!;
+    if (a.length > 0) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= a.length) break;
+        const c = l + 1 < a.length && a[l + 1] < a[l] ? l + 1 : l;
+        if (a[c] >= last) break;
+        a[i] = a[c];
+        i = c;
+      }
+      a[i] = last;
+    }
+    return top;
+  }
+
+  clear(): void {
+    this.items.length = 0;
   }
 }
