@@ -205,9 +205,7 @@ export class Collection {
    */
   removeMany(live: StoredRecord[], cause: 'command' | 'ttl' | 'capped', walked?: { index: BTreeIndex; start: EntryKey; end: EntryKey }): void {
     if (live.length === 0) return;
-    let rids: Set<number> | undefined;
-    const doomed = () => (rids ??= new Set(live.map((r) => r.rid)));
-    for (const index of this.indexes.values()) index.removeMany(live, doomed, walked && walked.index === index ? walked : undefined);
+    for (const index of this.indexes.values()) index.removeMany(live, walked && walked.index === index ? walked : undefined);
     for (const r of live) {
       this.records.delete(r.rid);
       for (const o of this.observers) o.removed(r);

@@ -76,9 +76,9 @@ export class IdIndex extends BTreeIndex {
     return this.unhashed > 0 ? super.findEqual(values) : undefined;
   }
 
-  override removeMany(records: StoredRecord[], doomed: () => Set<number>, walked?: { start: EntryKey; end: EntryKey }): void {
+  override removeMany(records: StoredRecord[], walked?: { start: EntryKey; end: EntryKey }): void {
     for (const r of records) if (!this.table.remove(r)) this.unhashed--;
-    if (this.ordered) super.removeMany(records, doomed, walked);
+    if (this.ordered) super.removeMany(records, walked);
   }
 
   override clear(): void {

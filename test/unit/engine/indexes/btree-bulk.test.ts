@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import BTree from 'sorted-btree';
 import { Decimal128, Int32, Long } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
-import { deleteRangeInBulk, deleteWhereInBulk, loadSorted } from '../../../../src/engine/indexes/btree-bulk';
+import { deleteRangeInBulk, deleteSortedInBulk, loadSorted } from '../../../../src/engine/indexes/btree-bulk';
 import { entryOrder } from '../../../../src/engine/indexes/entry-order';
 import { entryComparator, entryOf } from '../../../../src/engine/indexes/key-order';
 import { prng } from '../../helpers/prng';
@@ -78,22 +78,29 @@ describe('bulk range deletion', () => {
     }
   });
 
-  it('deleteWhereInBulk deletes exactly what an editAll deletion picks, leaves a valid tree', () => {
+  it('deleteSortedInBulk deletes exactly the listed entries (absent ones and repeats passed over), leaves a valid tree', () => {
     const r = prng(98);
-    for (let round = 0; round < 200; round++) {
+    for (let round = 0; round < 300; round++) {
       const n = Math.floor(r() * 3000);
       const a = new BTree<number, number>(undefined, cmp, 4 + Math.floor(r() * 60));
       const b = new BTree<number, number>(undefined, cmp, a.maxNodeSize);
       for (let i = 0; i < n; i++) {
-        const k = Math.floor(r() * 100_000);
+        const k = Math.floor(r() * 10_000) * 2;
         a.set(k, i);
         b.set(k, i);
       }
-      const density = r();
-      const gone = new Set<number>();
-      for (const v of b.valuesArray()) if (r() < density) gone.add(v);
-      b.editAll((_k, v) => (gone.has(v) ? { delete: true } : undefined));
-      assert.equal(deleteWhereInBulk(a, (_k, v) => gone.has(v)), gone.size);
+      // Present keys (even), absent ones (odd), repeats, from sparse to dense batches.
+      const density = r() < 0.3 ? r() * 0.01 : r();
+      const doomed: number[] = [];
+      for (const k of b.keysArray()) {
+        if (r() < density) doomed.push(k);
+        if (r() < density * 0.2) doomed.push(k + 1);
+        if (r() < density * 0.1) doomed.push(k);
+      }
+      doomed.sort(cmp);
+      let expected = 0;
+      for (const k of doomed) if (b.delete(k)) expected++;
+      assert.equal(deleteSortedInBulk(a, doomed), expected, `round ${round}: count`);
       a.checkValid(true);
       assert.deepEqual(a.toArray(), b.toArray(), `round ${round}`);
     }
