@@ -20,6 +20,7 @@ import Datastore from '@seald-io/nedb';
 import Loki from 'lokijs';
 import BTree from 'sorted-btree';
 import { Engine } from '../src/engine';
+import { prng } from '../test/unit/helpers/prng';
 
 // ---- workload ------------------------------------------------------------------------------------
 
@@ -58,24 +59,12 @@ type StrDoc = {
   tag: string;
 };
 
-/** mulberry32: small, fast, good enough for workload generation. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Deterministic documents: every call with the same seed yields the same sequence of fresh objects
  * (fresh ObjectIds, strings and Dates, so a memory measurement never shares data with other copies).
  */
 export function* generateDocs(count: number, seed = SEED): Generator<BenchDoc> {
-  const rng = mulberry32(seed);
+  const rng = prng(seed);
   const bytes = new Uint8Array(12);
   for (let i = 0; i < count; i++) {
     const t = START_MS + Math.floor(rng() * SPAN_MS);
@@ -637,11 +626,11 @@ async function runSize(n: number, contenders: Contender[]): Promise<SizeResult> 
 
   // Query parameters, shared by all contenders: 1000 positions (scaled to the documents each contender
   // loaded) and 200 window starts.
-  const prng = mulberry32(SEED ^ 0x9e3779b9);
-  const picks = Array.from({ length: 1000 }, () => prng());
+  const pick = prng(SEED ^ 0x9e3779b9);
+  const picks = Array.from({ length: 1000 }, () => pick());
   // Windows start early enough that the widest one (a sampled contender's, see below) fits the span.
   const widest = HOUR * (n / Math.min(...contenders.map((c) => c.loadedCount(n))));
-  const windows = Array.from({ length: 200 }, () => START_MS + Math.floor(prng() * (SPAN_MS - widest)));
+  const windows = Array.from({ length: 200 }, () => START_MS + Math.floor(pick() * (SPAN_MS - widest)));
   const loadedCounts = [...new Set(contenders.map((c) => c.loadedCount(n)))];
   const pickedDocs = docsAt(loadedCounts.flatMap((loaded) => picks.map((p) => Math.floor(p * loaded))));
 

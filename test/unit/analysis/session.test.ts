@@ -12,6 +12,7 @@ import { describe, test } from 'node:test';
 import { generate } from '../../../bench/analysis-bench';
 import { AnalysisSession, analyzeText, type AnalysisOptions, type ContentChange } from '../../../src/analysis';
 import { factsOf, sessionsEngine } from './engine-fixture';
+import { prng } from '../helpers/prng';
 
 const root = path.resolve(__dirname, '../../../..');
 const FIXTURES = path.join(root, 'test/unit/analysis/fixtures');
@@ -19,17 +20,8 @@ const NOW = Date.parse('2026-01-01T00:00:00Z');
 /** SESSION_TEST_SCALE=20 runs twenty times as many random edits (and other seeds), for a longer hunt. */
 const SCALE = Number(process.env.SESSION_TEST_SCALE ?? 1);
 
-/** mulberry32: a small seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so a failure can be replayed. */
+const random = prng;
 
 const SNIPPETS = [
   ';', '}', '{', '(', ')', '[', ']', "'", '"', '`', '/*', '*/', '//', '\n', ' ', 'a', '.', ',', '=', '+', '-', '<', '>', '0', '1000',
