@@ -96,12 +96,17 @@ export class IndexTTLTarget implements TTLTarget {
   }
 }
 
-/** Documents one index-range batch deletes at most (mongod's default visit budget is 50000). */
+/** Documents the first index-range batch of a visit deletes at most (mongod's visit budget is 50000). */
 const INDEX_BATCH = 16_384;
+/** Share of the visit's time left that a later batch is sized to fill, from the last batch's pace. */
+const BATCH_TIME_SHARE = 0.8;
 
 /**
- * Deletes what [min date, threshold] of a TTL index holds, in batches of up to 1024 documents, each
- * batch removed with Collection.removeMany (the walked range of the TTL index in one deleteRange).
+ * Deletes what [min date, threshold] of a TTL index holds, in batches, each removed with
+ * Collection.removeMany (the walked range of the TTL index in one deleteRange, the other indexes in
+ * one sorted walk each). The first batch holds up to INDEX_BATCH documents; later ones as many as
+ * the visit's time left should hold at the pace measured so far: every batch walks the other
+ * indexes once, so fewer, larger batches cost less, and the time limit is checked between them.
  * The caller's metric counts every deleted document (rule 7.12).
  */
 function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: number, budget: VisitBudget): VisitOutcome {
@@ -114,10 +119,11 @@ function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: numb
     ? [encodeEntry([oldest, MIN_BOUND]), encodeEntry([threshold, MAX_BOUND])]
     : [encodeEntry([threshold, MIN_BOUND]), encodeEntry([oldest, MAX_BOUND])];
   let deleted = 0;
+  let batchSize = INDEX_BATCH;
   for (;;) {
-    // Large batches let removeMany sweep the other indexes once instead of deleting entry by entry.
-    const room = budget.maxDocs > 0 ? Math.min(budget.maxDocs - deleted, INDEX_BATCH) : INDEX_BATCH;
+    const room = budget.maxDocs > 0 ? Math.min(budget.maxDocs - deleted, batchSize) : batchSize;
     if (room <= 0) return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
+    const batchBegan = performance.now();
     const batch: StoredRecord[] = [];
     // Only a multikey index can hold one document twice.
     const seen = index.multikey ? new Set<number>() : undefined;
@@ -143,8 +149,11 @@ function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: numb
       budget.batchStats.docs += batch.length;
       budget.batchStats.timeMillis += Math.round(performance.now() - batchStarted);
     }
-    if (budget.maxMillis > 0 && performance.now() - started >= budget.maxMillis) {
-      return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
+    if (budget.maxMillis > 0) {
+      const now = performance.now();
+      if (now - started >= budget.maxMillis) return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
+      const msPerDoc = (now - batchBegan) / batch.length;
+      if (msPerDoc > 0) batchSize = Math.max(INDEX_BATCH, Math.floor(((budget.maxMillis - (now - started)) * BATCH_TIME_SHARE) / msPerDoc));
     }
   }
 }
