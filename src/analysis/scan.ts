@@ -93,7 +93,8 @@ function typeRef(node: Node | null | undefined): { name: string; isArray: boolea
   return undefined;
 }
 
-function addBinding(names: string[], pattern: Node | null | undefined): void {
+/** The names a binding pattern declares (`a`, `{ b, c: [d] }`, `...e`, defaults), pushed onto `names`. */
+export function addBinding(names: string[], pattern: Node | null | undefined): void {
   if (!pattern) return;
   switch (pattern.type) {
     case 'Identifier':

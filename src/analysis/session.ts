@@ -31,7 +31,7 @@
 import type { Expression, Node, Statement } from '@babel/types';
 import { analyzeText, checkDefinitions, mayDefineIndexes } from './analyze';
 import { DefinitionFinder, type Definitions, type IndexDef } from './definitions';
-import { scanStatement, type BindingEnv, type TreeScan } from './scan';
+import { addBinding, scanStatement, type BindingEnv, type TreeScan } from './scan';
 import { parseModule, sourceKindOf, type SourceKind, type Unit } from './source';
 import type { AnalysisOptions, AnalysisResult } from './types';
 
@@ -472,27 +472,6 @@ function separate(text: string, prev: Node | undefined, prevShift: number, next:
 
 // ---- Program-scope names ----
 
-function patternNames(node: Node | null | undefined, out: string[]): void {
-  if (!node) return;
-  switch (node.type) {
-    case 'Identifier':
-      out.push(node.name);
-      return;
-    case 'ObjectPattern':
-      for (const p of node.properties) patternNames(p.type === 'RestElement' ? p.argument : (p.value as Node), out);
-      return;
-    case 'ArrayPattern':
-      for (const e of node.elements) patternNames(e, out);
-      return;
-    case 'AssignmentPattern':
-      patternNames(node.left, out);
-      return;
-    case 'RestElement':
-      patternNames(node.argument, out);
-      return;
-  }
-}
-
 function nameOf(node: Node | null | undefined): string | undefined {
   if (!node) return undefined;
   if (node.type === 'Identifier') return node.name;
@@ -510,7 +489,7 @@ export function programScopeNames(statement: Statement): string[] {
     if (!node) return;
     switch (node.type) {
       case 'VariableDeclaration':
-        if (top || node.kind === 'var') for (const d of node.declarations) patternNames(d.id, out);
+        if (top || node.kind === 'var') for (const d of node.declarations) addBinding(out, d.id);
         return;
       case 'FunctionDeclaration':
       case 'ClassDeclaration':

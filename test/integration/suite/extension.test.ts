@@ -8,6 +8,7 @@ import type { TTLWorkbenchApi } from '../../../src/extension/api';
 import type { CommandResult } from '../../../src/extension/commands/context';
 import type { TreeNode } from '../../../src/extension/tree/nodes';
 import { canDriveUi, driveUi, screenshot } from './index';
+import { treeRows, type Row } from './tree-rows';
 
 const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
 let api: TTLWorkbenchApi;
@@ -27,24 +28,7 @@ async function ok(command: string, args: Record<string, unknown> = {}): Promise<
   return r;
 }
 
-interface Row {
-  node: TreeNode;
-  label: string;
-  description: string;
-  item: vscode.TreeItem;
-}
-
-async function rows(node?: TreeNode): Promise<Row[]> {
-  await api.whenIdle();
-  const kids = await api.treeProvider.getChildren(node);
-  return Promise.all(
-    kids.map(async (k) => {
-      const item = await api.treeProvider.getTreeItem(k);
-      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-      return { node: k, label, description: String(item.description ?? ''), item };
-    }),
-  );
-}
+const rows = (node?: TreeNode): Promise<Row[]> => treeRows(api, node);
 
 /** The row reached by following labels from the engine node, e.g. ('app', 'events', 'expireAt_1'). */
 async function row(...labels: string[]): Promise<Row> {

@@ -13,6 +13,7 @@ import * as vscode from 'vscode';
 import type { TTLWorkbenchApi } from '../../../src/extension/api';
 import type { TreeNode } from '../../../src/extension/tree/nodes';
 import { screenshot } from './index';
+import { treeRows, type Row } from './tree-rows';
 
 const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
 const NOTEBOOK_TYPE = 'ttl-workbench-playground';
@@ -94,23 +95,7 @@ async function runAll(nb: vscode.NotebookDocument): Promise<void> {
 
 // ---- the tree, through the extension's API ---------------------------------------------------
 
-interface Row {
-  node: TreeNode;
-  label: string;
-  description: string;
-}
-
-async function rows(node?: TreeNode): Promise<Row[]> {
-  await api.whenIdle();
-  const kids = await api.treeProvider.getChildren(node);
-  return Promise.all(
-    kids.map(async (k) => {
-      const item = await api.treeProvider.getTreeItem(k);
-      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-      return { node: k, label, description: String(item.description ?? '') };
-    }),
-  );
-}
+const rows = (node?: TreeNode): Promise<Row[]> => treeRows(api, node);
 
 /** `label — description` of every row under the path of labels below the engine node. */
 async function tree(...labels: string[]): Promise<string[]> {
