@@ -2,7 +2,8 @@
  * Hash lookup by `_id` value for the `_id` index. Values of the common `_id` types map to a canonical
  * JS key, so equal BSON values meet in one Map slot: every number that a double holds exactly
  * (1, NumberInt(1), NumberLong(1), Decimal128("1.0"); 0 and -0, which a Map treats as one key; NaN),
- * strings (and symbols, which compare as strings), ObjectIds and dates, each kind in its own Map.
+ * strings (and symbols, which compare as strings) and dates, each kind in its own Map; ObjectIds, the
+ * commonest `_id` by far, in their own table over the id's bits (`ObjectIdTable`).
  * Everything else (null, embedded documents, numbers no double holds, timestamps, …) has no hash key
  * and is left to the ordered tree: such a value can never equal a hashed one, because hashed kinds
  * cover their whole canonical rank except the inexact numbers.
@@ -10,31 +11,38 @@
 import type { Decimal128, Long, ObjectId } from 'bson';
 import { compareNumbers, toDouble } from '../values/numbers';
 import { bsonClassOf } from '../values/types';
+import { ObjectIdTable, type Slotted } from './object-id-table';
 
 const TWO_53 = 2 ** 53;
 
 /** What `IdTable.get` answers for a value that has no hash key. */
 export const UNHASHABLE: unique symbol = Symbol('unhashable');
 
-/** A stored record as the table sees it: `idKey` holds its hash key while the table holds it. */
-export interface Keyed {
+/**
+ * A stored record as the table sees it: `idKey` holds its Map key while a Map holds it, `idSlot` its
+ * slot while the ObjectId table holds it.
+ */
+export interface Keyed extends Slotted {
   idKey?: string | number;
 }
+
+/** `slotOf`'s answer for an ObjectId: it goes to `objectIds`, not to a Map. */
+const OBJECT_ID = 'objectId';
 
 export class IdTable<R extends Keyed> {
   private readonly numbers = new Map<number, R>();
   private readonly dates = new Map<number, R>();
   private readonly strings = new Map<string, R>();
-  private readonly objectIds = new Map<string, R>();
+  private readonly objectIds = new ObjectIdTable<R>();
   /** The key of the last `slotOf` call (kept outside a return object: this runs on every insert). */
   private key: number | string = 0;
   /**
-   * The value and map of the last `probe`: a write checks its `_id` (probe) and then stores it (set),
-   * and building an ObjectId's key string is the costly part of both. Any other call forgets them,
-   * so a value changed between two operations is never looked up under its old key.
+   * The value and map of the last `probe`: a write checks its `_id` (probe) and then stores it (set).
+   * Any other call forgets them, so a value changed between two operations is never looked up under
+   * its old key. (The ObjectId table keeps its own probe.)
    */
   private probedValue: unknown = undefined;
-  private probedMap: Map<number | string, R> | undefined;
+  private probedMap: Map<number | string, R> | typeof OBJECT_ID | undefined;
 
   get size(): number {
     return this.numbers.size + this.dates.size + this.strings.size + this.objectIds.size;
@@ -43,6 +51,7 @@ export class IdTable<R extends Keyed> {
   /** The record under `value`'s key, `undefined` when absent, UNHASHABLE when `value` has no key. */
   get(value: unknown): R | undefined | typeof UNHASHABLE {
     const map = this.slotOf(value);
+    if (map === OBJECT_ID) return this.objectIds.get(value as ObjectId);
     return map ? map.get(this.key as never) : UNHASHABLE;
   }
 
@@ -51,6 +60,7 @@ export class IdTable<R extends Keyed> {
     const map = this.slotOf(value);
     this.probedValue = value;
     this.probedMap = map;
+    if (map === OBJECT_ID) return this.objectIds.get(value as ObjectId);
     return map ? map.get(this.key as never) : UNHASHABLE;
   }
 
@@ -62,19 +72,23 @@ export class IdTable<R extends Keyed> {
     const map = value === this.probedValue && value !== undefined ? this.probedMap : this.slotOf(value);
     this.probedValue = undefined;
     if (!map) return false;
+    if (map === OBJECT_ID) {
+      this.objectIds.set(value as ObjectId, record);
+      return true;
+    }
     map.set(this.key, record);
     record.idKey = this.key;
     return true;
   }
 
   /**
-   * Remove `record`, found by the key it remembers: deleting a batch then touches neither the
-   * documents nor their `_id` objects, and the key string's hash is already computed. A number key
-   * is in `numbers` or `dates`, a string key in `objectIds` or `strings`: the map that holds this
-   * very record under it is the one (the second look-up hits cache lines the first one loaded).
+   * Remove `record`, found by the slot or key it remembers: deleting a batch then touches neither the
+   * documents nor their `_id` objects. A number key is in `numbers` or `dates`: the map that holds
+   * this very record under it is the one (the second look-up hits cache lines the first one loaded).
    * False when the record has no hash key.
    */
   remove(record: R): boolean {
+    if (record.idSlot >= 0) return this.objectIds.remove(record);
     const key = record.idKey;
     if (key === undefined) return false;
     record.idKey = undefined;
@@ -82,8 +96,6 @@ export class IdTable<R extends Keyed> {
     if (typeof key === 'number') {
       if (this.numbers.get(key) === record) this.numbers.delete(key);
       else if (this.dates.get(key) === record) this.dates.delete(key);
-    } else if (this.objectIds.get(key) === record) {
-      this.objectIds.delete(key);
     } else if (this.strings.get(key) === record) {
       this.strings.delete(key);
     }
@@ -105,7 +117,7 @@ export class IdTable<R extends Keyed> {
     this.objectIds.clear();
   }
 
-  private slotOf(value: unknown): Map<number | string, R> | undefined {
+  private slotOf(value: unknown): Map<number | string, R> | typeof OBJECT_ID | undefined {
     this.probedValue = undefined;
     switch (typeof value) {
       case 'string':
@@ -126,8 +138,7 @@ export class IdTable<R extends Keyed> {
     }
     switch (bsonClassOf(value)) {
       case 'ObjectId':
-        this.key = objectIdKey(value as ObjectId);
-        return this.objectIds as Map<number | string, R>;
+        return OBJECT_ID;
       case 'Int32':
       case 'Double':
         this.key = (value as { value: number }).value;
@@ -150,21 +161,4 @@ export class IdTable<R extends Keyed> {
     }
     return undefined;
   }
-}
-
-/**
- * The ObjectId's 12 bytes as a 12-character one-byte string (32 bytes of heap, against 48 for the
- * hex form), built without a byte buffer: bson 7 keeps the id as four 24-bit integers. Measured on
- * 100k keys, Map lookups with it took 0.6x the time of a 6-character two-byte form and 0.25x hex.
- */
-function objectIdKey(id: ObjectId): string {
-  const o = id as unknown as { i0?: number; i1: number; i2: number; i3: number };
-  if (typeof o.i0 === 'number') {
-    const { i0, i1, i2, i3 } = o;
-    return String.fromCharCode(
-      i0 >>> 16, (i0 >>> 8) & 0xff, i0 & 0xff, i1 >>> 16, (i1 >>> 8) & 0xff, i1 & 0xff,
-      i2 >>> 16, (i2 >>> 8) & 0xff, i2 & 0xff, i3 >>> 16, (i3 >>> 8) & 0xff, i3 & 0xff,
-    );
-  }
-  return String.fromCharCode(...id.id);
 }

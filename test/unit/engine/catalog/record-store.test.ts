@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { RecordStore } from '../../../../src/engine/catalog/record-store';
 import type { StoredRecord } from '../../../../src/engine/catalog/record';
 
-const rec = (rid: number): StoredRecord => ({ rid, doc: { _id: rid } });
+const rec = (rid: number): StoredRecord => ({ rid, doc: { _id: rid }, idSlot: -1 });
 
 describe('RecordStore', () => {
   it('keeps rid order, size and lookups across chunks while records come and go', () => {

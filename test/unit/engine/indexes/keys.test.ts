@@ -65,7 +65,7 @@ describe('B+ tree index', () => {
   test('entries are ordered by value then record id, descending fields reversed', () => {
     const index = new BTreeIndex({ v: 2, key: { a: 1, b: -1 }, name: 'a_1_b_-1' });
     const docs = [{ a: 2, b: 1 }, { a: 1, b: 1 }, { a: 1, b: 5 }, { a: 'x', b: 0 }];
-    docs.forEach((doc, i) => index.add({ rid: i + 1, doc }, index.keysOf(doc)));
+    docs.forEach((doc, i) => index.add({ rid: i + 1, doc, idSlot: -1 }, index.keysOf(doc)));
     const order = [...index.tree.keys()].map((k) => index.valuesOf(k));
     assert.deepEqual(order, [[1, 5], [1, 1], [2, 1], ['x', 0]]);
   });
@@ -78,7 +78,7 @@ describe('B+ tree index', () => {
 
   test('a unique index finds a duplicate held by another record only', () => {
     const index = new BTreeIndex({ v: 2, key: { a: 1 }, name: 'a_1', unique: true });
-    index.add({ rid: 1, doc: { a: 5 } }, [[5]]);
+    index.add({ rid: 1, doc: { a: 5 }, idSlot: -1 }, [[5]]);
     assert.equal(index.findDuplicate([[5]], 1), undefined);
     assert.equal(index.findDuplicate([[5]], 2)?.record.rid, 1);
     assert.equal(index.findDuplicate([[new Int32(5)]], 2)?.record.rid, 1, 'Int32(5) and 5.0 are the same key');
