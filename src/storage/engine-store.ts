@@ -98,9 +98,17 @@ export function openStoredEngine(dir: string, options: StoredEngineOptions = {})
   });
   let recovery!: RecoveryReport;
   engine.ttl.suspendSleep();
-  const summary = engine.restoreFromStorage((restorer) => {
-    recovery = store.recover({ snapshotRecord: (d) => restorer.snapshotRecord(d), journalRecord: (d) => restorer.journalRecord(d) });
-  });
+  let summary;
+  try {
+    summary = engine.restoreFromStorage((restorer) => {
+      recovery = store.recover({ snapshotRecord: (d) => restorer.snapshotRecord(d), journalRecord: (d) => restorer.journalRecord(d) });
+    });
+  } catch (err) {
+    // The folder stays as it was, and free for a version that can open it.
+    engine.close();
+    store.close();
+    throw err;
+  }
   // Time never runs backwards across a reopen: a virtual clock behind the stored time moves up.
   const clock = engine.clock as MovableClock;
   if (summary.clockMs !== undefined && clock.now() < summary.clockMs && typeof clock.set === 'function' && clock.kind !== 'system') clock.set(summary.clockMs);

@@ -27,7 +27,8 @@ const SNAPSHOT = /^snapshot-(\d+)\.ttls$/;
 const JOURNAL = /^journal-(\d+)\.ttlj$/;
 /** The first record of a snapshot file: what it is, so a stray file is never read as one. */
 const SNAPSHOT_MAGIC = 'ttl-workbench snapshot';
-const FORMAT = 1;
+/** 2: snapshots may hold flat batches (engine/storage/flat-batch.ts), which format 1 readers would skip. */
+const FORMAT = 2;
 /** Int32 and Long stay themselves (and doubles come as Double): the reader restores the engine's types. */
 const DECODE = { promoteValues: false } as const;
 /** A record whose first field is `plain` says its values need no such care (see engine/storage/snapshot.ts). */
@@ -73,6 +74,17 @@ export class FolderLockedError extends Error {
     readonly holder: LockHolder,
   ) {
     super(`${dir} is in use by process ${holder.pid}${holder.by ? ` (${holder.by})` : ''} since ${holder.since}: one writer per data folder. Open it read-only, or use another folder.`);
+  }
+}
+
+/** The folder holds a snapshot this version cannot read: opening it would show (and then write over) less than it holds. */
+export class NewerFormatError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly file: string,
+    readonly format: number,
+  ) {
+    super(`${file} in ${dir} was written by a newer TTL Workbench (storage format ${format}; this version reads up to ${FORMAT}). Update the extension to open this folder; nothing in it was changed.`);
   }
 }
 
@@ -153,7 +165,14 @@ export class FileStore {
     const snapshots = generations(this.dir, SNAPSHOT);
     let base = 0;
     for (const g of [...snapshots].reverse()) {
-      const loaded = this.readSnapshot(g);
+      let loaded;
+      try {
+        loaded = this.readSnapshot(g);
+      } catch (err) {
+        // A folder this version cannot read: free it for one that can.
+        this.close();
+        throw err;
+      }
       if (typeof loaded === 'string') {
         report.problems.push(loaded);
         continue;
@@ -210,7 +229,8 @@ export class FileStore {
     if (scan.damage || !header || header.magic !== SNAPSHOT_MAGIC || !footer || footer.end !== true || Number(footer.records) !== frames.length - 2) {
       return `${path.basename(file)} is damaged${scan.damage ? ` at byte offset ${scan.damage.offset}` : ''}; an older snapshot and the journals are used instead`;
     }
-    if (Number(header.format) > FORMAT) return `${path.basename(file)} was written by a newer TTL Workbench (format ${String(header.format)}); it is left alone`;
+    // Not a damaged file to step over: recovering from older files and writing on would lose what it holds.
+    if (Number(header.format) > FORMAT) throw new NewerFormatError(this.dir, path.basename(file), Number(header.format));
     return { frames: frames.slice(1, -1) };
   }
 

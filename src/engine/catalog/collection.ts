@@ -5,6 +5,7 @@
  */
 import { calculateObjectSize, UUID } from 'bson';
 import { BTreeIndex, duplicateKeyError } from '../indexes/btree-index';
+import { IdIndex } from '../indexes/id-index';
 import type { EntryKey } from '../indexes/key-order';
 import { compareValues } from '../values/compare';
 import { formatValue } from '../values/format';
@@ -143,6 +144,12 @@ export class Collection {
    * Insert documents read back by a restore: validated and unique when they were first written,
    * so there is no uniqueness probe, and the batch is one event.
    */
+  /** A restore's hint that about `count` more documents follow: tables are sized once, not grown step by step. */
+  expectRecords(count: number): void {
+    const id = this.idIndex;
+    if (id instanceof IdIndex) id.expectRecords(this.records.size + count);
+  }
+
   insertRestored(docs: readonly Document[]): StoredRecord[] {
     const out: StoredRecord[] = new Array(docs.length);
     for (let d = 0; d < docs.length; d++) {

@@ -45,6 +45,11 @@ export class IdIndex extends BTreeIndex {
     this.add(record, this.keysOf(record.doc));
   }
 
+  /** Size the hash table for `count` ids (see Collection.expectRecords). */
+  expectRecords(count: number): void {
+    this.table.expectRecords(count);
+  }
+
   /** The hash table fills one record at a time (there is no order to exploit). */
   override load(records: Iterable<StoredRecord>): void {
     for (const record of records) this.add(record, this.keysOf(record.doc));

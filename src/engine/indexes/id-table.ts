@@ -102,6 +102,14 @@ export class IdTable<R extends Keyed> {
     return true;
   }
 
+  /**
+   * Size for `count` ids. Only the ObjectId table has room to reserve, and it takes the hint only
+   * once its first ObjectId arrives: a collection of numeric ids never pays for it.
+   */
+  expectRecords(count: number): void {
+    this.objectIds.expect(count);
+  }
+
   *values(): IterableIterator<R> {
     yield* this.numbers.values();
     yield* this.strings.values();

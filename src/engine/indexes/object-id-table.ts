@@ -34,9 +34,17 @@ export class ObjectIdTable<R extends Slotted> {
   private probedId: ObjectId | undefined;
   private probedSlot = -1;
   private probedVersion = -1;
+  /** A size announced by `expect`, reserved on the first store. */
+  private expected = 0;
 
   get size(): number {
     return this.count;
+  }
+
+  /** Room for `count` ids, made when the table holds its first id (see IdTable.expectRecords). */
+  expect(count: number): void {
+    this.expected = count;
+    if (this.count > 0) this.reserve();
   }
 
   /** The record stored under `id`'s value. */
@@ -51,6 +59,7 @@ export class ObjectIdTable<R extends Slotted> {
   /** Store `record` under `id` (replacing whatever record had that id) and tell it its slot. */
   set(id: ObjectId, record: R): void {
     // Growing changes the version, so a probe taken before it is not trusted.
+    if (this.expected > 0) this.reserve();
     if (this.count + 1 > this.records.length * MAX_LOAD) this.grow();
     const slot = id === this.probedId && this.probedVersion === this.version ? this.probedSlot : this.find(id);
     this.probedId = undefined;
@@ -143,10 +152,16 @@ export class ObjectIdTable<R extends Slotted> {
     records[hole] = undefined;
   }
 
-  private grow(): void {
+  private reserve(): void {
+    let capacity = this.records.length;
+    while (this.expected > capacity * MAX_LOAD) capacity *= 2;
+    this.expected = 0;
+    if (capacity > this.records.length) this.grow(capacity);
+  }
+
+  private grow(capacity = this.records.length * 2): void {
     const oldWords = this.words;
     const oldRecords = this.records;
-    const capacity = oldRecords.length * 2;
     this.words = new Int32Array(capacity * 4);
     this.records = new Array<R | undefined>(capacity).fill(undefined);
     this.mask = capacity - 1;

@@ -12,6 +12,7 @@ import { compileFilter } from '../query/matcher';
 import { restoreCosmosStamp } from '../ttl/cosmos';
 import { valuesEqual } from '../values/compare';
 import type { Document } from '../values/types';
+import { decodeFlatBatch } from './flat-batch';
 import { splitNs } from './journal-records';
 import { documentFromStorage } from './values';
 
@@ -54,7 +55,7 @@ export class StorageRestorer {
   // ---- snapshots -------------------------------------------------------------------------------
 
   snapshotRecord(raw: Document): void {
-    if (raw.plain !== undefined || raw.typed !== undefined) {
+    if (raw.flat !== undefined || raw.plain !== undefined || raw.typed !== undefined) {
       this.documentBatch(raw);
       return;
     }
@@ -71,6 +72,7 @@ export class StorageRestorer {
       this.current = this.engine.getCollection(db, name) ?? this.engine.createCollection(db, name, rec.o as CollectionOptions);
       this.current.options = rec.o as CollectionOptions;
       this.deferIndexes(this.current, rec.ix as Document[]);
+      if (typeof rec.n === 'number') this.current.expectRecords(rec.n);
       this.summary.collections++;
       return;
     }
@@ -81,12 +83,16 @@ export class StorageRestorer {
     }
   }
 
-  /** `{plain | typed: [documents], ts?: [stamps]}`: plain documents decoded as engine documents already. */
+  /**
+   * `{flat: rows, k: [shapes]}` (see flat-batch.ts) or `{plain | typed: [documents]}`, with `ts?:
+   * [stamps]`: plain documents decoded as engine documents already.
+   */
   private documentBatch(raw: Document): void {
     const coll = this.current;
     if (!coll) return;
-    const plain = raw.plain !== undefined;
-    const docs = plain ? (raw.plain as Document[]) : (raw.typed as Document[]).map(documentFromStorage);
+    const docs = raw.flat !== undefined ? decodeFlatBatch(raw)
+      : raw.plain !== undefined ? (raw.plain as Document[])
+      : (raw.typed as Document[]).map(documentFromStorage);
     const records = coll.insertRestored(docs);
     const stamps = raw.ts as unknown[] | undefined;
     if (stamps) {

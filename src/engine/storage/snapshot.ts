@@ -1,15 +1,17 @@
 /**
  * The engine's state as snapshot records, for compaction:
  *   { engine: {flavor, serverVersion}, t, m, params }           first
- *   { coll: ns, o: options, ix: [specs] }                        each collection, then its documents
- *   { plain: [documents], ts?: [stamps] }                        in natural order, in batches:
+ *   { coll: ns, o: options, ix: [specs], n: count }              each collection, then its documents
+ *   { flat: rows, k: [shapes], ts?: [stamps] }                   in natural order, in batches:
+ *   { plain: [documents], ts?: [stamps] }
  *   { typed: [documents], ts?: [stamps] }
  *
  * `captureSnapshot` takes a consistent picture synchronously for the cost of the catalog alone (no
  * per-document work: see CollectionCapture); documents are read and encoded later, batch by batch,
  * while the engine goes on (its new commits go to the next journal). Call `release` when done.
  *
- * Two kinds of batches, for the reader's speed: a `plain` batch holds documents with no Int32,
+ * Three kinds of batches, for the reader's speed: a `flat` batch holds documents of top-level
+ * scalars in our own row layout (see flat-batch.ts: the common small document, fastest to read); a `plain` batch holds documents with no Int32,
  * Long, symbol or -0 anywhere, which decode straight into engine documents (bson's promoted
  * values: every number a double); a `typed` batch keeps those types (numbers written as Double,
  * decoded unpromoted and converted, as journal records are). Older snapshots hold `{ d, ts? }`
@@ -19,6 +21,7 @@ import type { Engine } from '../engine';
 import { cosmosStampOf } from '../ttl/cosmos';
 import { bsonClassOf, type Document } from '../values/types';
 import { CollectionCapture } from './collection-capture';
+import { FlatBatchWriter, flatFields } from './flat-batch';
 import { storableDocument } from './values';
 
 interface CapturedCollection {
@@ -54,7 +57,8 @@ export function captureSnapshot(engine: Engine): CapturedState {
       const stampOf = engine.flavor === 'cosmos' ? (rid: number) => cosmosStampOf(coll, rid) : undefined;
       collections.push({
         // Specs are edited in place by collMod: copied now, with the documents' moment.
-        header: storableDocument({ coll: coll.ns, o: { ...coll.options }, ix: [...coll.indexes.values()].map((i) => i.spec) }),
+        // `n` lets the restorer size its tables once (older snapshots lack it).
+        header: storableDocument({ coll: coll.ns, o: { ...coll.options }, ix: [...coll.indexes.values()].map((i) => i.spec), n: coll.records.size }),
         capture: new CollectionCapture(coll, stampOf),
       });
     }
@@ -99,25 +103,28 @@ function batchRecord(kind: 'plain' | 'typed', docs: Document[], stamps: Array<nu
 /** The captured state as records, read and encoded batch by batch as the consumer asks. */
 export function* snapshotRecords(state: CapturedState): Generator<Document> {
   yield state.head;
+  const withStamps = (state.head.engine as Document).flavor === 'cosmos';
   for (const c of state.collections) {
     yield c.header;
-    const withStamps = (state.head.engine as Document).flavor === 'cosmos';
-    let kind: 'plain' | 'typed' = 'plain';
+    let kind: 'flat' | 'plain' | 'typed' = 'flat';
+    const flat = new FlatBatchWriter();
     let docs: Document[] = [];
     let stamps: Array<number | undefined> = [];
     const flush = () => {
-      const record = batchRecord(kind, docs, stamps, withStamps);
+      const record = kind === 'flat' ? flat.take(withStamps ? { ts: stamps } : undefined) : batchRecord(kind, docs, stamps, withStamps);
       docs = [];
       stamps = [];
       return record;
     };
     for (const captured of c.capture.documents()) {
-      const k = plainDocument(captured.doc) ? 'plain' : 'typed';
-      if ((k !== kind || docs.length >= BATCH) && docs.length > 0) yield flush();
+      const fields = flatFields(captured.doc);
+      const k = fields ? 'flat' : plainDocument(captured.doc) ? 'plain' : 'typed';
+      if ((k !== kind || stamps.length >= BATCH) && stamps.length > 0) yield flush();
       kind = k;
-      docs.push(k === 'plain' ? captured.doc : storableDocument(captured.doc));
+      if (fields) flat.add(captured.doc, fields);
+      else docs.push(k === 'plain' ? captured.doc : storableDocument(captured.doc));
       stamps.push(captured.ts);
     }
-    if (docs.length > 0) yield flush();
+    if (stamps.length > 0) yield flush();
   }
 }

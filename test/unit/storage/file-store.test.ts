@@ -10,7 +10,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Document } from 'bson';
-import { FileStore, FolderLockedError, type RecoveryReport } from '../../../src/storage/file-store';
+import { BSON } from 'bson';
+import { FileStore, FolderLockedError, NewerFormatError, type RecoveryReport } from '../../../src/storage/file-store';
+import { encodeFrame, scanFrames } from '../../../src/storage/frames';
 
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-store-'));
 
@@ -108,6 +110,32 @@ describe('file store: recovery', () => {
     assert.equal(b.report.snapshot, 1);
     assert.match(b.report.problems[0], /snapshot-2\.ttls is damaged/);
     b.store.close();
+  });
+
+  it('a snapshot of a newer storage format refuses the open and changes nothing (older files would show less than the folder holds)', () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    a.store.append({ set: 'a', v: '1' });
+    a.store.writeSnapshot(a.store.beginCompaction(), [{ k: 'a', v: '1' }]);
+    a.store.append({ set: 'b', v: '2' });
+    a.store.close();
+    // Rewrite the snapshot's header as a later version would write it.
+    const file = path.join(dir, 'snapshot-1.ttls');
+    const frames = scanFrames(fs.readFileSync(file)).frames;
+    const header = BSON.deserialize(frames[0].payload);
+    const newer = [BSON.serialize({ ...header, format: 99 }), ...frames.slice(1).map((f) => f.payload)];
+    fs.writeFileSync(file, Buffer.concat(newer.map((p) => encodeFrame(p))));
+    const files = () => fs.readdirSync(dir).sort().map((f) => [f, fs.readFileSync(path.join(dir, f)).toString('hex')]);
+    const before = files();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      // The second attempt meets the same refusal, not a lock left by the first.
+      assert.throws(() => open(dir), (err: unknown) => {
+        assert.ok(err instanceof NewerFormatError);
+        assert.match(err.message, /snapshot-1\.ttls .* newer TTL Workbench \(storage format 99; this version reads up to \d+\)\. Update the extension/);
+        return true;
+      });
+    }
+    assert.deepEqual(files(), before);
   });
 
   it('a torn last record is cut off and reported in one line; appends continue after it', () => {

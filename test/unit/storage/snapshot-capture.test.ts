@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { EJSON, Int32, Long } from 'bson';
 import { Engine, VirtualClock, type Document } from '../../../src/engine';
 import { captureSnapshot, snapshotRecords } from '../../../src/engine/storage/snapshot';
+import { decodeFlatBatch } from '../../../src/engine/storage/flat-batch';
 import { documentFromStorage } from '../../../src/engine/storage/values';
 import { cosmosStampOf } from '../../../src/engine/ttl/cosmos';
 import { prng } from '../helpers/prng';
@@ -87,10 +88,10 @@ function readWhileWriting(engine: Engine, clock: VirtualClock, r: () => number, 
       if (rec.coll !== undefined) {
         current = [];
         out.set(String(rec.coll), current);
-      } else if (rec.plain !== undefined || rec.typed !== undefined) {
-        const docs = (rec.plain ?? rec.typed) as Document[];
+      } else if (rec.flat !== undefined || rec.plain !== undefined || rec.typed !== undefined) {
+        const docs = rec.flat !== undefined ? decodeFlatBatch(rec) : ((rec.plain ?? rec.typed) as Document[]);
         docs.forEach((d, i) => {
-          const doc = rec.plain !== undefined ? d : documentFromStorage(d);
+          const doc = rec.typed !== undefined ? documentFromStorage(d) : d;
           current.push(EJSON.stringify({ doc, ts: (rec.ts as unknown[] | undefined)?.[i] ?? null }, { relaxed: false }));
         });
       }
@@ -136,8 +137,9 @@ describe('snapshot capture', () => {
     try {
       let removed = false;
       for (const rec of snapshotRecords(state)) {
-        for (const d of (rec.plain ?? []) as Document[]) got.push(EJSON.stringify({ doc: d, ts: null }, { relaxed: false }));
-        if (!removed && rec.plain !== undefined) {
+        const docs = rec.flat !== undefined ? decodeFlatBatch(rec) : undefined;
+        for (const d of docs ?? []) got.push(EJSON.stringify({ doc: d, ts: null }, { relaxed: false }));
+        if (!removed && docs) {
           // After the first batch: records 1,500…4,999 go, which empties (and drops) whole chunks.
           engine.runCommand('app', { delete: 'c', deletes: [{ q: { _id: { $gte: 1500, $lt: 5000 } }, limit: 0 }] });
           assert.ok(engine.getCollection('app', 'c')!.count === 2500);
@@ -150,16 +152,22 @@ describe('snapshot capture', () => {
     assert.deepEqual(got, expected.get('app.c'));
   });
 
-  it('writes both batch kinds: plain documents decode as they are, Int32 / Long / -0 ones go typed', () => {
+  it('writes three batch kinds: flat documents as rows, plain ones decode as they are, Int32 / Long / nested -0 ones go typed', () => {
     const engine = new Engine({ clock: new VirtualClock(T0) });
-    engine.runCommand('app', { insert: 'c', documents: [{ _id: 1, n: 2 }, { _id: 2, n: new Int32(2) }, { _id: 3, n: -0 }, { _id: 4, n: 2.5 }] });
+    engine.runCommand('app', {
+      insert: 'c',
+      documents: [{ _id: 1, n: 2 }, { _id: 2, n: new Int32(2) }, { _id: 3, n: -0 }, { _id: 4, n: 2.5 }, { _id: 5, sub: { a: 1 } }, { _id: 6, sub: { a: -0 } }],
+    });
     const state = captureSnapshot(engine);
-    const batches = [...snapshotRecords(state)].filter((rec) => rec.plain !== undefined || rec.typed !== undefined);
+    const batches = [...snapshotRecords(state)].filter((rec) => rec.flat !== undefined || rec.plain !== undefined || rec.typed !== undefined);
     state.release();
+    const kind = (b: Document) => (b.flat !== undefined ? 'flat' : b.plain !== undefined ? 'plain' : 'typed');
+    const docs = (b: Document) => (b.flat !== undefined ? decodeFlatBatch(b) : ((b.plain ?? b.typed) as Document[]));
     assert.deepEqual(
-      batches.map((b) => [b.plain !== undefined ? 'plain' : 'typed', ((b.plain ?? b.typed) as Document[]).map((d) => Number(d._id))]),
-      [['plain', [1]], ['typed', [2, 3]], ['plain', [4]]],
+      batches.map((b) => [kind(b), docs(b).map((d) => Number(d._id))]),
+      [['flat', [1]], ['typed', [2]], ['flat', [3, 4]], ['plain', [5]], ['typed', [6]]],
     );
+    assert.ok(Object.is(docs(batches[2])[0].n, -0), 'a flat double keeps its sign');
   });
 
   it('release stops watching: the collections keep no observer and no kept documents', () => {

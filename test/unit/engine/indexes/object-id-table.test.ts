@@ -83,6 +83,24 @@ describe('ObjectId table', () => {
     for (const seed of [5, 6]) run(seed, 6_000, 60_000, 5_000);
   });
 
+  it('sized ahead by expect(), before or after its first id, still finds every id', () => {
+    for (const early of [true, false]) {
+      const table = new ObjectIdTable<Rec>();
+      const ids: Array<[ObjectId, Rec]> = [];
+      if (early) table.expect(3000);
+      for (let i = 0; i < 3000; i++) {
+        const pair: [ObjectId, Rec] = [new ObjectId(), { name: String(i), idSlot: -1 }];
+        ids.push(pair);
+        // A probe before the reservation must not be reused after it moved everything.
+        assert.equal(table.get(pair[0]), undefined);
+        if (!early && i === 10) table.expect(3000);
+        table.set(pair[0], pair[1]);
+      }
+      for (const [id, rec] of ids) assert.equal(table.get(id), rec);
+      assert.equal(table.size, 3000);
+    }
+  });
+
   it('keeps a probe valid only until the table changes', () => {
     const table = new ObjectIdTable<Rec>();
     const a = new ObjectId();
