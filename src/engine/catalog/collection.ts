@@ -213,9 +213,13 @@ export class Collection {
   removeMany(live: StoredRecord[], cause: 'command' | 'ttl' | 'capped', walked?: { index: BTreeIndex; start: EntryKey; end: EntryKey }): void {
     if (live.length === 0) return;
     for (const index of this.indexes.values()) index.removeMany(live, walked && walked.index === index ? walked : undefined);
-    for (const r of live) {
+    // Indexed loops, and the observers' loop only when there are some: a TTL pass runs this for
+    // every deleted document, and each for-of made an iterator (23 MB of garbage per 500k).
+    const observers = this.observers;
+    for (let i = 0; i < live.length; i++) {
+      const r = live[i];
       this.records.delete(r.rid);
-      for (const o of this.observers) o.removed(r);
+      if (observers.length > 0) for (let o = 0; o < observers.length; o++) observers[o].removed(r);
       if (this.recordSizes) {
         this.cappedBytes -= this.recordSizes.get(r.rid) ?? 0;
         this.recordSizes.delete(r.rid);

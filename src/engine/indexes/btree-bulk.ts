@@ -128,13 +128,20 @@ function patchLeafWalk(): boolean {
     else if (includeHigh === true) iHigh++;
     const n = iHigh - iLow;
     if (n <= 0) return count;
-    this.keys.splice(iLow, n);
-    this.values.splice(iLow, n);
+    cut(this.keys, iLow, n);
+    cut(this.values, iLow, n);
     return count + n;
   };
   (walk as { bulkDelete?: boolean }).bulkDelete = true;
   proto.forRange = walk;
   return true;
+}
+
+/** Remove `n` items at `at` in place (splice would also build an array of the removed ones). */
+function cut(items: unknown[], at: number, n: number): void {
+  const end = items.length - n;
+  for (let i = at; i < end; i++) items[i] = items[i + n];
+  items.length = end;
 }
 
 const bulkDeletes = patchLeafWalk();

@@ -82,7 +82,7 @@ export class IdIndex extends BTreeIndex {
   }
 
   override removeMany(records: StoredRecord[], walked?: { start: EntryKey; end: EntryKey }): void {
-    for (const r of records) if (!this.table.remove(r)) this.unhashed--;
+    for (let i = 0; i < records.length; i++) if (!this.table.remove(records[i])) this.unhashed--;
     if (this.ordered) super.removeMany(records, walked);
   }
 
