@@ -55,9 +55,11 @@ interface EngineResult {
   expiredPerSecWith3: number;
   idlePassMs: number;
   batch50kMs: number;
+  /** Median of the pass's full visits after the first: the same work once the pages are touched. */
+  laterVisitMs: number;
 }
 
-function engineRun(docs: TtlDoc[], now: number, extraIndexes: boolean): { engine: Engine; clock: VirtualClock; passMs: number; deleted: number; firstVisitMs: number } {
+function engineRun(docs: TtlDoc[], now: number, extraIndexes: boolean): { engine: Engine; clock: VirtualClock; passMs: number; deleted: number; firstVisitMs: number; laterVisitMs: number } {
   const clock = new VirtualClock(now);
   // The monitor must not fire on its own during the load; passes are run explicitly.
   const engine = new Engine({ clock, parameters: { ttlMonitorEnabled: true } });
@@ -73,7 +75,8 @@ function engineRun(docs: TtlDoc[], now: number, extraIndexes: boolean): { engine
   const start = process.hrtime.bigint();
   const report = engine.ttl.runPass();
   const passMs = ms(start);
-  return { engine, clock, passMs, deleted: report.deleted, firstVisitMs: report.visits[0]?.millis ?? 0 };
+  const later = report.visits.slice(1).filter((v) => v.deleted === report.visits[0].deleted).map((v) => v.millis);
+  return { engine, clock, passMs, deleted: report.deleted, firstVisitMs: report.visits[0]?.millis ?? 0, laterVisitMs: later.length ? median(later) : NaN };
 }
 
 function runEngine(docs: TtlDoc[], now: number): EngineResult {
@@ -93,6 +96,7 @@ function runEngine(docs: TtlDoc[], now: number): EngineResult {
     expiredPerSecWith3: with3.deleted / (with3.passMs / 1000),
     idlePassMs: median(idle),
     batch50kMs: plain.firstVisitMs,
+    laterVisitMs: plain.laterVisitMs,
   };
 }
 
@@ -155,8 +159,9 @@ export async function runTTLBench(sizes: number[]): Promise<void> {
     out(`| expired docs/s, TTL index only | ${fmt(engine.expiredPerSec)} | ${fmt(nedb.expiredPerSec)} | ${fmt(loki.expiredPerSec)} | ${(engine.expiredPerSec / nedb.expiredPerSec).toFixed(1)}x | ${(engine.expiredPerSec / loki.expiredPerSec).toFixed(2)}x |`);
     out(`| expired docs/s, + 3 indexes | ${fmt(engine.expiredPerSecWith3)} | | | | |`);
     out(`| idle check / pass (ms) | ${fmt(engine.idlePassMs)} | ${fmt(nedb.idleMs)} | ${fmt(loki.idleMs)} | | |`);
-    out(`| one 50,000-doc visit (ms) | ${fmt(engine.batch50kMs)} | | | | |`);
-    out(`targets: expiry >= 30x nedb ${engine.expiredPerSec >= 30 * nedb.expiredPerSec ? 'PASS' : 'MISS'}; >= 0.6x lokijs ${engine.expiredPerSec >= 0.6 * loki.expiredPerSec ? 'PASS' : 'MISS'}; idle pass < 0.1 ms ${engine.idlePassMs < 0.1 ? 'PASS' : 'MISS'}; 50k visit < 50 ms ${engine.batch50kMs < 50 ? 'PASS' : 'MISS'}`);
+    out(`| one 50,000-doc visit (ms): the first | ${fmt(engine.batch50kMs)} | | | | |`);
+    out(`| one 50,000-doc visit (ms): median of the later ones | ${Number.isNaN(engine.laterVisitMs) ? 'n/a (one visit)' : fmt(engine.laterVisitMs)} | | | | |`);
+    out(`targets: expiry >= 30x nedb ${engine.expiredPerSec >= 30 * nedb.expiredPerSec ? 'PASS' : 'MISS'}; >= 0.6x lokijs ${engine.expiredPerSec >= 0.6 * loki.expiredPerSec ? 'PASS' : 'MISS'}; idle pass < 0.1 ms ${engine.idlePassMs < 0.1 ? 'PASS' : 'MISS'}; 50k visit < 50 ms: first ${engine.batch50kMs < 50 ? 'PASS' : 'MISS'}, later ${Number.isNaN(engine.laterVisitMs) ? 'n/a (one visit)' : engine.laterVisitMs < 50 ? 'PASS' : 'MISS'}`);
   }
   if (idleBySize.length > 1) {
     const [first, last] = [idleBySize[0], idleBySize[idleBySize.length - 1]];

@@ -126,8 +126,9 @@ function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: numb
     const room = budget.maxDocs > 0 ? Math.min(budget.maxDocs - deleted, batchSize) : batchSize;
     if (room <= 0) return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
     const batchBegan = performance.now();
-    // Sized once: grown push by push, a 50k batch made ~20 MB of copies per pass.
-    const batch = new Array<StoredRecord>(room);
+    // Sized once, when the walk finds a first document (an idle visit allocates nothing): grown
+    // push by push, a 50k batch made ~20 MB of copies per pass.
+    let batch: StoredRecord[] | undefined;
     let size = 0;
     // Only a multikey index can hold one document twice.
     const seen = index.multikey ? new Set<number>() : undefined;
@@ -141,11 +142,12 @@ function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: numb
         if (seen.has(record.rid)) return;
         seen.add(record.rid);
       }
+      batch ??= new Array<StoredRecord>(room);
       batch[size++] = record;
       if (size >= room) return STOP_WALK;
     });
+    if (batch === undefined) return { kind: 'done', deleted, metricCount: deleted };
     batch.length = size;
-    if (size === 0) return { kind: 'done', deleted, metricCount: deleted };
     const batchStarted = performance.now();
     coll.removeMany(batch, 'ttl', { index, start: first!, end: last! });
     deleted += batch.length;
