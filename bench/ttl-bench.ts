@@ -139,12 +139,17 @@ function runLoki(docs: TtlDoc[], now: number): { expiredPerSec: number; idleMs: 
 }
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(n >= 1 ? 2 : 4));
-const NEDB_CAP = 200_000;
+/**
+ * nedb runs on the whole collection up to 1M documents, as the issue's targets are stated: on a
+ * 200k sample it expired ~15% faster per second than on 1M (52k vs 45k docs/s measured), which
+ * flattered it. Its load takes ~30-60 s at 1M.
+ */
+const NEDB_CAP = 1_000_000;
 
 export async function runTTLBench(sizes: number[]): Promise<void> {
   const out = (s: string) => process.stdout.write(`${s}\n`);
   out('\n# TTL expiry (half of N expired; one pass)');
-  out(`nedb runs on at most ${NEDB_CAP.toLocaleString('en-US')} documents (it inserts ~16k docs/s); its rates are per second, so they compare directly.`);
+  out(`nedb runs on the same N documents (up to ${NEDB_CAP.toLocaleString('en-US')}); its rates are per second, so they compare directly.`);
   const idleBySize: Array<[number, number]> = [];
   for (const n of sizes) {
     const now = Date.now();
