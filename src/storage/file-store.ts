@@ -284,7 +284,9 @@ export class FileStore {
   async writeSnapshotAsync(g: number, records: Iterable<Document>, yieldEveryMs = 20): Promise<number> {
     try {
       const bytes = await writeFileAtomicAsync(snapshotPath(this.dir, g), snapshotFrames(g, records), yieldEveryMs);
-      this.dropOlderThan(g);
+      // Off the main thread: unlinking a 50 MB snapshot held the event loop ~50 ms (up to ~240 ms
+      // measured). Files a crash leaves behind are older generations, which recovery ignores.
+      await Promise.all(this.olderThan(g).map((file) => fs.promises.rm(file, { force: true })));
       return bytes;
     } finally {
       this.compacting = false;
@@ -292,8 +294,15 @@ export class FileStore {
   }
 
   private dropOlderThan(g: number): void {
-    for (const old of generations(this.dir, SNAPSHOT)) if (old < g) fs.rmSync(snapshotPath(this.dir, old), { force: true });
-    for (const old of generations(this.dir, JOURNAL)) if (old < g) fs.rmSync(journalPath(this.dir, old), { force: true });
+    for (const file of this.olderThan(g)) fs.rmSync(file, { force: true });
+  }
+
+  /** The snapshot and journal files of generations before `g`. */
+  private olderThan(g: number): string[] {
+    return [
+      ...generations(this.dir, SNAPSHOT).filter((old) => old < g).map((old) => snapshotPath(this.dir, old)),
+      ...generations(this.dir, JOURNAL).filter((old) => old < g).map((old) => journalPath(this.dir, old)),
+    ];
   }
 
   close(): void {

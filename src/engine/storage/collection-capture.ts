@@ -17,6 +17,12 @@ export interface CapturedDocument {
   ts?: number;
 }
 
+/** Captured documents in natural order, with their Cosmos stamps when the engine has that flavor. */
+export interface CapturedBatch {
+  docs: Document[];
+  stamps?: Array<number | undefined>;
+}
+
 export class CollectionCapture implements RecordObserver {
   /** Records with a rid below this existed at the moment. */
   private readonly ridLimit: number;
@@ -54,11 +60,23 @@ export class CollectionCapture implements RecordObserver {
     this.keptOrder.push(rid);
   }
 
-  /** The captured documents in rid (natural) order. Call `release` when done, read whole or not. */
-  *documents(): Generator<CapturedDocument> {
+  /**
+   * The captured documents in rid (natural) order, in batches of up to `size` (a batch is read
+   * whole before it is yielded: its documents are the moment's, since stored documents are never
+   * changed in place). Its `docs` and `stamps` arrays are the caller's to keep. Call `release` when
+   * done, read whole or not.
+   */
+  *documentBatches(size: number): Generator<CapturedBatch> {
+    let batch = this.emptyBatch();
     for (const [first, slots] of this.collection.records.chunkSlots()) {
       if (first >= this.ridLimit) break;
-      yield* this.keptBelow(first);
+      for (const k of this.keptBelow(first)) {
+        this.push(batch, k.doc, k.ts);
+        if (batch.docs.length >= size) {
+          yield batch;
+          batch = this.emptyBatch();
+        }
+      }
       for (let i = 0; i < slots.length; i++) {
         const rid = first + i;
         if (rid >= this.ridLimit) break;
@@ -67,17 +85,40 @@ export class CollectionCapture implements RecordObserver {
           const k = this.kept.get(rid);
           if (k) {
             this.kept.delete(rid);
-            yield k;
+            this.push(batch, k.doc, k.ts);
+            if (batch.docs.length >= size) {
+              yield batch;
+              batch = this.emptyBatch();
+            }
             continue;
           }
         }
         const record = slots[i];
         if (record === undefined) continue;
-        const ts = this.stampOf?.(rid);
-        yield ts === undefined ? { doc: record.doc } : { doc: record.doc, ts };
+        this.push(batch, record.doc, this.stampOf?.(rid));
+        if (batch.docs.length >= size) {
+          yield batch;
+          batch = this.emptyBatch();
+        }
       }
     }
-    yield* this.keptBelow(this.ridLimit);
+    for (const k of this.keptBelow(this.ridLimit)) {
+      this.push(batch, k.doc, k.ts);
+      if (batch.docs.length >= size) {
+        yield batch;
+        batch = this.emptyBatch();
+      }
+    }
+    if (batch.docs.length > 0) yield batch;
+  }
+
+  private emptyBatch(): CapturedBatch {
+    return this.stampOf ? { docs: [], stamps: [] } : { docs: [] };
+  }
+
+  private push(batch: CapturedBatch, doc: Document, ts: number | undefined): void {
+    batch.docs.push(doc);
+    batch.stamps?.push(ts);
   }
 
   /**

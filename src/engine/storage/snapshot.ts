@@ -21,7 +21,7 @@ import type { Engine } from '../engine';
 import { cosmosStampOf } from '../ttl/cosmos';
 import { bsonClassOf, type Document } from '../values/types';
 import { CollectionCapture } from './collection-capture';
-import { FlatBatchWriter, flatFields } from './flat-batch';
+import { FlatBatchWriter } from './flat-batch';
 import { storableDocument } from './values';
 
 interface CapturedCollection {
@@ -110,21 +110,27 @@ export function* snapshotRecords(state: CapturedState): Generator<Document> {
     const flat = new FlatBatchWriter();
     let docs: Document[] = [];
     let stamps: Array<number | undefined> = [];
+    let size = 0;
     const flush = () => {
       const record = kind === 'flat' ? flat.take(withStamps ? { ts: stamps } : undefined) : batchRecord(kind, docs, stamps, withStamps);
       docs = [];
       stamps = [];
+      size = 0;
       return record;
     };
-    for (const captured of c.capture.documents()) {
-      const fields = flatFields(captured.doc);
-      const k = fields ? 'flat' : plainDocument(captured.doc) ? 'plain' : 'typed';
-      if ((k !== kind || stamps.length >= BATCH) && stamps.length > 0) yield flush();
-      kind = k;
-      if (fields) flat.add(captured.doc, fields);
-      else docs.push(k === 'plain' ? captured.doc : storableDocument(captured.doc));
-      stamps.push(captured.ts);
+    for (const captured of c.capture.documentBatches(BATCH)) {
+      for (let i = 0; i < captured.docs.length; i++) {
+        const doc = captured.docs[i];
+        const fields = flat.fieldsOf(doc);
+        const k = fields ? 'flat' : plainDocument(doc) ? 'plain' : 'typed';
+        if ((k !== kind || size >= BATCH) && size > 0) yield flush();
+        kind = k;
+        if (fields) flat.add(doc, fields);
+        else docs.push(k === 'plain' ? doc : storableDocument(doc));
+        if (withStamps) stamps.push(captured.stamps?.[i]);
+        size++;
+      }
     }
-    if (stamps.length > 0) yield flush();
+    if (size > 0) yield flush();
   }
 }
