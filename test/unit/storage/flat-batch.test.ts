@@ -88,6 +88,33 @@ describe('flat snapshot batches', () => {
     }
   });
 
+  it("fieldsOf answers as flatFields does, reusing the previous document's field list only when it fits", () => {
+    const writer = new FlatBatchWriter();
+    const seq: Document[] = [
+      { a: 1, b: 'x' },
+      { a: 2, b: 'y' },
+      { a: 3, b: new Int32(1) },
+      { a: 4, b: 'z', c: true },
+      { a: 5 },
+      { b: 'w', a: 6 },
+      { a: 7, b: '\ud800' },
+      { a: 8, b: null },
+    ];
+    let previous: string[] | undefined;
+    for (const doc of seq) {
+      const got = writer.fieldsOf(doc);
+      assert.deepEqual(got, flatFields(doc), JSON.stringify(Object.keys(doc)));
+      if (got) {
+        if (previous && previous.join() === got.join()) assert.equal(got, previous, 'the same list object, no new one');
+        writer.add(doc, got);
+        previous = got;
+      }
+    }
+    const back = decodeFlatBatch(viaBson(writer.take()));
+    assert.deepEqual(back.map((d) => d.a), [1, 2, 4, 5, 6, 8]);
+    assert.deepEqual(Object.keys(back[4]), ['b', 'a']);
+  });
+
   it('a decoded document is its own object: changing one changes no other', () => {
     const writer = new FlatBatchWriter();
     for (let i = 0; i < 3; i++) {
