@@ -128,7 +128,7 @@ export class Collection {
   /** Insert a prepared (validated, cloned) document. Throws DuplicateKey without side effects. */
   insert(doc: Document, cause: 'command' | 'ttl' = 'command'): StoredRecord {
     // Every field present from the start: one object shape for all records.
-    const record: StoredRecord = { rid: this.nextRid++, doc, idKey: undefined, idSlot: -1 };
+    const record: StoredRecord = { rid: this.nextRid++, doc, idSlot: -1 };
     const keys = this.keysFor(doc);
     this.checkUnique(keys, -1);
     let i = 0;
@@ -153,7 +153,7 @@ export class Collection {
   insertRestored(docs: readonly Document[]): StoredRecord[] {
     const out: StoredRecord[] = new Array(docs.length);
     for (let d = 0; d < docs.length; d++) {
-      const record: StoredRecord = { rid: this.nextRid++, doc: docs[d], idKey: undefined, idSlot: -1 };
+      const record: StoredRecord = { rid: this.nextRid++, doc: docs[d], idSlot: -1 };
       for (const index of this.indexes.values()) index.addRecord(record);
       this.records.add(record);
       for (const o of this.observers) o.inserted(record);

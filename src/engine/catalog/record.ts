@@ -7,8 +7,6 @@ import type { Document } from '../values/types';
 export interface StoredRecord {
   readonly rid: number;
   doc: Document;
-  /** The `_id` index's hash key of the document's `_id`, while a Map of the index holds it (see IdTable). */
-  idKey?: string | number;
-  /** The ObjectId table's slot of the document's `_id` while it holds it, else -1 (see ObjectIdTable). */
+  /** Where the `_id` index's hash table holds the record: a slot of its ObjectId table, or a mark (see IdTable). */
   idSlot: number;
 }

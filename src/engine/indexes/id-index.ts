@@ -57,7 +57,7 @@ export class IdIndex extends BTreeIndex {
 
   override remove(record: StoredRecord, keys: unknown[][] | null): void {
     if (!keys) return;
-    if (!this.table.remove(record)) this.unhashed--;
+    if (!this.table.remove(record, keys[0][0])) this.unhashed--;
     if (this.ordered) for (const key of keys) this.entries.delete(entryOf(key, record.rid));
   }
 
@@ -82,7 +82,11 @@ export class IdIndex extends BTreeIndex {
   }
 
   override removeMany(records: StoredRecord[], walked?: { start: EntryKey; end: EntryKey }): void {
-    for (let i = 0; i < records.length; i++) if (!this.table.remove(records[i])) this.unhashed--;
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i];
+      // Only a non-ObjectId id needs the document (for its key): a TTL batch of ObjectIds never reads one.
+      if (!this.table.remove(r, r.idSlot >= 0 ? undefined : r.doc._id)) this.unhashed--;
+    }
     if (this.ordered) super.removeMany(records, walked);
   }
 

@@ -19,12 +19,14 @@ const TWO_53 = 2 ** 53;
 export const UNHASHABLE: unique symbol = Symbol('unhashable');
 
 /**
- * A stored record as the table sees it: `idKey` holds its Map key while a Map holds it, `idSlot` its
- * slot while the ObjectId table holds it.
+ * A stored record as the table sees it: `idSlot` is its slot while the ObjectId table holds it,
+ * IN_MAP while one of the Maps does (its key is then computed again from the `_id` on removal:
+ * those ids are rare enough that a field on every record for them is not worth it), else -1.
  */
-export interface Keyed extends Slotted {
-  idKey?: string | number;
-}
+export type Keyed = Slotted;
+
+const IN_MAP = -2;
+const NOT_HELD = -1;
 
 /** `slotOf`'s answer for an ObjectId: it goes to `objectIds`, not to a Map. */
 const OBJECT_ID = 'objectId';
@@ -77,28 +79,22 @@ export class IdTable<R extends Keyed> {
       return true;
     }
     map.set(this.key, record);
-    record.idKey = this.key;
+    record.idSlot = IN_MAP;
     return true;
   }
 
   /**
-   * Remove `record`, found by the slot or key it remembers: deleting a batch then touches neither the
-   * documents nor their `_id` objects. A number key is in `numbers` or `dates`: the map that holds
-   * this very record under it is the one (the second look-up hits cache lines the first one loaded).
+   * Remove `record`, whose `_id` is `id`. An ObjectId leaves by the slot the record remembers (a TTL
+   * batch then touches neither the documents nor their ids); other ids by their key, computed again.
    * False when the record has no hash key.
    */
-  remove(record: R): boolean {
-    if (record.idSlot >= 0) return this.objectIds.remove(record);
-    const key = record.idKey;
-    if (key === undefined) return false;
-    record.idKey = undefined;
-    // No [likely, other] pair: an array allocated per delete showed in TTL batch profiles.
-    if (typeof key === 'number') {
-      if (this.numbers.get(key) === record) this.numbers.delete(key);
-      else if (this.dates.get(key) === record) this.dates.delete(key);
-    } else if (this.strings.get(key) === record) {
-      this.strings.delete(key);
-    }
+  remove(record: R, id: unknown): boolean {
+    const slot = record.idSlot;
+    if (slot >= 0) return this.objectIds.remove(record);
+    if (slot !== IN_MAP) return false;
+    record.idSlot = NOT_HELD;
+    const map = this.slotOf(id);
+    if (map && map !== OBJECT_ID && map.get(this.key as never) === record) map.delete(this.key as never);
     return true;
   }
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BSONSymbol, Decimal128, Double, Int32, Long, ObjectId, Timestamp } from 'bson';
-import { Engine, type Document } from '../../../../src/engine';
+import { Engine, VirtualClock, type Document } from '../../../../src/engine';
 import { IdIndex } from '../../../../src/engine/indexes/id-index';
 import { prng } from '../../helpers/prng';
 
@@ -133,6 +133,28 @@ describe('_id index', () => {
     assert.deepEqual(c.find({ _id: { $gt: 0 } }).map((d) => d._id), [1]);
     assert.equal(built(), true);
     assert.equal(index.size, 1);
+  });
+
+  it('a deleted _id of every hashed kind is really gone: deleteOne and a TTL batch both free it for a new insert', () => {
+    const t0 = Date.UTC(2026, 0, 1);
+    const engine = new Engine({ clock: new VirtualClock(t0) });
+    const c = engine.db('t').collection('c');
+    c.createIndex({ at: 1 }, { expireAfterSeconds: 0 });
+    const ids = () => [new ObjectId('65a1b2c3d4e5f60718293a4b'), 7, new Int32(8), Long.fromNumber(9), 2.5, 'k', new BSONSymbol('s'), new Date(5), -0, NaN];
+    const old = new Date(t0 - 1000);
+    // deleteOne, one by one
+    for (const id of ids()) {
+      c.insertOne({ _id: id, at: old, v: 1 });
+      assert.equal(c.deleteOne({ _id: id }).deletedCount, 1, String(id));
+      assert.equal(insertCode(c, { _id: id, v: 2 }), undefined, `${String(id)} free again`);
+      assert.equal(c.deleteOne({ _id: id }).deletedCount, 1);
+    }
+    // A TTL batch (removeMany), all kinds together
+    c.insertMany(ids().map((id) => ({ _id: id, at: old, v: 3 })));
+    engine.ttl.runPass();
+    assert.equal(c.countDocuments({}), 0);
+    for (const id of ids()) assert.equal(insertCode(c, { _id: id, v: 4 }), undefined, `${String(id)} free after the TTL pass`);
+    for (const id of ids()) assert.equal(c.findOne({ _id: id })?.v, 4, String(id));
   });
 
   it('serves {_id: value} reads and writes by direct lookup with the same answers as a scan', () => {
