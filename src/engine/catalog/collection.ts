@@ -205,14 +205,28 @@ export class Collection {
 
   /**
    * Remove many records at once (TTL batches). Index entries are deleted in each tree's own order,
-   * which keeps the B+ tree walks local; when the caller walked a contiguous range of a
-   * non-multikey index to find the batch, that range goes in one deleteRange. The records must be
-   * distinct and stored (callers take them from an index just before): checking each one again was
-   * a hash lookup per document.
+   * which keeps the B+ tree walks local. The records must be distinct and stored (callers take them
+   * from an index just before): checking each one again was a hash lookup per document.
    */
-  removeMany(live: StoredRecord[], cause: 'command' | 'ttl' | 'capped', walked?: { index: BTreeIndex; start: EntryKey; end: EntryKey }): void {
-    if (live.length === 0) return;
-    for (const index of this.indexes.values()) index.removeMany(live, walked && walked.index === index ? walked : undefined);
+  removeMany(live: StoredRecord[], cause: 'command' | 'ttl' | 'capped'): void {
+    if (live.length > 0) this.removeFromIndexesAndStore(live, cause, undefined);
+  }
+
+  /**
+   * The TTL batch of a range walk: remove the documents of the first `max` entries of [start, end]
+   * of `index`, which must not be multikey, and return how many went. The walk that finds them
+   * deletes their entries from `index` as it goes (one pass over its leaves instead of a walk and
+   * then a range delete).
+   */
+  removeIndexRange(index: BTreeIndex, start: EntryKey, end: EntryKey, max: number, cause: 'ttl'): number {
+    const taken = index.takeRange(start, end, max);
+    if (taken.length > 0) this.removeFromIndexesAndStore(taken, cause, index);
+    return taken.length;
+  }
+
+  /** The rest of a batch removal: every index but `done` (whose entries are gone already), then the store. */
+  private removeFromIndexesAndStore(live: StoredRecord[], cause: 'command' | 'ttl' | 'capped', done: BTreeIndex | undefined): void {
+    for (const index of this.indexes.values()) if (index !== done) index.removeMany(live);
     // Indexed loops, and the observers' loop only when there are some: a TTL pass runs this for
     // every deleted document, and each for-of made an iterator (23 MB of garbage per 500k).
     const observers = this.observers;

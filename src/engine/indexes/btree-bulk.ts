@@ -5,11 +5,13 @@
  *   each level of internal nodes over the one below. Inserting the same entries one by one costs a
  *   root-to-leaf descent with comparisons per entry (about 0.6 s for 1M sorted entries, 3 s when
  *   they come in random order); building the levels directly costs one pass.
- * - `deleteRangeInBulk` is `deleteRange` with each leaf's run of entries cut in one splice, and
- *   `deleteSortedInBulk` deletes a sorted batch with each leaf compacted once: the library's
- *   edit walk splices keys and values once per deleted entry (about 0.7 µs each, a quarter of a
- *   TTL batch), while its internal-node bookkeeping (sizes, max keys, merging small nodes,
- *   collapsing the root) is kept as it is.
+ * - `takeRangeInBulk` hands out the values of the first entries of a range and deletes them in
+ *   the same walk, each leaf's run cut at once (a TTL batch: finding the expired documents and
+ *   deleting their entries used to be two walks over the same leaves), and `deleteSortedInBulk`
+ *   deletes a sorted batch with each leaf compacted once: the library's edit walk splices keys and
+ *   values once per deleted entry (about 0.7 µs each, a quarter of a TTL batch), while its
+ *   internal-node bookkeeping (sizes, max keys, merging small nodes, collapsing the root) is kept
+ *   as it is.
  *
  * Both use the node classes sorted-btree exports but documents as internal (`BNode`,
  * `BNodeInternal`). Without them (another version) both fall back to the public, entry-by-entry
@@ -84,9 +86,6 @@ export function loadSorted<K, V>(tree: BTree<K, V>, keys: K[], values: V[]): voi
   (tree as unknown as { _root: TreeNode })._root = level[0];
 }
 
-/** The edit callback that marks a bulk deletion; without the patch it deletes entry by entry. */
-const DELETE_ALL = (): { delete: true } => ({ delete: true });
-
 /**
  * An edit callback that deletes the entries of `sorted` (in tree order; absent ones and repeats are
  * passed over), carrying them for the patched leaves with a cursor that moves leaf to leaf.
@@ -98,9 +97,21 @@ interface SortedWalk {
 }
 
 /**
- * Leaves of a walk whose callback is DELETE_ALL cut their whole run at once. The index arithmetic
- * is the library's own (first key ≥ low, last key ≤ high or < high); any other walk goes to the
- * original method untouched.
+ * An edit callback that takes the first `room` entries of the range: the patched leaves copy their
+ * values into `taken` (sized once, on the first take, so an empty range allocates nothing) and cut
+ * them from the leaf.
+ */
+interface TakeWalk {
+  (key: unknown, value: unknown, count: number): { delete: true; break?: number };
+  room: number;
+  taken: unknown[] | undefined;
+  size: number;
+}
+
+/**
+ * Leaves of a walk whose callback is a SortedWalk or a TakeWalk do their leaf's work at once. The
+ * index arithmetic is the library's own (first key ≥ low, last key ≤ high or < high); any other
+ * walk goes to the original method untouched.
  */
 function patchLeafWalk(): boolean {
   const classes = nodeClasses();
@@ -109,8 +120,9 @@ function patchLeafWalk(): boolean {
   const original = proto.forRange;
   if ((original as { bulkDelete?: boolean }).bulkDelete) return true;
   const walk: RangeWalk = function (this: LeafNode, low, high, includeHigh, editMode, tree, count, onFound) {
-    const sortedWalk = onFound === DELETE_ALL ? undefined : (onFound as Partial<SortedWalk> | undefined)?.sorted ? (onFound as SortedWalk) : undefined;
-    if ((onFound !== DELETE_ALL && sortedWalk === undefined) || editMode !== true) return original.call(this, low, high, includeHigh, editMode, tree, count, onFound);
+    const sortedWalk = (onFound as Partial<SortedWalk> | undefined)?.sorted ? (onFound as SortedWalk) : undefined;
+    const takeWalk = sortedWalk === undefined && (onFound as Partial<TakeWalk> | undefined)?.room ? (onFound as TakeWalk) : undefined;
+    if ((sortedWalk === undefined && takeWalk === undefined) || editMode !== true) return original.call(this, low, high, includeHigh, editMode, tree, count, onFound);
     if (this.isShared === true) throw new Error('BTree illegally changed or cloned in editRange');
     // Sets share one values array between leaves; ours always hold values, but never cut a shared one.
     if (this.values.length !== this.keys.length) return original.call(this, low, high, includeHigh, editMode, tree, count, onFound);
@@ -122,15 +134,33 @@ function patchLeafWalk(): boolean {
       if (before > 0) deleteSortedInLeaf(this.keys, this.values, 0, before, sortedWalk, cmp);
       return count + before;
     }
-    const iLow = this.indexOf(low, 0, cmp);
-    let iHigh = this.indexOf(high, -1, cmp);
-    if (iHigh < 0) iHigh = ~iHigh;
-    else if (includeHigh === true) iHigh++;
-    const n = iHigh - iLow;
+    const take = takeWalk!;
+    const keys = this.keys;
+    const len = keys.length;
+    if (len === 0) return count;
+    // A leaf inside the range (all but its two ends) is known so from its first and last key:
+    // two comparisons instead of two binary searches, on keys that each cost a cache miss.
+    const iLow = cmp(keys[0], low) >= 0 ? 0 : this.indexOf(low, 0, cmp);
+    const vsHigh = cmp(keys[len - 1], high);
+    let iHigh: number;
+    if (vsHigh < 0 || (vsHigh === 0 && includeHigh === true)) {
+      iHigh = len;
+    } else {
+      iHigh = this.indexOf(high, -1, cmp);
+      if (iHigh < 0) iHigh = ~iHigh;
+      else if (includeHigh === true) iHigh++;
+    }
+    let n = iHigh - iLow;
     if (n <= 0) return count;
-    cut(this.keys, iLow, n);
-    cut(this.values, iLow, n);
-    return count + n;
+    if (n > take.room - take.size) n = take.room - take.size;
+    const taken = (take.taken ??= new Array<unknown>(Math.min(take.room, PREALLOCATED_MAX)));
+    const values = this.values;
+    let size = take.size;
+    for (let i = iLow, end = iLow + n; i < end; i++) taken[size++] = values[i];
+    take.size = size;
+    cut(keys, iLow, n);
+    cut(values, iLow, n);
+    return size >= take.room ? { break: count + n } : count + n;
   };
   (walk as { bulkDelete?: boolean }).bulkDelete = true;
   proto.forRange = walk;
@@ -146,10 +176,31 @@ function cut(items: unknown[], at: number, n: number): void {
 
 const bulkDeletes = patchLeafWalk();
 
-/** Delete every entry in [low, high] (high included); returns how many went. */
-export function deleteRangeInBulk<K, V>(tree: BTree<K, V>, low: K, high: K): number {
-  if (!bulkDeletes) return tree.deleteRange(low, high, true);
-  return tree.editRange(low, high, true, DELETE_ALL);
+/** A take sizes its array for at most this many values up front; a larger take grows it. */
+const PREALLOCATED_MAX = 65_536;
+
+/**
+ * Delete the first `room` entries of [low, high] (high included) and return their values, in tree
+ * order; fewer when the range holds fewer.
+ */
+export function takeRangeInBulk<K, V>(tree: BTree<K, V>, low: K, high: K, room: number): V[] {
+  if (!(room >= 1)) return [];
+  // Called entry by entry where the patched leaf walk is absent (or passes a leaf over); the
+  // patched leaves do the same for a whole run at once.
+  const walk = ((_key: unknown, value: unknown, count: number) => {
+    const taken = (walk.taken ??= new Array<unknown>(Math.min(walk.room, PREALLOCATED_MAX)));
+    taken[walk.size++] = value;
+    return walk.size >= walk.room ? { delete: true, break: count } : { delete: true };
+  }) as unknown as TakeWalk;
+  walk.room = Math.floor(room);
+  walk.taken = undefined;
+  walk.size = 0;
+  tree.editRange(low, high, true, walk as never);
+  // (TypeScript cannot see that the walk assigned it.)
+  const taken = walk.taken as unknown[] | undefined;
+  if (taken === undefined) return [];
+  taken.length = walk.size;
+  return taken as V[];
 }
 
 /**

@@ -7,7 +7,7 @@ import BTree from 'sorted-btree';
 import type { StoredRecord } from '../catalog/record';
 import { EngineError } from '../errors';
 import type { Document } from '../values/types';
-import { deleteRangeInBulk, deleteSortedInBulk, loadSorted } from './btree-bulk';
+import { deleteSortedInBulk, loadSorted, takeRangeInBulk } from './btree-bulk';
 import { entryOrder } from './entry-order';
 import { encodeEntry, entryComparator, entryOf, entryValue, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from './key-order';
 import { parseKeyPattern, type KeyPattern } from './key-pattern';
@@ -198,16 +198,9 @@ export class BTreeIndex {
     return pair && this.compare(pair[0], end) <= 0 ? pair[1] : undefined;
   }
 
-  /**
-   * Remove many records' entries at once (TTL batches). `walked`, when given, is a contiguous range
-   * of this index that holds exactly the batch's entries.
-   */
-  removeMany(records: StoredRecord[], walked?: { start: EntryKey; end: EntryKey }): void {
+  /** Remove many records' entries at once (TTL batches), in the tree's order. */
+  removeMany(records: StoredRecord[]): void {
     const tree = this.entries;
-    if (walked && !this.multikey) {
-      deleteRangeInBulk(tree, walked.start, walked.end);
-      return;
-    }
     const entries: EntryKey[] = [];
     for (const r of records) {
       const keys = this.keysOf(r.doc);
@@ -216,6 +209,16 @@ export class BTreeIndex {
     entries.sort(this.compare);
     if (entries.length * BULK_DELETE_SHARE >= tree.size) deleteSortedInBulk(tree, entries);
     else for (const entry of entries) tree.delete(entry);
+  }
+
+  /**
+   * Delete the first `max` entries of [start, end] and return their records, in index order (the
+   * TTL batch of a range walk). Only for an index that is not multikey: there each record has this
+   * one entry, so the records leave this index whole.
+   */
+  takeRange(start: EntryKey, end: EntryKey, max: number): StoredRecord[] {
+    if (this.multikey) throw new Error(`takeRange on multikey index ${this.name}: its documents hold entries outside the range`);
+    return takeRangeInBulk(this.entries, start, end, max);
   }
 
   /**

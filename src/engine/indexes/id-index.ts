@@ -81,13 +81,13 @@ export class IdIndex extends BTreeIndex {
     return this.unhashed > 0 ? super.findEqual(values) : undefined;
   }
 
-  override removeMany(records: StoredRecord[], walked?: { start: EntryKey; end: EntryKey }): void {
+  override removeMany(records: StoredRecord[]): void {
     for (let i = 0; i < records.length; i++) {
       const r = records[i];
       // Only a non-ObjectId id needs the document (for its key): a TTL batch of ObjectIds never reads one.
       if (!this.table.remove(r, r.idSlot >= 0 ? undefined : r.doc._id)) this.unhashed--;
     }
-    if (this.ordered) super.removeMany(records, walked);
+    if (this.ordered) super.removeMany(records);
   }
 
   override clear(): void {

@@ -104,12 +104,11 @@ const INDEX_BATCH = 16_384;
 const BATCH_TIME_SHARE = 0.8;
 
 /**
- * Deletes what [min date, threshold] of a TTL index holds, in batches, each removed with
- * Collection.removeMany (the walked range of the TTL index in one deleteRange, the other indexes in
- * one sorted walk each). The first batch holds up to INDEX_BATCH documents; later ones as many as
- * the visit's time left should hold at the pace measured so far: every batch walks the other
- * indexes once, so fewer, larger batches cost less, and the time limit is checked between them.
- * The caller's metric counts every deleted document (rule 7.12).
+ * Deletes what [min date, threshold] of a TTL index holds, in batches. The first batch holds up to
+ * INDEX_BATCH documents; later ones as many as the visit's time left should hold at the pace
+ * measured so far: every batch walks the other indexes once, so fewer, larger batches cost less,
+ * and the time limit is checked between them. The caller's metric counts every deleted document
+ * (rule 7.12).
  */
 function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: number, budget: VisitBudget): VisitOutcome {
   const started = performance.now();
@@ -126,43 +125,38 @@ function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: numb
     const room = budget.maxDocs > 0 ? Math.min(budget.maxDocs - deleted, batchSize) : batchSize;
     if (room <= 0) return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
     const batchBegan = performance.now();
-    // Sized once, when the walk finds a first document (an idle visit allocates nothing): grown
-    // push by push, a 50k batch made ~20 MB of copies per pass.
-    let batch: StoredRecord[] | undefined;
-    let size = 0;
-    // Only a multikey index can hold one document twice.
-    const seen = index.multikey ? new Set<number>() : undefined;
-    let first: EntryKey | undefined;
-    let last: EntryKey | undefined;
-    // A callback walk: the generator of scan() cost about as much as the deletes of a batch.
-    index.tree.forRange(start, end, true, (entry, record) => {
-      first ??= entry;
-      last = entry;
-      if (seen) {
-        if (seen.has(record.rid)) return;
-        seen.add(record.rid);
-      }
-      batch ??= new Array<StoredRecord>(room);
-      batch[size++] = record;
-      if (size >= room) return STOP_WALK;
-    });
-    if (batch === undefined) return { kind: 'done', deleted, metricCount: deleted };
-    batch.length = size;
-    const batchStarted = performance.now();
-    coll.removeMany(batch, 'ttl', { index, start: first!, end: last! });
-    deleted += batch.length;
+    // A multikey index may hold a document under dates outside the range too: its batch is
+    // collected first and removed as a whole. Otherwise the walk that finds a batch deletes it.
+    const removed = index.multikey ? removeMultikeyBatch(coll, index, start, end, room) : coll.removeIndexRange(index, start, end, room, 'ttl');
+    if (removed === 0) return { kind: 'done', deleted, metricCount: deleted };
+    deleted += removed;
     if (budget.batchStats) {
       budget.batchStats.batches++;
-      budget.batchStats.docs += batch.length;
-      budget.batchStats.timeMillis += Math.round(performance.now() - batchStarted);
+      budget.batchStats.docs += removed;
+      budget.batchStats.timeMillis += Math.round(performance.now() - batchBegan);
     }
     if (budget.maxMillis > 0) {
       const now = performance.now();
       if (now - started >= budget.maxMillis) return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
-      const msPerDoc = (now - batchBegan) / batch.length;
+      const msPerDoc = (now - batchBegan) / removed;
       if (msPerDoc > 0) batchSize = Math.max(INDEX_BATCH, Math.floor(((budget.maxMillis - (now - started)) * BATCH_TIME_SHARE) / msPerDoc));
     }
   }
+}
+
+/** The distinct documents of the first `room` entries of [start, end], removed; returns how many. */
+function removeMultikeyBatch(coll: Collection, index: BTreeIndex, start: EntryKey, end: EntryKey, room: number): number {
+  const batch: StoredRecord[] = [];
+  const seen = new Set<number>();
+  // A callback walk: the generator of scan() cost about as much as the deletes of a batch.
+  index.tree.forRange(start, end, true, (_entry, record) => {
+    if (seen.has(record.rid)) return;
+    seen.add(record.rid);
+    batch.push(record);
+    if (batch.length >= room) return STOP_WALK;
+  });
+  coll.removeMany(batch, 'ttl');
+  return batch.length;
 }
 
 function hasEntries(index: BTreeIndex, start: EntryKey, end: EntryKey): boolean {

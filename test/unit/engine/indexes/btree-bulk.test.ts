@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import BTree from 'sorted-btree';
 import { Decimal128, Int32, Long } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
-import { deleteRangeInBulk, deleteSortedInBulk, loadSorted } from '../../../../src/engine/indexes/btree-bulk';
+import { deleteSortedInBulk, loadSorted, takeRangeInBulk } from '../../../../src/engine/indexes/btree-bulk';
 import { entryOrder } from '../../../../src/engine/indexes/entry-order';
 import { entryComparator, entryOf } from '../../../../src/engine/indexes/key-order';
 import { prng } from '../../helpers/prng';
@@ -47,26 +47,32 @@ describe('bulk load of a B+ tree', () => {
 });
 
 describe('bulk range deletion', () => {
-  it('deletes exactly what deleteRange deletes, leaves a valid tree, over random trees and ranges', () => {
+  it('takeRangeInBulk deletes and returns what a capped walk of the range finds, leaves a valid tree, over random trees, ranges and caps', () => {
     const r = prng(99);
-    for (let round = 0; round < 300; round++) {
+    for (let round = 0; round < 400; round++) {
       const n = Math.floor(r() * 3000);
       const keys = new Set<number>();
       while (keys.size < n) keys.add(Math.floor(r() * 10_000));
       const a = new BTree<number, number>(undefined, cmp, 4 + Math.floor(r() * 60));
       const b = new BTree<number, number>(undefined, cmp, a.maxNodeSize);
       for (const k of keys) {
-        a.set(k, k);
-        b.set(k, k);
+        a.set(k, -k);
+        b.set(k, -k);
       }
-      // Ranges from a prefix (what TTL batches delete) to anywhere, bounds present or not.
+      // Ranges from a prefix (what TTL batches delete) to anywhere, bounds present or not; caps
+      // from one entry to more than the range holds.
       const low = r() < 0.5 ? -1 : Math.floor(r() * 10_000);
       const high = low + Math.floor(r() * (r() < 0.2 ? 10_000 : 500));
-      const expected = b.deleteRange(low, high, true);
-      assert.equal(deleteRangeInBulk(a, low, high), expected, `round ${round}: count`);
+      const room = r() < 0.3 ? Infinity : 1 + Math.floor(r() * (r() < 0.5 ? 40 : 2000));
+      const expected: number[] = [];
+      b.forRange(low, high, true, (k, v) => {
+        expected.push(v);
+        return expected.length >= room ? { break: true } : undefined;
+      });
+      for (const v of expected) b.delete(-v);
+      assert.deepEqual(takeRangeInBulk(a, low, high, room), expected, `round ${round}: taken values`);
       a.checkValid(true);
-      assert.deepEqual(a.keysArray(), b.keysArray(), `round ${round}: keys`);
-      assert.deepEqual(a.valuesArray(), b.valuesArray(), `round ${round}: values`);
+      assert.deepEqual(a.toArray(), b.toArray(), `round ${round}: what stays`);
       // The tree keeps working after the cut.
       for (let i = 0; i < 50; i++) {
         const k = Math.floor(r() * 10_000);
@@ -106,11 +112,21 @@ describe('bulk range deletion', () => {
     }
   });
 
-  it('a single-key range deletes that key only when present', () => {
-    const tree = new BTree<number, number>([[1, 1], [3, 3]], cmp);
-    assert.equal(deleteRangeInBulk(tree, 2, 2), 0);
-    assert.equal(deleteRangeInBulk(tree, 3, 3), 1);
+  it('a single-key range takes that key only when present; an empty range or no room takes nothing', () => {
+    const tree = new BTree<number, number>([[1, 10], [3, 30]], cmp);
+    assert.deepEqual(takeRangeInBulk(tree, 2, 2, 5), []);
+    assert.deepEqual(takeRangeInBulk(tree, 0, 9, 0), []);
+    assert.deepEqual(takeRangeInBulk(tree, 3, 3, 5), [30]);
     assert.deepEqual(tree.keysArray(), [1]);
+  });
+
+  it('takeRangeInBulk on a tree without values (leaves share one values array) goes entry by entry, with the same result', () => {
+    const tree = new BTree<number, undefined>(undefined, cmp, 8);
+    for (let k = 0; k < 200; k++) tree.set(k, undefined);
+    const taken = takeRangeInBulk(tree, 50, 150, 60);
+    assert.equal(taken.length, 60);
+    tree.checkValid(true);
+    assert.deepEqual(tree.keysArray(), [...Array.from({ length: 50 }, (_, i) => i), ...Array.from({ length: 90 }, (_, i) => 110 + i)]);
   });
 
   it('other edit walks keep their per-entry behaviour', () => {
