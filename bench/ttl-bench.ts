@@ -36,10 +36,17 @@ function makeDocs(n: number, now: number): TtlDoc[] {
 /**
  * A full GC before each timed expiry, as the engine bench does before every measurement: otherwise
  * the load's garbage is collected inside the timed pass (a 50k visit measured 18 ms to 320 ms).
+ * Then a pause: after a full GC of a 1M-document heap, V8 sweeps its pages on a background thread
+ * for a few hundred ms, and on this 2-core machine a pass timed meanwhile ran its first 50k visit
+ * ~2x slower (75 ms vs 22-26 ms for the first 16k batch, the same with --no-concurrent-sweeping or
+ * after a 300 ms wait). A monitor pass runs a sleep (60 s) after the last one, not on the heels
+ * of a forced GC; every contender gets the same pause.
  */
-function collectGarbage(): void {
+async function settle(): Promise<void> {
   (globalThis as { gc?: () => void }).gc?.();
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 }
+const SETTLE_MS = 1000;
 
 function ms(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
@@ -59,7 +66,7 @@ interface EngineResult {
   laterVisitMs: number;
 }
 
-function engineRun(docs: TtlDoc[], now: number, extraIndexes: boolean): { engine: Engine; clock: VirtualClock; passMs: number; deleted: number; firstVisitMs: number; laterVisitMs: number } {
+async function engineRun(docs: TtlDoc[], now: number, extraIndexes: boolean): Promise<{ engine: Engine; clock: VirtualClock; passMs: number; deleted: number; firstVisitMs: number; laterVisitMs: number }> {
   const clock = new VirtualClock(now);
   // The monitor must not fire on its own during the load; passes are run explicitly.
   const engine = new Engine({ clock, parameters: { ttlMonitorEnabled: true } });
@@ -71,7 +78,7 @@ function engineRun(docs: TtlDoc[], now: number, extraIndexes: boolean): { engine
     c.createIndex({ tag: 1, n: 1 });
   }
   for (let i = 0; i < docs.length; i += 1000) c.insertMany(docs.slice(i, i + 1000) as unknown as Document[]);
-  collectGarbage();
+  await settle();
   const start = process.hrtime.bigint();
   const report = engine.ttl.runPass();
   const passMs = ms(start);
@@ -79,8 +86,8 @@ function engineRun(docs: TtlDoc[], now: number, extraIndexes: boolean): { engine
   return { engine, clock, passMs, deleted: report.deleted, firstVisitMs: report.visits[0]?.millis ?? 0, laterVisitMs: later.length ? median(later) : NaN };
 }
 
-function runEngine(docs: TtlDoc[], now: number): EngineResult {
-  const plain = engineRun(docs, now, false);
+async function runEngine(docs: TtlDoc[], now: number): Promise<EngineResult> {
+  const plain = await engineRun(docs, now, false);
   // Idle passes: nothing is expired any more; repeat and take the median.
   const idle: number[] = [];
   for (let i = 0; i < 25; i++) {
@@ -89,7 +96,7 @@ function runEngine(docs: TtlDoc[], now: number): EngineResult {
     idle.push(ms(s));
   }
   plain.engine.close();
-  const with3 = engineRun(docs, now, true);
+  const with3 = await engineRun(docs, now, true);
   with3.engine.close();
   return {
     expiredPerSec: plain.deleted / (plain.passMs / 1000),
@@ -105,7 +112,7 @@ async function runNedb(docs: TtlDoc[]): Promise<{ expiredPerSec: number; idleMs:
   await db.ensureIndexAsync({ fieldName: 'expireAt', expireAfterSeconds: 0 });
   for (let i = 0; i < docs.length; i += 1000) await db.insertAsync(docs.slice(i, i + 1000));
   // nedb removes expired documents when a query meets them: a find over everything expires all.
-  collectGarbage();
+  await settle();
   let s = process.hrtime.bigint();
   await db.findAsync({});
   const expireMs = ms(s);
@@ -116,7 +123,7 @@ async function runNedb(docs: TtlDoc[]): Promise<{ expiredPerSec: number; idleMs:
   return { expiredPerSec: (docs.length - left) / (expireMs / 1000), idleMs, n: docs.length };
 }
 
-function runLoki(docs: TtlDoc[], now: number): { expiredPerSec: number; idleMs: number } {
+async function runLoki(docs: TtlDoc[], now: number): Promise<{ expiredPerSec: number; idleMs: number }> {
   const db = new Loki('bench.db');
   const coll = db.addCollection<TtlDoc>('ttl', { indices: ['expireAt'] });
   coll.insert(docs.map((d) => ({ ...d })));
@@ -124,7 +131,7 @@ function runLoki(docs: TtlDoc[], now: number): { expiredPerSec: number; idleMs: 
   // (A lokijs binary index stores dates as numbers, so read either form.)
   const time = (v: Date | number) => (typeof v === 'number' ? v : v.getTime());
   const sweep = () => coll.chain().where((d) => time(d.expireAt) <= now).remove();
-  collectGarbage();
+  await settle();
   let s = process.hrtime.bigint();
   sweep();
   const expireMs = ms(s);
@@ -154,8 +161,8 @@ export async function runTTLBench(sizes: number[]): Promise<void> {
   for (const n of sizes) {
     const now = Date.now();
     const docs = makeDocs(n, now);
-    const engine = runEngine(docs, now);
-    const loki = runLoki(docs, now);
+    const engine = await runEngine(docs, now);
+    const loki = await runLoki(docs, now);
     const nedb = await runNedb(docs.slice(0, Math.min(n, NEDB_CAP)));
     idleBySize.push([n, engine.idlePassMs]);
     out(`\n## N = ${n.toLocaleString('en-US')}${nedb.n < n ? ` (nedb: ${nedb.n.toLocaleString('en-US')})` : ''}`);
