@@ -8,13 +8,15 @@
  * - `takeRangeInBulk` hands out the values of the first entries of a range and deletes them in
  *   the same walk, each leaf's run cut at once (a TTL batch: finding the expired documents and
  *   deleting their entries used to be two walks over the same leaves), and `deleteSortedInBulk`
- *   deletes a sorted batch with each leaf compacted once: the library's edit walk splices keys and
- *   values once per deleted entry (about 0.7 µs each, a quarter of a TTL batch), while its
- *   internal-node bookkeeping (sizes, max keys, merging small nodes, collapsing the root) is kept
- *   as it is.
+ *   deletes a sorted batch with each leaf compacted once (the library's edit walk splices keys and
+ *   values once per deleted entry, about 0.7 µs each, a quarter of a TTL batch) and enters only
+ *   the subtrees that hold a target (the library's walk enters every leaf between the first and
+ *   the last: 30 ms for 500 entries deleted from a 1M tree, now 5 ms). The internal-node
+ *   bookkeeping (sizes, max keys, merging small nodes, collapsing the root) is the library's own,
+ *   called for the nodes a walk entered.
  *
- * Both use the node classes sorted-btree exports but documents as internal (`BNode`,
- * `BNodeInternal`). Without them (another version) both fall back to the public, entry-by-entry
+ * They use the node classes sorted-btree exports but documents as internal (`BNode`,
+ * `BNodeInternal`). Without them (another version) they fall back to the public, entry-by-entry
  * API, which is correct and only slower. Unit tests check the trees with the library's own
  * `checkValid`.
  */
@@ -26,11 +28,30 @@ interface TreeNode {
 }
 interface NodeClasses {
   BNode: (new (keys: unknown[], values: unknown[]) => TreeNode) & { prototype: LeafPrototype };
-  BNodeInternal: new (children: TreeNode[], size: number) => TreeNode;
+  BNodeInternal: (new (children: TreeNode[], size: number) => TreeNode) & { prototype: InternalPrototype };
 }
 type RangeWalk = (this: LeafNode, low: unknown, high: unknown, includeHigh: boolean, editMode: boolean, tree: unknown, count: number, onFound?: unknown) => unknown;
 interface LeafPrototype {
   forRange: RangeWalk;
+}
+interface InternalPrototype {
+  forRange: (this: InternalNode, ...args: Parameters<RangeWalk>) => unknown;
+}
+/** sorted-btree's internal node, as far as the sorted walk uses it. */
+interface InternalNode {
+  keys: unknown[];
+  children: WalkedNode[];
+  _size: number;
+  isShared?: boolean;
+  tryMerge(i: number, maxSize: number): boolean;
+}
+interface WalkedNode {
+  keys: unknown[];
+  isShared?: boolean;
+  clone(): WalkedNode;
+  size(): number;
+  maxKey(): unknown;
+  forRange(...args: Parameters<RangeWalk>): unknown;
 }
 interface LeafNode {
   keys: unknown[];
@@ -174,7 +195,82 @@ function cut(items: unknown[], at: number, n: number): void {
   items.length = end;
 }
 
-const bulkDeletes = patchLeafWalk();
+/**
+ * Internal nodes of a SortedWalk descend only into the children that hold a target, found by a
+ * binary search over their max keys, and look for merges only among those children and their left
+ * neighbours. The library's walk enters every child between the first and the last target, and
+ * checks every one of them for a merge: for a TTL batch removed from another index of a 1M
+ * collection that was a visit to each of its ~45k leaves, whichever held a target.
+ *
+ * The bookkeeping is the library's own, for the children entered: clone a shared child, update the
+ * cached size and the child's max key, then from the right: remove an emptied child, or merge an
+ * undersized one into its right neighbour (`tryMerge`), and try the left neighbour too.
+ */
+function patchInternalWalk(): boolean {
+  const classes = nodeClasses();
+  if (!classes) return false;
+  const proto = classes.BNodeInternal.prototype;
+  const original = proto.forRange;
+  if ((original as { sortedSkips?: boolean }).sortedSkips) return true;
+  const walk = function (this: InternalNode, low: unknown, high: unknown, includeHigh: boolean, editMode: boolean, tree: unknown, count: number, onFound?: unknown): unknown {
+    const sortedWalk = (onFound as Partial<SortedWalk> | undefined)?.sorted ? (onFound as SortedWalk) : undefined;
+    if (sortedWalk === undefined || editMode !== true) return original.call(this, low, high, includeHigh, editMode, tree, count, onFound);
+    const { _compare: cmp, _maxNodeSize: maxSize } = tree as { _compare: (a: unknown, b: unknown) => number; _maxNodeSize: number };
+    const keys = this.keys;
+    const children = this.children;
+    const sorted = sortedWalk.sorted;
+    const entered: number[] = [];
+    try {
+      let i = 0;
+      while (sortedWalk.at < sorted.length && i < keys.length) {
+        // children[i] holds the keys up to keys[i] (its max key): the first child whose max key is
+        // at least the next target is the only one that can hold it.
+        const target = sorted[sortedWalk.at];
+        let lo = i;
+        let hi = keys.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (cmp(keys[mid], target) < 0) lo = mid + 1;
+          else hi = mid;
+        }
+        // Beyond this node: the parent goes on to its next child.
+        if (lo >= keys.length) break;
+        i = lo;
+        let child = children[i];
+        if (child.isShared === true) children[i] = child = child.clone();
+        const before = child.size();
+        const at = sortedWalk.at;
+        child.forRange(low, high, includeHigh, true, tree, count, onFound);
+        // (A leaf consumes at least the target that led to it; guard against a walk that does not.)
+        if (sortedWalk.at === at) sortedWalk.at++;
+        // An emptied child's max key is undefined until it is removed below.
+        keys[i] = child.maxKey();
+        this._size += child.size() - before;
+        entered.push(i);
+        i++;
+      }
+    } finally {
+      const half = maxSize >> 1;
+      for (let e = entered.length - 1; e >= 0; e--) {
+        const j = entered[e];
+        if (children[j].keys.length === 0) {
+          keys.splice(j, 1);
+          children.splice(j, 1);
+          continue;
+        }
+        if (children[j].keys.length <= half) this.tryMerge(j, maxSize);
+        // The left neighbour, when it was not entered itself (then its own turn comes next).
+        if (j > 0 && (e === 0 || entered[e - 1] !== j - 1) && children[j - 1].keys.length <= half) this.tryMerge(j - 1, maxSize);
+      }
+    }
+    return count;
+  };
+  (walk as { sortedSkips?: boolean }).sortedSkips = true;
+  proto.forRange = walk;
+  return true;
+}
+
+const bulkDeletes = patchLeafWalk() && patchInternalWalk();
 
 /** A take sizes its array for at most this many values up front; a larger take grows it. */
 const PREALLOCATED_MAX = 65_536;

@@ -112,6 +112,48 @@ describe('bulk range deletion', () => {
     }
   });
 
+  it('deleteSortedInBulk descends only into nodes that hold a target: a sparse batch costs comparisons per target, not per leaf', () => {
+    let compares = 0;
+    const counting = (a: number, b: number) => {
+      compares++;
+      return a - b;
+    };
+    const tree = new BTree<number, number>(undefined, counting, 32);
+    loadSorted(tree, Array.from({ length: 200_000 }, (_, i) => i), Array.from({ length: 200_000 }, (_, i) => i));
+    const doomed = Array.from({ length: 100 }, (_, i) => 1000 + i * 1990);
+    compares = 0;
+    assert.equal(deleteSortedInBulk(tree, doomed), 100);
+    // ~6,250 leaves lie between the first and the last target; a descent per target is ~25 comparisons.
+    assert.ok(compares < 100 * 40, `${compares} comparisons for 100 targets`);
+    tree.checkValid(true);
+    assert.equal(tree.size, 199_900);
+    assert.equal(tree.has(1000), false);
+    assert.equal(tree.has(1001), true);
+  });
+
+  it('deleteSortedInBulk keeps deep trees valid when whole subtrees empty and merge', () => {
+    const r = prng(97);
+    for (let round = 0; round < 30; round++) {
+      const n = 5000 + Math.floor(r() * 20_000);
+      const a = new BTree<number, number>(undefined, cmp, 4);
+      const b = new BTree<number, number>(undefined, cmp, 4);
+      for (let i = 0; i < n; i++) {
+        a.set(i, i);
+        b.set(i, i);
+      }
+      // Runs of consecutive keys (whole leaves and subtrees) mixed with scattered ones.
+      const doomed: number[] = [];
+      for (let k = 0; k < n; k++) {
+        const inRun = Math.floor(k / 500) % 3 === 0;
+        if (inRun ? r() < 0.97 : r() < 0.05) doomed.push(k);
+      }
+      for (const k of doomed) b.delete(k);
+      assert.equal(deleteSortedInBulk(a, doomed), doomed.length);
+      a.checkValid(true);
+      assert.deepEqual(a.toArray(), b.toArray(), `round ${round}`);
+    }
+  });
+
   it('a single-key range takes that key only when present; an empty range or no room takes nothing', () => {
     const tree = new BTree<number, number>([[1, 10], [3, 30]], cmp);
     assert.deepEqual(takeRangeInBulk(tree, 2, 2, 5), []);
