@@ -7,6 +7,6 @@ import type { Document } from '../values/types';
 export interface StoredRecord {
   readonly rid: number;
   doc: Document;
-  /** Where the `_id` index's hash table holds the record: a slot of its ObjectId table, or a mark (see IdTable). */
+  /** Where the `_id` index's hash table holds the record: its home slot in the ObjectId table, or a mark (see IdTable). */
   idSlot: number;
 }

@@ -13,7 +13,7 @@ import { loadSorted } from './btree-bulk';
 import { entryOf, type EntryKey } from './key-order';
 
 export class IdIndex extends BTreeIndex {
-  private readonly table = new IdTable<StoredRecord>();
+  private readonly table = new IdTable<StoredRecord>((record) => record.doc._id);
   private ordered = false;
   /** Entries only the tree holds (values without a hash key). */
   private unhashed = 0;

@@ -19,7 +19,7 @@ const TWO_53 = 2 ** 53;
 export const UNHASHABLE: unique symbol = Symbol('unhashable');
 
 /**
- * A stored record as the table sees it: `idSlot` is its slot while the ObjectId table holds it,
+ * A stored record as the table sees it: `idSlot` is its home slot while the ObjectId table holds it,
  * IN_MAP while one of the Maps does (its key is then computed again from the `_id` on removal:
  * those ids are rare enough that a field on every record for them is not worth it), else -1.
  */
@@ -35,7 +35,7 @@ export class IdTable<R extends Keyed> {
   private readonly numbers = new Map<number, R>();
   private readonly dates = new Map<number, R>();
   private readonly strings = new Map<string, R>();
-  private readonly objectIds = new ObjectIdTable<R>();
+  private readonly objectIds: ObjectIdTable<R>;
   /** The key of the last `slotOf` call (kept outside a return object: this runs on every insert). */
   private key: number | string = 0;
   /**
@@ -45,6 +45,11 @@ export class IdTable<R extends Keyed> {
    */
   private probedValue: unknown = undefined;
   private probedMap: Map<number | string, R> | typeof OBJECT_ID | undefined;
+
+  /** `idOf` gives a stored record's `_id` (the ObjectId table confirms its hash hits with it). */
+  constructor(idOf: (record: R) => unknown) {
+    this.objectIds = new ObjectIdTable<R>(idOf as (record: R) => ObjectId);
+  }
 
   get size(): number {
     return this.numbers.size + this.dates.size + this.strings.size + this.objectIds.size;
@@ -84,7 +89,7 @@ export class IdTable<R extends Keyed> {
   }
 
   /**
-   * Remove `record`, whose `_id` is `id`. An ObjectId leaves by the slot the record remembers (a TTL
+   * Remove `record`, whose `_id` is `id`. An ObjectId leaves by the home slot the record remembers (a TTL
    * batch then touches neither the documents nor their ids); other ids by their key, computed again.
    * False when the record has no hash key.
    */

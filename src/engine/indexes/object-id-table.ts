@@ -3,15 +3,23 @@
  *
  * Why not a `Map` keyed by a 12-character string: that costs a string object per document (32 bytes
  * the garbage collector walks on every major collection), a string hash per look-up, and a Map entry
- * besides. Here the id's 96 bits live in a typed array as four 24-bit words (bson 7 keeps an
- * ObjectId as exactly these words: nothing is converted), beside a parallel array of records.
+ * besides. Here each slot holds the id's 32-bit hash in a typed array, beside a parallel array of
+ * records; a look-up whose hash matches confirms the id against the record's own `_id` (bson 7 keeps
+ * an ObjectId as four 24-bit words: they are compared, nothing is converted). An insert of a new id
+ * almost never gets that far, so it reads no document; a hit reads the document its caller wants.
+ *
  * Linear probing keeps a look-up in one or two cache lines; a delete shifts the following run back
- * (no tombstones, so a table that sees constant TTL churn never degrades). Each record remembers its
- * slot (`idSlot`), so a delete touches neither the document nor its `_id`.
+ * (no tombstones, so a table that sees constant TTL churn never degrades), and the hash tells each
+ * entry's home at any capacity, so neither the shift-back nor growing reads an id. Each record
+ * remembers its home slot (`idSlot`) and a delete finds it in the run that starts there (linear
+ * probing keeps every slot from an entry's home to the entry occupied): a delete touches neither
+ * the document nor its `_id`, and moving an entry writes nothing to its record. (The table held the
+ * ids' 16 bytes and each record its exact slot before: at 1M ids a TTL batch then spent ~30% of its
+ * time on the shift-back's reads of that 32 MB array and its writes to moved records.)
  */
 import type { ObjectId } from 'bson';
 
-/** A record as the table sees it: `idSlot` is its slot while the table holds it, -1 otherwise. */
+/** A record as the table sees it: `idSlot` is its home slot while the table holds it, -1 otherwise. */
 export interface Slotted {
   idSlot: number;
 }
@@ -21,8 +29,8 @@ const MIN_CAPACITY = 16;
 const MAX_LOAD = 0.75;
 
 export class ObjectIdTable<R extends Slotted> {
-  /** Four words per slot: the id's bytes 0–2, 3–5, 6–8, 9–11. */
-  private words = new Int32Array(MIN_CAPACITY * 4);
+  /** Per slot: the hash of the id held there (its home is `hash & mask` at any capacity). */
+  private hashes = new Int32Array(MIN_CAPACITY);
   private records: Array<R | undefined> = new Array<R | undefined>(MIN_CAPACITY).fill(undefined);
   private mask = MIN_CAPACITY - 1;
   private count = 0;
@@ -36,6 +44,9 @@ export class ObjectIdTable<R extends Slotted> {
   private probedVersion = -1;
   /** A size announced by `expect`, reserved on the first store. */
   private expected = 0;
+
+  /** `idOf` gives a stored record's id: a look-up whose hash matches confirms it there. */
+  constructor(private readonly idOf: (record: R) => ObjectId) {}
 
   get size(): number {
     return this.count;
@@ -56,7 +67,7 @@ export class ObjectIdTable<R extends Slotted> {
     return this.records[slot];
   }
 
-  /** Store `record` under `id` (replacing whatever record had that id) and tell it its slot. */
+  /** Store `record` under `id` (replacing whatever record had that id) and tell it its home slot. */
   set(id: ObjectId, record: R): void {
     // Growing changes the version, so a probe taken before it is not trusted.
     if (this.expected > 0) this.reserve();
@@ -68,22 +79,27 @@ export class ObjectIdTable<R extends Slotted> {
       if (old !== record) old.idSlot = -1;
     } else {
       loadWords(id);
-      const w = slot * 4;
-      this.words[w] = w0;
-      this.words[w + 1] = w1;
-      this.words[w + 2] = w2;
-      this.words[w + 3] = w3;
+      this.hashes[slot] = hash(w0, w1, w2, w3);
       this.count++;
     }
     this.records[slot] = record;
-    record.idSlot = slot;
+    record.idSlot = this.hashes[slot] & this.mask;
     this.version++;
   }
 
-  /** Remove `record` from the slot it remembers; false when the table does not hold it there. */
+  /** Remove `record`, found in the run from the home slot it remembers; false when the table does not hold it. */
   remove(record: R): boolean {
-    const slot = record.idSlot;
-    if (slot < 0 || this.records[slot] !== record) return false;
+    const home = record.idSlot;
+    if (home < 0 || home > this.mask) return false;
+    const records = this.records;
+    let slot = home;
+    for (;;) {
+      const r = records[slot];
+      if (r === record) break;
+      if (r === undefined) return false;
+      slot = (slot + 1) & this.mask;
+      if (slot === home) return false;
+    }
     record.idSlot = -1;
     this.count--;
     this.version++;
@@ -97,7 +113,7 @@ export class ObjectIdTable<R extends Slotted> {
 
   clear(): void {
     for (const r of this.records) if (r !== undefined) r.idSlot = -1;
-    this.words = new Int32Array(MIN_CAPACITY * 4);
+    this.hashes = new Int32Array(MIN_CAPACITY);
     this.records = new Array<R | undefined>(MIN_CAPACITY).fill(undefined);
     this.mask = MIN_CAPACITY - 1;
     this.count = 0;
@@ -109,14 +125,15 @@ export class ObjectIdTable<R extends Slotted> {
   private find(id: ObjectId): number {
     loadWords(id);
     const a = w0, b = w1, c = w2, d = w3;
-    const words = this.words;
+    const h = hash(a, b, c, d);
+    const hashes = this.hashes;
     const records = this.records;
     const mask = this.mask;
-    let slot = hash(a, b, c, d) & mask;
+    let slot = h & mask;
     for (;;) {
-      if (records[slot] === undefined) return slot;
-      const w = slot * 4;
-      if (words[w + 3] === d && words[w + 2] === c && words[w + 1] === b && words[w] === a) return slot;
+      const r = records[slot];
+      if (r === undefined) return slot;
+      if (hashes[slot] === h && hasWords(this.idOf(r), a, b, c, d)) return slot;
       slot = (slot + 1) & mask;
     }
   }
@@ -126,7 +143,7 @@ export class ObjectIdTable<R extends Slotted> {
    * the cyclic range (slot, its position]), so every entry stays reachable from its home.
    */
   private shiftBack(slot: number): void {
-    const words = this.words;
+    const hashes = this.hashes;
     const records = this.records;
     const mask = this.mask;
     let hole = slot;
@@ -134,17 +151,12 @@ export class ObjectIdTable<R extends Slotted> {
     for (;;) {
       const r = records[next];
       if (r === undefined) break;
-      const w = next * 4;
-      const home = hash(words[w], words[w + 1], words[w + 2], words[w + 3]) & mask;
+      const h = hashes[next];
+      const home = h & mask;
       // Movable when home lies cyclically outside (hole, next].
       if (hole <= next ? home <= hole || home > next : home <= hole && home > next) {
-        const h = hole * 4;
-        words[h] = words[w];
-        words[h + 1] = words[w + 1];
-        words[h + 2] = words[w + 2];
-        words[h + 3] = words[w + 3];
+        hashes[hole] = h;
         records[hole] = r;
-        r.idSlot = hole;
         hole = next;
       }
       next = (next + 1) & mask;
@@ -160,31 +172,33 @@ export class ObjectIdTable<R extends Slotted> {
   }
 
   private grow(capacity = this.records.length * 2): void {
-    const oldWords = this.words;
+    const oldHashes = this.hashes;
     const oldRecords = this.records;
-    this.words = new Int32Array(capacity * 4);
+    this.hashes = new Int32Array(capacity);
     this.records = new Array<R | undefined>(capacity).fill(undefined);
     this.mask = capacity - 1;
-    const words = this.words;
+    const hashes = this.hashes;
     const records = this.records;
     const mask = this.mask;
     for (let i = 0; i < oldRecords.length; i++) {
       const r = oldRecords[i];
       if (r === undefined) continue;
-      const w = i * 4;
-      const a = oldWords[w], b = oldWords[w + 1], c = oldWords[w + 2], d = oldWords[w + 3];
-      let slot = hash(a, b, c, d) & mask;
+      const h = oldHashes[i];
+      const home = h & mask;
+      let slot = home;
       while (records[slot] !== undefined) slot = (slot + 1) & mask;
-      const n = slot * 4;
-      words[n] = a;
-      words[n + 1] = b;
-      words[n + 2] = c;
-      words[n + 3] = d;
+      hashes[slot] = h;
       records[slot] = r;
-      r.idSlot = slot;
+      r.idSlot = home;
     }
     this.version++;
   }
+}
+
+/** The hash of `id` (tests build colliding ids and long runs with it). */
+export function objectIdHash(id: ObjectId): number {
+  loadWords(id);
+  return hash(w0, w1, w2, w3);
 }
 
 /** The words of the id `loadWords` last read: module state, so no array is made per look-up. */
@@ -208,6 +222,19 @@ function loadWords(id: ObjectId): void {
   w1 = (b[3] << 16) | (b[4] << 8) | b[5];
   w2 = (b[6] << 16) | (b[7] << 8) | b[8];
   w3 = (b[9] << 16) | (b[10] << 8) | b[11];
+}
+
+/** Whether `id`'s words are a, b, c, d (the module's words are the caller's: left untouched). */
+function hasWords(id: ObjectId, a: number, b: number, c: number, d: number): boolean {
+  const o = id as unknown as { i0?: number; i1: number; i2: number; i3: number };
+  if (typeof o.i0 === 'number') return o.i3 === d && o.i2 === c && o.i1 === b && o.i0 === a;
+  const x = id.id;
+  return (
+    ((x[9] << 16) | (x[10] << 8) | x[11]) === d &&
+    ((x[6] << 16) | (x[7] << 8) | x[8]) === c &&
+    ((x[3] << 16) | (x[4] << 8) | x[5]) === b &&
+    ((x[0] << 16) | (x[1] << 8) | x[2]) === a
+  );
 }
 
 /**
