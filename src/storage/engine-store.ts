@@ -3,11 +3,11 @@
  * durable storage, restores the stored state, keeps time monotonic, and compacts in the
  * background. Used by the CLI (`run --data DIR`) and the extension (`ttlWorkbench.storage`).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Engine, type EngineOptions, type Flavor, type ServerVersion } from '../engine';
 import { captureSnapshot, snapshotRecords } from '../engine/storage/snapshot';
-import { FileStore, type FileStoreOptions, type RecoveryReport } from './file-store';
+import { FileStore, RecoveryWriteError, type FileStoreOptions, type RecoveryReport } from './file-store';
+import { nodeFs, type StorageFs } from './storage-fs';
 
 /** What a folder was created for: an engine of another flavor must not read it. */
 const META_FILE = 'ttl-workbench.json';
@@ -51,26 +51,49 @@ export interface OpenedEngine {
   storedClockMs?: number;
 }
 
-function readMeta(dir: string): FolderMeta | undefined {
+function readMeta(io: StorageFs, dir: string): FolderMeta | undefined {
   try {
-    return JSON.parse(fs.readFileSync(path.join(dir, META_FILE), 'utf8')) as FolderMeta;
+    return JSON.parse(io.readFileSync(path.join(dir, META_FILE), 'utf8')) as FolderMeta;
   } catch {
     return undefined;
   }
 }
 
+/**
+ * Open an engine on a data folder. When the disk refuses a write that recovery needs (cutting a
+ * torn tail, saving the state recovered from damage), the folder is opened again read-only and a
+ * note says why: what is stored is shown, and nothing is written until the disk is fixed.
+ */
 export function openStoredEngine(dir: string, options: StoredEngineOptions = {}): OpenedEngine {
+  try {
+    return openStoredEngineOnce(dir, options);
+  } catch (err) {
+    if (!(err instanceof RecoveryWriteError)) throw err;
+    return openStoredEngineOnce(dir, { ...options, readOnlyBecause: err.message });
+  }
+}
+
+function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { readOnlyBecause?: string }): OpenedEngine {
   const store = FileStore.open(dir, options);
+  const io = store.io;
   const notes: string[] = [];
   const requested = options.engine ?? {};
-  let meta = readMeta(dir);
+  let meta = readMeta(io, dir);
   if (!meta) {
     meta = { format: 1, flavor: requested.flavor ?? 'mongodb', serverVersion: requested.serverVersion ?? '8.0', created: new Date().toISOString() };
-    if (!store.readOnly) fs.writeFileSync(path.join(dir, META_FILE), `${JSON.stringify(meta, null, 2)}\n`);
+    if (!store.readOnly) {
+      try {
+        io.writeFileSync(path.join(dir, META_FILE), `${JSON.stringify(meta, null, 2)}\n`);
+      } catch (err) {
+        store.close();
+        throw new RecoveryWriteError(dir, `write ${META_FILE}`, err as Error);
+      }
+    }
   } else if ((requested.flavor && requested.flavor !== meta.flavor) || (requested.serverVersion && requested.serverVersion !== meta.serverVersion)) {
     notes.push(`${dir} holds a ${meta.flavor} ${meta.serverVersion} engine; it opens as such (asked for ${requested.flavor ?? meta.flavor} ${requested.serverVersion ?? meta.serverVersion}). Use another folder for another flavor or version.`);
   }
-  if (store.readOnly) notes.push(`${dir} is in use by process ${store.lockHolder?.pid}${store.lockHolder?.by ? ` (${store.lockHolder.by})` : ''}: opened read-only; changes here are not saved.`);
+  if (store.readOnlyReason !== undefined) notes.push(store.readOnlyReason);
+  else if (store.readOnly) notes.push(`${dir} is in use by process ${store.lockHolder?.pid}${store.lockHolder?.by ? ` (${store.lockHolder.by})` : ''}: opened read-only; changes here are not saved.`);
   let compactionQueued = false;
   const autoCompact = options.autoCompact !== false;
   const engine: Engine = new Engine({
@@ -112,8 +135,23 @@ export function openStoredEngine(dir: string, options: StoredEngineOptions = {})
   // Time never runs backwards across a reopen: a virtual clock behind the stored time moves up.
   const clock = engine.clock as MovableClock;
   if (summary.clockMs !== undefined && clock.now() < summary.clockMs && typeof clock.set === 'function' && clock.kind !== 'system') clock.set(summary.clockMs);
-  engine.ttl.restartSleep();
   notes.push(...recovery.problems);
+  if (store.awaitingRecoveredState) {
+    // Damage cost something: what was recovered becomes the folder's base before any write, or
+    // the next open (which no longer reads the damaged files) would lose it. The monitor is still
+    // asleep, so the snapshot is exactly the recovered state.
+    const state = captureSnapshot(engine);
+    try {
+      notes.push(...store.saveRecoveredState(snapshotRecords(state)));
+      notes.push(`the recovered state (${state.documentCount} document${state.documentCount === 1 ? '' : 's'}) was saved as the folder's new base`);
+    } catch (err) {
+      engine.close();
+      throw err;
+    } finally {
+      state.release();
+    }
+  }
+  engine.ttl.restartSleep();
   return { engine, store, recovery, meta, notes, documents: summary.documents, ...(summary.clockMs !== undefined ? { storedClockMs: summary.clockMs } : {}) };
 }
 
@@ -121,10 +159,10 @@ export function openStoredEngine(dir: string, options: StoredEngineOptions = {})
  * Remove a data folder's stored state (snapshots, journals, kept damaged files, folder meta): a
  * reset to a fresh engine. The folder itself and files that are not the store's stay.
  */
-export function clearDataFolder(dir: string): void {
-  if (!fs.existsSync(dir)) return;
-  for (const f of fs.readdirSync(dir)) {
-    if (/^(snapshot-\d+\.ttls|journal-\d+\.ttlj(\.damaged-\d+)?|\.snapshot-\d+\.ttls\.\d+\.tmp)$/.test(f) || f === META_FILE) fs.rmSync(path.join(dir, f), { force: true });
+export function clearDataFolder(dir: string, io: StorageFs = nodeFs): void {
+  if (!io.existsSync(dir)) return;
+  for (const f of io.readdirSync(dir)) {
+    if (/^(snapshot-\d+\.ttls|journal-\d+\.ttlj)((\.damaged|\.unreplayed)-\d+)?$|^\.snapshot-\d+\.ttls\.\d+\.tmp$/.test(f) || f === META_FILE) io.rmSync(path.join(dir, f), { force: true });
   }
 }
 

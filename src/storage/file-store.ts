@@ -15,13 +15,13 @@
  * The store knows frames and files, not what is in them: the engine side (engine-storage.ts)
  * turns engine state into records and back.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BSON, type Document } from 'bson';
-import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
+import { syncDirectory, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { encodeFrame, scanFrames, type Damage, type Frame } from './frames';
 import { JournalWriter, readJournal, truncateJournal, type Durability } from './journal';
 import { acquireLock, type LockHolder } from './lock';
+import { nodeFs, type StorageFs } from './storage-fs';
 
 const SNAPSHOT = /^snapshot-(\d+)\.ttls$/;
 const JOURNAL = /^journal-(\d+)\.ttlj$/;
@@ -50,6 +50,12 @@ export interface RecoveryReport {
   problems: string[];
   /** Damage that stopped recovery early: later records were not applied. */
   stoppedAt?: { file: string; offset: number };
+  /**
+   * Recovery skipped or stopped at damage, so the files no longer add up to the state recovered:
+   * a writable store accepts no write until `saveRecoveredState` has made that state the folder's
+   * new base (otherwise the next open, which no longer reads the damaged file, would lose it).
+   */
+  needsBaseSnapshot: boolean;
   millis: number;
 }
 
@@ -66,6 +72,33 @@ export interface FileStoreOptions {
   compactAfterBytes?: number;
   /** Who holds the lock, for the message a second opener sees. */
   holder?: string;
+  /** The file system (tests inject faults here); Node's `fs` by default. */
+  fs?: StorageFs;
+}
+
+/**
+ * The disk refused a write that recovery needs (cutting a torn tail, saving the recovered state,
+ * starting the journal): nothing acknowledged was lost, but the folder cannot take writes now.
+ * The engine store reopens the folder read-only with this message.
+ */
+export class RecoveryWriteError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly step: string,
+    override readonly cause: Error,
+  ) {
+    super(`${dir}: could not ${step} (${cause.message}). Nothing stored was lost; the folder is open read-only until this is fixed (free disk space, check permissions) and the window is reloaded.`);
+  }
+}
+
+/** A stored file could not be read: recovery would show less than the folder holds, so it refuses. */
+export class StorageReadError extends Error {
+  constructor(
+    readonly file: string,
+    override readonly cause: Error,
+  ) {
+    super(`Could not read ${file} (${cause.message}); nothing in the folder was changed. Check the disk and permissions, then open it again.`);
+  }
 }
 
 export class FolderLockedError extends Error {
@@ -88,8 +121,8 @@ export class NewerFormatError extends Error {
   }
 }
 
-function generations(dir: string, re: RegExp): number[] {
-  return fs
+function generations(io: StorageFs, dir: string, re: RegExp): number[] {
+  return io
     .readdirSync(dir)
     .map((f) => re.exec(f))
     .filter((m): m is RegExpExecArray => m !== null)
@@ -116,9 +149,18 @@ function* snapshotFrames(g: number, records: Iterable<Document>): Generator<Uint
   yield encodeFrame(BSON.serialize({ end: true, records: n }));
 }
 
+/** What a recovery that lost something leaves for `saveRecoveredState`. */
+interface PendingBase {
+  generation: number;
+  /** Files recovery could not use whole (damaged, or not replayed after damage): kept aside, never deleted. */
+  keep: Array<{ file: string; why: 'damaged' | 'unreplayed' }>;
+}
+
 export class FileStore {
   private journal: JournalWriter | undefined;
   private generation = 0;
+  private pendingBase: PendingBase | undefined;
+  readonly io: StorageFs;
   /** A compaction is between beginCompaction and its snapshot's rename. */
   private compacting = false;
   private releaseLock: (() => void) | undefined;
@@ -132,6 +174,7 @@ export class FileStore {
     options: FileStoreOptions,
     lock: ReturnType<typeof acquireLock>,
   ) {
+    this.io = options.fs ?? nodeFs;
     this.durability = options.durability ?? 'fsync';
     this.compactAfterBytes = options.compactAfterBytes ?? 64 * 1024 * 1024;
     if (lock.ok) {
@@ -147,22 +190,43 @@ export class FileStore {
    * Open a data folder (created if missing). Without the lock (another writer has it) the store
    * opens read-only when `allowReadOnly`, and refuses with FolderLockedError otherwise.
    */
-  static open(dir: string, options: FileStoreOptions & { allowReadOnly?: boolean } = {}): FileStore {
-    fs.mkdirSync(dir, { recursive: true });
-    const lock = acquireLock(dir, options.holder);
+  static open(dir: string, options: FileStoreOptions & { allowReadOnly?: boolean; readOnlyBecause?: string } = {}): FileStore {
+    const io = options.fs ?? nodeFs;
+    if (options.readOnlyBecause !== undefined) {
+      const store = new FileStore(dir, options, { ok: false, holder: { pid: 0, since: '' } });
+      store.readOnlyReason = options.readOnlyBecause;
+      return store;
+    }
+    io.mkdirSync(dir, { recursive: true });
+    const lock = acquireLock(dir, options.holder, io);
     if (!lock.ok && !options.allowReadOnly) throw new FolderLockedError(dir, lock.holder);
     return new FileStore(dir, options, lock);
   }
 
-  /** Read everything back into `reader`; then (writable stores) start appending. */
+  /** Why a store that holds no lock is read-only anyway (the disk refused what recovery needed). */
+  readOnlyReason: string | undefined;
+
+  /**
+   * Read everything back into `reader`; then (writable stores) start appending, or, when damage
+   * cost something, wait for `saveRecoveredState`.
+   */
   recover(reader: StoreReader): RecoveryReport {
     const started = performance.now();
-    const report: RecoveryReport = { snapshotRecords: 0, journalRecords: 0, problems: [], millis: 0 };
+    const io = this.io;
+    const report: RecoveryReport = { snapshotRecords: 0, journalRecords: 0, problems: [], needsBaseSnapshot: false, millis: 0 };
     if (!this.readOnly) {
       // A compaction that died before its rename left its temporary file: never a snapshot.
-      for (const f of fs.readdirSync(this.dir)) if (/^\.snapshot-\d+\.ttls\.\d+\.tmp$/.test(f)) fs.rmSync(path.join(this.dir, f), { force: true });
+      for (const f of io.readdirSync(this.dir)) {
+        if (!/^\.snapshot-\d+\.ttls\.\d+\.tmp$/.test(f)) continue;
+        try {
+          io.rmSync(path.join(this.dir, f), { force: true });
+        } catch {
+          // Left for the next open: recovery never reads it.
+        }
+      }
     }
-    const snapshots = generations(this.dir, SNAPSHOT);
+    const keep: PendingBase['keep'] = [];
+    const snapshots = generations(io, this.dir, SNAPSHOT);
     let base = 0;
     for (const g of [...snapshots].reverse()) {
       let loaded;
@@ -175,6 +239,7 @@ export class FileStore {
       }
       if (typeof loaded === 'string') {
         report.problems.push(loaded);
+        keep.push({ file: snapshotPath(this.dir, g), why: 'damaged' });
         continue;
       }
       // Records are decoded one at a time as they are applied: a million documents never sit
@@ -185,11 +250,19 @@ export class FileStore {
       base = g;
       break;
     }
-    const journals = generations(this.dir, JOURNAL).filter((g) => g >= base);
+    const allJournals = generations(io, this.dir, JOURNAL);
+    const journals = allJournals.filter((g) => g >= base);
     let last = base;
-    for (const g of journals) {
+    for (let j = 0; j < journals.length; j++) {
+      const g = journals[j];
       const file = journalPath(this.dir, g);
-      const read = readJournal(file);
+      let read;
+      try {
+        read = readJournal(file, io);
+      } catch (err) {
+        this.close();
+        throw new StorageReadError(file, err as Error);
+      }
       for (const frame of read.frames) {
         reader.journalRecord(BSON.deserialize(frame.payload, DECODE));
         report.journalRecords++;
@@ -197,37 +270,138 @@ export class FileStore {
       last = g;
       if (!read.damage) continue;
       report.problems.push(describeDamage(file, read.damage));
-      if (read.damage.kind === 'torn' && g === journals[journals.length - 1]) {
-        if (!this.readOnly) truncateJournal(file, read.validEnd);
+      if (read.damage.kind === 'torn' && j === journals.length - 1) {
+        if (!this.readOnly) this.writeStep('cut the torn last record off ' + path.basename(file), () => truncateJournal(file, read.validEnd, io));
         continue;
       }
       // Corruption (or a torn tail before a newer journal, which cannot happen in normal
-      // operation): keep the damaged file for inspection and stop; the next compaction writes
-      // what was recovered as a new snapshot.
+      // operation): nothing after it is applied; the damaged file and the journals after it are
+      // kept aside once the recovered state is saved.
       report.stoppedAt = { file, offset: read.damage.offset };
-      if (!this.readOnly) {
-        const kept = `${file}.damaged-${Date.now()}`;
-        fs.renameSync(file, kept);
-        report.problems.push(`the damaged journal was kept as ${path.basename(kept)}`);
+      keep.push({ file, why: 'damaged' });
+      for (const later of journals.slice(j + 1)) {
+        keep.push({ file: journalPath(this.dir, later), why: 'unreplayed' });
+        report.problems.push(`${path.basename(journalPath(this.dir, later))} comes after the damage and was not applied`);
       }
       break;
     }
-    this.generation = report.stoppedAt ? last + 1 : last;
-    if (!this.readOnly) this.journal = new JournalWriter(journalPath(this.dir, this.generation), this.durability);
+    if (keep.length > 0) {
+      report.needsBaseSnapshot = true;
+      const newest = Math.max(last, ...snapshots, ...allJournals);
+      this.generation = newest + 1;
+      if (!this.readOnly) this.pendingBase = { generation: this.generation, keep };
+    } else {
+      this.generation = last;
+      if (!this.readOnly) this.writeStep(`open ${path.basename(journalPath(this.dir, last))} for writing`, () => this.openJournal());
+    }
     report.millis = performance.now() - started;
     return report;
+  }
+
+  private openJournal(): void {
+    this.journal = new JournalWriter(journalPath(this.dir, this.generation), this.durability, undefined, this.io);
+  }
+
+  /** A write recovery needs: a refusal by the disk becomes a RecoveryWriteError (the caller reopens read-only). */
+  private writeStep(step: string, write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      this.close();
+      throw new RecoveryWriteError(this.dir, step, err as Error);
+    }
+  }
+
+  /** Whether the recovered state must be saved (saveRecoveredState) before the store takes writes. */
+  get awaitingRecoveredState(): boolean {
+    return this.pendingBase !== undefined;
+  }
+
+  /**
+   * After a recovery that lost something: make the recovered state (`records`, a snapshot of it)
+   * the folder's new base, so that every later open recovers exactly it plus later writes. The
+   * order is what keeps a crash at any moment harmless:
+   *   1. each file recovery could not use whole gets a second name `<file>.damaged-<t>` (or
+   *      `.unreplayed-<t>`), a hard link (a copy where links are not supported), synced: kept
+   *      for inspection and never deleted, whatever happens next;
+   *   2. the snapshot of the new generation is written atomically (a crash before its rename
+   *      leaves the folder as it was: the next open recovers the same state again);
+   *   3. the original names go, and older generations with them (recovery ignores them now);
+   *   4. the new journal starts.
+   * Returns one line per file kept.
+   */
+  saveRecoveredState(records: Iterable<Document>): string[] {
+    const pending = this.pendingBase;
+    if (!pending) return [];
+    const io = this.io;
+    const stamp = Date.now();
+    const notes: string[] = [];
+    this.writeStep('keep the damaged files aside', () => {
+      for (const { file, why } of pending.keep) {
+        const kept = this.keptNameFor(file, why, stamp);
+        if (kept.existed) continue;
+        try {
+          io.linkSync(file, kept.path);
+        } catch {
+          io.copyFileSync(file, kept.path);
+        }
+        notes.push(`${path.basename(file)} was kept as ${path.basename(kept.path)}${why === 'unreplayed' ? ' (not applied: it comes after the damage)' : ''}`);
+      }
+      syncDirectory(this.dir, io);
+    });
+    this.writeStep(`save the recovered state as ${path.basename(snapshotPath(this.dir, pending.generation))}`, () => {
+      writeFileAtomic(snapshotPath(this.dir, pending.generation), snapshotFrames(pending.generation, records), io);
+    });
+    this.pendingBase = undefined;
+    // From here on the new snapshot is the base: the old names are only clutter.
+    for (const { file } of pending.keep) this.removeQuietly(file);
+    for (const file of this.olderThan(pending.generation)) this.removeQuietly(file);
+    this.writeStep(`start ${path.basename(journalPath(this.dir, pending.generation))}`, () => this.openJournal());
+    return notes;
+  }
+
+  /**
+   * The second name of a file kept aside; `existed` when an earlier, interrupted save already
+   * linked this very file (same inode), so a crash loop does not pile up names.
+   */
+  private keptNameFor(file: string, why: 'damaged' | 'unreplayed', stamp: number): { path: string; existed: boolean } {
+    const base = path.basename(file);
+    try {
+      const ino = this.io.statSync(file).ino;
+      for (const f of this.io.readdirSync(this.dir)) {
+        if (!f.startsWith(`${base}.${why}-`)) continue;
+        if (this.io.statSync(path.join(this.dir, f)).ino === ino && ino !== 0) return { path: path.join(this.dir, f), existed: true };
+      }
+    } catch {
+      // No inode to compare (or a race): a new name is always safe.
+    }
+    return { path: `${file}.${why}-${stamp}`, existed: false };
+  }
+
+  private removeQuietly(file: string): void {
+    try {
+      this.io.rmSync(file, { force: true });
+    } catch {
+      // An older generation that stays is ignored by recovery.
+    }
   }
 
   /** A snapshot's record frames (between its header and footer), checked whole before any is applied. */
   private readSnapshot(g: number): { frames: Frame[] } | string {
     const file = snapshotPath(this.dir, g);
-    const scan = scanFrames(fs.readFileSync(file));
+    let bytes: Buffer;
+    try {
+      bytes = this.io.readFileSync(file);
+    } catch (err) {
+      throw new StorageReadError(file, err as Error);
+    }
+    const scan = scanFrames(bytes);
     const frames = scan.frames;
     const header = frames.length ? BSON.deserialize(frames[0].payload, DECODE) : undefined;
     const footer = frames.length > 1 ? BSON.deserialize(frames[frames.length - 1].payload, DECODE) : undefined;
     // A snapshot is written whole or not at all (rename); anything else is damage, not a torn write.
     if (scan.damage || !header || header.magic !== SNAPSHOT_MAGIC || !footer || footer.end !== true || Number(footer.records) !== frames.length - 2) {
-      return `${path.basename(file)} is damaged${scan.damage ? ` at byte offset ${scan.damage.offset}` : ''}; an older snapshot and the journals are used instead`;
+      return `${path.basename(file)} is damaged${scan.damage ? ` at byte offset ${scan.damage.offset}` : ''}: none of its records were applied`;
     }
     // Not a damaged file to step over: recovering from older files and writing on would lose what it holds.
     if (Number(header.format) > FORMAT) throw new NewerFormatError(this.dir, path.basename(file), Number(header.format));
@@ -236,7 +410,10 @@ export class FileStore {
 
   /** Commit one record (durable on return in fsync mode). */
   append(doc: Document): void {
-    if (!this.journal) throw new Error(this.readOnly ? `${this.dir} is open read-only: ${this.lockHolder ? `process ${this.lockHolder.pid} writes to it` : 'another writer has it'}.` : 'the store is not recovered yet');
+    if (!this.journal) {
+      if (this.readOnly) throw new Error(`${this.dir} is open read-only: ${this.readOnlyReason ?? (this.lockHolder ? `process ${this.lockHolder.pid} writes to it` : 'another writer has it')}.`);
+      throw new Error(this.pendingBase ? 'the state recovered from a damaged folder is not saved yet (saveRecoveredState)' : this.closed ? 'the store is closed' : 'the store is not recovered yet');
+    }
     this.journal.append(BSON.serialize(doc));
   }
 
@@ -257,8 +434,14 @@ export class FileStore {
     if (this.compacting) throw new Error('a compaction is already running');
     this.compacting = true;
     this.journal.close();
+    this.journal = undefined;
     this.generation++;
-    this.journal = new JournalWriter(journalPath(this.dir, this.generation), this.durability);
+    try {
+      this.openJournal();
+    } catch (err) {
+      this.compacting = false;
+      throw err;
+    }
     return this.generation;
   }
 
@@ -268,7 +451,7 @@ export class FileStore {
    */
   writeSnapshot(g: number, records: Iterable<Document>): number {
     try {
-      const bytes = writeFileAtomic(snapshotPath(this.dir, g), snapshotFrames(g, records));
+      const bytes = writeFileAtomic(snapshotPath(this.dir, g), snapshotFrames(g, records), this.io);
       this.dropOlderThan(g);
       return bytes;
     } finally {
@@ -283,10 +466,10 @@ export class FileStore {
   /** writeSnapshot that returns to the event loop between slices (compaction while the engine runs). */
   async writeSnapshotAsync(g: number, records: Iterable<Document>, yieldEveryMs = 20): Promise<number> {
     try {
-      const bytes = await writeFileAtomicAsync(snapshotPath(this.dir, g), snapshotFrames(g, records), yieldEveryMs);
+      const bytes = await writeFileAtomicAsync(snapshotPath(this.dir, g), snapshotFrames(g, records), yieldEveryMs, this.io);
       // Off the main thread: unlinking a 50 MB snapshot held the event loop ~50 ms (up to ~240 ms
       // measured). Files a crash leaves behind are older generations, which recovery ignores.
-      await Promise.all(this.olderThan(g).map((file) => fs.promises.rm(file, { force: true })));
+      await Promise.all(this.olderThan(g).map((file) => this.io.promises.rm(file, { force: true }).catch(() => undefined)));
       return bytes;
     } finally {
       this.compacting = false;
@@ -294,21 +477,28 @@ export class FileStore {
   }
 
   private dropOlderThan(g: number): void {
-    for (const file of this.olderThan(g)) fs.rmSync(file, { force: true });
+    for (const file of this.olderThan(g)) this.removeQuietly(file);
   }
 
   /** The snapshot and journal files of generations before `g`. */
   private olderThan(g: number): string[] {
     return [
-      ...generations(this.dir, SNAPSHOT).filter((old) => old < g).map((old) => snapshotPath(this.dir, old)),
-      ...generations(this.dir, JOURNAL).filter((old) => old < g).map((old) => journalPath(this.dir, old)),
+      ...generations(this.io, this.dir, SNAPSHOT).filter((old) => old < g).map((old) => snapshotPath(this.dir, old)),
+      ...generations(this.io, this.dir, JOURNAL).filter((old) => old < g).map((old) => journalPath(this.dir, old)),
     ];
   }
 
+  private closed = false;
+
   close(): void {
-    this.journal?.close();
-    this.journal = undefined;
-    this.releaseLock?.();
-    this.releaseLock = undefined;
+    this.closed = true;
+    this.pendingBase = undefined;
+    try {
+      this.journal?.close();
+    } finally {
+      this.journal = undefined;
+      this.releaseLock?.();
+      this.releaseLock = undefined;
+    }
   }
 }

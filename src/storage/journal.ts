@@ -5,8 +5,8 @@
  * acknowledged work is at risk in a power loss (not in a crash of the process alone: the bytes
  * are in the OS's page cache once writeSync returns).
  */
-import * as fs from 'node:fs';
 import { encodeFrame, scanFrames, type Damage, type Frame } from './frames';
+import { nodeFs, type StorageFs } from './storage-fs';
 
 export type Durability = 'fsync' | 'batched';
 
@@ -24,9 +24,10 @@ export class JournalWriter {
     readonly path: string,
     private readonly durability: Durability,
     private readonly groupCommitMs = GROUP_COMMIT_MS,
+    private readonly io: StorageFs = nodeFs,
   ) {
-    this.fd = fs.openSync(path, 'a');
-    this.size = fs.fstatSync(this.fd).size;
+    this.fd = io.openSync(path, 'a');
+    this.size = io.fstatSync(this.fd).size;
   }
 
   get bytes(): number {
@@ -38,10 +39,10 @@ export class JournalWriter {
     if (this.syncError) throw this.syncError;
     const frame = encodeFrame(payload);
     let written = 0;
-    while (written < frame.length) written += fs.writeSync(this.fd, frame, written, frame.length - written);
+    while (written < frame.length) written += this.io.writeSync(this.fd, frame, written, frame.length - written);
     this.size += frame.length;
     if (this.durability === 'fsync') {
-      fs.fdatasyncSync(this.fd);
+      this.io.fdatasyncSync(this.fd);
       return;
     }
     this.unsynced++;
@@ -54,7 +55,7 @@ export class JournalWriter {
     this.timer = undefined;
     if (this.unsynced === 0) return;
     try {
-      fs.fdatasyncSync(this.fd);
+      this.io.fdatasyncSync(this.fd);
       this.unsynced = 0;
     } catch (err) {
       this.syncError = err as Error;
@@ -63,7 +64,7 @@ export class JournalWriter {
 
   close(): void {
     this.syncNow();
-    fs.closeSync(this.fd);
+    this.io.closeSync(this.fd);
     this.fd = -1;
   }
 }
@@ -78,10 +79,10 @@ export interface JournalRead {
 }
 
 /** Read a journal file (a missing file reads as empty). */
-export function readJournal(path: string): JournalRead {
+export function readJournal(path: string, io: StorageFs = nodeFs): JournalRead {
   let buf: Buffer;
   try {
-    buf = fs.readFileSync(path);
+    buf = io.readFileSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { frames: [], validEnd: 0, bytes: 0 };
     throw err;
@@ -91,12 +92,12 @@ export function readJournal(path: string): JournalRead {
 }
 
 /** Cut a torn tail off, so appends continue after the last whole record (durably). */
-export function truncateJournal(path: string, validEnd: number): void {
-  const fd = fs.openSync(path, 'r+');
+export function truncateJournal(path: string, validEnd: number, io: StorageFs = nodeFs): void {
+  const fd = io.openSync(path, 'r+');
   try {
-    fs.ftruncateSync(fd, validEnd);
-    fs.fsyncSync(fd);
+    io.ftruncateSync(fd, validEnd);
+    io.fsyncSync(fd);
   } finally {
-    fs.closeSync(fd);
+    io.closeSync(fd);
   }
 }

@@ -3,8 +3,8 @@
  * start time); a second process finds it and opens the folder read-only instead of corrupting it.
  * A lock whose process is gone (a crash, kill -9) is stale and taken over.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { nodeFs, type StorageFs } from './storage-fs';
 
 export const LOCK_FILE = 'LOCK';
 
@@ -27,47 +27,47 @@ function alive(pid: number): boolean {
   }
 }
 
-function readHolder(file: string): LockHolder | undefined {
+function readHolder(io: StorageFs, file: string): LockHolder | undefined {
   try {
-    const h = JSON.parse(fs.readFileSync(file, 'utf8')) as LockHolder;
+    const h = JSON.parse(io.readFileSync(file, 'utf8')) as LockHolder;
     return typeof h.pid === 'number' ? h : undefined;
   } catch {
     return undefined;
   }
 }
 
-function mtimeOf(file: string): number {
+function mtimeOf(io: StorageFs, file: string): number {
   try {
-    return fs.statSync(file).mtimeMs;
+    return io.statSync(file).mtimeMs;
   } catch {
     return 0;
   }
 }
 
-export function acquireLock(dir: string, by?: string): LockResult {
+export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs): LockResult {
   const file = path.join(dir, LOCK_FILE);
   const me: LockHolder = { pid: process.pid, since: new Date().toISOString(), ...(by ? { by } : {}) };
   let tookOverFrom: LockHolder | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(file, JSON.stringify(me), { flag: 'wx' });
+      io.writeFileSync(file, JSON.stringify(me), { flag: 'wx' });
       const release = () => {
         // Only our own lock: a folder taken over meanwhile (it should not be) stays locked.
-        if (readHolder(file)?.pid === process.pid) fs.rmSync(file, { force: true });
+        if (readHolder(io, file)?.pid === process.pid) io.rmSync(file, { force: true });
       };
       return { ok: true, release, ...(tookOverFrom ? { tookOverFrom } : {}) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    const holder = readHolder(file);
+    const holder = readHolder(io, file);
     // Our own pid counts as alive: a second store in this process must not share the folder.
     if (holder && alive(holder.pid)) return { ok: false, holder };
     // An unreadable lock is either being written right now (give it a moment) or was left by a
     // writer that died in between.
-    if (!holder && Date.now() - mtimeOf(file) < 2000) return { ok: false, holder: { pid: 0, since: 'just now' } };
+    if (!holder && Date.now() - mtimeOf(io, file) < 2000) return { ok: false, holder: { pid: 0, since: 'just now' } };
     tookOverFrom = holder ?? { pid: 0, since: 'unknown' };
-    fs.rmSync(file, { force: true });
+    io.rmSync(file, { force: true });
   }
-  const holder = readHolder(file);
+  const holder = readHolder(io, file);
   return { ok: false, holder: holder ?? { pid: 0, since: 'unknown' } };
 }

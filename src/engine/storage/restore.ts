@@ -226,6 +226,10 @@ export class StorageRestorer {
     for (const [coll, specs] of this.pendingIndexes) this.reconcileIndexes(coll, specs);
     this.pendingIndexes.clear();
     this.byId.clear();
+    // What the engine holds now, journal included (the count so far was the snapshot's).
+    let documents = 0;
+    for (const db of this.engine.databases.values()) for (const coll of db.collections.values()) documents += coll.records.size;
+    this.summary.documents = documents;
     return this.summary;
   }
 }

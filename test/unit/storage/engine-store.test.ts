@@ -14,6 +14,7 @@ import { Engine, loadLegacyIndexSpec, VirtualClock, type Document } from '../../
 import { closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
 import { prng } from '../helpers/prng';
 import { exportDatabaseText, importDatabaseText } from '../../../src/engine/storage/export';
+import { dump } from './engine-state';
 
 const T0 = Date.UTC(2026, 0, 1);
 const HOUR = 3_600_000;
@@ -27,27 +28,6 @@ function open(dir: string, startMs = T0, flavor: 'mongodb' | 'cosmos' = 'mongodb
 
 function close(o: OpenedEngine): void {
   closeStoredEngine(o);
-}
-
-/** Everything a user can see of an engine, as canonical EJSON (types included). */
-function dump(engine: Engine): string {
-  const out: Document = {};
-  const dbs = (engine.runCommand('admin', { listDatabases: 1, nameOnly: true }).databases as Document[]).map((d) => String(d.name)).sort();
-  for (const db of dbs) {
-    const colls = ((engine.runCommand(db, { listCollections: 1 }).cursor as Document).firstBatch as Document[])
-      .map((c): Document => ({ ...c, info: { ...(c.info as Document), uuid: undefined } }))
-      .sort((a, b) => String(a.name).localeCompare(String(b.name)));
-    for (const c of colls) {
-      const name = String(c.name);
-      const ns = `${db}.${name}`;
-      const indexes = (engine.runCommand(db, { listIndexes: name }).cursor as Document).firstBatch;
-      const docs = (engine.runCommand(db, { find: name, batchSize: 100_000 }).cursor as Document).firstBatch;
-      out[ns] = { options: c.options, type: c.type, indexes, docs };
-    }
-  }
-  out.params = engine.runCommand('admin', { getParameter: '*' });
-  out.ttl = engine.ttlMetrics;
-  return EJSON.stringify(out, { relaxed: false });
 }
 
 /** A workload touching every kind of stored state. */
@@ -215,7 +195,8 @@ describe('engine on a damaged data folder', () => {
       const damaged = Buffer.from(original);
       const at = Math.floor(rand() * original.length);
       damaged[at] ^= 1 + Math.floor(rand() * 255);
-      for (const f of fs.readdirSync(dir)) if (f.startsWith('journal-')) fs.rmSync(path.join(dir, f));
+      // Each round starts from the damaged journal alone (a round's recovery saves a snapshot).
+      for (const f of fs.readdirSync(dir)) if (f.startsWith('journal-') || f.startsWith('snapshot-')) fs.rmSync(path.join(dir, f));
       fs.writeFileSync(journal, damaged);
       const o = open(dir);
       const ids = idsIn(o);

@@ -170,11 +170,17 @@ describe('file store: recovery', () => {
     assert.ok(b.report.stoppedAt, 'stopped at the damage');
     assert.ok(b.state.size >= 1 && b.state.size < 5);
     assert.match(b.report.problems[0], /journal-0\.ttlj: damaged at byte offset \d+ \(a record fails its CRC-32 check\); everything before it was recovered/);
+    assert.equal(b.report.needsBaseSnapshot, true);
+    assert.throws(() => b.store.append({ set: 'early', v: 'x' }), /recovered from a damaged folder is not saved yet/, 'no write before the recovered state is the base');
+    const kept = b.store.saveRecoveredState(snapshotOf(b.state));
+    assert.match(kept.join('\n'), /journal-0\.ttlj was kept as journal-0\.ttlj\.damaged-\d+/);
     assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('journal-0.ttlj.damaged-')));
     b.store.append({ set: 'later', v: 'x' });
     b.store.close();
     const c = open(dir);
+    assert.deepEqual(new Map([...c.state].filter(([k]) => k !== 'later')), b.state, 'the recovered records survive the next open');
     assert.equal(c.state.get('later'), 'x');
+    assert.deepEqual(c.report.problems, []);
     c.store.close();
   });
 });
