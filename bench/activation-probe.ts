@@ -1,30 +1,86 @@
 /**
- * One cold activation, in a fresh process (run by extension-bench.ts): loads the bundled
- * extension (dist/extension.js) with the `vscode` stand-in, calls activate() and deactivate(), and
- * prints the times as JSON. `engine` instead of `extension` loads dist/engine.js alone, the
- * reference row of the table.
+ * One cold activation, in a fresh process (run by extension-bench.ts and by the unit test
+ * test/unit/bench/activation-probe.test.ts): loads the bundled extension (dist/extension.js) with
+ * the `vscode` stand-in, calls activate() and deactivate(), and prints the times as JSON. `engine`
+ * instead of `extension` loads dist/engine.js alone, the reference row of the table.
+ *
+ * Activation opens durable storage as in VS Code (the default ttlWorkbench.storage, "workspace"):
+ * the context's storageUri and globalStorageUri are folders in a fresh temporary directory,
+ * removed afterwards. The probe checks that the engine really lives in that folder, and reports
+ * anything that went wrong (a throw, a MissingShimMemberError, an error the extension logged or
+ * showed, an unhandled rejection) in `errors` and with exit code 1.
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { fakeExtensionContext, installVscodeShim } from './vscode-shim';
+import { fakeExtensionContext, installVscodeShim, shimReport } from './vscode-shim';
 
-function main(): void {
-  const [root, what = 'extension'] = process.argv.slice(2);
-  installVscodeShim();
-  const t0 = performance.now();
-  const mod = require(path.join(root, 'dist', `${what}.js`)) as { activate?: (ctx: unknown) => unknown; deactivate?: () => void };
-  const loaded = performance.now();
-  let activateMs = 0;
-  let reported: number | undefined;
-  if (what === 'extension') {
-    const context = fakeExtensionContext(root);
-    const a0 = performance.now();
-    const api = mod.activate!(context) as { activationMs?: number } | undefined;
-    activateMs = performance.now() - a0;
-    reported = api?.activationMs;
-    for (const d of context.subscriptions.splice(0)) d.dispose();
-    mod.deactivate?.();
-  }
-  process.stdout.write(`${JSON.stringify({ loadMs: loaded - t0, activateMs, reported })}\n`);
+export interface ProbeResult {
+  loadMs: number;
+  activateMs: number;
+  /** The activation time activate() itself reports (its API's activationMs). */
+  reported?: number;
+  /** The engine's storage after activation (extension only). */
+  storage?: { mode: string; dir?: string; readOnly: boolean };
+  warnings: string[];
+  errors: string[];
 }
 
-main();
+interface ActivatedApi {
+  activationMs?: number;
+  backend?: { storageInfo(): Promise<{ mode: string; dir?: string; readOnly: boolean }> };
+  whenIdle?: () => Promise<void>;
+}
+
+const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
+async function probeExtension(mod: { activate?: (ctx: unknown) => unknown; deactivate?: () => void }, root: string, result: ProbeResult): Promise<void> {
+  const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-bench-probe-'));
+  const context = fakeExtensionContext(root, storageDir);
+  try {
+    const a0 = performance.now();
+    const api = mod.activate!(context) as ActivatedApi | undefined;
+    result.activateMs = performance.now() - a0;
+    result.reported = api?.activationMs;
+    // Not timed: let activation's follow-up work run (the storage report, the first refreshes),
+    // so that what it logs or throws is seen here.
+    await api?.whenIdle?.();
+    const info = await api?.backend?.storageInfo();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    result.storage = info && { mode: info.mode, dir: info.dir, readOnly: info.readOnly };
+    const expected = path.join(storageDir, 'workspace', 'engine');
+    if (!info || info.mode !== 'folder' || info.readOnly || path.resolve(info.dir ?? '') !== expected) {
+      result.errors.push(`the engine did not open its data folder ${expected} for writing: ${JSON.stringify(result.storage)}`);
+    }
+  } finally {
+    try {
+      for (const d of context.subscriptions.splice(0)) d.dispose();
+      mod.deactivate?.();
+    } finally {
+      fs.rmSync(storageDir, { recursive: true, force: true });
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const [root, what = 'extension'] = process.argv.slice(2);
+  if (!root) throw new Error('usage: node out/bench/activation-probe.js <repository root> [extension|engine]');
+  const result: ProbeResult = { loadMs: 0, activateMs: 0, warnings: [], errors: [] };
+  process.on('unhandledRejection', (reason) => result.errors.push(`unhandled rejection: ${describe(reason)}`));
+  installVscodeShim();
+  try {
+    const t0 = performance.now();
+    const mod = require(path.join(root, 'dist', `${what}.js`)) as { activate?: (ctx: unknown) => unknown; deactivate?: () => void };
+    result.loadMs = performance.now() - t0;
+    if (what === 'extension') await probeExtension(mod, root, result);
+  } catch (err) {
+    result.errors.push(`threw ${err instanceof Error ? (err.stack ?? describe(err)) : String(err)}`);
+  }
+  const { errors, warnings } = shimReport();
+  result.errors.push(...errors);
+  result.warnings.push(...warnings);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exitCode = result.errors.length ? 1 : 0;
+}
+
+if (require.main === module) void main();

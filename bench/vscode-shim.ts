@@ -1,40 +1,68 @@
 /**
  * A stand-in `vscode` module for timing extension code outside VS Code (activation, the tree
- * provider). Values the code reads (settings, enums, emitters, documents) behave; everything else
- * is an inert stub that can be called, constructed and read from, so the time measured is the
- * extension's own work, not VS Code's. Benchmarks only: tests run in a real VS Code host.
+ * provider). It is strict: every member the extension reads is written out here and behaves
+ * (settings, enums, emitters, Uris, output channels, registrations that return disposables);
+ * reading, calling or constructing anything else throws a MissingShimMemberError naming the
+ * member (`vscode.window.createWebviewPanel`, `context.secrets`, ...), so a new use of the API
+ * fails loudly with a message saying what to add here, instead of an inert stub flowing on as a
+ * garbage value. Messages the extension shows or logs at warning/error level are recorded in
+ * shimReport() so callers can fail on them. Benchmarks only: tests run in a real VS Code host.
  */
 import * as fs from 'node:fs';
 import Module from 'node:module';
+import * as nodePath from 'node:path';
 
-type AnyFn = (...args: unknown[]) => unknown;
+export class MissingShimMemberError extends Error {
+  constructor(readonly member: string, use: string) {
+    super(`the bench's stand-in vscode (bench/vscode-shim.ts) does not provide \`${member}\` (${use}); add it there`);
+    this.name = 'MissingShimMemberError';
+  }
+}
 
-/** Callable, constructible, every property another stub; never a thenable. */
-function stub(name: string): unknown {
-  const props = new Map<PropertyKey, unknown>();
-  return new Proxy(function () {} as unknown as AnyFn, {
-    get(_target, prop) {
-      if (prop === 'then') return undefined;
-      if (prop === Symbol.toPrimitive) return () => `[stub ${name}]`;
-      if (prop === Symbol.iterator) return function* () {};
-      if (!props.has(prop)) props.set(prop, stub(`${name}.${String(prop)}`));
-      return props.get(prop);
+/** Reads of these on any shim object answer undefined: probes by await, inspection and coercion. */
+const PASSIVE = new Set<PropertyKey>(['then', 'toJSON', Symbol.iterator, Symbol.asyncIterator, Symbol.toStringTag, Symbol.for('nodejs.util.inspect.custom')]);
+
+/**
+ * An object whose listed members are real; other members can be assigned (then read back), and
+ * reading an unknown one throws, naming it. `callable` makes the object a function whose calls and
+ * `new` also throw (the API's namespaces and classes that are not written out here).
+ */
+function strict<T extends object>(name: string, real: T, callable = false): T {
+  const members = real as Record<PropertyKey, unknown>;
+  // A function target only so that apply and construct reach the traps; members come from `real`.
+  const target = (callable ? function () {} : real) as T;
+  return new Proxy(target, {
+    get(_t, prop) {
+      if (prop in members) return members[prop];
+      if (PASSIVE.has(prop)) return undefined;
+      if (prop === Symbol.toPrimitive) {
+        return () => {
+          throw new MissingShimMemberError(name, 'used as a string or number');
+        };
+      }
+      throw new MissingShimMemberError(`${name}.${String(prop)}`, 'read');
     },
-    set(_target, prop, value) {
-      props.set(prop, value);
+    set(_t, prop, value) {
+      members[prop] = value;
       return true;
     },
-    apply: () => stub(`${name}()`),
-    construct: () => stub(`new ${name}`) as object,
+    apply() {
+      throw new MissingShimMemberError(name, 'called');
+    },
+    construct() {
+      throw new MissingShimMemberError(name, 'constructed');
+    },
   });
 }
 
-/** An object whose listed members are real and whose other members are stubs. */
-function partial(name: string, real: Record<string, unknown>): unknown {
-  const fallback = stub(name) as Record<PropertyKey, unknown>;
-  return new Proxy(real, {
-    get: (target, prop) => (prop in target ? target[prop as string] : fallback[prop]),
-  });
+/** What the extension showed or logged at warning or error level, in this process. */
+export interface ShimReport {
+  errors: string[];
+  warnings: string[];
+}
+const report: ShimReport = { errors: [], warnings: [] };
+export function shimReport(): ShimReport {
+  return report;
 }
 
 class Disposable {
@@ -61,6 +89,46 @@ class EventEmitter<T> {
   }
 }
 
+/** An event nothing fires (VS Code's, in a window where nothing happens). */
+const quietEvent = (_listener: unknown): Disposable => new Disposable();
+/** A registration: kept by nothing, disposable. */
+const register = (..._args: unknown[]): Disposable => new Disposable();
+
+/** File Uris only (what the extension's storage and paths use). */
+class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly path: string,
+  ) {}
+  static file(fsPath: string): Uri {
+    return new Uri('file', nodePath.resolve(fsPath));
+  }
+  static joinPath(base: Uri, ...segments: string[]): Uri {
+    return new Uri(base.scheme, nodePath.posix.join(base.path, ...segments));
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  get authority(): string {
+    return '';
+  }
+  get query(): string {
+    return '';
+  }
+  get fragment(): string {
+    return '';
+  }
+  with(change: { scheme?: string; path?: string }): Uri {
+    return new Uri(change.scheme ?? this.scheme, change.path ?? this.path);
+  }
+  toString(): string {
+    return `${this.scheme}://${this.path}`;
+  }
+  toJSON(): unknown {
+    return { scheme: this.scheme, path: this.path };
+  }
+}
+
 /** Plain data classes: keep what they are given. */
 class DataClass {
   constructor(...args: unknown[]) {
@@ -83,15 +151,81 @@ class MarkdownString {
     return this;
   }
 }
+class CodeActionKind {
+  static readonly Empty = new CodeActionKind('');
+  static readonly QuickFix = new CodeActionKind('quickfix');
+  constructor(readonly value: string) {}
+  append(part: string): CodeActionKind {
+    return new CodeActionKind(this.value ? `${this.value}.${part}` : part);
+  }
+}
 
-function makeVscode(): unknown {
+const text = (x: unknown) => (typeof x === 'string' ? x : x instanceof Error ? x.message : String(x));
+
+function outputChannel(name: string): unknown {
+  const noop = () => undefined;
+  return strict(`window.createOutputChannel(${JSON.stringify(name)})`, {
+    name,
+    logLevel: 2,
+    onDidChangeLogLevel: quietEvent,
+    trace: noop,
+    debug: noop,
+    info: noop,
+    warn: (message: unknown) => void report.warnings.push(`${name}: ${text(message)}`),
+    error: (message: unknown) => void report.errors.push(`${name}: ${text(message)}`),
+    append: noop,
+    appendLine: noop,
+    replace: noop,
+    clear: noop,
+    show: noop,
+    hide: noop,
+    dispose: noop,
+  });
+}
+
+/** window.show*Message: recorded; the user never picks an item. */
+const message = (into: string[] | undefined) => async (msg: unknown) => {
+  into?.push(text(msg));
+  return undefined;
+};
+
+class DiagnosticCollection {
+  private readonly entries = new Map<string, { uri: unknown; diagnostics: readonly unknown[] }>();
+  constructor(readonly name: string) {}
+  set(uri: { toString(): string }, diagnostics: readonly unknown[] | undefined): void {
+    if (diagnostics?.length) this.entries.set(uri.toString(), { uri, diagnostics });
+    else this.entries.delete(uri.toString());
+  }
+  delete(uri: { toString(): string }): void {
+    this.entries.delete(uri.toString());
+  }
+  clear(): void {
+    this.entries.clear();
+  }
+  get(uri: { toString(): string }): readonly unknown[] | undefined {
+    return this.entries.get(uri.toString())?.diagnostics;
+  }
+  has(uri: { toString(): string }): boolean {
+    return this.entries.has(uri.toString());
+  }
+  forEach(fn: (uri: unknown, diagnostics: readonly unknown[], collection: this) => unknown): void {
+    for (const e of this.entries.values()) fn(e.uri, e.diagnostics, this);
+  }
+  dispose(): void {
+    this.entries.clear();
+  }
+}
+
+function makeVscode(): Record<string, unknown> {
   const emptyArray: unknown[] = [];
-  const configuration = { get: (_key: string, fallback?: unknown) => fallback, has: () => false, inspect: () => undefined, update: async () => undefined };
-  const real = {
+  const configuration = strict('WorkspaceConfiguration', { get: (_key: string, fallback?: unknown) => fallback, has: () => false, inspect: () => undefined, update: async () => undefined });
+  const real: Record<string, unknown> = {
     Disposable,
     EventEmitter,
+    Uri,
     TreeItem,
     MarkdownString,
+    CodeActionKind,
     ThemeIcon: DataClass,
     ThemeColor: DataClass,
     Range: DataClass,
@@ -99,6 +233,7 @@ function makeVscode(): unknown {
     Selection: DataClass,
     Location: DataClass,
     Diagnostic: DataClass,
+    DiagnosticRelatedInformation: DataClass,
     CodeAction: DataClass,
     CodeLens: DataClass,
     Hover: DataClass,
@@ -113,26 +248,87 @@ function makeVscode(): unknown {
     DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
     InputBoxValidationSeverity: { Info: 1, Warning: 2, Error: 3 },
     NotebookCellKind: { Markup: 1, Code: 2 },
+    NotebookControllerAffinity: { Default: 1, Preferred: 2 },
+    CompletionItemKind: { Method: 1, Field: 4, Property: 9 },
+    FileType: { Unknown: 0, File: 1, Directory: 2, SymbolicLink: 64 },
     ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
-    CodeActionKind: { QuickFix: stub('CodeActionKind.QuickFix'), Empty: stub('CodeActionKind.Empty') },
     ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
-    window: partial('window', {
+    window: strict('vscode.window', {
       activeTextEditor: undefined,
       activeNotebookEditor: undefined,
       visibleTextEditors: emptyArray,
       visibleNotebookEditors: emptyArray,
+      onDidChangeVisibleTextEditors: quietEvent,
+      onDidChangeActiveNotebookEditor: quietEvent,
+      onDidChangeActiveTextEditor: quietEvent,
+      createOutputChannel: outputChannel,
+      createTreeView: (id: string) =>
+        strict(`window.createTreeView(${JSON.stringify(id)})`, {
+          visible: false,
+          selection: emptyArray,
+          onDidChangeVisibility: quietEvent,
+          onDidChangeSelection: quietEvent,
+          onDidExpandElement: quietEvent,
+          onDidCollapseElement: quietEvent,
+          reveal: async () => undefined,
+          dispose: () => undefined,
+        }),
+      createStatusBarItem: (id: string) => strict(`window.createStatusBarItem(${JSON.stringify(id)})`, { id, text: '', tooltip: undefined, command: undefined, show: () => undefined, hide: () => undefined, dispose: () => undefined }),
+      showInformationMessage: message(undefined),
+      showWarningMessage: message(report.warnings),
+      showErrorMessage: message(report.errors),
     }),
-    workspace: partial('workspace', {
+    workspace: strict('vscode.workspace', {
       getConfiguration: () => configuration,
       textDocuments: emptyArray,
       notebookDocuments: emptyArray,
       workspaceFolders: undefined,
+      isTrusted: true,
+      onDidChangeConfiguration: quietEvent,
+      onDidChangeTextDocument: quietEvent,
+      onDidCloseTextDocument: quietEvent,
+      onDidOpenTextDocument: quietEvent,
+      onDidChangeNotebookDocument: quietEvent,
+      onDidCloseNotebookDocument: quietEvent,
+      onDidOpenNotebookDocument: quietEvent,
+      registerNotebookSerializer: register,
+      registerTextDocumentContentProvider: register,
+    }),
+    commands: strict('vscode.commands', {
+      registerCommand: register,
+      executeCommand: async () => undefined,
+    }),
+    languages: strict('vscode.languages', {
+      createDiagnosticCollection: (name = '') => new DiagnosticCollection(name),
+      registerCodeActionsProvider: register,
+      registerHoverProvider: register,
+      registerCompletionItemProvider: register,
+      registerCodeLensProvider: register,
+    }),
+    notebooks: strict('vscode.notebooks', {
+      createNotebookController: (id: string) =>
+        strict(`notebooks.createNotebookController(${JSON.stringify(id)})`, {
+          id,
+          supportedLanguages: undefined,
+          supportsExecutionOrder: false,
+          description: undefined,
+          executeHandler: undefined,
+          interruptHandler: undefined,
+          onDidChangeSelectedNotebooks: quietEvent,
+          updateNotebookAffinity: () => undefined,
+          createNotebookCellExecution: () => {
+            throw new MissingShimMemberError('NotebookController.createNotebookCellExecution', 'called: cells do not run in the bench');
+          },
+          dispose: () => undefined,
+        }),
     }),
   };
   // Every other top-level name of the API (namespaces, classes, enums) as an own property, as
-  // esbuild's `import * as vscode` interop copies only own properties of the module object.
+  // esbuild's `import * as vscode` interop copies only own properties of the module object; any
+  // use of one of them throws, naming it.
+  // (The module object itself and the enums stay plain objects, as VS Code's are.)
   const api: Record<string, unknown> = { ...real };
-  for (const name of apiNames()) if (!(name in api)) api[name] = stub(name);
+  for (const name of apiNames()) if (!(name in api)) api[name] = strict(`vscode.${name}`, {}, true);
   return api;
 }
 
@@ -156,13 +352,31 @@ export function installVscodeShim(): void {
   };
 }
 
-/** An ExtensionContext good enough for activate(). */
-export function fakeExtensionContext(extensionPath: string): { subscriptions: Array<{ dispose(): unknown }> } & Record<string, unknown> {
+export type FakeExtensionContext = { subscriptions: Array<{ dispose(): unknown }> } & Record<string, unknown>;
+
+/**
+ * An ExtensionContext good enough for activate(), with real storage folders as VS Code gives
+ * them: `storageDir/workspace` (storageUri, this workspace's) and `storageDir/global`
+ * (globalStorageUri), neither created in advance (VS Code does not create them either).
+ */
+export function fakeExtensionContext(extensionPath: string, storageDir: string): FakeExtensionContext {
   const memento = { get: (_k: string, d?: unknown) => d, update: async () => undefined, keys: () => [] };
-  return partial('context', {
+  const storage = nodePath.join(storageDir, 'workspace');
+  const globalStorage = nodePath.join(storageDir, 'global');
+  const logs = nodePath.join(storageDir, 'logs');
+  return strict('context', {
     subscriptions: [],
     extensionPath,
-    workspaceState: memento,
-    globalState: { ...memento, setKeysForSync: () => undefined },
-  }) as { subscriptions: Array<{ dispose(): unknown }> } & Record<string, unknown>;
+    extensionUri: Uri.file(extensionPath),
+    asAbsolutePath: (relative: string) => nodePath.join(extensionPath, relative),
+    storageUri: Uri.file(storage),
+    globalStorageUri: Uri.file(globalStorage),
+    logUri: Uri.file(logs),
+    storagePath: storage,
+    globalStoragePath: globalStorage,
+    logPath: logs,
+    extensionMode: 1, // ExtensionMode.Production
+    workspaceState: strict('context.workspaceState', memento),
+    globalState: strict('context.globalState', { ...memento, setKeysForSync: () => undefined }),
+  }) as FakeExtensionContext;
 }
