@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { Engine, type EngineOptions, type Flavor, type ServerVersion } from '../engine';
 import { captureSnapshot, snapshotRecords } from '../engine/storage/snapshot';
-import { FileStore, RecoveryWriteError, type FileStoreOptions, type RecoveryReport } from './file-store';
+import { FileStore, RecoveryWriteError, StorageReadError, type FileStoreOptions, type RecoveryReport } from './file-store';
 import { nodeFs, type StorageFs } from './storage-fs';
 
 /** What a folder was created for: an engine of another flavor must not read it. */
@@ -51,12 +51,26 @@ export interface OpenedEngine {
   storedClockMs?: number;
 }
 
+/** The folder's meta file; undefined for a new folder. A meta file that cannot be read or makes no sense refuses the open: guessing could open the data as another flavor. */
 function readMeta(io: StorageFs, dir: string): FolderMeta | undefined {
+  const file = path.join(dir, META_FILE);
+  let text: string;
   try {
-    return JSON.parse(io.readFileSync(path.join(dir, META_FILE), 'utf8')) as FolderMeta;
-  } catch {
-    return undefined;
+    text = io.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StorageReadError(file, err as Error);
   }
+  let meta: Partial<FolderMeta> | undefined;
+  try {
+    meta = JSON.parse(text) as Partial<FolderMeta>;
+  } catch {
+    meta = undefined;
+  }
+  if (!meta || (meta.flavor !== 'mongodb' && meta.flavor !== 'cosmos') || (meta.serverVersion !== '8.0' && meta.serverVersion !== '7.0')) {
+    throw new Error(`${file} is not a TTL Workbench folder description (expected {"format": 1, "flavor": "mongodb" | "cosmos", "serverVersion": "8.0" | "7.0"}). Restore it, or delete it to open the folder as a MongoDB 8.0 engine; nothing in the folder was changed.`);
+  }
+  return meta as FolderMeta;
 }
 
 /**
@@ -78,7 +92,13 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
   const io = store.io;
   const notes: string[] = [];
   const requested = options.engine ?? {};
-  let meta = readMeta(io, dir);
+  let meta: FolderMeta | undefined;
+  try {
+    meta = readMeta(io, dir);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
   if (!meta) {
     meta = { format: 1, flavor: requested.flavor ?? 'mongodb', serverVersion: requested.serverVersion ?? '8.0', created: new Date().toISOString() };
     if (!store.readOnly) {

@@ -121,9 +121,18 @@ export class NewerFormatError extends Error {
   }
 }
 
+/** The files of a folder; a folder that could not be created (a read-only open after the disk refused) holds none. */
+function listFolder(io: StorageFs, dir: string): string[] {
+  try {
+    return io.readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
 function generations(io: StorageFs, dir: string, re: RegExp): number[] {
-  return io
-    .readdirSync(dir)
+  return listFolder(io, dir)
     .map((f) => re.exec(f))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => Number(m[1]))
@@ -197,8 +206,13 @@ export class FileStore {
       store.readOnlyReason = options.readOnlyBecause;
       return store;
     }
-    io.mkdirSync(dir, { recursive: true });
-    const lock = acquireLock(dir, options.holder, io);
+    let lock;
+    try {
+      io.mkdirSync(dir, { recursive: true });
+      lock = acquireLock(dir, options.holder, io);
+    } catch (err) {
+      throw new RecoveryWriteError(dir, 'create the folder or its lock file', err as Error);
+    }
     if (!lock.ok && !options.allowReadOnly) throw new FolderLockedError(dir, lock.holder);
     return new FileStore(dir, options, lock);
   }
@@ -216,7 +230,7 @@ export class FileStore {
     const report: RecoveryReport = { snapshotRecords: 0, journalRecords: 0, problems: [], needsBaseSnapshot: false, millis: 0 };
     if (!this.readOnly) {
       // A compaction that died before its rename left its temporary file: never a snapshot.
-      for (const f of io.readdirSync(this.dir)) {
+      for (const f of listFolder(io, this.dir)) {
         if (!/^\.snapshot-\d+\.ttls\.\d+\.tmp$/.test(f)) continue;
         try {
           io.rmSync(path.join(this.dir, f), { force: true });
@@ -432,14 +446,20 @@ export class FileStore {
   beginCompaction(): number {
     if (!this.journal) throw new Error('a read-only or unrecovered store does not compact');
     if (this.compacting) throw new Error('a compaction is already running');
-    this.compacting = true;
-    this.journal.close();
-    this.journal = undefined;
+    if (this.journal.failure) throw this.journal.failure;
+    // The new journal first: if the disk refuses it, commits go on in the old one.
+    const next = new JournalWriter(journalPath(this.dir, this.generation + 1), this.durability, undefined, this.io);
+    const old = this.journal;
+    this.journal = next;
     this.generation++;
+    this.compacting = true;
+    // A failed group commit of the old journal surfaces here, and the compaction stops: the
+    // snapshot would otherwise cover writes that may not be on disk.
     try {
-      this.openJournal();
+      old.close();
     } catch (err) {
       this.compacting = false;
+      next.fail(err as Error);
       throw err;
     }
     return this.generation;

@@ -34,15 +34,35 @@ export class JournalWriter {
     return this.size;
   }
 
-  /** Append one record; durable on return in `fsync` mode. Throws if the disk refused. */
+  /**
+   * Append one record; durable on return in `fsync` mode. Throws if the disk refused, and from
+   * then on refuses every append: after a failed write or sync the file's state on disk is not
+   * known (a sync that failed once may report success the next time with the data gone), so
+   * nothing more may be acknowledged through it. A partly written frame is cut off if possible.
+   */
   append(payload: Uint8Array): void {
     if (this.syncError) throw this.syncError;
     const frame = encodeFrame(payload);
     let written = 0;
-    while (written < frame.length) written += this.io.writeSync(this.fd, frame, written, frame.length - written);
+    try {
+      while (written < frame.length) written += this.io.writeSync(this.fd, frame, written, frame.length - written);
+    } catch (err) {
+      this.syncError = err as Error;
+      try {
+        if (written > 0) this.io.ftruncateSync(this.fd, this.size);
+      } catch {
+        // Left as a torn tail: recovery cuts it, since nothing follows it.
+      }
+      throw err;
+    }
     this.size += frame.length;
     if (this.durability === 'fsync') {
-      this.io.fdatasyncSync(this.fd);
+      try {
+        this.io.fdatasyncSync(this.fd);
+      } catch (err) {
+        this.syncError = err as Error;
+        throw err;
+      }
       return;
     }
     this.unsynced++;
@@ -62,10 +82,26 @@ export class JournalWriter {
     }
   }
 
+  /** Sync and close; throws when a sync failed (acknowledged writes of a group commit may not be on disk). */
   close(): void {
+    if (this.fd < 0) return;
     this.syncNow();
-    this.io.closeSync(this.fd);
-    this.fd = -1;
+    try {
+      this.io.closeSync(this.fd);
+    } finally {
+      this.fd = -1;
+    }
+    if (this.syncError) throw this.syncError;
+  }
+
+  /** Refuse every later append with `err` (a failure found elsewhere: an earlier journal's sync). */
+  fail(err: Error): void {
+    this.syncError ??= err;
+  }
+
+  /** The failure that stopped this journal, if any. */
+  get failure(): Error | undefined {
+    return this.syncError;
   }
 }
 

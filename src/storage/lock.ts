@@ -44,6 +44,9 @@ function mtimeOf(io: StorageFs, file: string): number {
   }
 }
 
+/** Lock files this process released but could not remove (a failing disk): stale, though they name a live pid. */
+const released = new Set<string>();
+
 export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs): LockResult {
   const file = path.join(dir, LOCK_FILE);
   const me: LockHolder = { pid: process.pid, since: new Date().toISOString(), ...(by ? { by } : {}) };
@@ -52,8 +55,18 @@ export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs): L
     try {
       io.writeFileSync(file, JSON.stringify(me), { flag: 'wx' });
       const release = () => {
-        // Only our own lock: a folder taken over meanwhile (it should not be) stays locked.
-        if (readHolder(io, file)?.pid === process.pid) io.rmSync(file, { force: true });
+        // Only our own lock: a folder taken over meanwhile (it should not be) stays locked. A
+        // lock that cannot be read back (a failing disk) is still ours: nobody takes over a live
+        // holder's lock.
+        const holder = readHolder(io, file);
+        if (holder !== undefined && holder.pid !== process.pid) return;
+        try {
+          io.rmSync(file, { force: true });
+        } catch {
+          // Left behind: another process finds its holder dead and takes it over; this process
+          // remembers it let go.
+          released.add(file);
+        }
       };
       return { ok: true, release, ...(tookOverFrom ? { tookOverFrom } : {}) };
     } catch (err) {
@@ -61,7 +74,8 @@ export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs): L
     }
     const holder = readHolder(io, file);
     // Our own pid counts as alive: a second store in this process must not share the folder.
-    if (holder && alive(holder.pid)) return { ok: false, holder };
+    if (holder && alive(holder.pid) && !(holder.pid === process.pid && released.has(file))) return { ok: false, holder };
+    released.delete(file);
     // An unreadable lock is either being written right now (give it a moment) or was left by a
     // writer that died in between.
     if (!holder && Date.now() - mtimeOf(io, file) < 2000) return { ok: false, holder: { pid: 0, since: 'just now' } };
