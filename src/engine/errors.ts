@@ -10,6 +10,7 @@ export const ErrorCode = {
   NoSuchKey: 4,
   FailedToParse: 9,
   TypeMismatch: 14,
+  Overflow: 15,
   IllegalOperation: 20,
   NamespaceNotFound: 26,
   IndexNotFound: 27,

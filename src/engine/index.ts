@@ -6,6 +6,7 @@ export type { EngineEvent, EngineListener } from './catalog/events';
 export { SystemClock, VirtualClock, type Clock } from './clock';
 export { compareValues, valuesEqual } from './values/compare';
 export { objectIdAt, type Document } from './values/types';
+export { MAX_BSON_DEPTH, MAX_STORAGE_DEPTH, checkEjsonDepth, parseEjson } from './values/depth';
 export type { MonitorStatus, PassReport, VisitReport } from './ttl/monitor';
 export { findInvalidTTLIndexes, findNaNTTLIndexes, loadLegacyIndexSpec, repairInvalidTTLSpecs, type TTLIndexProblem } from './ttl/legacy';
 export * as ttlRules from './ttl/validation';

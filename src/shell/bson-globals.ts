@@ -6,7 +6,7 @@
  * holds because each wrapper shares its class's prototype.
  */
 import * as bson from 'bson';
-import { objectIdAt } from '../engine';
+import { checkEjsonDepth, objectIdAt, parseEjson } from '../engine';
 import type { Boundary } from './boundary';
 import type { ScriptErrors } from './errors';
 
@@ -16,6 +16,11 @@ type AnyFn = (...args: never[]) => unknown;
  * A function usable with or without `new` that returns `make(args)`, sharing `cls.prototype` and
  * the class's static methods (bound to the class). Host errors come out as script-realm errors.
  */
+function withinDepth<T>(value: T): T {
+  checkEjsonDepth(value);
+  return value;
+}
+
 function callable(name: string, make: (args: unknown[]) => unknown, errors: ScriptErrors, cls?: { prototype: object }): AnyFn {
   const fn = function (...args: unknown[]): unknown {
     try {
@@ -144,12 +149,13 @@ export function createBsonGlobals(now: () => number, errors: ScriptErrors, bound
     BSONRegExp: callable('BSONRegExp', ([pattern, options]) => new bson.BSONRegExp(pattern as string, options as string | undefined), errors, bson.BSONRegExp),
     BSONSymbol: callable('BSONSymbol', ([v]) => new bson.BSONSymbol(String(v)), errors, bson.BSONSymbol),
     DBRef: callable('DBRef', ([collection, oid, db, fields]) => new bson.DBRef(collection as string, oid as bson.ObjectId, db as string | undefined, fields as bson.Document | undefined), errors, bson.DBRef),
-    bsonsize: callable('bsonsize', ([doc]) => bson.calculateObjectSize(toEngine(doc) as bson.Document), errors),
+    // The bson package walks values recursively: too deep a value is refused (code 15) first.
+    bsonsize: callable('bsonsize', ([doc]) => bson.calculateObjectSize(toEngine(withinDepth(doc)) as bson.Document), errors),
     EJSON: Object.freeze({
-      parse: callable('parse', ([text, options]) => bson.EJSON.parse(text as string, options as bson.EJSONOptions | undefined), errors),
-      stringify: callable('stringify', (args) => (bson.EJSON.stringify as (...a: unknown[]) => string)(...args), errors),
-      serialize: callable('serialize', ([value, options]) => bson.EJSON.serialize(value, options as bson.EJSONOptions | undefined), errors),
-      deserialize: callable('deserialize', ([value, options]) => bson.EJSON.deserialize(value as bson.Document, options as bson.EJSONOptions | undefined), errors),
+      parse: callable('parse', ([text, options]) => typeof text === 'string' ? parseEjson(text, options as bson.EJSONOptions | undefined) : bson.EJSON.parse(text as string, options as bson.EJSONOptions | undefined), errors),
+      stringify: callable('stringify', (args) => (bson.EJSON.stringify as (...a: unknown[]) => string)(withinDepth(args[0]), ...args.slice(1)), errors),
+      serialize: callable('serialize', ([value, options]) => bson.EJSON.serialize(withinDepth(value), options as bson.EJSONOptions | undefined), errors),
+      deserialize: callable('deserialize', ([value, options]) => bson.EJSON.deserialize(withinDepth(value) as bson.Document, options as bson.EJSONOptions | undefined), errors),
     }),
   };
 }

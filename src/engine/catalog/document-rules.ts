@@ -1,11 +1,12 @@
 /**
  * What a stored document must satisfy: an `_id` (added as a new ObjectId when absent, always the
- * first field), `_id` not an array, regex or undefined (nor holding `$` fields), and at most
- * 16 MiB of BSON.
+ * first field), `_id` not an array, regex or undefined (nor holding `$` fields), at most 180 levels
+ * of nesting, and at most 16 MiB of BSON.
  */
 import { calculateObjectSize, ObjectId } from 'bson';
 import { fail } from '../errors';
 import { cloneForStorage, cloneSpreadForStorage } from '../values/clone';
+import { checkStorageDepth } from '../values/depth';
 import { bsonTypeOf, isPlainObject, objectIdAt, type Document } from '../values/types';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
@@ -52,6 +53,8 @@ function startsWithId(doc: Document): boolean {
 
 /** The size check for a document produced by an update (mongod: code 17419). */
 export function checkUpdatedSize(doc: Document): void {
+  // First: the size walk below recurses, and an update path can make a document of any depth.
+  checkStorageDepth(doc, 'update');
   // An exact size costs about what a bound would (no copy is needed here).
   const size = calculateObjectSize(doc);
   if (size > MAX_BSON_OBJECT_SIZE) {

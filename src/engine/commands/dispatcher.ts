@@ -5,6 +5,7 @@
 import type { Engine } from '../engine';
 import { fail } from '../errors';
 import { validateDatabaseName } from '../catalog/namespaces';
+import { checkCommandDepth } from '../values/depth';
 import type { Document } from '../values/types';
 import { adminCommands } from './admin';
 import { catalogCommands } from './catalog';
@@ -32,6 +33,10 @@ export function commandNames(): string[] {
 
 export function dispatchCommand(engine: Engine, dbName: string, command: Document): Document {
   validateDatabaseName(dbName);
+  // Measured before anything walks it (mongod validates every BSON message the same way). An
+  // insert's documents are measured as they are copied for storage (180 levels at most), which
+  // stops before any deeper level, so they need no walk of their own here.
+  checkCommandDepth(command, Object.keys(command)[0] === 'insert' ? 'documents' : undefined);
   const name = Object.keys(command)[0];
   if (name === undefined) fail('CommandNotFound', 'no such command: the command document is empty. Pass e.g. {ping: 1}.');
   const handler = HANDLERS[name] ?? HANDLERS[ALIASES[name] ?? ''];

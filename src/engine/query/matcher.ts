@@ -14,6 +14,7 @@
 import type { Binary, BSONRegExp } from 'bson';
 import { EngineError, ErrorCode } from '../errors';
 import { compareStrings, compareValues } from '../values/compare';
+import { checkFieldPathLength } from '../values/depth';
 import { compareNumbers, exactDouble, toDouble } from '../values/numbers';
 import {
   BSON_TYPE_NUMBERS,
@@ -83,6 +84,7 @@ function compileDocument(filter: Document): DocPredicate {
       const p = compileTopLevelOperator(key, value);
       if (p) preds.push(p);
     } else {
+      checkFieldPathLength(key);
       preds.push(bindToPath(key, parseFieldCondition(value)));
     }
   }

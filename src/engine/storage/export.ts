@@ -10,7 +10,9 @@ import { loadLegacyIndexSpec } from '../ttl/legacy';
 import { isTTLIndexSpec, effectiveExpireAfterSeconds } from '../ttl/validation';
 import type { Engine } from '../engine';
 import { EJSON } from 'bson';
+import { EngineError } from '../errors';
 import { cloneDocument } from '../values/clone';
+import { checkStorageDepth, parseEjson } from '../values/depth';
 import type { Document } from '../values/types';
 import { documentFromStorage, storableDocument } from './values';
 
@@ -48,6 +50,10 @@ export function importDatabase(engine: Engine, exported: Document, intoDb?: stri
   }
   const dbName = intoDb ?? String(exported.database);
   const colls = exported.collections as Document[];
+  for (const c of colls) {
+    // Refused before anything is created, so a document too deep to store leaves no half import.
+    if (Array.isArray(c.documents)) for (const doc of c.documents) checkStorageDepth(doc, 'insert');
+  }
   for (const c of colls) {
     if (engine.getCollection(dbName, String(c.name))) throw Object.assign(new Error(`${dbName}.${String(c.name)} already exists: import into another database, or drop it first.`), { code: 48, codeName: 'NamespaceExists' });
   }
@@ -92,8 +98,9 @@ export function exportDatabaseText(engine: Engine, dbName: string): string {
 export function importDatabaseText(engine: Engine, text: string, intoDb?: string): ImportSummary {
   let parsed: Document;
   try {
-    parsed = EJSON.parse(text, { relaxed: false }) as Document;
+    parsed = parseEjson(text, { relaxed: false }) as Document;
   } catch (err) {
+    if (err instanceof EngineError) throw err;
     throw new Error(`Not EJSON: ${(err as Error).message}. Import reads files made by "Export Database as EJSON…".`);
   }
   return importDatabase(engine, documentFromStorage(parsed), intoDb);

@@ -6,6 +6,7 @@
  * `undefined` becomes null, as the Node driver serializes it.
  */
 import { Binary, type Double } from 'bson';
+import { failStorageDepth, MAX_STORAGE_DEPTH } from './depth';
 import { bsonClassOf, type Document } from './types';
 
 export function cloneValue(value: unknown): unknown {
@@ -40,11 +41,13 @@ export function cloneDocument(doc: Document): Document {
 
 /**
  * Clone for storage plus an upper bound of the BSON size, computed in the same walk so the 16 MiB
- * check costs nothing for ordinary documents (an exact size is computed only near the limit).
+ * check costs nothing for ordinary documents (an exact size is computed only near the limit). The
+ * same walk refuses a document nested more than MAX_STORAGE_DEPTH levels (code 15, Overflow)
+ * before it recurses any deeper, so no input can overflow the stack here.
  */
 export function cloneForStorage(doc: Document, into: Document = {}): { doc: Document; sizeBound: number } {
   const acc = { size: 5 };
-  const out = cloneDocMeasured(doc, acc, into);
+  const out = cloneDocMeasured(doc, acc, into, 1);
   return { doc: out, sizeBound: acc.size };
 }
 
@@ -60,22 +63,28 @@ export function cloneSpreadForStorage(doc: Document): { doc: Document; sizeBound
   for (const key in out) {
     acc.size += key.length * 3 + 2;
     const v = out[key];
-    const copy = cloneMeasured(v, acc);
+    const copy = cloneMeasured(v, acc, 2);
     if (copy !== v) out[key] = copy;
   }
   return { doc: out, sizeBound: acc.size };
 }
 
-function cloneDocMeasured(doc: Document, acc: { size: number }, out: Document = {}): Document {
+/** `level`: how deep `doc` nests (the stored document is level 1); only non-empty levels count. */
+function cloneDocMeasured(doc: Document, acc: { size: number }, out: Document, level: number): Document {
+  let empty = true;
   for (const key in doc) {
     if (!Object.prototype.hasOwnProperty.call(doc, key)) continue;
+    if (empty) {
+      if (level > MAX_STORAGE_DEPTH) failStorageDepth('insert');
+      empty = false;
+    }
     acc.size += key.length * 3 + 2;
-    out[key] = cloneMeasured(doc[key], acc);
+    out[key] = cloneMeasured(doc[key], acc, level + 1);
   }
   return out;
 }
 
-function cloneMeasured(value: unknown, acc: { size: number }): unknown {
+function cloneMeasured(value: unknown, acc: { size: number }, level: number): unknown {
   switch (typeof value) {
     case 'number': acc.size += 8; return value;
     case 'string': acc.size += value.length * 3 + 5; return value;
@@ -85,10 +94,11 @@ function cloneMeasured(value: unknown, acc: { size: number }): unknown {
   if (value === null) return null;
   if (Array.isArray(value)) {
     acc.size += 5;
+    if (value.length > 0 && level > MAX_STORAGE_DEPTH) failStorageDepth('insert');
     const out = new Array(value.length);
     for (let i = 0; i < value.length; i++) {
       acc.size += String(i).length + 2;
-      out[i] = cloneMeasured(value[i], acc);
+      out[i] = cloneMeasured(value[i], acc, level + 1);
     }
     return out;
   }
@@ -103,7 +113,7 @@ function cloneMeasured(value: unknown, acc: { size: number }): unknown {
   switch (bsonClassOf(value)) {
     case undefined:
       acc.size += 5;
-      return cloneDocMeasured(value as Document, acc);
+      return cloneDocMeasured(value as Document, acc, {}, level);
     case 'Binary': {
       const b = value as Binary;
       acc.size += b.position + 5;
