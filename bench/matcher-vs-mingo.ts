@@ -12,6 +12,8 @@
 import { Binary, Decimal128, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
 import { Query } from 'mingo';
 import { compileFilter } from '../src/engine/query/matcher';
+import { compileRegex } from '../src/engine/query/regex/compile';
+import { deadlineIn, withMatchDeadline } from '../src/engine/query/regex/deadline';
 import type { Document } from '../src/engine/values/types';
 
 interface Probe {
@@ -177,7 +179,76 @@ export async function runMatcherComparison(docCount = 100_000): Promise<string> 
     lines.push(`${pad(t.label, 28)}${pad(fmtRate(t.oursPerSec), 12)}${pad(fmtRate(t.mingoPerSec), 12)}${pad(ratio, 8)}${t.oursMatches} / ${t.mingoMatches}`);
   }
   lines.push(`filter: ${JSON.stringify(filterPlain)}`);
+  lines.push('');
+  lines.push(...regexEngineReport(docCount));
   return lines.join('\n');
+}
+
+/** Strings like the ones $regex filters see: a word, numbers, an email, free text. */
+function regexSubjects(count: number): string[] {
+  const words = ['alpha', 'beta', 'gamma', 'delta', 'Epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa'];
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    out.push(`${words[i % 10]}-${(i * 7919) % 100000} user${i}@example.com ${words[(i * 3) % 10]} lorem ipsum dolor sit amet`);
+  }
+  return out;
+}
+
+function timeTests(subjects: string[], test: (s: string) => boolean): { perSec: number; matches: number } {
+  let matches = 0;
+  for (let i = 0; i < subjects.length; i++) if (test(subjects[i])) matches++;
+  let best = Infinity;
+  for (let round = 0; round < 3; round++) {
+    const start = process.hrtime.bigint();
+    let sink = 0;
+    for (let i = 0; i < subjects.length; i++) if (test(subjects[i])) sink++;
+    best = Math.min(best, Number(process.hrtime.bigint() - start));
+    if (sink !== matches) throw new Error('non-deterministic regex');
+  }
+  return { perSec: (subjects.length * 1e9) / best, matches };
+}
+
+/**
+ * (c) The $regex engines (src/engine/query/regex/compile.ts) on the same strings in one run:
+ * JavaScript's RegExp and re2js forced, and the engine the matcher picks; then a catastrophic
+ * pattern, and the per-match cost of a backreference pattern under a deadline (node:vm timeout).
+ */
+function regexEngineReport(docCount: number): string[] {
+  const lines: string[] = [];
+  lines.push(`(c) $regex engines over ${docCount} strings (tests per second, best of 3; ratio = RegExp / re2js)`);
+  const subjects = regexSubjects(docCount);
+  const cases: Array<{ label: string; pattern: string; options: string }> = [
+    { label: 'prefix ^gamma', pattern: '^gamma', options: '' },
+    { label: 'case-insensitive epsilon-\\d+ /i', pattern: 'epsilon-\\d+', options: 'i' },
+    { label: 'substring ipsum', pattern: 'ipsum', options: '' },
+    { label: 'classes + alternation', pattern: '(?:alpha|beta|zeta)-[0-9]{2,3} user\\d*7@[a-z]+\\.com', options: '' },
+    { label: 'anchored classes ^[a-z]+-\\d{4} ', pattern: '^[a-z]+-\\d{4} ', options: '' },
+  ];
+  lines.push(`${pad('pattern', 40)}${pad('RegExp', 12)}${pad('re2js', 12)}${pad('ratio', 8)}${pad('picked', 9)}matches`);
+  for (const c of cases) {
+    const regexp = timeTests(subjects, compileRegex(c.pattern, c.options, 'regexp').test);
+    const re2 = timeTests(subjects, compileRegex(c.pattern, c.options, 're2').test);
+    const picked = compileRegex(c.pattern, c.options).engine;
+    if (regexp.matches !== re2.matches) throw new Error(`engines disagree on ${c.pattern}`);
+    lines.push(`${pad(c.label, 40)}${pad(fmtRate(regexp.perSec), 12)}${pad(fmtRate(re2.perSec), 12)}${pad(`${(regexp.perSec / re2.perSec).toFixed(1)}x`, 8)}${pad(picked, 9)}${regexp.matches}`);
+  }
+  // ^(a+)+$ on 'a' x 40 + 'b': RegExp takes minutes for one string, so it is timed on a shorter one.
+  const evil = compileRegex('^(a+)+$', '');
+  const longSubjects = Array.from({ length: 1000 }, (_, i) => 'a'.repeat(40 + (i % 7)) + 'b');
+  const evilRate = timeTests(longSubjects, evil.test);
+  const shortRegExp = compileRegex('^(a+)+$', '', 'regexp');
+  const t0 = process.hrtime.bigint();
+  shortRegExp.test('a'.repeat(24) + 'b');
+  const regexp24 = Number(process.hrtime.bigint() - t0) / 1e6;
+  lines.push(`^(a+)+$ on 1000 strings 'a'x40+'b': ${evil.engine} ${fmtRate(evilRate.perSec)}; RegExp needs ${regexp24.toFixed(0)} ms for ONE 'a'x24+'b' (doubling per extra 'a')`);
+  // Backreferences: RegExp behind a prefilter; with a deadline each candidate pays a vm timeout.
+  const backref = compileRegex('(\\w)\\1', '');
+  const few = subjects.slice(0, Math.min(20_000, subjects.length));
+  const direct = timeTests(few, backref.test);
+  const guarded = withMatchDeadline(deadlineIn(600_000), () => timeTests(few, backref.test));
+  const perMatchUs = (1e6 / guarded.perSec) - (1e6 / direct.perSec);
+  lines.push(`backreference (\\w)\\1 (${backref.engine}) on ${few.length} strings: no deadline ${fmtRate(direct.perSec)}, with a deadline ${fmtRate(guarded.perSec)} (+${perMatchUs.toFixed(1)} µs per string: a vm timeout per candidate), ${direct.matches} matches`);
+  return lines;
 }
 
 if (require.main === module) {

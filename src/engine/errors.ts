@@ -18,6 +18,7 @@ export const ErrorCode = {
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
   NamespaceExists: 48,
+  MaxTimeMSExpired: 50,
   DollarPrefixedFieldName: 52,
   InvalidIdField: 53,
   NotSingleValueField: 54,

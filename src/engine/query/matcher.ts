@@ -28,6 +28,7 @@ import {
 } from '../values/types';
 import { compileExpression, isTruthy } from './expressions';
 import { compilePath, MISSING, type ValuePredicate } from './path-values';
+import { compileRegex, type StringTest } from './regex/compile';
 
 /** A compiled filter. Accepts arrays too, because $elemMatch runs sub-filters on array elements. */
 export type DocPredicate = (doc: Document | unknown[]) => boolean;
@@ -556,23 +557,24 @@ function typePredicate(arg: unknown): ValuePredicate {
 
 /** A compiled regex plus its source form (regex-valued fields match by pattern and flags). */
 interface CompiledRegex {
-  re: RegExp;
+  re: StringTest;
   pattern: string;
   flags: string;
 }
-
-const VALID_REGEX_OPTIONS = 'imsxu';
 
 function sortedFlags(flags: string): string {
   return [...flags].sort().join('');
 }
 
-/** A regex given as a value: {a: /x/i}, {$in: [/x/]}, {$not: /x/}. */
+/**
+ * A regex given as a value: {a: /x/i}, {$in: [/x/]}, {$not: /x/}. A JS RegExp is what a client
+ * sends as a BSON regex: its source is a PCRE pattern to mongod, its i/m/s flags the options (u
+ * and v are redundant, g/y/d carry no meaning in a query).
+ */
 function regexFromLiteral(value: RegExp | BSONRegExp): CompiledRegex {
   if (value instanceof RegExp) {
-    // Already JS syntax; drop the stateful flags (g, y) so test() is repeatable.
-    const flags = value.flags.replace(/[gyd]/g, '');
-    return { re: new RegExp(value.source, flags), pattern: value.source, flags: sortedFlags(flags.replace(/[uv]/g, '')) };
+    const flags = value.flags.replace(/[gydv]/g, '');
+    return { re: compileRegex(value.source, flags), pattern: value.source, flags: sortedFlags(flags.replace(/u/g, '')) };
   }
   return compilePcre(value.pattern, value.options);
 }
@@ -593,74 +595,9 @@ function regexFromOperator(arg: unknown, options: unknown): CompiledRegex {
   throw badValue('$regex has to be a string');
 }
 
-/**
- * Compile a PCRE pattern (mongod's dialect) to a JS RegExp. JS lacks the `x` flag and the \A \z \Z
- * anchors and a leading (?flags) group; those are rewritten, the rest of the syntax is shared.
- */
+/** A PCRE pattern under mongod's options; the engine is chosen in regex/compile.ts. */
 function compilePcre(pattern: string, options: string): CompiledRegex {
-  let flags = options;
-  for (const ch of flags) {
-    if (!VALID_REGEX_OPTIONS.includes(ch)) {
-      throw new EngineError(51108, `invalid flag in regex options: ${ch}`);
-    }
-  }
-  let source = pattern;
-  const inline = /^\(\?([imsx]+)\)/.exec(source);
-  if (inline) {
-    flags += inline[1];
-    source = source.slice(inline[0].length);
-  }
-  source = rewritePcre(source, flags.includes('x'));
-  let jsFlags = '';
-  for (const f of 'ims') if (flags.includes(f)) jsFlags += f;
-  try {
-    return { re: new RegExp(source, jsFlags), pattern, flags: sortedFlags(options) };
-  } catch (err) {
-    throw new EngineError(51091, `Regular expression is invalid: ${(err as Error).message}`);
-  }
-}
-
-/** Strip extended-mode whitespace/comments and translate PCRE-only anchors, outside classes. */
-function rewritePcre(src: string, extended: boolean): string {
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < src.length; i++) {
-    const ch = src[i];
-    if (ch === '\\' && i + 1 < src.length) {
-      const next = src[i + 1];
-      i++;
-      if (!inClass && next === 'A') out += '(?<![\\s\\S])';
-      else if (!inClass && next === 'z') out += '(?![\\s\\S])';
-      else if (!inClass && next === 'Z') out += '(?=\\n?(?![\\s\\S]))';
-      else out += ch + next;
-      continue;
-    }
-    if (inClass) {
-      if (ch === ']') inClass = false;
-      out += ch;
-      continue;
-    }
-    if (ch === '[') {
-      inClass = true;
-      out += ch;
-      // A ']' right after '[' or '[^' is a literal member in PCRE.
-      if (src[i + 1] === '^') out += src[++i];
-      if (src[i + 1] === ']') {
-        out += '\\]';
-        i++;
-      }
-      continue;
-    }
-    if (extended) {
-      if (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r' || ch === '\f' || ch === '\v') continue;
-      if (ch === '#') {
-        while (i + 1 < src.length && src[i + 1] !== '\n') i++;
-        continue;
-      }
-    }
-    out += ch;
-  }
-  return out;
+  return { re: compileRegex(pattern, options), pattern, flags: sortedFlags(options) };
 }
 
 /** Regexes match strings and symbols; a regex-valued field matches an identical regex. */
