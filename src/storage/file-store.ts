@@ -258,7 +258,15 @@ export class FileStore {
       }
       // Records are decoded one at a time as they are applied: a million documents never sit
       // decoded in a list beside the engine's own copies.
-      for (let i = 0; i < loaded.frames.length; i++) reader.snapshotRecord(decodeRecord(loaded.frames[i].payload));
+      for (let i = 0; i < loaded.frames.length; i++) {
+        try {
+          reader.snapshotRecord(decodeRecord(loaded.frames[i].payload));
+        } catch (err) {
+          // Part of it is applied already: falling back to older files would mix two states.
+          this.close();
+          throw new Error(`${snapshotPath(this.dir, g)}: the record at byte offset ${loaded.frames[i].offset} passes its CRC-32 check but cannot be applied (${(err as Error).message}). Nothing in the folder was changed; move this snapshot out of the folder to open it from its other files.`);
+        }
+      }
       report.snapshot = g;
       report.snapshotRecords = loaded.frames.length;
       base = g;
@@ -271,27 +279,40 @@ export class FileStore {
       const g = journals[j];
       const file = journalPath(this.dir, g);
       let read;
+      // A record that passes its checksum but cannot be applied (it does not decode, or holds
+      // what no engine wrote) is damage at its offset like a checksum failure: reported, kept,
+      // and nothing after it applied. Never an internal error that refuses the whole folder.
+      let unusable: Damage | undefined;
       try {
-        read = readJournal(file, io);
+        read = readJournal(
+          file,
+          (payload, offset) => {
+            if (unusable) return;
+            try {
+              reader.journalRecord(BSON.deserialize(payload, DECODE));
+              report.journalRecords++;
+            } catch (err) {
+              unusable = { kind: 'corrupt', offset, reason: `a record passes its CRC-32 check but cannot be applied: ${(err as Error).message}` };
+            }
+          },
+          io,
+        );
       } catch (err) {
         this.close();
         throw new StorageReadError(file, err as Error);
       }
-      for (const frame of read.frames) {
-        reader.journalRecord(BSON.deserialize(frame.payload, DECODE));
-        report.journalRecords++;
-      }
       last = g;
-      if (!read.damage) continue;
-      report.problems.push(describeDamage(file, read.damage));
-      if (read.damage.kind === 'torn' && j === journals.length - 1) {
+      const damage = unusable ?? read.damage;
+      if (!damage) continue;
+      report.problems.push(describeDamage(file, damage));
+      if (damage.kind === 'torn' && j === journals.length - 1) {
         if (!this.readOnly) this.writeStep('cut the torn last record off ' + path.basename(file), () => truncateJournal(file, read.validEnd, io));
         continue;
       }
       // Corruption (or a torn tail before a newer journal, which cannot happen in normal
       // operation): nothing after it is applied; the damaged file and the journals after it are
       // kept aside once the recovered state is saved.
-      report.stoppedAt = { file, offset: read.damage.offset };
+      report.stoppedAt = { file, offset: damage.offset };
       keep.push({ file, why: 'damaged' });
       for (const later of journals.slice(j + 1)) {
         keep.push({ file: journalPath(this.dir, later), why: 'unreplayed' });

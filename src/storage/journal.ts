@@ -5,7 +5,7 @@
  * acknowledged work is at risk in a power loss (not in a crash of the process alone: the bytes
  * are in the OS's page cache once writeSync returns).
  */
-import { encodeFrame, scanFrames, type Damage, type Frame } from './frames';
+import { encodeFrame, FileSource, walkFrames, type Damage } from './frames';
 import { nodeFs, type StorageFs } from './storage-fs';
 
 export type Durability = 'fsync' | 'batched';
@@ -106,7 +106,8 @@ export class JournalWriter {
 }
 
 export interface JournalRead {
-  frames: Frame[];
+  /** Whole records read before any damage. */
+  frames: number;
   /** Damage found (a torn tail or corruption), with the byte offset. */
   damage?: Damage;
   /** Bytes up to the end of the last whole record. */
@@ -114,17 +115,26 @@ export interface JournalRead {
   bytes: number;
 }
 
-/** Read a journal file (a missing file reads as empty). */
-export function readJournal(path: string, io: StorageFs = nodeFs): JournalRead {
-  let buf: Buffer;
+/**
+ * Read a journal file record by record (a missing file reads as empty): a window of a few MiB at
+ * a time, so a journal of any size opens in memory bounded by its largest record. `onFrame`
+ * gets each whole record's payload, valid only during the call.
+ */
+export function readJournal(path: string, onFrame: (payload: Buffer, offset: number) => void, io: StorageFs = nodeFs): JournalRead {
+  let fd: number;
   try {
-    buf = io.readFileSync(path);
+    fd = io.openSync(path, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { frames: [], validEnd: 0, bytes: 0 };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { frames: 0, validEnd: 0, bytes: 0 };
     throw err;
   }
-  const scan = scanFrames(buf);
-  return { frames: scan.frames, validEnd: scan.validEnd, bytes: buf.length, ...(scan.damage ? { damage: scan.damage } : {}) };
+  try {
+    const size = io.fstatSync(fd).size;
+    const walk = walkFrames(new FileSource(io, fd, size), onFrame);
+    return { frames: walk.frames, validEnd: walk.validEnd, bytes: size, ...(walk.damage ? { damage: walk.damage } : {}) };
+  } finally {
+    io.closeSync(fd);
+  }
 }
 
 /** Cut a torn tail off, so appends continue after the last whole record (durably). */

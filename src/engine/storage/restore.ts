@@ -14,6 +14,7 @@ import { valuesEqual } from '../values/compare';
 import type { Document } from '../values/types';
 import { decodeFlatBatch } from './flat-batch';
 import { splitNs } from './journal-records';
+import { journalFrameProblem } from './record-shape';
 import { documentFromStorage } from './values';
 
 export interface RestoreSummary {
@@ -118,6 +119,9 @@ export class StorageRestorer {
   journalRecord(raw: Document): void {
     this.finishCollection();
     const frame = documentFromStorage(raw);
+    // Checked whole before any op is applied: a commit goes in entirely or not at all.
+    const problem = journalFrameProblem(frame);
+    if (problem !== undefined) throw new Error(`the record is not one this engine writes: ${problem}`);
     this.noteClock(frame.t);
     if (frame.m) Object.assign(this.engine.ttlMetrics, numbers(frame.m));
     for (const op of (frame.ops ?? []) as Document[]) {

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Decimal128, EJSON, Int32, Long, ObjectId, Timestamp } from 'bson';
+import { BSON, Decimal128, EJSON, Int32, Long, ObjectId, Timestamp } from 'bson';
+import { encodeFrame } from '../../../src/storage/frames';
 import { Engine, loadLegacyIndexSpec, VirtualClock, type Document } from '../../../src/engine';
 import { closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
 import { prng } from '../helpers/prng';
@@ -205,6 +206,36 @@ describe('engine on a damaged data folder', () => {
       assert.match(o.notes.join('\n'), /damaged at byte offset \d+|torn last record/, `flip at ${at} is reported`);
       o.engine.close();
       o.store.close();
+    }
+  });
+});
+
+describe('records that pass their checksum but are not what an engine writes', () => {
+  it('are damage at their offset (reported, kept aside), never an internal error; the commits before them are recovered, none of their ops applied', () => {
+    const bad: Array<[string, Document]> = [
+      ['an op list that is a number', { t: new Date(T0), ops: 5 }],
+      ['a put of a number', { t: new Date(T0), ops: [{ put: 'app.c', d: { _id: 'half', x: 1 } }, { put: 'app.c', d: 7 }] }],
+      ['an index list that is a number', { t: new Date(T0), ops: [{ cat: 'app.c', o: {}, ix: 3 }] }],
+      ['an op of no known kind', { t: new Date(T0), ops: [{ upsert: 'app.c' }] }],
+      ['a time that is a string', { t: 'yesterday', ops: [] }],
+    ];
+    for (const [what, record] of bad) {
+      const dir = tmpDir();
+      const a = open(dir);
+      a.engine.db('app').collection('c').insertMany([{ _id: 1 }, { _id: 2 }]);
+      close(a);
+      const journal = path.join(dir, 'journal-0.ttlj');
+      const goodEnd = fs.statSync(journal).size;
+      fs.appendFileSync(journal, encodeFrame(BSON.serialize(record)));
+      const b = open(dir);
+      assert.deepEqual(b.engine.db('app').collection('c').find({}).map((d) => d._id), [1, 2], `${what}: the earlier commits, and nothing of the bad one`);
+      assert.match(b.notes.join('\n'), new RegExp(`journal-0\\.ttlj: damaged at byte offset ${goodEnd} \\(a record passes its CRC-32 check but cannot be applied`), what);
+      assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('journal-0.ttlj.damaged-')), `${what}: kept aside`);
+      close(b);
+      const c = open(dir);
+      assert.deepEqual(c.notes, [], `${what}: the next open is clean`);
+      assert.equal(c.engine.db('app').collection('c').countDocuments({}), 2);
+      close(c);
     }
   });
 });

@@ -6,7 +6,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BSON } from 'bson';
 import { crc32, crc32Portable } from '../../../src/storage/crc32';
-import { encodeFrame, FRAME_HEADER_BYTES, scanFrames } from '../../../src/storage/frames';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { encodeFrame, FileSource, FRAME_HEADER_BYTES, scanFrames, walkFrames } from '../../../src/storage/frames';
 import { prng } from '../helpers/prng';
 
 function journalOf(n: number): { buf: Buffer; ends: number[] } {
@@ -92,7 +95,7 @@ describe('journal frames', () => {
       assert.deepEqual(ids(scan.frames), Array.from({ length: hit }, (_, i) => i), `byte ${at} (record ${hit})`);
       assert.equal(scan.damage?.kind, 'corrupt', `byte ${at}`);
       assert.equal(scan.damage?.offset, starts[hit]);
-      assert.ok(scan.damage?.kind === 'corrupt' && scan.damage.resumesAt > starts[hit]);
+      assert.ok(scan.damage?.kind === 'corrupt' && (scan.damage.resumesAt ?? -1) > starts[hit]);
     }
   });
 
@@ -112,5 +115,60 @@ describe('journal frames', () => {
     assert.equal(frame.length, FRAME_HEADER_BYTES + payload.length);
     assert.equal(frame.readUInt32LE(0), payload.length);
     assert.equal(frame.readUInt32LE(4), crc32(payload));
+  });
+
+  it('bit rot in the last complete record is damage, not a torn write (the record was whole: it was acknowledged)', () => {
+    const { buf, ends } = journalOf(6);
+    for (let at = ends[4] + FRAME_HEADER_BYTES + 4; at < ends[5] - 1; at++) {
+      const damaged = Buffer.from(buf);
+      damaged[at] ^= 0x40;
+      const scan = scanFrames(damaged);
+      assert.deepEqual(ids(scan.frames), [0, 1, 2, 3, 4], `byte ${at}`);
+      assert.deepEqual(scan.damage, { kind: 'corrupt', offset: ends[4], reason: 'a record fails its CRC-32 check' }, `byte ${at}`);
+    }
+  });
+
+  it('a zero-filled tail (a file extended before its data reached the disk) is torn; other bytes after the last record are damage', () => {
+    const { buf, ends } = journalOf(4);
+    assert.deepEqual(scanFrames(Buffer.concat([buf, Buffer.alloc(5000)])).damage, { kind: 'torn', offset: ends[3], bytes: 5000 });
+    const junk = Buffer.from('this is not a record, and nothing wrote it here');
+    const scan = scanFrames(Buffer.concat([buf, junk]));
+    assert.equal(scan.frames.length, 4);
+    assert.equal(scan.damage?.kind, 'corrupt');
+  });
+
+  it('garbage after the last record: the whole tail is searched for a record once, and a record after it makes it damage with the offset to resume at', () => {
+    const rand = prng(11);
+    const { buf, ends } = journalOf(3);
+    const garbage = Buffer.from(Array.from({ length: 4 * 1024 * 1024 }, () => Math.floor(rand() * 256)));
+    const tailOnly = scanFrames(Buffer.concat([buf, garbage]));
+    assert.equal(tailOnly.frames.length, 3);
+    assert.equal(tailOnly.damage?.kind, 'corrupt');
+    assert.equal((tailOnly.damage as { resumesAt?: number }).resumesAt, undefined);
+    const later = encodeFrame(BSON.serialize({ op: 'put', i: 99 }));
+    const withRecord = scanFrames(Buffer.concat([buf, garbage, later]));
+    assert.deepEqual(withRecord.damage && { kind: withRecord.damage.kind, offset: withRecord.damage.offset, resumesAt: (withRecord.damage as { resumesAt?: number }).resumesAt }, { kind: 'corrupt', offset: ends[2], resumesAt: ends[2] + garbage.length });
+  });
+
+  it('a file read through a small window gives what a scan of the whole buffer gives, for random damage', () => {
+    const rand = prng(21);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-frames-'));
+    const file = path.join(dir, 'journal-0.ttlj');
+    for (let round = 0; round < 60; round++) {
+      const { buf } = journalOf(30 + Math.floor(rand() * 30));
+      const damaged = Buffer.from(buf);
+      const kind = round % 3;
+      if (kind === 0) damaged[Math.floor(rand() * damaged.length)] ^= 0xff;
+      const bytes = kind === 1 ? damaged.subarray(0, Math.floor(rand() * damaged.length)) : kind === 2 ? Buffer.concat([damaged, Buffer.alloc(Math.floor(rand() * 300), 7)]) : damaged;
+      fs.writeFileSync(file, bytes);
+      const expected = scanFrames(bytes);
+      const got: number[] = [];
+      const fd = fs.openSync(file, 'r');
+      const walk = walkFrames(new FileSource(fs, fd, bytes.length, 64), (payload) => got.push(BSON.deserialize(payload).i as number));
+      fs.closeSync(fd);
+      assert.deepEqual(got, ids(expected.frames), `round ${round}`);
+      assert.deepEqual([walk.validEnd, walk.damage], [expected.validEnd, expected.damage], `round ${round}`);
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
