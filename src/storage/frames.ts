@@ -133,6 +133,7 @@ function whyBad(src: ByteSource, offset: number): string {
 }
 
 const SCAN_CHUNK = 1024 * 1024;
+const ZERO_BLOCK = Buffer.alloc(4096);
 
 /** The first offset ≥ `from` where a whole frame starts: one pass, a checksum only for rare candidates. */
 function nextWholeFrame(src: ByteSource, from: number): number | undefined {
@@ -145,6 +146,11 @@ function nextWholeFrame(src: ByteSource, from: number): number | undefined {
     if (span <= 0) break;
     let candidate = -1;
     for (let i = 0; i < span; i++) {
+      // A zero-filled stretch holds no candidate (every length in it is 0): skipped a block at a time.
+      if (chunk[i] === 0 && i + ZERO_BLOCK.length <= chunk.length && chunk.compare(ZERO_BLOCK, 0, ZERO_BLOCK.length, i, i + ZERO_BLOCK.length) === 0) {
+        i += ZERO_BLOCK.length - 4;
+        continue;
+      }
       const length = chunk.readUInt32LE(i);
       if (length < MIN_FRAME_PAYLOAD || length > MAX_FRAME_PAYLOAD || length > src.size - (offset + i) - FRAME_HEADER_BYTES) continue;
       if (chunk.readInt32LE(i + FRAME_HEADER_BYTES) !== length) continue;
@@ -166,7 +172,9 @@ function nextWholeFrame(src: ByteSource, from: number): number | undefined {
 function zeroTail(src: ByteSource, from: number): boolean {
   for (let offset = from; offset < src.size; offset += SCAN_CHUNK) {
     const chunk = src.read(offset, SCAN_CHUNK);
-    for (let i = 0; i < chunk.length; i++) if (chunk[i] !== 0) return false;
+    let i = 0;
+    for (; i + ZERO_BLOCK.length <= chunk.length; i += ZERO_BLOCK.length) if (chunk.compare(ZERO_BLOCK, 0, ZERO_BLOCK.length, i, i + ZERO_BLOCK.length) !== 0) return false;
+    for (; i < chunk.length; i++) if (chunk[i] !== 0) return false;
   }
   return true;
 }
