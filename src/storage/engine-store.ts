@@ -113,6 +113,7 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
     notes.push(`${dir} holds a ${meta.flavor} ${meta.serverVersion} engine; it opens as such (asked for ${requested.flavor ?? meta.flavor} ${requested.serverVersion ?? meta.serverVersion}). Use another folder for another flavor or version.`);
   }
   if (store.readOnlyReason !== undefined) notes.push(store.readOnlyReason);
+  else if (store.readOnly && store.lockHolder?.pid === 0) notes.push(`${dir} has a lock file that names no process (another TTL Workbench may be opening it): opened read-only; changes here are not saved. Reload once it is free, or delete ${dir}/LOCK if nothing else uses the folder.`);
   else if (store.readOnly) notes.push(`${dir} is in use by process ${store.lockHolder?.pid}${store.lockHolder?.by ? ` (${store.lockHolder.by})` : ''}: opened read-only; changes here are not saved.`);
   let compactionQueued = false;
   const autoCompact = options.autoCompact !== false;

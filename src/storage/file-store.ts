@@ -23,8 +23,11 @@ import { JournalWriter, readJournal, truncateJournal, type Durability } from './
 import { acquireLock, type LockHolder } from './lock';
 import { nodeFs, type StorageFs } from './storage-fs';
 
-const SNAPSHOT = /^snapshot-(\d+)\.ttls$/;
-const JOURNAL = /^journal-(\d+)\.ttlj$/;
+/** Generations are written without leading zeros and stay far below 2^53: any other spelling is a stray file, never read. */
+const SNAPSHOT = /^snapshot-(0|[1-9]\d{0,14})\.ttls$/;
+const JOURNAL = /^journal-(0|[1-9]\d{0,14})\.ttlj$/;
+/** Files the store writes besides generations: kept damage, a compaction's temporary file. */
+const OWN_OTHER = /^(snapshot-(0|[1-9]\d{0,14})\.ttls|journal-(0|[1-9]\d{0,14})\.ttlj)\.(damaged|unreplayed)-\d+$|^\.snapshot-\d+\.ttls\.\d+\.tmp$/;
 /** The first record of a snapshot file: what it is, so a stray file is never read as one. */
 const SNAPSHOT_MAGIC = 'ttl-workbench snapshot';
 /** 2: snapshots may hold flat batches (engine/storage/flat-batch.ts), which format 1 readers would skip. */
@@ -106,7 +109,11 @@ export class FolderLockedError extends Error {
     readonly dir: string,
     readonly holder: LockHolder,
   ) {
-    super(`${dir} is in use by process ${holder.pid}${holder.by ? ` (${holder.by})` : ''} since ${holder.since}: one writer per data folder. Open it read-only, or use another folder.`);
+    super(
+      holder.pid === 0
+        ? `${dir} has a lock file (LOCK) that names no process, written ${holder.since}: another TTL Workbench may be opening the folder right now. Try again in a moment; if no other window or command uses this folder, delete ${dir}/LOCK.`
+        : `${dir} is in use by process ${holder.pid}${holder.by ? ` (${holder.by})` : ''} since ${holder.since}: one writer per data folder. Open it read-only, or use another folder.`,
+    );
   }
 }
 
@@ -239,6 +246,10 @@ export class FileStore {
         }
       }
     }
+    // Names that look like the store's but are not ones it writes (journal-00.ttlj, a generation
+    // too large to be exact) are never read: listed, so nothing is replayed twice or silently.
+    const stray = listFolder(io, this.dir).filter((f) => /^(snapshot|journal)-/.test(f) && !SNAPSHOT.test(f) && !JOURNAL.test(f) && !OWN_OTHER.test(f)).sort();
+    if (stray.length) report.problems.push(`ignored ${stray.length === 1 ? 'a file' : `${stray.length} files`} whose name${stray.length === 1 ? ' is' : 's are'} not one this store writes: ${stray.slice(0, 5).join(', ')}${stray.length > 5 ? ', …' : ''}`);
     const keep: PendingBase['keep'] = [];
     const snapshots = generations(io, this.dir, SNAPSHOT);
     let base = 0;

@@ -185,6 +185,23 @@ describe('file store: recovery', () => {
   });
 });
 
+describe('file store: names', () => {
+  it('only exact generation names are read: a stray journal-00.ttlj is not replayed twice, a 20-digit snapshot name breaks nothing; both are listed', () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    a.store.append({ set: 'n', v: '1' });
+    a.store.close();
+    fs.copyFileSync(path.join(dir, 'journal-0.ttlj'), path.join(dir, 'journal-00.ttlj'));
+    fs.writeFileSync(path.join(dir, 'snapshot-99999999999999999999.ttls'), 'not read');
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'not the store\'s: not mentioned');
+    const b = open(dir);
+    assert.deepEqual([...b.state], [['n', '1']]);
+    assert.equal(b.report.journalRecords, 1, 'journal-0 once');
+    assert.deepEqual(b.report.problems, ['ignored 2 files whose names are not one this store writes: journal-00.ttlj, snapshot-99999999999999999999.ttls']);
+    b.store.close();
+  });
+});
+
 describe('file store: one writer', () => {
   it('a second opener is refused, or opens read-only and cannot write', () => {
     const dir = tmpDir();
@@ -197,5 +214,14 @@ describe('file store: one writer', () => {
     assert.throws(() => ro.store.append({ set: 'b', v: '2' }), /read-only/);
     ro.store.close();
     a.store.close();
+  });
+
+  it('a lock file holding garbage, written just now, is refused with what to do (not "process 0")', () => {
+    const dir = tmpDir();
+    fs.writeFileSync(path.join(dir, 'LOCK'), '\u0000garbage{');
+    assert.throws(
+      () => FileStore.open(dir),
+      (err: unknown) => err instanceof FolderLockedError && /names no process/.test(err.message) && /delete .*LOCK/.test(err.message) && !/process 0/.test(err.message),
+    );
   });
 });
