@@ -35,3 +35,10 @@ const NATIVE_FROM_BYTES = 512;
 
 /** The table-driven implementation, for platforms without zlib.crc32 (and to test both agree). */
 export const crc32Portable = (bytes: Uint8Array, start = 0, end = bytes.length): number => crc32InJs(bytes, start, end);
+
+/** Continue a CRC-32 (`crc`, the checksum so far; 0 to start) over `bytes`: the checksum of a sequence written in parts. */
+export function crc32Continue(crc: number, bytes: Uint8Array): number {
+  let c = (crc ^ 0xffffffff) >>> 0;
+  for (let i = 0; i < bytes.length; i++) c = TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}

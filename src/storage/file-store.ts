@@ -18,6 +18,7 @@
 import * as path from 'node:path';
 import { BSON, type Document } from 'bson';
 import { syncDirectory, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
+import { crc32Continue } from './crc32';
 import { encodeFrame, scanFrames, type Damage, type Frame } from './frames';
 import { JournalWriter, readJournal, truncateJournal, type Durability } from './journal';
 import { acquireLock, type LockHolder } from './lock';
@@ -155,14 +156,33 @@ function describeDamage(file: string, d: Damage): string {
     : `${path.basename(file)}: damaged at byte offset ${d.offset} (${d.reason}); everything before it was recovered, nothing after it was applied`;
 }
 
+/**
+ * The checksum of a snapshot's frames in order: a CRC-32 over their own CRC-32s. Each frame's
+ * checksum only vouches for the frame; this one finds frames dropped, repeated or swapped.
+ */
+function chainOf(frameCrcs: Iterable<number>): number {
+  let chain = 0;
+  const word = Buffer.alloc(4);
+  for (const c of frameCrcs) {
+    word.writeUInt32LE(c, 0);
+    chain = crc32Continue(chain, word);
+  }
+  return chain;
+}
+
 function* snapshotFrames(g: number, records: Iterable<Document>): Generator<Uint8Array> {
   let n = 0;
-  yield encodeFrame(BSON.serialize({ magic: SNAPSHOT_MAGIC, format: FORMAT, generation: g, written: new Date() }));
+  const crcs: number[] = [];
+  const header = encodeFrame(BSON.serialize({ magic: SNAPSHOT_MAGIC, format: FORMAT, generation: g, written: new Date() }));
+  crcs.push(header.readUInt32LE(4));
+  yield header;
   for (const r of records) {
-    yield encodeFrame(BSON.serialize(r));
+    const frame = encodeFrame(BSON.serialize(r));
+    crcs.push(frame.readUInt32LE(4));
+    yield frame;
     n++;
   }
-  yield encodeFrame(BSON.serialize({ end: true, records: n }));
+  yield encodeFrame(BSON.serialize({ end: true, records: n, chain: chainOf(crcs) }));
 }
 
 /** What a recovery that lost something leaves for `saveRecoveredState`. */
@@ -451,6 +471,10 @@ export class FileStore {
     }
     // Not a damaged file to step over: recovering from older files and writing on would lose what it holds.
     if (Number(header.format) > FORMAT) throw new NewerFormatError(this.dir, path.basename(file), Number(header.format));
+    // Snapshots written before the chain was added have none to check.
+    if (footer.chain !== undefined && Number(footer.chain) !== chainOf(frames.slice(0, -1).map((f) => bytes.readUInt32LE(f.offset + 4)))) {
+      return `${path.basename(file)} is damaged: its records are whole but not the ones written, in that order (dropped, repeated or swapped): none of its records were applied`;
+    }
     return { frames: frames.slice(1, -1) };
   }
 

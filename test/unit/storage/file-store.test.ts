@@ -185,6 +185,31 @@ describe('file store: recovery', () => {
   });
 });
 
+describe('file store: snapshot order', () => {
+  it('two whole snapshot records swapped, or one dropped with the count fixed, are damage: every frame checksum holds, the chain of them does not', () => {
+    for (const edit of ['swap', 'drop'] as const) {
+      const dir = tmpDir();
+      const a = open(dir);
+      a.store.append({ set: 'j', v: 'journal' });
+      const g = a.store.beginCompaction();
+      a.store.writeSnapshot(g, [{ k: 'a', v: '1' }, { k: 'b', v: '2' }, { k: 'a', v: '3' }]);
+      a.store.close();
+      const file = path.join(dir, `snapshot-${g}.ttls`);
+      const bytes = fs.readFileSync(file);
+      const frames = scanFrames(bytes).frames;
+      const whole = (i: number) => bytes.subarray(frames[i].offset, i + 1 < frames.length ? frames[i + 1].offset : bytes.length);
+      const footer = (records: number) => encodeFrame(BSON.serialize({ ...BSON.deserialize(frames[4].payload), records }));
+      const edited = edit === 'swap' ? Buffer.concat([whole(0), whole(3), whole(2), whole(1), whole(4)]) : Buffer.concat([whole(0), whole(1), whole(2), footer(2)]);
+      fs.writeFileSync(file, edited);
+      assert.equal(scanFrames(edited).damage, undefined, `${edit}: every frame is whole`);
+      const b = open(dir);
+      assert.match(b.report.problems.join('\n'), /snapshot-1\.ttls is damaged: its records are whole but not the ones written, in that order/, edit);
+      assert.equal(b.report.needsBaseSnapshot, true);
+      b.store.close();
+    }
+  });
+});
+
 describe('file store: names', () => {
   it('only exact generation names are read: a stray journal-00.ttlj is not replayed twice, a 20-digit snapshot name breaks nothing; both are listed', () => {
     const dir = tmpDir();
