@@ -170,10 +170,11 @@ function chainOf(frameCrcs: Iterable<number>): number {
   return chain;
 }
 
-function* snapshotFrames(g: number, records: Iterable<Document>): Generator<Uint8Array> {
+/** `seq`: the sequence number of the last journal record the snapshot holds (the next journal's first is seq + 1). */
+function* snapshotFrames(g: number, records: Iterable<Document>, seq: number): Generator<Uint8Array> {
   let n = 0;
   const crcs: number[] = [];
-  const header = encodeFrame(BSON.serialize({ magic: SNAPSHOT_MAGIC, format: FORMAT, generation: g, written: new Date() }));
+  const header = encodeFrame(BSON.serialize({ magic: SNAPSHOT_MAGIC, format: FORMAT, generation: g, written: new Date(), seq }));
   crcs.push(header.readUInt32LE(4));
   yield header;
   for (const r of records) {
@@ -196,6 +197,14 @@ export class FileStore {
   private journal: JournalWriter | undefined;
   private generation = 0;
   private pendingBase: PendingBase | undefined;
+  /**
+   * The sequence number of the last journal record written or recovered. Every record carries
+   * the next one (`q`), so recovery finds a record cut out, repeated or moved though every
+   * checksum holds.
+   */
+  private seq = 0;
+  /** The sequence number a compaction's snapshot holds up to (set when it switches journals). */
+  private compactionSeq = 0;
   readonly io: StorageFs;
   /** A compaction is between beginCompaction and its snapshot's rename. */
   private compacting = false;
@@ -273,6 +282,8 @@ export class FileStore {
     const keep: PendingBase['keep'] = [];
     const snapshots = generations(io, this.dir, SNAPSHOT);
     let base = 0;
+    /** The last sequence number applied (undefined: files written before records carried one). */
+    let lastSeq: number | undefined;
     for (const g of [...snapshots].reverse()) {
       let loaded;
       try {
@@ -300,6 +311,7 @@ export class FileStore {
       }
       report.snapshot = g;
       report.snapshotRecords = loaded.frames.length;
+      lastSeq = loaded.seq;
       base = g;
       break;
     }
@@ -320,7 +332,15 @@ export class FileStore {
           (payload, offset) => {
             if (unusable) return;
             try {
-              reader.journalRecord(BSON.deserialize(payload, DECODE));
+              const record = BSON.deserialize(payload, DECODE);
+              const q = record.q === undefined ? undefined : Number(record.q);
+              if (q !== undefined && lastSeq !== undefined && q !== lastSeq + 1) {
+                const why = q <= lastSeq ? `a record repeats sequence number ${q} (after ${lastSeq})` : `${q - lastSeq - 1} record${q - lastSeq - 1 === 1 ? ' is' : 's are'} missing before this one (sequence number ${q} after ${lastSeq})`;
+                unusable = { kind: 'corrupt', offset, reason: why };
+                return;
+              }
+              reader.journalRecord(record);
+              if (q !== undefined) lastSeq = q;
               report.journalRecords++;
             } catch (err) {
               unusable = { kind: 'corrupt', offset, reason: `a record passes its CRC-32 check but cannot be applied: ${(err as Error).message}` };
@@ -351,6 +371,7 @@ export class FileStore {
       }
       break;
     }
+    this.seq = lastSeq ?? 0;
     if (keep.length > 0) {
       report.needsBaseSnapshot = true;
       const newest = Math.max(last, ...snapshots, ...allJournals);
@@ -416,7 +437,7 @@ export class FileStore {
       syncDirectory(this.dir, io);
     });
     this.writeStep(`save the recovered state as ${path.basename(snapshotPath(this.dir, pending.generation))}`, () => {
-      writeFileAtomic(snapshotPath(this.dir, pending.generation), snapshotFrames(pending.generation, records), io);
+      writeFileAtomic(snapshotPath(this.dir, pending.generation), snapshotFrames(pending.generation, records, this.seq), io);
     });
     this.pendingBase = undefined;
     // From here on the new snapshot is the base: the old names are only clutter.
@@ -453,7 +474,7 @@ export class FileStore {
   }
 
   /** A snapshot's record frames (between its header and footer), checked whole before any is applied. */
-  private readSnapshot(g: number): { frames: Frame[] } | string {
+  private readSnapshot(g: number): { frames: Frame[]; seq?: number } | string {
     const file = snapshotPath(this.dir, g);
     let bytes: Buffer;
     try {
@@ -475,7 +496,7 @@ export class FileStore {
     if (footer.chain !== undefined && Number(footer.chain) !== chainOf(frames.slice(0, -1).map((f) => bytes.readUInt32LE(f.offset + 4)))) {
       return `${path.basename(file)} is damaged: its records are whole but not the ones written, in that order (dropped, repeated or swapped): none of its records were applied`;
     }
-    return { frames: frames.slice(1, -1) };
+    return { frames: frames.slice(1, -1), ...(header.seq !== undefined ? { seq: Number(header.seq) } : {}) };
   }
 
   /** Commit one record (durable on return in fsync mode). */
@@ -484,7 +505,8 @@ export class FileStore {
       if (this.readOnly) throw new Error(`${this.dir} is open read-only: ${this.readOnlyReason ?? (this.lockHolder ? `process ${this.lockHolder.pid} writes to it` : 'another writer has it')}.`);
       throw new Error(this.pendingBase ? 'the state recovered from a damaged folder is not saved yet (saveRecoveredState)' : this.closed ? 'the store is closed' : 'the store is not recovered yet');
     }
-    this.journal.append(BSON.serialize(doc));
+    this.journal.append(BSON.serialize({ q: this.seq + 1, ...doc }));
+    this.seq++;
   }
 
   get journalBytes(): number {
@@ -509,6 +531,7 @@ export class FileStore {
     this.journal = next;
     this.generation++;
     this.compacting = true;
+    this.compactionSeq = this.seq;
     // A failed group commit of the old journal surfaces here, and the compaction stops: the
     // snapshot would otherwise cover writes that may not be on disk.
     try {
@@ -527,7 +550,7 @@ export class FileStore {
    */
   writeSnapshot(g: number, records: Iterable<Document>): number {
     try {
-      const bytes = writeFileAtomic(snapshotPath(this.dir, g), snapshotFrames(g, records), this.io);
+      const bytes = writeFileAtomic(snapshotPath(this.dir, g), snapshotFrames(g, records, this.compactionSeq), this.io);
       this.dropOlderThan(g);
       return bytes;
     } finally {
@@ -542,7 +565,7 @@ export class FileStore {
   /** writeSnapshot that returns to the event loop between slices (compaction while the engine runs). */
   async writeSnapshotAsync(g: number, records: Iterable<Document>, yieldEveryMs = 20): Promise<number> {
     try {
-      const bytes = await writeFileAtomicAsync(snapshotPath(this.dir, g), snapshotFrames(g, records), yieldEveryMs, this.io);
+      const bytes = await writeFileAtomicAsync(snapshotPath(this.dir, g), snapshotFrames(g, records, this.compactionSeq), yieldEveryMs, this.io);
       // Off the main thread: unlinking a 50 MB snapshot held the event loop ~50 ms (up to ~240 ms
       // measured). Files a crash leaves behind are older generations, which recovery ignores.
       await Promise.all(this.olderThan(g).map((file) => this.io.promises.rm(file, { force: true }).catch(() => undefined)));
