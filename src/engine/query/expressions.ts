@@ -14,6 +14,7 @@
 import { Decimal128, Int32, Long, ObjectId, Timestamp } from 'bson';
 import { codeNameOf, EngineError } from '../errors';
 import { compareValues, valuesEqual } from '../values/compare';
+import { setField } from '../values/fields';
 import { formatValue } from '../values/format';
 import { addNumbers, compareNumbers, multiplyNumbers, numericKind, toDouble, type NumericKind } from '../values/numbers';
 import { bsonClassOf, bsonTypeOf, isNumeric, isPlainObject, type Document } from '../values/types';
@@ -213,7 +214,7 @@ function compileObject(obj: Document): Fn {
     const out: Document = {};
     for (const [k, fn] of fields) {
       const v = fn(root, vars);
-      if (v !== undefined) out[k] = v;
+      if (v !== undefined) setField(out, k, v);
     }
     return out;
   };
@@ -1400,7 +1401,7 @@ class MergeObjectsAccumulator implements Accumulator {
   add(v: unknown): void {
     if (isNullish(v)) return;
     if (!isPlainObject(v)) fail(40400, `$mergeObjects requires object inputs, but input ${show(v)} is of type ${typeName(v)}`);
-    for (const k of Object.keys(v)) if (v[k] !== undefined) this.out[k] = v[k];
+    for (const k of Object.keys(v)) if (v[k] !== undefined) setField(this.out, k, v[k]);
   }
   result(): unknown { return this.out; }
 }
