@@ -12,7 +12,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BSON, Decimal128, EJSON, Int32, Long, ObjectId } from 'bson';
-import { VirtualClock, type Document, type Engine } from '../../../src/engine';
+import { Engine, VirtualClock, type Document } from '../../../src/engine';
+import { exportDatabaseText, importDatabaseText } from '../../../src/engine/storage/export';
 import { decodeFlatBatch, FlatBatchWriter, flatFields } from '../../../src/engine/storage/flat-batch';
 import { documentFromStorage, storableDocument } from '../../../src/engine/storage/values';
 import { setField } from '../../../src/engine/values/fields';
@@ -63,6 +64,23 @@ describe('stored documents keep fields named __proto__ (issue 27 item 1)', () =>
     assert.equal(EJSON.stringify(found[0]), '{"_id":1,"__proto__":5,"x":1}');
     assert.equal(o.engine.runCommand('t', { count: 'p' }).n, 1);
     closeStoredEngine(o);
+  });
+
+  it('EJSON export and import keep __proto__ and inherited names (indexes on them too)', () => {
+    const engine = new Engine({ clock: new VirtualClock(T0) });
+    const doc = JSON.parse('{"_id": 1, "__proto__": {"__proto__": 2}, "constructor": [{"__proto__": 3}], "toString": 4}') as Document;
+    engine.runCommand('t', { insert: 'p', documents: [doc, { _id: 2 }] });
+    engine.runCommand('t', { createIndexes: 'p', indexes: [{ key: JSON.parse('{"__proto__.__proto__": 1}') as Document, name: 'pp' }, { key: { toString: 1 }, name: 'ts' }] });
+    const text = exportDatabaseText(engine, 't');
+    const other = new Engine({ clock: new VirtualClock(T0) });
+    importDatabaseText(other, text, 'u');
+    const back = (other.runCommand('u', { find: 'p', filter: { _id: 1 } }).cursor as Document).firstBatch as Document[];
+    assertPlain(back, 'imported');
+    assert.equal(EJSON.stringify(back[0]), EJSON.stringify(doc));
+    const keys = ((other.runCommand('u', { listIndexes: 'p' }).cursor as Document).firstBatch as Document[]).map((i) => EJSON.stringify(i.key as Document));
+    assert.deepEqual(keys, ['{"_id":1}', '{"__proto__.__proto__":1}', '{"toString":1}']);
+    const viaIndex = (other.runCommand('u', { find: 'p', filter: { toString: null }, hint: 'ts' }).cursor as Document).firstBatch as Document[];
+    assert.deepEqual(viaIndex.map((d) => d._id), [2]);
   });
 
   it('storableDocument / documentFromStorage keep __proto__ at every level', () => {
