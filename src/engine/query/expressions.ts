@@ -165,10 +165,20 @@ function variableReader(name: string): Fn {
     case 'REMOVE': return () => undefined;
     case 'NOW': return (_root, vars) => (vars.NOW instanceof Date ? vars.NOW : new Date());
   }
+  // `toString`, `constructor`…: every scope inherits them from Object.prototype; only a definition counts.
+  const inherited = name in Object.prototype;
   return (_root, vars) => {
-    if (!(name in vars)) fail(17276, `Use of undefined variable: ${name}`);
+    if (!(name in vars) || (inherited && !definedInScopes(vars, name))) fail(17276, `Use of undefined variable: ${name}`);
     return vars[name];
   };
+}
+
+/** Whether a scope chain (scopes made with Object.create over the outer ones) defines `name` itself. */
+function definedInScopes(vars: Vars, name: string): boolean {
+  for (let s: object | null = vars; s !== null && s !== Object.prototype; s = Object.getPrototypeOf(s) as object | null) {
+    if (hasOwn.call(s, name)) return true;
+  }
+  return false;
 }
 
 /** User variable names start with a lowercase letter (or a non-ASCII character), like mongod's. */

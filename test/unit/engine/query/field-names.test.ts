@@ -278,3 +278,12 @@ describe('field names are data: aggregation', () => {
     assert.deepEqual(agg(engine, [{ $count: '__proto__' }]).map(text), ['{"__proto__":2}']);
   });
 });
+
+describe('field names are data: variables', () => {
+  it('$$toString and $$constructor are undefined variables unless $let defines them', () => {
+    const engine = setup([{ _id: 1 }]);
+    assert.throws(() => engine.runCommand('test', { aggregate: 'p', pipeline: [{ $project: { v: '$$toString' } }], cursor: {} }), { code: 17276 });
+    assert.deepEqual(agg(engine, [{ $project: { _id: 0, v: { $let: { vars: { constructor: 5 }, in: '$$constructor' } } } }]).map(text), ['{"v":5}']);
+    assert.deepEqual(agg(engine, [{ $project: { _id: 0, v: { $let: { vars: { a: 1 }, in: { $let: { vars: { valueOf: 2 }, in: { $add: ['$$a', '$$valueOf'] } } } } } } }]).map(text), ['{"v":3}']);
+  });
+});
