@@ -5,7 +5,6 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EJSON } from 'bson';
 import { harness } from './helpers';
 
 const ownKeys = (v: unknown): string[] => Object.keys(v as object);
