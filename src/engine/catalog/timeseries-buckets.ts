@@ -23,6 +23,7 @@
 import { EJSON } from 'bson';
 import BTree from 'sorted-btree';
 import { cloneValue } from '../values/clone';
+import { setField } from '../values/fields';
 import { isPlainObject, type Document } from '../values/types';
 import type { Collection, RecordObserver, TimeseriesOptions } from './collection';
 import type { StoredRecord } from './record';
@@ -125,7 +126,7 @@ function normalizeMeta(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalizeMeta);
   if (!isPlainObject(value)) return value;
   const out: Document = {};
-  for (const k of Object.keys(value).sort()) out[k] = normalizeMeta(value[k]);
+  for (const k of Object.keys(value).sort()) setField(out, k, normalizeMeta(value[k]));
   return out;
 }
 

@@ -6,6 +6,7 @@
 import BTree from 'sorted-btree';
 import type { StoredRecord } from '../catalog/record';
 import { EngineError } from '../errors';
+import { ownValue } from '../values/fields';
 import type { Document } from '../values/types';
 import { deleteSortedInBulk, loadSorted, takeRangeInBulk } from './btree-bulk';
 import { entryOrder } from './entry-order';
@@ -91,7 +92,7 @@ export class BTreeIndex {
     if (this.topField !== undefined) {
       // One top-level field holding a scalar: the key without documentKeys' result objects (this
       // runs for every index on every insert).
-      const v = doc[this.topField];
+      const v = ownValue(doc, this.topField);
       if (v !== undefined && !Array.isArray(v)) return [[v]];
     }
     const k = documentKeys(doc, this.pattern.fields, this.fieldParts);

@@ -6,6 +6,7 @@
  */
 import { fail } from '../errors';
 import { compareValues } from '../values/compare';
+import { ownValue } from '../values/fields';
 import { isPlainObject, type Document } from '../values/types';
 import type { KeyField } from './key-pattern';
 
@@ -27,7 +28,7 @@ function isArrayIndex(part: string): boolean {
 export function fieldKeys(doc: Document, path: string, parts = path.split('.')): FieldKeys {
   if (parts.length === 1) {
     // Fast path for a top-level scalar, the common case on the insert path.
-    const v = doc[path];
+    const v = ownValue(doc, path);
     if (v === undefined) return { values: NULL_KEYS, multikey: false, missing: true };
     if (!Array.isArray(v)) return { values: [v], multikey: false, missing: false };
   }
@@ -65,7 +66,7 @@ function collect(value: unknown, parts: string[], i: number, out: unknown[], sta
     return;
   }
   if (!isPlainObject(value)) return;
-  const next = value[parts[i]];
+  const next = ownValue(value, parts[i]);
   if (next === undefined) return;
   collect(next, parts, i + 1, out, state);
 }

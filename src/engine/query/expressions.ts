@@ -14,6 +14,7 @@
 import { Decimal128, Int32, Long, ObjectId, Timestamp } from 'bson';
 import { codeNameOf, EngineError } from '../errors';
 import { compareValues, valuesEqual } from '../values/compare';
+import { setField } from '../values/fields';
 import { formatValue } from '../values/format';
 import { addNumbers, compareNumbers, multiplyNumbers, numericKind, toDouble, type NumericKind } from '../values/numbers';
 import { bsonClassOf, bsonTypeOf, isNumeric, isPlainObject, type Document } from '../values/types';
@@ -164,10 +165,20 @@ function variableReader(name: string): Fn {
     case 'REMOVE': return () => undefined;
     case 'NOW': return (_root, vars) => (vars.NOW instanceof Date ? vars.NOW : new Date());
   }
+  // `toString`, `constructor`…: every scope inherits them from Object.prototype; only a definition counts.
+  const inherited = name in Object.prototype;
   return (_root, vars) => {
-    if (!(name in vars)) fail(17276, `Use of undefined variable: ${name}`);
+    if (!(name in vars) || (inherited && !definedInScopes(vars, name))) fail(17276, `Use of undefined variable: ${name}`);
     return vars[name];
   };
+}
+
+/** Whether a scope chain (scopes made with Object.create over the outer ones) defines `name` itself. */
+function definedInScopes(vars: Vars, name: string): boolean {
+  for (let s: object | null = vars; s !== null && s !== Object.prototype; s = Object.getPrototypeOf(s) as object | null) {
+    if (hasOwn.call(s, name)) return true;
+  }
+  return false;
 }
 
 /** User variable names start with a lowercase letter (or a non-ASCII character), like mongod's. */
@@ -213,7 +224,7 @@ function compileObject(obj: Document): Fn {
     const out: Document = {};
     for (const [k, fn] of fields) {
       const v = fn(root, vars);
-      if (v !== undefined) out[k] = v;
+      if (v !== undefined) setField(out, k, v);
     }
     return out;
   };
@@ -1400,7 +1411,7 @@ class MergeObjectsAccumulator implements Accumulator {
   add(v: unknown): void {
     if (isNullish(v)) return;
     if (!isPlainObject(v)) fail(40400, `$mergeObjects requires object inputs, but input ${show(v)} is of type ${typeName(v)}`);
-    for (const k of Object.keys(v)) if (v[k] !== undefined) this.out[k] = v[k];
+    for (const k of Object.keys(v)) if (v[k] !== undefined) setField(this.out, k, v[k]);
   }
   result(): unknown { return this.out; }
 }

@@ -18,6 +18,7 @@
  * flat and goes to the BSON batches.
  */
 import { Binary, ObjectId } from 'bson';
+import { setField } from '../values/fields';
 import { bsonClassOf, type Document } from '../values/types';
 
 const TAG_NULL = 0;
@@ -230,13 +231,15 @@ function builderFor(fields: string[]): Builder {
   if (build) return build;
   try {
     if (builders.size >= MAX_BUILDERS) throw new Error('too many shapes');
+    // A literal `"__proto__": v` sets the prototype (the writer never makes such a shape; a file may).
+    if (fields.includes('__proto__')) throw new Error('not a literal key');
     const body = `return {${fields.map((f, i) => `${JSON.stringify(f)}: v[${i}]`).join(', ')}};`;
     build = new Function('v', body) as Builder;
     builders.set(key, build);
   } catch {
     build = (values) => {
       const doc: Document = {};
-      for (let i = 0; i < fields.length; i++) doc[fields[i]] = values[i];
+      for (let i = 0; i < fields.length; i++) setField(doc, fields[i], values[i]);
       return doc;
     };
   }

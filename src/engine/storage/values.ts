@@ -7,6 +7,7 @@
  */
 import { Double } from 'bson';
 import { cloneDocument } from '../values/clone';
+import { setField } from '../values/fields';
 import { bsonClassOf, type Document } from '../values/types';
 
 function storable(value: unknown): unknown {
@@ -24,7 +25,7 @@ function storable(value: unknown): unknown {
 /** A copy of `doc` whose numbers serialize as BSON doubles. */
 export function storableDocument(doc: Document): Document {
   const out: Document = {};
-  for (const key in doc) if (Object.prototype.hasOwnProperty.call(doc, key)) out[key] = storable(doc[key]);
+  for (const key in doc) if (Object.prototype.hasOwnProperty.call(doc, key)) setField(out, key, storable(doc[key]));
   return out;
 }
 

@@ -7,6 +7,7 @@
  */
 import { Binary, type Double } from 'bson';
 import { failStorageDepth, MAX_STORAGE_DEPTH } from './depth';
+import { setField } from './fields';
 import { bsonClassOf, type Document } from './types';
 
 export function cloneValue(value: unknown): unknown {
@@ -34,7 +35,7 @@ export function cloneValue(value: unknown): unknown {
 export function cloneDocument(doc: Document): Document {
   const out: Document = {};
   for (const key in doc) {
-    if (Object.prototype.hasOwnProperty.call(doc, key)) out[key] = cloneValue(doc[key]);
+    if (Object.prototype.hasOwnProperty.call(doc, key)) setField(out, key, cloneValue(doc[key]));
   }
   return out;
 }
@@ -79,7 +80,7 @@ function cloneDocMeasured(doc: Document, acc: { size: number }, out: Document, l
       empty = false;
     }
     acc.size += key.length * 3 + 2;
-    out[key] = cloneMeasured(doc[key], acc, level + 1);
+    setField(out, key, cloneMeasured(doc[key], acc, level + 1));
   }
   return out;
 }

@@ -19,6 +19,12 @@ const MAX_CELL = 120;
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 
+/** A field name as mongosh shows it: `__proto__` as `['__proto__']` (in a literal it would set the prototype). */
+function keyText(k: string): string {
+  if (k === '__proto__') return "['__proto__']";
+  return IDENT.test(k) ? k : quote(k);
+}
+
 function quote(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
 }
@@ -56,7 +62,7 @@ export function formatEjsonValue(v: unknown, depth = 0): string {
   }
   if (depth > 2) return '[Object]';
   if (keys.length === 0) return '{}';
-  return `{ ${keys.map((k) => `${IDENT.test(k) ? k : quote(k)}: ${formatEjsonValue(o[k], depth + 1)}`).join(', ')} }`;
+  return `{ ${keys.map((k) => `${keyText(k)}: ${formatEjsonValue(o[k], depth + 1)}`).join(', ')} }`;
 }
 
 function clip(text: string): string {
