@@ -403,6 +403,8 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
                   () => importDatabaseText(again.engine, text),
                   (err: Error & { code?: number }) => {
                     assert.equal(err.code, 48, `${context}: a retry is refused with NamespaceExists: ${err.message}`);
+                    const present = exported.filter((c) => again.engine.getCollection('app', c.name)).map((c) => `app.${c.name}`);
+                    assert.ok(err.message.startsWith(`${present.join(', ')} already exist`), `${context}: the refusal names every collection the import left (${present.join(', ')}): ${err.message}`);
                     retryMessages.add(err.message);
                     return true;
                   },
