@@ -54,9 +54,9 @@ export function importDatabase(engine: Engine, exported: Document, intoDb?: stri
     // Refused before anything is created, so a document too deep to store leaves no half import.
     if (Array.isArray(c.documents)) for (const doc of c.documents) checkStorageDepth(doc, 'insert');
   }
-  for (const c of colls) {
-    if (engine.getCollection(dbName, String(c.name))) throw Object.assign(new Error(`${dbName}.${String(c.name)} already exists: import into another database, or drop it first.`), { code: 48, codeName: 'NamespaceExists' });
-  }
+  // Every one is named: after an import that was interrupted, a retry meets all it left, some of them partly filled.
+  const present = colls.map((c) => String(c.name)).filter((name) => engine.getCollection(dbName, name));
+  if (present.length) throw Object.assign(new Error(`${present.map((name) => `${dbName}.${name}`).join(', ')} already exist${present.length === 1 ? 's' : ''}: import into another database, or drop ${present.length === 1 ? 'it' : 'them'} first (an import that was interrupted leaves its collections, the last one maybe partly filled).`), { code: 48, codeName: 'NamespaceExists' });
   const summary: ImportSummary = { database: dbName, collections: 0, documents: 0, indexes: 0 };
   for (const c of colls) {
     const name = String(c.name);

@@ -282,7 +282,8 @@ describe('export and import', () => {
     };
     assert.equal(view(fresh), view(engine));
     assert.ok(Number.isNaN(fresh.getCollection('app', 'legacy')!.indexes.get('purgeAt_1')!.spec.expireAfterSeconds as number), 'the legacy NaN stays NaN in the catalog');
-    assert.throws(() => importDatabaseText(fresh, text), /already exists: import into another database/);
+    const names = ((fresh.runCommand('app', { listCollections: 1, nameOnly: true }).cursor as Document).firstBatch as Document[]).map((c) => `app.${String(c.name)}`).sort();
+    assert.throws(() => importDatabaseText(fresh, text), (err: Error & { code?: number }) => err.code === 48 && err.message.startsWith(`${names.join(', ')} already exist: import into another database, or drop them first`));
     assert.equal(importDatabaseText(fresh, text, 'copy').collections, summary.collections);
   });
 });
