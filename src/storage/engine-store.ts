@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { Engine, type EngineOptions, type Flavor, type ServerVersion } from '../engine';
 import { captureSnapshot, snapshotRecords } from '../engine/storage/snapshot';
-import { FileStore, RecoveryWriteError, StorageReadError, type FileStoreOptions, type RecoveryReport } from './file-store';
+import { FileStore, MANIFEST_FILE, RecoveryWriteError, StorageReadError, type FileStoreOptions, type RecoveryReport } from './file-store';
 import { nodeFs, type StorageFs } from './storage-fs';
 
 /** What a folder was created for: an engine of another flavor must not read it. */
@@ -183,7 +183,7 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
 export function clearDataFolder(dir: string, io: StorageFs = nodeFs): void {
   if (!io.existsSync(dir)) return;
   for (const f of io.readdirSync(dir)) {
-    if (/^(snapshot-\d+\.ttls|journal-\d+\.ttlj)((\.damaged|\.unreplayed)-\d+)?$|^\.snapshot-\d+\.ttls\.\d+\.tmp$/.test(f) || f === META_FILE) io.rmSync(path.join(dir, f), { force: true });
+    if (/^(snapshot-\d+\.ttls|journal-\d+\.ttlj)((\.damaged|\.unreplayed)-\d+)?$|^\.snapshot-\d+\.ttls\.\d+\.tmp$/.test(f) || f === META_FILE || f === MANIFEST_FILE) io.rmSync(path.join(dir, f), { force: true });
   }
 }
 

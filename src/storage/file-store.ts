@@ -148,6 +148,19 @@ function generations(io: StorageFs, dir: string, re: RegExp): number[] {
 }
 
 const snapshotPath = (dir: string, g: number) => path.join(dir, `snapshot-${g}.ttls`);
+/**
+ * What the folder must hold, written atomically when it is known durably: after a compaction's
+ * snapshot, after a recovery's save, at a clean close. `snapshot`: the generation that must be
+ * there (or a newer one); `seq`: the sequence number of the last record durably committed. A
+ * snapshot or journal deleted, emptied or cut below it is found at the next open and reported by
+ * name, never replayed as if nothing happened. Folders written before it have none: no check.
+ */
+export const MANIFEST_FILE = 'ttl-store.manifest';
+interface Manifest {
+  format: 1;
+  snapshot: number | null;
+  seq: number;
+}
 const journalPath = (dir: string, g: number) => path.join(dir, `journal-${g}.ttlj`);
 
 function describeDamage(file: string, d: Damage): string {
@@ -189,7 +202,7 @@ function* snapshotFrames(g: number, records: Iterable<Document>, seq: number): G
 /** What a recovery that lost something leaves for `saveRecoveredState`. */
 interface PendingBase {
   generation: number;
-  /** Files recovery could not use whole (damaged, or not replayed after damage): kept aside, never deleted. */
+  /** Files recovery could not use whole (damaged, or not replayed after damage): kept aside, never deleted ('' for a file that is gone). */
   keep: Array<{ file: string; why: 'damaged' | 'unreplayed' }>;
 }
 
@@ -205,6 +218,8 @@ export class FileStore {
   private seq = 0;
   /** The sequence number a compaction's snapshot holds up to (set when it switches journals). */
   private compactionSeq = 0;
+  /** The generation of the snapshot the folder's state rests on (undefined: the journals alone). */
+  private baseSnapshot: number | undefined;
   readonly io: StorageFs;
   /** A compaction is between beginCompaction and its snapshot's rename. */
   private compacting = false;
@@ -279,6 +294,7 @@ export class FileStore {
     // too large to be exact) are never read: listed, so nothing is replayed twice or silently.
     const stray = listFolder(io, this.dir).filter((f) => /^(snapshot|journal)-/.test(f) && !SNAPSHOT.test(f) && !JOURNAL.test(f) && !OWN_OTHER.test(f)).sort();
     if (stray.length) report.problems.push(`ignored ${stray.length === 1 ? 'a file' : `${stray.length} files`} whose name${stray.length === 1 ? ' is' : 's are'} not one this store writes: ${stray.slice(0, 5).join(', ')}${stray.length > 5 ? ', …' : ''}`);
+    const manifest = this.readManifest(report);
     const keep: PendingBase['keep'] = [];
     const snapshots = generations(io, this.dir, SNAPSHOT);
     let base = 0;
@@ -371,7 +387,23 @@ export class FileStore {
       }
       break;
     }
+    if (manifest && !report.stoppedAt) {
+      // What the manifest says was durable must be here: a file deleted, emptied or cut short
+      // is found by its absence, which no checksum can see.
+      if (manifest.snapshot !== null && (report.snapshot === undefined || report.snapshot < manifest.snapshot) && !snapshots.includes(manifest.snapshot)) {
+        report.problems.push(`${path.basename(snapshotPath(this.dir, manifest.snapshot))} is missing: the folder's manifest names it as the base of its state; what the other files hold was recovered`);
+        report.stoppedAt = { file: snapshotPath(this.dir, manifest.snapshot), offset: 0 };
+        keep.push({ file: '', why: 'damaged' });
+      } else if ((lastSeq ?? 0) < manifest.seq) {
+        const newest = journals.length ? journalPath(this.dir, journals[journals.length - 1]) : undefined;
+        report.problems.push(`records up to sequence number ${manifest.seq} were committed, but the files hold only ${lastSeq ?? 0}: ${newest ? `${path.basename(newest)} was cut short or emptied, or a journal is missing` : 'the journal is missing'}; everything found was recovered`);
+        report.stoppedAt = { file: newest ?? journalPath(this.dir, last), offset: 0 };
+        if (newest && !keep.some((k) => k.file === newest)) keep.push({ file: newest, why: 'damaged' });
+        if (!newest) keep.push({ file: '', why: 'damaged' });
+      }
+    }
     this.seq = lastSeq ?? 0;
+    this.baseSnapshot = report.snapshot;
     if (keep.length > 0) {
       report.needsBaseSnapshot = true;
       const newest = Math.max(last, ...snapshots, ...allJournals);
@@ -425,6 +457,7 @@ export class FileStore {
     const notes: string[] = [];
     this.writeStep('keep the damaged files aside', () => {
       for (const { file, why } of pending.keep) {
+        if (!file) continue;
         const kept = this.keptNameFor(file, why, stamp);
         if (kept.existed) continue;
         try {
@@ -440,8 +473,10 @@ export class FileStore {
       writeFileAtomic(snapshotPath(this.dir, pending.generation), snapshotFrames(pending.generation, records, this.seq), io);
     });
     this.pendingBase = undefined;
+    this.baseSnapshot = pending.generation;
+    this.writeStep('write the folder manifest', () => this.writeManifest());
     // From here on the new snapshot is the base: the old names are only clutter.
-    for (const { file } of pending.keep) this.removeQuietly(file);
+    for (const { file } of pending.keep) if (file) this.removeQuietly(file);
     for (const file of this.olderThan(pending.generation)) this.removeQuietly(file);
     this.writeStep(`start ${path.basename(journalPath(this.dir, pending.generation))}`, () => this.openJournal());
     return notes;
@@ -463,6 +498,31 @@ export class FileStore {
       // No inode to compare (or a race): a new name is always safe.
     }
     return { path: `${file}.${why}-${stamp}`, existed: false };
+  }
+
+  private readManifest(report: RecoveryReport): Manifest | undefined {
+    let text: string;
+    try {
+      text = this.io.readFileSync(path.join(this.dir, MANIFEST_FILE), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      this.close();
+      throw new StorageReadError(path.join(this.dir, MANIFEST_FILE), err as Error);
+    }
+    try {
+      const m = JSON.parse(text) as Manifest;
+      if (m.format === 1 && (m.snapshot === null || Number.isSafeInteger(m.snapshot)) && Number.isSafeInteger(m.seq)) return m;
+    } catch {
+      // Reported below.
+    }
+    report.problems.push(`${MANIFEST_FILE} is unreadable: missing or shortened files cannot be checked at this open (it is written again at the next clean close)`);
+    return undefined;
+  }
+
+  /** Record what is durable now (`seq`: the last record the folder must hold). */
+  private writeManifest(seq = this.seq): void {
+    const manifest: Manifest = { format: 1, snapshot: this.baseSnapshot ?? null, seq };
+    writeFileAtomic(path.join(this.dir, MANIFEST_FILE), [Buffer.from(`${JSON.stringify(manifest)}\n`)], this.io);
   }
 
   private removeQuietly(file: string): void {
@@ -551,6 +611,9 @@ export class FileStore {
   writeSnapshot(g: number, records: Iterable<Document>): number {
     try {
       const bytes = writeFileAtomic(snapshotPath(this.dir, g), snapshotFrames(g, records, this.compactionSeq), this.io);
+      // The manifest moves to the new snapshot before older files go: it never names a missing one.
+      this.baseSnapshot = g;
+      this.writeManifest(this.compactionSeq);
       this.dropOlderThan(g);
       return bytes;
     } finally {
@@ -566,6 +629,8 @@ export class FileStore {
   async writeSnapshotAsync(g: number, records: Iterable<Document>, yieldEveryMs = 20): Promise<number> {
     try {
       const bytes = await writeFileAtomicAsync(snapshotPath(this.dir, g), snapshotFrames(g, records, this.compactionSeq), yieldEveryMs, this.io);
+      this.baseSnapshot = g;
+      this.writeManifest(this.compactionSeq);
       // Off the main thread: unlinking a 50 MB snapshot held the event loop ~50 ms (up to ~240 ms
       // measured). Files a crash leaves behind are older generations, which recovery ignores.
       await Promise.all(this.olderThan(g).map((file) => this.io.promises.rm(file, { force: true }).catch(() => undefined)));
@@ -593,7 +658,11 @@ export class FileStore {
     this.closed = true;
     this.pendingBase = undefined;
     try {
-      this.journal?.close();
+      const journal = this.journal;
+      journal?.close();
+      // Everything appended is synced now: the manifest may say so. Not after a failure (what
+      // reached the disk is not known) nor while a compaction's snapshot is unwritten.
+      if (journal && !journal.failure && !this.compacting) this.writeManifest();
     } finally {
       this.journal = undefined;
       this.releaseLock?.();

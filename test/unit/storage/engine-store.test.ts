@@ -93,7 +93,7 @@ describe('engine on a data folder', () => {
     a.engine.runCommand('app', { collMod: 'events', index: { name: 't_1', expireAfterSeconds: 7200 } });
     const before = dump(a.engine);
     close(a);
-    assert.deepEqual(fs.readdirSync(dir).filter((f) => !f.startsWith('LOCK')).sort(), ['journal-1.ttlj', 'snapshot-1.ttls', 'ttl-workbench.json']);
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => !f.startsWith('LOCK')).sort(), ['journal-1.ttlj', 'snapshot-1.ttls', 'ttl-store.manifest', 'ttl-workbench.json']);
     const b = open(dir);
     assert.equal(b.recovery.snapshot, 1);
     assert.equal(dump(b.engine), before);
@@ -173,8 +173,12 @@ describe('engine on a damaged data folder', () => {
   it('a journal truncated at random byte offsets always opens, with the whole commands before the cut', () => {
     const { dir, journal } = folderWith(40);
     const original = fs.readFileSync(journal);
+    const manifest = fs.readFileSync(path.join(dir, 'ttl-store.manifest'));
     let previous = -1;
     for (const cut of [0, 1, 7, 8, 9, ...Array.from({ length: 40 }, (_, i) => Math.floor(((i + 1) * original.length) / 41)), original.length - 1]) {
+      // Each cut starts from the folder as closed (a recovery saves a snapshot of what it found).
+      for (const f of fs.readdirSync(dir)) if (/^(journal|snapshot)-/.test(f)) fs.rmSync(path.join(dir, f));
+      fs.writeFileSync(path.join(dir, 'ttl-store.manifest'), manifest);
       fs.writeFileSync(journal, original.subarray(0, cut));
       const o = open(dir);
       const ids = idsIn(o);
@@ -183,6 +187,8 @@ describe('engine on a damaged data folder', () => {
       assert.ok(ids.length >= previous || cut === 0, 'a longer file never recovers less');
       previous = ids.length;
       if (cut < original.length && cut > 0) assert.match(o.notes.join('\n'), /torn last record|damaged at byte offset/, `cut at ${cut} is reported`);
+      // The clean close's manifest knows how many records there were: any cut is a loss, said as such.
+      if (cut < original.length) assert.match(o.notes.join('\n'), /were committed, but the files hold only \d+: journal-0\.ttlj was cut short/, `cut at ${cut} is a reported loss`);
       o.engine.close();
       o.store.close();
     }
@@ -197,7 +203,7 @@ describe('engine on a damaged data folder', () => {
       const at = Math.floor(rand() * original.length);
       damaged[at] ^= 1 + Math.floor(rand() * 255);
       // Each round starts from the damaged journal alone (a round's recovery saves a snapshot).
-      for (const f of fs.readdirSync(dir)) if (f.startsWith('journal-') || f.startsWith('snapshot-')) fs.rmSync(path.join(dir, f));
+      for (const f of fs.readdirSync(dir)) if (f.startsWith('journal-') || f.startsWith('snapshot-') || f === 'ttl-store.manifest') fs.rmSync(path.join(dir, f));
       fs.writeFileSync(journal, damaged);
       const o = open(dir);
       const ids = idsIn(o);

@@ -53,7 +53,7 @@ describe('file store: recovery', () => {
     a.store.append({ set: 'after', v: 'switch' });
     a.store.writeSnapshot(g, snapshotOf(a.state));
     a.store.close();
-    assert.deepEqual(fs.readdirSync(dir).sort(), ['journal-1.ttlj', 'snapshot-1.ttls']);
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['journal-1.ttlj', 'snapshot-1.ttls', 'ttl-store.manifest']);
     const b = open(dir);
     assert.equal(b.state.size, 11);
     assert.equal(b.state.get('after'), 'switch');
@@ -256,6 +256,53 @@ describe('file store: sequence numbers', () => {
     }
     assert.equal(o.state.size, 21);
     o.store.close();
+  });
+});
+
+describe('file store: the manifest', () => {
+  /** A folder closed cleanly: snapshot 1 (a, b) and journal 1 (c). */
+  function folder(): string {
+    const dir = tmpDir();
+    const a = open(dir);
+    a.store.append({ set: 'a', v: '1' });
+    a.store.append({ set: 'b', v: '2' });
+    const g = a.store.beginCompaction();
+    a.store.writeSnapshot(g, [{ k: 'a', v: '1' }, { k: 'b', v: '2' }]);
+    a.store.append({ set: 'c', v: '3' });
+    a.store.close();
+    return dir;
+  }
+
+  it('a deleted or emptied journal, or a deleted snapshot, is reported by name (no checksum can see a file that is gone), and what is left becomes the new base', () => {
+    const cases: Array<[string, (dir: string) => void, RegExp, string[]]> = [
+      ['journal deleted', (dir) => fs.rmSync(path.join(dir, 'journal-1.ttlj')), /records up to sequence number 3 were committed, but the files hold only 2: the journal is missing/, ['a', 'b']],
+      ['journal emptied', (dir) => fs.writeFileSync(path.join(dir, 'journal-1.ttlj'), ''), /records up to sequence number 3 were committed, but the files hold only 2: journal-1\.ttlj was cut short or emptied/, ['a', 'b']],
+      ['snapshot deleted', (dir) => fs.rmSync(path.join(dir, 'snapshot-1.ttls')), /snapshot-1\.ttls is missing: the folder's manifest names it/, ['c']],
+    ];
+    for (const [what, harm, message, keys] of cases) {
+      const dir = folder();
+      harm(dir);
+      const b = open(dir);
+      assert.match(b.report.problems.join('\n'), message, what);
+      assert.deepEqual([...b.state.keys()].sort(), keys, what);
+      assert.equal(b.report.needsBaseSnapshot, true, what);
+      b.store.saveRecoveredState(snapshotOf(b.state));
+      b.store.append({ set: 'after', v: 'x' });
+      b.store.close();
+      const c = open(dir);
+      assert.deepEqual(c.report.problems, [], `${what}: the next open is clean`);
+      assert.deepEqual([...c.state.keys()].sort(), [...keys, 'after'].sort(), what);
+      c.store.close();
+    }
+  });
+
+  it('folders without a manifest (older versions) open without the check, and get one at their first clean close', () => {
+    const dir = folder();
+    fs.rmSync(path.join(dir, 'ttl-store.manifest'));
+    const b = open(dir);
+    assert.deepEqual(b.report.problems, []);
+    b.store.close();
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'ttl-store.manifest'), 'utf8')), { format: 1, snapshot: 1, seq: 3 });
   });
 });
 
