@@ -117,6 +117,7 @@ interface Recovered {
   ms: number;
   cpuMs: number;
   threadMs?: number;
+  maxRssMb?: number;
   count: number;
 }
 
@@ -188,9 +189,40 @@ async function recovery(n: number): Promise<string[]> {
   ];
 }
 
+/**
+ * Opening a journal followed by junk (issue: storage integrity): 16 MiB of random bytes (damage,
+ * searched once for a record to resume at) and a zero-filled tail (torn), in a fresh process.
+ * The tail is a sparse extension, so `zeroMiB` costs no disk. Peak memory is the child's maxRSS.
+ */
+function junkTails(zeroMiB: number): string[] {
+  const rows: string[] = [];
+  for (const [what, mib] of [['random bytes', 16], ['zero-filled (sparse)', zeroMiB]] as Array<[string, number]>) {
+    const dir = tmp('junk');
+    const o = openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) }, autoCompact: false });
+    for (let i = 0; i < 100; i++) o.engine.runCommand('bench', { insert: 'c', documents: [{ _id: i }] });
+    closeStoredEngine(o);
+    const journal = path.join(dir, 'journal-0.ttlj');
+    if (what === 'random bytes') {
+      const junk = Buffer.alloc(mib * 1024 * 1024);
+      let x = 1;
+      for (let i = 0; i < junk.length; i++) {
+        x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+        junk[i] = x >>> 24;
+      }
+      fs.appendFileSync(journal, junk);
+    } else fs.truncateSync(journal, fs.statSync(journal).size + mib * 1024 * 1024);
+    const r = recoverInFreshProcess(dir);
+    rows.push(`| ${fmt(mib)} MiB of ${what} after the last record | ${recoveryTimes(r)} | max RSS ${r.maxRssMb?.toFixed(0) ?? 'n/a'} MB | ${r.count === 100 ? 'the 100 documents back' : 'COUNT MISMATCH'} |`);
+    rm(dir);
+  }
+  return rows;
+}
+
 export async function runStorageBench(n: number): Promise<void> {
   process.stdout.write(`\n# Durable storage (${fmt(n)} small documents)\n\n## Write throughput, single-document inserts\n\n| mode | inserts/s | vs in memory |\n|---|---|---|\n`);
   process.stdout.write(`${(await writeThroughput(Math.min(n, 50_000))).join('\n')}\n`);
   process.stdout.write(`\n## Recovery and snapshot size\n\n| what | time | size | check |\n|---|---|---|---|\n`);
   process.stdout.write(`${(await recovery(n)).join('\n')}\n`);
+  process.stdout.write(`\n## Opening a journal with junk after its last record\n\n| what | time | memory | check |\n|---|---|---|---|\n`);
+  process.stdout.write(`${junkTails(n >= 1_000_000 ? 1024 : 256).join('\n')}\n`);
 }
