@@ -216,7 +216,13 @@ export interface CompactionResult {
 export async function compact(engine: Engine, store: FileStore, yieldEveryMs = 4): Promise<CompactionResult> {
   const started = performance.now();
   const generation = store.beginCompaction();
-  const state = captureSnapshot(engine);
+  let state;
+  try {
+    state = captureSnapshot(engine);
+  } catch (err) {
+    store.abandonCompaction();
+    throw err;
+  }
   const heldMs = performance.now() - started;
   try {
     const bytes = await store.writeSnapshotAsync(generation, snapshotRecords(state), yieldEveryMs);

@@ -314,6 +314,7 @@ export class FileStore {
         keep.push({ file: snapshotPath(this.dir, g), why: 'damaged' });
         continue;
       }
+      lastSeq = loaded.seq;
       // Records are decoded one at a time as they are applied: a million documents never sit
       // decoded in a list beside the engine's own copies.
       for (let i = 0; i < loaded.frames.length; i++) {
@@ -327,10 +328,13 @@ export class FileStore {
       }
       report.snapshot = g;
       report.snapshotRecords = loaded.frames.length;
-      lastSeq = loaded.seq;
       base = g;
       break;
     }
+    // With no snapshot at all (none loaded, none skipped) the journals start from the beginning:
+    // numbered records must start at 1, so journals left without their snapshot are found.
+    // (A snapshot the manifest names but that is gone is reported by name below instead.)
+    if (report.snapshot === undefined && keep.length === 0 && (manifest?.snapshot ?? null) === null) lastSeq = 0;
     const allJournals = generations(io, this.dir, JOURNAL);
     const journals = allJournals.filter((g) => g >= base);
     let last = base;
@@ -417,8 +421,10 @@ export class FileStore {
     return report;
   }
 
+  /** A new journal's directory entry is synced before anything is acknowledged through it. */
   private openJournal(): void {
     this.journal = new JournalWriter(journalPath(this.dir, this.generation), this.durability, undefined, this.io);
+    syncDirectory(this.dir, this.io);
   }
 
   /** A write recovery needs: a refusal by the disk becomes a RecoveryWriteError (the caller reopens read-only). */
@@ -587,6 +593,12 @@ export class FileStore {
     if (this.journal.failure) throw this.journal.failure;
     // The new journal first: if the disk refuses it, commits go on in the old one.
     const next = new JournalWriter(journalPath(this.dir, this.generation + 1), this.durability, undefined, this.io);
+    try {
+      syncDirectory(this.dir, this.io);
+    } catch (err) {
+      next.close();
+      throw err;
+    }
     const old = this.journal;
     this.journal = next;
     this.generation++;
@@ -619,6 +631,11 @@ export class FileStore {
     } finally {
       this.compacting = false;
     }
+  }
+
+  /** A compaction that could not capture its state: the next one may start (its journal stays in use). */
+  abandonCompaction(): void {
+    this.compacting = false;
   }
 
   get isCompacting(): boolean {

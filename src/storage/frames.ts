@@ -185,9 +185,21 @@ function classify(src: ByteSource, offset: number): Damage {
   const resumesAt = nextWholeFrame(src, offset + 1);
   if (resumesAt !== undefined) return { kind: 'corrupt', offset, reason: whyBad(src, offset), resumesAt };
   if (left < FRAME_HEADER_BYTES) return { kind: 'torn', offset, bytes: left };
-  const length = src.read(offset, 4).readUInt32LE(0);
-  // A record being appended: its header is there, the file ends before its end.
-  if (length >= MIN_FRAME_PAYLOAD && length <= MAX_FRAME_PAYLOAD && length > left - FRAME_HEADER_BYTES) return { kind: 'torn', offset, bytes: left };
+  const header = src.read(offset, FRAME_HEADER_BYTES);
+  const length = header.readUInt32LE(0);
+  const crc = header.readUInt32LE(4);
+  // A record being appended: its header is there, the file ends before its end. Unless the bytes
+  // after the header are a whole record of their own stated size with that checksum: then the
+  // record was written whole and its length field rotted.
+  if (length >= MIN_FRAME_PAYLOAD && length <= MAX_FRAME_PAYLOAD && length > left - FRAME_HEADER_BYTES) {
+    if (left >= FRAME_HEADER_BYTES + MIN_FRAME_PAYLOAD) {
+      const own = src.read(offset + FRAME_HEADER_BYTES, 4).readInt32LE(0);
+      if (own >= MIN_FRAME_PAYLOAD && own <= left - FRAME_HEADER_BYTES && crc32(src.read(offset + FRAME_HEADER_BYTES, own)) === crc) {
+        return { kind: 'corrupt', offset, reason: `a whole record's length field is damaged (it claims ${length} bytes; the record holds ${own})` };
+      }
+    }
+    return { kind: 'torn', offset, bytes: left };
+  }
   if (zeroTail(src, offset)) return { kind: 'torn', offset, bytes: left };
   return { kind: 'corrupt', offset, reason: whyBad(src, offset) };
 }

@@ -26,7 +26,7 @@ export function cloneValue(value: unknown): unknown {
     case 'Double': return (value as Double).value;
     case 'Binary': {
       const b = value as Binary;
-      return new Binary(b.buffer.slice(0, b.position), b.sub_type);
+      return new Binary(copyBytes(b.buffer, b.position), b.sub_type);
     }
     default: return value;
   }
@@ -118,7 +118,7 @@ function cloneMeasured(value: unknown, acc: { size: number }, level: number): un
     case 'Binary': {
       const b = value as Binary;
       acc.size += b.position + 5;
-      return new Binary(b.buffer.slice(0, b.position), b.sub_type);
+      return new Binary(copyBytes(b.buffer, b.position), b.sub_type);
     }
     case 'Double': acc.size += 8; return (value as Double).value;
     case 'Decimal128': acc.size += 16; return value;
@@ -132,4 +132,12 @@ function cloneMeasured(value: unknown, acc: { size: number }, level: number): un
       return value;
     default: acc.size += 12; return value;
   }
+}
+
+/**
+ * A copy of the first `length` bytes: a Node Buffer's `slice` is a view, and a decoded Binary's
+ * bytes may be a view into a reused read buffer (the journal reader's window) or a whole file.
+ */
+function copyBytes(bytes: Uint8Array, length: number): Uint8Array {
+  return Uint8Array.prototype.slice.call(bytes, 0, length);
 }

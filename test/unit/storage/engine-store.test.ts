@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BSON, Decimal128, EJSON, Int32, Long, ObjectId, Timestamp } from 'bson';
+import { Binary, BSON, Decimal128, EJSON, Int32, Long, ObjectId, Timestamp } from 'bson';
 import { encodeFrame } from '../../../src/storage/frames';
 import { Engine, loadLegacyIndexSpec, VirtualClock, type Document } from '../../../src/engine';
 import { closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
@@ -213,6 +213,21 @@ describe('engine on a damaged data folder', () => {
       o.engine.close();
       o.store.close();
     }
+  });
+});
+
+describe('journals larger than the reader\'s window', () => {
+  it('binary values come back byte for byte (a decoded Binary must not stay a view of the reused read window)', () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    const bytesOf = (i: number) => Buffer.alloc(50_000, i % 251);
+    for (let i = 0; i < 120; i++) a.engine.runCommand('app', { insert: 'b', documents: [{ _id: i, bin: new Binary(bytesOf(i)), uuid: new Binary(Buffer.alloc(16, i), 4) }] });
+    close(a);
+    assert.ok(fs.statSync(path.join(dir, 'journal-0.ttlj')).size > 4 * 1024 * 1024, 'the journal spans several windows');
+    const b = open(dir);
+    const wrong = b.engine.db('app').collection('b').find({}).filter((d) => !Buffer.from((d.bin as Binary).buffer).equals(bytesOf(d._id as number)) || !Buffer.from((d.uuid as Binary).buffer).equals(Buffer.alloc(16, d._id as number)));
+    assert.deepEqual(wrong.map((d) => d._id), []);
+    close(b);
   });
 });
 

@@ -296,6 +296,16 @@ describe('file store: the manifest', () => {
     }
   });
 
+  it('without the manifest too, journals left without their snapshot are found: numbered records must start at 1', () => {
+    const dir = folder();
+    fs.rmSync(path.join(dir, 'ttl-store.manifest'));
+    fs.rmSync(path.join(dir, 'snapshot-1.ttls'));
+    const b = open(dir);
+    assert.match(b.report.problems.join('\n'), /2 records are missing before this one \(sequence number 3 after 0\)/);
+    assert.equal(b.report.needsBaseSnapshot, true);
+    b.store.close();
+  });
+
   it('folders without a manifest (older versions) open without the check, and get one at their first clean close', () => {
     const dir = folder();
     fs.rmSync(path.join(dir, 'ttl-store.manifest'));

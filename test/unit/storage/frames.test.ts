@@ -171,4 +171,15 @@ describe('journal frames', () => {
     }
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('bit rot in the length field of the last record is damage, not a torn tail: the bytes after its header are a whole record of its own stated size with its checksum', () => {
+    const { buf, ends } = journalOf(3);
+    const damaged = Buffer.from(buf);
+    damaged.writeUInt32LE(damaged.readUInt32LE(ends[1]) + 4096, ends[1]);
+    const scan = scanFrames(damaged);
+    assert.equal(scan.frames.length, 2);
+    assert.deepEqual(scan.damage?.kind, 'corrupt');
+    assert.match((scan.damage as { reason: string }).reason, /length field is damaged/);
+  });
 });
+
