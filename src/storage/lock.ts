@@ -44,6 +44,35 @@ function mtimeOf(io: StorageFs, file: string): number {
   }
 }
 
+/**
+ * Create `file` holding `text`, failing with EEXIST when it exists, and never visible half
+ * written: the text goes to a file of our own first, which is then hard-linked as the lock (a
+ * link either appears whole or not at all). A holder killed while writing leaves no empty lock
+ * that would turn the next opener away. Where links are not supported, an exclusive create.
+ */
+function createWhole(io: StorageFs, file: string, text: string): void {
+  const own = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    io.writeFileSync(own, text, { flag: 'wx' });
+  } catch {
+    io.writeFileSync(file, text, { flag: 'wx' });
+    return;
+  }
+  try {
+    io.linkSync(own, file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS' && code !== 'EXDEV') throw err;
+    io.writeFileSync(file, text, { flag: 'wx' });
+  } finally {
+    try {
+      io.rmSync(own, { force: true });
+    } catch {
+      // A stray temporary name: never read as a lock.
+    }
+  }
+}
+
 /** Lock files this process released but could not remove (a failing disk): stale, though they name a live pid. */
 const released = new Set<string>();
 
@@ -53,7 +82,7 @@ export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs): L
   let tookOverFrom: LockHolder | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      io.writeFileSync(file, JSON.stringify(me), { flag: 'wx' });
+      createWhole(io, file, JSON.stringify(me));
       const release = () => {
         // Only our own lock: a folder taken over meanwhile (it should not be) stays locked. A
         // lock that cannot be read back (a failing disk) is still ours: nobody takes over a live
