@@ -142,6 +142,21 @@ export function checkForInterrupt(): void {
   for (let i = 0; i < n; i++) active[i].poll();
 }
 
+/**
+ * The error `checkForInterrupt` would throw here, returned instead (undefined: go on). For loops
+ * that must account for the work done before they stop (a TTL visit counts its deletes).
+ */
+export function pendingInterrupt(): EngineError | undefined {
+  if (active.length === 0) return undefined;
+  try {
+    checkForInterrupt();
+    return undefined;
+  } catch (err) {
+    if (isInterruption(err)) return err;
+    throw err;
+  }
+}
+
 /** Whether any source is installed (callers may skip building per-batch bookkeeping when none is). */
 export function interruptsInstalled(): boolean {
   return active.length > 0;

@@ -108,13 +108,22 @@ describe('evaluate', () => {
     assert.equal(h.value('db.c.insertOne({}).acknowledged'), true);
   });
 
-  it('a time limit that strikes inside an engine operation says the engine may be inconsistent', () => {
+  it('a time limit reached inside an engine operation stops it at a safe point: MaxTimeMSExpired, engine consistent and usable', () => {
     const h = harness({ timeoutMs: 100 });
     h.engine.runCommand('admin', { setParameter: 1, ttlMonitorSleepSecs: 1 });
-    // Millions of one-second TTL passes: the limit is reached inside the clock advance.
+    // Millions of one-second TTL passes: the limit is reached inside the clock advance, which
+    // stops between two timers (the clock keeps the time of the last pass run).
+    const before = h.engine.clock.now();
     const failed = h.failure('sleep(1e10)');
     assert.equal(failed.error?.name, 'TimeoutError');
-    assert.match(failed.error?.message ?? '', /middle of an engine operation.*start a fresh engine/);
+    assert.deepEqual([failed.error?.code, failed.error?.codeName], [50, 'MaxTimeMSExpired']);
+    assert.match(failed.error?.message ?? '', /stopped after 100 ms.*safe point/);
+    assert.doesNotMatch(failed.error?.message ?? '', /fresh engine/);
+    const moved = h.engine.clock.now() - before;
+    assert.ok(moved > 0 && moved < 1e10, `the clock moved part of the way (${moved} ms)`);
+    // The clock and the monitor accept work at once, with no recovery step.
+    assert.equal(h.value('clock.advance(1000).ttlPasses'), 1);
+    assert.equal(h.value('db.c.insertOne({}).acknowledged'), true);
     const loop = h.failure('for (;;) {}');
     assert.doesNotMatch(loop.error?.message ?? '', /engine operation/);
   });
