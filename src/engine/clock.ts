@@ -3,6 +3,8 @@
  * Cosmos `_ts`) and everything that waits (the TTL monitor's sleep) goes through a Clock, so a
  * virtual clock makes expiry deterministic and an hour of it takes a millisecond.
  */
+import { checkForInterrupt } from './interrupt';
+
 export type CancelTimer = () => void;
 
 export interface Clock {
@@ -52,7 +54,8 @@ interface VirtualTimer {
 /**
  * Time that moves only when told to. `advance` runs every timer that falls due on the way, in time
  * order, with `now()` reading each timer's own due time while it runs, so "advance 61 s" gives the
- * same TTL passes as a real minute would. Time never runs backwards.
+ * same TTL passes as a real minute would. Time never runs backwards. Between two timers is a safe
+ * point (checkForInterrupt): a move stopped there by a time limit keeps the time of the last timer run.
  */
 export class VirtualClock implements Clock {
   readonly kind = 'virtual' as const;
@@ -106,6 +109,7 @@ export class VirtualClock implements Clock {
     this.advancing = true;
     try {
       for (;;) {
+        checkForInterrupt();
         const next = this.popDue(target);
         if (!next) break;
         this.current = Math.max(this.current, next.at);

@@ -9,6 +9,7 @@ import { EventBuffer, type EngineEvent, type EngineListener } from './catalog/ev
 import { validateCollectionName, validateDatabaseName } from './catalog/namespaces';
 import { ParameterStore } from './catalog/parameters';
 import { SystemClock, type Clock } from './clock';
+import { systemElapsedTime, type ElapsedTime } from './interrupt';
 import { repairInvalidTTLSpecs } from './ttl/legacy';
 import { TTLMonitor } from './ttl/monitor';
 import { attachCosmosTTL, registerCosmosTTL } from './ttl/cosmos'; // Cosmos flavor TTL (§10)
@@ -39,6 +40,11 @@ export interface EngineOptions {
    * one frame before the command returns. Without it the engine lives in memory only.
    */
   storage?: StorageSink;
+  /**
+   * Monotonic milliseconds for time limits (maxTimeMS): real elapsed time, whatever the clock is
+   * (a VirtualClock does not move while an operation runs). Default `performance.now`.
+   */
+  elapsedTime?: ElapsedTime;
 }
 
 export interface OpCounters {
@@ -52,6 +58,8 @@ export interface OpCounters {
 
 export class Engine {
   readonly clock: Clock;
+  /** The monotonic source time limits read (see EngineOptions.elapsedTime); never the clock. */
+  readonly elapsedTime: ElapsedTime;
   readonly serverVersion: ServerVersion;
   readonly flavor: Flavor;
   private currentRole: ReplicationRole;
@@ -78,6 +86,7 @@ export class Engine {
   constructor(options: EngineOptions = {}) {
     this.ownsClock = options.clock === undefined;
     this.clock = options.clock ?? new SystemClock();
+    this.elapsedTime = options.elapsedTime ?? systemElapsedTime;
     this.serverVersion = options.serverVersion ?? '8.0';
     if (this.serverVersion !== '8.0' && this.serverVersion !== '7.0') {
       fail('BadValue', `serverVersion must be "8.0" or "7.0", got ${JSON.stringify(this.serverVersion)}.`);
@@ -106,7 +115,8 @@ export class Engine {
       return reply;
     } catch (err) {
       // A failed command may have written part of its work (an ordered insert stopped by a
-      // duplicate key): that part is stored too.
+      // duplicate key, a multi-document write stopped by its time limit or an interrupt at a safe
+      // point): that part is stored too.
       this.commitWrites();
       throw err;
     } finally {

@@ -41,6 +41,7 @@ export const ErrorCode = {
   QueryFeatureNotAllowed: 224,
   Location40415: 40415,
   DuplicateKey: 11000,
+  Interrupted: 11601,
   BSONObjectTooLarge: 10334,
   Location31254: 31254,
   Location31253: 31253,

@@ -136,7 +136,7 @@ export class ShellCollection {
     const nowMs = this[STATE].rt.engine.clock.now();
     const prepared = docs.map((doc) => withId(this.#doc(doc, 'documents', 'insertMany'), nowMs));
     const ordered = opts.ordered !== false;
-    const reply = this.#run({ insert: this[STATE].name, documents: prepared, ordered });
+    const reply = this.#run({ insert: this[STATE].name, documents: prepared, ordered, ...timeLimitOf(opts) });
     const writeErrors = reply.writeErrors as Document[] | undefined;
     if (writeErrors && writeErrors.length > 0) {
       const failed = new Set(writeErrors.map((e) => e.index as number));
@@ -166,7 +166,7 @@ export class ShellCollection {
     if (opts.hint !== undefined) statement.hint = opts.hint;
     if (opts.arrayFilters !== undefined) statement.arrayFilters = opts.arrayFilters;
     if (opts.collation !== undefined) statement.collation = opts.collation;
-    const reply = this.#run({ update: this[STATE].name, updates: [statement] });
+    const reply = this.#run({ update: this[STATE].name, updates: [statement], ...timeLimitOf(opts) });
     this.#throwWriteErrors(reply);
     const upserted = reply.upserted as Document[] | undefined;
     return {
@@ -195,7 +195,7 @@ export class ShellCollection {
     const opts = this.#optionalDoc(options, 'options', method) ?? {};
     const statement: Document = { q, limit };
     if (opts.hint !== undefined) statement.hint = opts.hint;
-    const reply = this.#run({ delete: this[STATE].name, deletes: [statement] });
+    const reply = this.#run({ delete: this[STATE].name, deletes: [statement], ...timeLimitOf(opts) });
     this.#throwWriteErrors(reply);
     return { acknowledged: true, deletedCount: reply.n as number };
   }
@@ -233,6 +233,7 @@ export class ShellCollection {
     if (opts.sort !== undefined) cmd.sort = opts.sort;
     if (opts.projection !== undefined) cmd.fields = opts.projection;
     if (opts.hint !== undefined) cmd.hint = opts.hint;
+    Object.assign(cmd, timeLimitOf(opts));
     if (!change.remove) {
       cmd.upsert = opts.upsert === true;
       cmd.new = opts.returnDocument === 'after' || opts.returnNewDocument === true;
@@ -276,6 +277,7 @@ export class ShellCollection {
     if (opts.hint !== undefined) spec.hint = opts.hint;
     const cursor = new FindCursor(s.rt, s.dbName, s.name, spec);
     if (typeof opts.batchSize === 'number') cursor.batchSize(opts.batchSize);
+    if (opts.maxTimeMS !== undefined) cursor.maxTimeMS(opts.maxTimeMS);
     return cursor;
   }
 
@@ -287,6 +289,7 @@ export class ShellCollection {
     if (opts.sort !== undefined) cmd.sort = opts.sort;
     if (typeof opts.skip === 'number') cmd.skip = opts.skip;
     if (opts.hint !== undefined) cmd.hint = opts.hint;
+    Object.assign(cmd, timeLimitOf(opts));
     const batch = (this.#run(cmd).cursor as Document).firstBatch as Document[];
     return batch.length ? this[STATE].rt.out(batch[0]) : null;
   }
@@ -297,6 +300,7 @@ export class ShellCollection {
     if (opts.skip !== undefined) cmd.skip = opts.skip;
     if (opts.limit !== undefined) cmd.limit = opts.limit;
     if (opts.hint !== undefined) cmd.hint = opts.hint;
+    Object.assign(cmd, timeLimitOf(opts));
     return this.#run(cmd).n as number;
   }
 
@@ -310,9 +314,10 @@ export class ShellCollection {
     return this.countDocuments(filter, options);
   }
 
-  distinct(key: unknown, filter?: unknown, _options?: unknown): unknown[] {
+  distinct(key: unknown, filter?: unknown, options?: unknown): unknown[] {
     if (typeof key !== 'string') throw this[STATE].rt.errors.typeError('distinct() needs a field name, e.g. distinct("status").');
-    const reply = this.#run({ distinct: this[STATE].name, key, query: this.#optionalDoc(filter, 'a filter', 'distinct') ?? {} });
+    const opts = this.#optionalDoc(options, 'options', 'distinct') ?? {};
+    const reply = this.#run({ distinct: this[STATE].name, key, query: this.#optionalDoc(filter, 'a filter', 'distinct') ?? {}, ...timeLimitOf(opts) });
     return this[STATE].rt.out(reply.values as unknown[]);
   }
 
@@ -417,4 +422,9 @@ export class ShellCollection {
     const batch = (reply.cursor as Document).firstBatch as Document[];
     return batch.length ? s.rt.out(batch[0]) : null;
   }
+}
+
+/** A command's `maxTimeMS` from mongosh-style options (the engine validates the value). */
+function timeLimitOf(opts: Document): Document {
+  return opts.maxTimeMS === undefined ? {} : { maxTimeMS: opts.maxTimeMS };
 }

@@ -39,6 +39,7 @@ export abstract class ShellCursor implements IterableCursor {
   private closed = false;
   private readonly transforms: Transform[] = [];
   protected batch: number | undefined;
+  protected timeLimit: unknown;
 
   constructor(
     protected readonly rt: ShellRuntime,
@@ -134,9 +135,16 @@ export abstract class ShellCursor implements IterableCursor {
     return this;
   }
 
-  /** Accepted for compatibility; the embedded engine does not time out queries. */
-  maxTimeMS(_ms: unknown): this {
+  /** The time limit of the command that opens the cursor (maxTimeMS; the engine validates it as mongod does). */
+  maxTimeMS(ms: unknown): this {
+    this.assertNotStarted('maxTimeMS');
+    this.timeLimit = this.rt.in(ms);
     return this;
+  }
+
+  /** `{maxTimeMS}` for the opening command, when one was set. */
+  protected timeLimitField(): Document {
+    return this.timeLimit === undefined ? {} : { maxTimeMS: this.timeLimit };
   }
 
   /** The legacy shell's pretty(): mongosh output is always pretty. */
@@ -226,7 +234,7 @@ export class FindCursor extends ShellCursor {
   }
 
   protected openCommand(): Document {
-    return { find: this.collection, ...this.findFields(), ...(this.batch !== undefined ? { batchSize: this.batch } : {}) };
+    return { find: this.collection, ...this.findFields(), ...(this.batch !== undefined ? { batchSize: this.batch } : {}), ...this.timeLimitField() };
   }
 
   protected explainCommand(verbosity: string): Document {
@@ -286,6 +294,7 @@ export class FindCursor extends ShellCursor {
       if (s.limit !== undefined) cmd.limit = s.limit;
     }
     if (s.hint !== undefined) cmd.hint = s.hint;
+    Object.assign(cmd, this.timeLimitField());
     return this.rt.run(this.dbName, cmd).n as number;
   }
 
@@ -303,7 +312,7 @@ export class AggregationCursor extends ShellCursor {
 
   protected openCommand(): Document {
     const { batchSize: _batchSize, cursor: _cursor, ...rest } = this.options;
-    return { aggregate: this.collection, pipeline: this.pipeline, cursor: this.batch !== undefined ? { batchSize: this.batch } : {}, ...rest };
+    return { aggregate: this.collection, pipeline: this.pipeline, cursor: this.batch !== undefined ? { batchSize: this.batch } : {}, ...rest, ...this.timeLimitField() };
   }
 
   protected explainCommand(verbosity: string): Document {

@@ -130,9 +130,16 @@ export function isTimeout(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === TIMEOUT_CODE;
 }
 
+/** The statement's time limit, reached inside an engine operation that then stopped at a safe point. */
+export function timeLimitMessage(timeoutMs: number): string {
+  return `Execution stopped after ${timeoutMs} ms: the statement exceeded the time limit. The engine operation under way stopped at a safe point, so every document and index is consistent (a multi-document write keeps the documents it wrote before that point). If it needs longer, raise the time limit (timeoutMs; --timeout in the CLI).`;
+}
+
 export function timeoutMessage(timeoutMs: number, interruptedEngine: boolean): string {
   const text = `Execution stopped after ${timeoutMs} ms: the statement exceeded the time limit (an endless loop?). If it needs longer, raise the time limit (timeoutMs; --timeout in the CLI).`;
   if (!interruptedEngine) return text;
+  // Engine operations stop at safe points once the statement's deadline passes; the vm timeout
+  // (a little later) cut one short only if it ran that long without reaching a safe point.
   return `${text} The limit struck in the middle of an engine operation (a command, a clock move or a TTL pass), which may have left the engine inconsistent: start a fresh engine to be safe.`;
 }
 

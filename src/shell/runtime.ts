@@ -4,6 +4,7 @@
  * boundary, the script realm's errors, where printed lines go, and the cursor `it` continues.
  */
 import type { Document, Engine } from '../engine';
+import { InterruptFlag, withInterrupts, type InterruptSource, type OperationDeadline } from '../engine/interrupt';
 import type { Boundary } from './boundary';
 import type { ScriptErrors } from './errors';
 
@@ -63,6 +64,28 @@ export class ShellRuntime {
     return `switched to db ${checked}`;
   }
 
+  /** Set by the session's interrupt(): the next safe point of an engine call fails with Interrupted (11601). */
+  readonly interruptFlag = new InterruptFlag();
+  /** The running statement's time limit (set by the session around each statement). */
+  deadline: OperationDeadline | undefined;
+
+  /**
+   * What every engine call of a statement runs under: the statement's deadline (MaxTimeMSExpired,
+   * 50) and the interrupt flag (Interrupted, 11601), polled at the engine's safe points.
+   */
+  private readonly limits: InterruptSource = {
+    poll: () => {
+      this.deadline?.poll();
+      this.interruptFlag.poll();
+    },
+  };
+
+  /** Fail now when the statement's time is up or an interrupt was requested (before an engine call). */
+  private checkLimits(): void {
+    this.deadline?.check();
+    this.interruptFlag.poll();
+  }
+
   /**
    * How many engine calls are under way. The vm time limit terminates execution without running
    * `finally` blocks, so a count left above zero after a timeout means the limit cut an engine
@@ -74,7 +97,8 @@ export class ShellRuntime {
   run(dbName: string, command: Document): Document {
     this.inEngine++;
     try {
-      return this.engine.runCommand(dbName, command);
+      this.checkLimits();
+      return withInterrupts(this.limits, () => this.engine.runCommand(dbName, command));
     } catch (err) {
       throw this.errors.fromHost(err);
     } finally {
@@ -86,7 +110,8 @@ export class ShellRuntime {
   call<T>(fn: () => T): T {
     this.inEngine++;
     try {
-      return fn();
+      this.checkLimits();
+      return withInterrupts(this.limits, fn);
     } catch (err) {
       throw this.errors.fromHost(err);
     } finally {

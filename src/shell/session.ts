@@ -8,7 +8,8 @@
  */
 import * as vm from 'node:vm';
 import type { Engine } from '../engine';
-import { describeThrown, formatErrorLine, isTimeout, timeoutMessage, type ThrownInfo } from './errors';
+import { interruptDepth, OperationDeadline, unwindInterrupts } from '../engine/interrupt';
+import { describeThrown, formatErrorLine, isTimeout, timeLimitMessage, timeoutMessage, type ThrownInfo } from './errors';
 import { createShellWorld, CursorIterationResult, CURSOR_BATCH } from './globals';
 import { ShellCursor } from './cursor';
 import { render, toRelaxedEjson } from './render';
@@ -67,6 +68,15 @@ export interface EvaluationResult {
 export const MORE_HINT = 'Type "it" for more';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * The `node:vm` timeout runs this much after the statement's deadline: engine operations stop at
+ * their next safe point when the deadline passes (MaxTimeMSExpired, engine consistent), so the vm
+ * timeout only ends code that never reaches the engine (an endless plain-JavaScript loop).
+ */
+export function vmGraceMs(timeoutMs: number): number {
+  return Math.min(1000, Math.max(50, Math.round(timeoutMs / 10)));
+}
 const DEFAULT_FILENAME = '<shell>';
 
 interface Displayed {
@@ -88,6 +98,17 @@ export class ShellSession {
     const world = createShellWorld(options.engine, options.dbName ?? 'test');
     this.context = world.context;
     this.runtime = world.runtime;
+  }
+
+  /**
+   * Ask the running statement to stop: its next engine safe point fails with Interrupted (11601),
+   * leaving documents and indexes consistent. A statement holds the thread while it runs, so a
+   * host on the same thread can only call this between statements (a notebook's Interrupt also
+   * stops the remaining statements); within a statement the time limit is what ends it. The
+   * request lasts until the next evaluation starts.
+   */
+  interrupt(message?: string): void {
+    this.runtime.interruptFlag.request(message);
   }
 
   /** The current database (changes with use()). */
@@ -114,6 +135,7 @@ export class ShellSession {
     const filename = options.filename ?? DEFAULT_FILENAME;
     const lineOffset = options.lineOffset ?? 0;
     const output: string[] = [];
+    this.runtime.interruptFlag.reset();
     let statements: Statement[];
     try {
       statements = splitStatements(source);
@@ -153,9 +175,13 @@ export class ShellSession {
     };
     const base = { line: stmt.line + lineOffset, column: stmt.column, endLine: stmt.endLine + lineOffset, source: stmt.source, output: out };
     const started = performance.now();
+    // The statement's engine calls run under its deadline: a long one stops at a safe point.
+    const deadline = new OperationDeadline(this.timeoutMs, { message: timeLimitMessage(this.timeoutMs) });
+    this.runtime.deadline = deadline;
+    const depth = interruptDepth();
     try {
       const script = new vm.Script(stmt.source, { filename, lineOffset: lineOffset + stmt.line - 1, columnOffset: stmt.column - 1 });
-      const value = script.runInContext(this.context, { timeout: this.timeoutMs, displayErrors: false });
+      const value = script.runInContext(this.context, { timeout: this.timeoutMs + vmGraceMs(this.timeoutMs), displayErrors: false });
       const shown = this.display(value);
       return withLazyEjson({ ...base, ok: true, ...shown, millis: performance.now() - started });
     } catch (err) {
@@ -164,6 +190,9 @@ export class ShellSession {
       return { ...base, ok: false, error, rendered: formatErrorLine(error), millis };
     } finally {
       this.runtime.print = () => undefined;
+      this.runtime.deadline = undefined;
+      // A vm timeout skips `finally` blocks inside the engine call it cut: drop what it left installed.
+      unwindInterrupts(depth);
     }
   }
 
@@ -176,6 +205,9 @@ export class ShellSession {
       return { name: 'TimeoutError', message: timeoutMessage(this.timeoutMs, interrupted), code: 50, codeName: 'MaxTimeMSExpired', line: where.line, column: where.column };
     }
     const info: ThrownInfo = describeThrown(err, filename, (v) => render(v) ?? 'undefined');
+    // The statement's own time limit, reached inside the engine and ended at a safe point: reported
+    // as the time limit is, with mongod's code.
+    if (info.code === 50 && info.message === timeLimitMessage(this.timeoutMs)) info.name = 'TimeoutError';
     return { ...info, line: info.line ?? where.line, column: info.column ?? (info.line === undefined ? where.column : undefined) };
   }
 

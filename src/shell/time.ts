@@ -131,6 +131,12 @@ export class ShellTime {
       this.guard(() => clock.advance(ms));
       return;
     }
+    // Within the statement's time limit: the wait ends at the deadline, with the limit's error.
+    const deadline = this.runtime.deadline;
+    if (deadline && ms >= deadline.remainingMs()) {
+      while (!deadline.expired()) blockFor(Math.max(1, Math.ceil(deadline.remainingMs())));
+      this.guard(() => undefined); // fails with the time limit's error
+    }
     blockFor(ms);
     // The monitor's timer could not fire while the thread was blocked: run what fell due.
     this.guard(() => this.engine.ttl.runDuePasses());

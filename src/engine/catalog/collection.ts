@@ -6,6 +6,7 @@
 import { calculateObjectSize, UUID } from 'bson';
 import { BTreeIndex, duplicateKeyError } from '../indexes/btree-index';
 import { IdIndex } from '../indexes/id-index';
+import { checkForInterrupt } from '../interrupt';
 import type { EntryKey } from '../indexes/key-order';
 import { compareValues } from '../values/compare';
 import { formatValue } from '../values/format';
@@ -252,14 +253,17 @@ export class Collection {
       this.indexes.set(index.name, index);
       return;
     }
-    for (const record of this.records.values()) {
-      const keys = index.keysOf(record.doc);
-      const dup = index.findDuplicate(keys, record.rid);
-      if (dup) {
-        index.clear();
-        throw duplicateKeyError(this.ns, index, dup.key, formatValue);
+    try {
+      for (const record of this.records.values()) {
+        checkForInterrupt(); // between entries: a build stopped here leaves the catalog as it was
+        const keys = index.keysOf(record.doc);
+        const dup = index.findDuplicate(keys, record.rid);
+        if (dup) throw duplicateKeyError(this.ns, index, dup.key, formatValue);
+        index.add(record, keys);
       }
-      index.add(record, keys);
+    } catch (err) {
+      index.clear();
+      throw err;
     }
     this.indexes.set(index.name, index);
   }

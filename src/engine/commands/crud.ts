@@ -11,6 +11,7 @@ import type { StoredRecord } from '../catalog/record';
 import type { Engine } from '../engine';
 import { EngineError, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
+import { checkForInterrupt, isInterruption } from '../interrupt';
 import { runPipeline } from '../query/aggregate';
 import { coveredCount } from '../query/covered-count';
 import { queryRecords } from '../query/executor';
@@ -29,6 +30,9 @@ import {
 type WriteError = Document & { index: number; code: number; errmsg: string };
 
 function writeErrorOf(index: number, err: unknown): WriteError {
+  // A time limit or an interrupt fails the whole command (ok: 0), not one statement, as in mongod;
+  // the documents written before the safe point stay written.
+  if (isInterruption(err)) throw err;
   if (err instanceof EngineError) return { index, code: err.code, codeName: err.codeName, errmsg: err.message, ...err.info };
   throw err;
 }
@@ -61,6 +65,8 @@ function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   for (let i = 0; i < documents.length; i++) {
     engine.opcounters.insert++;
     try {
+      checkForInterrupt(); // between documents: each insert is whole
+
       insertDocument(engine, collection, documents[i]);
       n++;
     } catch (err) {
@@ -158,6 +164,7 @@ function runUpdate(engine: Engine, coll: Collection, q: Document, u: unknown, op
   let before: Document | undefined;
   let after: Document | undefined;
   for (const record of records) {
+    checkForInterrupt(); // between documents: each update is whole
     const next = compiled ? compiled.apply(record.doc, { now, isInsert: false }) : { doc: applyReplacement(record.doc, u), changed: true };
     before ??= record.doc;
     if (next.changed) {
@@ -210,6 +217,7 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
 function runDelete(engine: Engine, coll: Collection, q: Document, limit: number, hint?: unknown, sort?: Document): StoredRecord[] {
   const records = queryRecords(coll, { filter: q, limit, hint, sort });
   for (const record of records) {
+    checkForInterrupt(); // between documents: each delete is whole
     coll.remove(record);
     engine.documentMetrics.deleted++;
   }
@@ -309,11 +317,13 @@ function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
   const all: unknown[] = [];
   const parts = key.split('.');
   for (const r of records) {
+    checkForInterrupt();
     const k = fieldKeys(r.doc, key, parts);
     if (k.missing) continue;
     for (const v of k.values) if (v !== undefined) all.push(v);
   }
   all.sort(compareValues);
+  checkForInterrupt();
   const values: unknown[] = [];
   for (const v of all) if (values.length === 0 || compareValues(values[values.length - 1], v) !== 0) values.push(v);
   return { values: values.map(cloneValue), ok: 1 };
@@ -344,7 +354,10 @@ export function aggregateCollection(engine: Engine, coll: Collection, pipeline: 
     rest = pipeline.slice(1);
   } else {
     input = (function* () {
-      for (const r of coll.scanRecords()) yield r.doc;
+      for (const r of coll.scanRecords()) {
+        checkForInterrupt();
+        yield r.doc;
+      }
     })();
   }
   return runPipeline(input, rest, { now: engine.now() });

@@ -4,6 +4,7 @@
  */
 import type { Engine } from '../engine';
 import { fail } from '../errors';
+import { OperationDeadline, parseMaxTimeMS, withInterrupts } from '../interrupt';
 import { validateDatabaseName } from '../catalog/namespaces';
 import { checkCommandDepth } from '../values/depth';
 import type { Document } from '../values/types';
@@ -41,5 +42,10 @@ export function dispatchCommand(engine: Engine, dbName: string, command: Documen
   if (name === undefined) fail('CommandNotFound', 'no such command: the command document is empty. Pass e.g. {ping: 1}.');
   const handler = HANDLERS[name] ?? HANDLERS[ALIASES[name] ?? ''];
   if (!handler) fail('CommandNotFound', `no such command: '${name}'. Run {listCommands: 1} to see what the TTL Workbench engine supports.`);
-  return handler({ engine, dbName }, command);
+  // maxTimeMS is a generic argument: every command takes it (validated as mongod does); the
+  // command's safe points then fail with MaxTimeMSExpired once its real time is up.
+  const maxTimeMS = parseMaxTimeMS(command.maxTimeMS);
+  if (maxTimeMS === undefined) return handler({ engine, dbName }, command);
+  const deadline = new OperationDeadline(maxTimeMS, { time: engine.elapsedTime });
+  return withInterrupts(deadline, () => handler({ engine, dbName }, command));
 }

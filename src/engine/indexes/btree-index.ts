@@ -6,6 +6,7 @@
 import BTree from 'sorted-btree';
 import type { StoredRecord } from '../catalog/record';
 import { EngineError } from '../errors';
+import { checkForInterrupt } from '../interrupt';
 import { ownValue } from '../values/fields';
 import type { Document } from '../values/types';
 import { deleteSortedInBulk, loadSorted, takeRangeInBulk } from './btree-bulk';
@@ -109,12 +110,14 @@ export class BTreeIndex {
   /**
    * Fill this empty index from `records` in one build: keys computed, sorted (skipped when they
    * already come in order), then laid out bottom up. For createIndex on a full collection and for
-   * restores; unique keys are not checked here (callers that need it check first).
+   * restores; unique keys are not checked here (callers that need it check first). Stopped at a
+   * safe point (a time limit, an interrupt) while computing keys, it leaves the index empty.
    */
   load(records: Iterable<StoredRecord>): void {
     const entries: EntryKey[] = [];
     const holders: StoredRecord[] = [];
     for (const record of records) {
+      checkForInterrupt();
       const keys = this.keysOf(record.doc);
       if (!keys) continue;
       for (const key of keys) {

@@ -8,6 +8,7 @@
  * runPipeline clones every output document, so results never share structure with the input.
  */
 import { Int32, Long } from 'bson';
+import { checkForInterrupt, interruptsInstalled } from '../interrupt';
 import { cloneDocument } from '../values/clone';
 import { formatValue } from '../values/format';
 import { toDouble } from '../values/numbers';
@@ -60,7 +61,10 @@ function put(obj: Document, key: string, value: unknown): void {
 export function runPipeline(input: Iterable<Document>, pipeline: Document[], ctx: PipelineContext): Document[] {
   const run = compilePipeline(pipeline, ctx);
   const out: Document[] = [];
-  for (const doc of run(input)) out.push(cloneDocument(doc));
+  for (const doc of run(input)) {
+    checkForInterrupt();
+    out.push(cloneDocument(doc));
+  }
   return out;
 }
 
@@ -85,7 +89,17 @@ function pipelineVariables(ctx: PipelineContext): Vars {
 function compileStages(pipeline: unknown, env: StageEnv): Stage {
   if (!Array.isArray(pipeline)) fail(14, "'pipeline' option must be specified as an array");
   const stages = pipeline.map((spec) => compileStage(spec, env));
+  // Under a time limit or an interrupt flag, every document between two stages is a safe point
+  // (a pipeline only reads: stopping anywhere leaves nothing half done).
+  if (interruptsInstalled()) return (input) => stages.reduce<Iterable<Document>>((stream, stage) => checked(stage(stream)), input);
   return (input) => stages.reduce<Iterable<Document>>((stream, stage) => stage(stream), input);
+}
+
+function* checked(stream: Iterable<Document>): Iterable<Document> {
+  for (const doc of stream) {
+    checkForInterrupt();
+    yield doc;
+  }
 }
 
 function stageName(spec: unknown): string {
@@ -208,7 +222,11 @@ const parseSort: StageParser = (spec) => {
   if (Object.keys(spec).length === 0) fail(15976, '$sort stage must have at least one sort key');
   const cmp = compileSort(spec);
   if (!cmp) fail(15976, '$sort stage must have at least one sort key');
-  return (input) => Array.from(input).sort(cmp);
+  if (!interruptsInstalled()) return (input) => Array.from(input).sort(cmp);
+  return (input) => Array.from(input).sort((a, b) => {
+    checkForInterrupt();
+    return cmp(a, b);
+  });
 };
 
 const parseReplaceRoot: StageParser = (spec, env, name) => {

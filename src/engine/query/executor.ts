@@ -5,6 +5,7 @@
  */
 import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
+import { checkForInterrupt, interruptsInstalled } from '../interrupt';
 import { bsonClassOf, type Document } from '../values/types';
 import { compileFilter } from './matcher';
 import { indexBounds, planQuery, type QueryPlan } from './planner';
@@ -74,6 +75,7 @@ export function executeQuery(coll: Collection, request: QueryRequest): QueryResu
 
   if (plan.kind === 'COLLSCAN') {
     for (const record of coll.scanRecords()) {
+      checkForInterrupt();
       docsExamined++;
       if (matches(record.doc)) {
         out.push(record);
@@ -85,6 +87,7 @@ export function executeQuery(coll: Collection, request: QueryRequest): QueryResu
     const seen = plan.needsDedupe ? new Set<number>() : undefined;
     const points = plan.forward ? plan.points : [...plan.points].reverse();
     for (const values of points) {
+      checkForInterrupt();
       const record = plan.index.findEqual(values);
       if (!record) continue;
       keysExamined++;
@@ -102,6 +105,7 @@ export function executeQuery(coll: Collection, request: QueryRequest): QueryResu
     const seen = plan.needsDedupe ? new Set<number>() : undefined;
     const ordered = plan.forward ? plan.ranges : [...plan.ranges].reverse();
     const visit = (record: StoredRecord): boolean => {
+      checkForInterrupt();
       keysExamined++;
       if (seen) {
         if (seen.has(record.rid)) return false;
@@ -118,7 +122,17 @@ export function executeQuery(coll: Collection, request: QueryRequest): QueryResu
   }
 
   let result = out;
-  if (needSort) result = out.sort((a, b) => sortCmp!(a.doc, b.doc));
+  if (needSort) {
+    const cmp = sortCmp!;
+    // Under a time limit or an interrupt flag the sort is a safe point too (it sorts a copy of
+    // nothing stored: `out` is this query's own array).
+    result = interruptsInstalled()
+      ? out.sort((a, b) => {
+        checkForInterrupt();
+        return cmp(a.doc, b.doc);
+      })
+      : out.sort((a, b) => cmp(a.doc, b.doc));
+  }
   if (skip > 0 || limit !== Infinity) result = result.slice(skip, skip + limit);
   return { records: result, plan, keysExamined, docsExamined, sorted: needSort };
 }

@@ -10,6 +10,7 @@ import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
 import type { CancelTimer } from '../clock';
 import type { Engine } from '../engine';
+import { isInterruption } from '../interrupt';
 import { ClusteredTTLTarget, IndexTTLTarget, type TTLTarget, type VisitOutcome } from './targets';
 import { isTTLIndexSpec } from './validation';
 import { isCosmosTimestampIndexSpec } from './cosmos'; // Cosmos flavor (§10)
@@ -157,6 +158,12 @@ export class TTLMonitor {
         return;
       }
     } catch (err) {
+      // A pass stopped at a safe point (a statement's time limit or interrupt, when a clock move
+      // inside it ran the pass) ends the statement too; the monitor sleeps again first.
+      if (isInterruption(err)) {
+        this.sleepAgain();
+        throw err;
+      }
       console.error('TTL Workbench: TTL pass failed', err);
     }
     this.sleepAgain();
@@ -276,6 +283,9 @@ export class TTLMonitor {
           ...(outcome.kind === 'skipped' ? { reason: outcome.reason } : {}),
         });
         if (outcome.kind !== 'skipped') report.deleted += outcome.deleted;
+        // A time limit or an interrupt stopped the visit between batches: its deletes are counted
+        // and committed (visit flushed them); the pass ends here with the error.
+        if (outcome.kind !== 'skipped' && outcome.interrupted) throw outcome.interrupted;
         if (outcome.kind === 'more') again.push(target);
         yield;
         if (this.stopped || this.engine.isClosed) return false;

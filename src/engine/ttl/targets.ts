@@ -6,7 +6,9 @@
  */
 import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
+import type { EngineError } from '../errors';
 import type { BTreeIndex } from '../indexes/btree-index';
+import { pendingInterrupt } from '../interrupt';
 import { encodeEntry, KeyBound, MIN_BOUND, MAX_BOUND, type EntryKey } from '../indexes/key-order';
 import { effectiveExpireAfterSeconds, isTTLIndexSpec, ttlKeyIsUsable } from './validation';
 
@@ -26,7 +28,9 @@ export interface VisitBudget {
 export type VisitOutcome =
   // metricCount: what metrics.ttl.deletedDocuments gains, for targets that remove records themselves
   // instead of through `remove` (time-series TTL counts buckets, rule 7.12).
-  | { kind: 'done' | 'more'; deleted: number; metricCount?: number }
+  // interrupted: the visit stopped at a safe point (between batches) for a time limit or an
+  // interrupt; what it deleted is counted and committed, then the monitor throws this error.
+  | { kind: 'done' | 'more'; deleted: number; metricCount?: number; interrupted?: EngineError }
   | { kind: 'skipped'; reason: string; logId: number };
 
 export interface TTLTarget {
@@ -43,7 +47,7 @@ const TIME_CHECK_EVERY = 256;
  * Deletes records yielded by `candidates` (in index order) until the budget is spent. Collects a
  * small batch first so the scan never walks entries it is deleting.
  */
-export function deleteWithinBudget(candidates: () => IterableIterator<StoredRecord>, budget: VisitBudget, remove: (record: StoredRecord) => void): { kind: 'done' | 'more'; deleted: number } {
+export function deleteWithinBudget(candidates: () => IterableIterator<StoredRecord>, budget: VisitBudget, remove: (record: StoredRecord) => void): { kind: 'done' | 'more'; deleted: number; interrupted?: EngineError } {
   const started = performance.now();
   let deleted = 0;
   for (;;) {
@@ -59,6 +63,8 @@ export function deleteWithinBudget(candidates: () => IterableIterator<StoredReco
     }
     if (batch.length === 0) return { kind: 'done', deleted };
     for (const record of batch) {
+      const interrupted = pendingInterrupt(); // between documents: each delete is whole
+      if (interrupted) return { kind: 'more', deleted, interrupted };
       remove(record);
       deleted++;
       if (budget.maxMillis > 0 && deleted % TIME_CHECK_EVERY === 0 && performance.now() - started >= budget.maxMillis) {
@@ -124,6 +130,9 @@ function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: numb
   for (;;) {
     const room = budget.maxDocs > 0 ? Math.min(budget.maxDocs - deleted, batchSize) : batchSize;
     if (room <= 0) return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
+    // Between batches: every index holds exactly the entries of the documents left.
+    const interrupted = pendingInterrupt();
+    if (interrupted) return { kind: 'more', deleted, metricCount: deleted, interrupted };
     const batchBegan = performance.now();
     // A multikey index may hold a document under dates outside the range too: its batch is
     // collected first and removed as a whole. Otherwise the walk that finds a batch deletes it.

@@ -22,6 +22,7 @@ import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
 import { bucketMaxSpanSecondsOf, bucketsOf, type BucketView, type TimeseriesBuckets } from '../catalog/timeseries-buckets';
 import type { Engine } from '../engine';
+import { pendingInterrupt } from '../interrupt';
 import { compileFilter } from '../query/matcher';
 import { isPlainObject, type Document } from '../values/types';
 import type { TTLTarget, VisitBudget, VisitOutcome } from './targets';
@@ -50,6 +51,9 @@ function deleteExpiredBuckets(buckets: TimeseriesBuckets, view: BucketView | und
     if (budget.maxMillis > 0 && bucketsDeleted > 0 && performance.now() - started >= budget.maxMillis) {
       return { kind: 'more', deleted: measurements, metricCount: bucketsDeleted };
     }
+    // Between buckets: a bucket always goes whole.
+    const interrupted = pendingInterrupt();
+    if (interrupted) return { kind: 'more', deleted: measurements, metricCount: bucketsDeleted, interrupted };
     measurements += buckets.removeBucket(next.key, 'ttl');
     bucketsDeleted++;
   }

@@ -2,7 +2,8 @@
  * A playground session on the embedded engine: a ShellSession (src/shell) over the backend's
  * current engine, run one statement at a time with a turn of the event loop in between, so a
  * notebook can be interrupted between statements and the tree refreshes while a long cell runs.
- * A statement itself runs in one piece, bounded by the shell's time limit. No `vscode` import.
+ * A statement itself runs in one piece, bounded by the shell's time limit: its engine operations
+ * stop at a safe point (MaxTimeMSExpired, engine consistent) once the limit passes. No `vscode` import.
  */
 import type { Engine } from '../../engine';
 import { ShellSession, type StatementResult } from '../../shell/session';
@@ -78,6 +79,11 @@ export class EmbeddedPlayground implements PlaygroundSession {
         throw new Error('The engine was reset while the cell ran: the rest of the cell did not run. Run it again on the new engine.');
       }
       if (options.shouldStop?.()) {
+        // The interrupt flag of the session's engine calls. Set here, between statements (a
+        // statement holds this thread while it runs, so no interrupt arrives inside one; the time
+        // limit ends a long statement at an engine safe point); a host that can set it during a
+        // statement (a worker-thread engine) stops the engine at its next safe point (11601).
+        session.interrupt('operation was interrupted: the notebook run was interrupted');
         steps.return({ ok: false, statements: [], output: [] });
         return { complete: false };
       }

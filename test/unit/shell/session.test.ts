@@ -108,15 +108,50 @@ describe('evaluate', () => {
     assert.equal(h.value('db.c.insertOne({}).acknowledged'), true);
   });
 
-  it('a time limit that strikes inside an engine operation says the engine may be inconsistent', () => {
+  it('a time limit reached inside an engine operation stops it at a safe point: MaxTimeMSExpired, engine consistent and usable', () => {
     const h = harness({ timeoutMs: 100 });
     h.engine.runCommand('admin', { setParameter: 1, ttlMonitorSleepSecs: 1 });
-    // Millions of one-second TTL passes: the limit is reached inside the clock advance.
+    // Millions of one-second TTL passes: the limit is reached inside the clock advance, which
+    // stops between two timers (the clock keeps the time of the last pass run).
+    const before = h.engine.clock.now();
     const failed = h.failure('sleep(1e10)');
     assert.equal(failed.error?.name, 'TimeoutError');
-    assert.match(failed.error?.message ?? '', /middle of an engine operation.*start a fresh engine/);
+    assert.deepEqual([failed.error?.code, failed.error?.codeName], [50, 'MaxTimeMSExpired']);
+    assert.match(failed.error?.message ?? '', /stopped after 100 ms.*safe point/);
+    assert.doesNotMatch(failed.error?.message ?? '', /fresh engine/);
+    const moved = h.engine.clock.now() - before;
+    assert.ok(moved > 0 && moved < 1e10, `the clock moved part of the way (${moved} ms)`);
+    // The clock and the monitor accept work at once, with no recovery step.
+    assert.equal(h.value('clock.advance(1000).ttlPasses'), 1);
+    assert.equal(h.value('db.c.insertOne({}).acknowledged'), true);
     const loop = h.failure('for (;;) {}');
     assert.doesNotMatch(loop.error?.message ?? '', /engine operation/);
+  });
+
+  it('cursor.maxTimeMS and the maxTimeMS option reach the engine, which validates them and stops at a safe point', () => {
+    const h = harness();
+    h.run('db.c.insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: i, n: i % 10 })))');
+    assert.equal(h.value('db.c.find({ n: 1 }).maxTimeMS(100000).toArray().length'), 300);
+    const bad = h.failure('db.c.find().maxTimeMS(-1).toArray()');
+    assert.deepEqual([bad.error?.code, bad.error?.codeName], [2, 'BadValue']);
+    assert.match(bad.error?.message ?? '', /out of range/);
+    for (const code of ['db.c.countDocuments({}, { maxTimeMS: 1.5 })', 'db.c.distinct("n", {}, { maxTimeMS: "x" })', 'db.c.updateMany({}, { $set: { a: 1 } }, { maxTimeMS: -3 })', 'db.c.deleteMany({ n: 1 }, { maxTimeMS: -3 })', 'db.c.aggregate([], { maxTimeMS: -3 }).toArray()', 'db.c.findOneAndUpdate({}, { $set: { a: 1 } }, { maxTimeMS: -3 })', 'db.c.find({}, {}, { maxTimeMS: -3 }).toArray()']) {
+      assert.equal(h.failure(code).error?.code, 2, code);
+    }
+    assert.equal(h.value('db.c.countDocuments({ a: 1 })'), 0, 'the rejected writes changed nothing');
+  });
+
+  it('interrupt(): the next engine safe point of the running statement fails with Interrupted (11601); the next evaluation starts afresh', () => {
+    const h = harness();
+    h.run('db.c.insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: i })))');
+    // A host that gets a turn inside the statement (here: the engine's change listener, called
+    // when the first insert ends) asks for the stop; the updateMany that follows stops at once.
+    const off = h.engine.onDidChange(() => h.session.interrupt());
+    const failed = h.failure('(db.c.insertOne({ _id: "x" }), db.c.updateMany({}, { $set: { seen: true } }))');
+    off();
+    assert.deepEqual([failed.error?.code, failed.error?.codeName], [11601, 'Interrupted']);
+    assert.equal(h.value('db.c.countDocuments({ seen: true })'), 0);
+    assert.equal(h.value('db.c.countDocuments({})'), 501);
   });
 
   it('the time limit applies per statement, not per evaluation', () => {

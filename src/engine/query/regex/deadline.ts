@@ -4,11 +4,11 @@
  * asks before each match and runs that one match under `node:vm`'s `timeout`, because one
  * RegExp call cannot reach a safe point (interrupt checks happen between documents).
  *
- * The interface is deliberately small so the engine's interrupt mechanism (src/engine/interrupt.ts
- * on branch `interrupt`) plugs in with one `setMatchDeadlineSource` call: the nearest installed
- * deadline's `remainingMs`, and its time-limit error.
+ * The default source is the engine's interrupt mechanism (src/engine/interrupt.ts): the nearest
+ * installed deadline's `remainingMs`, and its time-limit error. Tests install their own.
  */
 import { EngineError, ErrorCode } from '../../errors';
+import { nearestDeadline, timeLimitError } from '../../interrupt';
 
 export interface MatchDeadline {
   /** Milliseconds left on a monotonic clock (0 or less: already expired). */
@@ -20,7 +20,17 @@ export interface MatchDeadline {
 /** Where the current operation's deadline comes from; undefined when nothing limits it. */
 export type MatchDeadlineSource = () => MatchDeadline | undefined;
 
-let source: MatchDeadlineSource = () => undefined;
+/** By default, the engine's nearest installed deadline (maxTimeMS, the playground's time limit). */
+let source: MatchDeadlineSource = () => {
+  const deadline = nearestDeadline();
+  if (!deadline) return undefined;
+  return {
+    remainingMs: () => deadline.remainingMs(),
+    expire: () => {
+      throw timeLimitError(`operation exceeded time limit: a regular expression match ran past the ${deadline.limitMs} ms limit; use a pattern without backreferences or lookaround, or allow more time`);
+    },
+  };
+};
 
 /** Install the deadline source (returns the previous one, to restore). */
 export function setMatchDeadlineSource(next: MatchDeadlineSource): MatchDeadlineSource {

@@ -6,6 +6,7 @@ import { compileRegex } from '../../../../src/engine/query/regex/compile';
 import { deadlineIn, withMatchDeadline } from '../../../../src/engine/query/regex/deadline';
 import type { Document } from '../../../../src/engine/values/types';
 import { expectError } from '../../helpers/expect-error';
+import { Engine } from '../../../../src/engine';
 
 /** {s: {$regex: pattern, $options: options}} against {s: subject}. */
 function rx(pattern: string, subject: string, options = ''): boolean {
@@ -196,5 +197,15 @@ describe('$regex: patterns only a backtracking engine runs', () => {
   test('recursion and conditionals are reported as not supported, not as invalid', () => {
     expectError(() => compileFilter({ s: { $regex: 'a(?R)?b' } }), 238);
     expectError(() => compileFilter({ s: { $regex: '(a)?(?(1)b|c)' } }), 238);
+  });
+});
+
+describe('regex: the operation deadline reaches a backtracking match', () => {
+  test("a find's maxTimeMS stops a scan whose backreference pattern runs under vm timeouts: MaxTimeMSExpired (50)", () => {
+    const engine = new Engine();
+    engine.runCommand('app', { insert: 'c', documents: Array.from({ length: 3000 }, (_, i) => ({ _id: i, s: `${'xy'.repeat(50)}aa` })) });
+    expectError(() => engine.runCommand('app', { find: 'c', filter: { s: { $regex: '(\\w)\\1' } }, maxTimeMS: 1 }), 50);
+    // Without a limit the same find completes (every document matches at "aa").
+    assert.equal(((engine.runCommand('app', { find: 'c', filter: { s: { $regex: '(\\w)\\1' } }, batchSize: 5000 }).cursor as Document).firstBatch as Document[]).length, 3000);
   });
 });
