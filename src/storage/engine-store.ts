@@ -190,13 +190,15 @@ export function clearDataFolder(dir: string, io: StorageFs = nodeFs): void {
 /**
  * A clean shutdown: the clock's time is stored (so a virtual clock that moved without writes does
  * not run backwards at the next open), the engine stops, the journal is synced and the lock freed.
+ * `beforeUnlock` runs with the journal closed and the lock still held (a reset clears the folder
+ * there, so no other window opens it half cleared).
  */
-export function closeStoredEngine(opened: Pick<OpenedEngine, 'engine' | 'store'>): void {
+export function closeStoredEngine(opened: Pick<OpenedEngine, 'engine' | 'store'>, beforeUnlock?: () => void): void {
   try {
     if (!opened.store.readOnly && !opened.engine.isClosed) opened.engine.persistClock();
   } finally {
     opened.engine.close();
-    opened.store.close();
+    opened.store.close(beforeUnlock);
   }
 }
 

@@ -671,7 +671,8 @@ export class FileStore {
 
   private closed = false;
 
-  close(): void {
+  /** `beforeUnlock`: work on the folder after the journal is closed, while the lock is still held. */
+  close(beforeUnlock?: () => void): void {
     this.closed = true;
     this.pendingBase = undefined;
     try {
@@ -679,7 +680,8 @@ export class FileStore {
       journal?.close();
       // Everything appended is synced now: the manifest may say so. Not after a failure (what
       // reached the disk is not known) nor while a compaction's snapshot is unwritten.
-      if (journal && !journal.failure && !this.compacting) this.writeManifest();
+      if (journal && !journal.failure && !this.compacting && !beforeUnlock) this.writeManifest();
+      beforeUnlock?.();
     } finally {
       this.journal = undefined;
       this.releaseLock?.();

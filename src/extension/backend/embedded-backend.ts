@@ -93,10 +93,11 @@ export class EmbeddedBackend implements Backend {
     this.unsubscribe = this.engine.onDidChange((events: readonly EngineEvent[]) => this.emit(events));
   }
 
-  private stop(): void {
+  /** `clear`: the folder's stored state is removed while this window still holds its lock (a reset). */
+  private stop(clear = false): void {
     this.unsubscribe();
     this.deletedByEarlierEngines += this.engine.ttlMetrics.deletedDocuments;
-    if (this.stored) closeStoredEngine(this.stored); // stores the clock, syncs, frees the folder
+    if (this.stored) closeStoredEngine(this.stored, clear ? () => this.options.dataDir && clearDataFolder(this.options.dataDir) : undefined); // stores the clock, syncs, frees the folder
     else this.engine.close();
     this.stored = undefined;
     this.clockImpl.dispose();
@@ -388,9 +389,9 @@ export class EmbeddedBackend implements Backend {
   reset(settings: Partial<EngineSettings> = {}, options: { startMs?: number } = {}): Promise<EngineSettings> {
     return this.answer(() => {
       const readOnly = this.stored?.store.readOnly === true;
-      this.stop();
-      // A fresh engine: with a data folder, its stored state goes too (not another window's).
-      if (this.options.dataDir && !readOnly) clearDataFolder(this.options.dataDir);
+      // A fresh engine: with a data folder, its stored state goes too (not another window's),
+      // removed before the lock is let go, so no other window can open it in between.
+      this.stop(!readOnly);
       this.settings = { ...this.settings, ...settings };
       this.start(options.startMs);
       this.emit([{ kind: 'reset' }]);
