@@ -4,6 +4,9 @@
  * or running backwards, resets, and nothing left running after dispose.
  */
 import { describe, it } from 'node:test';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import assert from 'node:assert/strict';
 import type { BackendEvent } from '../../../src/extension/backend/backend';
 import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend';
@@ -176,6 +179,18 @@ describe('EmbeddedBackend', () => {
     assert.equal(info.flavor, 'cosmos');
     assert.equal((await b.monitorStatus()).deletedSinceActivation, 5);
     b.dispose();
+  });
+
+  it('a reset on a data folder removes its stored state: the next window starts empty', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-backend-reset-'));
+    const b = new EmbeddedBackend({}, { dataDir: dir });
+    await b.runCommand('app', { insert: 'c', documents: [{ _id: 1 }, { _id: 2 }] });
+    await b.reset();
+    assert.deepEqual(await b.listDatabases(), []);
+    b.dispose();
+    const again = new EmbeddedBackend({}, { dataDir: dir });
+    assert.deepEqual(await again.listDatabases(), [], 'the stored state went with the reset');
+    again.dispose();
   });
 
   it('leaves no timer after dispose, and answers nothing afterwards', async () => {

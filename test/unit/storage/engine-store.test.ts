@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { Binary, BSON, Decimal128, EJSON, Int32, Long, ObjectId, Timestamp } from 'bson';
 import { encodeFrame } from '../../../src/storage/frames';
 import { Engine, loadLegacyIndexSpec, VirtualClock, type Document } from '../../../src/engine';
-import { closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
+import { clearDataFolder, closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
 import { prng } from '../helpers/prng';
 import { exportDatabaseText, importDatabaseText } from '../../../src/engine/storage/export';
 import { dump } from './engine-state';
@@ -213,6 +213,24 @@ describe('engine on a damaged data folder', () => {
       o.engine.close();
       o.store.close();
     }
+  });
+});
+
+describe('clearing a folder on close', () => {
+  it('runs while the lock is still held (a reset: no other window opens the folder half cleared), and leaves nothing of the stored state', () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    a.engine.db('app').collection('c').insertMany([{ _id: 1 }, { _id: 2 }]);
+    let lockHeld = false;
+    closeStoredEngine(a, () => {
+      lockHeld = fs.existsSync(path.join(dir, 'LOCK'));
+      clearDataFolder(dir);
+    });
+    assert.equal(lockHeld, true);
+    assert.deepEqual(fs.readdirSync(dir), []);
+    const b = open(dir);
+    assert.deepEqual([b.documents, b.notes], [0, []]);
+    close(b);
   });
 });
 
