@@ -23,11 +23,11 @@ function opProblem(op: unknown, i: number): string | undefined {
   if (op.put !== undefined) {
     if (!isNs(op.put)) return `op ${i} puts into "${String(op.put)}", not a namespace`;
     if (!isDocument(op.d)) return `op ${i} puts a ${typeOf(op.d)}, not a document`;
-    if (!('_id' in op.d)) return `op ${i} puts a document without _id`;
+    if (!('_id' in op.d) || Array.isArray(op.d._id)) return `op ${i} puts a document without a valid _id`;
     if (op.ts !== undefined && !['double', 'int', 'long'].includes(typeOf(op.ts))) return `op ${i} has a _ts that is no number`;
     return undefined;
   }
-  if (op.del !== undefined) return isNs(op.del) ? ('id' in op ? undefined : `op ${i} deletes without an _id`) : `op ${i} deletes from "${String(op.del)}", not a namespace`;
+  if (op.del !== undefined) return isNs(op.del) ? ('id' in op && !Array.isArray(op.id) ? undefined : `op ${i} deletes without a valid _id`) : `op ${i} deletes from "${String(op.del)}", not a namespace`;
   if (op.cat !== undefined) {
     if (!isNs(op.cat)) return `op ${i} describes "${String(op.cat)}", not a namespace`;
     if (!isDocument(op.o)) return `op ${i}'s collection options are a ${typeOf(op.o)}`;

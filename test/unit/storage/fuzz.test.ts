@@ -97,9 +97,13 @@ function wrongTypes(payload: Buffer, rand: () => number): Buffer {
   const doc = BSON.deserialize(payload, { promoteValues: false });
   const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
   if (Array.isArray(doc.ops) && doc.ops.length) {
+    // A type the field never has (a value of a valid type, rewritten with its checksum, is
+    // indistinguishable from a real write: no store can tell).
     const op = pick(doc.ops as Record<string, unknown>[]);
-    const key = pick(Object.keys(op));
-    op[key] = pick([42, 'not-a-namespace', null, [1, 2], { nested: true }]);
+    const wrong: Record<string, unknown[]> = { put: [42, null], d: ['x', 7, [1]], del: [42, null], id: [[1, 2]], cat: [3], o: ['x', 5], ix: [3, 'x'], drop: [7], ren: [7], to: [null], param: [9], ts: ['x'] };
+    const key = pick(Object.keys(op).filter((k) => k in wrong));
+    if (key) op[key] = pick(wrong[key]);
+    else doc.ops = 'ops';
   } else if (doc.ops !== undefined) doc.ops = 'ops';
   else if (doc.flat !== undefined) doc.flat = 7;
   else if (doc.plain !== undefined) doc.plain = 'plain';
