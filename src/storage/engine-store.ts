@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { Engine, type EngineOptions, type Flavor, type ServerVersion } from '../engine';
 import { captureSnapshot, snapshotRecords } from '../engine/storage/snapshot';
+import { writeFileAtomic } from './atomic-file';
 import { FileStore, MANIFEST_FILE, RecoveryWriteError, StorageReadError, type FileStoreOptions, type RecoveryReport } from './file-store';
 import { nodeFs, type StorageFs } from './storage-fs';
 
@@ -103,7 +104,8 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
     meta = { format: 1, flavor: requested.flavor ?? 'mongodb', serverVersion: requested.serverVersion ?? '8.0', created: new Date().toISOString() };
     if (!store.readOnly) {
       try {
-        io.writeFileSync(path.join(dir, META_FILE), `${JSON.stringify(meta, null, 2)}\n`);
+        // Atomic: a crash while creating the folder never leaves a half-written description behind.
+        writeFileAtomic(path.join(dir, META_FILE), [Buffer.from(`${JSON.stringify(meta, null, 2)}\n`)], io);
       } catch (err) {
         store.close();
         throw new RecoveryWriteError(dir, `write ${META_FILE}`, err as Error);
