@@ -73,6 +73,8 @@ function writeReport(inspection: Inspection, out: Write): void {
   for (const f of files) out(`  ${f.name.padEnd(width)}  ${String(f.bytes).padStart(bytesWidth)} bytes  ${describeFile(f, inspection)}\n`);
   const lock = inspection.lock;
   if (lock?.alive) out(`note: process ${lock.pid}${lock.by ? ` (${lock.by})` : ''} holds the folder's lock and may be writing: this is the folder as it was read just now (nothing was changed, the lock was not touched)\n`);
+  const kept = files.filter((f) => f.kind === 'kept').length;
+  if (kept) out(`note: ${plural(kept, 'file')} kept aside by an earlier recovery (not read; the damage they hold was reported when it was found)\n`);
   out('recovery (read-only):\n');
   out(`  ${recovery.snapshot !== undefined ? `snapshot-${recovery.snapshot}.ttls: ${plural(recovery.snapshotRecords, 'record')} read` : 'no snapshot loaded'}\n`);
   out(`  journals: ${plural(recovery.journalRecords, 'record')} replayed\n`);
@@ -176,7 +178,7 @@ export function salvageCommand(options: SalvageOptions, out: Write, writeErr: Wr
       writeErr(`${options.to} is incomplete: delete it, fix the cause (disk space, permissions) and run salvage again. ${options.data} was not changed.\n`);
       return 1;
     }
-    out(`salvaged into ${result.dir} (${result.snapshot}, ${result.bytes} bytes): ${plural(result.documents, 'document')} in ${plural(summarize(inspection.opened.engine).length, 'collection')}, with their options, index and TTL specs, parameters, TTL metrics and clock\n`);
+    out(`salvaged into ${result.dir} (${result.snapshot}, ${result.bytes} bytes): ${plural(result.documents, 'document')} in ${plural(summarize(inspection.opened.engine).length, 'collection')} (as listed above), with their options, index and TTL specs, parameters, TTL metrics and clock\n`);
     const { damage, torn } = inspection;
     if (damage.length) {
       out('lost (not in the new folder):\n');
