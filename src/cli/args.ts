@@ -18,7 +18,22 @@ export interface CheckOptions {
   disabledRules: string[];
 }
 
-export type ParsedArgs = { command: 'help' } | { command: 'version' } | { command: 'run'; options: RunOptions } | { command: 'check'; options: CheckOptions };
+export interface VerifyOptions {
+  data: string;
+}
+
+export interface SalvageOptions {
+  data: string;
+  to: string;
+}
+
+export type ParsedArgs =
+  | { command: 'help' }
+  | { command: 'version' }
+  | { command: 'run'; options: RunOptions }
+  | { command: 'check'; options: CheckOptions }
+  | { command: 'verify'; options: VerifyOptions }
+  | { command: 'salvage'; options: SalvageOptions };
 
 export class UsageError extends Error {}
 
@@ -27,6 +42,9 @@ export const HELP = `ttl-workbench — run mongosh playgrounds against TTL Workb
 Usage:
   ttl-workbench run [options] FILE...     run .js mongosh scripts and .ttlbook notebooks
   ttl-workbench check [options] [PATH...] find TTL mistakes in index definitions (no engine needed)
+  ttl-workbench verify --data DIR         check a data folder offline, changing nothing in it
+  ttl-workbench salvage --data DIR --to NEW
+                                          copy everything recoverable from DIR into a new folder
   ttl-workbench --help | --version
 
 Each file runs against a fresh engine. By default the engine's clock is virtual: sleep(ms) and
@@ -58,6 +76,21 @@ file:line:col  severity  code  message for each problem.
   --server-version 8.0|7.0   whose rules apply where they differ (default: 8.0)
   --disable CODE[,CODE]      turn rules off, e.g. --disable TTL013,TTL014
 Exit codes: 0 no error (warnings and hints allowed); 1 at least one error; 2 bad usage.
+
+verify reads DIR without changing anything in it (not the lock, not the manifest, not a torn
+last record) and prints its files with their sizes, what recovery finds (documents and indexes
+per collection, records read), every problem with its file and byte offset, and a verdict. It
+works while another process writes to DIR, and says so.
+Exit codes: 0 clean (a torn last record alone is reported but is not damage: it is an append a
+crash interrupted, never acknowledged, which the next open cuts off); 1 damage found; 2 bad
+usage (no --data, DIR missing or not a data folder).
+
+salvage reads DIR like verify (changing nothing in it) and writes the state it recovers into NEW
+(which must not exist or be empty) as a fresh data folder of the same flavor and server version:
+documents, collection options, index and TTL specs exactly as stored, parameters, TTL metrics and
+the virtual clock's time. It prints what was salvaged and what was lost.
+Exit codes: 0 DIR was clean and everything was copied; 1 DIR had damage (what could be recovered
+was copied) or NEW could not be written; 2 bad usage (NEW not empty, inside DIR, ...).
 `;
 
 function serverVersionOf(v: string): '8.0' | '7.0' {
@@ -76,7 +109,19 @@ export function parseArgs(argv: string[]): ParsedArgs {
   if (argv.includes('--version')) return { command: 'version' };
   const [command, ...rest] = argv;
   if (command === 'check') return { command: 'check', options: parseCheckArgs(rest) };
-  if (command !== 'run') throw new UsageError(`unknown command '${command}': use 'ttl-workbench run FILE...' or 'ttl-workbench check [PATH...]' (see --help)`);
+  if (command === 'verify') {
+    const { data } = parseFolderArgs('verify', rest, ['--data']);
+    if (data === undefined) throw new UsageError('verify needs the data folder to check: ttl-workbench verify --data DIR');
+    return { command: 'verify', options: { data } };
+  }
+  if (command === 'salvage') {
+    const { data, to } = parseFolderArgs('salvage', rest, ['--data', '--to']);
+    if (data === undefined || to === undefined) {
+      throw new UsageError(`salvage needs ${data === undefined ? 'the damaged data folder (--data DIR)' : ''}${data === undefined && to === undefined ? ' and ' : ''}${to === undefined ? 'a new folder to write into (--to NEW, which must not exist or be empty)' : ''}: ttl-workbench salvage --data DIR --to NEW`);
+    }
+    return { command: 'salvage', options: { data, to } };
+  }
+  if (command !== 'run') throw new UsageError(`unknown command '${command}': use 'ttl-workbench run FILE...', 'check [PATH...]', 'verify --data DIR' or 'salvage --data DIR --to NEW' (see --help)`);
   const options: RunOptions = { files: [], clock: 'virtual', json: false, timeoutMs: 10_000 };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
@@ -152,4 +197,19 @@ function parseCheckArgs(rest: string[]): CheckOptions {
     }
   }
   return options;
+}
+
+/** `--data DIR` (and `--to NEW`): folder options, each once, nothing else. */
+function parseFolderArgs(command: string, rest: string[], flags: string[]): { data?: string; to?: string } {
+  const out: { data?: string; to?: string } = {};
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (!flags.includes(arg)) {
+      throw new UsageError(arg.startsWith('--') ? `unknown option '${arg}' for ${command} (see --help)` : `${command} takes no FILE or PATH, got '${arg}': use ${flags.map((f) => `${f} ${f === '--to' ? 'NEW' : 'DIR'}`).join(' ')}`);
+    }
+    const key = arg === '--data' ? 'data' : 'to';
+    if (out[key] !== undefined) throw new UsageError(`${arg} is given twice`);
+    out[key] = valueOf(rest, i++, arg);
+  }
+  return out;
 }

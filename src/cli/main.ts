@@ -3,6 +3,7 @@ import { HELP, parseArgs, UsageError } from './args';
 import { checkPaths, formatJson, formatText } from './check';
 import { PathError } from './check-files';
 import { runFile } from './run-file';
+import { salvageCommand, verifyCommand } from './verify';
 
 declare const TTL_WORKBENCH_VERSION: string | undefined;
 
@@ -38,6 +39,8 @@ function main(argv: string[]): number {
   }
   const write = (t: string) => process.stdout.write(t);
   const writeErr = (t: string) => process.stderr.write(t);
+  if (parsed.command === 'verify') return verifyCommand(parsed.options, write, writeErr);
+  if (parsed.command === 'salvage') return salvageCommand(parsed.options, write, writeErr);
   for (const file of parsed.options.files) {
     const outcome = runFile(file, parsed.options, write, writeErr);
     if (!outcome.ok) return 1;

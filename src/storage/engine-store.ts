@@ -32,6 +32,12 @@ export interface StoredEngineOptions extends FileStoreOptions {
   /** Open read-only when another process writes to the folder (otherwise FolderLockedError). */
   allowReadOnly?: boolean;
   /**
+   * Open read-only without taking (or even looking at) the lock, for this reason: recovery then
+   * writes nothing at all (no torn tail cut, no recovered state saved, no folder meta, no
+   * manifest). `ttl-workbench verify` and `salvage` read a folder this way.
+   */
+  readOnlyBecause?: string;
+  /**
    * Compact in the background once the journal passes `compactAfterBytes` (default true; the CLI
    * and tests that look at files turn it off). Reports each compaction, or its failure.
    */

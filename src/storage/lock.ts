@@ -114,3 +114,16 @@ export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs): L
   const holder = readHolder(io, file);
   return { ok: false, holder: holder ?? { pid: 0, since: 'unknown' } };
 }
+
+/**
+ * Who holds `dir`'s lock, read without touching it (for `ttl-workbench verify`): undefined when
+ * there is no lock file; `alive` says whether the named process still runs (a dead holder's lock
+ * is stale and taken over by the next writer); a lock that cannot be read names pid 0.
+ */
+export function peekLock(dir: string, io: StorageFs = nodeFs): (LockHolder & { alive: boolean }) | undefined {
+  const file = path.join(dir, LOCK_FILE);
+  if (!io.existsSync(file)) return undefined;
+  const holder = readHolder(io, file);
+  if (!holder) return { pid: 0, since: 'unknown', alive: false };
+  return { ...holder, alive: alive(holder.pid) };
+}
