@@ -19,16 +19,14 @@ import * as path from 'node:path';
 import { BSON, type Document } from 'bson';
 import { syncDirectory, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { crc32Continue } from './crc32';
+import { COMPACTION_TMP_NAME, JOURNAL_NAME, KEPT_NAME, SNAPSHOT_NAME } from './file-names';
 import { encodeFrame, scanFrames, type Damage, type Frame } from './frames';
 import { JournalWriter, readJournal, truncateJournal, type Durability } from './journal';
 import { acquireLock, type LockHolder } from './lock';
 import { nodeFs, type StorageFs } from './storage-fs';
 
-/** Generations are written without leading zeros and stay far below 2^53: any other spelling is a stray file, never read. */
-const SNAPSHOT = /^snapshot-(0|[1-9]\d{0,14})\.ttls$/;
-const JOURNAL = /^journal-(0|[1-9]\d{0,14})\.ttlj$/;
-/** Files the store writes besides generations: kept damage, a compaction's temporary file. */
-const OWN_OTHER = /^(snapshot-(0|[1-9]\d{0,14})\.ttls|journal-(0|[1-9]\d{0,14})\.ttlj)\.(damaged|unreplayed)-\d+$|^\.snapshot-\d+\.ttls\.\d+\.tmp$/;
+const SNAPSHOT = SNAPSHOT_NAME;
+const JOURNAL = JOURNAL_NAME;
 /** The first record of a snapshot file: what it is, so a stray file is never read as one. */
 const SNAPSHOT_MAGIC = 'ttl-workbench snapshot';
 /** 2: snapshots may hold flat batches (engine/storage/flat-batch.ts), which format 1 readers would skip. */
@@ -282,7 +280,7 @@ export class FileStore {
     if (!this.readOnly) {
       // A compaction that died before its rename left its temporary file: never a snapshot.
       for (const f of listFolder(io, this.dir)) {
-        if (!/^\.snapshot-\d+\.ttls\.\d+\.tmp$/.test(f)) continue;
+        if (!COMPACTION_TMP_NAME.test(f)) continue;
         try {
           io.rmSync(path.join(this.dir, f), { force: true });
         } catch {
@@ -292,7 +290,7 @@ export class FileStore {
     }
     // Names that look like the store's but are not ones it writes (journal-00.ttlj, a generation
     // too large to be exact) are never read: listed, so nothing is replayed twice or silently.
-    const stray = listFolder(io, this.dir).filter((f) => /^(snapshot|journal)-/.test(f) && !SNAPSHOT.test(f) && !JOURNAL.test(f) && !OWN_OTHER.test(f)).sort();
+    const stray = listFolder(io, this.dir).filter((f) => /^(snapshot|journal)-/.test(f) && !SNAPSHOT.test(f) && !JOURNAL.test(f) && !KEPT_NAME.test(f) && !COMPACTION_TMP_NAME.test(f)).sort();
     if (stray.length) report.problems.push(`ignored ${stray.length === 1 ? 'a file' : `${stray.length} files`} whose name${stray.length === 1 ? ' is' : 's are'} not one this store writes: ${stray.slice(0, 5).join(', ')}${stray.length > 5 ? ', …' : ''}`);
     const manifest = this.readManifest(report);
     const keep: PendingBase['keep'] = [];

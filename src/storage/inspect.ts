@@ -12,12 +12,13 @@ import { openStoredEngine, type OpenedEngine } from './engine-store';
 import { MANIFEST_FILE, type RecoveryReport } from './file-store';
 import { LOCK_FILE, peekLock, type LockHolder } from './lock';
 import { nodeFs, type StorageFs } from './storage-fs';
+import { COMPACTION_TMP_NAME, JOURNAL_NAME, KEPT_NAME, SNAPSHOT_NAME } from './file-names';
 
-/** The names file-store.ts reads and writes (kept in step with its patterns). */
-const SNAPSHOT = /^snapshot-(0|[1-9]\d{0,14})\.ttls$/;
-const JOURNAL = /^journal-(0|[1-9]\d{0,14})\.ttlj$/;
-const KEPT = /^(snapshot-(0|[1-9]\d{0,14})\.ttls|journal-(0|[1-9]\d{0,14})\.ttlj)\.(damaged|unreplayed)-\d+$/;
-const COMPACTION_TMP = /^\.snapshot-\d+\.ttls\.\d+\.tmp$/;
+/** The names file-store.ts reads and writes (file-names.ts). */
+const SNAPSHOT = SNAPSHOT_NAME;
+const JOURNAL = JOURNAL_NAME;
+const KEPT = KEPT_NAME;
+const COMPACTION_TMP = COMPACTION_TMP_NAME;
 const META_FILE = 'ttl-workbench.json';
 
 export type FileKind = 'meta' | 'manifest' | 'lock' | 'snapshot' | 'journal' | 'kept' | 'temporary' | 'stray' | 'other' | 'folder';
