@@ -20,7 +20,7 @@ import { BSON, type Document } from 'bson';
 import { syncDirectory, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { crc32Continue } from './crc32';
 import { COMPACTION_TMP_NAME, JOURNAL_NAME, KEPT_NAME, SNAPSHOT_NAME } from './file-names';
-import { encodeFrame, scanFrames, type Damage, type Frame } from './frames';
+import { encodeFrame, FileSource, FRAME_HEADER_BYTES, walkFrames, type Damage } from './frames';
 import { JournalWriter, readJournal, truncateJournal, type Durability } from './journal';
 import { acquireLock, type LockHolder } from './lock';
 import { nodeFs, type StorageFs } from './storage-fs';
@@ -173,12 +173,15 @@ function describeDamage(file: string, d: Damage): string {
  */
 function chainOf(frameCrcs: Iterable<number>): number {
   let chain = 0;
-  const word = Buffer.alloc(4);
-  for (const c of frameCrcs) {
-    word.writeUInt32LE(c, 0);
-    chain = crc32Continue(chain, word);
-  }
+  for (const c of frameCrcs) chain = chainStep(chain, c);
   return chain;
+}
+
+const CHAIN_WORD = Buffer.alloc(4);
+/** The chain so far, continued by one frame's CRC-32. */
+function chainStep(chain: number, crc: number): number {
+  CHAIN_WORD.writeUInt32LE(crc, 0);
+  return crc32Continue(chain, CHAIN_WORD);
 }
 
 /** `seq`: the sequence number of the last journal record the snapshot holds (the next journal's first is seq + 1). */
@@ -315,17 +318,23 @@ export class FileStore {
       lastSeq = loaded.seq;
       // Records are decoded one at a time as they are applied: a million documents never sit
       // decoded in a list beside the engine's own copies.
-      for (let i = 0; i < loaded.frames.length; i++) {
-        try {
-          reader.snapshotRecord(decodeRecord(loaded.frames[i].payload));
-        } catch (err) {
-          // Part of it is applied already: falling back to older files would mix two states.
-          this.close();
-          throw new Error(`${snapshotPath(this.dir, g)}: the record at byte offset ${loaded.frames[i].offset} passes its CRC-32 check but cannot be applied (${(err as Error).message}). Nothing in the folder was changed; move this snapshot out of the folder to open it from its other files.`);
-        }
+      let refusal: Error | undefined;
+      try {
+        loaded.apply((payload, offset) => {
+          try {
+            reader.snapshotRecord(decodeRecord(payload));
+          } catch (err) {
+            // Part of it is applied already: falling back to older files would mix two states.
+            refusal = new Error(`${snapshotPath(this.dir, g)}: the record at byte offset ${offset} passes its CRC-32 check but cannot be applied (${(err as Error).message}). Nothing in the folder was changed; move this snapshot out of the folder to open it from its other files.`);
+            throw refusal;
+          }
+        });
+      } catch (err) {
+        this.close();
+        throw err === refusal ? err : new StorageReadError(snapshotPath(this.dir, g), err as Error);
       }
       report.snapshot = g;
-      report.snapshotRecords = loaded.frames.length;
+      report.snapshotRecords = loaded.records;
       base = g;
       break;
     }
@@ -537,30 +546,92 @@ export class FileStore {
     }
   }
 
-  /** A snapshot's record frames (between its header and footer), checked whole before any is applied. */
-  private readSnapshot(g: number): { frames: Frame[]; seq?: number } | string {
+  /**
+   * A snapshot, checked whole before any record is applied: a first pass over the file (through a
+   * window, never read whole: any size opens in bounded memory) checks every frame, the header,
+   * the footer's count and the chain of the frames' checksums; `apply` then reads the records
+   * between header and footer again, one at a time. A string says why it is damaged.
+   */
+  private readSnapshot(g: number): { records: number; seq?: number; apply(each: (payload: Buffer, offset: number) => void): void } | string {
     const file = snapshotPath(this.dir, g);
-    let bytes: Buffer;
+    const io = this.io;
+    let fd: number;
+    let src: FileSource;
     try {
-      bytes = this.io.readFileSync(file);
+      fd = io.openSync(file, 'r');
+      src = new FileSource(io, fd, io.fstatSync(fd).size);
     } catch (err) {
       throw new StorageReadError(file, err as Error);
     }
-    const scan = scanFrames(bytes);
-    const frames = scan.frames;
-    const header = frames.length ? BSON.deserialize(frames[0].payload, DECODE) : undefined;
-    const footer = frames.length > 1 ? BSON.deserialize(frames[frames.length - 1].payload, DECODE) : undefined;
+    const closeFile = () => {
+      try {
+        io.closeSync(fd);
+      } catch {
+        // Read-only: nothing to lose.
+      }
+    };
+    let count = 0;
+    let header: Document | undefined;
+    let chain = 0;
+    let pendingCrc: number | undefined;
+    let last = { offset: 0, length: 0 };
+    let walk;
+    try {
+      walk = walkFrames(src, (payload, offset, crc) => {
+        if (count === 0) {
+          try {
+            header = BSON.deserialize(payload, DECODE);
+          } catch {
+            header = undefined; // damage: reported below
+          }
+        }
+        // The footer is not in the chain: each frame is folded in once the next one is seen.
+        if (pendingCrc !== undefined) chain = chainStep(chain, pendingCrc);
+        pendingCrc = crc;
+        last = { offset, length: payload.length };
+        count++;
+      });
+    } catch (err) {
+      closeFile();
+      throw new StorageReadError(file, err as Error);
+    }
+    let footer: Document | undefined;
+    try {
+      footer = count > 1 ? BSON.deserialize(src.read(last.offset + FRAME_HEADER_BYTES, last.length), DECODE) : undefined;
+    } catch {
+      footer = undefined;
+    }
     // A snapshot is written whole or not at all (rename); anything else is damage, not a torn write.
-    if (scan.damage || !header || header.magic !== SNAPSHOT_MAGIC || !footer || footer.end !== true || Number(footer.records) !== frames.length - 2) {
-      return `${path.basename(file)} is damaged${scan.damage ? ` at byte offset ${scan.damage.offset}` : ''}: none of its records were applied`;
+    if (walk.damage || !header || header.magic !== SNAPSHOT_MAGIC || !footer || footer.end !== true || Number(footer.records) !== count - 2) {
+      closeFile();
+      return `${path.basename(file)} is damaged${walk.damage ? ` at byte offset ${walk.damage.offset}` : ''}: none of its records were applied`;
     }
     // Not a damaged file to step over: recovering from older files and writing on would lose what it holds.
-    if (Number(header.format) > FORMAT) throw new NewerFormatError(this.dir, path.basename(file), Number(header.format));
+    if (Number(header.format) > FORMAT) {
+      closeFile();
+      throw new NewerFormatError(this.dir, path.basename(file), Number(header.format));
+    }
     // Snapshots written before the chain was added have none to check.
-    if (footer.chain !== undefined && Number(footer.chain) !== chainOf(frames.slice(0, -1).map((f) => bytes.readUInt32LE(f.offset + 4)))) {
+    if (footer.chain !== undefined && Number(footer.chain) !== chain) {
+      closeFile();
       return `${path.basename(file)} is damaged: its records are whole but not the ones written, in that order (dropped, repeated or swapped): none of its records were applied`;
     }
-    return { frames: frames.slice(1, -1), ...(header.seq !== undefined ? { seq: Number(header.seq) } : {}) };
+    const records = count - 2;
+    return {
+      records,
+      ...(header.seq !== undefined ? { seq: Number(header.seq) } : {}),
+      apply: (each) => {
+        let i = 0;
+        try {
+          walkFrames(src, (payload, offset) => {
+            if (i > 0 && i <= records) each(payload, offset);
+            i++;
+          });
+        } finally {
+          closeFile();
+        }
+      },
+    };
   }
 
   /** Commit one record (durable on return in fsync mode). */

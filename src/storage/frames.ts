@@ -108,7 +108,10 @@ export class FileSource implements ByteSource {
   }
 }
 
-/** The payload of a whole, checksummed frame at `offset`, or undefined. */
+/** The CRC-32 in the header of the frame `wholeFrameAt` found last. */
+let lastCrc = 0;
+
+/** The payload of a whole, checksummed frame at `offset` (its CRC left in `lastCrc`), or undefined. */
 function wholeFrameAt(src: ByteSource, offset: number): Buffer | undefined {
   const header = src.read(offset, FRAME_HEADER_BYTES);
   if (header.length < FRAME_HEADER_BYTES) return undefined;
@@ -118,7 +121,9 @@ function wholeFrameAt(src: ByteSource, offset: number): Buffer | undefined {
   const payload = src.read(offset + FRAME_HEADER_BYTES, length);
   // Every payload is a BSON document: its own size first, a zero last. Checked before the CRC.
   if (payload.readInt32LE(0) !== length || payload[length - 1] !== 0) return undefined;
-  return crc32(payload) === crc ? payload : undefined;
+  if (crc32(payload) !== crc) return undefined;
+  lastCrc = crc;
+  return payload;
 }
 
 function whyBad(src: ByteSource, offset: number): string {
@@ -216,13 +221,13 @@ export interface FrameWalk {
  * Calls `onFrame` for each whole frame from `start` until the end or the first bad one, then
  * sorts out what follows it. A payload is valid only during its call.
  */
-export function walkFrames(src: ByteSource, onFrame: (payload: Buffer, offset: number) => void, start = 0): FrameWalk {
+export function walkFrames(src: ByteSource, onFrame: (payload: Buffer, offset: number, crc: number) => void, start = 0): FrameWalk {
   let offset = start;
   let frames = 0;
   while (offset < src.size) {
     const payload = wholeFrameAt(src, offset);
     if (payload === undefined) break;
-    onFrame(payload, offset);
+    onFrame(payload, offset, lastCrc);
     frames++;
     offset += FRAME_HEADER_BYTES + payload.length;
   }
