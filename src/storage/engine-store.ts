@@ -56,6 +56,38 @@ export interface OpenedEngine {
   documents: number;
   /** The newest engine time stored in the folder (undefined: a new folder). */
   storedClockMs?: number;
+  /** Damage recovered at this or an earlier open that the user has not acknowledged yet. */
+  damage?: DamageRecord;
+}
+
+/**
+ * What a recovery from damage lost, kept in the folder until the user acknowledges it (the tree
+ * shows it until then): one entry per recovery, with its notes and what it kept per collection.
+ */
+export const DAMAGE_FILE = 'ttl-store.damage.json';
+export interface DamageRecord {
+  recoveries: Array<{ at: string; notes: string[]; documents: Record<string, number> }>;
+}
+
+export function readDamageRecord(dir: string, io: StorageFs = nodeFs): DamageRecord | undefined {
+  try {
+    const record = JSON.parse(io.readFileSync(path.join(dir, DAMAGE_FILE), 'utf8')) as DamageRecord;
+    return Array.isArray(record.recoveries) && record.recoveries.length > 0 ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The user has seen the damage: the record goes (the damaged files kept aside stay). */
+export function acknowledgeDamage(dir: string, io: StorageFs = nodeFs): void {
+  io.rmSync(path.join(dir, DAMAGE_FILE), { force: true });
+}
+
+/** Documents per namespace, for the damage record. */
+function documentsPerCollection(engine: Engine): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const db of engine.databases.values()) for (const coll of db.collections.values()) out[coll.ns] = coll.records.size;
+  return out;
 }
 
 /** The folder's meta file; undefined for a new folder. A meta file that cannot be read or makes no sense refuses the open: guessing could open the data as another flavor. */
@@ -172,7 +204,16 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
     const state = captureSnapshot(engine);
     try {
       notes.push(...store.saveRecoveredState(snapshotRecords(state)));
-      notes.push(`the recovered state (${state.documentCount} document${state.documentCount === 1 ? '' : 's'}) was saved as the folder's new base`);
+      const perCollection = documentsPerCollection(engine);
+      const listed = Object.entries(perCollection).map(([ns, n]) => `${ns} ${n}`).join(', ');
+      notes.push(`the recovered state (${state.documentCount} document${state.documentCount === 1 ? '' : 's'}${listed ? `: ${listed}` : ''}) was saved as the folder's new base`);
+      // Kept until the user acknowledges it, beside any earlier recovery not acknowledged yet.
+      const record: DamageRecord = { recoveries: [...(readDamageRecord(dir, io)?.recoveries ?? []), { at: new Date().toISOString(), notes: [...notes], documents: perCollection }] };
+      try {
+        writeFileAtomic(path.join(dir, DAMAGE_FILE), [Buffer.from(`${JSON.stringify(record, null, 2)}\n`)], io);
+      } catch (err) {
+        notes.push(`the damage record could not be written (${(err as Error).message}): these notes are shown this time only`);
+      }
     } catch (err) {
       engine.close();
       throw err;
@@ -181,7 +222,8 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
     }
   }
   engine.ttl.restartSleep();
-  return { engine, store, recovery, meta, notes, documents: summary.documents, ...(summary.clockMs !== undefined ? { storedClockMs: summary.clockMs } : {}) };
+  const damage = readDamageRecord(dir, io);
+  return { engine, store, recovery, meta, notes, documents: summary.documents, ...(summary.clockMs !== undefined ? { storedClockMs: summary.clockMs } : {}), ...(damage ? { damage } : {}) };
 }
 
 /**
@@ -191,7 +233,7 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
 export function clearDataFolder(dir: string, io: StorageFs = nodeFs): void {
   if (!io.existsSync(dir)) return;
   for (const f of io.readdirSync(dir)) {
-    if (/^(snapshot-\d+\.ttls|journal-\d+\.ttlj)((\.damaged|\.unreplayed)-\d+)?$|^\.snapshot-\d+\.ttls\.\d+\.tmp$/.test(f) || f === META_FILE || f === MANIFEST_FILE) io.rmSync(path.join(dir, f), { force: true });
+    if (/^(snapshot-\d+\.ttls|journal-\d+\.ttlj)((\.damaged|\.unreplayed)-\d+)?$|^\.snapshot-\d+\.ttls\.\d+\.tmp$/.test(f) || f === META_FILE || f === MANIFEST_FILE || f === DAMAGE_FILE) io.rmSync(path.join(dir, f), { force: true });
   }
 }
 

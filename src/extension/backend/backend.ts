@@ -107,6 +107,8 @@ export type BackendEvent =
   | EngineEvent
   | { kind: 'clockChanged' }
   | { kind: 'monitorRan' }
+  /** What storageInfo says changed (a damage report acknowledged). */
+  | { kind: 'storageChanged' }
   | { kind: 'reset' };
 
 export type BackendListener = (events: readonly BackendEvent[]) => void;
@@ -158,6 +160,8 @@ export interface StorageInfo {
   notes: string[];
   /** Documents loaded at open. */
   restoredDocuments: number;
+  /** Damage recovered (at this or an earlier open) that the user has not acknowledged: the tree shows it until then. */
+  damage?: { recoveries: Array<{ at: string; notes: string[]; documents: Record<string, number> }> };
 }
 
 export interface Backend {
@@ -191,6 +195,8 @@ export interface Backend {
   openPlayground(options?: PlaygroundOptions): Promise<PlaygroundSession>;
   /** Where the data live (memory, or a data folder) and what the last open found. */
   storageInfo(): Promise<StorageInfo>;
+  /** The user has read the damage report: the tree stops showing it (the damaged files kept aside stay). */
+  acknowledgeStorageDamage(): Promise<void>;
   /** Compact the data folder now (snapshot + a new journal). */
   compactNow(): Promise<{ bytes: number; documents: number; heldMs: number; totalMs: number }>;
   /** A database as canonical EJSON text (exact BSON types; Import reads it back). */

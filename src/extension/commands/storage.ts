@@ -1,6 +1,6 @@
 /**
  * Durable storage commands: Export Database as EJSON…, Import EJSON…, Reveal Data Folder,
- * Compact Now. Each takes an argument object (db, file, into) so tests and other extensions need
+ * Compact Now, Acknowledge Storage Damage. Each takes an argument object (db, file, into) so tests and other extensions need
  * no dialogs; interactively they ask with the usual pickers and file dialogs.
  */
 import * as vscode from 'vscode';
@@ -72,11 +72,39 @@ async function compactNow(services: Services, inv: Invocation): Promise<CommandR
   return { ok: true, ...r };
 }
 
+/**
+ * The report of damage recovered from the data folder, read and acknowledged: the tree stops
+ * showing it. The damaged files kept aside stay in the folder (Reveal Data Folder shows them).
+ */
+async function acknowledgeStorageDamage(services: Services, inv: Invocation): Promise<CommandResult> {
+  const info = await services.backend.storageInfo();
+  const recoveries = info.damage?.recoveries ?? [];
+  if (recoveries.length === 0) {
+    reportSuccess(services, inv, 'No damage report to acknowledge: the data folder opened clean.');
+    return { ok: true, acknowledged: 0 };
+  }
+  if (inv.interactive) {
+    const detail = recoveries
+      .map((r) => [`Recovered ${r.at}, keeping ${Object.entries(r.documents).map(([ns, n]) => `${ns}: ${formatCount(n)}`).join(', ') || 'no documents'}:`, ...r.notes.map((n) => `• ${n}`)].join('\n'))
+      .join('\n\n');
+    const choice = await services.notifier.confirm('Acknowledge the data folder damage report?', `${detail}\n\nThe damaged files stay in ${info.dir ?? 'the data folder'} under their second names; only this report goes.`, 'Acknowledge', 'Reveal Data Folder');
+    if (choice === 'Reveal Data Folder') {
+      await vscode.commands.executeCommand('ttlWorkbench.revealDataFolder');
+      return { ok: false, cancelled: true };
+    }
+    if (choice !== 'Acknowledge') return { ok: false, cancelled: true };
+  }
+  await services.backend.acknowledgeStorageDamage();
+  reportSuccess(services, inv, `Acknowledged ${recoveries.length === 1 ? 'the damage report' : `${recoveries.length} damage reports`}; the damaged files stay in the data folder.`);
+  return { ok: true, acknowledged: recoveries.length, notes: recoveries.flatMap((r) => r.notes) };
+}
+
 export function registerStorageCommands(services: Services): vscode.Disposable[] {
   return [
     registerCommand(services, { id: 'ttlWorkbench.exportDatabase', action: 'Export Database', run: (inv) => exportDatabase(services, inv) }),
     registerCommand(services, { id: 'ttlWorkbench.importEJSON', action: 'Import EJSON', run: (inv) => importEJSON(services, inv) }),
     registerCommand(services, { id: 'ttlWorkbench.revealDataFolder', action: 'Reveal Data Folder', run: (inv) => revealDataFolder(services, inv) }),
     registerCommand(services, { id: 'ttlWorkbench.compactNow', action: 'Compact Now', run: (inv) => compactNow(services, inv) }),
+    registerCommand(services, { id: 'ttlWorkbench.acknowledgeStorageDamage', action: 'Acknowledge Storage Damage', run: (inv) => acknowledgeStorageDamage(services, inv) }),
   ];
 }

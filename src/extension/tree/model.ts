@@ -7,9 +7,9 @@
 import type { TTLIndexProblem } from '../../engine';
 import type { Backend, BackendEvent } from '../backend/backend';
 import {
-  collectionId, databaseId, ENGINE_ID, indexId, MONITOR_ID, PROBLEMS_ID, type TreeNode,
+  collectionId, databaseId, ENGINE_ID, indexId, MONITOR_ID, PROBLEMS_ID, STORAGE_DAMAGE_ID, type TreeNode,
 } from './nodes';
-import { monitorDetails } from './presentation';
+import { monitorDetails, storageDamageLabel, storageDamageTooltip } from './presentation';
 
 export interface RefreshPlan {
   /** Refresh everything from the top. */
@@ -75,8 +75,12 @@ export class TreeModel {
     if (!parent) return [{ id: ENGINE_ID, type: 'engine' }];
     switch (parent.type) {
       case 'engine': {
-        const dbs = await this.backend.listDatabases();
-        const out: TreeNode[] = [{ id: MONITOR_ID, parentId: ENGINE_ID, type: 'monitor' }];
+        const [dbs, storage] = await Promise.all([this.backend.listDatabases(), this.backend.storageInfo()]);
+        const out: TreeNode[] = [];
+        // Damage recovered from the data folder stays in view until the user acknowledges it.
+        const damage = storage.damage?.recoveries;
+        if (damage?.length) out.push({ id: STORAGE_DAMAGE_ID, parentId: ENGINE_ID, type: 'message', label: storageDamageLabel(damage), icon: 'warning', tooltip: storageDamageTooltip(damage), command: 'ttlWorkbench.acknowledgeStorageDamage' });
+        out.push({ id: MONITOR_ID, parentId: ENGINE_ID, type: 'monitor' });
         if (this.problems) out.push({ id: PROBLEMS_ID, parentId: ENGINE_ID, type: 'problems', problems: this.problems });
         for (const d of dbs) out.push({ id: databaseId(d.name), parentId: ENGINE_ID, type: 'database', db: d.name, ...(d.sizeOnDisk !== undefined ? { sizeOnDisk: d.sizeOnDisk } : {}) });
         if (dbs.length === 0) {
@@ -157,6 +161,9 @@ export class TreeModel {
           break;
         case 'monitorRan':
           add(MONITOR_ID);
+          break;
+        case 'storageChanged':
+          add(ENGINE_ID);
           break;
       }
     }

@@ -23,7 +23,7 @@ export type TreeNode =
   | (Base & { type: 'collection'; db: string; info: CollectionInfo })
   | (Base & { type: 'index'; db: string; collection: string; info: IndexInfo; collectionInfo: CollectionInfo })
   | (Base & { type: 'collectionTTL'; db: string; collection: string; seconds: number; collectionInfo: CollectionInfo })
-  | (Base & { type: 'message'; label: string; command?: string });
+  | (Base & { type: 'message'; label: string; command?: string; icon?: string; tooltip?: string });
 
 export type NodeType = TreeNode['type'];
 
@@ -37,6 +37,8 @@ const NODE_TYPES = new Set<string>(['engine', 'monitor', 'detail', 'problems', '
 export const ENGINE_ID = 'engine';
 export const MONITOR_ID = 'monitor';
 export const PROBLEMS_ID = 'problems';
+/** The row that reports damage recovered from the data folder until it is acknowledged. */
+export const STORAGE_DAMAGE_ID = 'message:storageDamage';
 
 export function databaseId(db: string): string {
   return `db:${db}`;

@@ -242,3 +242,20 @@ export function presentProblem(p: TTLIndexProblem): Presentation {
     collapsible: 'none',
   };
 }
+
+type DamageRecoveries = ReadonlyArray<{ at: string; notes: string[]; documents: Record<string, number> }>;
+
+/** The tree row for damage recovered from the data folder (shown until acknowledged). */
+export function storageDamageLabel(recoveries: DamageRecoveries): string {
+  return recoveries.length === 1 ? 'Data folder damage recovered — review and acknowledge' : `Data folder damage recovered ${recoveries.length} times — review and acknowledge`;
+}
+
+/** What each recovery found and kept, for the row's tooltip (markdown). */
+export function storageDamageTooltip(recoveries: DamageRecoveries): string {
+  const parts = recoveries.map((r) => {
+    const kept = Object.entries(r.documents).map(([ns, n]) => `${ns}: ${n}`).join(', ') || 'no documents';
+    return [`**Recovered ${r.at}** (kept ${kept})`, ...r.notes.map((n) => `- ${n}`)].join('\n');
+  });
+  return [...parts, '', 'The damaged files are kept in the data folder under a second name. Click to acknowledge (they stay).'].join('\n\n');
+}
+

@@ -124,7 +124,8 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
       case 'message':
         return {
           label: node.label,
-          icon: { id: 'info' },
+          icon: { id: node.icon ?? 'info' },
+          ...(node.tooltip ? { tooltip: node.tooltip } : {}),
           contextValue: 'message',
           collapsible: 'none',
           ...(node.command ? { command: { command: node.command, title: node.label } } : {}),

@@ -4,6 +4,9 @@
  * makes stale.
  */
 import { describe, it } from 'node:test';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import assert from 'node:assert/strict';
 import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend';
 import { TreeModel } from '../../../src/extension/tree/model';
@@ -98,4 +101,43 @@ describe('TreeModel', () => {
     assert.equal(monitorRow.description, 'every 1 min · next in 1 min · 0 deleted');
     backend.dispose();
   });
+
+  it('a data folder recovered from damage shows a warning row above the monitor, with what was kept, until acknowledged (then the engine node refreshes)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-tree-damage-'));
+    const first = new EmbeddedBackend({}, { startMs: NOW, dataDir: dir });
+    for (let i = 0; i < 40; i++) await first.runCommand('app', { insert: 'events', documents: [{ _id: i, pad: 'x'.repeat(200) }] });
+    first.dispose();
+    const journal = path.join(dir, 'journal-0.ttlj');
+    const bytes = fs.readFileSync(journal);
+    bytes.writeUInt32LE(0xdeadbeef, Math.floor(bytes.length / 2));
+    fs.writeFileSync(journal, bytes);
+    for (let open = 0; open < 2; open++) {
+      // Shown at the open that recovered, and still at the next one.
+      const backend = new EmbeddedBackend({}, { startMs: NOW, dataDir: dir, latencyMs: 2 });
+      const model = new TreeModel(backend);
+      const [engine] = await model.children();
+      const top = await model.children(engine);
+      assert.deepEqual(top.map((n) => n.type), ['message', 'monitor', 'database'], `open ${open}`);
+      const row = top[0] as Extract<TreeNode, { type: 'message' }>;
+      assert.equal(row.command, 'ttlWorkbench.acknowledgeStorageDamage');
+      assert.equal(row.icon, 'warning');
+      assert.match(row.label, /Data folder damage recovered — review and acknowledge/);
+      assert.match(row.tooltip ?? '', /kept app\.events: \d+/);
+      assert.match(row.tooltip ?? '', /journal-0\.ttlj: damaged at byte offset \d+/);
+      if (open === 1) {
+        const events: unknown[] = [];
+        backend.onDidChange((e) => events.push(...e));
+        await backend.acknowledgeStorageDamage();
+        const plan = model.planRefresh(events as never);
+        assert.deepEqual(plan.nodes.map((n) => n.id), [engine.id], 'the engine node refreshes');
+        assert.deepEqual((await model.children(engine)).map((n) => n.type), ['monitor', 'database']);
+      }
+      backend.dispose();
+    }
+    const after = new EmbeddedBackend({}, { startMs: NOW, dataDir: dir });
+    assert.equal((await after.storageInfo()).damage, undefined, 'acknowledged for good');
+    assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('journal-0.ttlj.damaged-')), 'the damaged copy stays');
+    after.dispose();
+  });
 });
+

@@ -507,7 +507,7 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
         const result = await runKilled(cliArgs(dir, script), 'R', rand() * 400);
         const context = `round ${round} (4 bytes overwritten at ${at} of ${bytes.length})`;
         assert.match(result.stderr, /journal-0\.ttlj: damaged at byte offset \d+/, `${context}: the run reports the damage`);
-        assert.ok(result.stderr.includes(`the recovered state (${model.size} documents) was saved`), `${context}: the run says how many documents it recovered (${model.size}): ${result.stderr}`);
+        assert.ok(result.stderr.includes(`the recovered state (${model.size} documents: `), `${context}: the run says how many documents it recovered (${model.size}): ${result.stderr}`);
         acknowledged += result.lines.filter((l) => /^A \d+$/.test(l)).length;
         await verifyRun(dir, model, inserts, result, context, tally);
         fs.rmSync(dir, { recursive: true, force: true });

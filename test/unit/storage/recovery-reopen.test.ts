@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { VirtualClock, type Engine } from '../../../src/engine';
-import { closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
+import { acknowledgeDamage, closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
 import { prng } from '../helpers/prng';
 import { assertIndexesAgree, dump } from './engine-state';
 
@@ -163,7 +163,10 @@ describe('recovered data survives every later reopen', () => {
     assert.ok(count > 0, 'something was recovered before the damage');
     assert.match(first.notes.join('\n'), /journal-0\.ttlj: damaged at byte offset \d+/);
     assert.match(first.notes.join('\n'), /journal-0\.ttlj was kept as journal-0\.ttlj\.damaged-\d+/);
-    assert.match(first.notes.join('\n'), new RegExp(`the recovered state \\(\\d+ documents\\) was saved`));
+    assert.match(first.notes.join('\n'), /the recovered state \(\d+ documents: app\.c \d+, app\.s \d+\) was saved/);
+    // Kept until acknowledged: the next open still carries it, the acknowledgement removes it.
+    assert.equal(first.damage?.recoveries.length, 1);
+    assert.deepEqual(Object.keys(first.damage!.recoveries[0].documents).sort(), ['app.c', 'app.s']);
     const files = fs.readdirSync(dir).sort();
     assert.ok(files.includes('snapshot-1.ttls') && files.includes('journal-1.ttlj'), files.join(' '));
     const kept = files.find((f) => f.startsWith('journal-0.ttlj.damaged-'))!;
@@ -171,7 +174,13 @@ describe('recovered data survives every later reopen', () => {
     closeStoredEngine(first);
     const second = open(dir);
     assert.equal(second.engine.getCollection('app', 'c')!.records.size, count, 'the recovered documents are still there at the next open');
+    assert.match(second.damage?.recoveries[0].notes.join('\n') ?? '', /journal-0\.ttlj: damaged at byte offset/, 'the damage is still shown at the next open');
+    acknowledgeDamage(dir);
     closeStoredEngine(second);
+    const third = open(dir);
+    assert.equal(third.damage, undefined, 'acknowledged');
+    assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('journal-0.ttlj.damaged-')), 'the kept copy stays after the acknowledgement');
+    closeStoredEngine(third);
   });
 });
 
