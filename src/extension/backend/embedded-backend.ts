@@ -15,7 +15,7 @@ import type {
 import { EmbeddedPlayground } from './embedded-playground';
 import { exportDatabaseText, importDatabaseText } from '../../engine/storage/export';
 import type { Durability } from '../../storage/journal';
-import { acknowledgeDamage, clearDataFolder, closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../storage/engine-store';
+import { acknowledgeDamage, clearDataFolder, readDamageRecord, closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../storage/engine-store';
 import { SwitchableClock } from './switchable-clock';
 
 export const DEFAULT_SETTINGS: EngineSettings = { clock: 'virtual', flavor: 'mongodb', serverVersion: '8.0' };
@@ -423,7 +423,8 @@ export class EmbeddedBackend implements Backend {
         journalBytes: s.store.journalBytes,
         notes: [...s.notes],
         restoredDocuments: s.documents,
-        ...(s.damage ? { damage: s.damage } : {}),
+        // Read from the folder each time: the record is the truth (another window may have acknowledged it).
+        ...((damage) => (damage ? { damage } : {}))(readDamageRecord(s.store.dir, s.store.io)),
       };
     });
   }
@@ -431,10 +432,9 @@ export class EmbeddedBackend implements Backend {
   acknowledgeStorageDamage(): Promise<void> {
     return this.answer(() => {
       const s = this.stored;
-      if (!s?.damage) return;
+      if (!s || !readDamageRecord(s.store.dir, s.store.io)) return;
       if (s.store.readOnly) throw new Error(`${s.store.dir} is open read-only (another window writes to it): acknowledge the damage there.`);
       acknowledgeDamage(s.store.dir, s.store.io);
-      delete s.damage;
       this.emit([{ kind: 'storageChanged' }]);
     });
   }

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { suite, suiteSetup, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { TTLWorkbenchApi } from '../../../src/extension/api';
+import { treeRows } from './tree-rows';
 
 const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
 let api: TTLWorkbenchApi;
@@ -70,4 +71,24 @@ suite('Durable storage', function () {
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.match(r.stderr, /is in use by process \d+ \(a VS Code window\)/);
   });
+
+  test('a damage report in the data folder shows as a warning row in the Databases view until Acknowledge Storage Damage removes it (the kept files stay)', async () => {
+    const info = await api.backend.storageInfo();
+    const record = path.join(info.dir!, 'ttl-store.damage.json');
+    // What a recovery from a damaged journal leaves (the unit tests make it for real; here the view and the command are under test).
+    fs.writeFileSync(record, JSON.stringify({ recoveries: [{ at: '2026-11-25T12:00:00.000Z', notes: ['journal-0.ttlj: damaged at byte offset 4096 (a record fails its CRC-32 check); everything before it was recovered, nothing after it was applied'], documents: { 'kept.sessions': 2 } }] }));
+    await vscode.commands.executeCommand('ttlWorkbench.refresh');
+    const [engine] = await treeRows(api);
+    const warning = (await treeRows(api, engine.node)).find((r) => /Data folder damage recovered/.test(r.label));
+    assert.ok(warning, 'the warning row is shown');
+    assert.equal(warning.item.command?.command, 'ttlWorkbench.acknowledgeStorageDamage');
+    const tooltip = warning.item.tooltip;
+    assert.match(typeof tooltip === 'string' ? tooltip : (tooltip?.value ?? ''), /kept kept\.sessions: 2[^]*damaged at byte offset 4096/);
+    const r = await ok('acknowledgeStorageDamage');
+    assert.equal(r.acknowledged, 1);
+    assert.equal(fs.existsSync(record), false, 'the report is gone');
+    assert.ok(!(await treeRows(api, engine.node)).some((row) => /Data folder damage recovered/.test(row.label)), 'the row is gone');
+    assert.equal((await ok('acknowledgeStorageDamage')).acknowledged, 0, 'nothing left to acknowledge');
+  });
 });
+
