@@ -9,7 +9,7 @@
 import type { CallExpression, NewExpression, Node } from '@babel/types';
 import type { Document } from '../engine';
 import { defaultIndexName } from '../engine/indexes/key-pattern';
-import { parseDuration } from '../shell/time';
+import { parseDuration } from '../formats/duration';
 import { nodeText } from './edits';
 import { Evaluator, lastProp, plainValue, UNKNOWN, type Lit, type Prop } from './literals';
 import type { BindingEnv, CallSite, ScanFacts } from './scan';

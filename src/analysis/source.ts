@@ -10,7 +10,7 @@
  */
 import { parse, type ParseResult, type ParserPlugin } from '@babel/parser';
 import type { File } from '@babel/types';
-import { parseTtlbook } from '../shell/ttlbook';
+import { parseTtlbook } from '../formats/ttlbook';
 
 export type SourceKind = 'js' | 'jsx' | 'ts' | 'tsx' | 'ttlbook';
 

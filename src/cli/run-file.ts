@@ -10,7 +10,7 @@ import { Engine, SystemClock, VirtualClock } from '../engine';
 import { closeStoredEngine, openStoredEngine } from '../storage/engine-store';
 import { errorText, outputText, statementOutputs } from '../shell/cell-outputs';
 import { ShellSession, type StatementResult } from '../shell/session';
-import { codeCells, engineRequestOf, parseTtlbook, type EngineRequest, type TtlbookCell } from '../shell/ttlbook';
+import { codeCells, engineRequestOf, parseTtlbook, type EngineRequest, type TtlbookCell } from '../formats/ttlbook';
 import type { RunOptions } from './args';
 
 export interface RunOutcome {

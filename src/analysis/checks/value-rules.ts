@@ -15,7 +15,7 @@ import {
 } from '../../engine/ttl/validation';
 import { toDouble } from '../../engine/values/numbers';
 import { isNumeric } from '../../engine/values/types';
-import { parseDuration } from '../../shell/time';
+import { parseDuration } from '../../formats/duration';
 import { replace } from '../edits';
 import type { Prop } from '../literals';
 import type { RuleCode } from '../rules';

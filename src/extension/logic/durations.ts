@@ -3,7 +3,7 @@
  * `1h30m` (the shell's unit grammar, one implementation); output: `1 h`, `90 s`, `1 h 30 min`,
  * `30 d`. No `vscode` import: unit-tested on its own.
  */
-import { parseDuration } from '../../shell/time';
+import { parseDuration } from '../../formats/duration';
 
 /** Words that mean `expireAfterSeconds: 0`: expire at the date stored in the field. */
 const AT_DATE = /^(0|at|at date|at the date|at the date in the field|at the date in the document|expire at)$/;

@@ -8,7 +8,7 @@
  * cell still says what it said when read, and the canonical form otherwise, so an unchanged
  * notebook saves to the same bytes and an edit touches only the lines of the edited cell.
  */
-import { parseTtlbook, serializeTtlbook, type Ttlbook, type TtlbookCell } from '../../shell/ttlbook';
+import { parseTtlbook, serializeTtlbook, type Ttlbook, type TtlbookCell } from '../../formats/ttlbook';
 
 /** The cell language of code cells. */
 export const CELL_LANGUAGE = 'ttl-mongosh';

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { registerCommand, quickPick, WorkbenchError, type CommandResult, type Invocation, type Services } from '../commands/context';
 import { formatClockTime, formatMillis, parseClockAdvance } from '../logic/durations';
-import { parseTtlbook } from '../../shell/ttlbook';
+import { parseTtlbook } from '../../formats/ttlbook';
 import type { PlaygroundController } from './controller';
 import { CONTROLLER_ID } from './controller';
 import type { NotebookEngines } from './engines';

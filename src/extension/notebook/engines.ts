@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { Backend, PlaygroundSession } from '../backend/backend';
 import { EmbeddedBackend } from '../backend/embedded-backend';
 import type { WorkbenchSettings } from '../settings';
-import { engineRequestOf, type EngineRequest } from '../../shell/ttlbook';
+import { engineRequestOf, type EngineRequest } from '../../formats/ttlbook';
 
 export interface NotebookEngine {
   isolated: boolean;

@@ -15,7 +15,7 @@ import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend
 import { DOCUMENTS_MIME, interruptedSpec, JSON_MIME, maskObjectIds, outputSpecOf, plainTextOf, TEXT_MIME, type OutputSpec } from '../../../src/extension/logic/playground-outputs';
 import { statementOutputs, type CellOutput } from '../../../src/shell/cell-outputs';
 import { ShellSession } from '../../../src/shell/session';
-import { codeCells, engineRequestOf, parseTtlbook } from '../../../src/shell/ttlbook';
+import { codeCells, engineRequestOf, parseTtlbook } from '../../../src/formats/ttlbook';
 
 const root = path.resolve(__dirname, '..', '..', '..', '..');
 

@@ -6,7 +6,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SystemClock } from '../../../src/engine';
-import { createClockDate, parseDuration } from '../../../src/shell/time';
+import { createClockDate } from '../../../src/shell/time';
+import { parseDuration } from '../../../src/formats/duration';
 import { harness, plain, START } from './helpers';
 
 describe('parseDuration', () => {

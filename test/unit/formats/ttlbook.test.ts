@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { codeCells, engineRequestOf, parseTtlbook, serializeTtlbook, type Ttlbook } from '../../../src/shell/ttlbook';
+import { codeCells, engineRequestOf, parseTtlbook, serializeTtlbook, type Ttlbook } from '../../../src/formats/ttlbook';
 
 const canonical = `// ---
 // title: Expire after N seconds
