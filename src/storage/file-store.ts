@@ -58,6 +58,8 @@ export interface RecoveryReport {
    * new base (otherwise the next open, which no longer reads the damaged file, would lose it).
    */
   needsBaseSnapshot: boolean;
+  /** The problem line of a torn last record (cut off, never acknowledged): not damage. */
+  tornTail?: string;
   millis: number;
 }
 
@@ -384,6 +386,7 @@ export class FileStore {
       if (!damage) continue;
       report.problems.push(describeDamage(file, damage));
       if (damage.kind === 'torn' && j === journals.length - 1) {
+        report.tornTail = report.problems[report.problems.length - 1];
         if (!this.readOnly) this.writeStep('cut the torn last record off ' + path.basename(file), () => truncateJournal(file, read.validEnd, io));
         continue;
       }

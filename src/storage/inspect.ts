@@ -84,8 +84,6 @@ export function listFolderFiles(dir: string, io: StorageFs = nodeFs): FolderFile
     });
 }
 
-/** A recovery problem line about a torn last record (file-store.ts's describeDamage wording). */
-export const isTornTail = (line: string) => /: a torn last record \(/.test(line);
 
 /**
  * Check that `dir` is a data folder (exists, holds a store's files), list it and recover it
@@ -123,8 +121,8 @@ export function inspectFolder(dir: string, options: { fs?: StorageFs } = {}): In
     opened,
     recovery: opened.recovery,
     collections: summarize(opened.engine),
-    damage: problems.filter((p) => !isTornTail(p)),
-    torn: problems.filter(isTornTail),
+    damage: problems.filter((p) => p !== opened.recovery.tornTail),
+    torn: opened.recovery.tornTail !== undefined ? [opened.recovery.tornTail] : [],
   };
 }
 
