@@ -19,6 +19,7 @@ import { documentFromStorage, storableDocument } from '../../../src/engine/stora
 import { setField } from '../../../src/engine/values/fields';
 import { closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
 import { prng } from '../helpers/prng';
+import { assertPlain } from '../helpers/plain-objects';
 
 const T0 = Date.UTC(2026, 0, 1);
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-field-names-'));
@@ -31,17 +32,6 @@ const NAMES = [
 
 const open = (dir: string): OpenedEngine => openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) } });
 
-/** Every object in `value` is a plain object with Object.prototype (no prototype was changed). */
-function assertPlain(value: unknown, where: string): void {
-  if (value === null || typeof value !== 'object') return;
-  if (Array.isArray(value)) {
-    value.forEach((v, i) => assertPlain(v, `${where}[${i}]`));
-    return;
-  }
-  if ((value as { _bsontype?: unknown })._bsontype !== undefined || value instanceof Date || value instanceof RegExp) return;
-  assert.equal(Object.getPrototypeOf(value), Object.prototype, `${where}: prototype changed`);
-  for (const key of Object.keys(value)) assertPlain((value as Document)[key], `${where}.${JSON.stringify(key)}`);
-}
 
 /** Canonical EJSON: own keys in order, values with their BSON types. */
 const canonical = (doc: unknown): string => EJSON.stringify(doc as Document, { relaxed: false });

@@ -51,6 +51,24 @@ const tmpDir = (tag: string) => fs.mkdtempSync(path.join(os.tmpdir(), `ttl-inter
 const open = (dir: string, options: { durability?: 'batched' } = {}): OpenedEngine => openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) }, autoCompact: false, ...options });
 /** Back to the event loop: the other kind of run's timers and pipes get their turn between opens. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Opens 2 and 3 of a folder after the first: nothing left to report, the same state each time.
+ * `atLast` runs on the third open's engine (what a user does next).
+ */
+async function reopenTwice(dir: string, state: string, where: string, atLast?: (again: OpenedEngine) => void): Promise<void> {
+  for (const reopen of [2, 3]) {
+    await turn();
+    const again = open(dir);
+    try {
+      assert.deepEqual(again.recovery.problems, [], `${where}, open ${reopen}: no problem left to report`);
+      assert.equal(dump(again.engine), state, `${where}, open ${reopen}: the same state as the first open`);
+      if (reopen === 3) atLast?.(again);
+    } finally {
+      closeStoredEngine(again);
+    }
+  }
+}
 const ejson = (value: Document) => EJSON.stringify(storableDocument(value), { relaxed: false });
 
 interface Killed {
@@ -301,16 +319,7 @@ async function verifyRun(dir: string, model: Map<number, string>, inserts: Row[]
   } finally {
     closeStoredEngine(first);
   }
-  for (const reopen of [2, 3]) {
-    await turn();
-    const again = open(dir);
-    try {
-      assert.deepEqual(again.recovery.problems, [], `${where}, open ${reopen}: no problem left to report`);
-      assert.equal(dump(again.engine), state, `${where}, open ${reopen}: the same state as the first open`);
-    } finally {
-      closeStoredEngine(again);
-    }
-  }
+  await reopenTwice(dir, state, where);
   return next;
 }
 
@@ -398,36 +407,26 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
         } finally {
           closeStoredEngine(first);
         }
-        for (const reopen of [2, 3]) {
-          await turn();
-          const again = open(dir);
-          try {
-            assert.deepEqual(again.recovery.problems, [], `${context}, open ${reopen}: no problem left to report`);
-            assert.equal(dump(again.engine), expected, `${context}, open ${reopen}: the same state as the first open`);
-            if (reopen === 3) {
-              // What a user who runs the import again sees.
-              if (expected !== dumps[0]) {
-                assert.throws(
-                  () => importDatabaseText(again.engine, text),
-                  (err: Error & { code?: number }) => {
-                    assert.equal(err.code, 48, `${context}: a retry is refused with NamespaceExists: ${err.message}`);
-                    const present = exported.filter((c) => again.engine.getCollection('app', c.name)).map((c) => `app.${c.name}`);
-                    assert.ok(err.message.startsWith(`${present.join(', ')} already exist`), `${context}: the refusal names every collection the import left (${present.join(', ')}): ${err.message}`);
-                    retryMessages.add(err.message);
-                    return true;
-                  },
-                );
-                assert.equal(dump(again.engine), expected, `${context}: a refused retry changes nothing`);
-              } else if (retriedFromNothing < 2) {
-                importDatabaseText(again.engine, text);
-                assert.equal(dump(again.engine), full, `${context}: a retry after a kill that stored nothing imports everything`);
-                retriedFromNothing++;
-              }
-            }
-          } finally {
-            closeStoredEngine(again);
+        await reopenTwice(dir, expected, context, (again) => {
+          // What a user who runs the import again sees.
+          if (expected !== dumps[0]) {
+            assert.throws(
+              () => importDatabaseText(again.engine, text),
+              (err: Error & { code?: number }) => {
+                assert.equal(err.code, 48, `${context}: a retry is refused with NamespaceExists: ${err.message}`);
+                const present = exported.filter((c) => again.engine.getCollection('app', c.name)).map((c) => `app.${c.name}`);
+                assert.ok(err.message.startsWith(`${present.join(', ')} already exist`), `${context}: the refusal names every collection the import left (${present.join(', ')}): ${err.message}`);
+                retryMessages.add(err.message);
+                return true;
+              },
+            );
+            assert.equal(dump(again.engine), expected, `${context}: a refused retry changes nothing`);
+          } else if (retriedFromNothing < 2) {
+            importDatabaseText(again.engine, text);
+            assert.equal(dump(again.engine), full, `${context}: a retry after a kill that stored nothing imports everything`);
+            retriedFromNothing++;
           }
-        }
+        });
         fs.rmSync(dir, { recursive: true, force: true });
       }
       fs.rmSync(path.dirname(exportFile), { recursive: true, force: true });

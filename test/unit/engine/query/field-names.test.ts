@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EJSON } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
+import { assertPlain } from '../../helpers/plain-objects';
 
 /** Names every plain object inherits (or whose assignment has a side effect). */
 export const INHERITED_NAMES = [
@@ -18,17 +19,6 @@ export const INHERITED_NAMES = [
 /** JSON text to a value: unlike an object literal, `"__proto__"` is an own key. */
 const J = (text: string): Document => JSON.parse(text) as Document;
 
-/** Every object in `value` is a plain object with Object.prototype (no prototype was changed). */
-function assertPlain(value: unknown, where = 'value'): void {
-  if (value === null || typeof value !== 'object') return;
-  if (Array.isArray(value)) {
-    value.forEach((v, i) => assertPlain(v, `${where}[${i}]`));
-    return;
-  }
-  if ((value as { _bsontype?: unknown })._bsontype !== undefined || value instanceof Date || value instanceof RegExp) return;
-  assert.equal(Object.getPrototypeOf(value), Object.prototype, `${where}: prototype changed`);
-  for (const key of Object.keys(value)) assertPlain((value as Document)[key], `${where}.${key}`);
-}
 
 /** Relaxed EJSON text of `value` after checking it has no changed prototype. */
 function text(value: unknown): string {
