@@ -11,6 +11,8 @@ const production = process.argv.includes('--production');
 const entries = [
   { in: 'src/engine/index.ts', out: 'engine' },
   { in: 'src/extension/main.ts', out: 'extension' },
+  // The engine host: the worker thread the extension starts (src/extension/engine-host/client.ts).
+  { in: 'src/extension/engine-host/worker-main.ts', out: 'engine-host' },
   { in: 'src/cli/main.ts', out: 'cli' },
 ].filter((e) => fs.existsSync(path.join(__dirname, e.in)));
 

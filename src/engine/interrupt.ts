@@ -89,12 +89,20 @@ export class OperationDeadline implements InterruptSource {
 /**
  * An interrupt request (the notebook's Interrupt, killOp): set it and the next safe point of an
  * operation under it throws Interrupted (11601). Stays set until `reset()`.
+ *
+ * With a shared cell (an Int32Array over a SharedArrayBuffer), another thread can request the
+ * interrupt while this one is busy inside an operation: the engine host's worker runs a statement
+ * synchronously, and the extension host stores a non-zero value in the cell; the next safe point
+ * sees it. The cell belongs to the thread that writes it: `reset()` leaves it alone, so a request
+ * made just before an evaluation starts is not lost; that thread clears it before each run.
  */
 export class InterruptFlag implements InterruptSource {
   private reason: string | undefined;
 
+  constructor(private readonly cell?: Int32Array) {}
+
   get requested(): boolean {
-    return this.reason !== undefined;
+    return this.reason !== undefined || (this.cell !== undefined && Atomics.load(this.cell, 0) !== 0);
   }
 
   request(message = 'operation was interrupted'): void {
@@ -107,8 +115,12 @@ export class InterruptFlag implements InterruptSource {
 
   poll(): void {
     if (this.reason !== undefined) throw interruptedError(this.reason);
+    if (this.cell !== undefined && Atomics.load(this.cell, 0) !== 0) throw interruptedError(SHARED_INTERRUPT_MESSAGE);
   }
 }
+
+/** What an interrupt requested through a shared cell says (the cell carries no text). */
+export const SHARED_INTERRUPT_MESSAGE = 'operation was interrupted: the notebook run was interrupted';
 
 /**
  * Fires at exactly the `checks`-th poll (and every poll after): a deterministic stop for tests

@@ -1,11 +1,13 @@
 /**
- * Activation: one embedded engine per window (virtual clock by default), the "Databases" view,
- * commands, diagnostics and the status bar. Deactivation closes the engine: no timer is left.
+ * Activation: one embedded engine per window (virtual clock by default), running in the engine
+ * host's worker thread (engine-host/), the "Databases" view, commands, diagnostics and the status
+ * bar. Deactivation closes the engine (data folder synced, lock released) and ends the worker.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TTLWorkbenchApi } from './api';
-import { EmbeddedBackend } from './backend/embedded-backend';
+import type { Backend } from './backend/backend';
+import { EngineHost, type RestartReason } from './engine-host/client';
 import { registerCollectionCommands } from './commands/collections';
 import type { Services } from './commands/context';
 import { registerEngineCommands } from './commands/engine';
@@ -23,14 +25,15 @@ import { Notifier } from './ui/notifier';
 
 export const VIEW_ID = 'ttlWorkbench.databases';
 
-let activeBackend: EmbeddedBackend | undefined;
+let activeHost: EngineHost | undefined;
 
 export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
   const started = performance.now();
   const output = vscode.window.createOutputChannel('TTL Workbench', { log: true });
   const settings = readSettings();
-  const backend = openBackend(context, settings, output);
-  activeBackend = backend;
+  const host = startEngineHost(context, settings, output);
+  activeHost = host;
+  const backend = openBackend(context, host, settings, output);
   const tree = new DatabasesTreeProvider(backend);
   const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
   const notifier = new Notifier(output);
@@ -39,7 +42,8 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     tree.model.setProblems(problems);
     tree.refresh();
   };
-  const services: Services = { backend, tree, treeView, notifier, settings: readSettings, diagnostics, output };
+  const isolatedBackend: Services['isolatedBackend'] = (engineSettings, options) => host.open({ settings: engineSettings, ...(options.startMs !== undefined ? { startMs: options.startMs } : {}) });
+  const services: Services = { backend, isolatedBackend, tree, treeView, notifier, settings: readSettings, diagnostics, output };
   const statusBar = new ClockStatusBar(backend);
   const sourceAnalysis = registerSourceAnalysis(backend);
   const notebooks = registerNotebooks(context, services);
@@ -95,34 +99,58 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
   };
 }
 
+/** The worker thread every engine of the window runs in (ttlWorkbench.engineHost.maxHeapMb). */
+function startEngineHost(context: vscode.ExtensionContext, settings: WorkbenchSettings, output: vscode.LogOutputChannel): EngineHost {
+  return new EngineHost({
+    workerPath: path.join(context.extensionPath, 'dist', 'engine-host.js'),
+    maxHeapMb: settings.engineHostMaxHeapMb,
+    log: (text, severity) => (severity === 'error' ? output.error(text) : output.info(text)),
+    onRestart: (reason: RestartReason, lostInMemory: boolean) => {
+      const what =
+        reason.kind === 'outOfMemory'
+          ? `The TTL Workbench engine ran out of memory (limit ${settings.engineHostMaxHeapMb} MB, ttlWorkbench.engineHost.maxHeapMb) and was restarted`
+          : reason.kind === 'crashed'
+            ? `The TTL Workbench engine host stopped (${reason.detail}) and was restarted`
+            : 'The TTL Workbench engine host was restarted to end code that ignored the interrupt';
+      const data = lostInMemory ? 'the in-memory engine starts empty.' : 'every acknowledged write was reopened from the data folder.';
+      void vscode.window.showWarningMessage(`${what}: ${data}`, 'Show Log').then((c) => (c ? output.show() : undefined));
+    },
+    confirmRestart: async (message) => (await vscode.window.showWarningMessage(message, 'Restart Engine Host', 'Keep Waiting')) === 'Restart Engine Host',
+  });
+}
+
 /**
  * The engine, in its data folder (ttlWorkbench.storage): the workspace's storage folder, the
  * global one, or none. A folder that cannot be opened leaves the window with an in-memory engine
  * and says why, rather than failing activation.
  */
-function openBackend(context: vscode.ExtensionContext, settings: WorkbenchSettings, output: vscode.LogOutputChannel): EmbeddedBackend {
+function openBackend(context: vscode.ExtensionContext, host: EngineHost, settings: WorkbenchSettings, output: vscode.LogOutputChannel): Backend {
   const base = settings.storage === 'global' ? context.globalStorageUri : settings.storage === 'workspace' ? (context.storageUri ?? context.globalStorageUri) : undefined;
   const dataDir = base ? path.join(base.fsPath, 'engine') : undefined;
-  const onStorageEvent = (text: string, severity: 'info' | 'error') => (severity === 'error' ? output.error(text) : output.info(text));
-  if (!dataDir) return new EmbeddedBackend(settings);
-  try {
-    const backend = new EmbeddedBackend(settings, { dataDir, durability: settings.durability, onStorageEvent });
-    void backend.storageInfo().then((info) => {
+  const engineSettings = { clock: settings.clock, flavor: settings.flavor, serverVersion: settings.serverVersion };
+  if (!dataDir) return host.open({ settings: engineSettings });
+  let failed = false;
+  const backend = host.open({ settings: engineSettings, dataDir, durability: settings.durability }, (err) => {
+    failed = true;
+    output.error(`Cannot open the data folder ${dataDir}: ${err.message}`);
+    void vscode.window.showErrorMessage(`TTL Workbench could not open its data folder (${err.message}); this window's engine is in memory and its data will not be kept.`);
+  });
+  void backend.storageInfo().then(
+    (info) => {
+      if (failed) return;
       output.info(`Data folder ${dataDir} (${settings.durability}): ${info.restoredDocuments.toLocaleString('en-US')} documents restored.`);
       for (const note of info.notes) output.warn(note);
       if (info.readOnly || info.notes.length) {
         void vscode.window.showWarningMessage(`TTL Workbench data folder: ${info.notes.join(' ')}`, 'Show Log').then((c) => (c ? output.show() : undefined));
       }
-    });
-    return backend;
-  } catch (err) {
-    output.error(`Cannot open the data folder ${dataDir}: ${(err as Error).message}`);
-    void vscode.window.showErrorMessage(`TTL Workbench could not open its data folder (${(err as Error).message}); this window's engine is in memory and its data will not be kept.`);
-    return new EmbeddedBackend(settings);
-  }
+    },
+    () => undefined,
+  );
+  return backend;
 }
 
-export function deactivate(): void {
-  activeBackend?.dispose();
-  activeBackend = undefined;
+export function deactivate(): Promise<void> | undefined {
+  const host = activeHost;
+  activeHost = undefined;
+  return host?.dispose();
 }

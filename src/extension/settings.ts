@@ -8,7 +8,12 @@ export interface WorkbenchSettings extends EngineSettings {
   /** Where the engine's data live between sessions. */
   storage: 'workspace' | 'global' | 'memory';
   durability: 'fsync' | 'batched';
+  /** The engine host worker's heap limit in MiB (applies when the worker starts). */
+  engineHostMaxHeapMb: number;
 }
+
+/** Room for about 2M small documents with a few indexes (1M measured at ~0.5 GB in the worker). */
+export const DEFAULT_ENGINE_HOST_HEAP_MB = 2048;
 
 export const SECTION = 'ttlWorkbench';
 
@@ -20,6 +25,7 @@ export function readSettings(): WorkbenchSettings {
   const confirm = c.get<number>('confirmExpiryAbove', 1000);
   const storage = c.get<string>('storage', 'workspace');
   const durability = c.get<string>('durability', 'fsync');
+  const heap = c.get<number>('engineHost.maxHeapMb', DEFAULT_ENGINE_HOST_HEAP_MB);
   return {
     clock: clock === 'system' ? 'system' : 'virtual',
     flavor: flavor === 'cosmos' ? 'cosmos' : 'mongodb',
@@ -27,5 +33,6 @@ export function readSettings(): WorkbenchSettings {
     confirmExpiryAbove: Number.isFinite(confirm) && confirm >= 0 ? confirm : 1000,
     storage: storage === 'global' || storage === 'memory' ? storage : 'workspace',
     durability: durability === 'batched' ? 'batched' : 'fsync',
+    engineHostMaxHeapMb: Number.isInteger(heap) && heap >= 128 ? heap : DEFAULT_ENGINE_HOST_HEAP_MB,
   };
 }

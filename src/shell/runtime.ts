@@ -65,7 +65,7 @@ export class ShellRuntime {
   }
 
   /** Set by the session's interrupt(): the next safe point of an engine call fails with Interrupted (11601). */
-  readonly interruptFlag = new InterruptFlag();
+  interruptFlag = new InterruptFlag();
   /** The running statement's time limit (set by the session around each statement). */
   deadline: OperationDeadline | undefined;
 

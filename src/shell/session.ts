@@ -8,7 +8,7 @@
  */
 import * as vm from 'node:vm';
 import type { Engine } from '../engine';
-import { interruptDepth, OperationDeadline, unwindInterrupts } from '../engine/interrupt';
+import { InterruptFlag, interruptDepth, OperationDeadline, unwindInterrupts } from '../engine/interrupt';
 import { describeThrown, formatErrorLine, isTimeout, timeLimitMessage, timeoutMessage, type ThrownInfo } from './errors';
 import { createShellWorld, CursorIterationResult, CURSOR_BATCH } from './globals';
 import { ShellCursor } from './cursor';
@@ -22,6 +22,13 @@ export interface ShellSessionOptions {
   dbName?: string;
   /** Time limit of one top-level statement, in milliseconds; default 10000. */
   timeoutMs?: number;
+  /**
+   * A cell another thread may set (non-zero) to interrupt the running statement at its next engine
+   * safe point (Interrupted, 11601): the engine host's worker gets it from the extension host.
+   */
+  interruptCell?: Int32Array;
+  /** Told each printed line as it is printed (a host streams them while the statement still runs). */
+  onPrint?: (line: string) => void;
 }
 
 /** An error as the session reports it: line and column include `lineOffset`. */
@@ -89,6 +96,7 @@ export class ShellSession {
   private readonly context: vm.Context;
   private readonly runtime: ShellRuntime;
   private readonly timeoutMs: number;
+  private readonly onPrint: ((line: string) => void) | undefined;
 
   constructor(options: ShellSessionOptions) {
     if (!options || !options.engine) throw new TypeError('ShellSession needs an engine: new ShellSession({ engine }).');
@@ -98,6 +106,8 @@ export class ShellSession {
     const world = createShellWorld(options.engine, options.dbName ?? 'test');
     this.context = world.context;
     this.runtime = world.runtime;
+    if (options.interruptCell) this.runtime.interruptFlag = new InterruptFlag(options.interruptCell);
+    this.onPrint = options.onPrint;
   }
 
   /**
@@ -169,9 +179,11 @@ export class ShellSession {
 
   private runStatement(stmt: Statement, filename: string, lineOffset: number, all: string[]): StatementResult {
     const out: string[] = [];
+    const onPrint = this.onPrint;
     this.runtime.print = (line) => {
       out.push(line);
       all.push(line);
+      onPrint?.(line);
     };
     const base = { line: stmt.line + lineOffset, column: stmt.column, endLine: stmt.endLine + lineOffset, source: stmt.source, output: out };
     const started = performance.now();

@@ -22,7 +22,7 @@ import { crc32Continue } from './crc32';
 import { COMPACTION_TMP_NAME, JOURNAL_NAME, KEPT_NAME, SNAPSHOT_NAME } from './file-names';
 import { encodeFrame, FileSource, FRAME_HEADER_BYTES, walkFrames, type Damage } from './frames';
 import { JournalWriter, readJournal, truncateJournal, type Durability } from './journal';
-import { acquireLock, type LockHolder } from './lock';
+import { acquireLock, type LockHolder, type LockOptions } from './lock';
 import { nodeFs, type StorageFs } from './storage-fs';
 
 const SNAPSHOT = SNAPSHOT_NAME;
@@ -76,6 +76,8 @@ export interface FileStoreOptions {
   compactAfterBytes?: number;
   /** Who holds the lock, for the message a second opener sees. */
   holder?: string;
+  /** Lock ownership across threads of one process (see LockOptions in lock.ts). */
+  lock?: LockOptions;
   /** The file system (tests inject faults here); Node's `fs` by default. */
   fs?: StorageFs;
 }
@@ -263,7 +265,7 @@ export class FileStore {
     let lock;
     try {
       io.mkdirSync(dir, { recursive: true });
-      lock = acquireLock(dir, options.holder, io);
+      lock = acquireLock(dir, options.holder, io, options.lock);
     } catch (err) {
       throw new RecoveryWriteError(dir, 'create the folder or its lock file', err as Error);
     }

@@ -13,6 +13,20 @@ export interface LockHolder {
   since: string;
   /** What the holder is (e.g. "VS Code window", "ttl-workbench run"). */
   by?: string;
+  /** Which opener inside the process (an engine host worker's token): see LockOptions. */
+  owner?: string;
+}
+
+/**
+ * A pid names a process, not a thread. The extension's engine host runs the store in a worker
+ * thread; when it has to terminate that worker (code that never stops, an out-of-memory end), the
+ * dead worker's lock still names the live process. Its successor takes it over by naming the dead
+ * worker's `owner` token in `takeOverFrom`: nobody else knows that token, so no other opener in the
+ * process (an isolated second store) can take a live lock.
+ */
+export interface LockOptions {
+  owner?: string;
+  takeOverFrom?: string;
 }
 
 export type LockResult = { ok: true; release: () => void; tookOverFrom?: LockHolder } | { ok: false; holder: LockHolder };
@@ -76,9 +90,9 @@ function createWhole(io: StorageFs, file: string, text: string): void {
 /** Lock files this process released but could not remove (a failing disk): stale, though they name a live pid. */
 const released = new Set<string>();
 
-export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs): LockResult {
+export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs, options: LockOptions = {}): LockResult {
   const file = path.join(dir, LOCK_FILE);
-  const me: LockHolder = { pid: process.pid, since: new Date().toISOString(), ...(by ? { by } : {}) };
+  const me: LockHolder = { pid: process.pid, since: new Date().toISOString(), ...(by ? { by } : {}), ...(options.owner ? { owner: options.owner } : {}) };
   let tookOverFrom: LockHolder | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -88,7 +102,7 @@ export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs): L
         // lock that cannot be read back (a failing disk) is still ours: nobody takes over a live
         // holder's lock.
         const holder = readHolder(io, file);
-        if (holder !== undefined && holder.pid !== process.pid) return;
+        if (holder !== undefined && (holder.pid !== process.pid || holder.owner !== me.owner)) return;
         try {
           io.rmSync(file, { force: true });
         } catch {
@@ -103,7 +117,8 @@ export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs): L
     }
     const holder = readHolder(io, file);
     // Our own pid counts as alive: a second store in this process must not share the folder.
-    if (holder && alive(holder.pid) && !(holder.pid === process.pid && released.has(file))) return { ok: false, holder };
+    const deadThread = holder !== undefined && holder.pid === process.pid && options.takeOverFrom !== undefined && holder.owner === options.takeOverFrom;
+    if (holder && alive(holder.pid) && !(holder.pid === process.pid && released.has(file)) && !deadThread) return { ok: false, holder };
     released.delete(file);
     // An unreadable lock is either being written right now (give it a moment) or was left by a
     // writer that died in between.

@@ -1,6 +1,6 @@
 /**
  * What the embedded engine knows, as the analysis layer's `EngineFacts`: collections and their
- * indexes read through the Backend (asynchronous), kept until the engine changes. The analysis is
+ * indexes from the Backend's catalog snapshot (asynchronous), kept until the engine changes. The analysis is
  * synchronous, so it reads the last snapshot; a change rebuilds it and re-runs the diagnostics.
  */
 import { engineFactsFrom, type EngineCollectionFacts, type EngineFacts } from '../../analysis';
@@ -35,22 +35,20 @@ export class EngineSnapshot {
   }
 
   private async read(): Promise<EngineFacts> {
-    const collections: EngineCollectionFacts[] = [];
-    for (const db of await this.backend.listDatabases()) {
-      for (const c of await this.backend.listCollections(db.name)) {
-        const ts = c.options.timeseries as { timeField?: unknown; metaField?: unknown } | undefined;
-        const indexes = c.kind === 'timeseries' ? [] : await this.backend.listIndexes(db.name, c.name).catch(() => []);
-        collections.push({
-          db: db.name,
-          name: c.name,
-          capped: c.options.capped === true,
-          clustered: c.options.clusteredIndex !== undefined,
-          ...(ts && typeof ts.timeField === 'string' ? { timeseries: { timeField: ts.timeField, ...(typeof ts.metaField === 'string' ? { metaField: ts.metaField } : {}) } } : {}),
-          ...(c.options.expireAfterSeconds !== undefined ? { expireAfterSeconds: Number(c.options.expireAfterSeconds) } : {}),
-          indexes: indexes.map((i) => i.spec),
-        });
-      }
-    }
+    // One catalog snapshot: a backend on the engine host's thread answers it without waiting on the engine.
+    const catalog = await this.backend.catalog();
+    const collections: EngineCollectionFacts[] = catalog.collections.map((c) => {
+      const ts = c.options.timeseries as { timeField?: unknown; metaField?: unknown } | undefined;
+      return {
+        db: c.db,
+        name: c.name,
+        capped: c.options.capped === true,
+        clustered: c.options.clusteredIndex !== undefined,
+        ...(ts && typeof ts.timeField === 'string' ? { timeseries: { timeField: ts.timeField, ...(typeof ts.metaField === 'string' ? { metaField: ts.metaField } : {}) } } : {}),
+        ...(c.options.expireAfterSeconds !== undefined ? { expireAfterSeconds: Number(c.options.expireAfterSeconds) } : {}),
+        indexes: c.type === 'timeseries' ? [] : c.indexes,
+      };
+    });
     return engineFactsFrom(collections);
   }
 }

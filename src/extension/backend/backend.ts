@@ -5,7 +5,7 @@
  * imports `vscode`.
  */
 import type { Document, EngineEvent, TTLIndexProblem } from '../../engine';
-import type { StatementResult } from '../../shell/session';
+import type { CellOutput } from '../../shell/cell-outputs';
 import type { CollectionKind } from '../logic/collection-description';
 import type { IndexFacts } from '../logic/index-description';
 
@@ -122,7 +122,27 @@ export interface EngineSettings {
 export interface PlaygroundOptions {
   /** Time limit of one top-level statement, in milliseconds (default 10000). */
   timeoutMs?: number;
+  /** For an engine host: the cell its client sets to interrupt a statement (ShellSessionOptions.interruptCell). */
+  interruptCell?: Int32Array;
+  /** For an engine host: printed lines as they are printed, instead of `print` events after each statement. */
+  onPrint?: (line: string) => void;
 }
+
+/**
+ * What a playground run reports, in order: lines printed by the running statement (as they are
+ * printed, where the backend can stream them), and each statement's end with its value or error.
+ */
+export type PlaygroundEvent =
+  | { kind: 'print'; text: string }
+  | {
+      kind: 'statement';
+      ok: boolean;
+      /** Where the statement starts (1-based, plus the run's lineOffset). */
+      line: number;
+      /** The statement's value or error, as the CLI shows it; printed lines came as `print` events. */
+      outputs: CellOutput[];
+      millis: number;
+    };
 
 /**
  * A mongosh session over the backend (a playground notebook's): its variables and current
@@ -130,12 +150,12 @@ export interface PlaygroundOptions {
  */
 export interface PlaygroundSession {
   /**
-   * Runs code statement by statement, yielding each statement's result as it completes; the
-   * first failing statement ends the run. Between statements the caller's event loop gets a turn;
-   * when `shouldStop` then says so, the remaining statements are left unrun (an interrupt) and the
-   * run returns `complete: false`.
+   * Runs code statement by statement, yielding what each prints and each statement's result; the
+   * first failing statement ends the run. When `signal` aborts, the running statement stops at its
+   * next engine safe point (Interrupted, 11601) where the backend can reach it mid-statement, and
+   * the remaining statements are left unrun: the run returns `complete: false`.
    */
-  run(source: string, options?: PlaygroundRunOptions): AsyncGenerator<StatementResult, { complete: boolean }, void>;
+  run(source: string, options?: PlaygroundRunOptions): AsyncGenerator<PlaygroundEvent, { complete: boolean }, void>;
   /** The database `db` is (changes with `use()` in the code). */
   readonly dbName: string;
   /** Set when the backend was reset since the session's last run: the run started a new session. */
@@ -146,7 +166,12 @@ export interface PlaygroundSession {
 export interface PlaygroundRunOptions {
   filename?: string;
   lineOffset?: number;
-  shouldStop?: () => boolean;
+  signal?: AbortSignal;
+}
+
+/** Names and index specs of every collection: what completion and the diagnostics read. */
+export interface CatalogSnapshot {
+  collections: Array<{ db: string; name: string; type: string; options: Document; indexes: Document[] }>;
 }
 
 export interface StorageInfo {
@@ -191,6 +216,11 @@ export interface Backend {
    * clock starts (default: now; on the system clock, how far ahead of the wall clock to run).
    */
   reset(settings?: Partial<EngineSettings>, options?: { startMs?: number }): Promise<EngineSettings>;
+  /**
+   * Every collection's name, options and index specs. A backend on another thread answers from the
+   * last snapshot it was sent, at once, even while the engine is busy (completion never waits).
+   */
+  catalog(): Promise<CatalogSnapshot>;
   /** A new playground session (mongosh over this backend's data). */
   openPlayground(options?: PlaygroundOptions): Promise<PlaygroundSession>;
   /** Where the data live (memory, or a data folder) and what the last open found. */

@@ -9,12 +9,13 @@ import { collectionKindOf } from '../logic/collection-description';
 import { countReplyN, dueWithinCount, expiredNowCount, type ExpiryTarget } from '../logic/expiry-counts';
 import { describeIndex } from '../logic/index-description';
 import type {
-  Backend, BackendEvent, BackendInfo, BackendListener, ClockInfo, ClockMode, ClockMoveResult, CollectionInfo, DatabaseInfo,
+  Backend, BackendEvent, CatalogSnapshot, BackendInfo, BackendListener, ClockInfo, ClockMode, ClockMoveResult, CollectionInfo, DatabaseInfo,
   EngineSettings, ExpiryCountResult, IndexInfo, MonitorInfo, PassSummary, PlaygroundOptions, PlaygroundSession, StorageInfo,
 } from './backend';
 import { EmbeddedPlayground } from './embedded-playground';
 import { exportDatabaseText, importDatabaseText } from '../../engine/storage/export';
 import type { Durability } from '../../storage/journal';
+import type { LockOptions } from '../../storage/lock';
 import { acknowledgeDamage, clearDataFolder, readDamageRecord, closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../storage/engine-store';
 import { SwitchableClock } from './switchable-clock';
 
@@ -30,6 +31,8 @@ export interface EmbeddedBackendOptions {
   /** Keep the engine in this folder (durable storage); absent: in memory. */
   dataDir?: string;
   durability?: Durability;
+  /** Lock ownership when the engine runs in a worker thread (a restarted worker takes over its predecessor's lock). */
+  lock?: LockOptions;
   /** Told about background compactions and their failures. */
   onStorageEvent?: (text: string, severity: 'info' | 'error') => void;
 }
@@ -66,6 +69,7 @@ export class EmbeddedBackend implements Backend {
         durability: this.options.durability ?? 'fsync',
         allowReadOnly: true,
         holder: 'a VS Code window',
+        ...(this.options.lock ? { lock: this.options.lock } : {}),
         engine: { clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion },
         onCompaction: (r) =>
           r instanceof Error
@@ -399,6 +403,28 @@ export class EmbeddedBackend implements Backend {
     });
   }
 
+  catalog(): Promise<CatalogSnapshot> {
+    return this.answer(() => this.catalogNow());
+  }
+
+  /** Names, options and index specs, read with catalog commands only (no document is read). */
+  catalogNow(): CatalogSnapshot {
+    const collections: CatalogSnapshot['collections'] = [];
+    const dbs = this.engine.runCommand('admin', { listDatabases: 1, nameOnly: true }).databases as Document[];
+    for (const d of dbs) {
+      const db = String(d.name);
+      const listed = this.drain(db, this.engine.runCommand(db, { listCollections: 1, cursor: { batchSize: 10_000 } }), '$cmd.listCollections');
+      for (const c of listed) {
+        const name = String(c.name);
+        const type = String(c.type ?? 'collection');
+        // Time series and views keep no index list of their own here (listIndexes on a view fails).
+        const indexes = type === 'collection' ? this.drain(db, this.engine.runCommand(db, { listIndexes: name, cursor: { batchSize: 1000 } }), name) : [];
+        collections.push({ db, name, type, options: (c.options ?? {}) as Document, indexes });
+      }
+    }
+    return { collections };
+  }
+
   openPlayground(options: PlaygroundOptions = {}): Promise<PlaygroundSession> {
     return this.answer(
       () =>
@@ -407,6 +433,8 @@ export class EmbeddedBackend implements Backend {
           timeoutMs: options.timeoutMs,
           emit: (events) => this.emit(events),
           disposed: () => this.disposed,
+          ...(options.interruptCell ? { interruptCell: options.interruptCell } : {}),
+          ...(options.onPrint ? { onPrint: options.onPrint } : {}),
         }),
     );
   }

@@ -6,8 +6,9 @@
  * stop at a safe point (MaxTimeMSExpired, engine consistent) once the limit passes. No `vscode` import.
  */
 import type { Engine } from '../../engine';
+import { statementOutputs } from '../../shell/cell-outputs';
 import { ShellSession, type StatementResult } from '../../shell/session';
-import type { BackendEvent, PlaygroundRunOptions, PlaygroundSession } from './backend';
+import type { BackendEvent, PlaygroundEvent, PlaygroundRunOptions, PlaygroundSession } from './backend';
 
 export interface EmbeddedPlaygroundHost {
   /** The backend's engine now (a reset replaces it). */
@@ -15,6 +16,22 @@ export interface EmbeddedPlaygroundHost {
   timeoutMs?: number;
   emit: (events: readonly BackendEvent[]) => void;
   disposed: () => boolean;
+  /** The interrupt cell another thread sets (see ShellSessionOptions.interruptCell). */
+  interruptCell?: Int32Array;
+  /**
+   * Printed lines go here as they are printed (the engine host streams them), instead of being
+   * yielded as a `print` event after their statement.
+   */
+  onPrint?: (line: string) => void;
+}
+
+/** A statement's result as run events: its printed lines (unless streamed), then its end. */
+export function statementEvents(result: StatementResult, printsStreamed: boolean): PlaygroundEvent[] {
+  const outputs = statementOutputs(result);
+  const events: PlaygroundEvent[] = [];
+  if (!printsStreamed && outputs[0]?.kind === 'print') events.push(outputs[0]);
+  events.push({ kind: 'statement', ok: result.ok, line: result.line, outputs: outputs.filter((o) => o.kind !== 'print'), millis: result.millis });
+  return events;
 }
 
 /**
@@ -42,7 +59,12 @@ export class EmbeddedPlayground implements PlaygroundSession {
     const engine = this.host.engine();
     if (!this.session || this.engine !== engine) {
       this.restarted = this.session !== undefined;
-      this.session = new ShellSession({ engine, timeoutMs: this.host.timeoutMs });
+      this.session = new ShellSession({
+        engine,
+        timeoutMs: this.host.timeoutMs,
+        ...(this.host.interruptCell ? { interruptCell: this.host.interruptCell } : {}),
+        ...(this.host.onPrint ? { onPrint: this.host.onPrint } : {}),
+      });
       this.engine = engine;
     } else {
       this.restarted = false;
@@ -54,7 +76,7 @@ export class EmbeddedPlayground implements PlaygroundSession {
     return this.session?.dbName ?? 'test';
   }
 
-  async *run(source: string, options: PlaygroundRunOptions = {}): AsyncGenerator<StatementResult, { complete: boolean }, void> {
+  async *run(source: string, options: PlaygroundRunOptions = {}): AsyncGenerator<PlaygroundEvent, { complete: boolean }, void> {
     await immediate();
     let sliceStart = performance.now();
     const pause = async () => {
@@ -65,6 +87,7 @@ export class EmbeddedPlayground implements PlaygroundSession {
     if (this.closed || this.host.disposed()) throw new Error('The playground session was closed (its notebook or the extension is shutting down).');
     const session = this.current();
     const engine = this.engine!;
+    if (options.signal?.aborted) return { complete: false };
     const steps = session.steps(source, { filename: options.filename, lineOffset: options.lineOffset });
     for (;;) {
       const before = engine.clock.now();
@@ -72,17 +95,16 @@ export class EmbeddedPlayground implements PlaygroundSession {
       // sleep() and clock.advance() move the clock without an engine event: tell the status bar.
       if (engine.clock.now() !== before) this.host.emit([{ kind: 'clockChanged' }]);
       if (step.done) return { complete: true };
-      yield step.value;
+      yield* statementEvents(step.value, this.host.onPrint !== undefined);
       if (!step.value.ok) return { complete: true };
       await pause();
       if (this.host.engine() !== engine || this.host.disposed()) {
         throw new Error('The engine was reset while the cell ran: the rest of the cell did not run. Run it again on the new engine.');
       }
-      if (options.shouldStop?.()) {
-        // The interrupt flag of the session's engine calls. Set here, between statements (a
-        // statement holds this thread while it runs, so no interrupt arrives inside one; the time
-        // limit ends a long statement at an engine safe point); a host that can set it during a
-        // statement (a worker-thread engine) stops the engine at its next safe point (11601).
+      if (options.signal?.aborted) {
+        // Between statements the rest is simply left unrun. Inside a statement, only a host on
+        // another thread reaches the engine (the interrupt cell); here, on the statement's own
+        // thread, the time limit is what ends a long statement.
         session.interrupt('operation was interrupted: the notebook run was interrupted');
         steps.return({ ok: false, statements: [], output: [] });
         return { complete: false };

@@ -7,7 +7,7 @@
 import { EJSON } from 'bson';
 import * as vscode from 'vscode';
 import type { Document } from '../../engine';
-import type { Backend, CollectionInfo, IndexInfo } from '../backend/backend';
+import type { Backend, EngineSettings, CollectionInfo, IndexInfo } from '../backend/backend';
 import { errorMessageText, remediesFor, type ErrorFacts, type RemedyContext } from '../logic/remedies';
 import type { WorkbenchSettings } from '../settings';
 import type { DatabasesTreeProvider } from '../tree/provider';
@@ -17,6 +17,8 @@ import type { TTLDiagnostics } from '../diagnostics';
 
 export interface Services {
   backend: Backend;
+  /** A new engine of its own (an isolated notebook's), in the same engine host as `backend`. */
+  isolatedBackend: (settings: Partial<EngineSettings>, options: { startMs?: number }) => Backend;
   tree: DatabasesTreeProvider;
   treeView?: vscode.TreeView<TreeNode>;
   notifier: Notifier;

@@ -31,7 +31,8 @@ export function registerPlaygroundCompletion(engines: NotebookEngines): vscode.D
           if (notebook) {
             const session = await engines.session(notebook);
             const engine = engines.engineFor(notebook);
-            collections = (await engine.backend.listCollections(session.dbName)).map((c) => c.name);
+            // The catalog snapshot: answered at once even while a long cell keeps the engine busy.
+            collections = (await engine.backend.catalog()).collections.filter((c) => c.db === session.dbName).map((c) => c.name);
           }
         } catch {
           // Bad engine metadata: the methods are still worth offering.

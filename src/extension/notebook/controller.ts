@@ -7,7 +7,6 @@
  * runs long ends at the shell's time limit (ttlWorkbench.playgroundTimeLimitMs).
  */
 import * as vscode from 'vscode';
-import { statementOutputs } from '../../shell/cell-outputs';
 import { interruptedSpec, outputSpecOf, type OutputSpec } from '../logic/playground-outputs';
 import { CELL_LANGUAGE } from '../logic/playground-notebook';
 import type { NotebookEngines } from './engines';
@@ -175,19 +174,30 @@ export class PlaygroundController implements vscode.Disposable {
         throw Object.assign(new Error('Playground code runs only in a trusted workspace: trust this folder (Workspaces: Manage Workspace Trust) to run its cells.'), { name: 'MongoshUnauthorizedError', code: 13, codeName: 'Unauthorized' });
       }
       const session = await this.engines.session(notebook);
-      const run = session.run(execution.cell.document.getText(), { filename: `cell ${execution.cell.index + 1}`, shouldStop: () => execution.token.isCancellationRequested });
-      for (;;) {
-        const step = await run.next();
-        if (step.done) {
-          if (!step.value.complete) {
-            outcome = 'interrupted';
-            await append(interruptedSpec(statements));
+      const stop = new AbortController();
+      const cancelled = execution.token.onCancellationRequested(() => stop.abort());
+      try {
+        const run = session.run(execution.cell.document.getText(), { filename: `cell ${execution.cell.index + 1}`, signal: stop.signal });
+        for (;;) {
+          const step = await run.next();
+          if (step.done) {
+            if (!step.value.complete) {
+              outcome = 'interrupted';
+              await append(interruptedSpec(statements));
+            }
+            break;
           }
-          break;
+          const event = step.value;
+          if (event.kind === 'print') {
+            await append(outputSpecOf(event));
+            continue;
+          }
+          statements++;
+          for (const o of event.outputs) await append(outputSpecOf(o));
+          if (!event.ok) outcome = 'failed';
         }
-        statements++;
-        for (const o of statementOutputs(step.value)) await append(outputSpecOf(o));
-        if (!step.value.ok) outcome = 'failed';
+      } finally {
+        cancelled.dispose();
       }
     } catch (err) {
       outcome = 'failed';

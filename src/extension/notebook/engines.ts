@@ -2,12 +2,11 @@
  * Which engine each playground notebook runs on, and its mongosh session there. By default every
  * notebook shares the window's engine (the one the tree shows, so the tree follows the cells
  * live), each notebook with its own session (variables, current database). A notebook whose
- * metadata says `"engine": {"isolated": true, ...}` gets an engine of its own, a separate
- * EmbeddedBackend on a virtual clock starting at `now`, closed with the notebook.
+ * metadata says `"engine": {"isolated": true, ...}` gets an engine of its own (in the same engine
+ * host as the shared one), on a virtual clock starting at `now`, closed with the notebook.
  */
 import * as vscode from 'vscode';
-import type { Backend, PlaygroundSession } from '../backend/backend';
-import { EmbeddedBackend } from '../backend/embedded-backend';
+import type { Backend, EngineSettings, PlaygroundSession } from '../backend/backend';
 import type { WorkbenchSettings } from '../settings';
 import { engineRequestOf, type EngineRequest } from '../../formats/ttlbook';
 
@@ -45,6 +44,7 @@ export class NotebookEngines implements vscode.Disposable {
 
   constructor(
     private readonly shared: Backend,
+    private readonly makeIsolated: (settings: Partial<EngineSettings>, options: { startMs?: number }) => Backend,
     private readonly settings: () => WorkbenchSettings & { playgroundTimeLimitMs: number },
   ) {
     this.subscriptions.push(
@@ -76,7 +76,7 @@ export class NotebookEngines implements vscode.Disposable {
 
   private isolatedEntry(notebook: vscode.NotebookDocument, request: EngineRequest, key: string): Entry {
     const s = this.settings();
-    const backend = new EmbeddedBackend(
+    const backend = this.makeIsolated(
       { clock: request.clock ?? 'virtual', flavor: request.flavor ?? 'mongodb', serverVersion: request.serverVersion ?? s.serverVersion },
       request.now ? { startMs: request.now.getTime() } : {},
     );

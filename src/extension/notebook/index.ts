@@ -29,7 +29,7 @@ export function playgroundTimeLimitMs(): number {
 }
 
 export function registerNotebooks(context: vscode.ExtensionContext, services: Services): { disposables: vscode.Disposable[]; api: NotebookApi } {
-  const engines = new NotebookEngines(services.backend, () => ({ ...services.settings(), playgroundTimeLimitMs: playgroundTimeLimitMs() }));
+  const engines = new NotebookEngines(services.backend, services.isolatedBackend, () => ({ ...services.settings(), playgroundTimeLimitMs: playgroundTimeLimitMs() }));
   const controller = new PlaygroundController(engines, (text, notebook) =>
     services.notifier.showAndForget('warning', text, ['Run All Cells Against a Fresh Engine'], (choice) =>
       choice ? vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: notebook.uri.toString() }) : undefined,

@@ -97,21 +97,23 @@ describe('playground sessions on the backend', () => {
     try {
       const session = await backend.openPlayground();
       const seen: string[] = [];
-      for await (const s of session.run('const n = 2\nprint(n)')) seen.push(...s.output);
+      for await (const e of session.run('const n = 2\nprint(n)')) if (e.kind === 'print') seen.push(e.text);
       let ran = 0;
-      const run = session.run('print(n + 1)\nprint(n + 2)\nprint(n + 3)', { shouldStop: () => ran >= 2 });
+      const stop = new AbortController();
+      const run = session.run('print(n + 1)\nprint(n + 2)\nprint(n + 3)', { signal: stop.signal });
       for (;;) {
         const step = await run.next();
         if (step.done) {
           assert.equal(step.value.complete, false);
           break;
         }
-        ran++;
-        seen.push(...step.value.output);
+        if (step.value.kind === 'print') seen.push(step.value.text);
+        else if (++ran >= 2) stop.abort();
       }
       assert.deepEqual(seen, ['2', '3', '4']);
       const done = session.run('print("x")');
-      await done.next();
+      assert.deepEqual((await done.next()).value, { kind: 'print', text: 'x' });
+      assert.equal(((await done.next()).value as { kind: string }).kind, 'statement');
       assert.deepEqual((await done.next()).value, { complete: true });
     } finally {
       backend.dispose();
@@ -124,7 +126,7 @@ describe('playground sessions on the backend', () => {
       const kinds: string[] = [];
       backend.onDidChange((events) => kinds.push(...events.map((e) => e.kind)));
       const session = await backend.openPlayground();
-      for await (const s of session.run('db.getSiblingDB("app").c.insertOne({ a: 1 })\nsleep(1000)')) assert.ok(s.ok);
+      for await (const e of session.run('db.getSiblingDB("app").c.insertOne({ a: 1 })\nsleep(1000)')) assert.ok(e.kind === 'statement' && e.ok);
       assert.ok(kinds.includes('clockChanged'), kinds.join());
       assert.ok(kinds.length >= 2);
       assert.deepEqual((await backend.listCollections('app')).map((c) => [c.name, c.count]), [['c', 1]]);
@@ -141,11 +143,12 @@ describe('playground sessions on the backend', () => {
       for await (const _ of session.run('var kept = 1')) void _;
       await backend.reset();
       const results = [];
-      for await (const s of session.run('typeof kept')) results.push(s.value);
+      for await (const e of session.run('typeof kept')) if (e.kind === 'statement') results.push(...e.outputs.map((o) => o.text));
       assert.equal(session.restarted, true);
       assert.deepEqual(results, ['undefined']);
       const run = session.run('print(1)\nprint(2)');
-      await run.next();
+      await run.next(); // the print
+      await run.next(); // the statement's end
       await backend.reset();
       await assert.rejects(run.next(), /The engine was reset while the cell ran/);
     } finally {
@@ -170,7 +173,7 @@ describe('the notebook path and the CLI show the same results', () => {
       try {
         const session = await backend.openPlayground();
         const specs: OutputSpec[] = [];
-        for (const cell of codeCells(book)) for await (const s of session.run(cell.source)) specs.push(...statementOutputs(s).map(outputSpecOf));
+        for (const cell of codeCells(book)) for await (const e of session.run(cell.source)) specs.push(...(e.kind === 'print' ? [e] : e.outputs).map(outputSpecOf));
         assert.ok(specs.every((s) => s.kind !== 'error'));
         // Generated ObjectIds differ in their random bytes only: their timestamps (engine clock) must match.
         assert.equal(maskObjectIds(plainTextOf(specs)), maskObjectIds(cli));
