@@ -14,6 +14,7 @@ import { registerEngineCommands } from './commands/engine';
 import { registerIndexCommands } from './commands/indexes';
 import { registerProblemCommands } from './commands/problems';
 import { registerStorageCommands } from './commands/storage';
+import { registerEngineHostCommands } from './commands/engine-host';
 import { registerSourceAnalysisCommands } from './commands/source-analysis';
 import { registerSourceAnalysis } from './analysis/register';
 import { TTLDiagnostics } from './diagnostics';
@@ -43,7 +44,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     tree.refresh();
   };
   const isolatedBackend: Services['isolatedBackend'] = (engineSettings, options) => host.open({ settings: engineSettings, ...(options.startMs !== undefined ? { startMs: options.startMs } : {}) });
-  const services: Services = { backend, isolatedBackend, tree, treeView, notifier, settings: readSettings, diagnostics, output };
+  const services: Services = { backend, isolatedBackend, engineHost: host, tree, treeView, notifier, settings: readSettings, diagnostics, output };
   const statusBar = new ClockStatusBar(backend);
   const sourceAnalysis = registerSourceAnalysis(backend);
   const notebooks = registerNotebooks(context, services);
@@ -62,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     ...registerEngineCommands(services),
     ...registerProblemCommands(services),
     ...registerStorageCommands(services),
+    ...registerEngineHostCommands(services),
     ...sourceAnalysis.disposables,
     ...registerSourceAnalysisCommands(services, sourceAnalysis.live),
     ...notebooks.disposables,
@@ -106,6 +108,7 @@ function startEngineHost(context: vscode.ExtensionContext, settings: WorkbenchSe
     maxHeapMb: settings.engineHostMaxHeapMb,
     log: (text, severity) => (severity === 'error' ? output.error(text) : output.info(text)),
     onRestart: (reason: RestartReason, lostInMemory: boolean) => {
+      if (reason.kind === 'requested') return; // the command reports it
       const what =
         reason.kind === 'outOfMemory'
           ? `The TTL Workbench engine ran out of memory (limit ${settings.engineHostMaxHeapMb} MB, ttlWorkbench.engineHost.maxHeapMb) and was restarted`

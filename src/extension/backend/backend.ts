@@ -217,10 +217,11 @@ export interface Backend {
    */
   reset(settings?: Partial<EngineSettings>, options?: { startMs?: number }): Promise<EngineSettings>;
   /**
-   * Every collection's name, options and index specs. A backend on another thread answers from the
-   * last snapshot it was sent, at once, even while the engine is busy (completion never waits).
+   * Every collection's name, options and index specs, as of every event delivered so far. With
+   * `allowStale`, a backend on another thread answers from the last snapshot it was sent, at once,
+   * even while its engine is busy with a long statement (completion never waits).
    */
-  catalog(): Promise<CatalogSnapshot>;
+  catalog(options?: { allowStale?: boolean }): Promise<CatalogSnapshot>;
   /** A new playground session (mongosh over this backend's data). */
   openPlayground(options?: PlaygroundOptions): Promise<PlaygroundSession>;
   /** Where the data live (memory, or a data folder) and what the last open found. */

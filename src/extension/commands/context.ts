@@ -7,6 +7,7 @@
 import { EJSON } from 'bson';
 import * as vscode from 'vscode';
 import type { Document } from '../../engine';
+import type { EngineHost } from '../engine-host/client';
 import type { Backend, EngineSettings, CollectionInfo, IndexInfo } from '../backend/backend';
 import { errorMessageText, remediesFor, type ErrorFacts, type RemedyContext } from '../logic/remedies';
 import type { WorkbenchSettings } from '../settings';
@@ -19,6 +20,8 @@ export interface Services {
   backend: Backend;
   /** A new engine of its own (an isolated notebook's), in the same engine host as `backend`. */
   isolatedBackend: (settings: Partial<EngineSettings>, options: { startMs?: number }) => Backend;
+  /** The worker thread the engines run in. */
+  engineHost: EngineHost;
   tree: DatabasesTreeProvider;
   treeView?: vscode.TreeView<TreeNode>;
   notifier: Notifier;

@@ -17,6 +17,7 @@ import { decodeError, decodeValue, encodeValue } from './wire-values';
 
 /** Why the worker was restarted. */
 export type RestartReason =
+  | { kind: 'requested'; detail: string }
   | { kind: 'unresponsive'; detail: string }
   | { kind: 'outOfMemory'; detail: string }
   | { kind: 'crashed'; detail: string };
@@ -203,6 +204,21 @@ export class EngineHost {
     return true;
   }
 
+  /**
+   * Restart on request (the Restart Engine Host command), with a new heap limit if given: engines
+   * with a data folder come back as they are; in-memory ones start empty. Resolves once every
+   * backend is open again.
+   */
+  async restartNow(maxHeapMb?: number): Promise<{ heapLimitMb: number }> {
+    if (maxHeapMb !== undefined) this.options.maxHeapMb = maxHeapMb;
+    this.failedForGood = undefined;
+    this.restarts.length = 0;
+    await this.restart({ kind: 'requested', detail: 'restarted on request' });
+    await this.started;
+    await Promise.all([...this.backends.values()].map((b) => b.whenOpened().catch(() => undefined)));
+    return { heapLimitMb: this.heapLimitMb };
+  }
+
   private async restart(reason: RestartReason): Promise<void> {
     const old = this.worker;
     this.worker = undefined;
@@ -226,7 +242,7 @@ export class EngineHost {
       this.options.onRestart?.(reason, lostInMemory);
       return;
     }
-    this.options.log?.(`Engine host restarted: ${message}`, 'error');
+    this.options.log?.(`Engine host restarted: ${message}`, reason.kind === 'requested' ? 'info' : 'error');
     const previous = this.owner;
     this.owner = randomUUID();
     this.generation++;
@@ -254,7 +270,9 @@ export class EngineHost {
 
 function restartMessage(reason: RestartReason, lostInMemory: boolean): string {
   const what =
-    reason.kind === 'unresponsive'
+    reason.kind === 'requested'
+      ? 'The engine host was restarted on request.'
+      : reason.kind === 'unresponsive'
       ? 'The interrupted code never reached a point where the engine could stop it (plain JavaScript that never calls the database, such as an endless loop), so TTL Workbench restarted the engine host.'
       : reason.kind === 'outOfMemory'
         ? `The engine host ran out of memory (${reason.detail}); TTL Workbench restarted it. Raise ttlWorkbench.engineHost.maxHeapMb, or work with fewer or smaller documents.`
@@ -270,6 +288,9 @@ export class WorkerBackend implements Backend {
   private readonly listeners = new Set<BackendListener>();
   private opened: Promise<unknown>;
   private snapshot: CatalogSnapshot | undefined;
+  /** Events changed the catalog after the last snapshot: the worker's next push is the one to read. */
+  private snapshotStale = false;
+  private nextSnapshot: Array<(catalog: CatalogSnapshot) => void> = [];
   private closed = false;
   /** The backend's engine lives in memory only. */
   inMemory: boolean;
@@ -301,6 +322,10 @@ export class WorkerBackend implements Backend {
   /** After a restart: open again on the new worker, then tell listeners everything changed. */
   reopen(previousOwner: string): void {
     this.snapshot = undefined;
+    this.snapshotStale = false;
+    const waiting = this.nextSnapshot;
+    this.nextSnapshot = [];
+    for (const resolve of waiting) void this.catalog().then(resolve, () => undefined);
     this.opened = this.openWith(previousOwner);
     void this.opened.then(
       () => this.deliver([{ kind: 'reset' }]),
@@ -309,6 +334,8 @@ export class WorkerBackend implements Backend {
   }
 
   deliver(events: BackendEvent[]): void {
+    // The worker sends the snapshot after such events (it reads the catalog between engine calls).
+    if (events.some((e) => !('count' in e) && e.kind !== 'clockChanged' && e.kind !== 'monitorRan' && e.kind !== 'storageChanged')) this.snapshotStale = true;
     for (const l of this.listeners) {
       try {
         l(events);
@@ -320,6 +347,10 @@ export class WorkerBackend implements Backend {
 
   setCatalog(catalog: CatalogSnapshot): void {
     this.snapshot = catalog;
+    this.snapshotStale = false;
+    const waiting = this.nextSnapshot;
+    this.nextSnapshot = [];
+    for (const resolve of waiting) resolve(catalog);
   }
 
   private async call<T>(method: CallName, ...args: unknown[]): Promise<T> {
@@ -386,9 +417,23 @@ export class WorkerBackend implements Backend {
     return intoDb === undefined ? this.call('importDatabase', text) : this.call('importDatabase', text, intoDb);
   }
 
-  /** The last snapshot the worker pushed, at once (a busy engine does not delay completion); asked for only before the first. */
-  async catalog(): Promise<CatalogSnapshot> {
-    return this.snapshot ?? (this.snapshot = await this.call<CatalogSnapshot>('catalog'));
+  /**
+   * The last snapshot the worker pushed; after catalog events, the one the worker pushes next
+   * (`allowStale`: the last one at once, so completion never waits on a busy engine).
+   */
+  async catalog(options: { allowStale?: boolean } = {}): Promise<CatalogSnapshot> {
+    if (this.snapshot && (!this.snapshotStale || options.allowStale)) return this.snapshot;
+    if (this.snapshot) {
+      // A busy engine pushes it when the statement ends; a lost push must not leave anyone waiting.
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => this.call<CatalogSnapshot>('catalog').then(resolve, reject), 5000);
+        this.nextSnapshot.push((catalog) => {
+          clearTimeout(timer);
+          resolve(catalog);
+        });
+      });
+    }
+    return (this.snapshot = await this.call<CatalogSnapshot>('catalog'));
   }
 
   async openPlayground(options: PlaygroundOptions = {}): Promise<PlaygroundSession> {

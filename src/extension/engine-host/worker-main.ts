@@ -75,6 +75,8 @@ class EventPump {
   catalogSoon(): void {
     this.catalogTimer ??= setTimeout(() => {
       this.catalogTimer = undefined;
+      // The events that changed the catalog go first: the client waits for the snapshot after them.
+      this.flush();
       try {
         post({ t: 'catalog', backend: this.id, catalog: encodeValue(this.backend.catalogNow()) });
       } catch (err) {

@@ -245,7 +245,7 @@ suite('Playground notebooks', function () {
     assert.deepEqual(items(cells[3]), [{ mime: 'text/plain', text: 'other' }]);
   });
 
-  test('interrupting a long cell stops it between statements (code 11601 Interrupted) and skips the queued cells', async () => {
+  test('interrupting a long cell stops it, inside a statement or between two (code 11601 Interrupted), and skips the queued cells', async () => {
     // A system clock makes sleep() take real time, so there is something to interrupt.
     const nb = await untitled({ engine: { isolated: true, clock: 'system' } }, [
       `${Array.from({ length: 12 }, () => 'sleep(300)').join('\n')}\nprint("finished")`,
@@ -264,10 +264,84 @@ suite('Playground notebooks', function () {
     assert.equal(out.at(-1)?.mime, ERROR);
     const e = JSON.parse(out.at(-1)!.text) as { name: string; message: string };
     assert.match(e.name, /Interrupted/);
-    assert.match(e.message, /Execution interrupted after \d+ statements.*\(code 11601, Interrupted\)/);
+    // The engine host reaches a running statement at its next safe point; between statements the rest is left unrun.
+    assert.match(e.message, /(Execution interrupted after \d+ statements|operation was interrupted).*\(code 11601, Interrupted\)/);
     assert.ok(!out.some((i) => i.text.includes('finished')));
     assert.equal(long.executionSummary?.success, false);
     assert.equal(second.outputs.length, 0);
+  });
+
+  test('engine host: interrupting an endless plain-JavaScript loop restarts the worker; the tree still shows every document written before it', async () => {
+    const config = vscode.workspace.getConfiguration('ttlWorkbench');
+    await config.update('playgroundTimeLimitMs', 120_000, vscode.ConfigurationTarget.Global);
+    try {
+      await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true });
+      const nb = await untitled({}, ['use("loop")\nfor (let i = 0; i < 50; i++) db.kept.insertOne({ i })', 'let spins = 0\nwhile (true) { spins++ }', 'print("not reached")']);
+      const running = vscode.commands.executeCommand('notebook.execute', nb.uri);
+      const started = Date.now();
+      // Wait until the loop runs (the first cell has ended), then interrupt.
+      while (codeCells(nb)[0].executionSummary?.success === undefined && Date.now() - started < 20_000) await delay(50);
+      await delay(500);
+      await vscode.commands.executeCommand('notebook.cancelExecution', nb.uri);
+      await running;
+      await api.notebooks.whenIdle(nb);
+      const [, loop, after] = codeCells(nb);
+      const e = JSON.parse(items(loop).at(-1)!.text) as { name: string; message: string };
+      assert.equal(e.name, 'EngineHostRestarted');
+      assert.match(e.message, /never reached a point where the engine could stop it.*reopened from its data folder as of the last acknowledged write/s);
+      assert.equal(after.outputs.length, 0);
+      assert.deepEqual(await tree('loop'), ['kept — 50 docs']);
+      // The window goes on: the same notebook runs again (on a new session).
+      await vscode.commands.executeCommand('notebook.cell.execute', { ranges: [{ start: 2, end: 3 }], document: nb.uri });
+      await api.notebooks.whenIdle(nb);
+      assert.equal(items(after).at(-1)?.text, 'not reached\n');
+    } finally {
+      await config.update('playgroundTimeLimitMs', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  test('engine host: a cell that exhausts the worker heap ends with a clear error and the engine comes back from disk', async () => {
+    const config = vscode.workspace.getConfiguration('ttlWorkbench');
+    await config.update('engineHost.maxHeapMb', 192, vscode.ConfigurationTarget.Global);
+    await config.update('playgroundTimeLimitMs', 120_000, vscode.ConfigurationTarget.Global);
+    try {
+      const restarted = (await vscode.commands.executeCommand('ttlWorkbench.restartEngineHost', {})) as { ok: boolean; heapLimitMb: number };
+      assert.ok(restarted.ok && restarted.heapLimitMb < 400, JSON.stringify(restarted));
+      await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true });
+      const nb = await untitled({}, ['use("heap")\ndb.kept.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }])', 'const hog = []\nwhile (true) hog.push({ pad: "x".repeat(100) + hog.length })']);
+      await runAll(nb);
+      const [, hog] = codeCells(nb);
+      const e = JSON.parse(items(hog).at(-1)!.text) as { name: string; message: string };
+      assert.equal(e.name, 'EngineHostRestarted');
+      assert.match(e.message, /ran out of memory.*ttlWorkbench\.engineHost\.maxHeapMb.*reopened from its data folder/s);
+      assert.ok(api.messages().some((m) => /ran out of memory/.test(m.text)), 'a notification says so');
+      assert.deepEqual(await tree('heap'), ['kept — 3 docs']);
+    } finally {
+      await config.update('engineHost.maxHeapMb', undefined, vscode.ConfigurationTarget.Global);
+      await config.update('playgroundTimeLimitMs', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand('ttlWorkbench.restartEngineHost', {});
+    }
+  });
+
+  test('engine host: the tree and the status bar follow writes of one notebook while a long cell of another runs', async () => {
+    await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true });
+    // Many statements, each real work: the worker serves other requests between them.
+    const long = await untitled({}, [`use("busy")\n${Array.from({ length: 400 }, (_, k) => `db.work.insertMany(Array.from({ length: 500 }, (_, i) => ({ k: ${k}, i })))`).join('\n')}`]);
+    const running = vscode.commands.executeCommand('notebook.execute', long.uri);
+    await delay(300);
+    const other = await untitled({}, ['use("side")\ndb.notes.insertOne({ n: 1 })\nsleep(3600 * 1000)']);
+    const clockBefore = api.statusBarText();
+    await runAll(other);
+    assert.equal(codeCells(other)[0].executionSummary?.success, true);
+    const stillRunning = codeCells(long)[0].executionSummary?.success === undefined;
+    const side = await tree('side');
+    const statusAfter = api.statusBarText();
+    assert.ok(stillRunning, 'the long cell was still running while the other notebook ran');
+    assert.deepEqual(side, ['notes — 1 doc']);
+    assert.notEqual(statusAfter, clockBefore, `the status bar clock moved by the hour the other notebook slept (${clockBefore} → ${statusAfter})`);
+    await vscode.commands.executeCommand('notebook.cancelExecution', long.uri);
+    await running;
+    await api.notebooks.whenIdle(long);
   });
 
   test('a statement that never ends is stopped by the time limit (ttlWorkbench.playgroundTimeLimitMs)', async () => {
