@@ -43,7 +43,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     tree.model.setProblems(problems);
     tree.refresh();
   };
-  const isolatedBackend: Services['isolatedBackend'] = (engineSettings, options) => host.open({ settings: engineSettings, ...(options.startMs !== undefined ? { startMs: options.startMs } : {}) });
+  const isolatedBackend: Services['isolatedBackend'] = (engineSettings, options) => host.open({ settings: engineSettings, ...(options.startMs !== undefined ? { startMs: options.startMs } : {}) }, { scratch: true });
   const services: Services = { backend, isolatedBackend, engineHost: host, tree, treeView, notifier, settings: readSettings, diagnostics, output };
   const statusBar = new ClockStatusBar(backend);
   const sourceAnalysis = registerSourceAnalysis(backend);
@@ -133,11 +133,16 @@ function openBackend(context: vscode.ExtensionContext, host: EngineHost, setting
   const engineSettings = { clock: settings.clock, flavor: settings.flavor, serverVersion: settings.serverVersion };
   if (!dataDir) return host.open({ settings: engineSettings });
   let failed = false;
-  const backend = host.open({ settings: engineSettings, dataDir, durability: settings.durability }, (err) => {
-    failed = true;
-    output.error(`Cannot open the data folder ${dataDir}: ${err.message}`);
-    void vscode.window.showErrorMessage(`TTL Workbench could not open its data folder (${err.message}); this window's engine is in memory and its data will not be kept.`);
-  });
+  const backend = host.open(
+    { settings: engineSettings, dataDir, durability: settings.durability },
+    {
+      onOpenFailed: (err) => {
+        failed = true;
+        output.error(`Cannot open the data folder ${dataDir}: ${err.message}`);
+        void vscode.window.showErrorMessage(`TTL Workbench could not open its data folder (${err.message}); this window's engine is in memory and its data will not be kept.`);
+      },
+    },
+  );
   void backend.storageInfo().then(
     (info) => {
       if (failed) return;

@@ -79,8 +79,11 @@ export class EmbeddedPlayground implements PlaygroundSession {
   async *run(source: string, options: PlaygroundRunOptions = {}): AsyncGenerator<PlaygroundEvent, { complete: boolean }, void> {
     await immediate();
     let sliceStart = performance.now();
+    // In the engine host (an interrupt cell is given) an interrupt arrives through shared memory
+    // and the worker's own loop serves requests in a setImmediate turn: no rest is needed.
+    const rests = this.host.interruptCell === undefined;
     const pause = async () => {
-      if (performance.now() - sliceStart < WORK_SLICE_MS) return immediate();
+      if (!rests || performance.now() - sliceStart < WORK_SLICE_MS) return immediate();
       await rest();
       sliceStart = performance.now();
     };

@@ -164,8 +164,8 @@ export class EngineHost {
   }
 
   /** A backend in the worker: the window's shared engine, or an isolated notebook's. */
-  open(spec: BackendSpec, onOpenFailed?: (err: Error) => void): WorkerBackend {
-    const backend = new WorkerBackend(this, this.id(), spec, onOpenFailed);
+  open(spec: BackendSpec, options: { onOpenFailed?: (err: Error) => void; scratch?: boolean } = {}): WorkerBackend {
+    const backend = new WorkerBackend(this, this.id(), spec, options.onOpenFailed, options.scratch === true);
     this.backends.set(backend.backendId, backend);
     return backend;
   }
@@ -184,9 +184,12 @@ export class EngineHost {
     await this.request({ t: 'ping', id: this.id() });
   }
 
-  /** Whether any engine lives in memory only (its data go with the worker). */
+  /**
+   * Whether the window's engine lives in memory only (its data go with the worker). An isolated
+   * notebook's engine is a scratch engine its notebook rebuilds: it does not count.
+   */
   get holdsMemoryData(): boolean {
-    return [...this.backends.values()].some((b) => b.inMemory);
+    return [...this.backends.values()].some((b) => b.inMemory && !b.scratch);
   }
 
   /**
@@ -223,11 +226,12 @@ export class EngineHost {
     const old = this.worker;
     this.worker = undefined;
     const lostInMemory = this.holdsMemoryData;
+    const scratch = [...this.backends.values()].some((b) => b.scratch);
     if (old) {
       old.removeAllListeners('exit');
       await old.terminate().catch(() => undefined);
     }
-    const message = restartMessage(reason, lostInMemory);
+    const message = restartMessage(reason, lostInMemory, scratch);
     for (const [id, p] of [...this.pending]) {
       this.pending.delete(id);
       p.reject(new EngineHostRestartedError(message));
@@ -268,7 +272,7 @@ export class EngineHost {
   }
 }
 
-function restartMessage(reason: RestartReason, lostInMemory: boolean): string {
+function restartMessage(reason: RestartReason, lostInMemory: boolean, scratch: boolean): string {
   const what =
     reason.kind === 'requested'
       ? 'The engine host was restarted on request.'
@@ -280,7 +284,8 @@ function restartMessage(reason: RestartReason, lostInMemory: boolean): string {
   const data = lostInMemory
     ? ' The in-memory engine started empty: its data are gone (set ttlWorkbench.storage to "workspace" or "global" to keep them).'
     : ' The engine was reopened from its data folder as of the last acknowledged write.';
-  return `${what}${data} Notebook variables are gone: run the cells they come from again.`;
+  const isolated = scratch ? ' Isolated notebook engines start empty.' : '';
+  return `${what}${data}${isolated} Notebook variables are gone: run the cells they come from again.`;
 }
 
 /** The Backend over the engine host: every call is a message; events and the catalog are pushed. */
@@ -300,6 +305,8 @@ export class WorkerBackend implements Backend {
     readonly backendId: number,
     private spec: BackendSpec,
     private readonly onOpenFailed?: (err: Error) => void,
+    /** An isolated notebook's engine: in memory by design, rebuilt by running its notebook. */
+    readonly scratch = false,
   ) {
     this.inMemory = spec.dataDir === undefined;
     this.opened = this.openWith();

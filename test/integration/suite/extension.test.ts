@@ -412,11 +412,15 @@ suite('TTL Workbench extension', function () {
     await api.whenIdle();
     const eventsNode = (await row('app', 'events')).node;
     const before = api.treeProvider.refreshes;
-    // Sent together: the engine host runs them back to back and its event batches reach the tree within one debounce.
+    // Sent together: the engine host runs them back to back (each commit synced to disk) and sends
+    // their events in batches; the tree refreshes once per 100 ms debounce window, not per event.
+    const started = Date.now();
     await Promise.all(Array.from({ length: 20 }, (_, i) => api.backend.runCommand('app', { insert: 'events', documents: [{ n: i }] })));
+    const elapsed = Date.now() - started;
     await delay(250);
     await api.whenIdle();
-    assert.equal(api.treeProvider.refreshes - before, 1, 'twenty commands, one refresh');
+    const refreshes = api.treeProvider.refreshes - before;
+    assert.ok(refreshes >= 1 && refreshes <= Math.ceil(elapsed / 100) + 1 && refreshes < 20, `twenty commands in ${elapsed} ms, ${refreshes} refreshes`);
     const again = await row('app', 'events');
     assert.equal(again.node, eventsNode, 'same element object: VS Code keeps its expansion state');
     assert.match(again.description, /^\d+ docs$/);

@@ -121,4 +121,23 @@ describe('the one-writer lock', () => {
     assert.equal(taken.tookOverFrom?.pid, deadPid);
     taken.release();
   });
+
+  it('a terminated worker thread\'s lock (same pid) is taken over only by the successor that names its owner token', () => {
+    const dir = tmpDir();
+    const dead = acquireLock(dir, 'worker 1', undefined, { owner: 'token-1' });
+    assert.ok(dead.ok);
+    // Another opener in this process, naming no token or a wrong one: refused, the holder is alive.
+    assert.ok(!acquireLock(dir, 'other').ok);
+    const wrong = acquireLock(dir, 'other', undefined, { owner: 'token-x', takeOverFrom: 'token-y' });
+    assert.ok(!wrong.ok);
+    assert.equal(wrong.holder.owner, 'token-1');
+    const successor = acquireLock(dir, 'worker 2', undefined, { owner: 'token-2', takeOverFrom: 'token-1' });
+    assert.ok(successor.ok);
+    assert.equal(successor.tookOverFrom?.owner, 'token-1');
+    // The dead worker's release (had it run late) leaves the successor's lock alone.
+    dead.release();
+    assert.ok(fs.existsSync(path.join(dir, LOCK_FILE)));
+    successor.release();
+    assert.ok(!fs.existsSync(path.join(dir, LOCK_FILE)));
+  });
 });
