@@ -18,6 +18,7 @@ import { indexCommands } from './indexes';
 
 const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
+  listCommands,
   ...catalogCommands,
   ...collModCommands,
   ...indexCommands,
@@ -28,8 +29,16 @@ const HANDLERS: Record<string, CommandHandler> = {
 /** Lower-cased aliases mongod accepts (`ismaster`, `buildinfo`). */
 const ALIASES: Record<string, string> = { ismaster: 'isMaster', buildinfo: 'buildInfo', deleteIndexes: 'dropIndexes' };
 
-export function commandNames(): string[] {
+function commandNames(): string[] {
   return Object.keys(HANDLERS).sort();
+}
+
+// listCommands lives beside the table it lists: in admin.ts it would import this module, which
+// imports admin.ts.
+function listCommands(): Document {
+  const commands: Document = {};
+  for (const name of commandNames()) commands[name] = { help: '', requiresAuth: false, secondaryOk: true, adminOnly: false };
+  return { commands, ok: 1 };
 }
 
 export function dispatchCommand(engine: Engine, dbName: string, command: Document): Document {
