@@ -2,7 +2,7 @@
  * One table from command name to handler. Every caller (typed API, shell, tree, future wire
  * endpoint) comes through here, so replies and errors are the same everywhere.
  */
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { fail } from '../errors';
 import { OperationDeadline, parseMaxTimeMS, withInterrupts } from '../interrupt';
 import { validateDatabaseName } from '../catalog/namespaces';
@@ -41,7 +41,7 @@ function listCommands(): Document {
   return { commands, ok: 1 };
 }
 
-export function dispatchCommand(engine: Engine, dbName: string, command: Document): Document {
+export function dispatchCommand(engine: EngineContext, dbName: string, command: Document): Document {
   validateDatabaseName(dbName);
   // Measured before anything walks it (mongod validates every BSON message the same way). An
   // insert's documents are measured as they are copied for storage (180 levels at most), which
