@@ -8,7 +8,7 @@
  */
 import type { StoredRecord } from '../catalog/record';
 import type { CancelTimer } from '../clock';
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { isInterruption } from '../interrupt';
 import { ClusteredTTLTarget, IndexTTLTarget, type TargetFactory, type TTLTarget, type VisitOutcome } from './targets';
 import { isTTLIndexSpec } from './validation';
@@ -69,7 +69,7 @@ export class TTLMonitor {
   /** The pass a driver is running, until it ends. */
   private running?: Promise<void>;
 
-  constructor(private readonly engine: Engine) {
+  constructor(private readonly engine: EngineContext) {
     this.sleepStartedAt = engine.clock.now();
     engine.parameters.onDidChange((name) => {
       // Changing the sleep interval wakes the sleeper and recomputes its deadline (rule 7.1).
