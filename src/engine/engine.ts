@@ -22,10 +22,17 @@ import { DatabaseHandle } from './api/handles';
 import type { StorageSink } from './storage/journal-records';
 import { JournalRecorder } from './storage/recorder';
 import { StorageRestorer, type RestoreSummary } from './storage/restore';
-
-export type ServerVersion = '8.0' | '7.0';
-export type Flavor = 'mongodb' | 'cosmos';
-export type ReplicationRole = 'primary' | 'secondary';
+import type {
+  BatchedDeleteMetrics,
+  DocumentMetrics,
+  EngineContext,
+  Flavor,
+  LogLine,
+  OpCounters,
+  ReplicationRole,
+  ServerVersion,
+  TTLMetrics,
+} from './engine-context';
 
 export interface EngineOptions {
   clock?: Clock;
@@ -47,16 +54,7 @@ export interface EngineOptions {
   elapsedTime?: ElapsedTime;
 }
 
-export interface OpCounters {
-  insert: number;
-  query: number;
-  update: number;
-  delete: number;
-  getmore: number;
-  command: number;
-}
-
-export class Engine {
+export class Engine implements EngineContext {
   readonly clock: Clock;
   /** The monotonic source time limits read (see EngineOptions.elapsedTime); never the clock. */
   readonly elapsedTime: ElapsedTime;
@@ -67,12 +65,9 @@ export class Engine {
   readonly cursors = new CursorStore();
   readonly databases = new Map<string, Database>();
   readonly opcounters: OpCounters = { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 };
-  /** serverStatus().metrics.ttl; the TTL monitor counts here. */
-  readonly ttlMetrics = { passes: 0, subPasses: 0, deletedDocuments: 0 };
-  /** serverStatus().batchedDeletes: TTL deletes in batched mode (rule 7.12). */
-  readonly batchedDeletes = { batches: 0, docs: 0, stagedSizeBytes: 0, timeMillis: 0, refetchesDueToYield: 0 };
-  /** serverStatus().metrics.document. */
-  readonly documentMetrics = { inserted: 0, updated: 0, deleted: 0, returned: 0 };
+  readonly ttlMetrics: TTLMetrics = { passes: 0, subPasses: 0, deletedDocuments: 0 };
+  readonly batchedDeletes: BatchedDeleteMetrics = { batches: 0, docs: 0, stagedSizeBytes: 0, timeMillis: 0, refetchesDueToYield: 0 };
+  readonly documentMetrics: DocumentMetrics = { inserted: 0, updated: 0, deleted: 0, returned: 0 };
   readonly startedAt: number;
   /** The TTL monitor: scheduled on the clock from construction on (rule 7.2). */
   readonly ttl: TTLMonitor;
@@ -177,8 +172,8 @@ export class Engine {
     if (role === 'primary' && !wasPrimary) repairInvalidTTLSpecs(this);
   }
 
-  /** The engine's log, newest last (what getLog returns): mongod log ids with their message. */
-  readonly logLines: Array<{ t: Date; id: number; msg: string; attr?: Record<string, unknown> }> = [];
+  /** The engine's log, newest last (what getLog returns). */
+  readonly logLines: LogLine[] = [];
 
   log(id: number, msg: string, attr?: Record<string, unknown>): void {
     this.logLines.push({ t: this.now(), id, msg, attr });

@@ -1,5 +1,6 @@
 /** Public surface of the engine package. */
-export { Engine, type EngineOptions, type ServerVersion, type Flavor, type ReplicationRole } from './engine';
+export { Engine, type EngineOptions } from './engine';
+export type { ServerVersion, Flavor, ReplicationRole } from './engine-context';
 export { CollectionHandle, DatabaseHandle, type FindOptions, type UpdateResult } from './api/handles';
 export { EngineError, ErrorCode, codeNameOf } from './errors';
 export type { EngineEvent, EngineListener } from './catalog/events';

@@ -3,7 +3,7 @@
  * that builds commands and reads their replies, so it behaves exactly like runCommand (and so like
  * the shell, the tree and a wire client). Results are shaped like the Node driver's.
  */
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { EngineError } from '../errors';
 import { defaultIndexName } from '../indexes/key-pattern';
 import { toDouble } from '../values/numbers';
@@ -36,7 +36,7 @@ function throwWriteErrors(reply: Document): void {
 
 export class CollectionHandle {
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: EngineContext,
     readonly dbName: string,
     readonly name: string,
   ) {}
@@ -179,7 +179,7 @@ export class CollectionHandle {
 
 export class DatabaseHandle {
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: EngineContext,
     readonly name: string,
   ) {}
 

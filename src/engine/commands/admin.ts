@@ -4,7 +4,6 @@ import { fail } from '../errors';
 import { PARAMETERS } from '../catalog/parameters';
 import type { Document } from '../values/types';
 import type { CommandContext, CommandHandler } from './context';
-import { commandNames } from './dispatcher';
 
 /** Full version strings of the mongod releases the engine emulates. */
 export const EMULATED_VERSIONS: Record<string, string> = { '8.0': '8.0.4', '7.0': '7.0.16' };
@@ -100,12 +99,6 @@ function asReplyValue(name: string, value: boolean | number): unknown {
   return PARAMETERS[name]?.kind === 'int' ? new Int32(value as number) : value;
 }
 
-function listCommands(): Document {
-  const commands: Document = {};
-  for (const name of commandNames()) commands[name] = { help: '', requiresAuth: false, secondaryOk: true, adminOnly: false };
-  return { commands, ok: 1 };
-}
-
 export const adminCommands: Record<string, CommandHandler> = {
   hello,
   isMaster: hello,
@@ -114,7 +107,6 @@ export const adminCommands: Record<string, CommandHandler> = {
   serverStatus,
   getParameter,
   setParameter,
-  listCommands,
   connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
   getLog: ({ engine }) => ({
     totalLinesWritten: engine.logLines.length,

@@ -1,11 +1,11 @@
 /** What every command handler receives, and small helpers for reading command fields. */
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { fail } from '../errors';
 import { toDouble } from '../values/numbers';
 import { bsonTypeOf, isNumeric, isPlainObject, type Document } from '../values/types';
 
 export interface CommandContext {
-  engine: Engine;
+  engine: EngineContext;
   dbName: string;
 }
 

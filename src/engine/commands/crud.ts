@@ -8,7 +8,7 @@ import type { Collection } from '../catalog/collection';
 import { DEFAULT_FIRST_BATCH } from '../catalog/cursors';
 import { checkUpdatedSize, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { EngineError, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
 import { checkForInterrupt, isInterruption } from '../interrupt';
@@ -46,7 +46,7 @@ function checkTimeseriesDocument(coll: Collection, doc: Document): void {
   }
 }
 
-export function insertDocument(engine: Engine, coll: Collection, input: unknown): StoredRecord {
+export function insertDocument(engine: EngineContext, coll: Collection, input: unknown): StoredRecord {
   const doc = prepareForInsert(input, { generateId: true, nowMs: engine.clock.now() });
   checkTimeseriesDocument(coll, doc);
   const record = coll.insert(doc);
@@ -142,7 +142,7 @@ interface UpdateOutcome {
 }
 
 /** One update statement: match, apply to each (or the first), or upsert. */
-function runUpdate(engine: Engine, coll: Collection, q: Document, u: unknown, opts: { multi: boolean; upsert: boolean; sort?: Document; hint?: unknown }): UpdateOutcome {
+function runUpdate(engine: EngineContext, coll: Collection, q: Document, u: unknown, opts: { multi: boolean; upsert: boolean; sort?: Document; hint?: unknown }): UpdateOutcome {
   if (Array.isArray(u)) fail('NotImplemented', 'Pipeline-style updates (an array of stages) are not supported by the TTL Workbench engine yet: use update operators such as $set.');
   if (!isPlainObject(u)) fail('FailedToParse', `Update argument must be either an object or an array, got ${bsonTypeOf(u)}.`);
   const operator = isOperatorUpdate(u);
@@ -214,7 +214,7 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
   return { n, nModified, ...(upserted.length ? { upserted } : {}), ...(writeErrors.length ? { writeErrors } : {}), ok: 1 };
 }
 
-function runDelete(engine: Engine, coll: Collection, q: Document, limit: number, hint?: unknown, sort?: Document): StoredRecord[] {
+function runDelete(engine: EngineContext, coll: Collection, q: Document, limit: number, hint?: unknown, sort?: Document): StoredRecord[] {
   const records = queryRecords(coll, { filter: q, limit, hint, sort });
   for (const record of records) {
     checkForInterrupt(); // between documents: each delete is whole
@@ -345,7 +345,7 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
 }
 
 /** A leading $match goes through the planner, so indexed pipelines do not scan the collection. */
-export function aggregateCollection(engine: Engine, coll: Collection, pipeline: Document[]): Document[] {
+export function aggregateCollection(engine: EngineContext, coll: Collection, pipeline: Document[]): Document[] {
   let input: Iterable<Document>;
   let rest = pipeline;
   const first = pipeline[0];

@@ -2,7 +2,7 @@
  * One table from command name to handler. Every caller (typed API, shell, tree, future wire
  * endpoint) comes through here, so replies and errors are the same everywhere.
  */
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { fail } from '../errors';
 import { OperationDeadline, parseMaxTimeMS, withInterrupts } from '../interrupt';
 import { validateDatabaseName } from '../catalog/namespaces';
@@ -18,6 +18,7 @@ import { indexCommands } from './indexes';
 
 const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
+  listCommands,
   ...catalogCommands,
   ...collModCommands,
   ...indexCommands,
@@ -28,11 +29,19 @@ const HANDLERS: Record<string, CommandHandler> = {
 /** Lower-cased aliases mongod accepts (`ismaster`, `buildinfo`). */
 const ALIASES: Record<string, string> = { ismaster: 'isMaster', buildinfo: 'buildInfo', deleteIndexes: 'dropIndexes' };
 
-export function commandNames(): string[] {
+function commandNames(): string[] {
   return Object.keys(HANDLERS).sort();
 }
 
-export function dispatchCommand(engine: Engine, dbName: string, command: Document): Document {
+// listCommands lives beside the table it lists: in admin.ts it would import this module, which
+// imports admin.ts.
+function listCommands(): Document {
+  const commands: Document = {};
+  for (const name of commandNames()) commands[name] = { help: '', requiresAuth: false, secondaryOk: true, adminOnly: false };
+  return { commands, ok: 1 };
+}
+
+export function dispatchCommand(engine: EngineContext, dbName: string, command: Document): Document {
   validateDatabaseName(dbName);
   // Measured before anything walks it (mongod validates every BSON message the same way). An
   // insert's documents are measured as they are copied for storage (180 levels at most), which

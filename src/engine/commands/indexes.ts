@@ -10,7 +10,7 @@ import { valuesEqual } from '../values/compare';
 import { toDouble } from '../values/numbers';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import type { Collection } from '../catalog/collection';
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { checkTTLIndexSpec, isTTLIndexSpec, listedExpireAfterSeconds, type TTLCollectionFacts } from '../ttl/validation';
 import { collectionNameOf, optionalDocument, requireArray, type CommandContext, type CommandHandler } from './context';
 
@@ -70,7 +70,7 @@ function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Docum
   return reply;
 }
 
-function ttlFactsOf(engine: Engine, coll: Collection | undefined): TTLCollectionFacts {
+function ttlFactsOf(engine: EngineContext, coll: Collection | undefined): TTLCollectionFacts {
   return {
     capped: coll?.isCapped ?? false,
     clustered: coll?.isClustered ?? false,

@@ -8,7 +8,7 @@
  */
 import { loadLegacyIndexSpec } from '../ttl/legacy';
 import { isTTLIndexSpec, effectiveExpireAfterSeconds } from '../ttl/validation';
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { EJSON } from 'bson';
 import { EngineError } from '../errors';
 import { cloneDocument } from '../values/clone';
@@ -18,7 +18,7 @@ import { documentFromStorage, storableDocument } from './values';
 
 export const EXPORT_FORMAT = 1;
 
-export function exportDatabase(engine: Engine, dbName: string, now = new Date(engine.clock.now())): Document {
+export function exportDatabase(engine: EngineContext, dbName: string, now = new Date(engine.clock.now())): Document {
   const db = engine.getDatabase(dbName);
   if (!db) throw new Error(`There is no database ${dbName} to export.`);
   const collections: Document[] = [];
@@ -44,7 +44,7 @@ export interface ImportSummary {
  * Load an export into `engine` (as `intoDb`, default the exported name). Refuses when a collection
  * of the export already exists there (NamespaceExists), before changing anything.
  */
-export function importDatabase(engine: Engine, exported: Document, intoDb?: string): ImportSummary {
+export function importDatabase(engine: EngineContext, exported: Document, intoDb?: string): ImportSummary {
   if (Number(exported.ttlWorkbenchExport) !== EXPORT_FORMAT || !Array.isArray(exported.collections)) {
     throw new Error('Not a TTL Workbench export: expected {ttlWorkbenchExport: 1, database, collections: [...]} (made by "Export Database as EJSON…").');
   }
@@ -90,12 +90,12 @@ export function importDatabase(engine: Engine, exported: Document, intoDb?: stri
 }
 
 /** The export as canonical EJSON text: every number keeps its BSON type (a double stays a double). */
-export function exportDatabaseText(engine: Engine, dbName: string): string {
+export function exportDatabaseText(engine: EngineContext, dbName: string): string {
   return EJSON.stringify(storableDocument(exportDatabase(engine, dbName)), undefined, 1, { relaxed: false });
 }
 
 /** Import EJSON text made by exportDatabaseText (canonical EJSON: types come back exactly). */
-export function importDatabaseText(engine: Engine, text: string, intoDb?: string): ImportSummary {
+export function importDatabaseText(engine: EngineContext, text: string, intoDb?: string): ImportSummary {
   let parsed: Document;
   try {
     parsed = parseEjson(text, { relaxed: false }) as Document;

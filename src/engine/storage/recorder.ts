@@ -8,7 +8,7 @@
 import type { Collection, RecordObserver } from '../catalog/collection';
 import type { EngineEvent } from '../catalog/events';
 import type { StoredRecord } from '../catalog/record';
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { cosmosStampOf } from '../ttl/cosmos';
 import type { Document } from '../values/types';
 import type { JournalOp, StorageSink } from './journal-records';
@@ -25,7 +25,7 @@ export class JournalRecorder {
   paused = false;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: EngineContext,
     private readonly sink: StorageSink,
   ) {
     engine.parameters.onDidChange((name) => {

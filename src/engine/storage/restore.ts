@@ -6,7 +6,7 @@
  */
 import { EJSON } from 'bson';
 import type { Collection, CollectionOptions } from '../catalog/collection';
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { BTreeIndex } from '../indexes/btree-index';
 import { compileFilter } from '../query/matcher';
 import { restoreCosmosStamp } from '../ttl/cosmos';
@@ -51,7 +51,7 @@ export class StorageRestorer {
   private readonly byId = new Map<Collection, Map<string, number>>();
   readonly summary: RestoreSummary = { collections: 0, documents: 0, ops: 0 };
 
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly engine: EngineContext) {}
 
   // ---- snapshots -------------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@
  * decoded unpromoted and converted, as journal records are). Older snapshots hold `{ d, ts? }`
  * records, one document each; the restorer still reads them.
  */
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { cosmosStampOf } from '../ttl/cosmos';
 import { bsonClassOf, type Document } from '../values/types';
 import { CollectionCapture } from './collection-capture';
@@ -40,7 +40,7 @@ export interface CapturedState {
 /** Documents per batch record: about 25 KB for small documents (one CRC, one decode call), short enough to encode between two turns of the event loop. */
 const BATCH = 256;
 
-export function captureSnapshot(engine: Engine): CapturedState {
+export function captureSnapshot(engine: EngineContext): CapturedState {
   const params: Document = {};
   for (const name of engine.parameters.names()) params[name] = engine.parameters.get(name);
   const head = storableDocument({

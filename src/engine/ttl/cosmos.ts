@@ -21,7 +21,7 @@ import BTree from 'sorted-btree';
 import type { Collection, RecordObserver } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
 import { bsonClassOf, isPlainObject, type Document } from '../values/types';
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { deleteWithinBudget, type TTLTarget, type VisitBudget, type VisitOutcome } from './targets';
 import { effectiveExpireAfterSeconds, INT32_MAX, isTTLIndexSpec, ttlKeyIsUsable } from './validation';
 
@@ -153,7 +153,7 @@ class CosmosCollectionState implements RecordObserver {
   private builtFor: number | undefined = undefined;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: EngineContext,
     private readonly collection: Collection,
   ) {
     // Records written before the observer was attached (should not happen: collections get it at
@@ -266,7 +266,7 @@ export function restoreCosmosStamp(collection: Collection, record: StoredRecord,
  * Attach the Cosmos `_ts` / expiry observer to a collection (the engine does this for every
  * collection it creates in the cosmos flavor). Idempotent.
  */
-export function attachCosmosTTL(engine: Engine, collection: Collection): void {
+export function attachCosmosTTL(engine: EngineContext, collection: Collection): void {
   if (states.has(collection)) return;
   const state = new CosmosCollectionState(engine, collection);
   states.set(collection, state);
@@ -300,7 +300,7 @@ export class CosmosTTLTarget implements TTLTarget {
  * Register the Cosmos TTL target factory with the engine's monitor: one target per collection that
  * has a usable `_ts` TTL index. Called once from the Engine constructor in the cosmos flavor.
  */
-export function registerCosmosTTL(engine: Engine): void {
+export function registerCosmosTTL(engine: EngineContext): void {
   engine.ttl.registerTargets((collection) => {
     if (collection.options.timeseries) return [];
     let state = states.get(collection);

@@ -5,7 +5,7 @@
  * 2147483647, and are rewritten when the node becomes primary (step-up).
  */
 import { Int32 } from 'bson';
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { fail } from '../errors';
 import { BTreeIndex } from '../indexes/btree-index';
 import { normalizeIndexSpec } from '../indexes/index-spec';
@@ -34,7 +34,7 @@ function problemOf(stored: unknown): TTLIndexProblem['problem'] | undefined {
 }
 
 /** Every TTL index whose stored expireAfterSeconds is not a valid integer, across all databases. */
-export function findInvalidTTLIndexes(engine: Engine): TTLIndexProblem[] {
+export function findInvalidTTLIndexes(engine: EngineContext): TTLIndexProblem[] {
   const out: TTLIndexProblem[] = [];
   for (const db of engine.databases.values()) {
     for (const coll of db.collections.values()) {
@@ -51,7 +51,7 @@ export function findInvalidTTLIndexes(engine: Engine): TTLIndexProblem[] {
 }
 
 /** What the MongoDB docs' getNaNIndexes() script lists: TTL indexes whose value is NaN. */
-export function findNaNTTLIndexes(engine: Engine): TTLIndexProblem[] {
+export function findNaNTTLIndexes(engine: EngineContext): TTLIndexProblem[] {
   return findInvalidTTLIndexes(engine).filter((p) => p.problem === 'NaN');
 }
 
@@ -59,7 +59,7 @@ export function findNaNTTLIndexes(engine: Engine): TTLIndexProblem[] {
  * Rule 4.3: put an index spec into the catalog as an old server left it, without the TTL checks of
  * createIndex (the key pattern and options are still checked). For loading stored catalogs only.
  */
-export function loadLegacyIndexSpec(engine: Engine, dbName: string, collectionName: string, spec: Document): void {
+export function loadLegacyIndexSpec(engine: EngineContext, dbName: string, collectionName: string, spec: Document): void {
   const { collection } = engine.ensureCollection(dbName, collectionName);
   const { spec: normalized } = normalizeIndexSpec({ ...spec, expireAfterSeconds: undefined });
   delete normalized.expireAfterSeconds;
@@ -78,7 +78,7 @@ export function loadLegacyIndexSpec(engine: Engine, dbName: string, collectionNa
  * Rule 4.2 (step-up): rewrite invalid stored values to 2147483647; 8.0 also rewrites fractional
  * doubles to their truncated integer. Returns what was rewritten.
  */
-export function repairInvalidTTLSpecs(engine: Engine): TTLIndexProblem[] {
+export function repairInvalidTTLSpecs(engine: EngineContext): TTLIndexProblem[] {
   const fixed: TTLIndexProblem[] = [];
   for (const p of findInvalidTTLIndexes(engine)) {
     if (p.problem === 'fractional' && engine.serverVersion === '7.0') continue;

@@ -6,17 +6,13 @@
  * sub-passes until nothing expired is left. Deletions go through the normal write path and reach
  * listeners as one event batch per visit, with cause "ttl".
  */
-import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
 import type { CancelTimer } from '../clock';
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { isInterruption } from '../interrupt';
-import { ClusteredTTLTarget, IndexTTLTarget, type TTLTarget, type VisitOutcome } from './targets';
+import { ClusteredTTLTarget, IndexTTLTarget, type TargetFactory, type TTLTarget, type VisitOutcome } from './targets';
 import { isTTLIndexSpec } from './validation';
 import { isCosmosTimestampIndexSpec } from './cosmos'; // Cosmos flavor (§10)
-
-/** Extra target kinds (time series, Cosmos) register a factory per collection. */
-export type TargetFactory = (collection: Collection) => TTLTarget[];
 
 export interface VisitReport {
   db: string;
@@ -73,7 +69,7 @@ export class TTLMonitor {
   /** The pass a driver is running, until it ends. */
   private running?: Promise<void>;
 
-  constructor(private readonly engine: Engine) {
+  constructor(private readonly engine: EngineContext) {
     this.sleepStartedAt = engine.clock.now();
     engine.parameters.onDidChange((name) => {
       // Changing the sleep interval wakes the sleeper and recomputes its deadline (rule 7.1).

@@ -40,6 +40,12 @@ export interface TTLTarget {
   visit(budget: VisitBudget, remove: (record: StoredRecord) => void): VisitOutcome;
 }
 
+/**
+ * Extra target kinds (time series, Cosmos) register a factory per collection. Declared here, not
+ * in monitor.ts, so the engine interface can name it without depending on the monitor.
+ */
+export type TargetFactory = (collection: Collection) => TTLTarget[];
+
 /** Time budget check done every so many deletions (reading the clock per document costs). */
 const TIME_CHECK_EVERY = 256;
 

@@ -21,7 +21,7 @@ import { EJSON } from 'bson';
 import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
 import { bucketMaxSpanSecondsOf, bucketsOf, type BucketView, type TimeseriesBuckets } from '../catalog/timeseries-buckets';
-import type { Engine } from '../engine';
+import type { EngineContext } from '../engine-context';
 import { pendingInterrupt } from '../interrupt';
 import { compileFilter } from '../query/matcher';
 import { isPlainObject, type Document } from '../values/types';
@@ -217,7 +217,7 @@ export function timeseriesTargets(collection: Collection): TTLTarget[] {
 }
 
 /** Register time-series TTL with the engine's monitor (called once, from the Engine constructor). */
-export function registerTimeseriesTTL(engine: Engine): void {
+export function registerTimeseriesTTL(engine: EngineContext): void {
   engine.ttl.registerTargets(timeseriesTargets);
 }
 
