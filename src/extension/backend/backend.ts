@@ -1,8 +1,9 @@
 /**
  * The one way the extension reaches data (DESIGN.md): every answer is a promise, whatever the
- * backend. The embedded engine implements it first (synchronous underneath); a backend over the
- * official driver can implement it later without any tree or command code changing. Nothing here
- * imports `vscode`.
+ * backend. `EmbeddedBackend` implements it over the embedded engine (synchronous underneath) and
+ * runs in the engine host's worker; the extension holds `WorkerBackend` (engine-host/client.ts),
+ * the same interface over messages. A backend over the official driver can implement it too
+ * without any tree or command code changing. Nothing here imports `vscode`.
  */
 import type { Document, EngineEvent, TTLIndexProblem } from '../../engine';
 import type { CellOutput } from '../../shell/cell-outputs';

@@ -1,6 +1,7 @@
 /**
- * The Backend over the embedded engine: one Engine per window, on a SwitchableClock (virtual by
- * default). Everything goes through `runCommand` where a command exists, so a driver backend can
+ * The Backend over the embedded engine: one Engine, on a SwitchableClock (virtual by default). In
+ * the extension it runs inside the engine host's worker (engine-host/worker-main.ts), one for the
+ * window and one per isolated notebook. Everything goes through `runCommand` where a command exists, so a driver backend can
  * do the same; what only an in-process engine can do (move the clock, run a pass now, load a
  * legacy index) uses the engine's own API. No `vscode` import: unit-testable in plain Node.
  */

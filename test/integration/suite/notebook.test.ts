@@ -287,7 +287,7 @@ suite('Playground notebooks', function () {
       await api.notebooks.whenIdle(nb);
       const [, loop, after] = codeCells(nb);
       const e = JSON.parse(items(loop).at(-1)!.text) as { name: string; message: string };
-      assert.equal(e.name, 'EngineHostRestarted');
+      assert.match(e.name, /^EngineHostRestarted/);
       assert.match(e.message, /never reached a point where the engine could stop it.*reopened from its data folder as of the last acknowledged write/s);
       assert.equal(after.outputs.length, 0);
       assert.deepEqual(await tree('loop'), ['kept — 50 docs']);
@@ -312,7 +312,7 @@ suite('Playground notebooks', function () {
       await runAll(nb);
       const [, hog] = codeCells(nb);
       const e = JSON.parse(items(hog).at(-1)!.text) as { name: string; message: string };
-      assert.equal(e.name, 'EngineHostRestarted');
+      assert.match(e.name, /^EngineHostRestarted/);
       assert.match(e.message, /ran out of memory.*ttlWorkbench\.engineHost\.maxHeapMb.*reopened from its data folder/s);
       assert.ok(api.messages().some((m) => /ran out of memory/.test(m.text)), 'a notification says so');
       assert.deepEqual(await tree('heap'), ['kept — 3 docs']);
@@ -325,8 +325,8 @@ suite('Playground notebooks', function () {
 
   test('engine host: the tree and the status bar follow writes of one notebook while a long cell of another runs', async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true });
-    // Many statements, each real work: the worker serves other requests between them.
-    const long = await untitled({}, [`use("busy")\n${Array.from({ length: 400 }, (_, k) => `db.work.insertMany(Array.from({ length: 500 }, (_, i) => ({ k: ${k}, i })))`).join('\n')}`]);
+    // Many statements, each real work and no output: the worker serves other requests between them.
+    const long = await untitled({}, [`use("busy")\n${Array.from({ length: 2000 }, (_, k) => `void db.work.insertMany(Array.from({ length: 200 }, (_, i) => ({ k: ${k}, i })))`).join('\n')}`]);
     const running = vscode.commands.executeCommand('notebook.execute', long.uri);
     await delay(300);
     const other = await untitled({}, ['use("side")\ndb.notes.insertOne({ n: 1 })\nsleep(3600 * 1000)']);
