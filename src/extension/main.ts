@@ -32,12 +32,12 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
   const started = performance.now();
   const output = vscode.window.createOutputChannel('TTL Workbench', { log: true });
   const settings = readSettings();
-  const host = startEngineHost(context, settings, output);
+  const notifier = new Notifier(output);
+  const host = startEngineHost(context, settings, output, notifier);
   activeHost = host;
   const backend = openBackend(context, host, settings, output);
   const tree = new DatabasesTreeProvider(backend);
   const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
-  const notifier = new Notifier(output);
   const diagnostics = new TTLDiagnostics(backend);
   diagnostics.onDidUpdate = (problems) => {
     tree.model.setProblems(problems);
@@ -102,8 +102,8 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
 }
 
 /** The worker thread every engine of the window runs in (ttlWorkbench.engineHost.maxHeapMb). */
-function startEngineHost(context: vscode.ExtensionContext, settings: WorkbenchSettings, output: vscode.LogOutputChannel): EngineHost {
-  return new EngineHost({
+function startEngineHost(context: vscode.ExtensionContext, settings: WorkbenchSettings, output: vscode.LogOutputChannel, notifier: Notifier): EngineHost {
+  const host: EngineHost = new EngineHost({
     workerPath: path.join(context.extensionPath, 'dist', 'engine-host.js'),
     maxHeapMb: settings.engineHostMaxHeapMb,
     log: (text, severity) => (severity === 'error' ? output.error(text) : output.info(text)),
@@ -111,15 +111,16 @@ function startEngineHost(context: vscode.ExtensionContext, settings: WorkbenchSe
       if (reason.kind === 'requested') return; // the command reports it
       const what =
         reason.kind === 'outOfMemory'
-          ? `The TTL Workbench engine ran out of memory (limit ${settings.engineHostMaxHeapMb} MB, ttlWorkbench.engineHost.maxHeapMb) and was restarted`
+          ? `The TTL Workbench engine ran out of memory (limit ${host.maxHeapMb ?? settings.engineHostMaxHeapMb} MB, ttlWorkbench.engineHost.maxHeapMb) and was restarted`
           : reason.kind === 'crashed'
             ? `The TTL Workbench engine host stopped (${reason.detail}) and was restarted`
             : 'The TTL Workbench engine host was restarted to end code that ignored the interrupt';
       const data = lostInMemory ? 'the in-memory engine starts empty.' : 'every acknowledged write was reopened from the data folder.';
-      void vscode.window.showWarningMessage(`${what}: ${data}`, 'Show Log').then((c) => (c ? output.show() : undefined));
+      notifier.showAndForget('warning', `${what}: ${data}`, ['Show Log'], () => output.show());
     },
     confirmRestart: async (message) => (await vscode.window.showWarningMessage(message, 'Restart Engine Host', 'Keep Waiting')) === 'Restart Engine Host',
   });
+  return host;
 }
 
 /**

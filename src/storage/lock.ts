@@ -22,11 +22,12 @@ export interface LockHolder {
  * thread; when it has to terminate that worker (code that never stops, an out-of-memory end), the
  * dead worker's lock still names the live process. Its successor takes it over by naming the dead
  * worker's `owner` token in `takeOverFrom`: nobody else knows that token, so no other opener in the
- * process (an isolated second store) can take a live lock.
+ * process (an isolated second store) can take a live lock. A host names every token it issued:
+ * a worker that died before it opened the folder leaves the lock of the one before it.
  */
 export interface LockOptions {
   owner?: string;
-  takeOverFrom?: string;
+  takeOverFrom?: readonly string[];
 }
 
 export type LockResult = { ok: true; release: () => void; tookOverFrom?: LockHolder } | { ok: false; holder: LockHolder };
@@ -117,7 +118,7 @@ export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs, op
     }
     const holder = readHolder(io, file);
     // Our own pid counts as alive: a second store in this process must not share the folder.
-    const deadThread = holder !== undefined && holder.pid === process.pid && options.takeOverFrom !== undefined && holder.owner === options.takeOverFrom;
+    const deadThread = holder !== undefined && holder.pid === process.pid && holder.owner !== undefined && options.takeOverFrom?.includes(holder.owner) === true;
     if (holder && alive(holder.pid) && !(holder.pid === process.pid && released.has(file)) && !deadThread) return { ok: false, holder };
     released.delete(file);
     // An unreadable lock is either being written right now (give it a moment) or was left by a

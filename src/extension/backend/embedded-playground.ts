@@ -92,9 +92,21 @@ export class EmbeddedPlayground implements PlaygroundSession {
     const engine = this.engine!;
     if (options.signal?.aborted) return { complete: false };
     const steps = session.steps(source, { filename: options.filename, lineOffset: options.lineOffset });
+    // An engine host's client reads whether a statement of this session executes right now
+    // (cells [1] and [2], see engine-host/protocol.ts), to tell stuck code from waiting code.
+    const cell = this.host.interruptCell && this.host.interruptCell.length >= 3 ? this.host.interruptCell : undefined;
     for (;;) {
       const before = engine.clock.now();
-      const step = steps.next();
+      if (cell) {
+        Atomics.add(cell, 2, 1);
+        Atomics.store(cell, 1, 1);
+      }
+      let step: IteratorResult<StatementResult, unknown>;
+      try {
+        step = steps.next();
+      } finally {
+        if (cell) Atomics.store(cell, 1, 0);
+      }
       // sleep() and clock.advance() move the clock without an engine event: tell the status bar.
       if (engine.clock.now() !== before) this.host.emit([{ kind: 'clockChanged' }]);
       if (step.done) return { complete: true };

@@ -64,13 +64,25 @@ export class EngineHost {
   private readonly pending = new Map<number, Pending>();
   private readonly backends = new Map<number, WorkerBackend>();
   private owner = randomUUID();
+  /** Every lock token this host gave a worker: a new worker may take over any of their locks. */
+  private readonly owners: string[] = [this.owner];
   private readonly restarts: number[] = [];
   private failedForGood: string | undefined;
   private disposed = false;
+  private disposing = false;
+  /** One restart at a time: a second cause joins the one under way. */
+  private restarting: Promise<void> | undefined;
+  /** Ends the current worker's `started` wait when it is terminated before it said `ready`. */
+  private abandonStart: ((err: Error) => void) | undefined;
   /** Bumped at each restart: sessions opened on an older worker are gone. */
   generation = 0;
   /** The worker's heap limit, as it reported it. */
   heapLimitMb = 0;
+
+  /** The heap limit the current worker was started with (undefined: Node's default). */
+  get maxHeapMb(): number | undefined {
+    return this.options.maxHeapMb;
+  }
 
   get stopGraceMs(): number {
     return this.options.stopGraceMs ?? 3000;
@@ -89,6 +101,7 @@ export class EngineHost {
     this.worker = worker;
     let lastError: Error | undefined;
     this.started = new Promise<void>((resolve, reject) => {
+      this.abandonStart = reject;
       const onReady = (m: FromWorker) => {
         if (m.t !== 'ready') return;
         this.heapLimitMb = m.heapLimitMb;
@@ -107,7 +120,7 @@ export class EngineHost {
     worker.on('exit', (code) => {
       if (this.worker !== worker) return; // replaced on purpose
       this.worker = undefined;
-      if (this.disposed) return;
+      if (this.disposed || this.disposing) return;
       const oom = (lastError as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
       const detail = lastError ? lastError.message : `it exited with code ${code}`;
       void this.restart(oom ? { kind: 'outOfMemory', detail } : { kind: 'crashed', detail });
@@ -120,8 +133,12 @@ export class EngineHost {
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
-        if (m.ok) p.resolve(m.value ? decodeValue(m.value) : undefined);
-        else p.reject(decodeError(m.error));
+        try {
+          if (m.ok) p.resolve(m.value ? decodeValue(m.value) : undefined);
+          else p.reject(decodeError(m.error));
+        } catch (err) {
+          p.reject(new Error(`The engine host's answer could not be read: ${(err as Error).message}`));
+        }
         return;
       }
       case 'run':
@@ -170,9 +187,10 @@ export class EngineHost {
     return backend;
   }
 
-  /** Used by a backend to (re)open itself on the current worker. */
-  openOn(backend: WorkerBackend, spec: BackendSpec, takeOverFrom?: string): Promise<unknown> {
-    return this.request({ t: 'open', id: this.id(), backend: backend.backendId, spec, lock: { owner: this.owner, ...(takeOverFrom ? { takeOverFrom } : {}) } });
+  /** Used by a backend to (re)open itself on the current worker; after a restart it may take over a dead worker's lock. */
+  openOn(backend: WorkerBackend, spec: BackendSpec, afterRestart = false): Promise<unknown> {
+    const takeOverFrom = afterRestart ? this.owners.filter((o) => o !== this.owner) : [];
+    return this.request({ t: 'open', id: this.id(), backend: backend.backendId, spec, lock: { owner: this.owner, ...(takeOverFrom.length ? { takeOverFrom } : {}) } });
   }
 
   forget(backend: WorkerBackend): void {
@@ -196,12 +214,13 @@ export class EngineHost {
    * An interrupted run did not stop: its statement never reaches a safe point. Ask where data
    * would be lost, then end the worker and start a new one.
    */
-  async unresponsive(detail: string): Promise<boolean> {
+  async unresponsive(detail: string, stillStuck: () => boolean): Promise<boolean> {
     if (this.holdsMemoryData && this.options.confirmRestart) {
       const ok = await this.options.confirmRestart(
         'The interrupted cell does not stop: its code never calls the engine, so it cannot be stopped at a safe point. Restart the engine host to end it? The in-memory engine (ttlWorkbench.storage is "memory") loses its data.',
       );
-      if (!ok) return false;
+      // The statement may have ended while the question was open: then nothing needs ending.
+      if (!ok || !stillStuck()) return false;
     }
     await this.restart({ kind: 'unresponsive', detail });
     return true;
@@ -222,13 +241,19 @@ export class EngineHost {
     return { heapLimitMb: this.heapLimitMb };
   }
 
-  private async restart(reason: RestartReason): Promise<void> {
+  private restart(reason: RestartReason): Promise<void> {
+    this.restarting ??= this.restartOnce(reason).finally(() => (this.restarting = undefined));
+    return this.restarting;
+  }
+
+  private async restartOnce(reason: RestartReason): Promise<void> {
     const old = this.worker;
     this.worker = undefined;
     const lostInMemory = this.holdsMemoryData;
     const scratch = [...this.backends.values()].some((b) => b.scratch);
     if (old) {
       old.removeAllListeners('exit');
+      this.abandonStart?.(new EngineHostRestartedError('The engine host was restarted before it was ready.'));
       await old.terminate().catch(() => undefined);
     }
     const message = restartMessage(reason, lostInMemory, scratch);
@@ -236,10 +261,11 @@ export class EngineHost {
       this.pending.delete(id);
       p.reject(new EngineHostRestartedError(message));
     }
+    // Failures count towards giving up; restarts the user asked for (Interrupt, the command) do not.
     const now = Date.now();
-    this.restarts.push(now);
+    if (reason.kind === 'crashed' || reason.kind === 'outOfMemory') this.restarts.push(now);
     while (this.restarts.length && now - this.restarts[0] > RESTART_WINDOW_MS) this.restarts.shift();
-    if (this.disposed) return;
+    if (this.disposed || this.disposing) return;
     if (this.restarts.length > RESTARTS_ALLOWED) {
       this.failedForGood = `The engine host failed ${this.restarts.length} times within a minute (last: ${reason.detail}); it is not restarted again. Reload the window (Developer: Reload Window) to start it, and see the TTL Workbench log.`;
       this.options.log?.(this.failedForGood, 'error');
@@ -247,17 +273,20 @@ export class EngineHost {
       return;
     }
     this.options.log?.(`Engine host restarted: ${message}`, reason.kind === 'requested' ? 'info' : 'error');
-    const previous = this.owner;
     this.owner = randomUUID();
+    this.owners.push(this.owner);
     this.generation++;
     this.spawn();
-    for (const b of [...this.backends.values()].sort((x, y) => x.backendId - y.backendId)) b.reopen(previous);
+    for (const b of [...this.backends.values()].sort((x, y) => x.backendId - y.backendId)) b.reopen();
     this.options.onRestart?.(reason, lostInMemory);
   }
 
   /** Closes every engine in the worker (data folders synced, locks released), then ends it. */
   async dispose(): Promise<void> {
-    if (this.disposed) return;
+    if (this.disposed || this.disposing) return;
+    // From here on nothing restarts: a worker started now would take the folder's lock.
+    this.disposing = true;
+    await this.restarting;
     const worker = this.worker;
     try {
       if (worker && !this.failedForGood) await Promise.race([this.request({ t: 'shutdown', id: this.id() }), new Promise((r) => setTimeout(r, 5000))]);
@@ -312,8 +341,8 @@ export class WorkerBackend implements Backend {
     this.opened = this.openWith();
   }
 
-  private openWith(takeOverFrom?: string): Promise<unknown> {
-    const opening = this.host.openOn(this, this.spec, takeOverFrom).catch((err: Error) => {
+  private openWith(afterRestart = false): Promise<unknown> {
+    const opening = this.host.openOn(this, this.spec, afterRestart).catch((err: Error) => {
       if (this.spec.dataDir === undefined || err instanceof EngineHostRestartedError) throw err;
       // A folder that cannot be opened leaves the window with an in-memory engine, and says why.
       this.onOpenFailed?.(err);
@@ -327,13 +356,10 @@ export class WorkerBackend implements Backend {
   }
 
   /** After a restart: open again on the new worker, then tell listeners everything changed. */
-  reopen(previousOwner: string): void {
-    this.snapshot = undefined;
-    this.snapshotStale = false;
-    const waiting = this.nextSnapshot;
-    this.nextSnapshot = [];
-    for (const resolve of waiting) void this.catalog().then(resolve, () => undefined);
-    this.opened = this.openWith(previousOwner);
+  reopen(): void {
+    // Whoever waits for a snapshot gets the one the new worker pushes once the backend is open.
+    this.snapshotStale = true;
+    this.opened = this.openWith(true);
     void this.opened.then(
       () => this.deliver([{ kind: 'reset' }]),
       () => undefined,
@@ -433,7 +459,7 @@ export class WorkerBackend implements Backend {
     if (this.snapshot) {
       // A busy engine pushes it when the statement ends; a lost push must not leave anyone waiting.
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => this.call<CatalogSnapshot>('catalog').then(resolve, reject), 5000);
+        const timer = setTimeout(() => this.call<CatalogSnapshot>('catalog').then((c) => (this.setCatalog(c), resolve(c)), reject), 5000);
         this.nextSnapshot.push((catalog) => {
           clearTimeout(timer);
           resolve(catalog);
@@ -472,7 +498,8 @@ export class WorkerBackend implements Backend {
 export class WorkerPlayground implements PlaygroundSession {
   private sessionId = 0;
   private generation = -1;
-  private readonly cell = new Int32Array(new SharedArrayBuffer(4));
+  /** [0] interrupt request, [1] a statement of this session executes, [2] statements begun (protocol.ts). */
+  private readonly cell = new Int32Array(new SharedArrayBuffer(12));
   private closed = false;
   dbName = 'test';
   restarted = false;
@@ -518,9 +545,21 @@ export class WorkerPlayground implements PlaygroundSession {
       Atomics.store(this.cell, 0, 1);
       // ...and leaves the rest of the cell unrun.
       this.host.send({ t: 'session.stop', run: runId });
-      escalation = setTimeout(() => {
-        if (!end) void this.host.unresponsive(`a statement of ${options.filename ?? 'the cell'} ignored the interrupt for ${this.host.stopGraceMs} ms`);
-      }, this.host.stopGraceMs);
+      // Only a statement of this session that is still the same one, still running, a grace period
+      // later is stuck; a run waiting behind another notebook's work is not (it stops when it starts).
+      let seen = Atomics.load(this.cell, 2);
+      const stuck = (seq: number) => !end && Atomics.load(this.cell, 1) === 1 && Atomics.load(this.cell, 2) === seq;
+      const check = () => {
+        if (end) return;
+        if (stuck(seen)) {
+          const seq = seen;
+          void this.host.unresponsive(`a statement of ${options.filename ?? 'the cell'} ignored the interrupt for ${this.host.stopGraceMs} ms`, () => stuck(seq));
+          return;
+        }
+        seen = Atomics.load(this.cell, 2);
+        escalation = setTimeout(check, this.host.stopGraceMs);
+      };
+      escalation = setTimeout(check, this.host.stopGraceMs);
     };
     const request = this.host.request(
       { t: 'session.run', id: runId, session: this.sessionId, source, ...(options.filename ? { filename: options.filename } : {}), ...(options.lineOffset ? { lineOffset: options.lineOffset } : {}) },

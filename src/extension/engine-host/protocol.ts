@@ -31,11 +31,16 @@ export type ToWorker =
       id: number;
       backend: number;
       spec: BackendSpec;
-      /** The lock token of this worker, and of the dead worker whose lock it may take over. */
-      lock: { owner: string; takeOverFrom?: string };
+      /** The lock token of this worker, and those of the dead workers whose lock it may take over. */
+      lock: { owner: string; takeOverFrom?: string[] };
     }
   | { t: 'call'; id: number; backend: number; method: CallName; args: Uint8Array }
   | { t: 'close'; id: number; backend: number }
+  /**
+   * `interrupt`: three Int32 cells shared with the client: [0] the client sets it to interrupt,
+   * [1] the worker sets it while a statement of the session executes, [2] counts statements begun
+   * (the client restarts the worker only when the same statement still runs after an interrupt).
+   */
   | { t: 'session.open'; id: number; backend: number; session: number; timeoutMs?: number; interrupt: SharedArrayBuffer }
   | { t: 'session.run'; id: number; session: number; source: string; filename?: string; lineOffset?: number }
   | { t: 'session.stop'; run: number }

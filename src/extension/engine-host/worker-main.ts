@@ -126,6 +126,8 @@ interface HostedSession {
 const backends = new Map<number, HostedBackend>();
 const sessions = new Map<number, HostedSession>();
 const runs = new Map<number, AbortController>();
+/** Stops that arrived before their run (the client posts a stop at once, a run once the worker is ready). */
+const stoppedEarly = new Set<number>();
 
 function hosted(id: number): HostedBackend {
   const h = backends.get(id);
@@ -134,11 +136,23 @@ function hosted(id: number): HostedBackend {
 }
 
 function reply(id: number, value?: unknown): void {
+  // Events of the work this answers go first: a caller sees its own changes in what follows.
+  for (const h of backends.values()) h.pump.flush();
   post({ t: 'reply', id, ok: true, ...(value !== undefined ? { value: encodeValue(value) } : {}) });
 }
 
 function fail(id: number, err: unknown): void {
   post({ t: 'reply', id, ok: false, error: encodeError(err) });
+}
+
+function closeBackend(id: number): void {
+  const h = backends.get(id);
+  if (!h) return;
+  backends.delete(id);
+  h.unsubscribe();
+  h.pump.dispose();
+  h.backend.dispose();
+  for (const [sid, hs] of sessions) if (hs.backend === id) sessions.delete(sid);
 }
 
 async function handle(m: ToWorker): Promise<void> {
@@ -147,6 +161,7 @@ async function handle(m: ToWorker): Promise<void> {
       return reply(m.id);
     case 'open': {
       const { spec } = m;
+      closeBackend(m.backend); // a repeated open replaces, never leaks, the engine and its folder's lock
       const backend = new EmbeddedBackend(spec.settings, {
         ...(spec.startMs !== undefined ? { startMs: spec.startMs } : {}),
         ...(spec.dataDir !== undefined ? { dataDir: spec.dataDir, durability: spec.durability ?? 'fsync', lock: m.lock } : {}),
@@ -166,16 +181,9 @@ async function handle(m: ToWorker): Promise<void> {
       const value = await method.apply(backend, args);
       return reply(m.id, value);
     }
-    case 'close': {
-      const h = backends.get(m.backend);
-      if (h) {
-        backends.delete(m.backend);
-        h.unsubscribe();
-        h.pump.dispose();
-        h.backend.dispose();
-      }
+    case 'close':
+      closeBackend(m.backend);
       return reply(m.id);
-    }
     case 'session.open': {
       const { backend } = hosted(m.backend);
       const prints = new PrintPump();
@@ -190,9 +198,12 @@ async function handle(m: ToWorker): Promise<void> {
     }
     case 'session.run':
       return runSession(m);
-    case 'session.stop':
-      runs.get(m.run)?.abort();
+    case 'session.stop': {
+      const run = runs.get(m.run);
+      if (run) run.abort();
+      else if (stoppedEarly.size < 1000) stoppedEarly.add(m.run);
       return;
+    }
     case 'session.dispose': {
       sessions.get(m.session)?.session.dispose();
       sessions.delete(m.session);
@@ -217,6 +228,7 @@ async function runSession(m: Extract<ToWorker, { t: 'session.run' }>): Promise<v
   if (!hostedSession) throw new Error('The playground session was closed.');
   const { session, prints } = hostedSession;
   const stop = new AbortController();
+  if (stoppedEarly.delete(m.id)) stop.abort();
   runs.set(m.id, stop);
   prints.run = m.id;
   const pump = backends.get(hostedSession.backend)?.pump;
@@ -231,6 +243,8 @@ async function runSession(m: Extract<ToWorker, { t: 'session.run' }>): Promise<v
       post({ t: 'run', id: m.id, events: [step.value as PlaygroundEvent] });
     }
   } finally {
+    // Lines printed by a statement that ended the run by throwing belong to this run, not the next.
+    prints.flush();
     runs.delete(m.id);
     prints.run = undefined;
   }

@@ -87,7 +87,14 @@ export class NotebookEngines implements vscode.Disposable {
   /** The notebook's mongosh session (one per notebook, kept across runs). */
   session(notebook: vscode.NotebookDocument): Promise<PlaygroundSession> {
     const entry = this.engineFor(notebook) as Entry;
-    entry.session ??= entry.backend.openPlayground({ timeoutMs: this.settings().playgroundTimeLimitMs });
+    if (!entry.session) {
+      const opening = entry.backend.openPlayground({ timeoutMs: this.settings().playgroundTimeLimitMs });
+      entry.session = opening;
+      // A session that failed to open (the engine host restarting) is opened again on the next run.
+      opening.catch(() => {
+        if (entry.session === opening) entry.session = undefined;
+      });
+    }
     return entry.session;
   }
 

@@ -14,7 +14,7 @@ import { Binary, Decimal128, Int32, Long, ObjectId, Timestamp } from 'bson';
 import type { Backend, BackendEvent, PlaygroundEvent, PlaygroundSession } from '../../../src/extension/backend/backend';
 import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend';
 import { EngineHost, EngineHostRestartedError, type RestartReason } from '../../../src/extension/engine-host/client';
-import { decodeValue, encodeValue } from '../../../src/extension/engine-host/wire-values';
+import { decodeError, decodeValue, encodeError, encodeValue } from '../../../src/extension/engine-host/wire-values';
 
 const WORKER = path.join(__dirname, '../../../src/extension/engine-host/worker-main.js');
 const NOW = Date.parse('2030-01-01T00:00:00Z');
@@ -224,5 +224,48 @@ describe('engine host: the worker-backed Backend', () => {
     assert.equal((await b.runCommand('app', { count: 'kept' })).n, 2);
     assert.equal((await b.storageInfo()).readOnly, false);
     b.dispose();
+  });
+
+  it('values above bson\'s 17 MiB buffer cross whole (an export of ~20 MB, an insert of 18 MB of documents)', async () => {
+    const host = newHost();
+    const b = host.open({ settings: {}, startMs: NOW });
+    const pad = 'x'.repeat(1000);
+    const docs = Array.from({ length: 18_000 }, (_, i) => ({ _id: i, pad }));
+    await b.runCommand('big', { insert: 'c', documents: docs });
+    const text = await b.exportDatabase('big');
+    assert.ok(text.length > 17 * 1024 * 1024, `${text.length} characters`);
+    assert.equal((await b.importDatabase(text, 'copy')).documents, 18_000);
+    b.dispose();
+  });
+
+  it('rule 11.1: an interrupt sent before the run reaches the worker still stops it; an interrupted run waiting behind another notebook\'s long statement does not restart the worker', async () => {
+    const restarts: RestartReason[] = [];
+    const host = newHost({ stopGraceMs: 200, onRestart: (r) => restarts.push(r) });
+    const b = host.open({ settings: {}, startMs: NOW });
+    const early = await b.openPlayground();
+    const stopped = new AbortController();
+    stopped.abort();
+    const r = await collect(early, 'print(1)\nprint(2)\nprint(3)', stopped.signal);
+    assert.equal(r.complete, false);
+    assert.deepEqual(r.events, []);
+    // Notebook B: one long statement (real engine work, ~1 s); notebook A's run waits behind it and is interrupted.
+    const busy = await b.openPlayground({ timeoutMs: 60_000 });
+    const waiting = await b.openPlayground();
+    const long = collect(busy, '{ for (let i = 0; i < 40000; i++) db.w.insertOne({ i }) }');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const stopA = new AbortController();
+    const a = collect(waiting, 'print("a")', stopA.signal);
+    stopA.abort();
+    const [longResult, aResult] = await Promise.all([long, a]);
+    assert.equal((longResult.events.at(-1) as { ok: boolean }).ok, true, 'the long statement of the other notebook ran to its end');
+    assert.equal(aResult.complete, false);
+    assert.deepEqual(restarts, [], 'no restart: the interrupted run was waiting, not stuck');
+    b.dispose();
+  });
+
+  it('errors keep code and codeName when another field cannot cross', () => {
+    const err = Object.assign(new Error('boom'), { code: 11000, codeName: 'DuplicateKey', errorLabels: ['x'], bad: { ['a\u0000b']: 1 }, keyValue: { _id: 1 } });
+    const back = decodeError(encodeError(err)) as Error & Record<string, unknown>;
+    assert.deepEqual([back.message, back.code, back.codeName, back.errorLabels, back.keyValue, 'bad' in back], ['boom', 11000, 'DuplicateKey', ['x'], { _id: 1 }, false]);
   });
 });

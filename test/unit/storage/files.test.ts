@@ -128,10 +128,10 @@ describe('the one-writer lock', () => {
     assert.ok(dead.ok);
     // Another opener in this process, naming no token or a wrong one: refused, the holder is alive.
     assert.ok(!acquireLock(dir, 'other').ok);
-    const wrong = acquireLock(dir, 'other', undefined, { owner: 'token-x', takeOverFrom: 'token-y' });
+    const wrong = acquireLock(dir, 'other', undefined, { owner: 'token-x', takeOverFrom: ['token-y'] });
     assert.ok(!wrong.ok);
     assert.equal(wrong.holder.owner, 'token-1');
-    const successor = acquireLock(dir, 'worker 2', undefined, { owner: 'token-2', takeOverFrom: 'token-1' });
+    const successor = acquireLock(dir, 'worker 2', undefined, { owner: 'token-2', takeOverFrom: ['token-0', 'token-1'] });
     assert.ok(successor.ok);
     assert.equal(successor.tookOverFrom?.owner, 'token-1');
     // The dead worker's release (had it run late) leaves the successor's lock alone.
