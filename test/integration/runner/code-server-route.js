@@ -214,6 +214,13 @@ async function runInCodeServer(options) {
     });
     await page.exposeFunction('codeAutomationExit', async (code) => {
       await shots;
+      // An extension host that dies mid-run also ends with code 0 (the workbench reports the
+      // process's exit): only the suite's own closing line, with no failure, counts as a pass.
+      const passed = code === 0 && summary !== undefined && / 0 failed/.test(summary);
+      if (code === 0 && !passed) {
+        finish(1, summary ? `the tests' run() reported 0, but the suite said "${summary}"` : 'the extension host ended before the suite reported (did it crash? see host.log)');
+        return;
+      }
       finish(code === 0 ? 0 : 1, `the tests' run() reported ${code}`);
     });
 
