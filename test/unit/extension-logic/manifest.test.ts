@@ -92,6 +92,7 @@ describe('package.json manifest', () => {
     const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
     assert.ok(ignore.includes('**'));
     assert.ok(ignore.includes('!dist/extension.js'));
+    assert.ok(ignore.includes('!dist/engine-host.js'), 'the engine host worker ships beside the extension');
     assert.ok(!ignore.some((l) => l.startsWith('!node_modules')));
   });
 
@@ -105,6 +106,7 @@ describe('package.json manifest', () => {
     const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
     for (const m of readme.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)) assert.ok(files.includes(m[1]), `${m[1]} (shown in README.md) is in the .vsix: ${files.join(', ')}`);
     assert.ok(files.includes('dist/extension.js'));
+    assert.ok(files.includes('dist/engine-host.js'), `the engine host worker is in the .vsix: ${files.join(', ')}`);
     // Playground notebooks: the renderer bundle, the cell grammar and the examples the command opens.
     for (const f of ['dist/renderer.js', 'syntaxes/ttl-mongosh.tmLanguage.json', 'syntaxes/ttl-mongosh.language-configuration.json', 'examples/01-expire-after-seconds.ttlbook']) {
       assert.ok(files.includes(f), `${f} is in the .vsix: ${files.join(', ')}`);
