@@ -10,6 +10,10 @@ import { countReplyN, eligibleWords, expiredNowCount, PREVIEW_CAP } from '../log
 import { inDocument, rangeOf, type DocumentAnalyzer } from './document-analysis';
 import type { EngineSnapshot } from './engine-snapshot';
 
+/** How long a hover waits for the engine's count before it shows without it. */
+const HOVER_WAIT_MS = 500;
+const BUSY = 'Embedded engine: busy (a playground cell is running); hover again for the count of eligible documents.';
+
 export class TTLValueHover implements vscode.HoverProvider {
   constructor(private readonly analyzer: DocumentAnalyzer, private readonly backend: Backend, private readonly snapshot: EngineSnapshot) {}
 
@@ -21,7 +25,8 @@ export class TTLValueHover implements vscode.HoverProvider {
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**expireAfterSeconds** ${secondsInWords(site.seconds)}`);
     md.appendMarkdown(site.seconds === 0 ? ' — documents expire at the date stored in the field.' : site.field ? ` after the date in \`${site.field}\`.` : '.');
-    const eligible = await this.eligibleNow(site).catch(() => undefined);
+    // The count needs the engine; a long cell may hold it. The words above never wait for it.
+    const eligible = await Promise.race([this.eligibleNow(site).catch(() => undefined), new Promise<string>((resolve) => setTimeout(() => resolve(BUSY), HOVER_WAIT_MS))]);
     if (eligible) md.appendMarkdown(`\n\n${eligible}`);
     return new vscode.Hover(md, rangeOf(doc, site));
   }
