@@ -98,14 +98,16 @@ export function runFile(file: string, options: RunOptions, out: Write, err: Writ
   }
   for (const note of run.notes) err(`${options.data}: ${note}\n`);
   const engine = run.engine;
-  const session = new ShellSession({ engine, timeoutMs: options.timeoutMs });
+  // Text output writes printed lines as they are printed (a long script shows its progress), as
+  // the engine host streams them to a notebook; JSON lines carry them in their statement's record.
+  const session = new ShellSession({ engine, timeoutMs: options.timeoutMs, ...(options.json ? {} : { onPrint: (line: string) => out(`${line}\n`) }) });
   let statements = 0;
   try {
     for (const cell of cells) {
       for (const s of session.steps(cell.source, { filename: file, lineOffset: cell.line - 1 })) {
         statements++;
         const outputs = statementOutputs(s);
-        out(options.json ? `${jsonLine(shown, s)}\n` : outputText(outputs));
+        out(options.json ? `${jsonLine(shown, s)}\n` : outputText(outputs.filter((o) => o.kind !== 'print')));
         const error = outputs.find((o) => o.kind === 'error');
         if (error?.kind === 'error') {
           err(`${errorText(error, shown)}\n`);

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { runFile } from '../../../src/cli/run-file';
 
 const root = path.resolve(__dirname, '../../../..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -209,5 +210,20 @@ describe('run --data DIR: the engine kept in a folder across runs', () => {
     const r = run(['run', '--data', data, tempFile('w.js', 'db.c.insertOne({ a: 1 })')]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /is in use by process \d+ \(a test\)/);
+  });
+});
+
+describe('run: printed lines as they are printed', () => {
+  test('a line printed at the start of a long statement is written before the statement ends', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-print-'));
+    const file = path.join(dir, 'progress.js');
+    fs.writeFileSync(file, '{ print("started"); for (let i = 0; i < 20000; i++) db.c.insertOne({ i }); print("done") }\ndb.c.countDocuments({})\n');
+    const writes: Array<{ text: string; at: number }> = [];
+    const outcome = runFile(file, { files: [file], clock: 'virtual', json: false, timeoutMs: 60_000 }, (text) => writes.push({ text, at: performance.now() }), () => undefined);
+    assert.equal(outcome.ok, true);
+    assert.equal(writes.map((w) => w.text).join(''), 'started\ndone\n20000\n');
+    const started = writes.find((w) => w.text === 'started\n')!;
+    const done = writes.find((w) => w.text === 'done\n')!;
+    assert.ok(done.at - started.at > 50, `"started" was written ${(done.at - started.at).toFixed(0)} ms before "done", while the statement ran`);
   });
 });
