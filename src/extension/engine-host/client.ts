@@ -195,10 +195,16 @@ export class EngineHost {
     }
   }
 
+  /** Resolves once no restart is under way (requests made meanwhile go to the new worker). */
+  async settled(): Promise<void> {
+    while (this.restarting) await this.restarting;
+  }
+
   /** Sends a request and resolves with its decoded answer. */
   async request(message: ToWorker & { id: number }, onEvents?: (events: PlaygroundEvent[]) => void): Promise<unknown> {
     if (this.failedForGood) throw new Error(this.failedForGood);
     if (this.disposed) throw new Error('The TTL Workbench engine host was shut down (the extension is shutting down).');
+    await this.settled();
     await this.started;
     const worker = this.worker;
     if (!worker) throw new EngineHostRestartedError('The engine host is restarting; try again in a moment.');
@@ -425,7 +431,7 @@ export class WorkerBackend implements Backend {
 
   private async call<T>(method: CallName, ...args: unknown[]): Promise<T> {
     if (this.closed) throw new Error('The TTL Workbench backend was disposed (the extension is shutting down).');
-    await this.opened;
+    await this.whenOpened();
     return (await this.host.request({ t: 'call', id: this.host.id(), backend: this.backendId, method, args: encodeValue(args) })) as T;
   }
 
@@ -507,14 +513,19 @@ export class WorkerBackend implements Backend {
   }
 
   async openPlayground(options: PlaygroundOptions = {}): Promise<PlaygroundSession> {
-    await this.opened;
+    await this.whenOpened();
     const session = new WorkerPlayground(this.host, this, options.timeoutMs);
     await session.open();
     return session;
   }
 
-  whenOpened(): Promise<unknown> {
-    return this.opened;
+  /** Resolves once the backend is open on the current worker (after a restart it is opened again first). */
+  async whenOpened(): Promise<void> {
+    await this.host.settled();
+    for (let opened = this.opened; ; opened = this.opened) {
+      await opened;
+      if (opened === this.opened) return;
+    }
   }
 
   onDidChange(listener: BackendListener): () => void {

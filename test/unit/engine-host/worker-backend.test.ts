@@ -271,4 +271,19 @@ describe('engine host: the worker-backed Backend', () => {
     const back = decodeError(encodeError(err)) as Error & Record<string, unknown>;
     assert.deepEqual([back.message, back.code, back.codeName, back.errorLabels, back.keyValue, 'bad' in back], ['boom', 11000, 'DuplicateKey', ['x'], { _id: 1 }, false]);
   });
+
+  it('calls made while the worker restarts wait for it and reach the reopened engine; two restarts at once are one', async () => {
+    const dir = tempDir();
+    const host = newHost();
+    const b = host.open({ settings: {}, startMs: NOW, dataDir: dir });
+    await b.runCommand('app', { insert: 'kept', documents: [{ _id: 1 }] });
+    const restarts = [host.restartNow(), host.restartNow()];
+    const calls = Array.from({ length: 20 }, () => b.runCommand('app', { count: 'kept' }).then((r) => r.n, (e: Error) => e.name));
+    await Promise.all(restarts);
+    const answers = await Promise.all(calls);
+    assert.ok(answers.every((a) => a === 1 || a === 'EngineHostRestarted'), JSON.stringify(answers));
+    assert.equal((await b.runCommand('app', { count: 'kept' })).n, 1);
+    assert.equal((await b.storageInfo()).readOnly, false, 'the folder is writable: no second worker holds it');
+    b.dispose();
+  });
 });
