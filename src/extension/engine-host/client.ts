@@ -119,8 +119,13 @@ export class EngineHost {
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
-        if (m.ok) p.resolve(m.value ? decodeValue(m.value) : undefined);
-        else p.reject(decodeError(m.error));
+        // An answer that cannot be read fails its request; thrown here, it would end the extension host.
+        try {
+          if (m.ok) p.resolve(m.value ? decodeValue(m.value) : undefined);
+          else p.reject(decodeError(m.error));
+        } catch (err) {
+          p.reject(err as Error);
+        }
         return;
       }
       case 'run':
@@ -130,7 +135,11 @@ export class EngineHost {
         this.backends.get(m.backend)?.deliver(m.events);
         return;
       case 'catalog':
-        this.backends.get(m.backend)?.setCatalog(decodeValue(m.catalog) as CatalogSnapshot);
+        try {
+          this.backends.get(m.backend)?.setCatalog(decodeValue(m.catalog) as CatalogSnapshot);
+        } catch (err) {
+          this.options.log?.(`Could not read the engine host's catalog snapshot: ${(err as Error).message}`, 'error');
+        }
         return;
       case 'log':
         this.options.log?.(m.text, m.severity);

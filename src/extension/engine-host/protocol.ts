@@ -2,9 +2,9 @@
  * The messages between the extension host (client) and the engine host's worker. Requests carry
  * an id and get exactly one reply; a playground run also streams its events under its request id;
  * the worker pushes engine events, catalog snapshots and log lines on its own. Values that can hold
- * documents are BSON bytes (wire-values.ts); the rest is plain data, structured-cloned.
+ * documents are BSON bytes, long strings beside them (wire-values.ts); the rest is plain data, structured-cloned.
  */
-import type { WireError } from './wire-values';
+import type { WireError, WireValue } from './wire-values';
 import type { BackendEvent, EngineSettings, PlaygroundEvent } from '../backend/backend';
 import type { Durability } from '../../storage/journal';
 
@@ -34,7 +34,7 @@ export type ToWorker =
       /** The lock token of this worker, and of the dead worker whose lock it may take over. */
       lock: { owner: string; takeOverFrom?: string };
     }
-  | { t: 'call'; id: number; backend: number; method: CallName; args: Uint8Array }
+  | { t: 'call'; id: number; backend: number; method: CallName; args: WireValue }
   | { t: 'close'; id: number; backend: number }
   | { t: 'session.open'; id: number; backend: number; session: number; timeoutMs?: number; interrupt: SharedArrayBuffer }
   | { t: 'session.run'; id: number; session: number; source: string; filename?: string; lineOffset?: number }
@@ -45,12 +45,12 @@ export type ToWorker =
   | { t: 'shutdown'; id: number };
 
 export type FromWorker =
-  | { t: 'reply'; id: number; ok: true; value?: Uint8Array }
+  | { t: 'reply'; id: number; ok: true; value?: WireValue }
   | { t: 'reply'; id: number; ok: false; error: WireError }
   /** Events of a running playground run (id = the run's request id). */
   | { t: 'run'; id: number; events: PlaygroundEvent[] }
   | { t: 'events'; backend: number; events: BackendEvent[] }
-  | { t: 'catalog'; backend: number; catalog: Uint8Array }
+  | { t: 'catalog'; backend: number; catalog: WireValue }
   | { t: 'log'; text: string; severity: 'info' | 'error' }
   /** Sent once the worker listens: the client then sends what it queued. */
   | { t: 'ready'; heapLimitMb: number };

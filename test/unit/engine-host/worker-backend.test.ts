@@ -138,6 +138,29 @@ describe('engine host: the worker-backed Backend', () => {
     b.dispose();
   });
 
+  it('an export and an import larger than 17 MiB (bson\'s buffer) cross whole, both ways', async () => {
+    const host = newHost();
+    const b = host.open({ settings: {}, startMs: NOW });
+    // Inserted in commands of 2 MiB: one command of 20 MiB is refused (the next test).
+    for (let k = 0; k < 20_000; k += 2000) await b.runCommand('app', { insert: 'big', documents: Array.from({ length: 2000 }, (_, i) => ({ i: k + i, pad: 'x'.repeat(1000) })) });
+    const text = await b.exportDatabase('app');
+    assert.ok(text.length > 20 * 1048576, `the export is ${text.length} characters`);
+    const r = await b.importDatabase(text, 'copy');
+    assert.equal(r.documents, 20_000);
+    const last = await b.runCommand('copy', { find: 'big', filter: { i: 19_999 } });
+    assert.equal(((last.cursor as { firstBatch: Array<{ pad: string }> }).firstBatch[0]).pad.length, 1000);
+    b.dispose();
+  });
+
+  it('a command whose BSON is over 17 MiB is refused before it is sent, and the engine host goes on', async () => {
+    const host = newHost();
+    const b = host.open({ settings: {}, startMs: NOW });
+    const documents = Array.from({ length: 20_000 }, (_, i) => ({ i, pad: 'x'.repeat(1000) }));
+    await assert.rejects(b.runCommand('app', { insert: 'big', documents }), (err: Error) => err instanceof RangeError && /too large to cross/.test(err.message));
+    assert.deepEqual(await b.runCommand('app', { insert: 'big', documents: documents.slice(0, 10) }), { n: 10, ok: 1 });
+    b.dispose();
+  });
+
   it('streams printed lines while the statement still runs', async () => {
     const host = newHost();
     const b = host.open({ settings: {}, startMs: NOW });
