@@ -12,7 +12,7 @@ import type {
   ExpiryCountResult, IndexInfo, MonitorInfo, PassSummary, PlaygroundEvent, PlaygroundOptions, PlaygroundRunOptions, PlaygroundSession, StorageInfo,
 } from '../backend/backend';
 import type { Document, TTLIndexProblem } from '../../engine';
-import type { BackendSpec, CallName, FromWorker, ToWorker } from './protocol';
+import type { BackendSpec, CallName, FromWorker, ToWorker, WorkerHeapStats } from './protocol';
 import { decodeError, decodeValue, encodeValue } from './wire-values';
 
 /** Why the worker was restarted. */
@@ -190,6 +190,14 @@ export class EngineHost {
   /** Round trip of a message the worker answers at once (between statements if it is busy). */
   async ping(): Promise<void> {
     await this.request({ t: 'ping', id: this.id() });
+  }
+
+  /**
+   * The worker's heap, which no figure of this thread includes; `gc` collects first when the
+   * process runs with --expose-gc (the bench), otherwise it is ignored. Answered between statements.
+   */
+  async heapStats(options: { gc?: boolean } = {}): Promise<WorkerHeapStats> {
+    return (await this.request({ t: 'stats', id: this.id(), ...(options.gc ? { gc: true } : {}) })) as WorkerHeapStats;
   }
 
   /** Whether any engine lives in memory only (its data go with the worker). */

@@ -42,7 +42,19 @@ export type ToWorker =
   | { t: 'session.dispose'; session: number }
   /** Answered at once, whatever the engine does: the client's latency probe. */
   | { t: 'ping'; id: number }
+  /** The worker's heap (WorkerHeapStats); `gc`: after a full collection, where the process allows one (--expose-gc). */
+  | { t: 'stats'; id: number; gc?: boolean }
   | { t: 'shutdown'; id: number };
+
+/**
+ * The worker's V8 heap, from its own v8.getHeapStatistics(): the extension host's process figures
+ * do not show it (heapUsed is per thread). External bytes hold typed arrays (the engine's _id table).
+ */
+export interface WorkerHeapStats {
+  usedHeapBytes: number;
+  externalBytes: number;
+  heapLimitBytes: number;
+}
 
 export type FromWorker =
   | { t: 'reply'; id: number; ok: true; value?: WireValue }

@@ -161,6 +161,20 @@ describe('engine host: the worker-backed Backend', () => {
     b.dispose();
   });
 
+  it("reports the worker's own heap (heapStats), which grows with the worker's data, not this thread's", async () => {
+    const host = newHost();
+    const b = host.open({ settings: {}, startMs: NOW });
+    await b.whenOpened();
+    const before = await host.heapStats({ gc: true });
+    assert.ok(before.usedHeapBytes > 0 && before.heapLimitBytes > before.usedHeapBytes);
+    assert.ok(before.externalBytes >= 0);
+    await b.runCommand('app', { insert: 'big', documents: Array.from({ length: 20_000 }, (_, i) => ({ i, pad: 'x'.repeat(100) })) });
+    const after = await host.heapStats({ gc: true });
+    // 20,000 documents of over 100 bytes each stay in the worker's engine.
+    assert.ok(after.usedHeapBytes - before.usedHeapBytes > 2_000_000, `the worker's heap grew by ${after.usedHeapBytes - before.usedHeapBytes} bytes`);
+    b.dispose();
+  });
+
   it('streams printed lines while the statement still runs', async () => {
     const host = newHost();
     const b = host.open({ settings: {}, startMs: NOW });
