@@ -362,6 +362,7 @@ const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
 const mib = (x: number) => `${(x / MB).toFixed(1)} MiB`;
 const loads = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' ');
+const ratio = (x: number) => `${x >= 10 ? x.toFixed(0) : x.toFixed(1)}x`;
 
 /** The longest gap split by schedstat (stall-probe.ts): whose fault a stall was. */
 function gap(g: Stalls['worstGap']): string {
@@ -398,7 +399,7 @@ function report(results: PathResult[], n: number, calls: number): string {
   for (const row of worker.rows.filter((x) => x.target || x.label.startsWith('(extra)'))) {
     const other = inThread.rows.find((x) => x.label === row.label);
     if (!other) continue;
-    lines.push(`| ${row.label} | ${f1(row.stalls.maxMs)} ms | ${f1(other.stalls.maxMs)} ms | ${(other.stalls.maxMs / row.stalls.maxMs).toFixed(0)}x |`);
+    lines.push(`| ${row.label} | ${f1(row.stalls.maxMs)} ms | ${f1(other.stalls.maxMs)} ms | ${ratio(other.stalls.maxMs / row.stalls.maxMs)} |`);
   }
 
   lines.push('', `### Message round trips (${calls.toLocaleString('en-US')} calls each, after 200 uncounted; target p50 < 1 ms on the worker path)`, '');
