@@ -7,19 +7,24 @@
  *   --clock thread|process|wall  what to time: main-thread CPU time (default on Linux; robust on a busy
  *                            machine), CPU time of all threads, or wall-clock time (default elsewhere)
  *   --no-matcher             skip the matcher-vs-mingo report
- *   --only engine,ttl,shell,extension,storage,matcher,analysis   run only these parts (default all)
+ *   --only engine,ttl,shell,extension,storage,matcher,analysis,host   run only these parts (default all)
+ * The host part (the engine host's worker vs the in-thread engine) runs on one size: the first of
+ * --sizes (or --quick's), 1M by default.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runAnalysisBench } from './analysis-bench';
 import { runEngineBench, type BenchClock } from './engine-bench';
 import { runExtensionBench } from './extension-bench';
+import { runHostBench } from './host-bench';
 import { runShellBench } from './shell-bench';
 import { runStorageBench } from './storage-bench';
 import { runTTLBench } from './ttl-bench';
 
 const DEFAULT_SIZES = [100_000, 1_000_000];
 const QUICK_SIZES = [20_000];
+/** The host part runs on one size: the first given, or this one. */
+const DEFAULT_HOST_SIZE = 1_000_000;
 
 function parseSize(text: string): number {
   const m = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(text.trim().replace(/_/g, ''));
@@ -30,11 +35,13 @@ function parseSize(text: string): number {
   return n;
 }
 
-const PARTS = ['engine', 'ttl', 'shell', 'extension', 'storage', 'matcher', 'analysis'] as const;
+const PARTS = ['engine', 'ttl', 'shell', 'extension', 'storage', 'matcher', 'analysis', 'host'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
   sizes: number[];
+  /** --sizes or --quick was given (the host part then uses the first size rather than its own default). */
+  sizesGiven: boolean;
   quick: boolean;
   parts: Set<Part>;
   matcher: boolean;
@@ -48,6 +55,7 @@ function parseArgs(argv: string[]): Options {
   let contenders: string[] | undefined;
   let clock: BenchClock | undefined;
   let quick = false;
+  let sizesGiven = false;
   let parts = new Set<Part>(PARTS);
   const valueOf = (arg: string, i: number, name: string): string => {
     const value = arg === name ? argv[i + 1] : arg.slice(name.length + 1);
@@ -59,6 +67,7 @@ function parseArgs(argv: string[]): Options {
     if (arg === '--quick') {
       sizes = QUICK_SIZES;
       quick = true;
+      sizesGiven = true;
     } else if (arg === '--only' || arg.startsWith('--only=')) {
       const names = valueOf(arg, i, '--only').split(',').map((x) => x.trim()).filter(Boolean);
       const unknown = names.filter((x) => !(PARTS as readonly string[]).includes(x));
@@ -67,6 +76,7 @@ function parseArgs(argv: string[]): Options {
       if (arg === '--only') i++;
     } else if (arg === '--sizes' || arg.startsWith('--sizes=')) {
       sizes = valueOf(arg, i, '--sizes').split(',').filter((s) => s.trim() !== '').map(parseSize);
+      sizesGiven = true;
       if (arg === '--sizes') i++;
     } else if (arg === '--contenders' || arg.startsWith('--contenders=')) {
       contenders = valueOf(arg, i, '--contenders').split(',').map((s) => s.trim()).filter(Boolean);
@@ -78,12 +88,12 @@ function parseArgs(argv: string[]): Options {
       if (arg === '--clock') i++;
     } else if (arg === '--no-matcher') matcher = false;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher,analysis]\n');
+      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher,analysis,host]\n');
       process.exit(0);
     } else throw new Error(`unknown argument "${arg}" (try --help)`);
   }
   if (!matcher) parts.delete('matcher');
-  return { sizes, quick, parts, matcher, contenders, clock };
+  return { sizes, sizesGiven, quick, parts, matcher, contenders, clock };
 }
 
 /** The optional matcher-vs-mingo comparison lives in another file; a missing file is fine. */
@@ -138,6 +148,10 @@ async function main(): Promise<void> {
   if (parts.has('matcher')) await runMatcherReport();
   // Source analysis (the diagnostics issue): generated 1k / 10k / 50k-line files.
   if (parts.has('analysis')) runAnalysisBench();
+  // The engine host (its issue): main-thread stalls, worker vs in-thread, on one size.
+  if (parts.has('host')) {
+    await runHostBench({ root: path.resolve(__dirname, '..', '..'), documents: options.sizesGiven ? options.sizes[0] : DEFAULT_HOST_SIZE });
+  }
 }
 
 main().catch((err) => {

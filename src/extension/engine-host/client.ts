@@ -12,7 +12,7 @@ import type {
   ExpiryCountResult, IndexInfo, MonitorInfo, PassSummary, PlaygroundEvent, PlaygroundOptions, PlaygroundRunOptions, PlaygroundSession, StorageInfo,
 } from '../backend/backend';
 import type { Document, TTLIndexProblem } from '../../engine';
-import type { BackendSpec, CallName, FromWorker, ToWorker } from './protocol';
+import type { BackendSpec, CallName, FromWorker, ToWorker, WorkerHeapStats } from './protocol';
 import { decodeError, decodeValue, encodeValue } from './wire-values';
 
 /** Why the worker was restarted. */
@@ -170,6 +170,7 @@ export class EngineHost {
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
+        // An answer that cannot be read fails its request; thrown here, it would end the extension host.
         try {
           if (m.ok) p.resolve(m.value ? decodeValue(m.value) : undefined);
           else p.reject(decodeError(m.error));
@@ -185,7 +186,11 @@ export class EngineHost {
         this.backends.get(m.backend)?.deliver(m.events);
         return;
       case 'catalog':
-        this.backends.get(m.backend)?.setCatalog(decodeValue(m.catalog) as CatalogSnapshot);
+        try {
+          this.backends.get(m.backend)?.setCatalog(decodeValue(m.catalog) as CatalogSnapshot);
+        } catch (err) {
+          this.options.log?.(`Could not read the engine host's catalog snapshot: ${(err as Error).message}`, 'error');
+        }
         return;
       case 'log':
         this.options.log?.(m.text, m.severity);
@@ -243,6 +248,14 @@ export class EngineHost {
   /** Round trip of a message the worker answers at once (between statements if it is busy). */
   async ping(): Promise<void> {
     await this.request({ t: 'ping', id: this.id() });
+  }
+
+  /**
+   * The worker's heap, which no figure of this thread includes; `gc` collects first when the
+   * process runs with --expose-gc (the bench), otherwise it is ignored. Answered between statements.
+   */
+  async heapStats(options: { gc?: boolean } = {}): Promise<WorkerHeapStats> {
+    return (await this.request({ t: 'stats', id: this.id(), ...(options.gc ? { gc: true } : {}) })) as WorkerHeapStats;
   }
 
   /**

@@ -2,7 +2,7 @@
  * The messages between the extension host (client) and the engine host's worker. Requests carry
  * an id and get exactly one reply; a playground run also streams its events under its request id;
  * the worker pushes engine events, catalog snapshots and log lines on its own. Values that can hold
- * documents are BSON bytes (wire-values.ts); the rest is plain data, structured-cloned.
+ * documents are BSON bytes, long strings beside them (wire-values.ts); the rest is plain data, structured-cloned.
  */
 import type { WireError } from './wire-values';
 import type { BackendEvent, EngineSettings, PlaygroundEvent } from '../backend/backend';
@@ -47,7 +47,19 @@ export type ToWorker =
   | { t: 'session.dispose'; session: number }
   /** Answered at once, whatever the engine does: the client's latency probe. */
   | { t: 'ping'; id: number }
+  /** The worker's heap (WorkerHeapStats); `gc`: after a full collection, where the process allows one (--expose-gc). */
+  | { t: 'stats'; id: number; gc?: boolean }
   | { t: 'shutdown'; id: number };
+
+/**
+ * The worker's V8 heap, from its own v8.getHeapStatistics(): the extension host's process figures
+ * do not show it (heapUsed is per thread). External bytes hold typed arrays (the engine's _id table).
+ */
+export interface WorkerHeapStats {
+  usedHeapBytes: number;
+  externalBytes: number;
+  heapLimitBytes: number;
+}
 
 export type FromWorker =
   | { t: 'reply'; id: number; ok: true; value?: Uint8Array }

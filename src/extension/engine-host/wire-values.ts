@@ -14,7 +14,7 @@ import { cloneValue } from '../../engine/values/clone';
 const ENCODE = { ignoreUndefined: true } as const;
 const DECODE = { promoteValues: false } as const;
 /** bson's own internal buffer size: values above it need the buffer grown first. */
-const BSON_BUFFER_BYTES = 17 * 1024 * 1024;
+export const BSON_BUFFER_BYTES = 17 * 1024 * 1024;
 
 export function encodeValue(value: unknown): Uint8Array {
   const doc = storableDocument({ v: value });

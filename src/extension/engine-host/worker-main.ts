@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
 import type { BackendEvent, PlaygroundEvent, PlaygroundSession } from '../backend/backend';
 import { EmbeddedBackend } from '../backend/embedded-backend';
-import type { FromWorker, ToWorker } from './protocol';
+import type { FromWorker, ToWorker, WorkerHeapStats } from './protocol';
 import { decodeValue, encodeError, encodeValue } from './wire-values';
 
 const port = parentPort;
@@ -159,6 +159,13 @@ async function handle(m: ToWorker): Promise<void> {
   switch (m.t) {
     case 'ping':
       return reply(m.id);
+    case 'stats': {
+      // Without a collection the figure includes the garbage of the last load, which varies by 2x.
+      if (m.gc) (globalThis as { gc?: () => void }).gc?.();
+      const h = getHeapStatistics();
+      const stats: WorkerHeapStats = { usedHeapBytes: h.used_heap_size, externalBytes: h.external_memory, heapLimitBytes: h.heap_size_limit };
+      return reply(m.id, stats);
+    }
     case 'open': {
       const { spec } = m;
       closeBackend(m.backend); // a repeated open replaces, never leaks, the engine and its folder's lock

@@ -138,6 +138,43 @@ describe('engine host: the worker-backed Backend', () => {
     b.dispose();
   });
 
+  it('an export and an import larger than 17 MiB (bson\'s buffer) cross whole, both ways', async () => {
+    const host = newHost();
+    const b = host.open({ settings: {}, startMs: NOW });
+    // Inserted in commands of 2 MiB: one command of 20 MiB is refused (the next test).
+    for (let k = 0; k < 20_000; k += 2000) await b.runCommand('app', { insert: 'big', documents: Array.from({ length: 2000 }, (_, i) => ({ i: k + i, pad: 'x'.repeat(1000) })) });
+    const text = await b.exportDatabase('app');
+    assert.ok(text.length > 20 * 1048576, `the export is ${text.length} characters`);
+    const r = await b.importDatabase(text, 'copy');
+    assert.equal(r.documents, 20_000);
+    const last = await b.runCommand('copy', { find: 'big', filter: { i: 19_999 } });
+    assert.equal(((last.cursor as { firstBatch: Array<{ pad: string }> }).firstBatch[0]).pad.length, 1000);
+    b.dispose();
+  });
+
+  it('a command whose BSON is over 17 MiB crosses whole (bson\'s buffer is grown for it)', async () => {
+    const host = newHost();
+    const b = host.open({ settings: {}, startMs: NOW });
+    const documents = Array.from({ length: 20_000 }, (_, i) => ({ i, pad: 'x'.repeat(1000) }));
+    assert.deepEqual(await b.runCommand('app', { insert: 'big', documents }), { n: 20_000, ok: 1 });
+    assert.equal((await b.runCommand('app', { count: 'big' })).n, 20_000);
+    b.dispose();
+  });
+
+  it("reports the worker's own heap (heapStats), which grows with the worker's data, not this thread's", async () => {
+    const host = newHost();
+    const b = host.open({ settings: {}, startMs: NOW });
+    await b.whenOpened();
+    const before = await host.heapStats({ gc: true });
+    assert.ok(before.usedHeapBytes > 0 && before.heapLimitBytes > before.usedHeapBytes);
+    assert.ok(before.externalBytes >= 0);
+    await b.runCommand('app', { insert: 'big', documents: Array.from({ length: 20_000 }, (_, i) => ({ i, pad: 'x'.repeat(100) })) });
+    const after = await host.heapStats({ gc: true });
+    // 20,000 documents of over 100 bytes each stay in the worker's engine.
+    assert.ok(after.usedHeapBytes - before.usedHeapBytes > 2_000_000, `the worker's heap grew by ${after.usedHeapBytes - before.usedHeapBytes} bytes`);
+    b.dispose();
+  });
+
   it('streams printed lines while the statement still runs', async () => {
     const host = newHost();
     const b = host.open({ settings: {}, startMs: NOW });
@@ -226,18 +263,6 @@ describe('engine host: the worker-backed Backend', () => {
     assert.deepEqual(restarts.map((r) => r.kind), ['outOfMemory']);
     assert.equal((await b.runCommand('app', { count: 'kept' })).n, 2);
     assert.equal((await b.storageInfo()).readOnly, false);
-    b.dispose();
-  });
-
-  it('values above bson\'s 17 MiB buffer cross whole (an export of ~20 MB, an insert of 18 MB of documents)', async () => {
-    const host = newHost();
-    const b = host.open({ settings: {}, startMs: NOW });
-    const pad = 'x'.repeat(1000);
-    const docs = Array.from({ length: 18_000 }, (_, i) => ({ _id: i, pad }));
-    await b.runCommand('big', { insert: 'c', documents: docs });
-    const text = await b.exportDatabase('big');
-    assert.ok(text.length > 17 * 1024 * 1024, `${text.length} characters`);
-    assert.equal((await b.importDatabase(text, 'copy')).documents, 18_000);
     b.dispose();
   });
 
