@@ -235,6 +235,13 @@ export interface Backend {
   exportDatabase(db: string): Promise<string>;
   /** Load an export, into `intoDb` or its own database name; refuses existing collections (48). */
   importDatabase(text: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number }>;
+  /**
+   * The export written to a local file by the backend itself (atomically), so a large database's
+   * text never crosses to the caller's thread. Resolves with the bytes written.
+   */
+  exportDatabaseToFile(db: string, file: string): Promise<{ bytes: number }>;
+  /** An export read from a local file by the backend itself; as importDatabase. */
+  importDatabaseFromFile(file: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number; bytes: number }>;
   onDidChange(listener: BackendListener): () => void;
   /** Stop every timer; nothing keeps running afterwards. */
   dispose(): void;

@@ -19,6 +19,8 @@ import type { Durability } from '../../storage/journal';
 import type { LockOptions } from '../../storage/lock';
 import { acknowledgeDamage, clearDataFolder, readDamageRecord, closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../storage/engine-store';
 import { SwitchableClock } from './switchable-clock';
+import * as fs from 'node:fs';
+import { writeFileAtomic } from '../../storage/atomic-file';
 
 export const DEFAULT_SETTINGS: EngineSettings = { clock: 'virtual', flavor: 'mongodb', serverVersion: '8.0' };
 
@@ -482,6 +484,17 @@ export class EmbeddedBackend implements Backend {
 
   importDatabase(text: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number }> {
     return this.answer(() => importDatabaseText(this.engine, text, intoDb));
+  }
+
+  exportDatabaseToFile(db: string, file: string): Promise<{ bytes: number }> {
+    return this.answer(() => ({ bytes: writeFileAtomic(file, [Buffer.from(exportDatabaseText(this.engine, db), 'utf8')]) }));
+  }
+
+  importDatabaseFromFile(file: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number; bytes: number }> {
+    return this.answer(() => {
+      const bytes = fs.readFileSync(file);
+      return { ...importDatabaseText(this.engine, bytes.toString('utf8'), intoDb), bytes: bytes.length };
+    });
   }
 
   onDidChange(listener: BackendListener): () => void {

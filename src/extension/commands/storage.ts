@@ -3,6 +3,7 @@
  * Compact Now, Acknowledge Storage Damage. Each takes an argument object (db, file, into) so tests and other extensions need
  * no dialogs; interactively they ask with the usual pickers and file dialogs.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatCount } from '../logic/durations';
 import { inputBox, quickPick, registerCommand, reportSuccess, WorkbenchError, type CommandResult, type Invocation, type Services } from './context';
@@ -24,10 +25,17 @@ async function exportDatabase(services: Services, inv: Invocation): Promise<Comm
     target = await vscode.window.showSaveDialog({ title: `Export ${db} as EJSON`, saveLabel: 'Export', filters: { 'Extended JSON': ['json'] }, defaultUri: vscode.Uri.file(`${db}.ejson.json`) });
     if (!target) return { ok: false, cancelled: true };
   }
-  const text = await services.backend.exportDatabase(db);
-  await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
+  // A local file is written by the engine host itself: the text of a large database never
+  // reaches this thread. Other file systems (a virtual workspace) get the text through VS Code.
+  const dest = target;
+  const bytes = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Exporting ${db}…` }, async () => {
+    if (dest.scheme === 'file') return (await services.backend.exportDatabaseToFile(db, dest.fsPath)).bytes;
+    const text = Buffer.from(await services.backend.exportDatabase(db), 'utf8');
+    await vscode.workspace.fs.writeFile(dest, text);
+    return text.length;
+  });
   reportSuccess(services, inv, `Exported ${db} to ${target.fsPath} (canonical EJSON: every BSON type, index and TTL setting).`);
-  return { ok: true, db, file: target.fsPath, bytes: Buffer.byteLength(text) };
+  return { ok: true, db, file: target.fsPath, bytes };
 }
 
 async function importEJSON(services: Services, inv: Invocation): Promise<CommandResult> {
@@ -38,13 +46,15 @@ async function importEJSON(services: Services, inv: Invocation): Promise<Command
     if (!picked?.length) return { ok: false, cancelled: true };
     source = picked[0];
   }
-  const text = Buffer.from(await vscode.workspace.fs.readFile(source)).toString('utf8');
   let into = typeof inv.args.into === 'string' && inv.args.into ? inv.args.into : undefined;
   if (!into && inv.interactive) {
     into = await inputBox({ title: 'Import EJSON', prompt: 'Into which database (empty: the name it was exported from)', placeHolder: 'the exported name' });
     into = into.trim() || undefined;
   }
-  const r = await services.backend.importDatabase(text, into);
+  const from = source;
+  const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Importing ${path.basename(from.fsPath)}…` }, async () =>
+    from.scheme === 'file' ? services.backend.importDatabaseFromFile(from.fsPath, into) : services.backend.importDatabase(Buffer.from(await vscode.workspace.fs.readFile(from)).toString('utf8'), into),
+  );
   reportSuccess(services, inv, `Imported ${formatCount(r.documents)} documents into ${r.collections} collections of ${r.database} (${r.indexes} indexes).`);
   return { ok: true, ...r };
 }

@@ -505,6 +505,12 @@ export class WorkerBackend implements Backend {
   importDatabase(text: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number }> {
     return intoDb === undefined ? this.call('importDatabase', text) : this.call('importDatabase', text, intoDb);
   }
+  exportDatabaseToFile(db: string, file: string): Promise<{ bytes: number }> {
+    return this.call('exportDatabaseToFile', db, file);
+  }
+  importDatabaseFromFile(file: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number; bytes: number }> {
+    return intoDb === undefined ? this.call('importDatabaseFromFile', file) : this.call('importDatabaseFromFile', file, intoDb);
+  }
 
   /**
    * The last snapshot the worker pushed; after catalog events, the one the worker pushes next

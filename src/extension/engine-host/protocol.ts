@@ -21,7 +21,7 @@ export interface BackendSpec {
 export const CALLS = [
   'info', 'clock', 'listDatabases', 'listCollections', 'listIndexes', 'runCommand', 'expiryCounts', 'monitorStatus',
   'runTTLPass', 'advanceClock', 'setClockMode', 'findInvalidTTLIndexes', 'loadLegacyIndexSpec', 'reset', 'catalog',
-  'storageInfo', 'acknowledgeStorageDamage', 'compactNow', 'exportDatabase', 'importDatabase',
+  'storageInfo', 'acknowledgeStorageDamage', 'compactNow', 'exportDatabase', 'importDatabase', 'exportDatabaseToFile', 'importDatabaseFromFile',
 ] as const;
 export type CallName = (typeof CALLS)[number];
 

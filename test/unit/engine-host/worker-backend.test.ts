@@ -83,6 +83,10 @@ async function script(b: Backend): Promise<unknown[]> {
   const exported = await b.exportDatabase('app');
   out.push(await b.importDatabase(exported, 'copy'));
   out.push(await b.runCommand('copy', { find: 'typed', filter: {} }));
+  const file = path.join(tempDir(), 'app.ejson.json');
+  out.push(await b.exportDatabaseToFile('app', file));
+  assert.equal(fs.readFileSync(file, 'utf8'), exported, 'the file holds what exportDatabase returns');
+  out.push(await b.importDatabaseFromFile(file, 'fromFile'));
   try {
     await b.runCommand('app', { createIndexes: 'typed', indexes: [{ key: { a: 1, b: 1 }, name: 'ab', expireAfterSeconds: 10 }] });
     out.push('no error');
