@@ -195,9 +195,9 @@ const lokiContender: Contender = {
         for (const f of indexes) coll.ensureIndex(f, true);
       },
       pointById: (id) => coll.by('_id', id as string),
-      pointByDate: (date) => coll.findOne({ createdAt: { $dteq: date } } as LokiQuery<StrDoc>),
+      pointByDate: (date) => coll.findOne({ createdAt: { $dteq: date } }),
       // $between is inclusive; dates have millisecond resolution, so hi - 1 ms makes it [lo, hi).
-      range: (lo, hi) => coll.find({ createdAt: { $between: [lo, new Date(hi.getTime() - 1)] } } as LokiQuery<StrDoc>).length,
+      range: (lo, hi) => coll.find({ createdAt: { $between: [lo, new Date(hi.getTime() - 1)] } }).length,
     };
   },
   shape: (d) => toStrDoc(d),
@@ -712,8 +712,8 @@ const HEADERS = ['engine', 'nedb', 'loki', 'baseline', 'eng/nedb', 'eng/loki', '
 function rowCells(values: Partial<Record<Key, number>>, show: (v: number, k: Key) => string, ratio: (engine: number, other: number) => number): string[] {
   const e = values.engine;
   return [
-    ...ALL_KEYS.map((k) => (values[k] === undefined ? '-' : show(values[k]!, k))),
-    ...OTHERS.map((k) => (e === undefined || values[k] === undefined ? '-' : fmtRatio(ratio(e, values[k]!)))),
+    ...ALL_KEYS.map((k) => (values[k] === undefined ? '-' : show(values[k], k))),
+    ...OTHERS.map((k) => (e === undefined || values[k] === undefined ? '-' : fmtRatio(ratio(e, values[k])))),
   ];
 }
 
@@ -729,7 +729,7 @@ function printSize(r: SizeResult): void {
   const insertRows = INDEX_CONFIGS.map((cfg) => {
     const row = r.inserts[cfg.label];
     const rates: Partial<Record<Key, number>> = {};
-    for (const k of ALL_KEYS) if (row[k]) rates[k] = row[k]!.docsPerSec;
+    for (const k of ALL_KEYS) if (row[k]) rates[k] = row[k].docsPerSec;
     return [cfg.label, ...rowCells(rates, (v, k) => `${fmtInt(v)}${k === 'nedb' && sampled ? '*' : ''} (${row[k]!.runs})`, (e, o) => e / o)];
   });
   log(table(['secondary indexes', ...HEADERS], insertRows));

@@ -122,7 +122,7 @@ async function runMatcherReport(): Promise<void> {
     if (typeof report === 'string') process.stdout.write(report.endsWith('\n') ? report : `${report}\n`);
     else if (report !== undefined && report !== null) console.dir(report, { depth: 6 });
   } catch (err) {
-    process.stdout.write(`(matcher comparison failed: ${(err as Error).stack ?? err})\n`);
+    process.stdout.write(`(matcher comparison failed: ${(err as Error).stack ?? String(err)})\n`);
   }
 }
 

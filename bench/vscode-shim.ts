@@ -378,5 +378,5 @@ export function fakeExtensionContext(extensionPath: string, storageDir: string):
     extensionMode: 1, // ExtensionMode.Production
     workspaceState: strict('context.workspaceState', memento),
     globalState: strict('context.globalState', { ...memento, setKeysForSync: () => undefined }),
-  }) as FakeExtensionContext;
+  });
 }

@@ -191,12 +191,12 @@ function runnableDefinitions(defs: Definitions): RunnableDefinition[] {
     const call = first.call!;
     const expected = call.name === 'createIndexes' || call.name === 'runCommand' || call.name === 'command' ? undefined : 1;
     if (expected !== undefined && list.length !== expected) continue;
-    out.push(site(first.unit, call.node, { label: `createIndexes on ${first.ns!.collection}`, ns: first.ns!, command: { createIndexes: first.ns!.collection, indexes: list.map((d) => d.spec!) } as Document }));
+    out.push(site(first.unit, call.node, { label: `createIndexes on ${first.ns!.collection}`, ns: first.ns!, command: { createIndexes: first.ns!.collection, indexes: list.map((d) => d.spec!) } }));
   }
   for (const c of defs.collections) {
     const opts = c.options ? plainValue(c.options) : {};
     if (opts === UNKNOWN || typeof opts !== 'object' || opts === null) continue;
-    out.push(site(c.unit, c.site, { label: `create ${c.ns.collection}`, ns: c.ns, command: { create: c.ns.collection, ...(opts as Document) } as Document }));
+    out.push(site(c.unit, c.site, { label: `create ${c.ns.collection}`, ns: c.ns, command: { create: c.ns.collection, ...(opts as Document) } }));
   }
   for (const m of defs.collMods) {
     if (!m.ns || (!m.indexTtl && !m.collectionTtl)) continue;

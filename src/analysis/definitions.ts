@@ -155,7 +155,7 @@ export class DefinitionFinder {
     }
     if (n.type === 'CallExpression' && n.callee.type === 'MemberExpression' && !n.callee.computed && n.callee.property.type === 'Identifier') {
       const m = n.callee.property.name;
-      const arg = n.arguments[0] ? this.ev.eval(n.arguments[0] as Node) : undefined;
+      const arg = n.arguments[0] ? this.ev.eval(n.arguments[0]) : undefined;
       if (m === 'getSiblingDB' || m === 'getDB') return { db: stringValue(arg), text: shown, driver: false };
       if (m === 'db') return { db: stringValue(arg), text: shown, driver: true };
     }
@@ -178,7 +178,7 @@ export class DefinitionFinder {
     if (n.type === 'CallExpression' && n.callee.type === 'MemberExpression' && !n.callee.computed && n.callee.property.type === 'Identifier') {
       const m = n.callee.property.name;
       if (m !== 'getCollection' && m !== 'collection') return undefined;
-      const name = n.arguments[0] ? stringValue(this.ev.eval(n.arguments[0] as Node)) : undefined;
+      const name = n.arguments[0] ? stringValue(this.ev.eval(n.arguments[0])) : undefined;
       const dbRef = this.dbRef(n.callee.object);
       if (!name || !dbRef) return undefined;
       return { ns: { collection: name, ...(dbRef.db ? { db: dbRef.db } : {}) }, dbRef: { ...dbRef, driver: m === 'collection' || dbRef.driver } };
@@ -230,7 +230,7 @@ export class DefinitionFinder {
       case 'command':
       case 'adminCommand': {
         if (!recv || node.type !== 'CallExpression' || !node.arguments[0]) return;
-        const cmd = this.ev.eval(node.arguments[0] as Node);
+        const cmd = this.ev.eval(node.arguments[0]);
         if (cmd.kind !== 'object' || cmd.props.length === 0) return;
         const dbRef = this.dbRef(recv) ?? { text: text(this.unit, recv), driver: name === 'command' };
         const verb = cmd.props[0].key;
@@ -277,7 +277,7 @@ export class DefinitionFinder {
       case 'Schema': {
         const first = node.arguments[0];
         if (!first) return;
-        const fields = this.ev.eval(first as Node);
+        const fields = this.ev.eval(first);
         if (fields.kind === 'object') this.schemaFields(fields, '', call);
         return;
       }
@@ -288,7 +288,7 @@ export class DefinitionFinder {
         if (!recv || node.type !== 'CallExpression' || !node.arguments[0]) return;
         const ref = this.collectionRef(recv);
         if (!ref) return;
-        const first = this.ev.eval(node.arguments[0] as Node);
+        const first = this.ev.eval(node.arguments[0]);
         const docs = first.kind === 'array' ? first.items : [first];
         this.out.inserts.push({ unit: this.unit, ns: ref.ns, docs });
         return;

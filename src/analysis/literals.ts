@@ -193,7 +193,7 @@ export class Evaluator {
   }
 
   private call(n: Node & { type: 'CallExpression' | 'NewExpression' }, at: Node, depth: number): Lit {
-    const callee = Evaluator.unwrap(n.callee as Node);
+    const callee = Evaluator.unwrap(n.callee);
     const args = n.arguments.map((a) => (!a || a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? undefined : this.eval(a as Node, a as Node, depth + 1)));
     const firstValue = args[0]?.kind === 'value' ? args[0].value : undefined;
     if (callee.type === 'Identifier') {

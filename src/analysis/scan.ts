@@ -101,7 +101,7 @@ export function addBinding(names: string[], pattern: Node | null | undefined): v
       names.push(pattern.name);
       return;
     case 'ObjectPattern':
-      for (const p of pattern.properties) addBinding(names, p.type === 'RestElement' ? p.argument : (p.value as Node));
+      for (const p of pattern.properties) addBinding(names, p.type === 'RestElement' ? p.argument : (p.value));
       return;
     case 'ArrayPattern':
       for (const e of pattern.elements) addBinding(names, e);

@@ -2,7 +2,7 @@
  * The embedded engine: databases and collections in memory, one `runCommand` entry point with
  * mongod-shaped replies, batched change events, and the clock everything time-related reads.
  */
-import { Collection, type CollectionHost, type CollectionOptions } from './catalog/collection';
+import { type Collection, type CollectionHost, type CollectionOptions } from './catalog/collection';
 import { CursorStore } from './catalog/cursors';
 import { Database } from './catalog/database';
 import { EventBuffer, type EngineEvent, type EngineListener } from './catalog/events';

@@ -27,10 +27,10 @@ export class ClockStatusBar implements vscode.Disposable {
     this.unsubscribe = backend.onDidChange(() => {
       this.timer ??= setTimeout(() => {
         this.timer = undefined;
-        this.update();
+        void this.update();
       }, this.debounceMs);
     });
-    this.update();
+    void this.update();
   }
 
   get text(): string {

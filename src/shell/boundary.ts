@@ -28,12 +28,12 @@ export class Boundary {
 
   /** A date for the script (host realm, the script's Date prototype). */
   date(ms: number): Date {
-    return Reflect.construct(Date, [ms], this.ScriptDate) as Date;
+    return Reflect.construct<[number], Date>(Date, [ms], this.ScriptDate);
   }
 
   toEngine<T>(value: T): T {
     if (value === null || typeof value !== 'object') return value;
-    return this.convert(value as unknown as object, 0) as T;
+    return this.convert(value, 0) as T;
   }
 
   private convert(value: object, depth: number): unknown {
@@ -53,8 +53,8 @@ export class Boundary {
     }
     if (value instanceof Date || value instanceof RegExp) return value;
     if ((value as { _bsontype?: unknown })._bsontype !== undefined) return value;
-    if (value instanceof this.RealmDate) return new Date((value as Date).getTime());
-    if (value instanceof this.RealmRegExp) return new RegExp((value as RegExp).source, (value as RegExp).flags);
+    if (value instanceof this.RealmDate) return new Date((value).getTime());
+    if (value instanceof this.RealmRegExp) return new RegExp((value).source, (value).flags);
     let out: Document | undefined;
     const doc = value as Document;
     for (const key in doc) {

@@ -40,7 +40,7 @@ function callable(name: string, make: (args: unknown[]) => unknown, errors: Scri
       (fn as unknown as Record<string, unknown>)[key] = typeof value === 'function' ? value.bind(cls) : value;
     }
   }
-  return fn as AnyFn;
+  return fn;
 }
 
 /** Date from an ISO-8601 string the way mongosh's ISODate reads it: no zone means UTC. */

@@ -362,7 +362,7 @@ export class ShellCollection {
       return { key, name: defaultIndexName(key), ...opts };
     });
     this.#run({ createIndexes: this[STATE].name, indexes: specs });
-    return specs.map((s) => s.name as string);
+    return specs.map((s) => s.name);
   }
 
   getIndexes(): Document[] {

@@ -56,8 +56,8 @@ export class ScriptErrors {
     class MongoBulkWriteError extends MongoServerError {}
     nameClass(MongoServerError, 'MongoServerError');
     nameClass(MongoBulkWriteError, 'MongoBulkWriteError');
-    this.MongoServerError = MongoServerError as unknown as ServerErrorConstructor;
-    this.MongoBulkWriteError = MongoBulkWriteError as unknown as ServerErrorConstructor;
+    this.MongoServerError = MongoServerError;
+    this.MongoBulkWriteError = MongoBulkWriteError;
   }
 
   /** A server error from a reply-shaped document `{errmsg, code, codeName, ...}`. */

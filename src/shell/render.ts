@@ -81,7 +81,7 @@ export function formatBson(value: object): string | undefined {
       return `Code(${quote(String(v.code))}${scope ? `, ${inspectTree(scope, {})}` : ''})`;
     }
     case 'DBRef': {
-      const oid = v.oid as unknown;
+      const oid = v.oid;
       const oidText = oid !== null && typeof oid === 'object' ? inspectTree(oid, {}) : inspect(oid);
       return `DBRef(${quote(String(v.collection))}, ${oidText}${v.db ? `, ${quote(String(v.db))}` : ''})`;
     }

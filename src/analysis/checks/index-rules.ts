@@ -5,7 +5,6 @@
  * TTL009 time series (6.4), TTL010 partial TTL longer than the collection's TTL (6.4),
  * TTL012 a TTL field the file fills with non-dates (7.8), TTL013 `0` on a creation time (7.8).
  */
-import type { Node } from '@babel/types';
 import type { Document } from '../../engine';
 import { EngineError } from '../../engine/errors';
 import { normalizeIndexSpec } from '../../engine/indexes/index-spec';
@@ -190,7 +189,7 @@ function splitFixes(def: IndexDef, key: Document): Fix[] {
   if (def.call.node.arguments.some((a) => !a)) return [];
   const { unit, call, ttl, options } = def;
   const statement = call.statement!;
-  const callee = nodeText(unit, call.node.callee as Node);
+  const callee = nodeText(unit, call.node.callee);
   const indent = indentOf(unit, statement);
   const filter = lastProp(options.props, 'partialFilterExpression');
   const ttlOptions = [nodeText(unit, ttl.node), ...(filter ? [nodeText(unit, filter.node)] : [])].join(', ');

@@ -4,7 +4,7 @@
  * failed write leaves no trace.
  */
 import { calculateObjectSize, UUID } from 'bson';
-import { BTreeIndex, duplicateKeyError } from '../indexes/btree-index';
+import { type BTreeIndex, duplicateKeyError } from '../indexes/btree-index';
 import { IdIndex } from '../indexes/id-index';
 import { checkForInterrupt } from '../interrupt';
 import type { EntryKey } from '../indexes/key-order';
@@ -152,7 +152,7 @@ export class Collection {
   }
 
   insertRestored(docs: readonly Document[]): StoredRecord[] {
-    const out: StoredRecord[] = new Array(docs.length);
+    const out: StoredRecord[] = new Array<StoredRecord>(docs.length);
     for (let d = 0; d < docs.length; d++) {
       const record: StoredRecord = { rid: this.nextRid++, doc: docs[d], idSlot: -1 };
       for (const index of this.indexes.values()) index.addRecord(record);

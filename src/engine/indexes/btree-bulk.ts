@@ -70,7 +70,7 @@ function groupSizes(count: number, max: number): number[] {
   const groups = Math.ceil(count / max);
   const base = Math.floor(count / groups);
   const extra = count % groups;
-  const out: number[] = new Array(groups);
+  const out: number[] = new Array<number>(groups);
   for (let g = 0; g < groups; g++) out[g] = base + (g < extra ? 1 : 0);
   return out;
 }
@@ -359,6 +359,6 @@ export function deleteSortedInBulk<K, V>(tree: BTree<K, V>, sorted: readonly K[]
   const walk = (() => ({ delete: true })) as unknown as SortedWalk;
   walk.sorted = sorted;
   walk.at = 0;
-  tree.editRange(sorted[0], sorted[sorted.length - 1], true, walk as never);
+  tree.editRange(sorted[0], sorted[sorted.length - 1], true, walk);
   return before - tree.size;
 }

@@ -129,8 +129,8 @@ export class BTreeIndex {
     let ordered = true;
     for (let i = 1; i < entries.length && ordered; i++) ordered = cmp(entries[i - 1], entries[i]) < 0;
     const order = ordered ? undefined : entryOrder(entries, cmp, this.directions.length === 1 ? this.directions[0] : undefined);
-    const keys: EntryKey[] = new Array(entries.length);
-    const values: StoredRecord[] = new Array(entries.length);
+    const keys: EntryKey[] = new Array<EntryKey>(entries.length);
+    const values: StoredRecord[] = new Array<StoredRecord>(entries.length);
     let n = 0;
     for (let i = 0; i < entries.length; i++) {
       const at = order ? order[i] : i;

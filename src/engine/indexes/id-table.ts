@@ -8,7 +8,7 @@
  * and is left to the ordered tree: such a value can never equal a hashed one, because hashed kinds
  * cover their whole canonical rank except the inexact numbers.
  */
-import type { Decimal128, Long, ObjectId } from 'bson';
+import type { Long, ObjectId } from 'bson';
 import { compareNumbers, toDouble } from '../values/numbers';
 import { bsonClassOf } from '../values/types';
 import { ObjectIdTable, type Slotted } from './object-id-table';
@@ -59,7 +59,7 @@ export class IdTable<R extends Keyed> {
   get(value: unknown): R | undefined | typeof UNHASHABLE {
     const map = this.slotOf(value);
     if (map === OBJECT_ID) return this.objectIds.get(value as ObjectId);
-    return map ? map.get(this.key as never) : UNHASHABLE;
+    return map ? map.get(this.key) : UNHASHABLE;
   }
 
   /** `get` before a `set` of the same value (a write's uniqueness check). */
@@ -68,7 +68,7 @@ export class IdTable<R extends Keyed> {
     this.probedValue = value;
     this.probedMap = map;
     if (map === OBJECT_ID) return this.objectIds.get(value as ObjectId);
-    return map ? map.get(this.key as never) : UNHASHABLE;
+    return map ? map.get(this.key) : UNHASHABLE;
   }
 
   /**
@@ -99,7 +99,7 @@ export class IdTable<R extends Keyed> {
     if (slot !== IN_MAP) return false;
     record.idSlot = NOT_HELD;
     const map = this.slotOf(id);
-    if (map && map !== OBJECT_ID && map.get(this.key as never) === record) map.delete(this.key as never);
+    if (map && map !== OBJECT_ID && map.get(this.key) === record) map.delete(this.key);
     return true;
   }
 
@@ -131,10 +131,10 @@ export class IdTable<R extends Keyed> {
     switch (typeof value) {
       case 'string':
         this.key = value;
-        return this.strings as Map<number | string, R>;
+        return this.strings;
       case 'number':
         this.key = value;
-        return this.numbers as Map<number | string, R>;
+        return this.numbers;
       case 'object':
         break;
       default:
@@ -143,7 +143,7 @@ export class IdTable<R extends Keyed> {
     if (value === null) return undefined;
     if (value instanceof Date) {
       this.key = value.getTime();
-      return this.dates as Map<number | string, R>;
+      return this.dates;
     }
     switch (bsonClassOf(value)) {
       case 'ObjectId':
@@ -151,22 +151,22 @@ export class IdTable<R extends Keyed> {
       case 'Int32':
       case 'Double':
         this.key = (value as { value: number }).value;
-        return this.numbers as Map<number | string, R>;
+        return this.numbers;
       case 'Long': {
         const n = (value as Long).toNumber();
         if (Math.abs(n) >= TWO_53 && compareNumbers(value, n) !== 0) return undefined;
         this.key = n;
-        return this.numbers as Map<number | string, R>;
+        return this.numbers;
       }
       case 'Decimal128': {
-        const d = toDouble(value as Decimal128);
+        const d = toDouble(value);
         if (compareNumbers(value, d) !== 0) return undefined;
         this.key = d;
-        return this.numbers as Map<number | string, R>;
+        return this.numbers;
       }
       case 'BSONSymbol':
         this.key = String((value as { value: unknown }).value);
-        return this.strings as Map<number | string, R>;
+        return this.strings;
     }
     return undefined;
   }

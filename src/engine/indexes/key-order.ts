@@ -10,7 +10,7 @@
  * ±Infinity (below/above everything) or a LOW/HIGH marker within one rank (mongod's type-bracketed
  * bounds), and a rid of ±Infinity.
  */
-import { Int32, Long, MaxKey, MinKey } from 'bson';
+import { type Int32, type Long, MaxKey, MinKey } from 'bson';
 import { compareValues } from '../values/compare';
 import { bsonClassOf, canonicalRank } from '../values/types';
 

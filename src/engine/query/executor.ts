@@ -123,7 +123,7 @@ export function executeQuery(coll: Collection, request: QueryRequest): QueryResu
 
   let result = out;
   if (needSort) {
-    const cmp = sortCmp!;
+    const cmp = sortCmp;
     // Under a time limit or an interrupt flag the sort is a safe point too (it sorts a copy of
     // nothing stored: `out` is this query's own array).
     result = interruptsInstalled()

@@ -11,7 +11,7 @@
  *   overflow), any double makes a double, any decimal makes a decimal.
  * - Errors carry mongod's codes so callers written against a real server see the same failures.
  */
-import { Decimal128, Int32, Long, ObjectId, Timestamp } from 'bson';
+import { Decimal128, Int32, Long, type ObjectId, type Timestamp } from 'bson';
 import { codeNameOf, EngineError } from '../errors';
 import { compareValues, valuesEqual } from '../values/compare';
 import { setField } from '../values/fields';

@@ -83,7 +83,7 @@ function point(v: unknown): Interval {
 function clauseIntervals(clause: unknown): Interval[] | undefined {
   const isOperatorObject = isPlainObject(clause) && Object.keys(clause).length > 0 && Object.keys(clause).every((k) => k.startsWith('$'));
   if (!isOperatorObject) return indexableValue(clause) ? [point(clause)] : undefined;
-  const ops = clause as Document;
+  const ops = clause;
   let result: Interval[] | undefined;
   const add = (ivs: Interval[]) => {
     result = result ? intersect(result, ivs) : ivs;

@@ -234,6 +234,8 @@ function builderFor(fields: string[]): Builder {
     // A literal `"__proto__": v` sets the prototype (the writer never makes such a shape; a file may).
     if (fields.includes('__proto__')) throw new Error('not a literal key');
     const body = `return {${fields.map((f, i) => `${JSON.stringify(f)}: v[${i}]`).join(', ')}};`;
+    // One generated object literal per shape (the fields' names are JSON-quoted): see the module comment.
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
     build = new Function('v', body) as Builder;
     builders.set(key, build);
   } catch {

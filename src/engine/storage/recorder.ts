@@ -37,12 +37,11 @@ export class JournalRecorder {
   observe(collection: Collection): void {
     if (this.observed.has(collection)) return;
     this.observed.add(collection);
-    const recorder = this;
     const observer: RecordObserver = {
-      inserted: (record) => recorder.put(collection, record),
-      replaced: (record) => recorder.put(collection, record),
+      inserted: (record) => this.put(collection, record),
+      replaced: (record) => this.put(collection, record),
       removed: (record) => {
-        if (!recorder.paused) recorder.ops.push({ del: collection.ns, id: storableId(record.doc._id) });
+        if (!this.paused) this.ops.push({ del: collection.ns, id: storableId(record.doc._id) });
       },
     };
     collection.observers.push(observer);
@@ -108,5 +107,5 @@ function storableId(id: unknown): unknown {
 
 /** A collection's whole catalog entry: its options and its index specs as stored. */
 export function catalogEntry(ns: string, coll: Collection): JournalOp {
-  return { cat: ns, o: { ...coll.options } as Document, ix: [...coll.indexes.values()].map((i) => i.spec) };
+  return { cat: ns, o: { ...coll.options }, ix: [...coll.indexes.values()].map((i) => i.spec) };
 }

@@ -239,7 +239,7 @@ export class StorageRestorer {
 }
 
 function idKey(id: unknown): string {
-  return EJSON.stringify({ id } as Document, { relaxed: false });
+  return EJSON.stringify({ id }, { relaxed: false });
 }
 
 function numbers(m: unknown): Record<string, number> {

@@ -96,7 +96,7 @@ export class IndexTTLTarget implements TTLTarget {
     return `index ${this.indexName}`;
   }
 
-  visit(budget: VisitBudget, remove: (record: StoredRecord) => void): VisitOutcome {
+  visit(budget: VisitBudget, _remove: (record: StoredRecord) => void): VisitOutcome {
     const index = this.collection.indexes.get(this.indexName);
     if (!index || !isTTLIndexSpec(index.spec)) return { kind: 'skipped', reason: 'no longer a TTL index', logId: 0 };
     const usable = ttlKeyIsUsable(index.spec.key as Record<string, unknown>);

@@ -108,7 +108,7 @@ function collectionRule(collection: Collection): BucketRule | Skip {
 
 /** The view key of a partial TTL index: its name and its filter, so a recreated index starts afresh. */
 function viewKeyOf(indexName: string, filter: unknown): string {
-  return `${indexName}\u0000${filter === undefined ? '' : EJSON.stringify(filter as Document, { relaxed: false })}`;
+  return `${indexName}\u0000${filter === undefined ? '' : EJSON.stringify(filter, { relaxed: false })}`;
 }
 
 /** Rule 6.4: a partial TTL index on the timeField, applied to the buckets whose meta matches. */

@@ -4,7 +4,7 @@
  * against the collection they are for (1.5–1.10, 6.4). The diagnostics layer calls the same
  * functions, so the editor and the engine can never disagree.
  */
-import { Decimal128, Int32, Long } from 'bson';
+import { type Decimal128, Int32, type Long } from 'bson';
 import { EngineError } from '../errors';
 import { formatValue } from '../values/format';
 import { toDouble } from '../values/numbers';

@@ -2,7 +2,7 @@
  * Numbers across BSON's four numeric types. Comparison is exact (a Long beyond 2^53 or a Decimal128
  * compares by value, not through a lossy double), because index order and equality depend on it.
  */
-import { Decimal128, Double, Int32, Long } from 'bson';
+import { Decimal128, type Double, Int32, Long } from 'bson';
 import { bsonClassOf } from './types';
 
 const TWO_53 = 2 ** 53;

@@ -304,7 +304,7 @@ export class EmbeddedBackend implements Backend {
     const parameters: Record<string, boolean | number> = {};
     for (const [k, v] of Object.entries(reply)) {
       if (k === 'ok') continue;
-      parameters[k] = typeof v === 'boolean' ? v : Number(v as number);
+      parameters[k] = typeof v === 'boolean' ? v : Number(v);
     }
     return {
       enabled: s.enabled,

@@ -72,10 +72,10 @@ async function createCollection(services: Services, inv: Invocation): Promise<Co
     name ??= await inputBox({ title: `New collection in ${db}`, prompt: 'Collection name', value: 'events', validateInput: (v) => (v.trim() && !v.includes('$') ? undefined : 'A collection name is not empty and has no $.') });
     kind ??= await quickPick(
       [
-        { label: '$(table) Plain collection', description: 'TTL through secondary indexes', value: 'plain' as CollectionKind },
-        { label: '$(archive) Capped collection', description: 'fixed size; TTL indexes need 7.1+', value: 'capped' as CollectionKind },
-        { label: '$(graph-line) Time-series collection', description: 'optional collection-level expireAfterSeconds', value: 'timeseries' as CollectionKind },
-        { label: '$(layers) Clustered collection', description: 'clustered by _id; optional collection-level expireAfterSeconds', value: 'clustered' as CollectionKind },
+        { label: '$(table) Plain collection', description: 'TTL through secondary indexes', value: 'plain' },
+        { label: '$(archive) Capped collection', description: 'fixed size; TTL indexes need 7.1+', value: 'capped' },
+        { label: '$(graph-line) Time-series collection', description: 'optional collection-level expireAfterSeconds', value: 'timeseries' },
+        { label: '$(layers) Clustered collection', description: 'clustered by _id; optional collection-level expireAfterSeconds', value: 'clustered' },
       ],
       'Kind of collection',
     );

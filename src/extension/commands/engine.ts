@@ -1,5 +1,5 @@
 /** Engine commands: Run TTL Pass Now, Advance Clock…, Switch Clock, Set Monitor Parameters…, Reset Engine, Refresh. */
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { ClockMode, EngineSettings } from '../backend/backend';
 import { formatClockTime, formatCount, formatMillis, parseClockAdvance, plural } from '../logic/durations';
 import * as mongosh from '../logic/mongosh';
@@ -62,8 +62,8 @@ async function switchClock(services: Services, inv: Invocation): Promise<Command
     mode = inv.interactive
       ? await quickPick(
           [
-            { label: '$(history) Virtual clock', description: current.mode === 'virtual' ? 'current' : 'moves only when you advance it', value: 'virtual' as ClockMode },
-            { label: '$(server-environment) System clock', description: current.mode === 'system' ? 'current' : 'wall time; TTL passes run by themselves', value: 'system' as ClockMode },
+            { label: '$(history) Virtual clock', description: current.mode === 'virtual' ? 'current' : 'moves only when you advance it', value: 'virtual' },
+            { label: '$(server-environment) System clock', description: current.mode === 'system' ? 'current' : 'wall time; TTL passes run by themselves', value: 'system' },
           ],
           'Clock of the engine (data stay; time never runs backwards)',
         )
@@ -136,9 +136,9 @@ export function registerEngineCommands(services: Services): vscode.Disposable[] 
     registerCommand(services, {
       id: 'ttlWorkbench.refresh',
       action: 'Refresh',
-      run: async () => {
+      run: () => {
         services.tree.refresh();
-        return { ok: true };
+        return Promise.resolve({ ok: true });
       },
     }),
   ];

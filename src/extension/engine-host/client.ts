@@ -521,7 +521,9 @@ export class WorkerBackend implements Backend {
     if (this.snapshot) {
       // A busy engine pushes it when the statement ends; a lost push must not leave anyone waiting.
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => this.call<CatalogSnapshot>('catalog').then((c) => (this.setCatalog(c), resolve(c)), reject), 5000);
+        const timer = setTimeout(() => {
+          this.call<CatalogSnapshot>('catalog').then((c) => (this.setCatalog(c), resolve(c)), reject);
+        }, 5000);
         this.nextSnapshot.push((catalog) => {
           clearTimeout(timer);
           resolve(catalog);
@@ -589,7 +591,7 @@ export class WorkerPlayground implements PlaygroundSession {
       backend: this.backend.backendId,
       session: this.sessionId,
       ...(this.timeoutMs !== undefined ? { timeoutMs: this.timeoutMs } : {}),
-      interrupt: this.cell.buffer as SharedArrayBuffer,
+      interrupt: this.cell.buffer,
     });
   }
 

@@ -6,7 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
-import type { BackendEvent, PlaygroundEvent, PlaygroundSession } from '../backend/backend';
+import type { BackendEvent, PlaygroundSession } from '../backend/backend';
 import { EmbeddedBackend } from '../backend/embedded-backend';
 import type { FromWorker, ToWorker, WorkerHeapStats } from './protocol';
 import { decodeValue, encodeError, encodeValue } from './wire-values';
@@ -247,7 +247,7 @@ async function runSession(m: Extract<ToWorker, { t: 'session.run' }>): Promise<v
       prints.flush();
       pump?.flush();
       if (step.done) return reply(m.id, { ...step.value, dbName: session.dbName, restarted: session.restarted });
-      post({ t: 'run', id: m.id, events: [step.value as PlaygroundEvent] });
+      post({ t: 'run', id: m.id, events: [step.value] });
     }
   } finally {
     // Lines printed by a statement that ended the run by throwing belong to this run, not the next.

@@ -76,7 +76,7 @@ export function describeIndex(index: IndexFacts, collection: IndexCollectionFact
   const field = fields.length === 1 ? fields[0] : undefined;
   const hidden = spec.hidden === true;
   const partial = spec.partialFilterExpression !== undefined;
-  const plugin = fields.map((f) => key[f]).find((v) => typeof v === 'string') as string | undefined;
+  const plugin = fields.map((f) => key[f]).find((v): v is string => typeof v === 'string');
   const flags = (summary: string) => [summary, ...(partial ? ['partial'] : []), ...(hidden ? ['hidden'] : [])].join(' · ');
   const base = { field, hidden, partial, convertible: false, ttlApplies: false };
 

@@ -75,7 +75,7 @@ export function textFromNotebookData(cells: readonly CellLike[], metadata: { ttl
   const book: Ttlbook = {
     metadata: header,
     cells: cells.map((c): TtlbookCell => {
-      const m = ((c.metadata as { ttlbook?: PlaygroundCellMetadata } | undefined)?.ttlbook ?? {}) as PlaygroundCellMetadata;
+      const m = ((c.metadata as { ttlbook?: PlaygroundCellMetadata } | undefined)?.ttlbook ?? {});
       return {
         kind: c.kind,
         source: c.value,

@@ -305,7 +305,7 @@ suite('Playground notebooks', function () {
     await config.update('engineHost.maxHeapMb', 192, vscode.ConfigurationTarget.Global);
     await config.update('playgroundTimeLimitMs', 120_000, vscode.ConfigurationTarget.Global);
     try {
-      const restarted = (await vscode.commands.executeCommand('ttlWorkbench.restartEngineHost', {})) as { ok: boolean; heapLimitMb: number };
+      const restarted = await vscode.commands.executeCommand<{ ok: boolean; heapLimitMb: number }>('ttlWorkbench.restartEngineHost', {});
       assert.ok(restarted.ok && restarted.heapLimitMb < 400, JSON.stringify(restarted));
       await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true });
       const nb = await untitled({}, ['use("heap")\ndb.kept.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }])', 'const hog = []\nwhile (true) hog.push({ pad: "x".repeat(100) + hog.length })']);

@@ -41,11 +41,11 @@ suite('Durable storage', function () {
     assert.ok(info.dir && fs.existsSync(info.dir), `data folder ${info.dir}`);
     await api.backend.runCommand('kept', { createIndexes: 'sessions', indexes: [{ key: { lastSeen: 1 }, name: 'lastSeen_1', expireAfterSeconds: 3600 }] });
     await api.backend.runCommand('kept', { insert: 'sessions', documents: [{ _id: 1, lastSeen: new Date() }, { _id: 2, lastSeen: new Date() }] });
-    const journals = fs.readdirSync(info.dir!).filter((f) => /^journal-\d+\.ttlj$/.test(f));
+    const journals = fs.readdirSync(info.dir).filter((f) => /^journal-\d+\.ttlj$/.test(f));
     assert.ok(journals.length >= 1 && (await api.backend.storageInfo()).journalBytes > 0, 'the writes are in the journal');
     const compacted = await ok('compactNow');
     assert.ok((compacted.documents as number) >= 2);
-    assert.ok(fs.readdirSync(info.dir!).some((f) => /^snapshot-\d+\.ttls$/.test(f)), 'a snapshot was written');
+    assert.ok(fs.readdirSync(info.dir).some((f) => /^snapshot-\d+\.ttls$/.test(f)), 'a snapshot was written');
     const revealed = await ok('revealDataFolder');
     assert.equal(revealed.dir, info.dir);
   });

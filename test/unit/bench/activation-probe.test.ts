@@ -23,7 +23,7 @@ test('the activation probe activates the bundled extension on durable storage in
   assert.equal(typeof result.reported, 'number');
   assert.equal(result.storage?.mode, 'folder');
   assert.equal(result.storage?.readOnly, false);
-  const dir = result.storage!.dir!;
+  const dir = result.storage.dir!;
   assert.match(dir, /ttl-bench-probe-[^/\\]+[/\\]workspace[/\\]engine$/);
   assert.equal(fs.existsSync(path.dirname(path.dirname(dir))), false, 'the temporary storage folder is removed afterwards');
 });
@@ -43,7 +43,7 @@ test('the stand-in vscode names a member it lacks rather than answering a stub',
     assert.throws(fn, (err: unknown) => err instanceof MissingShimMemberError && err.member === member && err.message.includes(`\`${member}\``));
   missing(() => vscode.window.createWebviewPanel, 'vscode.window.createWebviewPanel');
   missing(() => vscode.debug.activeDebugSession, 'vscode.debug.activeDebugSession');
-  missing(() => `${vscode.debug}`, 'vscode.debug');
+  missing(() => String(vscode.debug), 'vscode.debug');
   missing(() => (vscode.tasks as unknown as () => unknown)(), 'vscode.tasks');
   const context = fakeExtensionContext(root, path.join(root, 'no-such-folder'));
   missing(() => context.secrets, 'context.secrets');

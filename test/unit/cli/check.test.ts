@@ -54,8 +54,8 @@ describe('ttl-workbench check', () => {
     const r = run([], dir);
     assert.equal(r.code, 1, r.stderr);
     const lines = r.stdout.trim().split('\n');
-    assert.match(lines[0], /^a\.js:1:57  error  TTL003  createIndex fails with CannotCreateIndex \(67\): .*cannot be less than 0/);
-    assert.match(lines[1], /^b\.ts:2:52  warning  TTL014  expireAfterSeconds: 86400000 is 1,000 days/);
+    assert.match(lines[0], /^a\.js:1:57 {2}error {2}TTL003 {2}createIndex fails with CannotCreateIndex \(67\): .*cannot be less than 0/);
+    assert.match(lines[1], /^b\.ts:2:52 {2}warning {2}TTL014 {2}expireAfterSeconds: 86400000 is 1,000 days/);
     assert.equal(lines[2], '');
     assert.match(lines[3], /^2 problems \(1 error, 1 warning or hint\) in 3 files checked$/);
   });

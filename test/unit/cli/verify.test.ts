@@ -17,7 +17,7 @@ import { loadLegacyIndexSpec, VirtualClock, type Document, type Engine } from '.
 import { parseArgs, UsageError } from '../../../src/cli/args';
 import { closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
 import { closeInspection, inspectFolder } from '../../../src/storage/inspect';
-import { nodeFs, type StorageFs } from '../../../src/storage/storage-fs';
+import { nodeFs } from '../../../src/storage/storage-fs';
 import { dump } from '../storage/engine-state';
 
 const root = path.resolve(__dirname, '../../../..');
@@ -241,7 +241,7 @@ describe('ttl-workbench verify', () => {
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       },
-    }) as StorageFs;
+    });
     const before = fingerprint(dir);
     const inspection = inspectFolder(dir, { fs: watched });
     try {

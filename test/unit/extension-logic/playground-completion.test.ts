@@ -8,7 +8,7 @@ describe('playground completion', () => {
   it('after db. offers the collections, then the database methods', () => {
     const ctx = completionContext('print(1)\ndb.ev');
     assert.deepEqual(ctx, { kind: 'dbMember', prefix: 'ev' });
-    const c = completionCandidates(ctx!, ['events', 'my-logs', 'stats']);
+    const c = completionCandidates(ctx, ['events', 'my-logs', 'stats']);
     assert.deepEqual(c.filter((x) => x.kind === 'collection').map((x) => [x.label, x.insertText]), [
       ['events', undefined],
       ['my-logs', "getCollection('my-logs')"],

@@ -34,8 +34,8 @@ function entriesCalledFor(index: AnyIndex, rid: number, doc: Document): EntryKey
 
 /** Element-wise identity of two encoded entries (numbers, strings, ranks): the cheap first test. */
 function sameEntry(a: EntryKey, b: EntryKey): boolean {
-  const x = a as unknown as unknown[];
-  const y = b as unknown as unknown[];
+  const x = a;
+  const y = b;
   if (x.length !== y.length) return false;
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
   return true;

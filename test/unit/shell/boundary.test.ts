@@ -21,7 +21,7 @@ describe('Boundary.toEngine', () => {
     const { boundary, ctx } = realm();
     const input = vm.runInContext('({ a: { when: new Date(5), list: [1, /x+/gi, { deep: new Date(6) }] }, n: 1 })', ctx) as Record<string, any>;
     assert.equal(input.a.when instanceof Date, false);
-    const out = boundary.toEngine(input) as Record<string, any>;
+    const out = boundary.toEngine<Record<string, any>>(input);
     assert.ok(out.a.when instanceof Date);
     assert.equal(out.a.when.getTime(), 5);
     assert.ok(out.a.list[1] instanceof RegExp);
@@ -44,7 +44,7 @@ describe('Boundary.toEngine', () => {
   it('copies only the containers on the path to a replaced value', () => {
     const { boundary, ctx } = realm();
     const doc = vm.runInContext('({ keep: { x: 1 }, change: { r: /a/ } })', ctx) as Record<string, unknown>;
-    const out = boundary.toEngine(doc) as Record<string, unknown>;
+    const out = boundary.toEngine<Record<string, unknown>>(doc);
     assert.notEqual(out, doc);
     assert.equal(out.keep, doc.keep);
     assert.notEqual(out.change, doc.change);
@@ -80,7 +80,7 @@ describe('Boundary.fromEngine', () => {
   it('keeps a field named __proto__ as data', () => {
     const { boundary } = realm();
     const stored = JSON.parse('{"__proto__": {"x": 1}, "a": 2}') as Record<string, unknown>;
-    const out = boundary.fromEngine(stored) as Record<string, unknown>;
+    const out = boundary.fromEngine<Record<string, unknown>>(stored);
     assert.ok(Object.prototype.hasOwnProperty.call(out, '__proto__'));
     assert.equal(Object.getPrototypeOf(out), Object.prototype);
   });

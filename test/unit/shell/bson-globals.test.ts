@@ -1,7 +1,7 @@
 /** The BSON constructors of the shell: with or without `new`, the engine's classes, stored as their BSON types. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Binary, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
+import { type Binary, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
 import { parseISODate } from '../../../src/shell/bson-globals';
 import { harness, plain, START } from './helpers';
 
@@ -54,12 +54,12 @@ describe('BSON globals in the shell', () => {
   it('number constructors make Int32, Long, Decimal128 and Double', () => {
     const h = harness();
     const v = h.value(`[NumberInt(5), NumberInt("24"), NumberLong(7), NumberLong("9223372036854775807"), NumberDecimal("1.10"), Double(2), Int32(3), Long(8), Decimal128("3.3"), NumberLong()]`) as unknown[];
-    assert.ok(v[0] instanceof Int32 && (v[0] as Int32).value === 5);
+    assert.ok(v[0] instanceof Int32 && (v[0]).value === 5);
     assert.equal((v[1] as Int32).value, 24);
-    assert.ok(Long.isLong(v[2]) && (v[2] as Long).toNumber() === 7);
+    assert.ok(Long.isLong(v[2]) && (v[2]).toNumber() === 7);
     assert.equal((v[3] as Long).toString(), '9223372036854775807');
-    assert.ok(v[4] instanceof Decimal128 && (v[4] as Decimal128).toString() === '1.10');
-    assert.ok(v[5] instanceof Double && (v[5] as Double).value === 2);
+    assert.ok(v[4] instanceof Decimal128 && (v[4]).toString() === '1.10');
+    assert.ok(v[5] instanceof Double && (v[5]).value === 2);
     assert.equal((v[6] as Int32).value, 3);
     assert.equal((v[7] as Long).toNumber(), 8);
     assert.equal((v[8] as Decimal128).toString(), '3.3');

@@ -99,7 +99,7 @@ describe('display', () => {
     const first = h.last('db.c.find().sort({ n: 1 })');
     assert.equal((first.value as unknown[]).length, 20);
     assert.equal(first.hasMore, true);
-    assert.match(first.rendered ?? '', /^\[\n  \{ _id: 0, n: 0, even: true \},/);
+    assert.match(first.rendered ?? '', /^\[\n {2}\{ _id: 0, n: 0, even: true \},/);
     assert.doesNotMatch(first.rendered ?? '', /Type "it"/);
     assert.equal((first.ejson as unknown[]).length, 20);
     const second = h.last('it');
@@ -141,7 +141,7 @@ describe('display', () => {
     assert.equal((r.value as unknown[]).length, 20);
     assert.equal(r.hasMore, true);
     // Short documents group into columns, as util.inspect (and so mongosh) lays them out.
-    assert.match(r.rendered ?? '', /^\[\n  \{ n: 29 \}, \{ n: 28 \}, \{ n: 27 \},\n/);
+    assert.match(r.rendered ?? '', /^\[\n {2}\{ n: 29 \}, \{ n: 28 \}, \{ n: 27 \},\n/);
   });
 
   it('print(cursor) prints its documents; nested in a value a cursor prints as its kind', () => {

@@ -1,7 +1,7 @@
 /** `db`: database methods, collections as properties, sibling databases and commands. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Long } from 'bson';
+import { type Long } from 'bson';
 import { harness, plain } from './helpers';
 
 type Doc = Record<string, unknown>;

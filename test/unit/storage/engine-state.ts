@@ -51,7 +51,7 @@ export function assertIndexesAgree(engine: Engine, context = ''): void {
       if (!coll.indexes.has('_id_')) continue;
       for (const record of coll.records.values()) {
         const found = engine.runCommand(db.name, { find: coll.name, filter: { _id: record.doc._id }, batchSize: 2 });
-        assert.equal(((found.cursor as Document).firstBatch as Document[]).length, 1, `${context}${coll.ns}: _id ${EJSON.stringify({ id: record.doc._id } as Document)} found once`);
+        assert.equal(((found.cursor as Document).firstBatch as Document[]).length, 1, `${context}${coll.ns}: _id ${EJSON.stringify({ id: record.doc._id })} found once`);
       }
     }
   }

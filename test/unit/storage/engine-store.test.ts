@@ -79,7 +79,7 @@ describe('engine on a data folder', () => {
     assert.ok(b.recovery.journalRecords > 10);
     // The NaN index loads as the spec says: listed as 2147483647, still NaN in the catalog.
     const legacy = b.engine.getCollection('app', 'legacy')!.indexes.get('purgeAt_1')!;
-    assert.ok(Number.isNaN(legacy.spec.expireAfterSeconds as number));
+    assert.ok(Number.isNaN(legacy.spec.expireAfterSeconds));
     close(b);
   });
 
@@ -335,7 +335,7 @@ describe('export and import', () => {
       return EJSON.stringify(out, { relaxed: false });
     };
     assert.equal(view(fresh), view(engine));
-    assert.ok(Number.isNaN(fresh.getCollection('app', 'legacy')!.indexes.get('purgeAt_1')!.spec.expireAfterSeconds as number), 'the legacy NaN stays NaN in the catalog');
+    assert.ok(Number.isNaN(fresh.getCollection('app', 'legacy')!.indexes.get('purgeAt_1')!.spec.expireAfterSeconds), 'the legacy NaN stays NaN in the catalog');
     const names = ((fresh.runCommand('app', { listCollections: 1, nameOnly: true }).cursor as Document).firstBatch as Document[]).map((c) => `app.${String(c.name)}`).sort();
     assert.throws(() => importDatabaseText(fresh, text), (err: Error & { code?: number }) => err.code === 48 && err.message.startsWith(`${names.join(', ')} already exist: import into another database, or drop them first`));
     assert.equal(importDatabaseText(fresh, text, 'copy').collections, summary.collections);

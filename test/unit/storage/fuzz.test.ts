@@ -232,7 +232,7 @@ describe('storage fuzzing against an oracle of acknowledged states', () => {
         opened = openDir(dir);
       } catch (err) {
         assert.ok(err instanceof Error, `${label}: threw ${String(err)}`);
-        assert.ok(!(err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError || err instanceof SyntaxError), `${label}: internal error ${(err as Error).stack}`);
+        assert.ok(!(err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError || err instanceof SyntaxError), `${label}: internal error ${(err).stack}`);
         assert.ok(err.message.includes(dir), `${label}: the refusal names the file: ${err.message}`);
         outcome = 'refused';
       }

@@ -7,6 +7,7 @@
  * Before the fix the first recovery's documents vanished at the second open (the damaged journal
  * was set aside and nothing else held them).
  */
+import type { spawn as childProcessSpawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -166,7 +167,7 @@ describe('recovered data survives every later reopen', () => {
     assert.match(first.notes.join('\n'), /the recovered state \(\d+ documents: app\.c \d+, app\.s \d+\) was saved/);
     // Kept until acknowledged: the next open still carries it, the acknowledgement removes it.
     assert.equal(first.damage?.recoveries.length, 1);
-    assert.deepEqual(Object.keys(first.damage!.recoveries[0].documents).sort(), ['app.c', 'app.s']);
+    assert.deepEqual(Object.keys(first.damage.recoveries[0].documents).sort(), ['app.c', 'app.s']);
     const files = fs.readdirSync(dir).sort();
     assert.ok(files.includes('snapshot-1.ttls') && files.includes('journal-1.ttlj'), files.join(' '));
     const kept = files.find((f) => f.startsWith('journal-0.ttlj.damaged-'))!;
@@ -242,7 +243,7 @@ describe('kill -9 while the recovered state is being saved', () => {
  * Open `dir` in a child (which exits by itself once open), and kill it `killAfterMs` after it
  * says it starts opening. Resolves whether it finished first, and how long its open took.
  */
-function runChild(spawn: typeof import('node:child_process').spawn, dir: string, killAfterMs: number | undefined): Promise<{ finished: boolean; ms: number }> {
+function runChild(spawn: typeof childProcessSpawn, dir: string, killAfterMs: number | undefined): Promise<{ finished: boolean; ms: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';

@@ -39,7 +39,7 @@ const PATH_LIMIT = 10_000;
 export function backtrackingIsLinear(parsed: ParsedPattern): boolean {
   const root = parsed.root;
   if (needsBacktracking(root)) return false;
-  let unbounded: Node[] = [];
+  const unbounded: Node[] = [];
   let ok = true;
   const walk = (node: Node, inRepeat: boolean): number => {
     switch (node.t) {
@@ -168,6 +168,8 @@ export function emitJs(parsed: ParsedPattern): JsRegex {
         }
     }
   };
+  // NUL brackets a group number that emit() wrote as a placeholder: no pattern text contains one.
+  // eslint-disable-next-line no-control-regex
   const source = emit(parsed.root).replace(/\u0000(\d+)\u0000/g, (_, index: string) => String(groupMap.get(Number(index))));
   return { source, flags: globalI ? 'iu' : 'u' };
 }

@@ -31,7 +31,7 @@ type AnyEvent = EngineEvent & { count?: number; cause?: string; names?: string[]
 function only(batch: readonly EngineEvent[], kind: EngineEvent['kind']): AnyEvent {
   const found = batch.filter((e) => e.kind === kind);
   assert.equal(found.length, 1, `exactly one ${kind} event in ${JSON.stringify(kinds(batch))}`);
-  return found[0] as AnyEvent;
+  return found[0];
 }
 
 /** Runs `fn` with console.error silenced (the engine logs listener failures there). */

@@ -46,7 +46,7 @@ describe('hello and isMaster', () => {
     assert.equal(Number(reply.minWireVersion), 0);
     assert.equal(Number(reply.maxWireVersion), 25, '8.0 speaks wire version 25');
     assert.ok(reply.localTime instanceof Date);
-    assert.equal((reply.localTime as Date).getTime(), Date.UTC(2025, 5, 1));
+    assert.equal((reply.localTime).getTime(), Date.UTC(2025, 5, 1));
     assert.equal(reply.readOnly, false);
   });
 
@@ -123,7 +123,7 @@ describe('serverStatus', () => {
     const ttl = (reply.metrics as Document).ttl as Document;
     for (const field of ['deletedDocuments', 'passes', 'subPasses']) {
       assert.ok(ttl[field] instanceof Long, `metrics.ttl.${field} is a Long`);
-      assert.equal((ttl[field] as Long).toNumber(), 0);
+      assert.equal((ttl[field]).toNumber(), 0);
     }
   });
 

@@ -65,7 +65,7 @@ describe('create', () => {
     const i = info.info as Document;
     assert.equal(i.readOnly, false);
     assert.ok(i.uuid instanceof Binary, 'info.uuid is a BSON Binary');
-    assert.equal((i.uuid as Binary).sub_type, Binary.SUBTYPE_UUID);
+    assert.equal((i.uuid).sub_type, Binary.SUBTYPE_UUID);
     assert.deepEqual(listIndexes(engine, 'app', 'events'), [{ v: 2, key: { _id: 1 }, name: '_id_' }]);
   });
 
@@ -218,7 +218,7 @@ describe('create', () => {
       engine.runCommand('app', { create: 'weather', timeseries: { timeField: 't' }, expireAfterSeconds: 3600 });
       const options = collectionInfo(engine, 'app', 'weather')!.options as Document;
       assert.ok(options.expireAfterSeconds instanceof Long, 'expireAfterSeconds is a Long');
-      assert.equal((options.expireAfterSeconds as Long).toNumber(), 3600);
+      assert.equal((options.expireAfterSeconds).toNumber(), 3600);
     });
 
     it('requires timeField: 40414', () => {
@@ -304,7 +304,7 @@ describe('create', () => {
       engine.runCommand('app', { create: 'c', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 60 });
       const options = collectionInfo(engine, 'app', 'c')!.options as Document;
       assert.ok(options.expireAfterSeconds instanceof Long);
-      assert.equal((options.expireAfterSeconds as Long).toNumber(), 60);
+      assert.equal((options.expireAfterSeconds).toNumber(), 60);
     });
   });
 

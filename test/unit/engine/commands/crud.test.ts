@@ -206,15 +206,15 @@ describe('BSON type fidelity', () => {
     assert.equal(doc.dbl, 1.5);
     assert.equal(typeof doc.whole, 'number', 'a JS number is a BSON double and stays one');
     assert.ok(doc.i32 instanceof Int32);
-    assert.equal((doc.i32 as Int32).value, 7);
+    assert.equal((doc.i32).value, 7);
     assert.ok(doc.i64 instanceof Long);
-    assert.equal((doc.i64 as Long).toString(), '9007199254740993', 'no precision lost beyond 2^53');
+    assert.equal((doc.i64).toString(), '9007199254740993', 'no precision lost beyond 2^53');
     assert.ok(doc.dec instanceof Decimal128);
-    assert.equal((doc.dec as Decimal128).toString(), '0.1');
+    assert.equal((doc.dec).toString(), '0.1');
     assert.ok(doc.oid instanceof ObjectId);
-    assert.equal((doc.oid as ObjectId).toHexString(), '65a0f0f0f0f0f0f0f0f0f0f0');
+    assert.equal((doc.oid).toHexString(), '65a0f0f0f0f0f0f0f0f0f0f0');
     assert.ok(doc.when instanceof Date);
-    assert.equal((doc.when as Date).getTime(), 1700000000000);
+    assert.equal((doc.when).getTime(), 1700000000000);
     const nested = doc.nested as Document;
     assert.ok(nested.i32 instanceof Int32);
     const arr = nested.arr as unknown[];
@@ -261,7 +261,7 @@ describe('BSON type fidelity', () => {
     update(engine, [{ q: { _id: 1 }, u: { $inc: { n: new Int32(2) } } }]);
     const n = one(engine, 1)!.n;
     assert.ok(n instanceof Int32, `expected Int32, got ${String(n)}`);
-    assert.equal((n as Int32).value, 3);
+    assert.equal((n).value, 3);
   });
 
   it('$inc: Int32 overflow promotes to Long', () => {
@@ -269,7 +269,7 @@ describe('BSON type fidelity', () => {
     update(engine, [{ q: { _id: 1 }, u: { $inc: { n: new Int32(1) } } }]);
     const n = one(engine, 1)!.n;
     assert.ok(n instanceof Long, `expected Long, got ${String(n)}`);
-    assert.equal((n as Long).toString(), '2147483648');
+    assert.equal((n).toString(), '2147483648');
   });
 
   it('$inc: Int32 + double is a double; Int32 + Long is a Long; Long + Decimal128 is a Decimal128', () => {
@@ -278,9 +278,9 @@ describe('BSON type fidelity', () => {
     const doc = one(engine, 1)!;
     assert.equal(doc.a, 1.5);
     assert.ok(doc.b instanceof Long);
-    assert.equal((doc.b as Long).toNumber(), 2);
+    assert.equal((doc.b).toNumber(), 2);
     assert.ok(doc.c instanceof Decimal128);
-    assert.equal((doc.c as Decimal128).toString(), '1.25');
+    assert.equal((doc.c).toString(), '1.25');
   });
 
   it('$inc on a missing field creates it with the increment and its type', () => {
@@ -288,7 +288,7 @@ describe('BSON type fidelity', () => {
     update(engine, [{ q: { _id: 1 }, u: { $inc: { n: Long.fromNumber(5) } } }]);
     const n = one(engine, 1)!.n;
     assert.ok(n instanceof Long);
-    assert.equal((n as Long).toNumber(), 5);
+    assert.equal((n).toNumber(), 5);
   });
 
   it('$mul: Int32 × Int32 stays Int32', () => {
@@ -296,7 +296,7 @@ describe('BSON type fidelity', () => {
     update(engine, [{ q: { _id: 1 }, u: { $mul: { n: new Int32(4) } } }]);
     const n = one(engine, 1)!.n;
     assert.ok(n instanceof Int32);
-    assert.equal((n as Int32).value, 12);
+    assert.equal((n).value, 12);
   });
 
   it('$inc on a non-numeric field → write error 14 TypeMismatch', () => {
@@ -346,7 +346,7 @@ describe('find', () => {
     const cursor = reply.cursor as Document;
     assert.equal(cursor.ns, 'app.c');
     assert.ok(cursor.id instanceof Long, 'cursor id is a Long');
-    assert.ok((cursor.id as Long).isZero());
+    assert.ok((cursor.id).isZero());
     assert.deepEqual(ids(cursor.firstBatch as Document[]), [1, 3]);
   });
 
@@ -646,7 +646,7 @@ describe('update', () => {
     update(engine, [{ q: { _id: 1 }, u: { $currentDate: { at: true } } }]);
     const at = one(engine, 1)!.at;
     assert.ok(at instanceof Date);
-    assert.equal((at as Date).getTime(), Date.UTC(2024, 0, 2, 3, 4, 5));
+    assert.equal((at).getTime(), Date.UTC(2024, 0, 2, 3, 4, 5));
   });
 
   it('conflicting operators on one path → 40 ConflictingUpdateOperators', () => {

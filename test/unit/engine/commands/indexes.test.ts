@@ -382,7 +382,7 @@ describe('listIndexes (rule 9.1)', () => {
     createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }]);
     const entry = listIndexes(engine)[1];
     assert.ok(entry.expireAfterSeconds instanceof Int32, `expected Int32, got ${typeof entry.expireAfterSeconds}`);
-    assert.equal((entry.expireAfterSeconds as Int32).value, 3600);
+    assert.equal((entry.expireAfterSeconds).value, 3600);
   });
 
   it('keeps the key values as given (a Long direction stays a Long)', () => {

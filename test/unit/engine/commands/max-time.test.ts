@@ -95,7 +95,7 @@ describe('maxTimeMS on commands (real elapsed time, checked at safe points)', ()
       }
     })();
     assert.equal(err?.codeName, 'MaxTimeMSExpired');
-    assert.match(err!.message, /operation exceeded time limit/);
+    assert.match(err.message, /operation exceeded time limit/);
     assert.equal(engine.clock.now(), T0);
   });
 

@@ -217,7 +217,7 @@ describe('createIndex on a full collection builds the index in one pass', () => 
     { key: { v: 1 }, name: 'v_partial', partialFilterExpression: { w: { $gt: 0 } } },
   ];
   for (const spec of specs) {
-    it(`${spec.name}: the same entries in the same order as inserting each document into an existing index`, () => {
+    it(`${String(spec.name)}: the same entries in the same order as inserting each document into an existing index`, () => {
       // Built after the documents (one pass) …
       const bulk = fill(7);
       bulk.db('t').runCommand({ createIndexes: 'c', indexes: [spec] });

@@ -4,7 +4,7 @@ import { Int32 } from 'bson';
 import { BTreeIndex } from '../../../../src/engine/indexes/btree-index';
 import { defaultIndexName, parseKeyPattern } from '../../../../src/engine/indexes/key-pattern';
 import { documentKeys, fieldKeys } from '../../../../src/engine/indexes/keys';
-import { EngineError } from '../../../../src/engine/errors';
+import { type EngineError } from '../../../../src/engine/errors';
 
 const keysOf = (doc: object, key: object) => {
   const p = parseKeyPattern(key);

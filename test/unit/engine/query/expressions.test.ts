@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Decimal128, Int32, Long, ObjectId, Timestamp } from 'bson';
-import { EngineError } from '../../../../src/engine/errors';
+import { type EngineError } from '../../../../src/engine/errors';
 import { compareValues } from '../../../../src/engine/values/compare';
 import { addToDate, compileExpression, valueKey, type Vars } from '../../../../src/engine/query/expressions';
 import type { Document } from '../../../../src/engine/values/types';

@@ -23,7 +23,7 @@ const J = (text: string): Document => JSON.parse(text) as Document;
 /** Relaxed EJSON text of `value` after checking it has no changed prototype. */
 function text(value: unknown): string {
   assertPlain(value);
-  return EJSON.stringify(value as Document);
+  return EJSON.stringify(value);
 }
 
 function setup(docs: Document[], coll = 'p'): Engine {

@@ -268,19 +268,19 @@ describe('$inc', () => {
   it('keeps NumberInt + NumberInt as NumberInt', () => {
     const r = updated({ _id: 1, n: new Int32(5) }, { $inc: { n: new Int32(2) } });
     assert.ok(r.n instanceof Int32);
-    assert.equal((r.n as Int32).value, 7);
+    assert.equal((r.n).value, 7);
   });
 
   it('promotes NumberInt overflow to NumberLong', () => {
     const r = updated({ _id: 1, n: new Int32(2147483647) }, { $inc: { n: new Int32(1) } });
     assert.ok(r.n instanceof Long);
-    assert.equal((r.n as Long).toString(), '2147483648');
+    assert.equal((r.n).toString(), '2147483648');
   });
 
   it('gives NumberLong for NumberInt + NumberLong', () => {
     const r = updated({ _id: 1, n: new Int32(1) }, { $inc: { n: Long.fromNumber(2) } });
     assert.ok(r.n instanceof Long);
-    assert.equal((r.n as Long).toNumber(), 3);
+    assert.equal((r.n).toNumber(), 3);
   });
 
   it('gives a double for NumberLong + double', () => {
@@ -296,7 +296,7 @@ describe('$inc', () => {
   it('adds Decimal128 exactly', () => {
     const r = updated({ _id: 1, n: Decimal128.fromString('1.5') }, { $inc: { n: Decimal128.fromString('2') } });
     assert.ok(r.n instanceof Decimal128);
-    assert.equal((r.n as Decimal128).toString(), '3.5');
+    assert.equal((r.n).toString(), '3.5');
     const tenths = updated({ _id: 1, n: Decimal128.fromString('0.1') }, { $inc: { n: Decimal128.fromString('0.2') } }).n;
     assert.equal(compareValues(tenths, Decimal128.fromString('0.3')), 0);
   });
@@ -304,7 +304,7 @@ describe('$inc', () => {
   it('gives Decimal128 for int + Decimal128', () => {
     const r = updated({ _id: 1, n: new Int32(1) }, { $inc: { n: Decimal128.fromString('1.5') } });
     assert.ok(r.n instanceof Decimal128);
-    assert.equal((r.n as Decimal128).toString(), '2.5');
+    assert.equal((r.n).toString(), '2.5');
   });
 
   it('creates a missing field with the increment, keeping its type', () => {
@@ -358,7 +358,7 @@ describe('$mul', () => {
   it('promotes NumberInt overflow to NumberLong', () => {
     const r = updated({ _id: 1, n: new Int32(65536) }, { $mul: { n: new Int32(65536) } });
     assert.ok(r.n instanceof Long);
-    assert.equal((r.n as Long).toString(), '4294967296');
+    assert.equal((r.n).toString(), '4294967296');
   });
 
   it('multiplies doubles', () => {
@@ -369,7 +369,7 @@ describe('$mul', () => {
     assert.deepEqual(updated({ _id: 1 }, { $mul: { n: new Int32(5) } }).n, new Int32(0));
     const l = updated({ _id: 1 }, { $mul: { n: Long.fromNumber(5) } }).n;
     assert.ok(l instanceof Long);
-    assert.equal((l as Long).toNumber(), 0);
+    assert.equal((l).toNumber(), 0);
     assert.equal(updated({ _id: 1 }, { $mul: { n: 5 } }).n, 0);
   });
 
@@ -622,7 +622,7 @@ describe('$currentDate', () => {
   it('sets a date with true', () => {
     const r = updated({ _id: 1 }, { $currentDate: { at: true } });
     assert.ok(r.at instanceof Date);
-    assert.equal((r.at as Date).getTime(), NOW.getTime());
+    assert.equal((r.at).getTime(), NOW.getTime());
   });
 
   it('sets a date with {$type: "date"}', () => {
@@ -677,7 +677,7 @@ describe('$bit', () => {
   it('gives NumberLong when a long is involved', () => {
     const r = updated({ _id: 1, n: new Int32(1) }, { $bit: { n: { or: Long.fromNumber(2) } } });
     assert.ok(r.n instanceof Long);
-    assert.equal((r.n as Long).toNumber(), 3);
+    assert.equal((r.n).toNumber(), 3);
   });
 
   it('refuses doubles (2)', () => {

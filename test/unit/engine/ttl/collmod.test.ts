@@ -197,7 +197,7 @@ describe('collMod TTL: rule 3.5 (converting a non-TTL index)', () => {
     assert.deepEqual(Object.keys(reply).sort(), ['expireAfterSeconds_new', 'ok']);
     const listed = indexNamed(engine, 'u_1')!;
     assert.ok(listed.expireAfterSeconds instanceof Int32);
-    assert.equal((listed.expireAfterSeconds as Int32).value, 100);
+    assert.equal((listed.expireAfterSeconds).value, 100);
   });
 
   it('rule 3.5: the monitor uses a converted index from the next pass on', () => {

@@ -165,7 +165,7 @@ describe('Cosmos flavor: collection TTL through the _ts index (rule 10.1)', () =
     coll(engine).insertMany([{ _id: 1 }, { _id: 2 }]);
     const seen: Array<{ kind: string; cause?: string; count?: number }> = [];
     engine.onDidChange((events) => {
-      for (const e of events) seen.push(e as { kind: string; cause?: string; count?: number });
+      for (const e of events) seen.push(e);
     });
     clock.advance(60 * SEC);
     const deletes = seen.filter((e) => e.kind === 'documentsDeleted');

@@ -617,7 +617,7 @@ describe('createIndex TTL: rule 9.1 (listIndexes shape)', () => {
     assert.equal(Number(listed.v), 2);
     assert.deepEqual(listed.key, { t: 1 });
     assert.ok(listed.expireAfterSeconds instanceof Int32, 'expireAfterSeconds is an Int32');
-    assert.equal((listed.expireAfterSeconds as Int32).value, 3600);
+    assert.equal((listed.expireAfterSeconds).value, 3600);
     assert.equal('ns' in listed, false, 'no ns field');
   });
 
@@ -655,7 +655,7 @@ describe('create clustered collection: rules 5.1–5.3', () => {
     const options = info.options as Document;
     assert.ok(options.clusteredIndex);
     assert.ok(options.expireAfterSeconds instanceof Long, 'int64 (rule 5.6)');
-    assert.equal((options.expireAfterSeconds as Long).toNumber(), 3600);
+    assert.equal((options.expireAfterSeconds).toNumber(), 3600);
   });
 
   it('rule 5.1: clusteredIndex without unique: true → 5979700', () => {

@@ -27,7 +27,7 @@ type FieldIndex = { kind: 'none' } | { kind: 'plain' } | { kind: 'ttl'; seconds:
 
 class Model {
   readonly docs = new Map<number, Document>();
-  readonly indexes = new Map<Field, FieldIndex>(FIELDS.map((f) => [f, { kind: 'none' } as FieldIndex]));
+  readonly indexes = new Map<Field, FieldIndex>(FIELDS.map((f) => [f, { kind: 'none' }]));
 
   /** The earliest BSON Date directly in the value (top-level array elements count; nothing else). */
   static earliestDate(value: unknown): number | undefined {

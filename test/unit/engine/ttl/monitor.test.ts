@@ -388,7 +388,7 @@ describe('TTL monitor: rules 7.6 / 4.2 (index validity at each visit)', () => {
     assert.equal(visit?.outcome, 'skipped');
     const listed = coll(engine).listIndexes().find((i) => i.name === 't_1')!;
     assert.ok(listed.expireAfterSeconds instanceof Int32);
-    assert.equal((listed.expireAfterSeconds as Int32).value, 2147483647);
+    assert.equal((listed.expireAfterSeconds).value, 2147483647);
   });
 
   it('rule 4.2: a legacy negative or out-of-range EAS index deletes nothing', () => {

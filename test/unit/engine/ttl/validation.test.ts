@@ -194,7 +194,7 @@ describe('ttl validation: rule 1.4 (range and truncation)', () => {
     const v8 = checkIndexExpireAfterSeconds(10000.7, '8.0');
     assert.equal(v8.seconds, 10000);
     assert.ok(v8.stored instanceof Int32, '8.0 stores the truncated value as an Int32');
-    assert.equal((v8.stored as Int32).value, 10000);
+    assert.equal((v8.stored).value, 10000);
     const v7 = checkIndexExpireAfterSeconds(10000.7, '7.0');
     assert.equal(v7.seconds, 10000, 'the observable expiry is the same in 7.0');
     assert.equal(v7.stored, 10000.7, '7.0 keeps the double as given');
@@ -204,7 +204,7 @@ describe('ttl validation: rule 1.4 (range and truncation)', () => {
     for (const v of [3600, new Int32(3600), Long.fromNumber(3600), Decimal128.fromString('3600')]) {
       const r = checkIndexExpireAfterSeconds(v, '8.0');
       assert.ok(r.stored instanceof Int32);
-      assert.equal((r.stored as Int32).value, 3600);
+      assert.equal((r.stored).value, 3600);
     }
   });
 
