@@ -47,5 +47,7 @@ esbuild
     banner: { js: '#!/usr/bin/env node' },
     logLevel: 'info',
   })
-  .then(() => (fs.existsSync(path.join(__dirname, renderer.entryPoints.renderer)) ? esbuild.build(renderer) : undefined))
+  .then(() =>
+    fs.existsSync(path.join(__dirname, renderer.entryPoints.renderer)) ? esbuild.build(renderer) : undefined,
+  )
   .catch(() => process.exit(1));

@@ -11,7 +11,16 @@ const layer = (from, patterns) => ({
 
 export default tseslint.config(
   {
-    ignores: ['out/**', 'dist/**', 'node_modules/**', 'test/unit/analysis/fixtures/**', 'test/integration/fixtures/**', '**/*.js', '**/*.mjs', '**/*.cjs'],
+    ignores: [
+      'out/**',
+      'dist/**',
+      'node_modules/**',
+      'test/unit/analysis/fixtures/**',
+      'test/integration/fixtures/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -21,7 +30,18 @@ export default tseslint.config(
     },
     rules: {
       // node:test's describe/it return promises that the runner itself awaits.
-      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
+      ],
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
@@ -36,7 +56,10 @@ export default tseslint.config(
       // Method references here are plain functions in tables, or are invoked with .call (hasOwn.call): none reads a `this` it lost.
       '@typescript-eslint/unbound-method': 'off',
       // Unused parameters named with a leading underscore keep a signature (a listener, an interface method).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {
@@ -59,17 +82,41 @@ export default tseslint.config(
   layer('src/engine', [
     { group: ['vscode'], message: 'The engine has no vscode: it is tested directly with node:test.' },
     // (src/storage, the file store, is not listed: a relative path cannot tell it from the engine's own storage/ folder; the cycles tool watches that direction.)
-    { group: ['**/shell/**', '**/extension/**', '**/cli/**', '**/analysis/**'], message: 'The engine depends on nothing above it (docs/ARCHITECTURE.md, Layers).' },
+    {
+      group: ['**/shell/**', '**/extension/**', '**/cli/**', '**/analysis/**'],
+      message: 'The engine depends on nothing above it (docs/ARCHITECTURE.md, Layers).',
+    },
   ]),
   layer('src/shell', [
     { group: ['vscode'], message: 'The shell has no vscode: the CLI and the engine host run it.' },
-    { group: ['**/extension/**', '**/analysis/**', '**/cli/**'], message: 'The shell depends on the engine and formats only.' },
+    {
+      group: ['**/extension/**', '**/analysis/**', '**/cli/**'],
+      message: 'The shell depends on the engine and formats only.',
+    },
   ]),
   layer('src/analysis', [
     { group: ['vscode'], message: 'The analysis has no vscode: the CLI check runs it.' },
-    { group: ['**/shell/**', '**/extension/**', '**/cli/**', '**/storage/**'], message: 'The analysis uses engine rules and formats only.' },
+    {
+      group: ['**/shell/**', '**/extension/**', '**/cli/**', '**/storage/**'],
+      message: 'The analysis uses engine rules and formats only.',
+    },
   ]),
-  layer('src/storage', [{ group: ['vscode'], message: 'Storage has no vscode.' }, { group: ['**/extension/**', '**/shell/**', '**/cli/**', '**/analysis/**'], message: 'Storage sits beside the engine.' }]),
-  layer('src/formats', [{ group: ['vscode'], message: 'Formats are pure text.' }, { group: ['**/engine/**', '**/shell/**', '**/extension/**', '**/analysis/**', '**/storage/**', '**/cli/**'], message: 'Formats import nothing of the project.' }]),
-  layer('src/cli', [{ group: ['vscode'], message: 'The CLI runs without VS Code.' }, { group: ['**/extension/**'], message: 'The CLI does not use the extension.' }]),
+  layer('src/storage', [
+    { group: ['vscode'], message: 'Storage has no vscode.' },
+    {
+      group: ['**/extension/**', '**/shell/**', '**/cli/**', '**/analysis/**'],
+      message: 'Storage sits beside the engine.',
+    },
+  ]),
+  layer('src/formats', [
+    { group: ['vscode'], message: 'Formats are pure text.' },
+    {
+      group: ['**/engine/**', '**/shell/**', '**/extension/**', '**/analysis/**', '**/storage/**', '**/cli/**'],
+      message: 'Formats import nothing of the project.',
+    },
+  ]),
+  layer('src/cli', [
+    { group: ['vscode'], message: 'The CLI runs without VS Code.' },
+    { group: ['**/extension/**'], message: 'The CLI does not use the extension.' },
+  ]),
 );

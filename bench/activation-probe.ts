@@ -34,7 +34,11 @@ interface ActivatedApi {
 
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
-async function probeExtension(mod: { activate?: (ctx: unknown) => unknown; deactivate?: () => void }, root: string, result: ProbeResult): Promise<void> {
+async function probeExtension(
+  mod: { activate?: (ctx: unknown) => unknown; deactivate?: () => void },
+  root: string,
+  result: ProbeResult,
+): Promise<void> {
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-bench-probe-'));
   const context = fakeExtensionContext(root, storageDir);
   try {
@@ -50,7 +54,9 @@ async function probeExtension(mod: { activate?: (ctx: unknown) => unknown; deact
     result.storage = info && { mode: info.mode, dir: info.dir, readOnly: info.readOnly };
     const expected = path.join(storageDir, 'workspace', 'engine');
     if (!info || info.mode !== 'folder' || info.readOnly || path.resolve(info.dir ?? '') !== expected) {
-      result.errors.push(`the engine did not open its data folder ${expected} for writing: ${JSON.stringify(result.storage)}`);
+      result.errors.push(
+        `the engine did not open its data folder ${expected} for writing: ${JSON.stringify(result.storage)}`,
+      );
     }
   } finally {
     try {
@@ -70,7 +76,10 @@ async function main(): Promise<void> {
   installVscodeShim();
   try {
     const t0 = performance.now();
-    const mod = require(path.join(root, 'dist', `${what}.js`)) as { activate?: (ctx: unknown) => unknown; deactivate?: () => void };
+    const mod = require(path.join(root, 'dist', `${what}.js`)) as {
+      activate?: (ctx: unknown) => unknown;
+      deactivate?: () => void;
+    };
     result.loadMs = performance.now() - t0;
     if (what === 'extension') await probeExtension(mod, root, result);
   } catch (err) {

@@ -154,7 +154,8 @@ const engineContender: Contender = {
       pointById: (id) => c.findOne({ _id: id }),
       pointByDate: (date) => c.findOne({ createdAt: date }),
       range: (lo, hi) => c.find({ createdAt: { $gte: lo, $lt: hi } }).length,
-      usesDateIndex: (lo, hi) => JSON.stringify(c.explain({ createdAt: { $gte: lo, $lt: hi } }, {}, 'queryPlanner')).includes('"IXSCAN"'),
+      usesDateIndex: (lo, hi) =>
+        JSON.stringify(c.explain({ createdAt: { $gte: lo, $lt: hi } }, {}, 'queryPlanner')).includes('"IXSCAN"'),
     };
   },
   shape: (d) => d,
@@ -241,7 +242,10 @@ class Baseline {
   readonly trees: Array<{ field: Secondary; tree: BTree<BKey, BenchDoc> }>;
 
   constructor(indexes: Secondary[]) {
-    this.trees = indexes.map((field) => ({ field, tree: new BTree<BKey, BenchDoc>(undefined, field === 'tag' ? compareStrKey : compareNumKey) }));
+    this.trees = indexes.map((field) => ({
+      field,
+      tree: new BTree<BKey, BenchDoc>(undefined, field === 'tag' ? compareStrKey : compareNumKey),
+    }));
   }
 
   insert(batch: BenchDoc[]): void {
@@ -379,11 +383,13 @@ let clockKind: BenchClock = 'wall';
 const now = (): number => (clockKind === 'thread' ? threadNow() : clockKind === 'process' ? cpuNow() : wallNow());
 
 const CLOCK_DESCRIPTIONS: Record<BenchClock, string> = {
-  thread: 'main-thread CPU time (Linux schedstat): what a run would take on an idle machine, without the time other\n'
-    + '  processes take the cores away (work V8 does on GC helper threads in parallel is not counted, as it costs no wall time there).\n'
-    + '  "/s" = per CPU-second of the main thread. --clock wall for wall-clock time, --clock process for CPU time of all threads.',
-  process: 'process CPU time (user + system of all threads, so V8\'s parallel GC helper threads count too): "/s" = per CPU-second.\n'
-    + '  Allocation-heavy code looks slower than in wall-clock time on an idle machine.',
+  thread:
+    'main-thread CPU time (Linux schedstat): what a run would take on an idle machine, without the time other\n' +
+    '  processes take the cores away (work V8 does on GC helper threads in parallel is not counted, as it costs no wall time there).\n' +
+    '  "/s" = per CPU-second of the main thread. --clock wall for wall-clock time, --clock process for CPU time of all threads.',
+  process:
+    'process CPU time (user + system of all threads, so V8\'s parallel GC helper threads count too): "/s" = per CPU-second.\n' +
+    '  Allocation-heavy code looks slower than in wall-clock time on an idle machine.',
   wall: 'wall-clock time (performance.now()): meaningful only on an otherwise idle machine (see the load averages).',
 };
 
@@ -465,7 +471,9 @@ async function measureLatency(fn: (i: number) => unknown, isAsync: boolean): Pro
   const samples: number[] = [];
   for (let r = 0; r < rounds; r++) samples.push((await timed(opsPerRound)) * 1000);
   if (process.env.BENCH_DEBUG) {
-    debug(`    [latency] ${warmRounds} warm-up rounds (${(now() - w0).toFixed(0)} ms); ${rounds} rounds of ${opsPerRound} ops: ${samples.map((x) => x.toFixed(2)).join(' ')} µs`);
+    debug(
+      `    [latency] ${warmRounds} warm-up rounds (${(now() - w0).toFixed(0)} ms); ${rounds} rounds of ${opsPerRound} ops: ${samples.map((x) => x.toFixed(2)).join(' ')} µs`,
+    );
   }
   return { usPerOp: median(samples), rounds, opsPerRound };
 }
@@ -513,7 +521,12 @@ interface InsertResult {
 }
 
 /** Best of up to 3 runs (fewer when the runs' total would pass ~6 s); each run starts on a fresh store after a full GC. */
-async function measureInserts(c: Contender, count: number, indexes: Secondary[], memory: boolean): Promise<InsertResult> {
+async function measureInserts(
+  c: Contender,
+  count: number,
+  indexes: Secondary[],
+  memory: boolean,
+): Promise<InsertResult> {
   let best = Infinity;
   let total = 0;
   const bytes: number[] = [];
@@ -621,7 +634,10 @@ function docsAt(positions: number[]): Map<number, BenchDoc> {
 }
 
 function loadAverage(): string {
-  return os.loadavg().map((x) => x.toFixed(2)).join(' / ');
+  return os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' / ');
 }
 
 async function runSize(n: number, contenders: Contender[]): Promise<SizeResult> {
@@ -680,14 +696,22 @@ async function runSize(n: number, contenders: Contender[]): Promise<SizeResult> 
       r.store = undefined;
       if (headline) {
         result.bytes[c.key] = r.bytesPerDoc;
-        if (store.usesDateIndex && !store.usesDateIndex(...ranges[0])) log(`WARNING: ${c.key} did not plan an IXSCAN for the createdAt range query`);
+        if (store.usesDateIndex && !store.usesDateIndex(...ranges[0]))
+          log(`WARNING: ${c.key} did not plan an IXSCAN for the createdAt range query`);
         result.returned.rangeIx[c.key] = await countReturned(store, RETURN_CHECK_WINDOWS);
         await settle();
-        result.latency.pointId[c.key] = (await measureLatency((i) => store.pointById(idArgs[i % idArgs.length]), c.async)).usPerOp;
-        result.latency.pointDate[c.key] = (await measureLatency((i) => store.pointByDate(dateArgs[i % dateArgs.length]), c.async)).usPerOp;
-        result.latency.rangeIx[c.key] = (await measureLatency((i) => store.range(...ranges[i % ranges.length]), c.async)).usPerOp;
+        result.latency.pointId[c.key] = (
+          await measureLatency((i) => store.pointById(idArgs[i % idArgs.length]), c.async)
+        ).usPerOp;
+        result.latency.pointDate[c.key] = (
+          await measureLatency((i) => store.pointByDate(dateArgs[i % dateArgs.length]), c.async)
+        ).usPerOp;
+        result.latency.rangeIx[c.key] = (
+          await measureLatency((i) => store.range(...ranges[i % ranges.length]), c.async)
+        ).usPerOp;
       } else if (cfg.indexes.length === 0) {
-        if (store.usesDateIndex && store.usesDateIndex(...ranges[0])) log(`WARNING: ${c.key} planned an IXSCAN without a createdAt index`);
+        if (store.usesDateIndex && store.usesDateIndex(...ranges[0]))
+          log(`WARNING: ${c.key} planned an IXSCAN without a createdAt index`);
         result.returned.rangeScan[c.key] = await countReturned(store, RETURN_CHECK_SCAN_WINDOWS);
         await settle();
         // A scan costs ~N per query: a sampled store scans `loaded` documents, so scale to N (labelled estimate).
@@ -696,7 +720,9 @@ async function runSize(n: number, contenders: Contender[]): Promise<SizeResult> 
       }
       debug(`  ${c.key} ${cfg.label}: queries took ${secs(qt)} wall`);
     }
-    log(`  ${c.key.padEnd(8)} done in ${secs(ct)}${loaded < n ? ` (${fmtInt(loaded)}-document sample)` : ''}; load average now ${loadAverage()}`);
+    log(
+      `  ${c.key.padEnd(8)} done in ${secs(ct)}${loaded < n ? ` (${fmtInt(loaded)}-document sample)` : ''}; load average now ${loadAverage()}`,
+    );
   }
   await settle();
   printSize(result);
@@ -709,7 +735,11 @@ const OTHERS: Key[] = ['nedb', 'loki', 'baseline'];
 const HEADERS = ['engine', 'nedb', 'loki', 'baseline', 'eng/nedb', 'eng/loki', 'eng/base'];
 
 /** Raw cells for the four contenders, then the three engine-vs-other ratios. */
-function rowCells(values: Partial<Record<Key, number>>, show: (v: number, k: Key) => string, ratio: (engine: number, other: number) => number): string[] {
+function rowCells(
+  values: Partial<Record<Key, number>>,
+  show: (v: number, k: Key) => string,
+  ratio: (engine: number, other: number) => number,
+): string[] {
   const e = values.engine;
   return [
     ...ALL_KEYS.map((k) => (values[k] === undefined ? '-' : show(values[k], k))),
@@ -722,56 +752,115 @@ function printSize(r: SizeResult): void {
   log(`\n--- Results, N = ${fmtInt(r.n)} ---`);
 
   const cpu = clockKind !== 'wall';
-  log(`\nInserts per ${cpu ? 'CPU-' : ''}second (engine insertMany, nedb insertAsync(array), loki insert(array), baseline loop; batches of ${BATCH};`);
-  log(`indexes created before inserting; after an untimed ${fmtInt(WARMUP_DOCS)}-document warm-up load; best of up to ${INSERT_MAX_RUNS} runs, fewer when`);
+  log(
+    `\nInserts per ${cpu ? 'CPU-' : ''}second (engine insertMany, nedb insertAsync(array), loki insert(array), baseline loop; batches of ${BATCH};`,
+  );
+  log(
+    `indexes created before inserting; after an untimed ${fmtInt(WARMUP_DOCS)}-document warm-up load; best of up to ${INSERT_MAX_RUNS} runs, fewer when`,
+  );
   log(`the runs pass ~${INSERT_BUDGET_MS / 1000} s: runs taken in parentheses).`);
   log('Ratio = engine inserts/s / other inserts/s (higher is better for the engine).');
   const insertRows = INDEX_CONFIGS.map((cfg) => {
     const row = r.inserts[cfg.label];
     const rates: Partial<Record<Key, number>> = {};
     for (const k of ALL_KEYS) if (row[k]) rates[k] = row[k].docsPerSec;
-    return [cfg.label, ...rowCells(rates, (v, k) => `${fmtInt(v)}${k === 'nedb' && sampled ? '*' : ''} (${row[k]!.runs})`, (e, o) => e / o)];
+    return [
+      cfg.label,
+      ...rowCells(
+        rates,
+        (v, k) => `${fmtInt(v)}${k === 'nedb' && sampled ? '*' : ''} (${row[k]!.runs})`,
+        (e, o) => e / o,
+      ),
+    ];
   });
   log(table(['secondary indexes', ...HEADERS], insertRows));
 
   const [warmMs, roundMs] = clockKind === 'thread' ? [100, 200] : [50, 100];
-  log(`\nQuery latency, ${cpu ? 'CPU-' : ''}µs per operation: median of 5 rounds of ~${roundMs} ms (3 when one op takes > 20 ms), after a warm-up`);
-  log(`of at least 0.4 s and 10,000 ops (or 0.8 s) that then lasts until ~${warmMs} ms rounds stop getting faster (at most 1.5 s).`);
-  log('Ratio = other latency / engine latency = how many times faster the engine is (higher is better for the engine).');
+  log(
+    `\nQuery latency, ${cpu ? 'CPU-' : ''}µs per operation: median of 5 rounds of ~${roundMs} ms (3 when one op takes > 20 ms), after a warm-up`,
+  );
+  log(
+    `of at least 0.4 s and 10,000 ops (or 0.8 s) that then lasts until ~${warmMs} ms rounds stop getting faster (at most 1.5 s).`,
+  );
+  log(
+    'Ratio = other latency / engine latency = how many times faster the engine is (higher is better for the engine).',
+  );
   const marks: Record<QueryKey, string> = { pointId: '*', pointDate: '*', rangeIx: '†', rangeScan: '**' };
   const qRows = QUERY_KINDS.map((q) => [
     q.label,
-    ...rowCells(r.latency[q.key], (v, k) => fmtUs(v) + (k === 'nedb' && sampled ? marks[q.key] : ''), (e, o) => o / e),
+    ...rowCells(
+      r.latency[q.key],
+      (v, k) => fmtUs(v) + (k === 'nedb' && sampled ? marks[q.key] : ''),
+      (e, o) => o / e,
+    ),
   ]);
   log(table(['query', ...HEADERS], qRows));
-  const ret = (k: 'rangeIx' | 'rangeScan') => r.contenders.map((c) => `${c} ${r.returned[k][c]!.toFixed(1)}`).join(', ');
-  log(`Docs returned per range query (cross-check): indexed, avg of the first ${RETURN_CHECK_WINDOWS} windows: ${ret('rangeIx')};`);
+  const ret = (k: 'rangeIx' | 'rangeScan') =>
+    r.contenders.map((c) => `${c} ${r.returned[k][c]!.toFixed(1)}`).join(', ');
+  log(
+    `Docs returned per range query (cross-check): indexed, avg of the first ${RETURN_CHECK_WINDOWS} windows: ${ret('rangeIx')};`,
+  );
   log(`  no index, avg of the first ${RETURN_CHECK_SCAN_WINDOWS} windows: ${ret('rangeScan')}.`);
   for (const k of ['rangeIx', 'rangeScan'] as const) {
     const reference = r.returned[k][r.contenders[0]];
     for (const c of r.contenders) {
       if (c === 'nedb' && sampled) continue;
-      if (r.returned[k][c] !== reference) log(`WARNING: ${c} returned ${r.returned[k][c]} documents per ${k} query, ${r.contenders[0]} ${reference}`);
+      if (r.returned[k][c] !== reference)
+        log(`WARNING: ${c} returned ${r.returned[k][c]} documents per ${k} query, ${r.contenders[0]} ${reference}`);
     }
   }
 
-  log('\nMemory: retained heap bytes per document with _id + createdAt indexes, measured in the 1-index insert runs (median over them):');
-  log('heapUsed + arrayBuffers after the load, once its input is dropped, minus the same before the input was generated, each after global.gc();');
+  log(
+    '\nMemory: retained heap bytes per document with _id + createdAt indexes, measured in the 1-index insert runs (median over them):',
+  );
+  log(
+    'heapUsed + arrayBuffers after the load, once its input is dropped, minus the same before the input was generated, each after global.gc();',
+  );
   log('only that one store alive. Ratio = engine bytes / other bytes (lower is better for the engine).');
-  log(table(['', ...HEADERS], [['bytes/doc', ...rowCells(r.bytes, (v, k) => fmtInt(v) + (k === 'nedb' && sampled ? '*' : ''), (e, o) => e / o)]]));
+  log(
+    table(
+      ['', ...HEADERS],
+      [
+        [
+          'bytes/doc',
+          ...rowCells(
+            r.bytes,
+            (v, k) => fmtInt(v) + (k === 'nedb' && sampled ? '*' : ''),
+            (e, o) => e / o,
+          ),
+        ],
+      ],
+    ),
+  );
 
   if (sampled) {
     const f = r.n / r.nedbLoaded;
-    log(`\n  * nedb ran on a ${fmtInt(r.nedbLoaded)}-document sample (the first ${fmtInt(r.nedbLoaded)} documents of the same data set), to keep`);
-    log('    the run short: its inserts/s, point latencies and bytes/doc are as measured there (slightly flattering nedb: smaller trees).');
-    log(`  † nedb indexed range: measured on the sample with a ${f}-hour window, so each query returns as many documents as 1 hour over N.`);
-    log(`  ** nedb unindexed range: measured on the sample (${f}-hour window) and multiplied by ${f}, since a scan costs ~N: an estimate.`);
+    log(
+      `\n  * nedb ran on a ${fmtInt(r.nedbLoaded)}-document sample (the first ${fmtInt(r.nedbLoaded)} documents of the same data set), to keep`,
+    );
+    log(
+      '    the run short: its inserts/s, point latencies and bytes/doc are as measured there (slightly flattering nedb: smaller trees).',
+    );
+    log(
+      `  † nedb indexed range: measured on the sample with a ${f}-hour window, so each query returns as many documents as 1 hour over N.`,
+    );
+    log(
+      `  ** nedb unindexed range: measured on the sample (${f}-hour window) and multiplied by ${f}, since a scan costs ~N: an estimate.`,
+    );
   }
-  log('Notes: nedb and lokijs get string _ids (the ObjectId hex: their native _id type); the engine and the baseline get ObjectIds.');
-  log('  lokijs: adaptiveBinaryIndices=false plus one ensureIndex(field, true) rebuild after loading, timed with the inserts (adaptive');
-  log('  indexes splice every insert into a sorted array: O(n) each); by("_id") for _id lookups, {$dteq} and {$between: [lo, hi - 1 ms]}');
+  log(
+    'Notes: nedb and lokijs get string _ids (the ObjectId hex: their native _id type); the engine and the baseline get ObjectIds.',
+  );
+  log(
+    '  lokijs: adaptiveBinaryIndices=false plus one ensureIndex(field, true) rebuild after loading, timed with the inserts (adaptive',
+  );
+  log(
+    '  indexes splice every insert into a sorted array: O(n) each); by("_id") for _id lookups, {$dteq} and {$between: [lo, hi - 1 ms]}',
+  );
   log('  for dates; lokijs returns its stored objects (no copies), nedb and the engine return copies.');
-  log('  baseline: copies documents in and out (the engine\'s contract), Map by _id hex + one sorted-btree per secondary index keyed [value, _id].');
+  log(
+    "  baseline: copies documents in and out (the engine's contract), Map by _id hex + one sorted-btree per secondary index keyed [value, _id].",
+  );
 
   printTargets([r]);
 }
@@ -780,14 +869,35 @@ function printTargets(results: SizeResult[]): void {
   log('\nTargets (from the issue):');
   const rows: string[][] = [];
   const check = (n: number, label: string, value: number | undefined, ok: (v: number) => boolean) =>
-    rows.push([fmtSize(n), label, value === undefined || !Number.isFinite(value) ? 'n/a' : fmtRatio(value), value === undefined ? '' : ok(value) ? 'PASS' : 'MISS']);
-  const div = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a / b);
+    rows.push([
+      fmtSize(n),
+      label,
+      value === undefined || !Number.isFinite(value) ? 'n/a' : fmtRatio(value),
+      value === undefined ? '' : ok(value) ? 'PASS' : 'MISS',
+    ]);
+  const div = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined ? undefined : a / b;
   for (const r of results) {
     const ins = r.inserts[HEADLINE];
     const sample = r.nedbLoaded < r.n ? ' (nedb on sample)' : '';
-    check(r.n, 'inserts/s, 1 secondary index: engine >= 12x nedb' + sample, div(ins.engine?.docsPerSec, ins.nedb?.docsPerSec), (v) => v >= 12);
-    check(r.n, 'inserts/s, 1 secondary index: engine >= 0.8x baseline', div(ins.engine?.docsPerSec, ins.baseline?.docsPerSec), (v) => v >= 0.8);
-    check(r.n, 'indexed 1h date range: engine >= 20x faster than nedb' + sample, div(r.latency.rangeIx.nedb, r.latency.rangeIx.engine), (v) => v >= 20);
+    check(
+      r.n,
+      'inserts/s, 1 secondary index: engine >= 12x nedb' + sample,
+      div(ins.engine?.docsPerSec, ins.nedb?.docsPerSec),
+      (v) => v >= 12,
+    );
+    check(
+      r.n,
+      'inserts/s, 1 secondary index: engine >= 0.8x baseline',
+      div(ins.engine?.docsPerSec, ins.baseline?.docsPerSec),
+      (v) => v >= 0.8,
+    );
+    check(
+      r.n,
+      'indexed 1h date range: engine >= 20x faster than nedb' + sample,
+      div(r.latency.rangeIx.nedb, r.latency.rangeIx.engine),
+      (v) => v >= 20,
+    );
     check(r.n, 'bytes/doc: engine <= lokijs (ratio <= 1)', div(r.bytes.engine, r.bytes.loki), (v) => v <= 1);
   }
   log(table(['N', 'target', 'actual', ''], rows, 2));
@@ -814,17 +924,27 @@ export async function runEngineBench(sizes: number[], options: EngineBenchOption
   const started = wallNow();
   const cpuStarted = cpuNow();
   clockKind = options.clock ?? defaultClock();
-  if (clockKind === 'thread' && defaultClock() !== 'thread') throw new Error(`--clock thread needs ${SCHEDSTAT} (Linux)`);
+  if (clockKind === 'thread' && defaultClock() !== 'thread')
+    throw new Error(`--clock thread needs ${SCHEDSTAT} (Linux)`);
   const wanted = options.contenders ?? ALL_KEYS;
-  for (const w of wanted) if (!ALL_KEYS.includes(w as Key)) throw new Error(`unknown contender "${w}": use ${ALL_KEYS.join(', ')}`);
+  for (const w of wanted)
+    if (!ALL_KEYS.includes(w as Key)) throw new Error(`unknown contender "${w}": use ${ALL_KEYS.join(', ')}`);
   const contenders = CONTENDERS.filter((c) => wanted.includes(c.key));
   getGc();
   log('# TTL Workbench engine benchmark');
   log(environment());
-  log('contenders: engine (this repo, typed API), @seald-io/nedb (in-memory Datastore, async API awaited), lokijs (in-memory),');
-  log('  baseline (sorted-btree BTree + Map, no engine): all in this process, measured one after another in that order.');
-  log(`documents: {_id: ObjectId, name: "user<k>", createdAt: Date uniform over 30 days (random order), n: int, tag: one of ${TAGS.length}},`);
-  log(`  generated from a seeded PRNG (seed 0x${SEED.toString(16)}): the same sequence for every run and contender, fresh objects each run.`);
+  log(
+    'contenders: engine (this repo, typed API), @seald-io/nedb (in-memory Datastore, async API awaited), lokijs (in-memory),',
+  );
+  log(
+    '  baseline (sorted-btree BTree + Map, no engine): all in this process, measured one after another in that order.',
+  );
+  log(
+    `documents: {_id: ObjectId, name: "user<k>", createdAt: Date uniform over 30 days (random order), n: int, tag: one of ${TAGS.length}},`,
+  );
+  log(
+    `  generated from a seeded PRNG (seed 0x${SEED.toString(16)}): the same sequence for every run and contender, fresh objects each run.`,
+  );
   log(`clock: ${CLOCK_DESCRIPTIONS[clockKind]}`);
   const results: SizeResult[] = [];
   for (const n of sizes) results.push(await runSize(n, contenders));
@@ -832,6 +952,8 @@ export async function runEngineBench(sizes: number[], options: EngineBenchOption
     log('\n=== Summary ===');
     printTargets(results);
   }
-  log(`\nTotal benchmark time ${secs(started)} wall clock, ${((cpuNow() - cpuStarted) / 1000).toFixed(1)} s process CPU (all threads); load average now ${loadAverage()}.`);
+  log(
+    `\nTotal benchmark time ${secs(started)} wall clock, ${((cpuNow() - cpuStarted) / 1000).toFixed(1)} s process CPU (all threads); load average now ${loadAverage()}.`,
+  );
   if (sink === -1) log('');
 }

@@ -48,7 +48,9 @@ export function probe(root: string, what: 'extension' | 'engine'): ProbeResult {
     result = undefined;
   }
   if (r.status !== 0 || !result || result.errors.length) {
-    const why = result?.errors.length ? result.errors.join('\n') : (r.error?.message ?? `${r.stderr}${r.stdout}`.trim());
+    const why = result?.errors.length
+      ? result.errors.join('\n')
+      : (r.error?.message ?? `${r.stderr}${r.stdout}`.trim());
     throw new Error(`activation probe (${what}) failed, exit code ${r.status}:\n${why}`);
   }
   return result;
@@ -63,7 +65,8 @@ function activationReport(options: ExtensionBenchOptions, write: (text: string) 
     ext.push(probe(options.root, 'extension'));
     eng.push(probe(options.root, 'engine'));
   }
-  const row = (label: string, xs: number[]) => `| ${label} | ${ms(median(xs))} | ${ms(Math.min(...xs))} | ${ms(Math.max(...xs))} |`;
+  const row = (label: string, xs: number[]) =>
+    `| ${label} | ${ms(median(xs))} | ${ms(Math.min(...xs))} | ${ms(Math.max(...xs))} |`;
   const total = ext.map((r) => r.loadMs + r.activateMs);
   const warnings = [...new Set(ext.flatMap((r) => r.warnings))];
   write(
@@ -72,10 +75,19 @@ function activationReport(options: ExtensionBenchOptions, write: (text: string) 
       '',
       '| what | median | min | max |',
       '|---|---|---|---|',
-      row('require(dist/extension.js)', ext.map((r) => r.loadMs)),
-      row('activate()', ext.map((r) => r.activateMs)),
+      row(
+        'require(dist/extension.js)',
+        ext.map((r) => r.loadMs),
+      ),
+      row(
+        'activate()',
+        ext.map((r) => r.activateMs),
+      ),
       row('**extension code on activation (both)**', total),
-      row('reference: require(dist/engine.js) alone', eng.map((r) => r.loadMs)),
+      row(
+        'reference: require(dist/engine.js) alone',
+        eng.map((r) => r.loadMs),
+      ),
       '',
       `Ratio: loading the extension bundle / loading the engine bundle alone = ${(median(ext.map((r) => r.loadMs)) / median(eng.map((r) => r.loadMs))).toFixed(2)}x. ` +
         `Target ${median(total) < 50 ? 'MET' : 'MISSED'}: ${ms(median(total))} median.`,
@@ -111,7 +123,10 @@ async function treeReport(options: ExtensionBenchOptions, write: (text: string) 
   await backend.runCommand('perf', { create: 'big' });
   await backend.runCommand('perf', {
     createIndexes: 'big',
-    indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }, ...fields.map((f) => ({ key: { [f]: 1 }, name: `${f}_1` }))],
+    indexes: [
+      { key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 },
+      ...fields.map((f) => ({ key: { [f]: 1 }, name: `${f}_1` })),
+    ],
   });
   const batch = 20_000;
   let lastReport = performance.now();
@@ -124,7 +139,9 @@ async function treeReport(options: ExtensionBenchOptions, write: (text: string) 
     }
     await backend.runCommand('perf', { insert: 'big', documents: chunk, ordered: false });
     if (performance.now() - lastReport > 30_000) {
-      write(`  (building: ${(i + batch).toLocaleString('en-US')} of ${documents.toLocaleString('en-US')} documents, ${((performance.now() - build0) / 1000).toFixed(0)} s)\n`);
+      write(
+        `  (building: ${(i + batch).toLocaleString('en-US')} of ${documents.toLocaleString('en-US')} documents, ${((performance.now() - build0) / 1000).toFixed(0)} s)\n`,
+      );
       lastReport = performance.now();
     }
   }

@@ -172,7 +172,12 @@ async function settle(c: Contender, after: string): Promise<Row | undefined> {
   });
   const n = c.compactions() - before;
   if (!busy && n === 0) return undefined;
-  return { label: `↳ background compaction after ${after} (until the folder is quiet)`, stalls, note: `${n} compaction${n === 1 ? '' : 's'} finished`, target: false };
+  return {
+    label: `↳ background compaction after ${after} (until the folder is quiet)`,
+    stalls,
+    note: `${n} compaction${n === 1 ? '' : 's'} finished`,
+    target: false,
+  };
 }
 
 async function openWorker(root: string, dataDir: string, maxHeapMb: number): Promise<Contender> {
@@ -188,7 +193,10 @@ async function openWorker(root: string, dataDir: string, maxHeapMb: number): Pro
     },
     onRestart: (reason) => errors.push(`the engine host restarted: ${reason.kind}: ${reason.detail}`),
   });
-  const backend = host.open({ settings: {}, startMs: NOW, dataDir, durability: 'fsync' }, { onOpenFailed: (err) => errors.push(`the data folder did not open: ${err.message}`) });
+  const backend = host.open(
+    { settings: {}, startMs: NOW, dataDir, durability: 'fsync' },
+    { onOpenFailed: (err) => errors.push(`the data folder did not open: ${err.message}`) },
+  );
   await backend.whenOpened();
   return {
     name: 'worker',
@@ -226,7 +234,14 @@ async function openInThread(dataDir: string): Promise<Contender> {
       },
     },
   );
-  return { name: 'in-thread', backend, dataDir, compactions: () => compactions, errors, close: async () => backend.dispose() };
+  return {
+    name: 'in-thread',
+    backend,
+    dataDir,
+    compactions: () => compactions,
+    errors,
+    close: async () => backend.dispose(),
+  };
 }
 
 function workerFigures(s: WorkerHeapStats): HeapFigures {
@@ -237,8 +252,17 @@ function workerFigures(s: WorkerHeapStats): HeapFigures {
 async function smallDatabase(b: Backend): Promise<void> {
   for (let i = 0; i < 10; i++) {
     const name = `c${i}`;
-    await b.runCommand('small', { insert: name, documents: Array.from({ length: 100 }, (_, k) => ({ k, at: new Date(NOW + k * 60_000) })) });
-    await b.runCommand('small', { createIndexes: name, indexes: [{ key: { at: 1 }, name: 'at_1', expireAfterSeconds: 3600 }, { key: { k: 1 }, name: 'k_1' }] });
+    await b.runCommand('small', {
+      insert: name,
+      documents: Array.from({ length: 100 }, (_, k) => ({ k, at: new Date(NOW + k * 60_000) })),
+    });
+    await b.runCommand('small', {
+      createIndexes: name,
+      indexes: [
+        { key: { at: 1 }, name: 'at_1', expireAfterSeconds: 3600 },
+        { key: { k: 1 }, name: 'k_1' },
+      ],
+    });
   }
 }
 
@@ -291,7 +315,12 @@ async function runPath(c: Contender, n: number, calls: number, write: (text: str
   const mainBefore = await mainHeap();
   const workerBefore = c.workerHeap ? workerFigures(await c.workerHeap()) : undefined;
   const count = (x: number) => x.toLocaleString('en-US');
-  const step = async <T>(label: string, work: () => Promise<T>, note: (value: T) => string, target = true): Promise<T> => {
+  const step = async <T>(
+    label: string,
+    work: () => Promise<T>,
+    note: (value: T) => string,
+    target = true,
+  ): Promise<T> => {
     write(`  ${c.name}: ${label} …\n`);
     const { value, stalls } = await withStallProbe(work);
     rows.push({ label, stalls, note: note(value), target });
@@ -303,11 +332,20 @@ async function runPath(c: Contender, n: number, calls: number, write: (text: str
   await smallDatabase(c.backend);
   const idle = await roundTrips(c, calls);
   // What the probe reads with nothing to do: the machine's own noise (a shared VM).
-  await step('(reference) nothing running, 3 s', () => sleep(3000), () => 'the noise floor', false);
+  await step(
+    '(reference) nothing running, 3 s',
+    () => sleep(3000),
+    () => 'the noise floor',
+    false,
+  );
 
   // 1. The cell.
   const session = await c.backend.openPlayground({ timeoutMs: CELL_TIME_LIMIT_MS });
-  await step(`1. ${count(n)} inserts from a cell`, () => runCell(session, insertCell(n)), () => 'one `for` statement, insertMany of 1000');
+  await step(
+    `1. ${count(n)} inserts from a cell`,
+    () => runCell(session, insertCell(n)),
+    () => 'one `for` statement, insertMany of 1000',
+  );
   session.dispose();
   const mainAfter = await mainHeap();
   const workerAfter = c.workerHeap ? workerFigures(await c.workerHeap()) : undefined;
@@ -318,7 +356,12 @@ async function runPath(c: Contender, n: number, calls: number, write: (text: str
     () =>
       c.backend.runCommand('test', {
         createIndexes: 'events',
-        indexes: [{ key: { at: 1 }, name: 'at_ttl', expireAfterSeconds: 0 }, { key: { n: 1 }, name: 'n_1' }, { key: { tag: 1 }, name: 'tag_1' }, { key: { name: 1 }, name: 'name_1' }],
+        indexes: [
+          { key: { at: 1 }, name: 'at_ttl', expireAfterSeconds: 0 },
+          { key: { n: 1 }, name: 'n_1' },
+          { key: { tag: 1 }, name: 'tag_1' },
+          { key: { name: 1 }, name: 'name_1' },
+        ],
       }),
     (reply) => `numIndexesAfter ${String(reply.numIndexesAfter)}`,
   );
@@ -327,22 +370,36 @@ async function runPath(c: Contender, n: number, calls: number, write: (text: str
   // Not part of the import's window; timed as an extra row, since it is a user command too.
   // Through a file, as the Export and Import commands do: the backend writes and reads it itself.
   const exportFile = path.join(os.tmpdir(), `ttl-host-bench-${process.pid}-${c.name.replace(/\W+/g, '-')}.ejson.json`);
-  await step(`(extra) exportDatabaseToFile('test'): ${count(n)} docs`, () => c.backend.exportDatabaseToFile('test', exportFile), (r) => `${(r.bytes / MB).toFixed(0)} MiB of EJSON`, false);
+  await step(
+    `(extra) exportDatabaseToFile('test'): ${count(n)} docs`,
+    () => c.backend.exportDatabaseToFile('test', exportFile),
+    (r) => `${(r.bytes / MB).toFixed(0)} MiB of EJSON`,
+    false,
+  );
 
   // 3. The TTL pass: half the documents expired, three more indexes to maintain.
   await step(
     `3. runTTLPass(): delete ${count(n / 2)}, 3 other indexes`,
     () => c.backend.runTTLPass(),
-    (r) => `deleted ${count(r.deleted)} in ${r.subPasses} sub-pass${r.subPasses === 1 ? '' : 'es'}${r.deleted === n / 2 ? '' : ' (EXPECTED ' + count(n / 2) + ')'}`,
+    (r) =>
+      `deleted ${count(r.deleted)} in ${r.subPasses} sub-pass${r.subPasses === 1 ? '' : 'es'}${r.deleted === n / 2 ? '' : ' (EXPECTED ' + count(n / 2) + ')'}`,
   );
 
   // 4. The import, into a database of its own (an import refuses existing collections).
-  await step(`4. importDatabaseFromFile: ${count(n)} docs, EJSON`, () => c.backend.importDatabaseFromFile(exportFile, 'imported'), (r) => `${count(r.documents)} docs, ${r.indexes} indexes`);
+  await step(
+    `4. importDatabaseFromFile: ${count(n)} docs, EJSON`,
+    () => c.backend.importDatabaseFromFile(exportFile, 'imported'),
+    (r) => `${count(r.documents)} docs, ${r.indexes} indexes`,
+  );
   fs.rmSync(exportFile, { force: true });
   const workerAfterImport = c.workerHeap ? workerFigures(await c.workerHeap()) : undefined;
 
   // 5. The compaction: everything now in the folder (N/2 + N documents).
-  await step('5. compactNow()', () => c.backend.compactNow(), (r) => `${count(r.documents)} docs, ${(r.bytes / MB).toFixed(0)} MiB, engine held ${r.heldMs.toFixed(0)} ms`);
+  await step(
+    '5. compactNow()',
+    () => c.backend.compactNow(),
+    (r) => `${count(r.documents)} docs, ${(r.bytes / MB).toFixed(0)} MiB, engine held ${r.heldMs.toFixed(0)} ms`,
+  );
 
   write(`  ${c.name}: tree and round trips …\n`);
   const tree = await treeTimes(c.backend);
@@ -352,7 +409,13 @@ async function runPath(c: Contender, n: number, calls: number, write: (text: str
   return {
     name: c.name,
     rows,
-    memory: { mainBefore, mainAfter, ...(workerBefore ? { workerBefore } : {}), ...(workerAfter ? { workerAfter } : {}), ...(workerAfterImport ? { workerAfterImport } : {}) },
+    memory: {
+      mainBefore,
+      mainAfter,
+      ...(workerBefore ? { workerBefore } : {}),
+      ...(workerAfter ? { workerAfter } : {}),
+      ...(workerAfterImport ? { workerAfterImport } : {}),
+    },
     roundTrips: [...idle].map(([label, lat]) => ({ label, idle: lat, loaded: loaded.get(label)! })),
     tree,
     loadBefore,
@@ -381,13 +444,22 @@ function pathTable(r: PathResult): string[] {
     '',
     '| operation | wall | main thread: longest stall | p99 | main-thread CPU | longest gap: on CPU / waiting for a core / other | peak RSS | notes |',
     '|---|---|---|---|---|---|---|---|',
-    ...r.rows.map((x) => `| ${x.label} | ${(x.stalls.wallMs / 1000).toFixed(2)} s | ${f1(x.stalls.maxMs)} ms | ${f1(x.stalls.p99Ms)} ms | ${x.stalls.cpuMs === undefined ? '—' : `${x.stalls.cpuMs.toFixed(0)} ms`} | ${gap(x.stalls.worstGap)} | ${(x.stalls.peakRssBytes / MB).toFixed(0)} MiB | ${x.note} |`),
+    ...r.rows.map(
+      (x) =>
+        `| ${x.label} | ${(x.stalls.wallMs / 1000).toFixed(2)} s | ${f1(x.stalls.maxMs)} ms | ${f1(x.stalls.p99Ms)} ms | ${x.stalls.cpuMs === undefined ? '—' : `${x.stalls.cpuMs.toFixed(0)} ms`} | ${gap(x.stalls.worstGap)} | ${(x.stalls.peakRssBytes / MB).toFixed(0)} MiB | ${x.note} |`,
+    ),
   ];
   const targets = r.rows.filter((x) => x.target);
   const max = Math.max(...targets.map((x) => x.stalls.maxMs));
   const p99 = Math.max(...targets.map((x) => x.stalls.p99Ms));
-  lines.push('', `Through operations 1–5: longest stall ${f1(max)} ms, worst p99 ${f1(p99)} ms (the p99 of all their samples together is at most that).`);
-  if (r.name === 'worker') lines.push(`Targets (worker path): longest stall < 50 ms ${max < 50 ? 'MET' : 'MISSED'}; p99 < 10 ms ${p99 < 10 ? 'MET' : 'MISSED'}.`);
+  lines.push(
+    '',
+    `Through operations 1–5: longest stall ${f1(max)} ms, worst p99 ${f1(p99)} ms (the p99 of all their samples together is at most that).`,
+  );
+  if (r.name === 'worker')
+    lines.push(
+      `Targets (worker path): longest stall < 50 ms ${max < 50 ? 'MET' : 'MISSED'}; p99 < 10 ms ${p99 < 10 ? 'MET' : 'MISSED'}.`,
+    );
   return lines;
 }
 
@@ -395,34 +467,78 @@ function report(results: PathResult[], n: number, calls: number): string {
   const count = n.toLocaleString('en-US');
   const worker = results.find((r) => r.name === 'worker')!;
   const inThread = results.find((r) => r.name === 'in-thread')!;
-  const lines = [`\n## Engine host: the main thread while the engine works (N = ${count}; ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores)`];
+  const lines = [
+    `\n## Engine host: the main thread while the engine works (N = ${count}; ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores)`,
+  ];
   for (const r of results) lines.push(...pathTable(r));
 
-  lines.push('', '### Longest main-thread stall, worker vs in-thread', '', '| operation | worker | in-thread | in-thread / worker |', '|---|---|---|---|');
+  lines.push(
+    '',
+    '### Longest main-thread stall, worker vs in-thread',
+    '',
+    '| operation | worker | in-thread | in-thread / worker |',
+    '|---|---|---|---|',
+  );
   for (const row of worker.rows.filter((x) => x.target || x.label.startsWith('(extra)'))) {
     const other = inThread.rows.find((x) => x.label === row.label);
     if (!other) continue;
-    lines.push(`| ${row.label} | ${f1(row.stalls.maxMs)} ms | ${f1(other.stalls.maxMs)} ms | ${ratio(other.stalls.maxMs / row.stalls.maxMs)} |`);
+    lines.push(
+      `| ${row.label} | ${f1(row.stalls.maxMs)} ms | ${f1(other.stalls.maxMs)} ms | ${ratio(other.stalls.maxMs / row.stalls.maxMs)} |`,
+    );
   }
 
-  lines.push('', `### Message round trips (${calls.toLocaleString('en-US')} calls each, after 200 uncounted; target p50 < 1 ms on the worker path)`, '');
-  lines.push('| call | path | p50 idle | p99 idle | p50 with the data loaded | p99 with the data loaded |', '|---|---|---|---|---|---|');
-  for (const r of results) for (const t of r.roundTrips) lines.push(`| ${t.label} | ${r.name} | ${f2(t.idle.p50)} ms | ${f2(t.idle.p99)} ms | ${f2(t.loaded.p50)} ms | ${f2(t.loaded.p99)} ms |`);
+  lines.push(
+    '',
+    `### Message round trips (${calls.toLocaleString('en-US')} calls each, after 200 uncounted; target p50 < 1 ms on the worker path)`,
+    '',
+  );
+  lines.push(
+    '| call | path | p50 idle | p99 idle | p50 with the data loaded | p99 with the data loaded |',
+    '|---|---|---|---|---|---|',
+  );
+  for (const r of results)
+    for (const t of r.roundTrips)
+      lines.push(
+        `| ${t.label} | ${r.name} | ${f2(t.idle.p50)} ms | ${f2(t.idle.p99)} ms | ${f2(t.loaded.p50)} ms | ${f2(t.loaded.p99)} ms |`,
+      );
   const workerP50 = Math.max(...worker.roundTrips.map((t) => Math.max(t.idle.p50, t.loaded.p50)));
   lines.push('', `Target p50 < 1 ms ${workerP50 < 1 ? 'MET' : 'MISSED'} (worst worker p50 ${f2(workerP50)} ms).`);
 
-  lines.push('', `### The Databases tree over imported.events (${count} documents, ${worker.tree.rows} index rows; target getChildren < 5 ms)`, '');
-  lines.push('| path | getChildren(collection) first | median of 30 | getChildren(database) median | getChildren(engine) median |', '|---|---|---|---|---|');
-  for (const r of results) lines.push(`| ${r.name} | ${f2(r.tree.first)} ms | ${f2(r.tree.median)} ms | ${f2(r.tree.dbMedian)} ms | ${f2(r.tree.topMedian)} ms |`);
-  lines.push('', `Target ${worker.tree.first < 5 && worker.tree.median < 5 ? 'MET' : 'MISSED'} on the worker path (first ${f2(worker.tree.first)} ms, median ${f2(worker.tree.median)} ms).`);
+  lines.push(
+    '',
+    `### The Databases tree over imported.events (${count} documents, ${worker.tree.rows} index rows; target getChildren < 5 ms)`,
+    '',
+  );
+  lines.push(
+    '| path | getChildren(collection) first | median of 30 | getChildren(database) median | getChildren(engine) median |',
+    '|---|---|---|---|---|',
+  );
+  for (const r of results)
+    lines.push(
+      `| ${r.name} | ${f2(r.tree.first)} ms | ${f2(r.tree.median)} ms | ${f2(r.tree.dbMedian)} ms | ${f2(r.tree.topMedian)} ms |`,
+    );
+  lines.push(
+    '',
+    `Target ${worker.tree.first < 5 && worker.tree.median < 5 ? 'MET' : 'MISSED'} on the worker path (first ${f2(worker.tree.first)} ms, median ${f2(worker.tree.median)} ms).`,
+  );
 
-  lines.push('', `### Memory (V8 heap after a full GC: used (external); ${count} documents from the cell, no secondary index yet)`, '');
-  lines.push('| path | main thread before | main thread after N inserts | main thread growth / doc | worker before | worker after N inserts | worker growth / doc | worker after the import (N/2 + N docs, indexes) |', '|---|---|---|---|---|---|---|---|');
+  lines.push(
+    '',
+    `### Memory (V8 heap after a full GC: used (external); ${count} documents from the cell, no secondary index yet)`,
+    '',
+  );
+  lines.push(
+    '| path | main thread before | main thread after N inserts | main thread growth / doc | worker before | worker after N inserts | worker growth / doc | worker after the import (N/2 + N docs, indexes) |',
+    '|---|---|---|---|---|---|---|---|',
+  );
   for (const r of results) {
     const m = r.memory;
     const fig = (h?: HeapFigures) => (h ? `${mib(h.used)} (${mib(h.external)})` : '—');
-    const perDoc = (a?: HeapFigures, b?: HeapFigures) => (a && b ? `${((b.used + b.external - a.used - a.external) / n).toFixed(0)} B` : '—');
-    lines.push(`| ${r.name} | ${fig(m.mainBefore)} | ${fig(m.mainAfter)} | ${perDoc(m.mainBefore, m.mainAfter)} | ${fig(m.workerBefore)} | ${fig(m.workerAfter)} | ${perDoc(m.workerBefore, m.workerAfter)} | ${fig(m.workerAfterImport)} |`);
+    const perDoc = (a?: HeapFigures, b?: HeapFigures) =>
+      a && b ? `${((b.used + b.external - a.used - a.external) / n).toFixed(0)} B` : '—';
+    lines.push(
+      `| ${r.name} | ${fig(m.mainBefore)} | ${fig(m.mainAfter)} | ${perDoc(m.mainBefore, m.mainAfter)} | ${fig(m.workerBefore)} | ${fig(m.workerAfter)} | ${perDoc(m.workerBefore, m.workerAfter)} | ${fig(m.workerAfterImport)} |`,
+    );
   }
   if (worker.heapLimitMb) lines.push('', `The worker's heap limit as it reported it: ${worker.heapLimitMb} MiB.`);
   lines.push('');
@@ -432,7 +548,10 @@ function report(results: PathResult[], n: number, calls: number): string {
 export async function runHostBench(options: HostBenchOptions): Promise<void> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const n = options.documents;
-  if (n % 2000 !== 0) throw new Error(`the host bench needs a multiple of 2,000 documents (half of them expired, batches of 1000), not ${n}`);
+  if (n % 2000 !== 0)
+    throw new Error(
+      `the host bench needs a multiple of 2,000 documents (half of them expired, batches of 1000), not ${n}`,
+    );
   const calls = options.roundTrips ?? 2000;
   // The tree provider imports `vscode`; the extension's heap default lives next to the settings.
   installVscodeShim();

@@ -69,26 +69,38 @@ function parseArgs(argv: string[]): Options {
       quick = true;
       sizesGiven = true;
     } else if (arg === '--only' || arg.startsWith('--only=')) {
-      const names = valueOf(arg, i, '--only').split(',').map((x) => x.trim()).filter(Boolean);
+      const names = valueOf(arg, i, '--only')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
       const unknown = names.filter((x) => !(PARTS as readonly string[]).includes(x));
       if (unknown.length) throw new Error(`--only takes ${PARTS.join(', ')}; not ${unknown.join(', ')}`);
       parts = new Set(names as Part[]);
       if (arg === '--only') i++;
     } else if (arg === '--sizes' || arg.startsWith('--sizes=')) {
-      sizes = valueOf(arg, i, '--sizes').split(',').filter((s) => s.trim() !== '').map(parseSize);
+      sizes = valueOf(arg, i, '--sizes')
+        .split(',')
+        .filter((s) => s.trim() !== '')
+        .map(parseSize);
       sizesGiven = true;
       if (arg === '--sizes') i++;
     } else if (arg === '--contenders' || arg.startsWith('--contenders=')) {
-      contenders = valueOf(arg, i, '--contenders').split(',').map((s) => s.trim()).filter(Boolean);
+      contenders = valueOf(arg, i, '--contenders')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (arg === '--contenders') i++;
     } else if (arg === '--clock' || arg.startsWith('--clock=')) {
       const value = valueOf(arg, i, '--clock');
-      if (value !== 'thread' && value !== 'process' && value !== 'wall') throw new Error('--clock takes thread, process or wall');
+      if (value !== 'thread' && value !== 'process' && value !== 'wall')
+        throw new Error('--clock takes thread, process or wall');
       clock = value;
       if (arg === '--clock') i++;
     } else if (arg === '--no-matcher') matcher = false;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher,analysis,host]\n');
+      process.stdout.write(
+        'usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher,analysis,host]\n',
+      );
       process.exit(0);
     } else throw new Error(`unknown argument "${arg}" (try --help)`);
   }
@@ -129,7 +141,8 @@ async function runMatcherReport(): Promise<void> {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const { parts } = options;
-  if (parts.has('engine')) await runEngineBench(options.sizes, { contenders: options.contenders, clock: options.clock });
+  if (parts.has('engine'))
+    await runEngineBench(options.sizes, { contenders: options.contenders, clock: options.clock });
   // TTL expiry (the TTL issue) and the shell's overhead (the shell issue), on the same sizes.
   if (parts.has('ttl')) await runTTLBench(options.sizes);
   if (parts.has('shell')) runShellBench(Math.min(50_000, options.sizes[0]));
@@ -150,7 +163,10 @@ async function main(): Promise<void> {
   if (parts.has('analysis')) runAnalysisBench();
   // The engine host (its issue): main-thread stalls, worker vs in-thread, on one size.
   if (parts.has('host')) {
-    await runHostBench({ root: path.resolve(__dirname, '..', '..'), documents: options.sizesGiven ? options.sizes[0] : DEFAULT_HOST_SIZE });
+    await runHostBench({
+      root: path.resolve(__dirname, '..', '..'),
+      documents: options.sizesGiven ? options.sizes[0] : DEFAULT_HOST_SIZE,
+    });
   }
 }
 

@@ -35,39 +35,134 @@ export const PROBES: Probe[] = [
   { name: '{n: 1} vs NumberInt(1)', filter: { n: 1 }, doc: { n: new Int32(1) }, expected: true },
   { name: '{n: NumberInt(1)} vs 1', filter: { n: new Int32(1) }, doc: { n: 1 }, expected: true },
   { name: '{n: 1} vs NumberLong(1)', filter: { n: 1 }, doc: { n: Long.fromNumber(1) }, expected: true },
-  { name: '{n: NumberInt(7)} vs NumberLong(7)', filter: { n: new Int32(7) }, doc: { n: Long.fromNumber(7) }, expected: true },
+  {
+    name: '{n: NumberInt(7)} vs NumberLong(7)',
+    filter: { n: new Int32(7) },
+    doc: { n: Long.fromNumber(7) },
+    expected: true,
+  },
   { name: '{n: {$gt: NumberLong(5)}} vs 6', filter: { n: { $gt: Long.fromNumber(5) } }, doc: { n: 6 }, expected: true },
   { name: '{n: {$gt: 5}} vs NumberLong(6)', filter: { n: { $gt: 5 } }, doc: { n: Long.fromNumber(6) }, expected: true },
   { name: '{n: {$lt: 10}} vs NumberInt(9)', filter: { n: { $lt: 10 } }, doc: { n: new Int32(9) }, expected: true },
   { name: '{n: {$gt: 10}} vs NumberInt(9)', filter: { n: { $gt: 10 } }, doc: { n: new Int32(9) }, expected: false },
-  { name: '{n: {$gt: 2^53}} vs NumberLong(2^53+1)', filter: { n: { $gt: 2 ** 53 } }, doc: { n: Long.fromString(BIG) }, expected: true },
+  {
+    name: '{n: {$gt: 2^53}} vs NumberLong(2^53+1)',
+    filter: { n: { $gt: 2 ** 53 } },
+    doc: { n: Long.fromString(BIG) },
+    expected: true,
+  },
   { name: '{n: Decimal128("1.0")} vs 1', filter: { n: Decimal128.fromString('1.0') }, doc: { n: 1 }, expected: true },
-  { name: '{n: Decimal128("1.5")} vs Decimal128("1.50")', filter: { n: Decimal128.fromString('1.5') }, doc: { n: Decimal128.fromString('1.50') }, expected: true },
-  { name: '{n: {$lt: Decimal128("2.5")}} vs 2', filter: { n: { $lt: Decimal128.fromString('2.5') } }, doc: { n: 2 }, expected: true },
-  { name: '{n: {$gt: Decimal128("9")}} vs Decimal128("10")', filter: { n: { $gt: Decimal128.fromString('9') } }, doc: { n: Decimal128.fromString('10') }, expected: true },
-  { name: '{n: {$in: [NumberLong(7)]}} vs NumberInt(7)', filter: { n: { $in: [Long.fromNumber(7)] } }, doc: { n: new Int32(7) }, expected: true },
-  { name: '{n: {$type: "int"}} vs NumberInt(1)', filter: { n: { $type: 'int' } }, doc: { n: new Int32(1) }, expected: true },
-  { name: '{n: {$type: "number"}} vs NumberLong(1)', filter: { n: { $type: 'number' } }, doc: { n: Long.fromNumber(1) }, expected: true },
+  {
+    name: '{n: Decimal128("1.5")} vs Decimal128("1.50")',
+    filter: { n: Decimal128.fromString('1.5') },
+    doc: { n: Decimal128.fromString('1.50') },
+    expected: true,
+  },
+  {
+    name: '{n: {$lt: Decimal128("2.5")}} vs 2',
+    filter: { n: { $lt: Decimal128.fromString('2.5') } },
+    doc: { n: 2 },
+    expected: true,
+  },
+  {
+    name: '{n: {$gt: Decimal128("9")}} vs Decimal128("10")',
+    filter: { n: { $gt: Decimal128.fromString('9') } },
+    doc: { n: Decimal128.fromString('10') },
+    expected: true,
+  },
+  {
+    name: '{n: {$in: [NumberLong(7)]}} vs NumberInt(7)',
+    filter: { n: { $in: [Long.fromNumber(7)] } },
+    doc: { n: new Int32(7) },
+    expected: true,
+  },
+  {
+    name: '{n: {$type: "int"}} vs NumberInt(1)',
+    filter: { n: { $type: 'int' } },
+    doc: { n: new Int32(1) },
+    expected: true,
+  },
+  {
+    name: '{n: {$type: "number"}} vs NumberLong(1)',
+    filter: { n: { $type: 'number' } },
+    doc: { n: Long.fromNumber(1) },
+    expected: true,
+  },
   { name: '{n: 1} vs "1"', filter: { n: 1 }, doc: { n: '1' }, expected: false },
-  { name: '{_id: ObjectId(x)} vs equal ObjectId', filter: { _id: new ObjectId(OID) }, doc: { _id: new ObjectId(OID) }, expected: true },
-  { name: '{_id: ObjectId(x)} vs other ObjectId', filter: { _id: new ObjectId(OID) }, doc: { _id: new ObjectId('65a0c0ffee0000000000abce') }, expected: false },
-  { name: '{_id: ObjectId(x)} vs its hex string', filter: { _id: new ObjectId(OID) }, doc: { _id: OID }, expected: false },
-  { name: '{_id: {$in: [ObjectId(x)]}} vs equal ObjectId', filter: { _id: { $in: [new ObjectId(OID)] } }, doc: { _id: new ObjectId(OID) }, expected: true },
-  { name: '{at: {$gte: d0, $lt: d1}} vs date inside', filter: { at: { $gte: T0, $lt: T1 } }, doc: { at: new Date('2024-01-15T00:00:00Z') }, expected: true },
-  { name: '{at: {$gte: d0, $lt: d1}} vs date after', filter: { at: { $gte: T0, $lt: T1 } }, doc: { at: new Date('2024-03-01T00:00:00Z') }, expected: false },
-  { name: '{at: d0} vs equal Date instance', filter: { at: new Date(T0.getTime()) }, doc: { at: new Date(T0.getTime()) }, expected: true },
-  { name: '{at: {$gt: d0}} vs number (ms) (bracketing)', filter: { at: { $gt: T0 } }, doc: { at: T0.getTime() + 1 }, expected: false },
+  {
+    name: '{_id: ObjectId(x)} vs equal ObjectId',
+    filter: { _id: new ObjectId(OID) },
+    doc: { _id: new ObjectId(OID) },
+    expected: true,
+  },
+  {
+    name: '{_id: ObjectId(x)} vs other ObjectId',
+    filter: { _id: new ObjectId(OID) },
+    doc: { _id: new ObjectId('65a0c0ffee0000000000abce') },
+    expected: false,
+  },
+  {
+    name: '{_id: ObjectId(x)} vs its hex string',
+    filter: { _id: new ObjectId(OID) },
+    doc: { _id: OID },
+    expected: false,
+  },
+  {
+    name: '{_id: {$in: [ObjectId(x)]}} vs equal ObjectId',
+    filter: { _id: { $in: [new ObjectId(OID)] } },
+    doc: { _id: new ObjectId(OID) },
+    expected: true,
+  },
+  {
+    name: '{at: {$gte: d0, $lt: d1}} vs date inside',
+    filter: { at: { $gte: T0, $lt: T1 } },
+    doc: { at: new Date('2024-01-15T00:00:00Z') },
+    expected: true,
+  },
+  {
+    name: '{at: {$gte: d0, $lt: d1}} vs date after',
+    filter: { at: { $gte: T0, $lt: T1 } },
+    doc: { at: new Date('2024-03-01T00:00:00Z') },
+    expected: false,
+  },
+  {
+    name: '{at: d0} vs equal Date instance',
+    filter: { at: new Date(T0.getTime()) },
+    doc: { at: new Date(T0.getTime()) },
+    expected: true,
+  },
+  {
+    name: '{at: {$gt: d0}} vs number (ms) (bracketing)',
+    filter: { at: { $gt: T0 } },
+    doc: { at: T0.getTime() + 1 },
+    expected: false,
+  },
   { name: '{a: {$gt: 1}} vs "x" (bracketing)', filter: { a: { $gt: 1 } }, doc: { a: 'x' }, expected: false },
   { name: '{a: {$lt: "m"}} vs 5 (bracketing)', filter: { a: { $lt: 'm' } }, doc: { a: 5 }, expected: false },
   { name: '{a: {$gt: MinKey}} vs 5', filter: { a: { $gt: new MinKey() } }, doc: { a: 5 }, expected: true },
   { name: '{a: {$lt: MaxKey}} vs "x"', filter: { a: { $lt: new MaxKey() } }, doc: { a: 'x' }, expected: true },
   { name: '{a: MinKey} vs MinKey', filter: { a: new MinKey() }, doc: { a: new MinKey() }, expected: true },
   { name: '{a: MinKey} vs MaxKey', filter: { a: new MinKey() }, doc: { a: new MaxKey() }, expected: false },
-  { name: '{ts: {$gt: Timestamp(10,5)}} vs Timestamp(10,6)', filter: { ts: { $gt: new Timestamp({ t: 10, i: 5 }) } }, doc: { ts: new Timestamp({ t: 10, i: 6 }) }, expected: true },
-  { name: '{b: BinData} vs equal BinData', filter: { b: new Binary(Buffer.from([1, 2])) }, doc: { b: new Binary(Buffer.from([1, 2])) }, expected: true },
+  {
+    name: '{ts: {$gt: Timestamp(10,5)}} vs Timestamp(10,6)',
+    filter: { ts: { $gt: new Timestamp({ t: 10, i: 5 }) } },
+    doc: { ts: new Timestamp({ t: 10, i: 6 }) },
+    expected: true,
+  },
+  {
+    name: '{b: BinData} vs equal BinData',
+    filter: { b: new Binary(Buffer.from([1, 2])) },
+    doc: { b: new Binary(Buffer.from([1, 2])) },
+    expected: true,
+  },
   { name: '{a: null} vs missing field', filter: { a: null }, doc: {}, expected: true },
   { name: '{"a.b": 1} vs array of docs', filter: { 'a.b': 1 }, doc: { a: [{ b: 2 }, { b: 1 }] }, expected: true },
-  { name: '{a: {x:1,y:2}} vs {y:2,x:1} (field order)', filter: { a: { x: 1, y: 2 } }, doc: { a: { y: 2, x: 1 } }, expected: false },
+  {
+    name: '{a: {x:1,y:2}} vs {y:2,x:1} (field order)',
+    filter: { a: { x: 1, y: 2 } },
+    doc: { a: { y: 2, x: 1 } },
+    expected: false,
+  },
   { name: '{a: {$size: 1}} vs [[1,2]]', filter: { a: { $size: 1 } }, doc: { a: [[1, 2]] }, expected: true },
   { name: '{a: 1} vs [[1]] (no nested flattening)', filter: { a: 1 }, doc: { a: [[1]] }, expected: false },
 ];
@@ -176,7 +271,9 @@ export async function runMatcherComparison(docCount = 100_000): Promise<string> 
   lines.push(`${pad('documents', 28)}${pad('ours', 12)}${pad('mingo', 12)}${pad('ratio', 8)}matches (ours / mingo)`);
   for (const t of timings) {
     const ratio = `${(t.oursPerSec / t.mingoPerSec).toFixed(1)}x`;
-    lines.push(`${pad(t.label, 28)}${pad(fmtRate(t.oursPerSec), 12)}${pad(fmtRate(t.mingoPerSec), 12)}${pad(ratio, 8)}${t.oursMatches} / ${t.mingoMatches}`);
+    lines.push(
+      `${pad(t.label, 28)}${pad(fmtRate(t.oursPerSec), 12)}${pad(fmtRate(t.mingoPerSec), 12)}${pad(ratio, 8)}${t.oursMatches} / ${t.mingoMatches}`,
+    );
   }
   lines.push(`filter: ${JSON.stringify(filterPlain)}`);
   lines.push('');
@@ -189,7 +286,9 @@ function regexSubjects(count: number): string[] {
   const words = ['alpha', 'beta', 'gamma', 'delta', 'Epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa'];
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
-    out.push(`${words[i % 10]}-${(i * 7919) % 100000} user${i}@example.com ${words[(i * 3) % 10]} lorem ipsum dolor sit amet`);
+    out.push(
+      `${words[i % 10]}-${(i * 7919) % 100000} user${i}@example.com ${words[(i * 3) % 10]} lorem ipsum dolor sit amet`,
+    );
   }
   return out;
 }
@@ -224,13 +323,17 @@ function regexEngineReport(docCount: number): string[] {
     { label: 'classes + alternation', pattern: '(?:alpha|beta|zeta)-[0-9]{2,3} user\\d*7@[a-z]+\\.com', options: '' },
     { label: 'anchored classes ^[a-z]+-\\d{4} ', pattern: '^[a-z]+-\\d{4} ', options: '' },
   ];
-  lines.push(`${pad('pattern', 40)}${pad('RegExp', 12)}${pad('re2js', 12)}${pad('ratio', 8)}${pad('picked', 9)}matches`);
+  lines.push(
+    `${pad('pattern', 40)}${pad('RegExp', 12)}${pad('re2js', 12)}${pad('ratio', 8)}${pad('picked', 9)}matches`,
+  );
   for (const c of cases) {
     const regexp = timeTests(subjects, compileRegex(c.pattern, c.options, 'regexp').test);
     const re2 = timeTests(subjects, compileRegex(c.pattern, c.options, 're2').test);
     const picked = compileRegex(c.pattern, c.options).engine;
     if (regexp.matches !== re2.matches) throw new Error(`engines disagree on ${c.pattern}`);
-    lines.push(`${pad(c.label, 40)}${pad(fmtRate(regexp.perSec), 12)}${pad(fmtRate(re2.perSec), 12)}${pad(`${(regexp.perSec / re2.perSec).toFixed(1)}x`, 8)}${pad(picked, 9)}${regexp.matches}`);
+    lines.push(
+      `${pad(c.label, 40)}${pad(fmtRate(regexp.perSec), 12)}${pad(fmtRate(re2.perSec), 12)}${pad(`${(regexp.perSec / re2.perSec).toFixed(1)}x`, 8)}${pad(picked, 9)}${regexp.matches}`,
+    );
   }
   // ^(a+)+$ on 'a' x 40 + 'b': RegExp takes minutes for one string, so it is timed on a shorter one.
   const evil = compileRegex('^(a+)+$', '');
@@ -240,14 +343,18 @@ function regexEngineReport(docCount: number): string[] {
   const t0 = process.hrtime.bigint();
   shortRegExp.test('a'.repeat(24) + 'b');
   const regexp24 = Number(process.hrtime.bigint() - t0) / 1e6;
-  lines.push(`^(a+)+$ on 1000 strings 'a'x40+'b': ${evil.engine} ${fmtRate(evilRate.perSec)}; RegExp needs ${regexp24.toFixed(0)} ms for ONE 'a'x24+'b' (doubling per extra 'a')`);
+  lines.push(
+    `^(a+)+$ on 1000 strings 'a'x40+'b': ${evil.engine} ${fmtRate(evilRate.perSec)}; RegExp needs ${regexp24.toFixed(0)} ms for ONE 'a'x24+'b' (doubling per extra 'a')`,
+  );
   // Backreferences: RegExp behind a prefilter; with a deadline each candidate pays a vm timeout.
   const backref = compileRegex('(\\w)\\1', '');
   const few = subjects.slice(0, Math.min(20_000, subjects.length));
   const direct = timeTests(few, backref.test);
   const guarded = withMatchDeadline(deadlineIn(600_000), () => timeTests(few, backref.test));
-  const perMatchUs = (1e6 / guarded.perSec) - (1e6 / direct.perSec);
-  lines.push(`backreference (\\w)\\1 (${backref.engine}) on ${few.length} strings: no deadline ${fmtRate(direct.perSec)}, with a deadline ${fmtRate(guarded.perSec)} (+${perMatchUs.toFixed(1)} µs per string: a vm timeout per candidate), ${direct.matches} matches`);
+  const perMatchUs = 1e6 / guarded.perSec - 1e6 / direct.perSec;
+  lines.push(
+    `backreference (\\w)\\1 (${backref.engine}) on ${few.length} strings: no deadline ${fmtRate(direct.perSec)}, with a deadline ${fmtRate(guarded.perSec)} (+${perMatchUs.toFixed(1)} µs per string: a vm timeout per candidate), ${direct.matches} matches`,
+  );
   return lines;
 }
 

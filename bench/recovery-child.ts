@@ -25,4 +25,6 @@ const cpu = process.cpuUsage(cpu0);
 const thread1 = threadMs();
 const count = o.engine.getCollection(db, coll)?.count ?? 0;
 closeStoredEngine(o);
-process.stdout.write(`${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, threadMs: thread0 === undefined || thread1 === undefined ? undefined : thread1 - thread0, maxRssMb: process.resourceUsage().maxRSS / 1024, count })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, threadMs: thread0 === undefined || thread1 === undefined ? undefined : thread1 - thread0, maxRssMb: process.resourceUsage().maxRSS / 1024, count })}\n`,
+);

@@ -37,7 +37,10 @@ const perSec = (n: number, ms: number) => Math.round((n / ms) * 1000);
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 function folderBytes(dir: string, re: RegExp): number {
-  return fs.readdirSync(dir).filter((f) => re.test(f)).reduce((s, f) => s + fs.statSync(path.join(dir, f)).size, 0);
+  return fs
+    .readdirSync(dir)
+    .filter((f) => re.test(f))
+    .reduce((s, f) => s + fs.statSync(path.join(dir, f)).size, 0);
 }
 
 async function writeThroughput(n: number): Promise<string[]> {
@@ -59,7 +62,9 @@ async function writeThroughput(n: number): Promise<string[]> {
     const rate = perSec(count, performance.now() - t);
     closeStoredEngine(o);
     rm(dir);
-    rows.push(`| ${durability}${count < n ? ` (${fmt(count)} writes)` : ''} | ${fmt(rate)} | ${(rate / memoryRate).toFixed(3)}x |`);
+    rows.push(
+      `| ${durability}${count < n ? ` (${fmt(count)} writes)` : ''} | ${fmt(rate)} | ${(rate / memoryRate).toFixed(3)}x |`,
+    );
   }
   const nedbDir = tmp('nedb');
   const nedb = new Datastore({ filename: path.join(nedbDir, 'c.db'), autoload: false });
@@ -103,7 +108,13 @@ function startWriteWatch(write: () => void): { stop(): WriteWatch } {
       stall.disable();
       clearInterval(timer);
       gc.disconnect();
-      return { stallMaxMs: stall.max / 1e6, stallP99Ms: stall.percentile(99) / 1e6, writes, slowestWriteMs, longestGcMs };
+      return {
+        stallMaxMs: stall.max / 1e6,
+        stallP99Ms: stall.percentile(99) / 1e6,
+        writes,
+        slowestWriteMs,
+        longestGcMs,
+      };
     },
   };
 }
@@ -122,7 +133,9 @@ interface Recovered {
 }
 
 function recoverInFreshProcess(dir: string): Recovered {
-  const child = spawnSync(process.execPath, [path.join(__dirname, 'recovery-child.js'), dir, 'bench', 'c'], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [path.join(__dirname, 'recovery-child.js'), dir, 'bench', 'c'], {
+    encoding: 'utf8',
+  });
   if (child.status !== 0) throw new Error(`recovery child failed: ${child.stderr}`);
   return JSON.parse(child.stdout.trim().split('\n').pop()!) as Recovered;
 }
@@ -138,8 +151,12 @@ async function recovery(n: number): Promise<string[]> {
   const dir = tmp('recovery');
   // Load in commands of 10,000 documents (one journal frame each), batched durability for speed.
   let o = openStoredEngine(dir, { durability: 'batched', engine: { clock: new VirtualClock(T0) } });
-  o.engine.runCommand('bench', { createIndexes: 'c', indexes: [{ key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: 86400 }] });
-  for (let i = 0; i < n; i += 10_000) o.engine.runCommand('bench', { insert: 'c', documents: docs.slice(i, i + 10_000), ordered: false });
+  o.engine.runCommand('bench', {
+    createIndexes: 'c',
+    indexes: [{ key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: 86400 }],
+  });
+  for (let i = 0; i < n; i += 10_000)
+    o.engine.runCommand('bench', { insert: 'c', documents: docs.slice(i, i + 10_000), ordered: false });
   const journalBytes = folderBytes(dir, /^journal-/);
   closeStoredEngine(o);
 
@@ -151,10 +168,20 @@ async function recovery(n: number): Promise<string[]> {
   // runs as long again with no compaction: the stalls the heap's GC and the machine cause anyway.
   const opened = o;
   let written = 0;
-  const watch = startWriteWatch(() => opened.engine.runCommand('bench', { insert: 'c', documents: [{ _id: `during${written++}`, createdAt: new Date(T0) }] }));
+  const watch = startWriteWatch(() =>
+    opened.engine.runCommand('bench', {
+      insert: 'c',
+      documents: [{ _id: `during${written++}`, createdAt: new Date(T0) }],
+    }),
+  );
   const c = await compact(o.engine, o.store);
   const during = watch.stop();
-  const idleWatch = startWriteWatch(() => opened.engine.runCommand('bench', { insert: 'c', documents: [{ _id: `during${written++}`, createdAt: new Date(T0) }] }));
+  const idleWatch = startWriteWatch(() =>
+    opened.engine.runCommand('bench', {
+      insert: 'c',
+      documents: [{ _id: `during${written++}`, createdAt: new Date(T0) }],
+    }),
+  );
   await new Promise((resolve) => setTimeout(resolve, c.totalMs));
   const without = idleWatch.stop();
   o.engine.runCommand('bench', { delete: 'c', deletes: [{ q: { _id: { $regex: '^during' } }, limit: 0 }] });
@@ -168,7 +195,18 @@ async function recovery(n: number): Promise<string[]> {
 
   const nedbDir = tmp('nedb-load');
   const file = path.join(nedbDir, 'c.db');
-  fs.writeFileSync(file, docs.map((d) => JSON.stringify({ ...d, _id: (d._id as ObjectId).toHexString(), createdAt: { $$date: (d.createdAt as Date).getTime() } })).join('\n') + '\n');
+  fs.writeFileSync(
+    file,
+    docs
+      .map((d) =>
+        JSON.stringify({
+          ...d,
+          _id: (d._id as ObjectId).toHexString(),
+          createdAt: { $$date: (d.createdAt as Date).getTime() },
+        }),
+      )
+      .join('\n') + '\n',
+  );
   const nedbBytes = fs.statSync(file).size;
   const nedb = new Datastore({ filename: file, autoload: false });
   const t = performance.now();
@@ -196,7 +234,10 @@ async function recovery(n: number): Promise<string[]> {
  */
 function junkTails(zeroMiB: number): string[] {
   const rows: string[] = [];
-  for (const [what, mib] of [['random bytes', 16], ['zero-filled (sparse)', zeroMiB]] as Array<[string, number]>) {
+  for (const [what, mib] of [
+    ['random bytes', 16],
+    ['zero-filled (sparse)', zeroMiB],
+  ] as Array<[string, number]>) {
     const dir = tmp('junk');
     const o = openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) }, autoCompact: false });
     for (let i = 0; i < 100; i++) o.engine.runCommand('bench', { insert: 'c', documents: [{ _id: i }] });
@@ -212,17 +253,23 @@ function junkTails(zeroMiB: number): string[] {
       fs.appendFileSync(journal, junk);
     } else fs.truncateSync(journal, fs.statSync(journal).size + mib * 1024 * 1024);
     const r = recoverInFreshProcess(dir);
-    rows.push(`| ${fmt(mib)} MiB of ${what} after the last record | ${recoveryTimes(r)} | max RSS ${r.maxRssMb?.toFixed(0) ?? 'n/a'} MB | ${r.count === 100 ? 'the 100 documents back' : 'COUNT MISMATCH'} |`);
+    rows.push(
+      `| ${fmt(mib)} MiB of ${what} after the last record | ${recoveryTimes(r)} | max RSS ${r.maxRssMb?.toFixed(0) ?? 'n/a'} MB | ${r.count === 100 ? 'the 100 documents back' : 'COUNT MISMATCH'} |`,
+    );
     rm(dir);
   }
   return rows;
 }
 
 export async function runStorageBench(n: number): Promise<void> {
-  process.stdout.write(`\n# Durable storage (${fmt(n)} small documents)\n\n## Write throughput, single-document inserts\n\n| mode | inserts/s | vs in memory |\n|---|---|---|\n`);
+  process.stdout.write(
+    `\n# Durable storage (${fmt(n)} small documents)\n\n## Write throughput, single-document inserts\n\n| mode | inserts/s | vs in memory |\n|---|---|---|\n`,
+  );
   process.stdout.write(`${(await writeThroughput(Math.min(n, 50_000))).join('\n')}\n`);
   process.stdout.write(`\n## Recovery and snapshot size\n\n| what | time | size | check |\n|---|---|---|---|\n`);
   process.stdout.write(`${(await recovery(n)).join('\n')}\n`);
-  process.stdout.write(`\n## Opening a journal with junk after its last record\n\n| what | time | memory | check |\n|---|---|---|---|\n`);
+  process.stdout.write(
+    `\n## Opening a journal with junk after its last record\n\n| what | time | memory | check |\n|---|---|---|---|\n`,
+  );
   process.stdout.write(`${junkTails(n >= 1_000_000 ? 1024 : 256).join('\n')}\n`);
 }

@@ -22,14 +22,18 @@ interface TtlDoc {
   tag: string;
 }
 
-
 /** Half the documents expired (up to 30 days ago), half expiring in the next 30 days. */
 function makeDocs(n: number, now: number): TtlDoc[] {
   const r = prng(n);
   const docs: TtlDoc[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const offset = Math.floor(r() * 30 * 86400_000) + 1000;
-    docs[i] = { name: `user${i}`, expireAt: new Date(i % 2 === 0 ? now - offset : now + offset), n: i, tag: `t${i % 10}` };
+    docs[i] = {
+      name: `user${i}`,
+      expireAt: new Date(i % 2 === 0 ? now - offset : now + offset),
+      n: i,
+      tag: `t${i % 10}`,
+    };
   }
   return docs;
 }
@@ -68,7 +72,19 @@ interface EngineResult {
   laterVisitMs: number;
 }
 
-async function engineRun(docs: TtlDoc[], now: number, extraIndexes: boolean, settleMs: number): Promise<{ engine: Engine; clock: VirtualClock; passMs: number; deleted: number; firstVisitMs: number; laterVisitMs: number }> {
+async function engineRun(
+  docs: TtlDoc[],
+  now: number,
+  extraIndexes: boolean,
+  settleMs: number,
+): Promise<{
+  engine: Engine;
+  clock: VirtualClock;
+  passMs: number;
+  deleted: number;
+  firstVisitMs: number;
+  laterVisitMs: number;
+}> {
   const clock = new VirtualClock(now);
   // The monitor must not fire on its own during the load; passes are run explicitly.
   const engine = new Engine({ clock, parameters: { ttlMonitorEnabled: true } });
@@ -84,8 +100,18 @@ async function engineRun(docs: TtlDoc[], now: number, extraIndexes: boolean, set
   const start = process.hrtime.bigint();
   const report = engine.ttl.runPass();
   const passMs = ms(start);
-  const later = report.visits.slice(1).filter((v) => v.deleted === report.visits[0].deleted).map((v) => v.millis);
-  return { engine, clock, passMs, deleted: report.deleted, firstVisitMs: report.visits[0]?.millis ?? 0, laterVisitMs: later.length ? median(later) : NaN };
+  const later = report.visits
+    .slice(1)
+    .filter((v) => v.deleted === report.visits[0].deleted)
+    .map((v) => v.millis);
+  return {
+    engine,
+    clock,
+    passMs,
+    deleted: report.deleted,
+    firstVisitMs: report.visits[0]?.millis ?? 0,
+    laterVisitMs: later.length ? median(later) : NaN,
+  };
 }
 
 async function runEngine(docs: TtlDoc[], now: number, settleMs = SETTLE_MS): Promise<EngineResult> {
@@ -109,7 +135,10 @@ async function runEngine(docs: TtlDoc[], now: number, settleMs = SETTLE_MS): Pro
   };
 }
 
-async function runNedb(docs: TtlDoc[], settleMs = SETTLE_MS): Promise<{ expiredPerSec: number; idleMs: number; n: number }> {
+async function runNedb(
+  docs: TtlDoc[],
+  settleMs = SETTLE_MS,
+): Promise<{ expiredPerSec: number; idleMs: number; n: number }> {
   const db = new Datastore<TtlDoc>({ inMemoryOnly: true });
   await db.ensureIndexAsync({ fieldName: 'expireAt', expireAfterSeconds: 0 });
   for (let i = 0; i < docs.length; i += 1000) await db.insertAsync(docs.slice(i, i + 1000));
@@ -125,14 +154,22 @@ async function runNedb(docs: TtlDoc[], settleMs = SETTLE_MS): Promise<{ expiredP
   return { expiredPerSec: (docs.length - left) / (expireMs / 1000), idleMs, n: docs.length };
 }
 
-async function runLoki(docs: TtlDoc[], now: number, settleMs = SETTLE_MS): Promise<{ expiredPerSec: number; idleMs: number }> {
+async function runLoki(
+  docs: TtlDoc[],
+  now: number,
+  settleMs = SETTLE_MS,
+): Promise<{ expiredPerSec: number; idleMs: number }> {
   const db = new Loki('bench.db');
   const coll = db.addCollection<TtlDoc>('ttl', { indices: ['expireAt'] });
   coll.insert(docs.map((d) => ({ ...d })));
   // What lokijs's TTL daemon does each interval: a where() over every document, then remove.
   // (A lokijs binary index stores dates as numbers, so read either form.)
   const time = (v: Date | number) => (typeof v === 'number' ? v : v.getTime());
-  const sweep = () => coll.chain().where((d) => time(d.expireAt) <= now).remove();
+  const sweep = () =>
+    coll
+      .chain()
+      .where((d) => time(d.expireAt) <= now)
+      .remove();
   await settle(settleMs);
   let s = process.hrtime.bigint();
   sweep();
@@ -158,7 +195,9 @@ const NEDB_CAP = 1_000_000;
 export async function runTTLBench(sizes: number[]): Promise<void> {
   const out = (s: string) => process.stdout.write(`${s}\n`);
   out('\n# TTL expiry (half of N expired; one pass)');
-  out(`nedb runs on the same N documents (up to ${NEDB_CAP.toLocaleString('en-US')}); its rates are per second, so they compare directly.`);
+  out(
+    `nedb runs on the same N documents (up to ${NEDB_CAP.toLocaleString('en-US')}); its rates are per second, so they compare directly.`,
+  );
   // Warm-up, untimed: each contender expires a small collection once, so the first timed size is
   // not also the first run of each one's code (the engine's 100k pass ran ~30% slower cold).
   {
@@ -179,16 +218,24 @@ export async function runTTLBench(sizes: number[]): Promise<void> {
     out(`\n## N = ${n.toLocaleString('en-US')}${nedb.n < n ? ` (nedb: ${nedb.n.toLocaleString('en-US')})` : ''}`);
     out('| metric | engine | nedb | lokijs | engine/nedb | engine/loki |');
     out('| --- | ---: | ---: | ---: | ---: | ---: |');
-    out(`| expired docs/s, TTL index only | ${fmt(engine.expiredPerSec)} | ${fmt(nedb.expiredPerSec)} | ${fmt(loki.expiredPerSec)} | ${(engine.expiredPerSec / nedb.expiredPerSec).toFixed(1)}x | ${(engine.expiredPerSec / loki.expiredPerSec).toFixed(2)}x |`);
+    out(
+      `| expired docs/s, TTL index only | ${fmt(engine.expiredPerSec)} | ${fmt(nedb.expiredPerSec)} | ${fmt(loki.expiredPerSec)} | ${(engine.expiredPerSec / nedb.expiredPerSec).toFixed(1)}x | ${(engine.expiredPerSec / loki.expiredPerSec).toFixed(2)}x |`,
+    );
     out(`| expired docs/s, + 3 indexes | ${fmt(engine.expiredPerSecWith3)} | | | | |`);
     out(`| idle check / pass (ms) | ${fmt(engine.idlePassMs)} | ${fmt(nedb.idleMs)} | ${fmt(loki.idleMs)} | | |`);
     out(`| one 50,000-doc visit (ms): the first | ${fmt(engine.batch50kMs)} | | | | |`);
-    out(`| one 50,000-doc visit (ms): median of the later ones | ${Number.isNaN(engine.laterVisitMs) ? 'n/a (one visit)' : fmt(engine.laterVisitMs)} | | | | |`);
-    out(`targets: expiry >= 30x nedb ${engine.expiredPerSec >= 30 * nedb.expiredPerSec ? 'PASS' : 'MISS'}; >= 0.6x lokijs ${engine.expiredPerSec >= 0.6 * loki.expiredPerSec ? 'PASS' : 'MISS'}; idle pass < 0.1 ms ${engine.idlePassMs < 0.1 ? 'PASS' : 'MISS'}; 50k visit < 50 ms: first ${engine.batch50kMs < 50 ? 'PASS' : 'MISS'}, later ${Number.isNaN(engine.laterVisitMs) ? 'n/a (one visit)' : engine.laterVisitMs < 50 ? 'PASS' : 'MISS'}`);
+    out(
+      `| one 50,000-doc visit (ms): median of the later ones | ${Number.isNaN(engine.laterVisitMs) ? 'n/a (one visit)' : fmt(engine.laterVisitMs)} | | | | |`,
+    );
+    out(
+      `targets: expiry >= 30x nedb ${engine.expiredPerSec >= 30 * nedb.expiredPerSec ? 'PASS' : 'MISS'}; >= 0.6x lokijs ${engine.expiredPerSec >= 0.6 * loki.expiredPerSec ? 'PASS' : 'MISS'}; idle pass < 0.1 ms ${engine.idlePassMs < 0.1 ? 'PASS' : 'MISS'}; 50k visit < 50 ms: first ${engine.batch50kMs < 50 ? 'PASS' : 'MISS'}, later ${Number.isNaN(engine.laterVisitMs) ? 'n/a (one visit)' : engine.laterVisitMs < 50 ? 'PASS' : 'MISS'}`,
+    );
   }
   if (idleBySize.length > 1) {
     const [first, last] = [idleBySize[0], idleBySize[idleBySize.length - 1]];
-    out(`\nidle pass ${fmt(first[1])} ms at ${first[0].toLocaleString('en-US')} docs vs ${fmt(last[1])} ms at ${last[0].toLocaleString('en-US')} docs: ratio ${(last[1] / first[1]).toFixed(2)} (flat is ~1; the collection grew ${(last[0] / first[0]).toFixed(0)}x)`);
+    out(
+      `\nidle pass ${fmt(first[1])} ms at ${first[0].toLocaleString('en-US')} docs vs ${fmt(last[1])} ms at ${last[0].toLocaleString('en-US')} docs: ratio ${(last[1] / first[1]).toFixed(2)} (flat is ~1; the collection grew ${(last[0] / first[0]).toFixed(0)}x)`,
+    );
   }
 }
 

@@ -13,14 +13,24 @@ import Module from 'node:module';
 import * as nodePath from 'node:path';
 
 export class MissingShimMemberError extends Error {
-  constructor(readonly member: string, use: string) {
+  constructor(
+    readonly member: string,
+    use: string,
+  ) {
     super(`the bench's stand-in vscode (bench/vscode-shim.ts) does not provide \`${member}\` (${use}); add it there`);
     this.name = 'MissingShimMemberError';
   }
 }
 
 /** Reads of these on any shim object answer undefined: probes by await, inspection and coercion. */
-const PASSIVE = new Set<PropertyKey>(['then', 'toJSON', Symbol.iterator, Symbol.asyncIterator, Symbol.toStringTag, Symbol.for('nodejs.util.inspect.custom')]);
+const PASSIVE = new Set<PropertyKey>([
+  'then',
+  'toJSON',
+  Symbol.iterator,
+  Symbol.asyncIterator,
+  Symbol.toStringTag,
+  Symbol.for('nodejs.util.inspect.custom'),
+]);
 
 /**
  * An object whose listed members are real; other members can be assigned (then read back), and
@@ -218,7 +228,12 @@ class DiagnosticCollection {
 
 function makeVscode(): Record<string, unknown> {
   const emptyArray: unknown[] = [];
-  const configuration = strict('WorkspaceConfiguration', { get: (_key: string, fallback?: unknown) => fallback, has: () => false, inspect: () => undefined, update: async () => undefined });
+  const configuration = strict('WorkspaceConfiguration', {
+    get: (_key: string, fallback?: unknown) => fallback,
+    has: () => false,
+    inspect: () => undefined,
+    update: async () => undefined,
+  });
   const real: Record<string, unknown> = {
     Disposable,
     EventEmitter,
@@ -273,7 +288,16 @@ function makeVscode(): Record<string, unknown> {
           reveal: async () => undefined,
           dispose: () => undefined,
         }),
-      createStatusBarItem: (id: string) => strict(`window.createStatusBarItem(${JSON.stringify(id)})`, { id, text: '', tooltip: undefined, command: undefined, show: () => undefined, hide: () => undefined, dispose: () => undefined }),
+      createStatusBarItem: (id: string) =>
+        strict(`window.createStatusBarItem(${JSON.stringify(id)})`, {
+          id,
+          text: '',
+          tooltip: undefined,
+          command: undefined,
+          show: () => undefined,
+          hide: () => undefined,
+          dispose: () => undefined,
+        }),
       showInformationMessage: message(undefined),
       showWarningMessage: message(report.warnings),
       showErrorMessage: message(report.errors),
@@ -317,7 +341,10 @@ function makeVscode(): Record<string, unknown> {
           onDidChangeSelectedNotebooks: quietEvent,
           updateNotebookAffinity: () => undefined,
           createNotebookCellExecution: () => {
-            throw new MissingShimMemberError('NotebookController.createNotebookCellExecution', 'called: cells do not run in the bench');
+            throw new MissingShimMemberError(
+              'NotebookController.createNotebookCellExecution',
+              'called: cells do not run in the bench',
+            );
           },
           dispose: () => undefined,
         }),
@@ -342,7 +369,10 @@ function apiNames(): string[] {
 
 /** Make `require('vscode')` answer the shim in this process (idempotent). */
 export function installVscodeShim(): void {
-  const mod = Module as unknown as { _load: (request: string, parent: unknown, isMain: boolean) => unknown; __ttlShim?: unknown };
+  const mod = Module as unknown as {
+    _load: (request: string, parent: unknown, isMain: boolean) => unknown;
+    __ttlShim?: unknown;
+  };
   if (mod.__ttlShim) return;
   const shim = makeVscode();
   const load = mod._load;

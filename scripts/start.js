@@ -26,7 +26,9 @@ if (which.status === 0 && which.stdout.trim()) {
     executable = await downloadAndUnzipVSCode('stable');
   } catch (err) {
     console.error(`Could not download VS Code (${err.message}).`);
-    console.error('Install VS Code and put `code` on PATH, or install the packaged extension: npm run package, then "Extensions: Install from VSIX…".');
+    console.error(
+      'Install VS Code and put `code` on PATH, or install the packaged extension: npm run package, then "Extensions: Install from VSIX…".',
+    );
     process.exit(1);
   }
   spawn(executable, args, { stdio: 'inherit', detached: true }).unref();

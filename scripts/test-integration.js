@@ -33,7 +33,9 @@ async function main() {
     console.error(`[integration] ${extensionTestsPath} was not built.`);
     process.exit(2);
   }
-  const { runIntegrationTests, optionsFromArgs, lastSummary } = require(path.join(root, 'test', 'integration', 'runner'));
+  const { runIntegrationTests, optionsFromArgs, lastSummary } = require(
+    path.join(root, 'test', 'integration', 'runner'),
+  );
   let options;
   try {
     options = optionsFromArgs(process.argv.slice(2));

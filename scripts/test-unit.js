@@ -13,7 +13,11 @@ if (tsc.status !== 0) {
   process.exit(tsc.status ?? 1);
 }
 // The notebook renderer is a browser bundle with DOM types: its own tsconfig.
-const rendererTsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'src', 'extension', 'notebook', 'renderer')], { stdio: 'inherit' });
+const rendererTsc = spawnSync(
+  process.execPath,
+  [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'src', 'extension', 'notebook', 'renderer')],
+  { stdio: 'inherit' },
+);
 if (rendererTsc.status !== 0) {
   console.error('test:unit: TypeScript compilation of the notebook renderer failed (see errors above).');
   process.exit(rendererTsc.status ?? 1);
@@ -25,5 +29,8 @@ if (bundle.status !== 0) {
   process.exit(bundle.status ?? 1);
 }
 const dirs = process.argv.slice(2).length ? process.argv.slice(2) : ['out/test/unit'];
-const run = spawnSync(process.execPath, ['--test', ...dirs.map((d) => path.resolve(root, d))], { stdio: 'inherit', cwd: root });
+const run = spawnSync(process.execPath, ['--test', ...dirs.map((d) => path.resolve(root, d))], {
+  stdio: 'inherit',
+  cwd: root,
+});
 process.exit(run.status ?? 1);

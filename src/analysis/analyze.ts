@@ -28,7 +28,16 @@ export interface CellInput {
  * option or a driver type. A text with none of them is not parsed: most files of a workspace
  * define no index, and parsing is most of the cost.
  */
-const NEEDED_WORDS = ['createIndex', 'ensureIndex', 'ommand', 'createCollection', 'expireAfterSeconds', 'expires', 'IndexOptions', 'IndexDescription'];
+const NEEDED_WORDS = [
+  'createIndex',
+  'ensureIndex',
+  'ommand',
+  'createCollection',
+  'expireAfterSeconds',
+  'expires',
+  'IndexOptions',
+  'IndexDescription',
+];
 
 /** Whether a text has any word a definition needs (texts without one are not parsed). */
 export function mayDefineIndexes(text: string): boolean {
@@ -66,7 +75,11 @@ function merge(all: Definitions[]): Definitions {
 
 function analyzeUnits(units: Unit[], options: AnalysisOptions): AnalysisResult {
   const defs = merge(units.filter((u) => u.ast).map(findDefinitions));
-  return checkDefinitions(defs, options, units.reduce((n, u) => n + u.syntaxErrors, 0));
+  return checkDefinitions(
+    defs,
+    options,
+    units.reduce((n, u) => n + u.syntaxErrors, 0),
+  );
 }
 
 /** The definitions of one parsed unit. */
@@ -94,12 +107,27 @@ function runChecks(defs: Definitions, options: AnalysisOptions, syntaxErrors: nu
 
   for (const c of defs.collections) {
     if (!c.ttl) continue;
-    const seconds = checkTTLValue(ctx, { unit: c.unit, prop: c.ttl, value: plainValue(c.ttl.value), place: 'collection', optionName: 'expireAfterSeconds' });
-    if (seconds !== undefined) ttlValues.push(site(c.unit, c.ttl.node, { seconds, ns: c.ns, collectionLevel: true, field: c.timeseries?.timeField ?? '_id' }));
+    const seconds = checkTTLValue(ctx, {
+      unit: c.unit,
+      prop: c.ttl,
+      value: plainValue(c.ttl.value),
+      place: 'collection',
+      optionName: 'expireAfterSeconds',
+    });
+    if (seconds !== undefined)
+      ttlValues.push(
+        site(c.unit, c.ttl.node, { seconds, ns: c.ns, collectionLevel: true, field: c.timeseries?.timeField ?? '_id' }),
+      );
   }
   for (const m of defs.collMods) {
     if (m.indexTtl) {
-      const seconds = checkTTLValue(ctx, { unit: m.unit, prop: m.indexTtl, value: plainValue(m.indexTtl.value), place: 'collMod', optionName: 'expireAfterSeconds' });
+      const seconds = checkTTLValue(ctx, {
+        unit: m.unit,
+        prop: m.indexTtl,
+        value: plainValue(m.indexTtl.value),
+        place: 'collMod',
+        optionName: 'expireAfterSeconds',
+      });
       const field = m.indexKey ? Object.keys(m.indexKey) : [];
       if (seconds !== undefined) {
         const s: TTLValueSite = site(m.unit, m.indexTtl.node, { seconds });
@@ -109,7 +137,13 @@ function runChecks(defs: Definitions, options: AnalysisOptions, syntaxErrors: nu
       }
     }
     if (m.collectionTtl && !(m.collectionTtl.value.kind === 'value' && m.collectionTtl.value.value === 'off')) {
-      const seconds = checkTTLValue(ctx, { unit: m.unit, prop: m.collectionTtl, value: plainValue(m.collectionTtl.value), place: 'collection', optionName: 'expireAfterSeconds' });
+      const seconds = checkTTLValue(ctx, {
+        unit: m.unit,
+        prop: m.collectionTtl,
+        value: plainValue(m.collectionTtl.value),
+        place: 'collection',
+        optionName: 'expireAfterSeconds',
+      });
       if (seconds !== undefined) {
         const s: TTLValueSite = site(m.unit, m.collectionTtl.node, { seconds });
         if (m.ns) s.ns = m.ns;
@@ -121,7 +155,13 @@ function runChecks(defs: Definitions, options: AnalysisOptions, syntaxErrors: nu
   for (const def of defs.indexes) {
     if (!def.ttl || def.ttlValue === UNKNOWN) continue;
     const before = ctx.problems.length;
-    const seconds = checkTTLValue(ctx, { unit: def.unit, prop: def.ttl, value: def.ttlValue, place: 'createIndex', optionName: def.ttl.key });
+    const seconds = checkTTLValue(ctx, {
+      unit: def.unit,
+      prop: def.ttl,
+      value: def.ttlValue,
+      place: 'createIndex',
+      optionName: def.ttl.key,
+    });
     checkIndexDefinition(ctx, def, seconds);
     if (seconds !== undefined) {
       checkAgainstEngine(ctx, def);
@@ -180,7 +220,16 @@ function runnableDefinitions(defs: Definitions): RunnableDefinition[] {
   const out: RunnableDefinition[] = [];
   const byCall = new Map<unknown, IndexDef[]>();
   for (const d of defs.indexes) {
-    if (!d.call || !d.ns || (d.via !== 'createIndex' && d.via !== 'ensureIndex' && d.via !== 'createIndexes' && d.via !== 'createIndexesCommand' && d.via !== 'indexDescription')) continue;
+    if (
+      !d.call ||
+      !d.ns ||
+      (d.via !== 'createIndex' &&
+        d.via !== 'ensureIndex' &&
+        d.via !== 'createIndexes' &&
+        d.via !== 'createIndexesCommand' &&
+        d.via !== 'indexDescription')
+    )
+      continue;
     const list = byCall.get(d.call.node) ?? [];
     list.push(d);
     byCall.set(d.call.node, list);
@@ -189,14 +238,27 @@ function runnableDefinitions(defs: Definitions): RunnableDefinition[] {
     if (list.some((d) => !d.spec)) continue;
     const first = list[0];
     const call = first.call!;
-    const expected = call.name === 'createIndexes' || call.name === 'runCommand' || call.name === 'command' ? undefined : 1;
+    const expected =
+      call.name === 'createIndexes' || call.name === 'runCommand' || call.name === 'command' ? undefined : 1;
     if (expected !== undefined && list.length !== expected) continue;
-    out.push(site(first.unit, call.node, { label: `createIndexes on ${first.ns!.collection}`, ns: first.ns!, command: { createIndexes: first.ns!.collection, indexes: list.map((d) => d.spec!) } }));
+    out.push(
+      site(first.unit, call.node, {
+        label: `createIndexes on ${first.ns!.collection}`,
+        ns: first.ns!,
+        command: { createIndexes: first.ns!.collection, indexes: list.map((d) => d.spec!) },
+      }),
+    );
   }
   for (const c of defs.collections) {
     const opts = c.options ? plainValue(c.options) : {};
     if (opts === UNKNOWN || typeof opts !== 'object' || opts === null) continue;
-    out.push(site(c.unit, c.site, { label: `create ${c.ns.collection}`, ns: c.ns, command: { create: c.ns.collection, ...(opts as Document) } }));
+    out.push(
+      site(c.unit, c.site, {
+        label: `create ${c.ns.collection}`,
+        ns: c.ns,
+        command: { create: c.ns.collection, ...(opts as Document) },
+      }),
+    );
   }
   for (const m of defs.collMods) {
     if (!m.ns || (!m.indexTtl && !m.collectionTtl)) continue;
@@ -214,7 +276,11 @@ function collModCommand(m: Definitions['collMods'][number]): Document {
   const cmd: Document = { collMod: m.ns!.collection };
   if (m.indexTtl) {
     const v = plainValue(m.indexTtl.value);
-    cmd.index = { ...(m.indexKey ? { keyPattern: m.indexKey } : {}), ...(m.indexName ? { name: m.indexName } : {}), expireAfterSeconds: v };
+    cmd.index = {
+      ...(m.indexKey ? { keyPattern: m.indexKey } : {}),
+      ...(m.indexName ? { name: m.indexName } : {}),
+      expireAfterSeconds: v,
+    };
     if (v === UNKNOWN || (!m.indexKey && !m.indexName)) cmd.index = UNKNOWN;
   }
   if (m.collectionTtl) cmd.expireAfterSeconds = plainValue(m.collectionTtl.value);

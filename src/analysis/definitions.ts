@@ -16,7 +16,15 @@ import type { BindingEnv, CallSite, ScanFacts } from './scan';
 import type { Unit } from './source';
 import type { Namespace } from './types';
 
-export type IndexVia = 'createIndex' | 'ensureIndex' | 'createIndexes' | 'createIndexesCommand' | 'mongooseIndex' | 'mongooseField' | 'indexDescription' | 'indexOptions';
+export type IndexVia =
+  | 'createIndex'
+  | 'ensureIndex'
+  | 'createIndexes'
+  | 'createIndexesCommand'
+  | 'mongooseIndex'
+  | 'mongooseField'
+  | 'indexDescription'
+  | 'indexOptions';
 
 export interface DbRef {
   db?: string;
@@ -86,7 +94,19 @@ export interface Definitions {
 }
 
 /** Methods of a mongosh `db` that are not collection names (`db.getName`, `db.runCommand`...). */
-const DB_METHODS = new Set(['getCollection', 'collection', 'getSiblingDB', 'getDB', 'runCommand', 'command', 'adminCommand', 'createCollection', 'getName', 'aggregate', 'admin']);
+const DB_METHODS = new Set([
+  'getCollection',
+  'collection',
+  'getSiblingDB',
+  'getDB',
+  'runCommand',
+  'command',
+  'adminCommand',
+  'createCollection',
+  'getName',
+  'aggregate',
+  'admin',
+]);
 
 function text(unit: Unit, node: Node): string {
   return nodeText(unit, node);
@@ -103,14 +123,20 @@ function prop(lit: Lit | undefined, key: string): Prop | undefined {
 function plainDoc(lit: Lit | undefined): Document | undefined {
   if (!lit) return undefined;
   const v = plainValue(lit);
-  return v !== UNKNOWN && v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) ? (v as Document) : undefined;
+  return v !== UNKNOWN && v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)
+    ? (v as Document)
+    : undefined;
 }
 
 export class DefinitionFinder {
   private readonly ev: Evaluator;
   readonly out: Definitions = { indexes: [], collections: [], collMods: [], inserts: [], splitOptions: [] };
 
-  constructor(private readonly unit: Unit, private readonly scan: ScanFacts, env: BindingEnv) {
+  constructor(
+    private readonly unit: Unit,
+    private readonly scan: ScanFacts,
+    env: BindingEnv,
+  ) {
     this.ev = new Evaluator(env);
   }
 
@@ -153,7 +179,12 @@ export class DefinitionFinder {
       if (/^(db|database|.*Db|.*DB)$/.test(n.name)) return { text: shown, driver: n.name !== 'db' };
       return undefined;
     }
-    if (n.type === 'CallExpression' && n.callee.type === 'MemberExpression' && !n.callee.computed && n.callee.property.type === 'Identifier') {
+    if (
+      n.type === 'CallExpression' &&
+      n.callee.type === 'MemberExpression' &&
+      !n.callee.computed &&
+      n.callee.property.type === 'Identifier'
+    ) {
       const m = n.callee.property.name;
       const arg = n.arguments[0] ? this.ev.eval(n.arguments[0]) : undefined;
       if (m === 'getSiblingDB' || m === 'getDB') return { db: stringValue(arg), text: shown, driver: false };
@@ -170,18 +201,29 @@ export class DefinitionFinder {
       return init ? this.collectionRef(init, depth + 1) : undefined;
     }
     if (n.type === 'MemberExpression') {
-      const name = !n.computed && n.property.type === 'Identifier' ? n.property.name : stringValue(this.ev.eval(n.property));
+      const name =
+        !n.computed && n.property.type === 'Identifier' ? n.property.name : stringValue(this.ev.eval(n.property));
       if (!name || DB_METHODS.has(name)) return undefined;
       const dbRef = this.dbRef(n.object);
-      return dbRef ? { ns: { collection: name, ...(dbRef.db ? { db: dbRef.db } : {}) }, dbRef: { ...dbRef, driver: false } } : undefined;
+      return dbRef
+        ? { ns: { collection: name, ...(dbRef.db ? { db: dbRef.db } : {}) }, dbRef: { ...dbRef, driver: false } }
+        : undefined;
     }
-    if (n.type === 'CallExpression' && n.callee.type === 'MemberExpression' && !n.callee.computed && n.callee.property.type === 'Identifier') {
+    if (
+      n.type === 'CallExpression' &&
+      n.callee.type === 'MemberExpression' &&
+      !n.callee.computed &&
+      n.callee.property.type === 'Identifier'
+    ) {
       const m = n.callee.property.name;
       if (m !== 'getCollection' && m !== 'collection') return undefined;
       const name = n.arguments[0] ? stringValue(this.ev.eval(n.arguments[0])) : undefined;
       const dbRef = this.dbRef(n.callee.object);
       if (!name || !dbRef) return undefined;
-      return { ns: { collection: name, ...(dbRef.db ? { db: dbRef.db } : {}) }, dbRef: { ...dbRef, driver: m === 'collection' || dbRef.driver } };
+      return {
+        ns: { collection: name, ...(dbRef.db ? { db: dbRef.db } : {}) },
+        dbRef: { ...dbRef, driver: m === 'collection' || dbRef.driver },
+      };
     }
     return undefined;
   }
@@ -207,7 +249,15 @@ export class DefinitionFinder {
         if (args.length === 0) return;
         const ref = this.collectionRef(recv);
         const key = keyLit(args[0]);
-        const def = this.addIndex({ via: name, call, ns: ref?.ns, dbRef: ref?.dbRef, key, options: args[1], site: node });
+        const def = this.addIndex({
+          via: name,
+          call,
+          ns: ref?.ns,
+          dbRef: ref?.dbRef,
+          key,
+          options: args[1],
+          site: node,
+        });
         if (args.length > 2 && def) this.out.splitOptions.push({ def, extra: args[2] });
         return;
       }
@@ -220,7 +270,15 @@ export class DefinitionFinder {
         for (const item of list.items) {
           if (isDescription(item)) this.addSpec(item, 'indexDescription', call, ref?.ns, ref?.dbRef);
           else {
-            const def = this.addIndex({ via: 'createIndexes', call, ns: ref?.ns, dbRef: ref?.dbRef, key: item, options: args[1], site: item.at });
+            const def = this.addIndex({
+              via: 'createIndexes',
+              call,
+              ns: ref?.ns,
+              dbRef: ref?.dbRef,
+              key: item,
+              options: args[1],
+              site: item.at,
+            });
             if (args.length > 2 && def) this.out.splitOptions.push({ def, extra: args[2] });
           }
         }
@@ -238,7 +296,8 @@ export class DefinitionFinder {
         const ns = collection ? { collection, ...(dbRef.db ? { db: dbRef.db } : {}) } : undefined;
         if (verb === 'createIndexes') {
           const indexes = prop(cmd, 'indexes')?.value;
-          if (indexes?.kind === 'array') for (const item of indexes.items) this.addSpec(item, 'createIndexesCommand', call, ns, dbRef);
+          if (indexes?.kind === 'array')
+            for (const item of indexes.items) this.addSpec(item, 'createIndexesCommand', call, ns, dbRef);
         } else if (verb === 'collMod') {
           const index = prop(cmd, 'index')?.value;
           this.out.collMods.push({
@@ -310,7 +369,13 @@ export class DefinitionFinder {
   }
 
   /** A full index spec (`{key, name, expireAfterSeconds, ...}`): driver IndexDescription or createIndexes command. */
-  private addSpec(item: Lit, via: IndexVia, call: CallSite | undefined, ns: Namespace | undefined, dbRef: DbRef | undefined): void {
+  private addSpec(
+    item: Lit,
+    via: IndexVia,
+    call: CallSite | undefined,
+    ns: Namespace | undefined,
+    dbRef: DbRef | undefined,
+  ): void {
     if (item.kind !== 'object') return;
     const key = prop(item, 'key')?.value;
     this.addIndex({ via, call, ns, dbRef, key: key ? keyLit(key) : undefined, options: item, site: item.at });
@@ -343,7 +408,11 @@ export class DefinitionFinder {
       const { key: _key, expires: _expires, type: _type, ...rest } = opts;
       const options = mongoose ? onlyIndexOptions(rest) : rest;
       if (ttl) options.expireAfterSeconds = ttlValue;
-      spec = { key: keyValue, name: typeof options.name === 'string' ? options.name : defaultIndexName(keyValue), ...options };
+      spec = {
+        key: keyValue,
+        name: typeof options.name === 'string' ? options.name : defaultIndexName(keyValue),
+        ...options,
+      };
     }
     const def: IndexDef = {
       via: d.via,
@@ -374,7 +443,9 @@ export class DefinitionFinder {
       options,
       capped: capped?.kind === 'value' && capped.value === true,
       clustered: !!prop(options, 'clusteredIndex'),
-      ...(timeField ? { timeseries: { timeField, ...(typeof ts?.metaField === 'string' ? { metaField: ts.metaField } : {}) } } : {}),
+      ...(timeField
+        ? { timeseries: { timeField, ...(typeof ts?.metaField === 'string' ? { metaField: ts.metaField } : {}) } }
+        : {}),
       ttl: prop(options, 'expireAfterSeconds'),
     });
   }
@@ -383,13 +454,22 @@ export class DefinitionFinder {
 /** Mongoose options that become index options (others are Mongoose's own). */
 function onlyIndexOptions(opts: Document): Document {
   const out: Document = {};
-  for (const k of ['name', 'unique', 'sparse', 'partialFilterExpression', 'background', 'collation', 'hidden']) if (opts[k] !== undefined) out[k] = opts[k];
+  for (const k of ['name', 'unique', 'sparse', 'partialFilterExpression', 'background', 'collation', 'hidden'])
+    if (opts[k] !== undefined) out[k] = opts[k];
   return out;
 }
 
 /** A key given as a field name string (driver: `createIndex("createdAt")`) is `{createdAt: 1}`. */
 function keyLit(lit: Lit): Lit {
-  if (lit.kind === 'value' && typeof lit.value === 'string') return { ...lit, kind: 'object', complete: true, props: [{ key: lit.value, keyNode: lit.at, node: lit.at, value: { kind: 'value', value: 1, at: lit.at, node: lit.at } }] };
+  if (lit.kind === 'value' && typeof lit.value === 'string')
+    return {
+      ...lit,
+      kind: 'object',
+      complete: true,
+      props: [
+        { key: lit.value, keyNode: lit.at, node: lit.at, value: { kind: 'value', value: 1, at: lit.at, node: lit.at } },
+      ],
+    };
   return lit;
 }
 

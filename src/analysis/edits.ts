@@ -17,7 +17,9 @@ function textRange(unit: Unit, node: Node): [number, number] {
 
 export function spanOf(unit: Unit, node: Node): Span {
   const [start, end] = textRange(unit, node);
-  return unit.cell !== undefined ? { start: unit.base + start, end: unit.base + end, cell: unit.cell } : { start: unit.base + start, end: unit.base + end };
+  return unit.cell !== undefined
+    ? { start: unit.base + start, end: unit.base + end, cell: unit.cell }
+    : { start: unit.base + start, end: unit.base + end };
 }
 
 export function nodeText(unit: Unit, node: Node): string {
@@ -42,7 +44,12 @@ export function insertAt(unit: Unit, position: number, newText: string): TextEdi
 
 /** Remove the text between two node positions. */
 export function removeRange(unit: Unit, from: number, to: number): TextEdit {
-  return { start: unit.base + textOffset(unit, from), end: unit.base + textOffset(unit, to), newText: '', ...(unit.cell !== undefined ? { cell: unit.cell } : {}) };
+  return {
+    start: unit.base + textOffset(unit, from),
+    end: unit.base + textOffset(unit, to),
+    newText: '',
+    ...(unit.cell !== undefined ? { cell: unit.cell } : {}),
+  };
 }
 
 /** Remove one property of an object literal with the comma that separates it from a neighbour. */

@@ -73,7 +73,13 @@ export class Evaluator {
   /** Strip parentheses and TypeScript-only wrappers. */
   static unwrap(node: Node): Node {
     let n = node;
-    while (n.type === 'TSAsExpression' || n.type === 'TSSatisfiesExpression' || n.type === 'TSNonNullExpression' || n.type === 'TSTypeAssertion' || n.type === 'ParenthesizedExpression') {
+    while (
+      n.type === 'TSAsExpression' ||
+      n.type === 'TSSatisfiesExpression' ||
+      n.type === 'TSNonNullExpression' ||
+      n.type === 'TSTypeAssertion' ||
+      n.type === 'ParenthesizedExpression'
+    ) {
       n = n.expression;
     }
     return n;
@@ -100,17 +106,21 @@ export class Evaluator {
       case 'NullLiteral':
         return valueLit(at, n, null);
       case 'TemplateLiteral':
-        return n.expressions.length === 0 ? valueLit(at, n, n.quasis.map((q) => q.value.cooked ?? q.value.raw).join('')) : typedLit(at, n, 'string');
+        return n.expressions.length === 0
+          ? valueLit(at, n, n.quasis.map((q) => q.value.cooked ?? q.value.raw).join(''))
+          : typedLit(at, n, 'string');
       case 'Identifier': {
         if (n.name === 'NaN' && this.env.bindingCount('NaN') === undefined) return valueLit(at, n, NaN);
         if (n.name === 'Infinity' && this.env.bindingCount('Infinity') === undefined) return valueLit(at, n, Infinity);
-        if (n.name === 'undefined' && this.env.bindingCount('undefined') === undefined) return valueLit(at, n, undefined);
+        if (n.name === 'undefined' && this.env.bindingCount('undefined') === undefined)
+          return valueLit(at, n, undefined);
         const init = this.constInit(n.name);
         return init ? this.eval(init, at, depth + 1) : unknownLit(at, n);
       }
       case 'UnaryExpression': {
         const arg = this.eval(n.argument, n.argument, depth + 1);
-        if (arg.kind !== 'value' || (n.operator !== '-' && n.operator !== '+')) return arg.kind === 'typed' && arg.type === 'number' ? typedLit(at, n, 'number') : unknownLit(at, n);
+        if (arg.kind !== 'value' || (n.operator !== '-' && n.operator !== '+'))
+          return arg.kind === 'typed' && arg.type === 'number' ? typedLit(at, n, 'number') : unknownLit(at, n);
         const num = toNumber(arg.value);
         if (num === undefined) return unknownLit(at, n);
         return valueLit(at, n, n.operator === '-' ? -num : num);
@@ -120,21 +130,29 @@ export class Evaluator {
         const l = this.eval(n.left, n.left, depth + 1);
         const r = this.eval(n.right, n.right, depth + 1);
         if (l.kind === 'value' && r.kind === 'value') {
-          if (n.operator === '+' && (typeof l.value === 'string' || typeof r.value === 'string')) return valueLit(at, n, String(l.value) + String(r.value));
+          if (n.operator === '+' && (typeof l.value === 'string' || typeof r.value === 'string'))
+            return valueLit(at, n, String(l.value) + String(r.value));
           const a = toNumber(l.value);
           const b = toNumber(r.value);
           if (a === undefined || b === undefined) return unknownLit(at, n);
           switch (n.operator) {
-            case '+': return valueLit(at, n, a + b);
-            case '-': return valueLit(at, n, a - b);
-            case '*': return valueLit(at, n, a * b);
-            case '/': return valueLit(at, n, a / b);
-            case '%': return valueLit(at, n, a % b);
-            case '**': return valueLit(at, n, a ** b);
+            case '+':
+              return valueLit(at, n, a + b);
+            case '-':
+              return valueLit(at, n, a - b);
+            case '*':
+              return valueLit(at, n, a * b);
+            case '/':
+              return valueLit(at, n, a / b);
+            case '%':
+              return valueLit(at, n, a % b);
+            case '**':
+              return valueLit(at, n, a ** b);
           }
           return unknownLit(at, n);
         }
-        const isNum = (x: Lit) => (x.kind === 'value' && typeof x.value === 'number') || (x.kind === 'typed' && x.type === 'number');
+        const isNum = (x: Lit) =>
+          (x.kind === 'value' && typeof x.value === 'number') || (x.kind === 'typed' && x.type === 'number');
         if (['-', '*', '/', '%', '**'].includes(n.operator) && isNum(l) && isNum(r)) return typedLit(at, n, 'number');
         return unknownLit(at, n);
       }
@@ -153,7 +171,12 @@ export class Evaluator {
         return { kind: 'array', items, complete, at, node: n };
       }
       case 'MemberExpression': {
-        if (n.object.type === 'Identifier' && n.object.name === 'Number' && !n.computed && n.property.type === 'Identifier') {
+        if (
+          n.object.type === 'Identifier' &&
+          n.object.name === 'Number' &&
+          !n.computed &&
+          n.property.type === 'Identifier'
+        ) {
           const v = (Number as unknown as Record<string, unknown>)[n.property.name];
           if (typeof v === 'number') return valueLit(at, n, v);
         }
@@ -194,7 +217,11 @@ export class Evaluator {
 
   private call(n: Node & { type: 'CallExpression' | 'NewExpression' }, at: Node, depth: number): Lit {
     const callee = Evaluator.unwrap(n.callee);
-    const args = n.arguments.map((a) => (!a || a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? undefined : this.eval(a as Node, a as Node, depth + 1)));
+    const args = n.arguments.map((a) =>
+      !a || a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder'
+        ? undefined
+        : this.eval(a as Node, a as Node, depth + 1),
+    );
     const firstValue = args[0]?.kind === 'value' ? args[0].value : undefined;
     if (callee.type === 'Identifier') {
       const name = callee.name;
@@ -226,11 +253,21 @@ export class Evaluator {
     if (callee.type === 'MemberExpression' && !callee.computed && callee.property.type === 'Identifier') {
       const method = callee.property.name;
       const objName = callee.object.type === 'Identifier' ? callee.object.name : undefined;
-      if (objName === 'Date' && (method === 'now' || method === 'UTC' || method === 'parse')) return typedLit(at, n, 'number');
+      if (objName === 'Date' && (method === 'now' || method === 'UTC' || method === 'parse'))
+        return typedLit(at, n, 'number');
       if (objName === 'Math') return typedLit(at, n, 'number');
-      if (objName === 'Long' && (method === 'fromNumber' || method === 'fromString' || method === 'fromInt') && args[0]?.kind === 'value') {
+      if (
+        objName === 'Long' &&
+        (method === 'fromNumber' || method === 'fromString' || method === 'fromInt') &&
+        args[0]?.kind === 'value'
+      ) {
         try {
-          return { kind: 'value', value: method === 'fromString' ? Long.fromString(String(firstValue)) : Long.fromNumber(Number(firstValue)), at, node: n };
+          return {
+            kind: 'value',
+            value: method === 'fromString' ? Long.fromString(String(firstValue)) : Long.fromNumber(Number(firstValue)),
+            at,
+            node: n,
+          };
         } catch {
           return unknownLit(at, n);
         }
@@ -244,8 +281,10 @@ export class Evaluator {
       }
       const receiver = this.eval(callee.object, callee.object, depth + 1);
       if (receiver.kind === 'typed' && receiver.type === 'date') {
-        if (['toISOString', 'toString', 'toJSON', 'toUTCString', 'toLocaleString', 'toDateString'].includes(method)) return typedLit(at, n, 'string');
-        if (['getTime', 'valueOf', 'getFullYear', 'setTime', 'setDate', 'setHours'].includes(method)) return typedLit(at, n, 'number');
+        if (['toISOString', 'toString', 'toJSON', 'toUTCString', 'toLocaleString', 'toDateString'].includes(method))
+          return typedLit(at, n, 'string');
+        if (['getTime', 'valueOf', 'getFullYear', 'setTime', 'setDate', 'setHours'].includes(method))
+          return typedLit(at, n, 'number');
       }
     }
     return unknownLit(at, n);
@@ -254,7 +293,11 @@ export class Evaluator {
 
 function dateOf(args: Array<Lit | undefined>): Date | undefined {
   if (args.length === 0) return undefined;
-  if (args.length === 1 && args[0]?.kind === 'value' && (typeof args[0].value === 'string' || typeof args[0].value === 'number')) {
+  if (
+    args.length === 1 &&
+    args[0]?.kind === 'value' &&
+    (typeof args[0].value === 'string' || typeof args[0].value === 'number')
+  ) {
     const d = new Date(args[0].value);
     return Number.isNaN(d.getTime()) ? undefined : d;
   }

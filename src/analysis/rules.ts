@@ -27,13 +27,33 @@ export const RULES = {
   TTL006: { severity: 'error', title: 'TTL on a compound or wildcard key', specRule: '1.6', docs: TTL_DOC },
   TTL007: { severity: 'error', title: 'TTL on _id', specRule: '1.7', docs: TTL_DOC },
   TTL008: { severity: 'warning', title: 'TTL index on a capped collection', specRule: '1.8', docs: TTL_DOC },
-  TTL009: { severity: 'error', title: 'time-series TTL index not on the timeField / filter not on the metaField', specRule: '6.4', docs: TS_DOC },
+  TTL009: {
+    severity: 'error',
+    title: 'time-series TTL index not on the timeField / filter not on the metaField',
+    specRule: '6.4',
+    docs: TS_DOC,
+  },
   TTL010: { severity: 'warning', title: 'partial TTL longer than the collection TTL', specRule: '6.4', docs: TS_DOC },
-  TTL011: { severity: 'error', title: 'createIndex would change expireAfterSeconds of an existing index', specRule: '2.3', docs: COLLMOD_DOC },
+  TTL011: {
+    severity: 'error',
+    title: 'createIndex would change expireAfterSeconds of an existing index',
+    specRule: '2.3',
+    docs: COLLMOD_DOC,
+  },
   TTL012: { severity: 'warning', title: 'TTL field filled with non-dates', specRule: '7.8', docs: EXPIRE_DOC },
-  TTL013: { severity: 'hint', title: 'expireAfterSeconds: 0 on a creation-time field', specRule: '7.8', docs: EXPIRE_DOC },
+  TTL013: {
+    severity: 'hint',
+    title: 'expireAfterSeconds: 0 on a creation-time field',
+    specRule: '7.8',
+    docs: EXPIRE_DOC,
+  },
   TTL014: { severity: 'warning', title: 'expireAfterSeconds looks like milliseconds', specRule: '1.4', docs: TTL_DOC },
-  TTL015: { severity: 'warning', title: 'same index defined twice with different options', specRule: '2.3', docs: CREATE_INDEX_DOC },
+  TTL015: {
+    severity: 'warning',
+    title: 'same index defined twice with different options',
+    specRule: '2.3',
+    docs: CREATE_INDEX_DOC,
+  },
   TTL016: { severity: 'error', title: 'index options split across arguments', specRule: '1.1', docs: CREATE_INDEX_DOC },
 } as const satisfies Record<string, RuleInfo>;
 

@@ -13,11 +13,40 @@ import type { CallExpression, Expression, NewExpression, Node, Statement, Variab
 
 /** Callee names worth a closer look (member property or plain identifier). */
 const INTERESTING = new Set([
-  'createIndex', 'ensureIndex', 'createIndexes', 'runCommand', 'command', 'adminCommand', 'createCollection',
-  'index', 'Schema', 'insertOne', 'insertMany', 'insert', 'create', 'save', 'updateOne', 'updateMany', 'replaceOne',
+  'createIndex',
+  'ensureIndex',
+  'createIndexes',
+  'runCommand',
+  'command',
+  'adminCommand',
+  'createCollection',
+  'index',
+  'Schema',
+  'insertOne',
+  'insertMany',
+  'insert',
+  'create',
+  'save',
+  'updateOne',
+  'updateMany',
+  'replaceOne',
 ]);
 
-const SKIP_KEYS = new Set(['loc', 'start', 'end', 'extra', 'leadingComments', 'trailingComments', 'innerComments', 'range', 'typeAnnotation', 'returnType', 'typeParameters', 'superTypeParameters', 'decorators']);
+const SKIP_KEYS = new Set([
+  'loc',
+  'start',
+  'end',
+  'extra',
+  'leadingComments',
+  'trailingComments',
+  'innerComments',
+  'range',
+  'typeAnnotation',
+  'returnType',
+  'typeParameters',
+  'superTypeParameters',
+  'decorators',
+]);
 
 export interface CallSite {
   node: CallExpression | NewExpression;
@@ -101,7 +130,7 @@ export function addBinding(names: string[], pattern: Node | null | undefined): v
       names.push(pattern.name);
       return;
     case 'ObjectPattern':
-      for (const p of pattern.properties) addBinding(names, p.type === 'RestElement' ? p.argument : (p.value));
+      for (const p of pattern.properties) addBinding(names, p.type === 'RestElement' ? p.argument : p.value);
       return;
     case 'ArrayPattern':
       for (const e of pattern.elements) addBinding(names, e);
@@ -329,7 +358,10 @@ class Walker {
           if (node.kind === 'const' && d.id.type === 'Identifier' && d.init) {
             this.out.consts.push({ name: d.id.name, init: d.init });
             const t = typeRef(d.id.typeAnnotation);
-            if (t && (t.name === 'IndexOptions' || t.name === 'CreateIndexesOptions' || t.name === 'IndexDescription')) {
+            if (
+              t &&
+              (t.name === 'IndexOptions' || t.name === 'CreateIndexesOptions' || t.name === 'IndexDescription')
+            ) {
               this.out.typed.push({ declarator: d, typeName: t.name, isArray: t.isArray });
             }
           }
@@ -341,7 +373,8 @@ class Walker {
       case 'ObjectMethod':
       case 'ClassMethod':
       case 'ClassPrivateMethod':
-        if ((node.type === 'FunctionDeclaration' || node.type === 'FunctionExpression') && node.id) addBinding(bindings, node.id);
+        if ((node.type === 'FunctionDeclaration' || node.type === 'FunctionExpression') && node.id)
+          addBinding(bindings, node.id);
         for (const p of node.params) addBinding(bindings, p);
         break;
       case 'ClassDeclaration':

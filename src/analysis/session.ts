@@ -103,7 +103,13 @@ class Incremental implements BindingEnv {
   private reads: Set<string> | undefined;
   readonly unit: Unit;
 
-  constructor(text: string, readonly kind: SourceKind, private readonly program: Node, statements: Statement[], errorPositions: number[]) {
+  constructor(
+    text: string,
+    readonly kind: SourceKind,
+    private readonly program: Node,
+    statements: Statement[],
+    errorPositions: number[],
+  ) {
     this.unit = { text, base: 0, ast: undefined, syntaxErrors: 0, offsetOf: (p) => this.offsetOf(p) };
     this.nextVirtual = text.length + VIRTUAL_GAP;
     const records = statements.map((s) => this.record(s, 0));
@@ -117,7 +123,16 @@ class Incremental implements BindingEnv {
   gapErrors = 0;
 
   private record(node: Statement, shift: number): StatementRecord {
-    return { node, shift, errors: 0, endErrors: 0, sharedStart: false, scan: scanStatement(node, this.program), names: programScopeNames(node), defs: undefined };
+    return {
+      node,
+      shift,
+      errors: 0,
+      endErrors: 0,
+      sharedStart: false,
+      scan: scanStatement(node, this.program),
+      names: programScopeNames(node),
+      defs: undefined,
+    };
   }
 
   private assignErrors(records: StatementRecord[], positions: number[]): void {
@@ -239,7 +254,8 @@ class Incremental implements BindingEnv {
         return { reason: 'the edited statements do not parse on their own' };
       }
       const program = ast.program;
-      if (sliceStart > 0 && (program.directives.length > 0 || program.interpreter)) return { reason: 'a directive or #! after the start of the file' };
+      if (sliceStart > 0 && (program.directives.length > 0 || program.interpreter))
+        return { reason: 'a directive or #! after the start of the file' };
       const shift = sliceStart - virtual;
       const statements = program.body;
       const first = statements[0];
@@ -247,7 +263,8 @@ class Incremental implements BindingEnv {
       for (const e of ast.errors ?? []) {
         const p = (e as { loc?: { index: number } }).loc?.index;
         const holder = p === undefined ? undefined : statements[firstEndingAtOrAfter(statements, p, (x) => x.end!)];
-        if (p === undefined || !holder || holder.start! > p) return { reason: 'a syntax error outside the edited statements' };
+        if (p === undefined || !holder || holder.start! > p)
+          return { reason: 'a syntax error outside the edited statements' };
       }
       // A line comment that runs to the end of the slice runs on into the next statement in the
       // whole text (nothing but that statement's first token follows it).
@@ -272,7 +289,16 @@ class Incremental implements BindingEnv {
     return { reason: 'the edit reaches too many statements' };
   }
 
-  private commit(text: string, i: number, j: number, statements: Statement[], shift: number, errors: unknown[], delta: number, nextVirtual: number): { reparsed: number } | { reason: string } {
+  private commit(
+    text: string,
+    i: number,
+    j: number,
+    statements: Statement[],
+    shift: number,
+    errors: unknown[],
+    delta: number,
+    nextVirtual: number,
+  ): { reparsed: number } | { reason: string } {
     const removed = this.records.slice(i, j + 1);
     const added = statements.map((s) => this.record(s, shift));
     // A program-scope name of a replaced or new statement that another statement declares too:
@@ -284,7 +310,10 @@ class Incremental implements BindingEnv {
       return { reason: 'a program-scope name declared by another statement too' };
     }
     for (const r of removed) this.add(r);
-    this.assignErrors(added, errors.map((e) => (e as { loc: { index: number } }).loc.index));
+    this.assignErrors(
+      added,
+      errors.map((e) => (e as { loc: { index: number } }).loc.index),
+    );
 
     const touched = new Set<string>();
     for (const r of [...removed, ...added]) {
@@ -382,15 +411,89 @@ function lastStartingAtOrBefore<T>(records: readonly T[], offset: number, start:
 
 /** Words that, ending a statement, may take an operand from the next line (or begin a declaration). */
 const OPEN_ENDS = new Set([
-  'let', 'const', 'var', 'await', 'yield', 'async', 'type', 'interface', 'declare', 'abstract', 'namespace', 'module', 'global', 'enum',
-  'readonly', 'accessor', 'static', 'get', 'set', 'of', 'in', 'instanceof', 'new', 'typeof', 'void', 'delete', 'return', 'throw', 'break',
-  'continue', 'else', 'do', 'case', 'default', 'export', 'import', 'function', 'class', 'extends', 'implements', 'as', 'satisfies', 'keyof',
-  'unique', 'infer', 'is', 'asserts', 'from', 'with', 'if', 'for', 'while', 'switch', 'try', 'catch', 'finally', 'public', 'private',
-  'protected', 'override', 'out', 'using', 'debugger', 'package',
+  'let',
+  'const',
+  'var',
+  'await',
+  'yield',
+  'async',
+  'type',
+  'interface',
+  'declare',
+  'abstract',
+  'namespace',
+  'module',
+  'global',
+  'enum',
+  'readonly',
+  'accessor',
+  'static',
+  'get',
+  'set',
+  'of',
+  'in',
+  'instanceof',
+  'new',
+  'typeof',
+  'void',
+  'delete',
+  'return',
+  'throw',
+  'break',
+  'continue',
+  'else',
+  'do',
+  'case',
+  'default',
+  'export',
+  'import',
+  'function',
+  'class',
+  'extends',
+  'implements',
+  'as',
+  'satisfies',
+  'keyof',
+  'unique',
+  'infer',
+  'is',
+  'asserts',
+  'from',
+  'with',
+  'if',
+  'for',
+  'while',
+  'switch',
+  'try',
+  'catch',
+  'finally',
+  'public',
+  'private',
+  'protected',
+  'override',
+  'out',
+  'using',
+  'debugger',
+  'package',
 ]);
 
 /** Words that, starting a line, may continue the statement before it. */
-const CONTINUING_STARTS = new Set(['in', 'instanceof', 'as', 'satisfies', 'of', 'extends', 'implements', 'from', 'else', 'catch', 'finally', 'while', 'is', 'keyof']);
+const CONTINUING_STARTS = new Set([
+  'in',
+  'instanceof',
+  'as',
+  'satisfies',
+  'of',
+  'extends',
+  'implements',
+  'from',
+  'else',
+  'catch',
+  'finally',
+  'while',
+  'is',
+  'keyof',
+]);
 
 function isWordChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
@@ -413,12 +516,19 @@ function closes(text: string, node: Node, shift: number): boolean {
     case 'TSInterfaceDeclaration':
     case 'TSEnumDeclaration':
     case 'TSModuleDeclaration':
-      return last === 125 /* } */;
+      return last === 125; /* } */
     case 'ExportNamedDeclaration':
     case 'ExportDefaultDeclaration': {
       const d = node.declaration;
       if (!d) return last === 125;
-      return (d.type === 'FunctionDeclaration' || d.type === 'ClassDeclaration' || d.type === 'TSInterfaceDeclaration' || d.type === 'TSEnumDeclaration' || d.type === 'TSModuleDeclaration') && last === 125;
+      return (
+        (d.type === 'FunctionDeclaration' ||
+          d.type === 'ClassDeclaration' ||
+          d.type === 'TSInterfaceDeclaration' ||
+          d.type === 'TSEnumDeclaration' ||
+          d.type === 'TSModuleDeclaration') &&
+        last === 125
+      );
     }
     case 'IfStatement':
       return closes(text, node.alternate ?? node.consequent, shift);
@@ -449,7 +559,13 @@ function wordAt(text: string, start: number): string {
  * Whether a whole-file parse keeps `prev` and `next` (adjacent top-level statements, positions
  * shifted into `text`) apart: `prev` closes, or automatic semicolon insertion must end it.
  */
-function separate(text: string, prev: Node | undefined, prevShift: number, next: Node | undefined, nextShift: number): boolean {
+function separate(
+  text: string,
+  prev: Node | undefined,
+  prevShift: number,
+  next: Node | undefined,
+  nextShift: number,
+): boolean {
   if (!prev || !next) return true;
   if (closes(text, prev, prevShift)) return true;
   const end = prev.end! + prevShift;
@@ -462,7 +578,12 @@ function separate(text: string, prev: Node | undefined, prevShift: number, next:
   if (!lineBreak) return false;
   const last = text.charCodeAt(end - 1);
   const endsOk =
-    last === 41 /* ) */ || last === 93 /* ] */ || last === 125 /* } */ || last === 39 /* ' */ || last === 34 /* " */ || last === 96 /* ` */ ||
+    last === 41 /* ) */ ||
+    last === 93 /* ] */ ||
+    last === 125 /* } */ ||
+    last === 39 /* ' */ ||
+    last === 34 /* " */ ||
+    last === 96 /* ` */ ||
     (isWordChar(last) && !OPEN_ENDS.has(wordBefore(text, end)));
   if (!endsOk) return false;
   const first = text.charCodeAt(start);
@@ -630,10 +751,18 @@ export class AnalysisSession {
 }
 
 /** The one range the changes replaced, in offsets of the old text; undefined when nothing changed. */
-function changedRange(before: string, after: string, changes: readonly ContentChange[] | undefined): { from: number; to: number; inserted: number } | undefined {
+function changedRange(
+  before: string,
+  after: string,
+  changes: readonly ContentChange[] | undefined,
+): { from: number; to: number; inserted: number } | undefined {
   if (changes && changes.length === 1) {
     const c = changes[0];
-    if (c.rangeOffset >= 0 && c.rangeOffset + c.rangeLength <= before.length && before.length - c.rangeLength + c.text.length === after.length) {
+    if (
+      c.rangeOffset >= 0 &&
+      c.rangeOffset + c.rangeLength <= before.length &&
+      before.length - c.rangeLength + c.text.length === after.length
+    ) {
       return { from: c.rangeOffset, to: c.rangeOffset + c.rangeLength, inserted: c.text.length };
     }
   }
@@ -642,6 +771,10 @@ function changedRange(before: string, after: string, changes: readonly ContentCh
   let prefix = 0;
   while (prefix < max && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix++;
   let suffix = 0;
-  while (suffix < max - prefix && before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)) suffix++;
+  while (
+    suffix < max - prefix &&
+    before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)
+  )
+    suffix++;
   return { from: prefix, to: before.length - suffix, inserted: after.length - suffix - prefix };
 }

@@ -87,7 +87,12 @@ const PARSE_OPTIONS = {
  * recover. `startIndex` shifts every position (a slice parsed where it lies in a file).
  */
 export function parseModule(text: string, kind: SourceKind, startIndex = 0): ParseResult<File> {
-  return parse(text, { ...PARSE_OPTIONS, sourceType: 'module', plugins: pluginsFor(kind), ...(startIndex ? { startIndex } : {}) });
+  return parse(text, {
+    ...PARSE_OPTIONS,
+    sourceType: 'module',
+    plugins: pluginsFor(kind),
+    ...(startIndex ? { startIndex } : {}),
+  });
 }
 
 /** Retries after an error the parser cannot recover from; each drops the text from the error line on. */

@@ -105,43 +105,53 @@ function valueOf(argv: string[], i: number, flag: string): string {
 }
 
 export function parseArgs(argv: string[]): ParsedArgs {
-  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') return { command: 'help' };
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help')
+    return { command: 'help' };
   if (argv.includes('--version')) return { command: 'version' };
   const [command, ...rest] = argv;
   if (command === 'check') return { command: 'check', options: parseCheckArgs(rest) };
   if (command === 'verify') {
     const { data } = parseFolderArgs('verify', rest, ['--data']);
-    if (data === undefined) throw new UsageError('verify needs the data folder to check: ttl-workbench verify --data DIR');
+    if (data === undefined)
+      throw new UsageError('verify needs the data folder to check: ttl-workbench verify --data DIR');
     return { command: 'verify', options: { data } };
   }
   if (command === 'salvage') {
     const { data, to } = parseFolderArgs('salvage', rest, ['--data', '--to']);
     if (data === undefined || to === undefined) {
-      throw new UsageError(`salvage needs ${data === undefined ? 'the damaged data folder (--data DIR)' : ''}${data === undefined && to === undefined ? ' and ' : ''}${to === undefined ? 'a new folder to write into (--to NEW, which must not exist or be empty)' : ''}: ttl-workbench salvage --data DIR --to NEW`);
+      throw new UsageError(
+        `salvage needs ${data === undefined ? 'the damaged data folder (--data DIR)' : ''}${data === undefined && to === undefined ? ' and ' : ''}${to === undefined ? 'a new folder to write into (--to NEW, which must not exist or be empty)' : ''}: ttl-workbench salvage --data DIR --to NEW`,
+      );
     }
     return { command: 'salvage', options: { data, to } };
   }
-  if (command !== 'run') throw new UsageError(`unknown command '${command}': use 'ttl-workbench run FILE...', 'check [PATH...]', 'verify --data DIR' or 'salvage --data DIR --to NEW' (see --help)`);
+  if (command !== 'run')
+    throw new UsageError(
+      `unknown command '${command}': use 'ttl-workbench run FILE...', 'check [PATH...]', 'verify --data DIR' or 'salvage --data DIR --to NEW' (see --help)`,
+    );
   const options: RunOptions = { files: [], clock: 'virtual', json: false, timeoutMs: 10_000 };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     switch (arg) {
       case '--clock': {
         const v = valueOf(rest, i++, arg);
-        if (v !== 'virtual' && v !== 'system') throw new UsageError(`--clock must be 'virtual' or 'system', got '${v}'`);
+        if (v !== 'virtual' && v !== 'system')
+          throw new UsageError(`--clock must be 'virtual' or 'system', got '${v}'`);
         options.clock = v;
         break;
       }
       case '--now': {
         const v = valueOf(rest, i++, arg);
         const d = new Date(v);
-        if (Number.isNaN(d.getTime())) throw new UsageError(`--now needs an ISO date such as 2026-01-01T00:00:00Z, got '${v}'`);
+        if (Number.isNaN(d.getTime()))
+          throw new UsageError(`--now needs an ISO date such as 2026-01-01T00:00:00Z, got '${v}'`);
         options.now = d;
         break;
       }
       case '--flavor': {
         const v = valueOf(rest, i++, arg);
-        if (v !== 'mongodb' && v !== 'cosmos') throw new UsageError(`--flavor must be 'mongodb' or 'cosmos', got '${v}'`);
+        if (v !== 'mongodb' && v !== 'cosmos')
+          throw new UsageError(`--flavor must be 'mongodb' or 'cosmos', got '${v}'`);
         options.flavor = v;
         break;
       }
@@ -166,9 +176,12 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
   }
   if (options.files.length === 0) throw new UsageError('run needs at least one FILE (.js or .ttlbook)');
-  if (options.now && options.clock === 'system') throw new UsageError('--now sets the virtual clock; it cannot be combined with --clock system');
+  if (options.now && options.clock === 'system')
+    throw new UsageError('--now sets the virtual clock; it cannot be combined with --clock system');
   if (options.data !== undefined && options.clock === 'system') {
-    throw new UsageError('--data keeps a virtual clock with the data (time never runs backwards across runs); it cannot be combined with --clock system');
+    throw new UsageError(
+      '--data keeps a virtual clock with the data (time never runs backwards across runs); it cannot be combined with --clock system',
+    );
   }
   return { command: 'run', options };
 }
@@ -185,7 +198,10 @@ function parseCheckArgs(rest: string[]): CheckOptions {
         options.serverVersion = serverVersionOf(valueOf(rest, i++, arg));
         break;
       case '--disable': {
-        const codes = valueOf(rest, i++, arg).split(',').map((c) => c.trim().toUpperCase()).filter(Boolean);
+        const codes = valueOf(rest, i++, arg)
+          .split(',')
+          .map((c) => c.trim().toUpperCase())
+          .filter(Boolean);
         const bad = codes.filter((c) => !/^TTL\d{3}$/.test(c));
         if (bad.length) throw new UsageError(`--disable takes rule codes such as TTL013, got '${bad.join(',')}'`);
         options.disabledRules.push(...codes);
@@ -205,7 +221,11 @@ function parseFolderArgs(command: string, rest: string[], flags: string[]): { da
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     if (!flags.includes(arg)) {
-      throw new UsageError(arg.startsWith('--') ? `unknown option '${arg}' for ${command} (see --help)` : `${command} takes no FILE or PATH, got '${arg}': use ${flags.map((f) => `${f} ${f === '--to' ? 'NEW' : 'DIR'}`).join(' ')}`);
+      throw new UsageError(
+        arg.startsWith('--')
+          ? `unknown option '${arg}' for ${command} (see --help)`
+          : `${command} takes no FILE or PATH, got '${arg}': use ${flags.map((f) => `${f} ${f === '--to' ? 'NEW' : 'DIR'}`).join(' ')}`,
+      );
     }
     const key = arg === '--data' ? 'data' : 'to';
     if (out[key] !== undefined) throw new UsageError(`${arg} is given twice`);

@@ -64,7 +64,9 @@ export function collectFiles(paths: readonly string[], cwd: string): string[] {
   const walk = (dir: string, layers: IgnoreLayer[]) => {
     const own = layerOf(dir);
     const here = own ? [...layers, own] : layers;
-    const entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const entries = fs
+      .readdirSync(dir, { withFileTypes: true })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
       if (ALWAYS_SKIPPED.has(e.name)) continue;
       const abs = path.join(dir, e.name);

@@ -32,14 +32,26 @@ export function checkPaths(options: CheckOptions, cwd: string): CheckOutcome {
   const files = collectFiles(options.paths, cwd);
   for (const file of files) {
     const text = fs.readFileSync(file, 'utf8');
-    const { problems } = analyzeText(text, file, { serverVersion: options.serverVersion, disabledRules: options.disabledRules });
+    const { problems } = analyzeText(text, file, {
+      serverVersion: options.serverVersion,
+      disabledRules: options.disabledRules,
+    });
     if (problems.length === 0) continue;
     const index = new LineIndex(text);
     const shown = path.relative(cwd, file) || file;
     for (const p of problems) {
       const s = index.position(p.start);
       const e = index.position(p.end);
-      records.push({ file: shown, line: s.line + 1, column: s.character + 1, endLine: e.line + 1, endColumn: e.character + 1, severity: p.severity, code: p.code, message: p.message });
+      records.push({
+        file: shown,
+        line: s.line + 1,
+        column: s.character + 1,
+        endLine: e.line + 1,
+        endColumn: e.character + 1,
+        severity: p.severity,
+        code: p.code,
+        message: p.message,
+      });
     }
   }
   return { records, files: files.length, errors: records.filter((r) => r.severity === 'error').length };
@@ -50,7 +62,10 @@ export function formatText(outcome: CheckOutcome): string {
   const lines = outcome.records.map((r) => `${r.file}:${r.line}:${r.column}  ${r.severity}  ${r.code}  ${r.message}`);
   const warnings = outcome.records.length - outcome.errors;
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
-  lines.push('', `${plural(outcome.records.length, 'problem')} (${plural(outcome.errors, 'error')}, ${plural(warnings, 'warning')} or hint${warnings === 1 ? '' : 's'}) in ${plural(outcome.files, 'file')} checked`);
+  lines.push(
+    '',
+    `${plural(outcome.records.length, 'problem')} (${plural(outcome.errors, 'error')}, ${plural(warnings, 'warning')} or hint${warnings === 1 ? '' : 's'}) in ${plural(outcome.files, 'file')} checked`,
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -37,7 +37,10 @@ function engineFor(options: RunOptions, meta: EngineRequest): RunEngine {
     // it forward, never back. A new folder starts at --now, else the current time.
     const asked = options.now ?? meta.now;
     const clock = new VirtualClock(asked ?? 0);
-    const opened = openStoredEngine(options.data, { engine: { clock, flavor, serverVersion }, holder: 'ttl-workbench run' });
+    const opened = openStoredEngine(options.data, {
+      engine: { clock, flavor, serverVersion },
+      holder: 'ttl-workbench run',
+    });
     const notes = [...opened.notes];
     if (opened.storedClockMs === undefined && asked === undefined) {
       // From 0 to now without running the passes of every minute in between.
@@ -46,7 +49,9 @@ function engineFor(options: RunOptions, meta: EngineRequest): RunEngine {
       opened.engine.ttl.restartSleep();
     }
     if (asked !== undefined && opened.storedClockMs !== undefined && asked.getTime() < opened.storedClockMs) {
-      notes.push(`its clock is at ${new Date(opened.storedClockMs).toISOString()}, later than the ${asked.toISOString()} asked for: time never runs backwards, so the run continues from the stored time.`);
+      notes.push(
+        `its clock is at ${new Date(opened.storedClockMs).toISOString()}, later than the ${asked.toISOString()} asked for: time never runs backwards, so the run continues from the stored time.`,
+      );
     }
     return { engine: opened.engine, notes, close: () => closeStoredEngine(opened) };
   }
@@ -68,11 +73,17 @@ export function cellsOf(file: string, text: string): { cells: TtlbookCell[]; met
 
 function jsonLine(file: string, s: StatementResult): string {
   if (s.ok) {
-    const result = s.value === undefined ? null : s.ejson ?? null;
+    const result = s.value === undefined ? null : (s.ejson ?? null);
     return JSON.stringify({ ok: true, file, line: s.line, result, output: s.output });
   }
   const e = s.error!;
-  return JSON.stringify({ ok: false, file, line: s.line, error: { code: e.code ?? null, codeName: e.codeName ?? null, message: e.message }, output: s.output });
+  return JSON.stringify({
+    ok: false,
+    file,
+    line: s.line,
+    error: { code: e.code ?? null, codeName: e.codeName ?? null, message: e.message },
+    output: s.output,
+  });
 }
 
 export function runFile(file: string, options: RunOptions, out: Write, err: Write): RunOutcome {
@@ -100,7 +111,11 @@ export function runFile(file: string, options: RunOptions, out: Write, err: Writ
   const engine = run.engine;
   // Text output writes printed lines as they are printed (a long script shows its progress), as
   // the engine host streams them to a notebook; JSON lines carry them in their statement's record.
-  const session = new ShellSession({ engine, timeoutMs: options.timeoutMs, ...(options.json ? {} : { onPrint: (line: string) => out(`${line}\n`) }) });
+  const session = new ShellSession({
+    engine,
+    timeoutMs: options.timeoutMs,
+    ...(options.json ? {} : { onPrint: (line: string) => out(`${line}\n`) }),
+  });
   let statements = 0;
   try {
     for (const cell of cells) {

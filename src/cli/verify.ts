@@ -7,7 +7,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SalvageOptions, VerifyOptions } from './args';
-import { closeInspection, FolderUsageError, inspectFolder, salvageInto, summarize, type FolderFile, type Inspection } from '../storage/inspect';
+import {
+  closeInspection,
+  FolderUsageError,
+  inspectFolder,
+  salvageInto,
+  summarize,
+  type FolderFile,
+  type Inspection,
+} from '../storage/inspect';
 import type { Document } from '../engine';
 
 type Write = (text: string) => void;
@@ -50,7 +58,11 @@ function ttlOf(value: unknown): string {
 }
 
 function describeIndexes(specs: Document[]): string {
-  return specs.map((s) => `${String(s.name)}${s.expireAfterSeconds !== undefined ? ` (TTL ${ttlOf(s.expireAfterSeconds)} s)` : ''}`).join(', ');
+  return specs
+    .map(
+      (s) => `${String(s.name)}${s.expireAfterSeconds !== undefined ? ` (TTL ${ttlOf(s.expireAfterSeconds)} s)` : ''}`,
+    )
+    .join(', ');
 }
 
 function writeCollections(inspection: Inspection, out: Write): void {
@@ -60,7 +72,9 @@ function writeCollections(inspection: Inspection, out: Write): void {
   }
   const width = Math.max(...inspection.collections.map((c) => c.ns.length));
   for (const c of inspection.collections) {
-    out(`  ${c.ns.padEnd(width)}  ${plural(c.documents, 'document')}; indexes: ${describeIndexes(c.indexes) || 'none'}${c.expireAfterSeconds !== undefined ? `; collection TTL ${ttlOf(c.expireAfterSeconds)} s` : ''}\n`);
+    out(
+      `  ${c.ns.padEnd(width)}  ${plural(c.documents, 'document')}; indexes: ${describeIndexes(c.indexes) || 'none'}${c.expireAfterSeconds !== undefined ? `; collection TTL ${ttlOf(c.expireAfterSeconds)} s` : ''}\n`,
+    );
   }
 }
 
@@ -70,16 +84,29 @@ function writeReport(inspection: Inspection, out: Write): void {
   out(`files in ${inspection.dir}:\n`);
   const width = Math.max(...files.map((f) => f.name.length));
   const bytesWidth = Math.max(...files.map((f) => String(f.bytes).length));
-  for (const f of files) out(`  ${f.name.padEnd(width)}  ${String(f.bytes).padStart(bytesWidth)} bytes  ${describeFile(f, inspection)}\n`);
+  for (const f of files)
+    out(`  ${f.name.padEnd(width)}  ${String(f.bytes).padStart(bytesWidth)} bytes  ${describeFile(f, inspection)}\n`);
   const lock = inspection.lock;
-  if (lock?.alive) out(`note: process ${lock.pid}${lock.by ? ` (${lock.by})` : ''} holds the folder's lock and may be writing: this is the folder as it was read just now (nothing was changed, the lock was not touched)\n`);
+  if (lock?.alive)
+    out(
+      `note: process ${lock.pid}${lock.by ? ` (${lock.by})` : ''} holds the folder's lock and may be writing: this is the folder as it was read just now (nothing was changed, the lock was not touched)\n`,
+    );
   const kept = files.filter((f) => f.kind === 'kept').length;
-  if (kept) out(`note: ${plural(kept, 'file')} kept aside by an earlier recovery (not read; the damage they hold was reported when it was found)\n`);
+  if (kept)
+    out(
+      `note: ${plural(kept, 'file')} kept aside by an earlier recovery (not read; the damage they hold was reported when it was found)\n`,
+    );
   out('recovery (read-only):\n');
-  out(`  ${recovery.snapshot !== undefined ? `snapshot-${recovery.snapshot}.ttls: ${plural(recovery.snapshotRecords, 'record')} read` : 'no snapshot loaded'}\n`);
+  out(
+    `  ${recovery.snapshot !== undefined ? `snapshot-${recovery.snapshot}.ttls: ${plural(recovery.snapshotRecords, 'record')} read` : 'no snapshot loaded'}\n`,
+  );
   out(`  journals: ${plural(recovery.journalRecords, 'record')} replayed\n`);
-  if (recovery.stoppedAt) out(`  stopped at ${path.basename(recovery.stoppedAt.file)}, byte offset ${recovery.stoppedAt.offset}: nothing after it was applied\n`);
-  if (inspection.opened.storedClockMs !== undefined) out(`  stored clock: ${new Date(inspection.opened.storedClockMs).toISOString()}\n`);
+  if (recovery.stoppedAt)
+    out(
+      `  stopped at ${path.basename(recovery.stoppedAt.file)}, byte offset ${recovery.stoppedAt.offset}: nothing after it was applied\n`,
+    );
+  if (inspection.opened.storedClockMs !== undefined)
+    out(`  stored clock: ${new Date(inspection.opened.storedClockMs).toISOString()}\n`);
   const documents = inspection.collections.reduce((n, c) => n + c.documents, 0);
   out(`  ${plural(documents, 'document')} in ${plural(inspection.collections.length, 'collection')}:\n`);
   writeCollections(inspection, out);
@@ -99,7 +126,10 @@ function verdictOf(inspection: Inspection): { code: 0 | 1; line: string } {
     };
   }
   if (torn.length) {
-    return { code: 0, line: 'verdict: clean, apart from a torn last record: an append a crash interrupted, never acknowledged (no write was lost); the next writable open cuts it off. Nothing was changed.' };
+    return {
+      code: 0,
+      line: 'verdict: clean, apart from a torn last record: an append a crash interrupted, never acknowledged (no write was lost); the next writable open cuts it off. Nothing was changed.',
+    };
   }
   return { code: 0, line: 'verdict: clean. Nothing was changed.' };
 }
@@ -137,16 +167,19 @@ function refuseTarget(data: string, to: string): string | undefined {
   const from = path.resolve(data);
   const target = path.resolve(to);
   const rel = path.relative(from, target);
-  if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) return `--to ${to} is ${rel === '' ? 'the folder being salvaged' : 'inside the folder being salvaged'}: give a new folder outside it (the damaged folder is never changed)`;
+  if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel)))
+    return `--to ${to} is ${rel === '' ? 'the folder being salvaged' : 'inside the folder being salvaged'}: give a new folder outside it (the damaged folder is never changed)`;
   let entries: string[];
   try {
-    if (!fs.statSync(target).isDirectory()) return `--to ${to} is a file: give a new folder (one that does not exist, or an empty one)`;
+    if (!fs.statSync(target).isDirectory())
+      return `--to ${to} is a file: give a new folder (one that does not exist, or an empty one)`;
     entries = fs.readdirSync(target);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return `--to ${to} cannot be read (${(err as Error).message})`;
   }
-  if (entries.length) return `--to ${to} is not empty (${plural(entries.length, 'entry', 'entries')}): salvage writes only into a new or empty folder, so nothing there is overwritten. Give another folder.`;
+  if (entries.length)
+    return `--to ${to} is not empty (${plural(entries.length, 'entry', 'entries')}): salvage writes only into a new or empty folder, so nothing there is overwritten. Give another folder.`;
   return undefined;
 }
 
@@ -175,15 +208,21 @@ export function salvageCommand(options: SalvageOptions, out: Write, writeErr: Wr
       result = salvageInto(inspection, options.to);
     } catch (err) {
       writeErr(`ttl-workbench salvage: writing ${options.to} failed: ${(err as Error).message}\n`);
-      writeErr(`${options.to} is incomplete: delete it, fix the cause (disk space, permissions) and run salvage again. ${options.data} was not changed.\n`);
+      writeErr(
+        `${options.to} is incomplete: delete it, fix the cause (disk space, permissions) and run salvage again. ${options.data} was not changed.\n`,
+      );
       return 1;
     }
-    out(`salvaged into ${result.dir} (${result.snapshot}, ${result.bytes} bytes): ${plural(result.documents, 'document')} in ${plural(summarize(inspection.opened.engine).length, 'collection')} (as listed above), with their options, index and TTL specs, parameters, TTL metrics and clock\n`);
+    out(
+      `salvaged into ${result.dir} (${result.snapshot}, ${result.bytes} bytes): ${plural(result.documents, 'document')} in ${plural(summarize(inspection.opened.engine).length, 'collection')} (as listed above), with their options, index and TTL specs, parameters, TTL metrics and clock\n`,
+    );
     const { damage, torn } = inspection;
     if (damage.length) {
       out('lost (not in the new folder):\n');
       for (const p of damage) out(`  ${p}\n`);
-      out(`verdict: DAMAGED source: salvaged what could be recovered (listed above). ${options.data} was not changed; its damaged files are still there for inspection.\n`);
+      out(
+        `verdict: DAMAGED source: salvaged what could be recovered (listed above). ${options.data} was not changed; its damaged files are still there for inspection.\n`,
+      );
       return 1;
     }
     if (torn.length) out(`note: the torn last record (never acknowledged) was not copied\n`);

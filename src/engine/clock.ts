@@ -27,10 +27,13 @@ export class SystemClock implements Clock {
   }
 
   setTimer(atMs: number, fn: () => void): CancelTimer {
-    const handle = setTimeout(() => {
-      this.timers.delete(handle);
-      fn();
-    }, Math.max(0, atMs - Date.now()));
+    const handle = setTimeout(
+      () => {
+        this.timers.delete(handle);
+        fn();
+      },
+      Math.max(0, atMs - Date.now()),
+    );
     handle.unref?.();
     this.timers.add(handle);
     return () => {
@@ -83,7 +86,10 @@ export class VirtualClock implements Clock {
 
   /** Move forward by `ms` milliseconds, running due timers in order. Returns the new time. */
   advance(ms: number): number {
-    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`VirtualClock.advance needs a non-negative number of milliseconds, got ${ms}; time never runs backwards.`);
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new RangeError(
+        `VirtualClock.advance needs a non-negative number of milliseconds, got ${ms}; time never runs backwards.`,
+      );
     return this.runUntil(this.current + ms);
   }
 
@@ -92,7 +98,9 @@ export class VirtualClock implements Clock {
     const t = typeof target === 'number' ? target : target.getTime();
     if (!Number.isFinite(t)) throw new RangeError('VirtualClock.set needs a valid date.');
     if (t < this.current) {
-      throw new RangeError(`VirtualClock.set cannot move backwards (now ${new Date(this.current).toISOString()}, asked for ${new Date(t).toISOString()}); time never runs backwards.`);
+      throw new RangeError(
+        `VirtualClock.set cannot move backwards (now ${new Date(this.current).toISOString()}, asked for ${new Date(t).toISOString()}); time never runs backwards.`,
+      );
     }
     return this.runUntil(t);
   }
@@ -105,7 +113,8 @@ export class VirtualClock implements Clock {
   }
 
   private runUntil(target: number): number {
-    if (this.advancing) throw new Error('VirtualClock.advance was called from a timer it is running; schedule a timer instead.');
+    if (this.advancing)
+      throw new Error('VirtualClock.advance was called from a timer it is running; schedule a timer instead.');
     this.advancing = true;
     try {
       for (;;) {
@@ -127,7 +136,8 @@ export class VirtualClock implements Clock {
     for (let i = 0; i < this.timers.length; i++) {
       const t = this.timers[i];
       if (t.at > target) continue;
-      if (best < 0 || t.at < this.timers[best].at || (t.at === this.timers[best].at && t.seq < this.timers[best].seq)) best = i;
+      if (best < 0 || t.at < this.timers[best].at || (t.at === this.timers[best].at && t.seq < this.timers[best].seq))
+        best = i;
     }
     if (best < 0) return undefined;
     return this.timers.splice(best, 1)[0];

@@ -66,7 +66,13 @@ export class Engine implements EngineContext {
   readonly databases = new Map<string, Database>();
   readonly opcounters: OpCounters = { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 };
   readonly ttlMetrics: TTLMetrics = { passes: 0, subPasses: 0, deletedDocuments: 0 };
-  readonly batchedDeletes: BatchedDeleteMetrics = { batches: 0, docs: 0, stagedSizeBytes: 0, timeMillis: 0, refetchesDueToYield: 0 };
+  readonly batchedDeletes: BatchedDeleteMetrics = {
+    batches: 0,
+    docs: 0,
+    stagedSizeBytes: 0,
+    timeMillis: 0,
+    refetchesDueToYield: 0,
+  };
   readonly documentMetrics: DocumentMetrics = { inserted: 0, updated: 0, deleted: 0, returned: 0 };
   readonly startedAt: number;
   /** The TTL monitor: scheduled on the clock from construction on (rule 7.2). */
@@ -125,14 +131,20 @@ export class Engine implements EngineContext {
     if (!recorder || (!recorder.hasPending && !clockOnly)) return;
     if (this.storageFailure) {
       recorder.discard();
-      fail('InternalError', `Durable storage failed earlier (${this.storageFailure.message}): this write is in memory only. Export the data and reopen the data folder.`);
+      fail(
+        'InternalError',
+        `Durable storage failed earlier (${this.storageFailure.message}): this write is in memory only. Export the data and reopen the data folder.`,
+      );
     }
     try {
       recorder.commit(clockOnly);
     } catch (err) {
       recorder.discard();
       this.storageFailure = err as Error;
-      fail('InternalError', `The write was applied in memory but could not be made durable: ${(err as Error).message}. Later writes will fail too; export the data and reopen the data folder.`);
+      fail(
+        'InternalError',
+        `The write was applied in memory but could not be made durable: ${(err as Error).message}. Later writes will fail too; export the data and reopen the data folder.`,
+      );
     }
   }
 
@@ -246,7 +258,11 @@ export class Engine implements EngineContext {
 
   requireCollection(dbName: string, name: string): Collection {
     const coll = this.getCollection(dbName, name);
-    if (!coll) fail('NamespaceNotFound', `ns does not exist: ${dbName}.${name}. Create it first (db.createCollection("${name}")) or insert a document.`);
+    if (!coll)
+      fail(
+        'NamespaceNotFound',
+        `ns does not exist: ${dbName}.${name}. Create it first (db.createCollection("${name}")) or insert a document.`,
+      );
     return coll;
   }
 
@@ -313,7 +329,8 @@ export class Engine implements EngineContext {
     const coll = this.requireCollection(fromDb, from);
     validateDatabaseName(toDb);
     validateCollectionName(toDb, to);
-    if (this.getCollection(toDb, to)) fail('NamespaceExists', `target namespace exists: ${toDb}.${to}. Pass dropTarget: true to replace it.`);
+    if (this.getCollection(toDb, to))
+      fail('NamespaceExists', `target namespace exists: ${toDb}.${to}. Pass dropTarget: true to replace it.`);
     this.databases.get(fromDb)!.collections.delete(from);
     this.cursors.killNamespace(`${fromDb}.${from}`);
     const target = this.databaseFor(toDb);

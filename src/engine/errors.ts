@@ -59,7 +59,8 @@ export type ErrorCodeName = keyof typeof ErrorCode;
 /** Maps a numeric code back to the name mongod reports (`Location<n>` for codes without a name). */
 export function codeNameOf(code: number): string {
   switch (code) {
-    case 166: return 'CommandNotSupportedOnView';
+    case 166:
+      return 'CommandNotSupportedOnView';
   }
   for (const [name, value] of Object.entries(ErrorCode)) {
     if (value === code) return name;

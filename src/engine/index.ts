@@ -9,6 +9,12 @@ export { compareValues, valuesEqual } from './values/compare';
 export { objectIdAt, type Document } from './values/types';
 export { MAX_BSON_DEPTH, MAX_STORAGE_DEPTH, checkEjsonDepth, parseEjson } from './values/depth';
 export type { MonitorStatus, PassReport, VisitReport } from './ttl/monitor';
-export { findInvalidTTLIndexes, findNaNTTLIndexes, loadLegacyIndexSpec, repairInvalidTTLSpecs, type TTLIndexProblem } from './ttl/legacy';
+export {
+  findInvalidTTLIndexes,
+  findNaNTTLIndexes,
+  loadLegacyIndexSpec,
+  repairInvalidTTLSpecs,
+  type TTLIndexProblem,
+} from './ttl/legacy';
 export * as ttlRules from './ttl/validation';
 export { timeseriesExpiryCounts, type TimeseriesExpiryCounts } from './ttl/timeseries-target';

@@ -55,12 +55,17 @@ export class OperationDeadline implements InterruptSource {
   private fired = false;
   private readonly message: string;
 
-  constructor(readonly limitMs: number, options: { time?: ElapsedTime; checkEvery?: number; message?: string } = {}) {
+  constructor(
+    readonly limitMs: number,
+    options: { time?: ElapsedTime; checkEvery?: number; message?: string } = {},
+  ) {
     this.time = options.time ?? systemElapsedTime;
     this.expiresAt = this.time() + limitMs;
     this.every = Math.max(1, options.checkEvery ?? DEADLINE_CHECK_EVERY);
     this.countdown = this.every;
-    this.message = options.message ?? `operation exceeded time limit: it ran longer than its ${limitMs} ms (maxTimeMS); narrow the filter, add an index, or allow more time`;
+    this.message =
+      options.message ??
+      `operation exceeded time limit: it ran longer than its ${limitMs} ms (maxTimeMS); narrow the filter, add an index, or allow more time`;
   }
 
   /** Reads the time source now. */
@@ -192,7 +197,8 @@ export function withInterrupts<T>(source: InterruptSource | undefined, fn: () =>
  */
 export function nearestDeadline(): OperationDeadline | undefined {
   let nearest: OperationDeadline | undefined;
-  for (const source of active) if (source instanceof OperationDeadline && (!nearest || source.expiresAt < nearest.expiresAt)) nearest = source;
+  for (const source of active)
+    if (source instanceof OperationDeadline && (!nearest || source.expiresAt < nearest.expiresAt)) nearest = source;
   return nearest;
 }
 
@@ -225,8 +231,13 @@ export function parseMaxTimeMS(value: unknown, field = 'maxTimeMS'): number | un
   const n = toDouble(value);
   // mongod reads the whole part as a long (NaN reads as 0), then checks a double's fraction.
   const whole = Number.isNaN(n) ? 0 : Math.trunc(n);
-  if (whole < 0 || whole > 2147483647) throw new EngineError(ErrorCode.BadValue, `${whole} value for ${field} is out of range: use 0 (no limit) up to 2147483647 ms`);
+  if (whole < 0 || whole > 2147483647)
+    throw new EngineError(
+      ErrorCode.BadValue,
+      `${whole} value for ${field} is out of range: use 0 (no limit) up to 2147483647 ms`,
+    );
   const isDouble = typeof value === 'number' || bsonClassOf(value) === 'Double';
-  if (isDouble && Math.floor(n) !== n) throw new EngineError(ErrorCode.BadValue, `${field} has non-integral value: pass whole milliseconds`);
+  if (isDouble && Math.floor(n) !== n)
+    throw new EngineError(ErrorCode.BadValue, `${field} has non-integral value: pass whole milliseconds`);
   return whole === 0 ? undefined : whole;
 }

@@ -15,7 +15,10 @@ export const DIAGNOSTIC_CODE = 'ttl-invalid-expireAfterSeconds';
 const FIX_COMMAND = 'ttlWorkbench.fixTTLIndex';
 
 export function indexSpecUri(db: string, collection: string, index: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/${[db, collection, index].map(encodeURIComponent).join('/')}.index.js` });
+  return vscode.Uri.from({
+    scheme: SCHEME,
+    path: `/${[db, collection, index].map(encodeURIComponent).join('/')}.index.js`,
+  });
 }
 
 export function parseIndexSpecUri(uri: vscode.Uri): { db: string; collection: string; index: string } | undefined {
@@ -24,7 +27,9 @@ export function parseIndexSpecUri(uri: vscode.Uri): { db: string; collection: st
   return { db: decodeURIComponent(m[1]), collection: decodeURIComponent(m[2]), index: decodeURIComponent(m[3]) };
 }
 
-export class TTLDiagnostics implements vscode.TextDocumentContentProvider, vscode.CodeActionProvider, vscode.Disposable {
+export class TTLDiagnostics
+  implements vscode.TextDocumentContentProvider, vscode.CodeActionProvider, vscode.Disposable
+{
   readonly collection = vscode.languages.createDiagnosticCollection('ttlWorkbench');
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
@@ -38,11 +43,24 @@ export class TTLDiagnostics implements vscode.TextDocumentContentProvider, vscod
   constructor(private readonly backend: Backend) {
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(SCHEME, this),
-      vscode.languages.registerCodeActionsProvider({ scheme: SCHEME }, this, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
+      vscode.languages.registerCodeActionsProvider({ scheme: SCHEME }, this, {
+        providedCodeActionKinds: [vscode.CodeActionKind.QuickFix],
+      }),
     );
     this.unsubscribe = backend.onDidChange((events) => {
       if (!this.current) return;
-      if (events.some((e) => e.kind === 'reset' || e.kind === 'indexChanged' || e.kind === 'indexesDropped' || e.kind === 'indexesCreated' || e.kind === 'collectionDropped' || e.kind === 'databaseDropped' || e.kind === 'collectionRenamed')) {
+      if (
+        events.some(
+          (e) =>
+            e.kind === 'reset' ||
+            e.kind === 'indexChanged' ||
+            e.kind === 'indexesDropped' ||
+            e.kind === 'indexesCreated' ||
+            e.kind === 'collectionDropped' ||
+            e.kind === 'databaseDropped' ||
+            e.kind === 'collectionRenamed',
+        )
+      ) {
         this.rescanTimer ??= setTimeout(() => {
           this.rescanTimer = undefined;
           void this.scan().catch(() => undefined);
@@ -65,7 +83,10 @@ export class TTLDiagnostics implements vscode.TextDocumentContentProvider, vscod
       const uri = indexSpecUri(p.db, p.collection, p.index);
       const text = await this.provideTextDocumentContent(uri);
       const lines = text.split('\n');
-      const line = Math.max(0, lines.findIndex((l) => l.includes('expireAfterSeconds')));
+      const line = Math.max(
+        0,
+        lines.findIndex((l) => l.includes('expireAfterSeconds')),
+      );
       const d = new vscode.Diagnostic(
         new vscode.Range(line, 0, line, lines[line]?.length ?? 0),
         `${p.db}.${p.collection} index ${p.index}: expireAfterSeconds is ${problemWords(p)}. The TTL monitor skips this index on every pass (rule 4.2); fix it with collMod.`,
@@ -94,19 +115,30 @@ export class TTLDiagnostics implements vscode.TextDocumentContentProvider, vscod
     const spec = ix.stored ? { ...ix.spec, expireAfterSeconds: ix.stored.expireAfterSeconds } : ix.spec;
     return [
       `// Index ${t.index} of ${t.db}.${t.collection}, as stored in the catalog (read-only).`,
-      ...(ix.stored ? [`// listIndexes reports expireAfterSeconds as 2147483647; the catalog holds ${String(ix.stored.expireAfterSeconds)}.`] : []),
+      ...(ix.stored
+        ? [
+            `// listIndexes reports expireAfterSeconds as 2147483647; the catalog holds ${String(ix.stored.expireAfterSeconds)}.`,
+          ]
+        : []),
       mongosh.valueBlock(spec),
       '',
     ].join('\n');
   }
 
-  provideCodeActions(document: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
+  provideCodeActions(
+    document: vscode.TextDocument,
+    _range: vscode.Range,
+    context: vscode.CodeActionContext,
+  ): vscode.CodeAction[] {
     const t = parseIndexSpecUri(document.uri);
     if (!t) return [];
     return context.diagnostics
       .filter((d) => d.code === DIAGNOSTIC_CODE)
       .map((d) => {
-        const action = new vscode.CodeAction('Set a valid expireAfterSeconds with collMod…', vscode.CodeActionKind.QuickFix);
+        const action = new vscode.CodeAction(
+          'Set a valid expireAfterSeconds with collMod…',
+          vscode.CodeActionKind.QuickFix,
+        );
         action.diagnostics = [d];
         action.isPreferred = true;
         action.command = { command: FIX_COMMAND, title: action.title, arguments: [{ ...t, interactive: true }] };

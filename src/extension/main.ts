@@ -43,13 +43,31 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     tree.model.setProblems(problems);
     tree.refresh();
   };
-  const isolatedBackend: Services['isolatedBackend'] = (engineSettings, options) => host.open({ settings: engineSettings, ...(options.startMs !== undefined ? { startMs: options.startMs } : {}) }, { scratch: true });
-  const services: Services = { backend, isolatedBackend, engineHost: host, tree, treeView, notifier, settings: readSettings, diagnostics, output };
+  const isolatedBackend: Services['isolatedBackend'] = (engineSettings, options) =>
+    host.open(
+      { settings: engineSettings, ...(options.startMs !== undefined ? { startMs: options.startMs } : {}) },
+      { scratch: true },
+    );
+  const services: Services = {
+    backend,
+    isolatedBackend,
+    engineHost: host,
+    tree,
+    treeView,
+    notifier,
+    settings: readSettings,
+    diagnostics,
+    output,
+  };
   const statusBar = new ClockStatusBar(backend);
   const sourceAnalysis = registerSourceAnalysis(backend);
   const notebooks = registerNotebooks(context, services);
 
-  const setClockContext = () => backend.clock().then((c) => vscode.commands.executeCommand('setContext', 'ttlWorkbench.clockMode', c.mode), () => undefined);
+  const setClockContext = () =>
+    backend.clock().then(
+      (c) => vscode.commands.executeCommand('setContext', 'ttlWorkbench.clockMode', c.mode),
+      () => undefined,
+    );
   void setClockContext();
 
   context.subscriptions.push(
@@ -67,14 +85,27 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     ...sourceAnalysis.disposables,
     ...registerSourceAnalysisCommands(services, sourceAnalysis.live),
     ...notebooks.disposables,
-    { dispose: backend.onDidChange((events) => { if (events.some((e) => e.kind === 'clockChanged' || e.kind === 'reset')) void setClockContext(); }) },
+    {
+      dispose: backend.onDidChange((events) => {
+        if (events.some((e) => e.kind === 'clockChanged' || e.kind === 'reset')) void setClockContext();
+      }),
+    },
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SECTION)) return;
       const next = readSettings();
       if (e.affectsConfiguration(`${SECTION}.clock`)) void backend.setClockMode(next.clock);
       if (e.affectsConfiguration(`${SECTION}.flavor`) || e.affectsConfiguration(`${SECTION}.serverVersion`)) {
-        notifier.showAndForget('info', `Emulate ${next.flavor === 'cosmos' ? 'the Cosmos DB flavor' : 'MongoDB'} ${next.serverVersion}: a new engine is needed (the data go).`, ['Reset Engine'], (c) =>
-          c === 'Reset Engine' ? vscode.commands.executeCommand('ttlWorkbench.resetEngine', { flavor: next.flavor, serverVersion: next.serverVersion }) : undefined,
+        notifier.showAndForget(
+          'info',
+          `Emulate ${next.flavor === 'cosmos' ? 'the Cosmos DB flavor' : 'MongoDB'} ${next.serverVersion}: a new engine is needed (the data go).`,
+          ['Reset Engine'],
+          (c) =>
+            c === 'Reset Engine'
+              ? vscode.commands.executeCommand('ttlWorkbench.resetEngine', {
+                  flavor: next.flavor,
+                  serverVersion: next.serverVersion,
+                })
+              : undefined,
         );
       }
     }),
@@ -82,7 +113,9 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
   );
 
   const activationMs = performance.now() - started;
-  output.info(`TTL Workbench activated in ${activationMs.toFixed(1)} ms (${settings.flavor} ${settings.serverVersion}, ${settings.clock} clock).`);
+  output.info(
+    `TTL Workbench activated in ${activationMs.toFixed(1)} ms (${settings.flavor} ${settings.serverVersion}, ${settings.clock} clock).`,
+  );
   return {
     backend,
     treeProvider: tree,
@@ -102,7 +135,12 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
 }
 
 /** The worker thread every engine of the window runs in (ttlWorkbench.engineHost.maxHeapMb). */
-function startEngineHost(context: vscode.ExtensionContext, settings: WorkbenchSettings, output: vscode.LogOutputChannel, notifier: Notifier): EngineHost {
+function startEngineHost(
+  context: vscode.ExtensionContext,
+  settings: WorkbenchSettings,
+  output: vscode.LogOutputChannel,
+  notifier: Notifier,
+): EngineHost {
   const host: EngineHost = new EngineHost({
     workerPath: path.join(context.extensionPath, 'dist', 'engine-host.js'),
     maxHeapMb: settings.engineHostMaxHeapMb,
@@ -115,10 +153,14 @@ function startEngineHost(context: vscode.ExtensionContext, settings: WorkbenchSe
           : reason.kind === 'crashed'
             ? `The TTL Workbench engine host stopped (${reason.detail}) and was restarted`
             : 'The TTL Workbench engine host was restarted to end code that ignored the interrupt';
-      const data = lostInMemory ? 'the in-memory engine starts empty.' : 'every acknowledged write was reopened from the data folder.';
+      const data = lostInMemory
+        ? 'the in-memory engine starts empty.'
+        : 'every acknowledged write was reopened from the data folder.';
       notifier.showAndForget('warning', `${what}: ${data}`, ['Show Log'], () => output.show());
     },
-    confirmRestart: async (message) => (await vscode.window.showWarningMessage(message, 'Restart Engine Host', 'Keep Waiting')) === 'Restart Engine Host',
+    confirmRestart: async (message) =>
+      (await vscode.window.showWarningMessage(message, 'Restart Engine Host', 'Keep Waiting')) ===
+      'Restart Engine Host',
   });
   return host;
 }
@@ -128,8 +170,18 @@ function startEngineHost(context: vscode.ExtensionContext, settings: WorkbenchSe
  * global one, or none. A folder that cannot be opened leaves the window with an in-memory engine
  * and says why, rather than failing activation.
  */
-function openBackend(context: vscode.ExtensionContext, host: EngineHost, settings: WorkbenchSettings, output: vscode.LogOutputChannel): Backend {
-  const base = settings.storage === 'global' ? context.globalStorageUri : settings.storage === 'workspace' ? (context.storageUri ?? context.globalStorageUri) : undefined;
+function openBackend(
+  context: vscode.ExtensionContext,
+  host: EngineHost,
+  settings: WorkbenchSettings,
+  output: vscode.LogOutputChannel,
+): Backend {
+  const base =
+    settings.storage === 'global'
+      ? context.globalStorageUri
+      : settings.storage === 'workspace'
+        ? (context.storageUri ?? context.globalStorageUri)
+        : undefined;
   const dataDir = base ? path.join(base.fsPath, 'engine') : undefined;
   const engineSettings = { clock: settings.clock, flavor: settings.flavor, serverVersion: settings.serverVersion };
   if (!dataDir) return host.open({ settings: engineSettings });
@@ -140,17 +192,23 @@ function openBackend(context: vscode.ExtensionContext, host: EngineHost, setting
       onOpenFailed: (err) => {
         failed = true;
         output.error(`Cannot open the data folder ${dataDir}: ${err.message}`);
-        void vscode.window.showErrorMessage(`TTL Workbench could not open its data folder (${err.message}); this window's engine is in memory and its data will not be kept.`);
+        void vscode.window.showErrorMessage(
+          `TTL Workbench could not open its data folder (${err.message}); this window's engine is in memory and its data will not be kept.`,
+        );
       },
     },
   );
   void backend.storageInfo().then(
     (info) => {
       if (failed) return;
-      output.info(`Data folder ${dataDir} (${settings.durability}): ${info.restoredDocuments.toLocaleString('en-US')} documents restored.`);
+      output.info(
+        `Data folder ${dataDir} (${settings.durability}): ${info.restoredDocuments.toLocaleString('en-US')} documents restored.`,
+      );
       for (const note of info.notes) output.warn(note);
       if (info.readOnly || info.notes.length) {
-        void vscode.window.showWarningMessage(`TTL Workbench data folder: ${info.notes.join(' ')}`, 'Show Log').then((c) => (c ? output.show() : undefined));
+        void vscode.window
+          .showWarningMessage(`TTL Workbench data folder: ${info.notes.join(' ')}`, 'Show Log')
+          .then((c) => (c ? output.show() : undefined));
       }
     },
     () => undefined,

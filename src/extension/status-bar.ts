@@ -8,7 +8,10 @@ import type { Backend, ClockInfo, MonitorInfo } from './backend/backend';
 import { formatClockTime, formatCount, formatMillis } from './logic/durations';
 
 export function statusText(clock: ClockInfo, monitor: MonitorInfo): string {
-  const time = clock.mode === 'virtual' ? `$(history) ${formatClockTime(clock.now)}` : `$(watch) system${clock.aheadMs ? ` +${formatMillis(clock.aheadMs)}` : ''}`;
+  const time =
+    clock.mode === 'virtual'
+      ? `$(history) ${formatClockTime(clock.now)}`
+      : `$(watch) system${clock.aheadMs ? ` +${formatMillis(clock.aheadMs)}` : ''}`;
   return `${time} · TTL deleted ${formatCount(monitor.deletedSinceActivation)}`;
 }
 
@@ -19,7 +22,10 @@ export class ClockStatusBar implements vscode.Disposable {
   private updating: Promise<void> = Promise.resolve();
   private disposed = false;
 
-  constructor(private readonly backend: Backend, private readonly debounceMs = 100) {
+  constructor(
+    private readonly backend: Backend,
+    private readonly debounceMs = 100,
+  ) {
     this.item.name = 'TTL Workbench Clock';
     this.item.text = '$(history) TTL Workbench';
     this.item.command = 'ttlWorkbench.advanceClock';
@@ -51,7 +57,9 @@ export class ClockStatusBar implements vscode.Disposable {
         this.item.text = statusText(clock, monitor);
         this.item.command = clock.mode === 'virtual' ? 'ttlWorkbench.advanceClock' : 'ttlWorkbench.switchClock';
         this.item.tooltip = [
-          clock.mode === 'virtual' ? `TTL Workbench virtual clock: ${formatClockTime(clock.now)}. Click to advance it (due TTL passes run on the way).` : `TTL Workbench runs on the system clock (${formatClockTime(clock.now)}). Click to switch clocks.`,
+          clock.mode === 'virtual'
+            ? `TTL Workbench virtual clock: ${formatClockTime(clock.now)}. Click to advance it (due TTL passes run on the way).`
+            : `TTL Workbench runs on the system clock (${formatClockTime(clock.now)}). Click to switch clocks.`,
           `The TTL monitor deleted ${formatCount(monitor.deletedSinceActivation)} documents since the extension started.`,
         ].join('\n');
       } catch {

@@ -11,10 +11,14 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
  */
 export function parseDuration(input: unknown): number | { error: string } {
   if (typeof input === 'number') {
-    if (!Number.isFinite(input) || input < 0) return { error: `a duration must be a finite number of milliseconds >= 0, got ${input}` };
+    if (!Number.isFinite(input) || input < 0)
+      return { error: `a duration must be a finite number of milliseconds >= 0, got ${input}` };
     return input;
   }
-  if (typeof input !== 'string') return { error: `a duration is a number of milliseconds or a string such as "90s", "2h" or "3d", got ${typeof input}` };
+  if (typeof input !== 'string')
+    return {
+      error: `a duration is a number of milliseconds or a string such as "90s", "2h" or "3d", got ${typeof input}`,
+    };
   const text = input.trim().toLowerCase();
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
   const part = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)/y;
@@ -23,7 +27,10 @@ export function parseDuration(input: unknown): number | { error: string } {
   while (pos < text.length) {
     part.lastIndex = pos;
     const m = part.exec(text);
-    if (!m) return { error: `cannot read the duration "${input}": use a number of milliseconds or parts such as "90s", "15m", "2h", "3d", "1h30m"` };
+    if (!m)
+      return {
+        error: `cannot read the duration "${input}": use a number of milliseconds or parts such as "90s", "15m", "2h", "3d", "1h30m"`,
+      };
     total += Number(m[1]) * UNIT_MS[m[2]];
     pos = part.lastIndex;
     while (text[pos] === ' ') pos++;

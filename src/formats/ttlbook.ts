@@ -106,7 +106,13 @@ export function parseTtlbook(text: string): Ttlbook {
   const chunk = (from: number, to: number) => lines.slice(from, to).join('\n') + (to < lines.length ? '\n' : '');
   const rawHeader = headerEnd > 0 ? chunk(0, headerEnd) : '';
   if (preamble.lines.length) {
-    cells.push({ kind: 'code', source: preamble.lines.join('\n'), line: i + preamble.leading + 1, raw: chunk(i, firstMarker), endsFile: firstMarker === lines.length });
+    cells.push({
+      kind: 'code',
+      source: preamble.lines.join('\n'),
+      line: i + preamble.leading + 1,
+      raw: chunk(i, firstMarker),
+      endsFile: firstMarker === lines.length,
+    });
   }
   for (let k = 0; k < starts.length; k++) {
     const at = starts[k];
@@ -150,7 +156,11 @@ export function serializeTtlbook(book: Ttlbook, original?: Ttlbook): string {
   let out = sameMeta && original?.rawHeader !== undefined ? original.rawHeader : headerText(book.metadata);
   book.cells.forEach((cell, index) => {
     const before = cell.raw !== undefined ? parseTtlbook(cell.raw).cells[0] : undefined;
-    const unchanged = before && before.source === cell.source && before.kind === cell.kind && (before.title ?? '') === (cell.title ?? '');
+    const unchanged =
+      before &&
+      before.source === cell.source &&
+      before.kind === cell.kind &&
+      (before.title ?? '') === (cell.title ?? '');
     const last = index === book.cells.length - 1;
     if (unchanged && cell.raw !== undefined) {
       // A cell that is last only because the cells after it went: drop its separating blank lines.
@@ -187,31 +197,44 @@ export interface EngineRequest {
 export function engineRequestOf(metadata: Record<string, unknown>): EngineRequest | { error: string } {
   const raw = metadata.engine;
   if (raw === undefined) return { isolated: false };
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { error: `the notebook's engine metadata must be an object such as {"isolated": true, "now": "2026-01-01T00:00:00Z"}, got ${JSON.stringify(raw)}` };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return {
+      error: `the notebook's engine metadata must be an object such as {"isolated": true, "now": "2026-01-01T00:00:00Z"}, got ${JSON.stringify(raw)}`,
+    };
   const m = raw as Record<string, unknown>;
   const known = ['isolated', 'now', 'flavor', 'serverVersion', 'clock'];
   const unknown = Object.keys(m).filter((k) => !known.includes(k));
-  if (unknown.length) return { error: `unknown key${unknown.length > 1 ? 's' : ''} in the notebook's engine metadata: ${unknown.join(', ')} (known: ${known.join(', ')})` };
+  if (unknown.length)
+    return {
+      error: `unknown key${unknown.length > 1 ? 's' : ''} in the notebook's engine metadata: ${unknown.join(', ')} (known: ${known.join(', ')})`,
+    };
   const out: EngineRequest = { isolated: false };
   if (m.isolated !== undefined) {
-    if (typeof m.isolated !== 'boolean') return { error: `engine.isolated must be true or false, got ${JSON.stringify(m.isolated)}` };
+    if (typeof m.isolated !== 'boolean')
+      return { error: `engine.isolated must be true or false, got ${JSON.stringify(m.isolated)}` };
     out.isolated = m.isolated;
   }
   if (m.now !== undefined) {
     const d = typeof m.now === 'string' || typeof m.now === 'number' ? new Date(m.now) : new Date(NaN);
-    if (Number.isNaN(d.getTime())) return { error: `the notebook's engine.now metadata is not a date: ${JSON.stringify(m.now)} (use an ISO date such as "2026-01-01T00:00:00Z")` };
+    if (Number.isNaN(d.getTime()))
+      return {
+        error: `the notebook's engine.now metadata is not a date: ${JSON.stringify(m.now)} (use an ISO date such as "2026-01-01T00:00:00Z")`,
+      };
     out.now = d;
   }
   if (m.flavor !== undefined) {
-    if (m.flavor !== 'mongodb' && m.flavor !== 'cosmos') return { error: `engine.flavor must be "mongodb" or "cosmos", got ${JSON.stringify(m.flavor)}` };
+    if (m.flavor !== 'mongodb' && m.flavor !== 'cosmos')
+      return { error: `engine.flavor must be "mongodb" or "cosmos", got ${JSON.stringify(m.flavor)}` };
     out.flavor = m.flavor;
   }
   if (m.serverVersion !== undefined) {
-    if (m.serverVersion !== '8.0' && m.serverVersion !== '7.0') return { error: `engine.serverVersion must be "8.0" or "7.0", got ${JSON.stringify(m.serverVersion)}` };
+    if (m.serverVersion !== '8.0' && m.serverVersion !== '7.0')
+      return { error: `engine.serverVersion must be "8.0" or "7.0", got ${JSON.stringify(m.serverVersion)}` };
     out.serverVersion = m.serverVersion;
   }
   if (m.clock !== undefined) {
-    if (m.clock !== 'virtual' && m.clock !== 'system') return { error: `engine.clock must be "virtual" or "system", got ${JSON.stringify(m.clock)}` };
+    if (m.clock !== 'virtual' && m.clock !== 'system')
+      return { error: `engine.clock must be "virtual" or "system", got ${JSON.stringify(m.clock)}` };
     out.clock = m.clock;
   }
   return out;

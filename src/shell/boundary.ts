@@ -53,8 +53,8 @@ export class Boundary {
     }
     if (value instanceof Date || value instanceof RegExp) return value;
     if ((value as { _bsontype?: unknown })._bsontype !== undefined) return value;
-    if (value instanceof this.RealmDate) return new Date((value).getTime());
-    if (value instanceof this.RealmRegExp) return new RegExp((value).source, (value).flags);
+    if (value instanceof this.RealmDate) return new Date(value.getTime());
+    if (value instanceof this.RealmRegExp) return new RegExp(value.source, value.flags);
     let out: Document | undefined;
     const doc = value as Document;
     for (const key in doc) {
@@ -109,6 +109,7 @@ function copyOwn(doc: Document): Document {
 
 /** Plain assignment would call the `__proto__` setter for a field named "__proto__". */
 function defineValue(out: Document, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   else out[key] = value;
 }

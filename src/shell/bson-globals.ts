@@ -21,7 +21,12 @@ function withinDepth<T>(value: T): T {
   return value;
 }
 
-function callable(name: string, make: (args: unknown[]) => unknown, errors: ScriptErrors, cls?: { prototype: object }): AnyFn {
+function callable(
+  name: string,
+  make: (args: unknown[]) => unknown,
+  errors: ScriptErrors,
+  cls?: { prototype: object },
+): AnyFn {
   const fn = function (...args: unknown[]): unknown {
     try {
       return make(args);
@@ -44,7 +49,8 @@ function callable(name: string, make: (args: unknown[]) => unknown, errors: Scri
 }
 
 /** Date from an ISO-8601 string the way mongosh's ISODate reads it: no zone means UTC. */
-const ISO = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:\.(\d{1,9}))?)?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO =
+  /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:\.(\d{1,9}))?)?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 export function parseISODate(text: string): Date | undefined {
   const m = ISO.exec(text.trim());
@@ -65,7 +71,17 @@ export function parseISODate(text: string): Date | undefined {
   }
   const date = new Date(t);
   // Reject calendar overflow such as 2013-02-30.
-  if (Number.isNaN(t) || Number(mo) < 1 || Number(mo) > 12 || Number(d) < 1 || Number(d) > 31 || Number(h) > 24 || Number(mi) > 59 || Number(s) > 60) return undefined;
+  if (
+    Number.isNaN(t) ||
+    Number(mo) < 1 ||
+    Number(mo) > 12 ||
+    Number(d) < 1 ||
+    Number(d) > 31 ||
+    Number(h) > 24 ||
+    Number(mi) > 59 ||
+    Number(s) > 60
+  )
+    return undefined;
   return date;
 }
 
@@ -97,7 +113,9 @@ function toTimestamp(args: unknown[]): bson.Timestamp {
 
 function toBinary(subtype: unknown, base64: unknown): bson.Binary {
   if (typeof subtype !== 'number' || typeof base64 !== 'string') {
-    throw new TypeError('BinData(subtype, base64) needs a numeric subtype and a base64 string, e.g. BinData(0, "aGVsbG8=").');
+    throw new TypeError(
+      'BinData(subtype, base64) needs a numeric subtype and a base64 string, e.g. BinData(0, "aGVsbG8=").',
+    );
   }
   return new bson.Binary(Buffer.from(base64, 'base64'), subtype);
 }
@@ -113,7 +131,11 @@ function hexBinary(subtype: unknown, hex: unknown): bson.Binary {
  * The globals, given the clock `now` (for `ISODate()` without arguments), the realm's errors and
  * the boundary (dates for the script; `bsonsize` measures what the engine would store).
  */
-export function createBsonGlobals(now: () => number, errors: ScriptErrors, boundary: Boundary): Record<string, unknown> {
+export function createBsonGlobals(
+  now: () => number,
+  errors: ScriptErrors,
+  boundary: Boundary,
+): Record<string, unknown> {
   const toEngine = (v: unknown) => boundary.toEngine(v);
   const isoDate = (args: unknown[]): Date => {
     const [value] = args;
@@ -124,38 +146,101 @@ export function createBsonGlobals(now: () => number, errors: ScriptErrors, bound
       const date = parseISODate(value);
       if (date) return boundary.date(date.getTime());
     }
-    throw errors.error(`${JSON.stringify(value)} is not a valid ISODate: use e.g. ISODate("2026-01-01T00:00:00Z").`, 'BSONError');
+    throw errors.error(
+      `${JSON.stringify(value)} is not a valid ISODate: use e.g. ISODate("2026-01-01T00:00:00Z").`,
+      'BSONError',
+    );
   };
   return {
     // A new id's timestamp comes from the engine clock, like every other "now" in the shell.
-    ObjectId: callable('ObjectId', ([id]) => (id === undefined ? objectIdAt(now()) : new bson.ObjectId(id as string)), errors, bson.ObjectId),
+    ObjectId: callable(
+      'ObjectId',
+      ([id]) => (id === undefined ? objectIdAt(now()) : new bson.ObjectId(id as string)),
+      errors,
+      bson.ObjectId,
+    ),
     ISODate: callable('ISODate', isoDate, errors),
     NumberInt: callable('NumberInt', ([v = 0]) => new bson.Int32(Number(v)), errors),
     NumberLong: callable('NumberLong', ([v, u]) => toLong(v, u), errors),
     NumberDecimal: callable('NumberDecimal', ([v = '0']) => bson.Decimal128.fromString(String(v)), errors),
     Int32: callable('Int32', ([v = 0]) => new bson.Int32(Number(v)), errors, bson.Int32),
     Long: callable('Long', ([v, u]) => toLong(v, u), errors, bson.Long),
-    Decimal128: callable('Decimal128', ([v = '0']) => (typeof v === 'string' ? bson.Decimal128.fromString(v) : new bson.Decimal128(v as Uint8Array)), errors, bson.Decimal128),
+    Decimal128: callable(
+      'Decimal128',
+      ([v = '0']) => (typeof v === 'string' ? bson.Decimal128.fromString(v) : new bson.Decimal128(v as Uint8Array)),
+      errors,
+      bson.Decimal128,
+    ),
     Double: callable('Double', ([v = 0]) => new bson.Double(Number(v)), errors, bson.Double),
     Timestamp: callable('Timestamp', toTimestamp, errors, bson.Timestamp),
     UUID: callable('UUID', ([v]) => new bson.UUID(v as string | undefined), errors, bson.UUID),
     BinData: callable('BinData', ([s, b]) => toBinary(s, b), errors),
     HexData: callable('HexData', ([s, h]) => hexBinary(s, h), errors),
     MD5: callable('MD5', ([h]) => hexBinary(bson.Binary.SUBTYPE_MD5, h), errors),
-    Binary: callable('Binary', ([buffer, subtype]) => new bson.Binary(buffer as Uint8Array, subtype as number | undefined), errors, bson.Binary),
+    Binary: callable(
+      'Binary',
+      ([buffer, subtype]) => new bson.Binary(buffer as Uint8Array, subtype as number | undefined),
+      errors,
+      bson.Binary,
+    ),
     MinKey: callable('MinKey', () => new bson.MinKey(), errors, bson.MinKey),
     MaxKey: callable('MaxKey', () => new bson.MaxKey(), errors, bson.MaxKey),
-    Code: callable('Code', ([code, scope]) => new bson.Code(code as string, scope as bson.Document | undefined), errors, bson.Code),
-    BSONRegExp: callable('BSONRegExp', ([pattern, options]) => new bson.BSONRegExp(pattern as string, options as string | undefined), errors, bson.BSONRegExp),
+    Code: callable(
+      'Code',
+      ([code, scope]) => new bson.Code(code as string, scope as bson.Document | undefined),
+      errors,
+      bson.Code,
+    ),
+    BSONRegExp: callable(
+      'BSONRegExp',
+      ([pattern, options]) => new bson.BSONRegExp(pattern as string, options as string | undefined),
+      errors,
+      bson.BSONRegExp,
+    ),
     BSONSymbol: callable('BSONSymbol', ([v]) => new bson.BSONSymbol(String(v)), errors, bson.BSONSymbol),
-    DBRef: callable('DBRef', ([collection, oid, db, fields]) => new bson.DBRef(collection as string, oid as bson.ObjectId, db as string | undefined, fields as bson.Document | undefined), errors, bson.DBRef),
+    DBRef: callable(
+      'DBRef',
+      ([collection, oid, db, fields]) =>
+        new bson.DBRef(
+          collection as string,
+          oid as bson.ObjectId,
+          db as string | undefined,
+          fields as bson.Document | undefined,
+        ),
+      errors,
+      bson.DBRef,
+    ),
     // The bson package walks values recursively: too deep a value is refused (code 15) first.
-    bsonsize: callable('bsonsize', ([doc]) => bson.calculateObjectSize(toEngine(withinDepth(doc)) as bson.Document), errors),
+    bsonsize: callable(
+      'bsonsize',
+      ([doc]) => bson.calculateObjectSize(toEngine(withinDepth(doc)) as bson.Document),
+      errors,
+    ),
     EJSON: Object.freeze({
-      parse: callable('parse', ([text, options]) => typeof text === 'string' ? parseEjson(text, options as bson.EJSONOptions | undefined) : bson.EJSON.parse(text as string, options as bson.EJSONOptions | undefined), errors),
-      stringify: callable('stringify', (args) => (bson.EJSON.stringify as (...a: unknown[]) => string)(withinDepth(args[0]), ...args.slice(1)), errors),
-      serialize: callable('serialize', ([value, options]) => bson.EJSON.serialize(withinDepth(value), options as bson.EJSONOptions | undefined), errors),
-      deserialize: callable('deserialize', ([value, options]) => bson.EJSON.deserialize(withinDepth(value) as bson.Document, options as bson.EJSONOptions | undefined), errors),
+      parse: callable(
+        'parse',
+        ([text, options]) =>
+          typeof text === 'string'
+            ? parseEjson(text, options as bson.EJSONOptions | undefined)
+            : bson.EJSON.parse(text as string, options as bson.EJSONOptions | undefined),
+        errors,
+      ),
+      stringify: callable(
+        'stringify',
+        (args) => (bson.EJSON.stringify as (...a: unknown[]) => string)(withinDepth(args[0]), ...args.slice(1)),
+        errors,
+      ),
+      serialize: callable(
+        'serialize',
+        ([value, options]) => bson.EJSON.serialize(withinDepth(value), options as bson.EJSONOptions | undefined),
+        errors,
+      ),
+      deserialize: callable(
+        'deserialize',
+        ([value, options]) =>
+          bson.EJSON.deserialize(withinDepth(value) as bson.Document, options as bson.EJSONOptions | undefined),
+        errors,
+      ),
     }),
   };
 }

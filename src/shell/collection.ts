@@ -80,7 +80,9 @@ export class ShellCollection {
 
   #doc(value: unknown, what: string, method: string): Document {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw this[STATE].rt.errors.typeError(`${method}() needs ${what} as an object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.`);
+      throw this[STATE].rt.errors.typeError(
+        `${method}() needs ${what} as an object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.`,
+      );
     }
     return this[STATE].rt.in(value as Document);
   }
@@ -143,22 +145,38 @@ export class ShellCollection {
       const last = ordered ? (writeErrors[0].index as number) : prepared.length;
       const insertedIds: Record<string, unknown> = {};
       for (let i = 0; i < last; i++) if (!failed.has(i)) insertedIds[String(i)] = prepared[i]._id;
-      throw this[STATE].rt.errors.bulkWriteError(this[STATE].rt.out(writeErrors), { insertedCount: reply.n, insertedIds });
+      throw this[STATE].rt.errors.bulkWriteError(this[STATE].rt.out(writeErrors), {
+        insertedCount: reply.n,
+        insertedIds,
+      });
     }
     const insertedIds: Record<string, unknown> = {};
     prepared.forEach((d, i) => (insertedIds[String(i)] = d._id));
     return { acknowledged: true, insertedIds };
   }
 
-  #update(method: string, filter: unknown, update: unknown, options: unknown, multi: boolean, replacement: boolean): UpdateResultShape {
+  #update(
+    method: string,
+    filter: unknown,
+    update: unknown,
+    options: unknown,
+    multi: boolean,
+    replacement: boolean,
+  ): UpdateResultShape {
     const q = this.#doc(filter, 'a filter', method);
     let u: unknown;
     if (Array.isArray(update) && !replacement) {
       u = this[STATE].rt.in(update); // a pipeline update: the engine answers for it
     } else {
       const d = this.#doc(update, replacement ? 'a replacement document' : 'an update', method);
-      if (replacement && hasOperators(d)) throw this.#invalidArgument('Replacement document must not contain atomic operators: use updateOne() to apply update operators.');
-      if (!replacement && !hasOperators(d)) throw this.#invalidArgument('Update document requires atomic operators such as $set: use replaceOne() to replace the whole document.');
+      if (replacement && hasOperators(d))
+        throw this.#invalidArgument(
+          'Replacement document must not contain atomic operators: use updateOne() to apply update operators.',
+        );
+      if (!replacement && !hasOperators(d))
+        throw this.#invalidArgument(
+          'Update document requires atomic operators such as $set: use replaceOne() to replace the whole document.',
+        );
       u = d;
     }
     const opts = this.#optionalDoc(options, 'options', method) ?? {};
@@ -190,7 +208,12 @@ export class ShellCollection {
     return this.#update('replaceOne', filter, replacement, options, false, true);
   }
 
-  #remove(method: string, filter: unknown, options: unknown, limit: 0 | 1): { acknowledged: true; deletedCount: number } {
+  #remove(
+    method: string,
+    filter: unknown,
+    options: unknown,
+    limit: 0 | 1,
+  ): { acknowledged: true; deletedCount: number } {
     const q = this.#doc(filter ?? {}, 'a filter', method);
     const opts = this.#optionalDoc(options, 'options', method) ?? {};
     const statement: Document = { q, limit };
@@ -216,13 +239,15 @@ export class ShellCollection {
   /** Legacy update(filter, update, { upsert, multi }). */
   update(filter: unknown, update: unknown, options?: unknown): UpdateResultShape {
     const opts = this.#optionalDoc(options, 'options', 'update') ?? {};
-    const replacement = !Array.isArray(update) && update !== null && typeof update === 'object' && !hasOperators(update as Document);
+    const replacement =
+      !Array.isArray(update) && update !== null && typeof update === 'object' && !hasOperators(update as Document);
     return this.#update('update', filter, update, opts, opts.multi === true, replacement);
   }
 
   /** Legacy remove(filter, justOne | { justOne }). */
   remove(filter: unknown, justOne?: unknown): { acknowledged: true; deletedCount: number } {
-    const one = justOne === true || (justOne !== null && typeof justOne === 'object' && (justOne as Document).justOne === true);
+    const one =
+      justOne === true || (justOne !== null && typeof justOne === 'object' && (justOne as Document).justOne === true);
     return this.#remove('remove', filter, undefined, one ? 1 : 0);
   }
 
@@ -247,7 +272,10 @@ export class ShellCollection {
     if (Array.isArray(update)) u = this[STATE].rt.in(update);
     else {
       const d = this.#doc(update, 'an update', 'findOneAndUpdate');
-      if (!hasOperators(d)) throw this.#invalidArgument('Update document requires atomic operators such as $set: use findOneAndReplace() to replace the whole document.');
+      if (!hasOperators(d))
+        throw this.#invalidArgument(
+          'Update document requires atomic operators such as $set: use findOneAndReplace() to replace the whole document.',
+        );
       u = d;
     }
     return this.#findAndModify('findOneAndUpdate', filter, options, { update: u });
@@ -255,7 +283,10 @@ export class ShellCollection {
 
   findOneAndReplace(filter: unknown, replacement: unknown, options?: unknown): unknown {
     const d = this.#doc(replacement, 'a replacement document', 'findOneAndReplace');
-    if (hasOperators(d)) throw this.#invalidArgument('Replacement document must not contain atomic operators: use findOneAndUpdate() to apply update operators.');
+    if (hasOperators(d))
+      throw this.#invalidArgument(
+        'Replacement document must not contain atomic operators: use findOneAndUpdate() to apply update operators.',
+      );
     return this.#findAndModify('findOneAndReplace', filter, options, { update: d });
   }
 
@@ -283,7 +314,12 @@ export class ShellCollection {
 
   findOne(filter?: unknown, projection?: unknown, options?: unknown): unknown {
     const opts = this.#optionalDoc(options, 'options', 'findOne') ?? {};
-    const cmd: Document = { find: this[STATE].name, filter: this.#optionalDoc(filter, 'a filter', 'findOne') ?? {}, limit: 1, singleBatch: true };
+    const cmd: Document = {
+      find: this[STATE].name,
+      filter: this.#optionalDoc(filter, 'a filter', 'findOne') ?? {},
+      limit: 1,
+      singleBatch: true,
+    };
     const proj = this.#optionalDoc(projection, 'a projection', 'findOne') ?? opts.projection;
     if (proj !== undefined) cmd.projection = proj;
     if (opts.sort !== undefined) cmd.sort = opts.sort;
@@ -296,7 +332,10 @@ export class ShellCollection {
 
   countDocuments(filter?: unknown, options?: unknown): number {
     const opts = this.#optionalDoc(options, 'options', 'countDocuments') ?? {};
-    const cmd: Document = { count: this[STATE].name, query: this.#optionalDoc(filter, 'a filter', 'countDocuments') ?? {} };
+    const cmd: Document = {
+      count: this[STATE].name,
+      query: this.#optionalDoc(filter, 'a filter', 'countDocuments') ?? {},
+    };
     if (opts.skip !== undefined) cmd.skip = opts.skip;
     if (opts.limit !== undefined) cmd.limit = opts.limit;
     if (opts.hint !== undefined) cmd.hint = opts.hint;
@@ -315,9 +354,15 @@ export class ShellCollection {
   }
 
   distinct(key: unknown, filter?: unknown, options?: unknown): unknown[] {
-    if (typeof key !== 'string') throw this[STATE].rt.errors.typeError('distinct() needs a field name, e.g. distinct("status").');
+    if (typeof key !== 'string')
+      throw this[STATE].rt.errors.typeError('distinct() needs a field name, e.g. distinct("status").');
     const opts = this.#optionalDoc(options, 'options', 'distinct') ?? {};
-    const reply = this.#run({ distinct: this[STATE].name, key, query: this.#optionalDoc(filter, 'a filter', 'distinct') ?? {}, ...timeLimitOf(opts) });
+    const reply = this.#run({
+      distinct: this[STATE].name,
+      key,
+      query: this.#optionalDoc(filter, 'a filter', 'distinct') ?? {},
+      ...timeLimitOf(opts),
+    });
     return this[STATE].rt.out(reply.values as unknown[]);
   }
 
@@ -335,7 +380,9 @@ export class ShellCollection {
     const stages = pipeline.map((stage) => this.#doc(stage, 'each pipeline stage', 'aggregate'));
     if (options.explain) {
       const { explain: _explain, ...rest } = options;
-      const reply = s.rt.out(this.#run({ explain: { aggregate: s.name, pipeline: stages, cursor: {}, ...rest }, verbosity: 'queryPlanner' }));
+      const reply = s.rt.out(
+        this.#run({ explain: { aggregate: s.name, pipeline: stages, cursor: {}, ...rest }, verbosity: 'queryPlanner' }),
+      );
       fullDepth.add(reply);
       return reply;
     }
@@ -355,7 +402,10 @@ export class ShellCollection {
 
   /** mongosh's createIndexes: key patterns (not full specs), options applied to each; returns the names. */
   createIndexes(keyPatterns: unknown, options?: unknown, _commitQuorum?: unknown): string[] {
-    if (!Array.isArray(keyPatterns)) throw this[STATE].rt.errors.typeError('createIndexes() needs an array of key patterns, e.g. createIndexes([{ a: 1 }, { b: -1 }]).');
+    if (!Array.isArray(keyPatterns))
+      throw this[STATE].rt.errors.typeError(
+        'createIndexes() needs an array of key patterns, e.g. createIndexes([{ a: 1 }, { b: -1 }]).',
+      );
     const opts = this.#optionalDoc(options, 'options', 'createIndexes') ?? {};
     const specs = keyPatterns.map((k) => {
       const key = this.#doc(k, 'key patterns', 'createIndexes');
@@ -388,8 +438,12 @@ export class ShellCollection {
   }
 
   dropIndex(index: unknown): Document {
-    if (index === '*') throw this.#invalidArgument("To drop every index except _id, use dropIndexes(); dropIndex('*') is refused as in mongosh.");
-    if (Array.isArray(index)) throw this.#invalidArgument('dropIndex() drops one index: use dropIndexes([...names]) for several.');
+    if (index === '*')
+      throw this.#invalidArgument(
+        "To drop every index except _id, use dropIndexes(); dropIndex('*') is refused as in mongosh.",
+      );
+    if (Array.isArray(index))
+      throw this.#invalidArgument('dropIndex() drops one index: use dropIndexes([...names]) for several.');
     if (typeof index !== 'string') this.#doc(index, 'an index name or key pattern', 'dropIndex');
     return this[STATE].rt.out(this.#run({ dropIndexes: this[STATE].name, index: this[STATE].rt.in(index) }));
   }
@@ -413,7 +467,13 @@ export class ShellCollection {
   renameCollection(newName: unknown, dropTarget?: unknown): Document {
     const s = this[STATE];
     if (typeof newName !== 'string') throw s.rt.errors.typeError('renameCollection() needs the new name as a string.');
-    return s.rt.out(s.rt.run('admin', { renameCollection: `${s.dbName}.${s.name}`, to: `${s.dbName}.${newName}`, dropTarget: dropTarget === true }));
+    return s.rt.out(
+      s.rt.run('admin', {
+        renameCollection: `${s.dbName}.${s.name}`,
+        to: `${s.dbName}.${newName}`,
+        dropTarget: dropTarget === true,
+      }),
+    );
   }
 
   exists(): Document | null {

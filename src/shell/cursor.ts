@@ -56,7 +56,10 @@ export abstract class ShellCursor implements IterableCursor {
 
   protected assertNotStarted(method: string): void {
     if (this.started) {
-      throw this.rt.errors.error(`Cannot call ${method}() on a cursor that has already returned documents: call it before reading results (next, toArray, forEach, display).`, 'MongoshInvalidInputError');
+      throw this.rt.errors.error(
+        `Cannot call ${method}() on a cursor that has already returned documents: call it before reading results (next, toArray, forEach, display).`,
+        'MongoshInvalidInputError',
+      );
     }
   }
 
@@ -71,7 +74,11 @@ export abstract class ShellCursor implements IterableCursor {
     }
     while (this.position >= this.buffer.length) {
       if (this.closed || isZeroId(this.cursorId)) return false;
-      const reply = this.rt.run(this.dbName, { getMore: this.cursorId, collection: this.collection, batchSize: this.batch || GET_MORE_BATCH });
+      const reply = this.rt.run(this.dbName, {
+        getMore: this.cursorId,
+        collection: this.collection,
+        batchSize: this.batch || GET_MORE_BATCH,
+      });
       const cursor = reply.cursor as Document;
       this.buffer = this.rt.out(cursor.nextBatch as Document[]);
       this.position = 0;
@@ -172,7 +179,10 @@ export abstract class ShellCursor implements IterableCursor {
 
   explain(verbosity: unknown = 'queryPlanner'): Document {
     const mode = verbosity === true ? 'allPlansExecution' : verbosity === false ? 'queryPlanner' : verbosity;
-    if (typeof mode !== 'string') throw this.rt.errors.typeError('explain() verbosity must be "queryPlanner", "executionStats" or "allPlansExecution".');
+    if (typeof mode !== 'string')
+      throw this.rt.errors.typeError(
+        'explain() verbosity must be "queryPlanner", "executionStats" or "allPlansExecution".',
+      );
     const reply = this.rt.out(this.rt.run(this.dbName, this.explainCommand(mode)));
     fullDepth.add(reply);
     return reply;
@@ -202,7 +212,8 @@ export abstract class ShellCursor implements IterableCursor {
   }
 
   protected requireFunction(fn: unknown, method: string): Transform {
-    if (typeof fn !== 'function') throw this.rt.errors.typeError(`${method}() needs a function, e.g. cursor.${method}(doc => …).`);
+    if (typeof fn !== 'function')
+      throw this.rt.errors.typeError(`${method}() needs a function, e.g. cursor.${method}(doc => …).`);
     return fn as Transform;
   }
 }
@@ -217,7 +228,12 @@ export interface FindSpec {
 }
 
 export class FindCursor extends ShellCursor {
-  constructor(rt: ShellRuntime, dbName: string, collection: string, private readonly spec: FindSpec) {
+  constructor(
+    rt: ShellRuntime,
+    dbName: string,
+    collection: string,
+    private readonly spec: FindSpec,
+  ) {
     super(rt, dbName, collection);
     hideState(this);
   }
@@ -234,7 +250,12 @@ export class FindCursor extends ShellCursor {
   }
 
   protected openCommand(): Document {
-    return { find: this.collection, ...this.findFields(), ...(this.batch !== undefined ? { batchSize: this.batch } : {}), ...this.timeLimitField() };
+    return {
+      find: this.collection,
+      ...this.findFields(),
+      ...(this.batch !== undefined ? { batchSize: this.batch } : {}),
+      ...this.timeLimitField(),
+    };
   }
 
   protected explainCommand(verbosity: string): Document {
@@ -242,12 +263,14 @@ export class FindCursor extends ShellCursor {
   }
 
   private document(value: unknown, method: string): Document {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw this.rt.errors.typeError(`${method}() needs a document, e.g. ${method}({ createdAt: -1 }).`);
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw this.rt.errors.typeError(`${method}() needs a document, e.g. ${method}({ createdAt: -1 }).`);
     return this.rt.in(value as Document);
   }
 
   private count0(value: unknown, method: string): number {
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw this.rt.errors.typeError(`${method}() needs a number.`);
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      throw this.rt.errors.typeError(`${method}() needs a number.`);
     return value;
   }
 
@@ -304,7 +327,13 @@ export class FindCursor extends ShellCursor {
 }
 
 export class AggregationCursor extends ShellCursor {
-  constructor(rt: ShellRuntime, dbName: string, collection: string, private readonly pipeline: Document[], private readonly options: Document) {
+  constructor(
+    rt: ShellRuntime,
+    dbName: string,
+    collection: string,
+    private readonly pipeline: Document[],
+    private readonly options: Document,
+  ) {
     super(rt, dbName, collection);
     if (typeof options.batchSize === 'number') this.batch = options.batchSize;
     hideState(this);
@@ -312,7 +341,13 @@ export class AggregationCursor extends ShellCursor {
 
   protected openCommand(): Document {
     const { batchSize: _batchSize, cursor: _cursor, ...rest } = this.options;
-    return { aggregate: this.collection, pipeline: this.pipeline, cursor: this.batch !== undefined ? { batchSize: this.batch } : {}, ...rest, ...this.timeLimitField() };
+    return {
+      aggregate: this.collection,
+      pipeline: this.pipeline,
+      cursor: this.batch !== undefined ? { batchSize: this.batch } : {},
+      ...rest,
+      ...this.timeLimitField(),
+    };
   }
 
   protected explainCommand(verbosity: string): Document {

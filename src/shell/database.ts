@@ -74,7 +74,9 @@ export class ShellDatabase implements DatabaseLike {
   getCollection(name: unknown): ShellCollection {
     const state = this[STATE];
     if (typeof name !== 'string' || name.length === 0) {
-      throw state.rt.errors.typeError(`getCollection() needs a collection name, got ${typeof name === 'string' ? 'an empty string' : typeof name}.`);
+      throw state.rt.errors.typeError(
+        `getCollection() needs a collection name, got ${typeof name === 'string' ? 'an empty string' : typeof name}.`,
+      );
     }
     let coll = state.collections.get(name);
     if (!coll) {

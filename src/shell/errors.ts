@@ -74,7 +74,13 @@ export class ScriptErrors {
   /** insertMany's failure: the first error's code and message, every write error, what got in. */
   bulkWriteError(writeErrors: Document[], result: Document): ServerErrorLike {
     const first = writeErrors[0];
-    return new this.MongoBulkWriteError({ errmsg: first.errmsg, code: first.code, codeName: first.codeName, writeErrors, result });
+    return new this.MongoBulkWriteError({
+      errmsg: first.errmsg,
+      code: first.code,
+      codeName: first.codeName,
+      writeErrors,
+      result,
+    });
   }
 
   /** A shell-side refusal (bad arguments, unavailable feature), as an Error of the script realm. */

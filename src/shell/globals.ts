@@ -39,7 +39,10 @@ export function createShellWorld(engine: Engine, dbName: string): ShellWorld {
   const sandbox: Record<string, unknown> = {};
   const context = vm.createContext(sandbox, { name: 'TTL Workbench shell' });
   // The realm's own constructors, read before `Date` is replaced by the clock-reading one.
-  const intrinsics = vm.runInContext('({ Error, TypeError, RangeError, SyntaxError, ReferenceError, Date, RegExp })', context) as RealmIntrinsics;
+  const intrinsics = vm.runInContext(
+    '({ Error, TypeError, RangeError, SyntaxError, ReferenceError, Date, RegExp })',
+    context,
+  ) as RealmIntrinsics;
   const now = () => engine.clock.now();
   const ScriptDate = createClockDate(now);
   const errors = new ScriptErrors(intrinsics);
@@ -48,7 +51,8 @@ export function createShellWorld(engine: Engine, dbName: string): ShellWorld {
   const time = new ShellTime(runtime);
 
   // A cursor argument prints its next batch, as mongosh's print does.
-  const printable = (a: unknown): string => (a instanceof ShellCursor ? render(a.takeBatch(CURSOR_BATCH), { full: true }) ?? '' : renderForPrint(a));
+  const printable = (a: unknown): string =>
+    a instanceof ShellCursor ? (render(a.takeBatch(CURSOR_BATCH), { full: true }) ?? '') : renderForPrint(a);
   const print = (...args: unknown[]): void => {
     const text = args.map(printable).join(' ');
     for (const line of text.split('\n')) runtime.print(line);
@@ -69,7 +73,10 @@ export function createShellWorld(engine: Engine, dbName: string): ShellWorld {
     console: Object.freeze({ log: print, info: print, warn: print, error: print, debug: print, dir: printjson }),
     sleep: (ms: unknown) => time.sleep(ms),
     load: () => {
-      throw errors.error('load() is not available in TTL Workbench: playground code cannot read files. Paste the code into the playground (or a notebook cell) instead.', 'MongoshUnimplementedError');
+      throw errors.error(
+        'load() is not available in TTL Workbench: playground code cannot read files. Paste the code into the playground (or a notebook cell) instead.',
+        'MongoshUnimplementedError',
+      );
     },
     clock: time.clock,
     ttl: time.ttl,
@@ -81,8 +88,12 @@ export function createShellWorld(engine: Engine, dbName: string): ShellWorld {
     get: () => runtime.db,
     // mongosh allows `db = db.getSiblingDB("other")`: the same as use("other").
     set: (value: unknown) => {
-      const name = typeof (value as { getName?: unknown } | null)?.getName === 'function' ? (value as { getName(): unknown }).getName() : undefined;
-      if (typeof name !== 'string') throw errors.typeError('db can only be set to a database, e.g. db = db.getSiblingDB("other").');
+      const name =
+        typeof (value as { getName?: unknown } | null)?.getName === 'function'
+          ? (value as { getName(): unknown }).getName()
+          : undefined;
+      if (typeof name !== 'string')
+        throw errors.typeError('db can only be set to a database, e.g. db = db.getSiblingDB("other").');
       runtime.use(name);
     },
     configurable: true,

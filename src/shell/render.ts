@@ -53,17 +53,25 @@ function hexOf(bytes: Uint8Array): string {
 export function formatBson(value: object): string | undefined {
   const v = value as Record<string, unknown> & { _bsontype?: string; toString(enc?: string): string };
   switch (v._bsontype) {
-    case undefined: return undefined;
+    case undefined:
+      return undefined;
     case 'ObjectId':
     case 'ObjectID':
       return `ObjectId('${(v as unknown as { toHexString(): string }).toHexString()}')`;
-    case 'Long': return `Long('${v.toString()}'${v.unsigned ? ', true' : ''})`;
-    case 'Int32': return `Int32(${inspect(v.value)})`;
-    case 'Double': return `Double(${inspect(v.value)})`;
-    case 'Decimal128': return `Decimal128('${v.toString()}')`;
-    case 'Timestamp': return `Timestamp({ t: ${String(v.t)}, i: ${String(v.i)} })`;
-    case 'MinKey': return 'MinKey()';
-    case 'MaxKey': return 'MaxKey()';
+    case 'Long':
+      return `Long('${v.toString()}'${v.unsigned ? ', true' : ''})`;
+    case 'Int32':
+      return `Int32(${inspect(v.value)})`;
+    case 'Double':
+      return `Double(${inspect(v.value)})`;
+    case 'Decimal128':
+      return `Decimal128('${v.toString()}')`;
+    case 'Timestamp':
+      return `Timestamp({ t: ${String(v.t)}, i: ${String(v.i)} })`;
+    case 'MinKey':
+      return 'MinKey()';
+    case 'MaxKey':
+      return 'MaxKey()';
     case 'Binary': {
       const bin = v as unknown as { sub_type: number; position: number; buffer: Uint8Array };
       const bytes = bin.buffer.subarray(0, bin.position);
@@ -74,8 +82,10 @@ export function formatBson(value: object): string | undefined {
       if (bin.sub_type === 5) return `MD5('${hexOf(bytes)}')`;
       return `Binary.createFromBase64('${Buffer.from(bytes).toString('base64')}', ${bin.sub_type})`;
     }
-    case 'BSONRegExp': return `BSONRegExp(${quote(String(v.pattern))}, ${quote(String(v.options))})`;
-    case 'BSONSymbol': return `BSONSymbol(${quote(String(v.value))})`;
+    case 'BSONRegExp':
+      return `BSONRegExp(${quote(String(v.pattern))}, ${quote(String(v.options))})`;
+    case 'BSONSymbol':
+      return `BSONSymbol(${quote(String(v.value))})`;
     case 'Code': {
       const scope = v.scope as object | null | undefined;
       return `Code(${quote(String(v.code))}${scope ? `, ${inspectTree(scope, {})}` : ''})`;
@@ -85,7 +95,8 @@ export function formatBson(value: object): string | undefined {
       const oidText = oid !== null && typeof oid === 'object' ? inspectTree(oid, {}) : inspect(oid);
       return `DBRef(${quote(String(v.collection))}, ${oidText}${v.db ? `, ${quote(String(v.db))}` : ''})`;
     }
-    default: return undefined;
+    default:
+      return undefined;
   }
 }
 
@@ -120,7 +131,8 @@ function printable(value: unknown, level: number, options: RenderOptions, seen: 
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
       const item = printable((value as Record<string, unknown>)[key], level + 1, options, seen);
-      if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+      if (key === '__proto__')
+        Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
       else out[key] = item;
     }
     return out;
@@ -151,7 +163,8 @@ const CONTROL_CHARS = /[\x00-\x08\x0B-\x1F\x7F-\x9F]/;
 export function render(value: unknown, options: RenderOptions = {}): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'string' && !CONTROL_CHARS.test(value)) return value;
-  if (value !== null && typeof value === 'object' && fullDepth.has(value)) return inspectTree(value, { ...options, full: true });
+  if (value !== null && typeof value === 'object' && fullDepth.has(value))
+    return inspectTree(value, { ...options, full: true });
   return inspectTree(value, options);
 }
 

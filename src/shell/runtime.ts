@@ -57,7 +57,8 @@ export class ShellRuntime {
 
   /** `use(name)`: mongosh's reply text. */
   use(name: unknown): string {
-    if (typeof name !== 'string') throw this.errors.typeError(`use() needs a database name, e.g. use("app"); got ${typeof name}.`);
+    if (typeof name !== 'string')
+      throw this.errors.typeError(`use() needs a database name, e.g. use("app"); got ${typeof name}.`);
     const checked = this.checkDbName(name);
     if (checked === this.current) return `already on db ${checked}`;
     this.current = checked;

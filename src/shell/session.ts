@@ -9,7 +9,14 @@
 import * as vm from 'node:vm';
 import type { Engine } from '../engine';
 import { InterruptFlag, interruptDepth, OperationDeadline, unwindInterrupts } from '../engine/interrupt';
-import { describeThrown, formatErrorLine, isTimeout, timeLimitMessage, timeoutMessage, type ThrownInfo } from './errors';
+import {
+  describeThrown,
+  formatErrorLine,
+  isTimeout,
+  timeLimitMessage,
+  timeoutMessage,
+  type ThrownInfo,
+} from './errors';
 import { createShellWorld, CursorIterationResult, CURSOR_BATCH } from './globals';
 import { ShellCursor } from './cursor';
 import { render, toRelaxedEjson } from './render';
@@ -101,7 +108,8 @@ export class ShellSession {
   constructor(options: ShellSessionOptions) {
     if (!options || !options.engine) throw new TypeError('ShellSession needs an engine: new ShellSession({ engine }).');
     const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (!Number.isInteger(timeout) || timeout <= 0) throw new RangeError(`timeoutMs must be a positive whole number of milliseconds, got ${timeout}.`);
+    if (!Number.isInteger(timeout) || timeout <= 0)
+      throw new RangeError(`timeoutMs must be a positive whole number of milliseconds, got ${timeout}.`);
     this.timeoutMs = timeout;
     const world = createShellWorld(options.engine, options.dbName ?? 'test');
     this.context = world.context;
@@ -185,15 +193,28 @@ export class ShellSession {
       all.push(line);
       onPrint?.(line);
     };
-    const base = { line: stmt.line + lineOffset, column: stmt.column, endLine: stmt.endLine + lineOffset, source: stmt.source, output: out };
+    const base = {
+      line: stmt.line + lineOffset,
+      column: stmt.column,
+      endLine: stmt.endLine + lineOffset,
+      source: stmt.source,
+      output: out,
+    };
     const started = performance.now();
     // The statement's engine calls run under its deadline: a long one stops at a safe point.
     const deadline = new OperationDeadline(this.timeoutMs, { message: timeLimitMessage(this.timeoutMs) });
     this.runtime.deadline = deadline;
     const depth = interruptDepth();
     try {
-      const script = new vm.Script(stmt.source, { filename, lineOffset: lineOffset + stmt.line - 1, columnOffset: stmt.column - 1 });
-      const value = script.runInContext(this.context, { timeout: this.timeoutMs + vmGraceMs(this.timeoutMs), displayErrors: false });
+      const script = new vm.Script(stmt.source, {
+        filename,
+        lineOffset: lineOffset + stmt.line - 1,
+        columnOffset: stmt.column - 1,
+      });
+      const value = script.runInContext(this.context, {
+        timeout: this.timeoutMs + vmGraceMs(this.timeoutMs),
+        displayErrors: false,
+      });
       const shown = this.display(value);
       return withLazyEjson({ ...base, ok: true, ...shown, millis: performance.now() - started });
     } catch (err) {
@@ -214,13 +235,24 @@ export class ShellSession {
       this.runtime.inEngine = 0;
       if (interrupted) this.runtime.engine.recoverFromInterruption();
       // mongod's code for an operation stopped by its time limit, so outputs carry code and codeName.
-      return { name: 'TimeoutError', message: timeoutMessage(this.timeoutMs, interrupted), code: 50, codeName: 'MaxTimeMSExpired', line: where.line, column: where.column };
+      return {
+        name: 'TimeoutError',
+        message: timeoutMessage(this.timeoutMs, interrupted),
+        code: 50,
+        codeName: 'MaxTimeMSExpired',
+        line: where.line,
+        column: where.column,
+      };
     }
     const info: ThrownInfo = describeThrown(err, filename, (v) => render(v) ?? 'undefined');
     // The statement's own time limit, reached inside the engine and ended at a safe point: reported
     // as the time limit is, with mongod's code.
     if (info.code === 50 && info.message === timeLimitMessage(this.timeoutMs)) info.name = 'TimeoutError';
-    return { ...info, line: info.line ?? where.line, column: info.column ?? (info.line === undefined ? where.column : undefined) };
+    return {
+      ...info,
+      line: info.line ?? where.line,
+      column: info.column ?? (info.line === undefined ? where.column : undefined),
+    };
   }
 
   /** A value as mongosh shows it: cursors iterate (20 documents), shell objects print as names. */
@@ -234,7 +266,11 @@ export class ShellSession {
     }
     if (value instanceof CursorIterationResult) {
       const { documents, hasMore } = value;
-      return { value: documents, rendered: documents.length ? render(documents, { full: true }) : 'no cursor', hasMore };
+      return {
+        value: documents,
+        rendered: documents.length ? render(documents, { full: true }) : 'no cursor',
+        hasMore,
+      };
     }
     const rendered = render(value);
     return { value, ...(rendered !== undefined ? { rendered } : {}) };
@@ -258,7 +294,12 @@ function withLazyEjson(result: StatementResult): StatementResult {
 
 function syntaxErrorResult(source: string, err: ShellSyntaxError, lineOffset: number): StatementResult {
   const line = err.line + lineOffset;
-  const error: ShellErrorInfo = { name: 'SyntaxError', message: `${err.reason} (line ${line}, column ${err.column})`, line, column: err.column };
+  const error: ShellErrorInfo = {
+    name: 'SyntaxError',
+    message: `${err.reason} (line ${line}, column ${err.column})`,
+    line,
+    column: err.column,
+  };
   const lines = source.split('\n');
   return {
     line,

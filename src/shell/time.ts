@@ -95,7 +95,9 @@ export class ShellTime {
   /** mongosh's sleep(ms): always milliseconds. */
   sleep(ms: unknown): void {
     if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
-      throw this.errors.typeError(`sleep() needs a number of milliseconds >= 0, got ${typeof ms === 'number' ? ms : typeof ms}.`);
+      throw this.errors.typeError(
+        `sleep() needs a number of milliseconds >= 0, got ${typeof ms === 'number' ? ms : typeof ms}.`,
+      );
     }
     const clock = this.virtual;
     if (clock) {
@@ -133,7 +135,9 @@ export class ShellTime {
 
   private loadLegacyIndex(collection: unknown, spec: unknown): string {
     if (typeof collection !== 'string' || spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
-      throw this.errors.typeError('ttl.loadLegacyIndex(collection, spec) needs a collection name and an index spec, e.g. ("events", { key: { t: 1 }, name: "t_1", expireAfterSeconds: NaN }).');
+      throw this.errors.typeError(
+        'ttl.loadLegacyIndex(collection, spec) needs a collection name and an index spec, e.g. ("events", { key: { t: 1 }, name: "t_1", expireAfterSeconds: NaN }).',
+      );
     }
     const doc = this.runtime.in(spec as Document);
     this.guard(() => loadLegacyIndexSpec(this.engine, this.runtime.dbName, collection, doc));
@@ -180,7 +184,11 @@ export class ShellTime {
     const passes = metrics.passes;
     const deleted = metrics.deletedDocuments;
     this.guard(step);
-    return { now: this.runtime.boundary.date(this.now()), ttlPasses: metrics.passes - passes, deletedDocuments: metrics.deletedDocuments - deleted };
+    return {
+      now: this.runtime.boundary.date(this.now()),
+      ttlPasses: metrics.passes - passes,
+      deletedDocuments: metrics.deletedDocuments - deleted,
+    };
   }
 
   /** Engine and clock calls: failures reach the script as script-realm errors. */

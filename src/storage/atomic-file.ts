@@ -93,7 +93,12 @@ export function writeFileAtomic(target: string, chunks: Iterable<Uint8Array>, io
  * 1 MiB writes, the event loop gets a turn whenever a stretch took over `yieldEveryMs`, and the
  * final fsync runs off the main thread.
  */
-export async function writeFileAtomicAsync(target: string, chunks: Iterable<Uint8Array>, yieldEveryMs = 20, io: StorageFs = nodeFs): Promise<number> {
+export async function writeFileAtomicAsync(
+  target: string,
+  chunks: Iterable<Uint8Array>,
+  yieldEveryMs = 20,
+  io: StorageFs = nodeFs,
+): Promise<number> {
   const t = openTemp(target, io);
   let bytes = 0;
   const buffer = Buffer.allocUnsafe(1024 * 1024);

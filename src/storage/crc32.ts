@@ -27,7 +27,8 @@ const native = (zlib as { crc32?: (data: Uint8Array, value?: number) => number }
 /** The CRC-32 of `bytes[start, end)`. */
 export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
   // A native call costs about as much as a few hundred bytes in JS: small records stay here.
-  if (native && end - start > NATIVE_FROM_BYTES) return native(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end)) >>> 0;
+  if (native && end - start > NATIVE_FROM_BYTES)
+    return native(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end)) >>> 0;
   return crc32InJs(bytes, start, end);
 }
 

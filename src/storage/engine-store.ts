@@ -7,7 +7,14 @@ import * as path from 'node:path';
 import { Engine, type EngineOptions, type Flavor, type ServerVersion } from '../engine';
 import { captureSnapshot, snapshotRecords } from '../engine/storage/snapshot';
 import { writeFileAtomic } from './atomic-file';
-import { FileStore, MANIFEST_FILE, RecoveryWriteError, StorageReadError, type FileStoreOptions, type RecoveryReport } from './file-store';
+import {
+  FileStore,
+  MANIFEST_FILE,
+  RecoveryWriteError,
+  StorageReadError,
+  type FileStoreOptions,
+  type RecoveryReport,
+} from './file-store';
 import { nodeFs, type StorageFs } from './storage-fs';
 
 /** What a folder was created for: an engine of another flavor must not read it. */
@@ -86,7 +93,8 @@ export function acknowledgeDamage(dir: string, io: StorageFs = nodeFs): void {
 /** Documents per namespace, for the damage record. */
 function documentsPerCollection(engine: Engine): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const db of engine.databases.values()) for (const coll of db.collections.values()) out[coll.ns] = coll.records.size;
+  for (const db of engine.databases.values())
+    for (const coll of db.collections.values()) out[coll.ns] = coll.records.size;
   return out;
 }
 
@@ -106,8 +114,14 @@ function readMeta(io: StorageFs, dir: string): FolderMeta | undefined {
   } catch {
     meta = undefined;
   }
-  if (!meta || (meta.flavor !== 'mongodb' && meta.flavor !== 'cosmos') || (meta.serverVersion !== '8.0' && meta.serverVersion !== '7.0')) {
-    throw new Error(`${file} is not a TTL Workbench folder description (expected {"format": 1, "flavor": "mongodb" | "cosmos", "serverVersion": "8.0" | "7.0"}). Restore it, or delete it to open the folder as a MongoDB 8.0 engine; nothing in the folder was changed.`);
+  if (
+    !meta ||
+    (meta.flavor !== 'mongodb' && meta.flavor !== 'cosmos') ||
+    (meta.serverVersion !== '8.0' && meta.serverVersion !== '7.0')
+  ) {
+    throw new Error(
+      `${file} is not a TTL Workbench folder description (expected {"format": 1, "flavor": "mongodb" | "cosmos", "serverVersion": "8.0" | "7.0"}). Restore it, or delete it to open the folder as a MongoDB 8.0 engine; nothing in the folder was changed.`,
+    );
   }
   return meta as FolderMeta;
 }
@@ -139,7 +153,12 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
     throw err;
   }
   if (!meta) {
-    meta = { format: 1, flavor: requested.flavor ?? 'mongodb', serverVersion: requested.serverVersion ?? '8.0', created: new Date().toISOString() };
+    meta = {
+      format: 1,
+      flavor: requested.flavor ?? 'mongodb',
+      serverVersion: requested.serverVersion ?? '8.0',
+      created: new Date().toISOString(),
+    };
     if (!store.readOnly) {
       try {
         // Atomic: a crash while creating the folder never leaves a half-written description behind.
@@ -149,12 +168,23 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
         throw new RecoveryWriteError(dir, `write ${META_FILE}`, err as Error);
       }
     }
-  } else if ((requested.flavor && requested.flavor !== meta.flavor) || (requested.serverVersion && requested.serverVersion !== meta.serverVersion)) {
-    notes.push(`${dir} holds a ${meta.flavor} ${meta.serverVersion} engine; it opens as such (asked for ${requested.flavor ?? meta.flavor} ${requested.serverVersion ?? meta.serverVersion}). Use another folder for another flavor or version.`);
+  } else if (
+    (requested.flavor && requested.flavor !== meta.flavor) ||
+    (requested.serverVersion && requested.serverVersion !== meta.serverVersion)
+  ) {
+    notes.push(
+      `${dir} holds a ${meta.flavor} ${meta.serverVersion} engine; it opens as such (asked for ${requested.flavor ?? meta.flavor} ${requested.serverVersion ?? meta.serverVersion}). Use another folder for another flavor or version.`,
+    );
   }
   if (store.readOnlyReason !== undefined) notes.push(store.readOnlyReason);
-  else if (store.readOnly && store.lockHolder?.pid === 0) notes.push(`${dir} has a lock file that names no process (another TTL Workbench may be opening it): opened read-only; changes here are not saved. Reload once it is free, or delete ${dir}/LOCK if nothing else uses the folder.`);
-  else if (store.readOnly) notes.push(`${dir} is in use by process ${store.lockHolder?.pid}${store.lockHolder?.by ? ` (${store.lockHolder.by})` : ''}: opened read-only; changes here are not saved.`);
+  else if (store.readOnly && store.lockHolder?.pid === 0)
+    notes.push(
+      `${dir} has a lock file that names no process (another TTL Workbench may be opening it): opened read-only; changes here are not saved. Reload once it is free, or delete ${dir}/LOCK if nothing else uses the folder.`,
+    );
+  else if (store.readOnly)
+    notes.push(
+      `${dir} is in use by process ${store.lockHolder?.pid}${store.lockHolder?.by ? ` (${store.lockHolder.by})` : ''}: opened read-only; changes here are not saved.`,
+    );
   let compactionQueued = false;
   const autoCompact = options.autoCompact !== false;
   const engine: Engine = new Engine({
@@ -185,7 +215,10 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
   let summary;
   try {
     summary = engine.restoreFromStorage((restorer) => {
-      recovery = store.recover({ snapshotRecord: (d) => restorer.snapshotRecord(d), journalRecord: (d) => restorer.journalRecord(d) });
+      recovery = store.recover({
+        snapshotRecord: (d) => restorer.snapshotRecord(d),
+        journalRecord: (d) => restorer.journalRecord(d),
+      });
     });
   } catch (err) {
     // The folder stays as it was, and free for a version that can open it.
@@ -195,7 +228,13 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
   }
   // Time never runs backwards across a reopen: a virtual clock behind the stored time moves up.
   const clock = engine.clock as MovableClock;
-  if (summary.clockMs !== undefined && clock.now() < summary.clockMs && typeof clock.set === 'function' && clock.kind !== 'system') clock.set(summary.clockMs);
+  if (
+    summary.clockMs !== undefined &&
+    clock.now() < summary.clockMs &&
+    typeof clock.set === 'function' &&
+    clock.kind !== 'system'
+  )
+    clock.set(summary.clockMs);
   notes.push(...recovery.problems);
   if (store.awaitingRecoveredState) {
     // Damage cost something: what was recovered becomes the folder's base before any write, or
@@ -205,14 +244,25 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
     try {
       notes.push(...store.saveRecoveredState(snapshotRecords(state)));
       const perCollection = documentsPerCollection(engine);
-      const listed = Object.entries(perCollection).map(([ns, n]) => `${ns} ${n}`).join(', ');
-      notes.push(`the recovered state (${state.documentCount} document${state.documentCount === 1 ? '' : 's'}${listed ? `: ${listed}` : ''}) was saved as the folder's new base`);
+      const listed = Object.entries(perCollection)
+        .map(([ns, n]) => `${ns} ${n}`)
+        .join(', ');
+      notes.push(
+        `the recovered state (${state.documentCount} document${state.documentCount === 1 ? '' : 's'}${listed ? `: ${listed}` : ''}) was saved as the folder's new base`,
+      );
       // Kept until the user acknowledges it, beside any earlier recovery not acknowledged yet.
-      const record: DamageRecord = { recoveries: [...(readDamageRecord(dir, io)?.recoveries ?? []), { at: new Date().toISOString(), notes: [...notes], documents: perCollection }] };
+      const record: DamageRecord = {
+        recoveries: [
+          ...(readDamageRecord(dir, io)?.recoveries ?? []),
+          { at: new Date().toISOString(), notes: [...notes], documents: perCollection },
+        ],
+      };
       try {
         writeFileAtomic(path.join(dir, DAMAGE_FILE), [Buffer.from(`${JSON.stringify(record, null, 2)}\n`)], io);
       } catch (err) {
-        notes.push(`the damage record could not be written (${(err as Error).message}): these notes are shown this time only`);
+        notes.push(
+          `the damage record could not be written (${(err as Error).message}): these notes are shown this time only`,
+        );
       }
     } catch (err) {
       engine.close();
@@ -223,7 +273,16 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
   }
   engine.ttl.restartSleep();
   const damage = readDamageRecord(dir, io);
-  return { engine, store, recovery, meta, notes, documents: summary.documents, ...(summary.clockMs !== undefined ? { storedClockMs: summary.clockMs } : {}), ...(damage ? { damage } : {}) };
+  return {
+    engine,
+    store,
+    recovery,
+    meta,
+    notes,
+    documents: summary.documents,
+    ...(summary.clockMs !== undefined ? { storedClockMs: summary.clockMs } : {}),
+    ...(damage ? { damage } : {}),
+  };
 }
 
 /**
@@ -233,7 +292,15 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
 export function clearDataFolder(dir: string, io: StorageFs = nodeFs): void {
   if (!io.existsSync(dir)) return;
   for (const f of io.readdirSync(dir)) {
-    if (/^(snapshot-\d+\.ttls|journal-\d+\.ttlj)((\.damaged|\.unreplayed)-\d+)?$|^\.snapshot-\d+\.ttls\.\d+\.tmp$/.test(f) || f === META_FILE || f === MANIFEST_FILE || f === DAMAGE_FILE) io.rmSync(path.join(dir, f), { force: true });
+    if (
+      /^(snapshot-\d+\.ttls|journal-\d+\.ttlj)((\.damaged|\.unreplayed)-\d+)?$|^\.snapshot-\d+\.ttls\.\d+\.tmp$/.test(
+        f,
+      ) ||
+      f === META_FILE ||
+      f === MANIFEST_FILE ||
+      f === DAMAGE_FILE
+    )
+      io.rmSync(path.join(dir, f), { force: true });
   }
 }
 

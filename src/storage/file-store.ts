@@ -39,7 +39,9 @@ const PLAIN_KEY = Buffer.from('plain\0', 'latin1');
 
 /** Decode a record, promoted when it starts with a `plain` field (after the 4-byte size and the type byte). */
 function decodeRecord(payload: Uint8Array): Document {
-  const plain = payload.length > 5 + PLAIN_KEY.length && Buffer.from(payload.buffer, payload.byteOffset + 5, PLAIN_KEY.length).equals(PLAIN_KEY);
+  const plain =
+    payload.length > 5 + PLAIN_KEY.length &&
+    Buffer.from(payload.buffer, payload.byteOffset + 5, PLAIN_KEY.length).equals(PLAIN_KEY);
   return BSON.deserialize(payload, plain ? DECODE_PLAIN : DECODE);
 }
 
@@ -93,7 +95,9 @@ export class RecoveryWriteError extends Error {
     readonly step: string,
     override readonly cause: Error,
   ) {
-    super(`${dir}: could not ${step} (${cause.message}). Nothing stored was lost; the folder is open read-only until this is fixed (free disk space, check permissions) and the window is reloaded.`);
+    super(
+      `${dir}: could not ${step} (${cause.message}). Nothing stored was lost; the folder is open read-only until this is fixed (free disk space, check permissions) and the window is reloaded.`,
+    );
   }
 }
 
@@ -103,7 +107,9 @@ export class StorageReadError extends Error {
     readonly file: string,
     override readonly cause: Error,
   ) {
-    super(`Could not read ${file} (${cause.message}); nothing in the folder was changed. Check the disk and permissions, then open it again.`);
+    super(
+      `Could not read ${file} (${cause.message}); nothing in the folder was changed. Check the disk and permissions, then open it again.`,
+    );
   }
 }
 
@@ -127,7 +133,9 @@ export class NewerFormatError extends Error {
     readonly file: string,
     readonly format: number,
   ) {
-    super(`${file} in ${dir} was written by a newer TTL Workbench (storage format ${format}; this version reads up to ${FORMAT}). Update the extension to open this folder; nothing in it was changed.`);
+    super(
+      `${file} in ${dir} was written by a newer TTL Workbench (storage format ${format}; this version reads up to ${FORMAT}). Update the extension to open this folder; nothing in it was changed.`,
+    );
   }
 }
 
@@ -192,7 +200,9 @@ function chainStep(chain: number, crc: number): number {
 function* snapshotFrames(g: number, records: Iterable<Document>, seq: number): Generator<Uint8Array> {
   let n = 0;
   const crcs: number[] = [];
-  const header = encodeFrame(BSON.serialize({ magic: SNAPSHOT_MAGIC, format: FORMAT, generation: g, written: new Date(), seq }));
+  const header = encodeFrame(
+    BSON.serialize({ magic: SNAPSHOT_MAGIC, format: FORMAT, generation: g, written: new Date(), seq }),
+  );
   crcs.push(header.readUInt32LE(4));
   yield header;
   for (const r of records) {
@@ -255,7 +265,10 @@ export class FileStore {
    * Open a data folder (created if missing). Without the lock (another writer has it) the store
    * opens read-only when `allowReadOnly`, and refuses with FolderLockedError otherwise.
    */
-  static open(dir: string, options: FileStoreOptions & { allowReadOnly?: boolean; readOnlyBecause?: string } = {}): FileStore {
+  static open(
+    dir: string,
+    options: FileStoreOptions & { allowReadOnly?: boolean; readOnlyBecause?: string } = {},
+  ): FileStore {
     const io = options.fs ?? nodeFs;
     if (options.readOnlyBecause !== undefined) {
       const store = new FileStore(dir, options, { ok: false, holder: { pid: 0, since: '' } });
@@ -283,7 +296,13 @@ export class FileStore {
   recover(reader: StoreReader): RecoveryReport {
     const started = performance.now();
     const io = this.io;
-    const report: RecoveryReport = { snapshotRecords: 0, journalRecords: 0, problems: [], needsBaseSnapshot: false, millis: 0 };
+    const report: RecoveryReport = {
+      snapshotRecords: 0,
+      journalRecords: 0,
+      problems: [],
+      needsBaseSnapshot: false,
+      millis: 0,
+    };
     if (!this.readOnly) {
       // A compaction that died before its rename left its temporary file: never a snapshot.
       for (const f of listFolder(io, this.dir)) {
@@ -297,8 +316,20 @@ export class FileStore {
     }
     // Names that look like the store's but are not ones it writes (journal-00.ttlj, a generation
     // too large to be exact) are never read: listed, so nothing is replayed twice or silently.
-    const stray = listFolder(io, this.dir).filter((f) => /^(snapshot|journal)-/.test(f) && !SNAPSHOT.test(f) && !JOURNAL.test(f) && !KEPT_NAME.test(f) && !COMPACTION_TMP_NAME.test(f)).sort();
-    if (stray.length) report.problems.push(`ignored ${stray.length === 1 ? 'a file' : `${stray.length} files`} whose name${stray.length === 1 ? ' is' : 's are'} not one this store writes: ${stray.slice(0, 5).join(', ')}${stray.length > 5 ? ', …' : ''}`);
+    const stray = listFolder(io, this.dir)
+      .filter(
+        (f) =>
+          /^(snapshot|journal)-/.test(f) &&
+          !SNAPSHOT.test(f) &&
+          !JOURNAL.test(f) &&
+          !KEPT_NAME.test(f) &&
+          !COMPACTION_TMP_NAME.test(f),
+      )
+      .sort();
+    if (stray.length)
+      report.problems.push(
+        `ignored ${stray.length === 1 ? 'a file' : `${stray.length} files`} whose name${stray.length === 1 ? ' is' : 's are'} not one this store writes: ${stray.slice(0, 5).join(', ')}${stray.length > 5 ? ', …' : ''}`,
+      );
     const manifest = this.readManifest(report);
     const keep: PendingBase['keep'] = [];
     const snapshots = generations(io, this.dir, SNAPSHOT);
@@ -329,7 +360,9 @@ export class FileStore {
             reader.snapshotRecord(decodeRecord(payload));
           } catch (err) {
             // Part of it is applied already: falling back to older files would mix two states.
-            refusal = new Error(`${snapshotPath(this.dir, g)}: the record at byte offset ${offset} passes its CRC-32 check but cannot be applied (${(err as Error).message}). Nothing in the folder was changed; move this snapshot out of the folder to open it from its other files.`);
+            refusal = new Error(
+              `${snapshotPath(this.dir, g)}: the record at byte offset ${offset} passes its CRC-32 check but cannot be applied (${(err as Error).message}). Nothing in the folder was changed; move this snapshot out of the folder to open it from its other files.`,
+            );
             throw refusal;
           }
         });
@@ -366,7 +399,10 @@ export class FileStore {
               const record = BSON.deserialize(payload, DECODE);
               const q = record.q === undefined ? undefined : Number(record.q);
               if (q !== undefined && lastSeq !== undefined && q !== lastSeq + 1) {
-                const why = q <= lastSeq ? `a record repeats sequence number ${q} (after ${lastSeq})` : `${q - lastSeq - 1} record${q - lastSeq - 1 === 1 ? ' is' : 's are'} missing before this one (sequence number ${q} after ${lastSeq})`;
+                const why =
+                  q <= lastSeq
+                    ? `a record repeats sequence number ${q} (after ${lastSeq})`
+                    : `${q - lastSeq - 1} record${q - lastSeq - 1 === 1 ? ' is' : 's are'} missing before this one (sequence number ${q} after ${lastSeq})`;
                 unusable = { kind: 'corrupt', offset, reason: why };
                 return;
               }
@@ -374,7 +410,11 @@ export class FileStore {
               if (q !== undefined) lastSeq = q;
               report.journalRecords++;
             } catch (err) {
-              unusable = { kind: 'corrupt', offset, reason: `a record passes its CRC-32 check but cannot be applied: ${(err as Error).message}` };
+              unusable = {
+                kind: 'corrupt',
+                offset,
+                reason: `a record passes its CRC-32 check but cannot be applied: ${(err as Error).message}`,
+              };
             }
           },
           io,
@@ -389,7 +429,10 @@ export class FileStore {
       report.problems.push(describeDamage(file, damage));
       if (damage.kind === 'torn' && j === journals.length - 1) {
         report.tornTail = report.problems[report.problems.length - 1];
-        if (!this.readOnly) this.writeStep('cut the torn last record off ' + path.basename(file), () => truncateJournal(file, read.validEnd, io));
+        if (!this.readOnly)
+          this.writeStep('cut the torn last record off ' + path.basename(file), () =>
+            truncateJournal(file, read.validEnd, io),
+          );
         continue;
       }
       // Corruption (or a torn tail before a newer journal, which cannot happen in normal
@@ -399,20 +442,30 @@ export class FileStore {
       keep.push({ file, why: 'damaged' });
       for (const later of journals.slice(j + 1)) {
         keep.push({ file: journalPath(this.dir, later), why: 'unreplayed' });
-        report.problems.push(`${path.basename(journalPath(this.dir, later))} comes after the damage and was not applied`);
+        report.problems.push(
+          `${path.basename(journalPath(this.dir, later))} comes after the damage and was not applied`,
+        );
       }
       break;
     }
     if (manifest && !report.stoppedAt) {
       // What the manifest says was durable must be here: a file deleted, emptied or cut short
       // is found by its absence, which no checksum can see.
-      if (manifest.snapshot !== null && (report.snapshot === undefined || report.snapshot < manifest.snapshot) && !snapshots.includes(manifest.snapshot)) {
-        report.problems.push(`${path.basename(snapshotPath(this.dir, manifest.snapshot))} is missing: the folder's manifest names it as the base of its state; what the other files hold was recovered`);
+      if (
+        manifest.snapshot !== null &&
+        (report.snapshot === undefined || report.snapshot < manifest.snapshot) &&
+        !snapshots.includes(manifest.snapshot)
+      ) {
+        report.problems.push(
+          `${path.basename(snapshotPath(this.dir, manifest.snapshot))} is missing: the folder's manifest names it as the base of its state; what the other files hold was recovered`,
+        );
         report.stoppedAt = { file: snapshotPath(this.dir, manifest.snapshot), offset: 0 };
         keep.push({ file: '', why: 'damaged' });
       } else if ((lastSeq ?? 0) < manifest.seq) {
         const newest = journals.length ? journalPath(this.dir, journals[journals.length - 1]) : undefined;
-        report.problems.push(`records up to sequence number ${manifest.seq} were committed, but the files hold only ${lastSeq ?? 0}: ${newest ? `${path.basename(newest)} was cut short or emptied, or a journal is missing` : 'the journal is missing'}; everything found was recovered`);
+        report.problems.push(
+          `records up to sequence number ${manifest.seq} were committed, but the files hold only ${lastSeq ?? 0}: ${newest ? `${path.basename(newest)} was cut short or emptied, or a journal is missing` : 'the journal is missing'}; everything found was recovered`,
+        );
         report.stoppedAt = { file: newest ?? journalPath(this.dir, last), offset: 0 };
         if (newest && !keep.some((k) => k.file === newest)) keep.push({ file: newest, why: 'damaged' });
         if (!newest) keep.push({ file: '', why: 'damaged' });
@@ -427,7 +480,8 @@ export class FileStore {
       if (!this.readOnly) this.pendingBase = { generation: this.generation, keep };
     } else {
       this.generation = last;
-      if (!this.readOnly) this.writeStep(`open ${path.basename(journalPath(this.dir, last))} for writing`, () => this.openJournal());
+      if (!this.readOnly)
+        this.writeStep(`open ${path.basename(journalPath(this.dir, last))} for writing`, () => this.openJournal());
     }
     report.millis = performance.now() - started;
     return report;
@@ -483,12 +537,18 @@ export class FileStore {
         } catch {
           io.copyFileSync(file, kept.path);
         }
-        notes.push(`${path.basename(file)} was kept as ${path.basename(kept.path)}${why === 'unreplayed' ? ' (not applied: it comes after the damage)' : ''}`);
+        notes.push(
+          `${path.basename(file)} was kept as ${path.basename(kept.path)}${why === 'unreplayed' ? ' (not applied: it comes after the damage)' : ''}`,
+        );
       }
       syncDirectory(this.dir, io);
     });
     this.writeStep(`save the recovered state as ${path.basename(snapshotPath(this.dir, pending.generation))}`, () => {
-      writeFileAtomic(snapshotPath(this.dir, pending.generation), snapshotFrames(pending.generation, records, this.seq), io);
+      writeFileAtomic(
+        snapshotPath(this.dir, pending.generation),
+        snapshotFrames(pending.generation, records, this.seq),
+        io,
+      );
     });
     this.pendingBase = undefined;
     this.baseSnapshot = pending.generation;
@@ -510,7 +570,8 @@ export class FileStore {
       const ino = this.io.statSync(file).ino;
       for (const f of this.io.readdirSync(this.dir)) {
         if (!f.startsWith(`${base}.${why}-`)) continue;
-        if (this.io.statSync(path.join(this.dir, f)).ino === ino && ino !== 0) return { path: path.join(this.dir, f), existed: true };
+        if (this.io.statSync(path.join(this.dir, f)).ino === ino && ino !== 0)
+          return { path: path.join(this.dir, f), existed: true };
       }
     } catch {
       // No inode to compare (or a race): a new name is always safe.
@@ -529,11 +590,14 @@ export class FileStore {
     }
     try {
       const m = JSON.parse(text) as Manifest;
-      if (m.format === 1 && (m.snapshot === null || Number.isSafeInteger(m.snapshot)) && Number.isSafeInteger(m.seq)) return m;
+      if (m.format === 1 && (m.snapshot === null || Number.isSafeInteger(m.snapshot)) && Number.isSafeInteger(m.seq))
+        return m;
     } catch {
       // Reported below.
     }
-    report.problems.push(`${MANIFEST_FILE} is unreadable: missing or shortened files cannot be checked at this open (it is written again at the next clean close)`);
+    report.problems.push(
+      `${MANIFEST_FILE} is unreadable: missing or shortened files cannot be checked at this open (it is written again at the next clean close)`,
+    );
     return undefined;
   }
 
@@ -557,7 +621,9 @@ export class FileStore {
    * the footer's count and the chain of the frames' checksums; `apply` then reads the records
    * between header and footer again, one at a time. A string says why it is damaged.
    */
-  private readSnapshot(g: number): { records: number; seq?: number; apply(each: (payload: Buffer, offset: number) => void): void } | string {
+  private readSnapshot(
+    g: number,
+  ): { records: number; seq?: number; apply(each: (payload: Buffer, offset: number) => void): void } | string {
     const file = snapshotPath(this.dir, g);
     const io = this.io;
     let fd: number;
@@ -602,12 +668,20 @@ export class FileStore {
     }
     let footer: Document | undefined;
     try {
-      footer = count > 1 ? BSON.deserialize(src.read(last.offset + FRAME_HEADER_BYTES, last.length), DECODE) : undefined;
+      footer =
+        count > 1 ? BSON.deserialize(src.read(last.offset + FRAME_HEADER_BYTES, last.length), DECODE) : undefined;
     } catch {
       footer = undefined;
     }
     // A snapshot is written whole or not at all (rename); anything else is damage, not a torn write.
-    if (walk.damage || !header || header.magic !== SNAPSHOT_MAGIC || !footer || footer.end !== true || Number(footer.records) !== count - 2) {
+    if (
+      walk.damage ||
+      !header ||
+      header.magic !== SNAPSHOT_MAGIC ||
+      !footer ||
+      footer.end !== true ||
+      Number(footer.records) !== count - 2
+    ) {
       closeFile();
       return `${path.basename(file)} is damaged${walk.damage ? ` at byte offset ${walk.damage.offset}` : ''}: none of its records were applied`;
     }
@@ -642,8 +716,17 @@ export class FileStore {
   /** Commit one record (durable on return in fsync mode). */
   append(doc: Document): void {
     if (!this.journal) {
-      if (this.readOnly) throw new Error(`${this.dir} is open read-only: ${this.readOnlyReason ?? (this.lockHolder ? `process ${this.lockHolder.pid} writes to it` : 'another writer has it')}.`);
-      throw new Error(this.pendingBase ? 'the state recovered from a damaged folder is not saved yet (saveRecoveredState)' : this.closed ? 'the store is closed' : 'the store is not recovered yet');
+      if (this.readOnly)
+        throw new Error(
+          `${this.dir} is open read-only: ${this.readOnlyReason ?? (this.lockHolder ? `process ${this.lockHolder.pid} writes to it` : 'another writer has it')}.`,
+        );
+      throw new Error(
+        this.pendingBase
+          ? 'the state recovered from a damaged folder is not saved yet (saveRecoveredState)'
+          : this.closed
+            ? 'the store is closed'
+            : 'the store is not recovered yet',
+      );
     }
     this.journal.append(BSON.serialize({ q: this.seq + 1, ...doc }));
     this.seq++;
@@ -719,12 +802,19 @@ export class FileStore {
   /** writeSnapshot that returns to the event loop between slices (compaction while the engine runs). */
   async writeSnapshotAsync(g: number, records: Iterable<Document>, yieldEveryMs = 20): Promise<number> {
     try {
-      const bytes = await writeFileAtomicAsync(snapshotPath(this.dir, g), snapshotFrames(g, records, this.compactionSeq), yieldEveryMs, this.io);
+      const bytes = await writeFileAtomicAsync(
+        snapshotPath(this.dir, g),
+        snapshotFrames(g, records, this.compactionSeq),
+        yieldEveryMs,
+        this.io,
+      );
       this.baseSnapshot = g;
       this.writeManifest(this.compactionSeq);
       // Off the main thread: unlinking a 50 MB snapshot held the event loop ~50 ms (up to ~240 ms
       // measured). Files a crash leaves behind are older generations, which recovery ignores.
-      await Promise.all(this.olderThan(g).map((file) => this.io.promises.rm(file, { force: true }).catch(() => undefined)));
+      await Promise.all(
+        this.olderThan(g).map((file) => this.io.promises.rm(file, { force: true }).catch(() => undefined)),
+      );
       return bytes;
     } finally {
       this.compacting = false;
@@ -738,8 +828,12 @@ export class FileStore {
   /** The snapshot and journal files of generations before `g`. */
   private olderThan(g: number): string[] {
     return [
-      ...generations(this.io, this.dir, SNAPSHOT).filter((old) => old < g).map((old) => snapshotPath(this.dir, old)),
-      ...generations(this.io, this.dir, JOURNAL).filter((old) => old < g).map((old) => journalPath(this.dir, old)),
+      ...generations(this.io, this.dir, SNAPSHOT)
+        .filter((old) => old < g)
+        .map((old) => snapshotPath(this.dir, old)),
+      ...generations(this.io, this.dir, JOURNAL)
+        .filter((old) => old < g)
+        .map((old) => journalPath(this.dir, old)),
     ];
   }
 

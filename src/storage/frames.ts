@@ -34,7 +34,8 @@ export const MAX_FRAME_PAYLOAD = 256 * 1024 * 1024;
 export const MIN_FRAME_PAYLOAD = 5;
 
 export function encodeFrame(payload: Uint8Array): Buffer {
-  if (payload.length < MIN_FRAME_PAYLOAD || payload.length > MAX_FRAME_PAYLOAD) throw new RangeError(`a frame holds ${MIN_FRAME_PAYLOAD} to ${MAX_FRAME_PAYLOAD} bytes, not ${payload.length}`);
+  if (payload.length < MIN_FRAME_PAYLOAD || payload.length > MAX_FRAME_PAYLOAD)
+    throw new RangeError(`a frame holds ${MIN_FRAME_PAYLOAD} to ${MAX_FRAME_PAYLOAD} bytes, not ${payload.length}`);
   const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
   frame.writeUInt32LE(payload.length, 0);
   frame.writeUInt32LE(crc32(payload), 4);
@@ -86,7 +87,8 @@ export class FileSource implements ByteSource {
 
   read(offset: number, n: number): Buffer {
     const end = Math.min(this.size, offset + n);
-    if (offset >= this.windowStart && end <= this.windowStart + this.windowLength) return this.window.subarray(offset - this.windowStart, end - this.windowStart);
+    if (offset >= this.windowStart && end <= this.windowStart + this.windowLength)
+      return this.window.subarray(offset - this.windowStart, end - this.windowStart);
     if (end - offset > this.window.length) {
       const whole = Buffer.allocUnsafe(end - offset);
       this.fill(whole, offset, whole.length);
@@ -102,7 +104,8 @@ export class FileSource implements ByteSource {
     let got = 0;
     while (got < length) {
       const n = this.io.readSync(this.fd, into, got, length - got, position + got);
-      if (n === 0) throw new Error(`the file ended at byte ${position + got}, before the ${this.size} bytes it had when opened`);
+      if (n === 0)
+        throw new Error(`the file ended at byte ${position + got}, before the ${this.size} bytes it had when opened`);
       got += n;
     }
   }
@@ -117,7 +120,8 @@ function wholeFrameAt(src: ByteSource, offset: number): Buffer | undefined {
   if (header.length < FRAME_HEADER_BYTES) return undefined;
   const length = header.readUInt32LE(0);
   const crc = header.readUInt32LE(4);
-  if (length < MIN_FRAME_PAYLOAD || length > MAX_FRAME_PAYLOAD || length > src.size - offset - FRAME_HEADER_BYTES) return undefined;
+  if (length < MIN_FRAME_PAYLOAD || length > MAX_FRAME_PAYLOAD || length > src.size - offset - FRAME_HEADER_BYTES)
+    return undefined;
   const payload = src.read(offset + FRAME_HEADER_BYTES, length);
   // Every payload is a BSON document: its own size first, a zero last. Checked before the CRC.
   if (payload.readInt32LE(0) !== length || payload[length - 1] !== 0) return undefined;
@@ -131,9 +135,11 @@ function whyBad(src: ByteSource, offset: number): string {
   if (left < FRAME_HEADER_BYTES) return 'a record header is cut short';
   const length = src.read(offset, 4).readUInt32LE(0);
   if (length < MIN_FRAME_PAYLOAD || length > MAX_FRAME_PAYLOAD) return `a record claims ${length} bytes`;
-  if (length > left - FRAME_HEADER_BYTES) return `a record claims ${length} bytes but only ${left - FRAME_HEADER_BYTES} follow`;
+  if (length > left - FRAME_HEADER_BYTES)
+    return `a record claims ${length} bytes but only ${left - FRAME_HEADER_BYTES} follow`;
   const payload = src.read(offset + FRAME_HEADER_BYTES, length);
-  if (payload.readInt32LE(0) !== length || payload[length - 1] !== 0) return 'a record holds no BSON document of its length';
+  if (payload.readInt32LE(0) !== length || payload[length - 1] !== 0)
+    return 'a record holds no BSON document of its length';
   return 'a record fails its CRC-32 check';
 }
 
@@ -152,12 +158,21 @@ function nextWholeFrame(src: ByteSource, from: number): number | undefined {
     let candidate = -1;
     for (let i = 0; i < span; i++) {
       // A zero-filled stretch holds no candidate (every length in it is 0): skipped a block at a time.
-      if (chunk[i] === 0 && i + ZERO_BLOCK.length <= chunk.length && chunk.compare(ZERO_BLOCK, 0, ZERO_BLOCK.length, i, i + ZERO_BLOCK.length) === 0) {
+      if (
+        chunk[i] === 0 &&
+        i + ZERO_BLOCK.length <= chunk.length &&
+        chunk.compare(ZERO_BLOCK, 0, ZERO_BLOCK.length, i, i + ZERO_BLOCK.length) === 0
+      ) {
         i += ZERO_BLOCK.length - 4;
         continue;
       }
       const length = chunk.readUInt32LE(i);
-      if (length < MIN_FRAME_PAYLOAD || length > MAX_FRAME_PAYLOAD || length > src.size - (offset + i) - FRAME_HEADER_BYTES) continue;
+      if (
+        length < MIN_FRAME_PAYLOAD ||
+        length > MAX_FRAME_PAYLOAD ||
+        length > src.size - (offset + i) - FRAME_HEADER_BYTES
+      )
+        continue;
       if (chunk.readInt32LE(i + FRAME_HEADER_BYTES) !== length) continue;
       candidate = i;
       break;
@@ -178,7 +193,8 @@ function zeroTail(src: ByteSource, from: number): boolean {
   for (let offset = from; offset < src.size; offset += SCAN_CHUNK) {
     const chunk = src.read(offset, SCAN_CHUNK);
     let i = 0;
-    for (; i + ZERO_BLOCK.length <= chunk.length; i += ZERO_BLOCK.length) if (chunk.compare(ZERO_BLOCK, 0, ZERO_BLOCK.length, i, i + ZERO_BLOCK.length) !== 0) return false;
+    for (; i + ZERO_BLOCK.length <= chunk.length; i += ZERO_BLOCK.length)
+      if (chunk.compare(ZERO_BLOCK, 0, ZERO_BLOCK.length, i, i + ZERO_BLOCK.length) !== 0) return false;
     for (; i < chunk.length; i++) if (chunk[i] !== 0) return false;
   }
   return true;
@@ -199,8 +215,16 @@ function classify(src: ByteSource, offset: number): Damage {
   if (length >= MIN_FRAME_PAYLOAD && length <= MAX_FRAME_PAYLOAD && length > left - FRAME_HEADER_BYTES) {
     if (left >= FRAME_HEADER_BYTES + MIN_FRAME_PAYLOAD) {
       const own = src.read(offset + FRAME_HEADER_BYTES, 4).readInt32LE(0);
-      if (own >= MIN_FRAME_PAYLOAD && own <= left - FRAME_HEADER_BYTES && crc32(src.read(offset + FRAME_HEADER_BYTES, own)) === crc) {
-        return { kind: 'corrupt', offset, reason: `a whole record's length field is damaged (it claims ${length} bytes; the record holds ${own})` };
+      if (
+        own >= MIN_FRAME_PAYLOAD &&
+        own <= left - FRAME_HEADER_BYTES &&
+        crc32(src.read(offset + FRAME_HEADER_BYTES, own)) === crc
+      ) {
+        return {
+          kind: 'corrupt',
+          offset,
+          reason: `a whole record's length field is damaged (it claims ${length} bytes; the record holds ${own})`,
+        };
       }
     }
     return { kind: 'torn', offset, bytes: left };
@@ -221,7 +245,11 @@ export interface FrameWalk {
  * Calls `onFrame` for each whole frame from `start` until the end or the first bad one, then
  * sorts out what follows it. A payload is valid only during its call.
  */
-export function walkFrames(src: ByteSource, onFrame: (payload: Buffer, offset: number, crc: number) => void, start = 0): FrameWalk {
+export function walkFrames(
+  src: ByteSource,
+  onFrame: (payload: Buffer, offset: number, crc: number) => void,
+  start = 0,
+): FrameWalk {
   let offset = start;
   let frames = 0;
   while (offset < src.size) {

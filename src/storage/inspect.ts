@@ -21,7 +21,8 @@ const KEPT = KEPT_NAME;
 const COMPACTION_TMP = COMPACTION_TMP_NAME;
 const META_FILE = 'ttl-workbench.json';
 
-export type FileKind = 'meta' | 'manifest' | 'lock' | 'snapshot' | 'journal' | 'kept' | 'temporary' | 'stray' | 'other' | 'folder';
+export type FileKind =
+  'meta' | 'manifest' | 'lock' | 'snapshot' | 'journal' | 'kept' | 'temporary' | 'stray' | 'other' | 'folder';
 
 export interface FolderFile {
   name: string;
@@ -84,7 +85,6 @@ export function listFolderFiles(dir: string, io: StorageFs = nodeFs): FolderFile
     });
 }
 
-
 /**
  * Check that `dir` is a data folder (exists, holds a store's files), list it and recover it
  * read-only. Throws FolderUsageError for a folder that is missing or holds no store; errors of
@@ -96,12 +96,29 @@ export function inspectFolder(dir: string, options: { fs?: StorageFs } = {}): In
   try {
     isDir = io.statSync(dir).isDirectory();
   } catch {
-    throw new FolderUsageError(`${dir} does not exist: give the data folder that \`ttl-workbench run --data\` or the extension wrote`);
+    throw new FolderUsageError(
+      `${dir} does not exist: give the data folder that \`ttl-workbench run --data\` or the extension wrote`,
+    );
   }
-  if (!isDir) throw new FolderUsageError(`${dir} is not a folder: give the data folder that \`ttl-workbench run --data\` or the extension wrote`);
+  if (!isDir)
+    throw new FolderUsageError(
+      `${dir} is not a folder: give the data folder that \`ttl-workbench run --data\` or the extension wrote`,
+    );
   const files = listFolderFiles(dir, io);
-  if (!files.some((f) => f.kind === 'meta' || f.kind === 'snapshot' || f.kind === 'journal' || f.kind === 'kept' || f.kind === 'stray' || f.kind === 'manifest')) {
-    throw new FolderUsageError(`${dir} holds no TTL Workbench data (no ${META_FILE}, snapshot-<g>.ttls or journal-<g>.ttlj): is it the right folder?`);
+  if (
+    !files.some(
+      (f) =>
+        f.kind === 'meta' ||
+        f.kind === 'snapshot' ||
+        f.kind === 'journal' ||
+        f.kind === 'kept' ||
+        f.kind === 'stray' ||
+        f.kind === 'manifest',
+    )
+  ) {
+    throw new FolderUsageError(
+      `${dir} holds no TTL Workbench data (no ${META_FILE}, snapshot-<g>.ttls or journal-<g>.ttlj): is it the right folder?`,
+    );
   }
   const lock = peekLock(dir, io);
   // A clock at 0: the restore moves it up to the stored time, which is what a salvage keeps.
@@ -178,7 +195,8 @@ export function salvageInto(inspection: Inspection, to: string, options: { fs?: 
   });
   try {
     if (target.store.readOnly) throw new Error(`${to} could not be written: ${target.notes.join(' ')}`);
-    if (target.documents > 0 || target.recovery.snapshot !== undefined || target.recovery.journalRecords > 0) throw new Error(`${to} is not empty`);
+    if (target.documents > 0 || target.recovery.snapshot !== undefined || target.recovery.journalRecords > 0)
+      throw new Error(`${to} is not empty`);
     const generation = target.store.beginCompaction();
     const state = captureSnapshot(source);
     try {

@@ -120,7 +120,11 @@ export interface JournalRead {
  * a time, so a journal of any size opens in memory bounded by its largest record. `onFrame`
  * gets each whole record's payload, valid only during the call.
  */
-export function readJournal(path: string, onFrame: (payload: Buffer, offset: number) => void, io: StorageFs = nodeFs): JournalRead {
+export function readJournal(
+  path: string,
+  onFrame: (payload: Buffer, offset: number) => void,
+  io: StorageFs = nodeFs,
+): JournalRead {
   let fd: number;
   try {
     fd = io.openSync(path, 'r');
@@ -131,7 +135,12 @@ export function readJournal(path: string, onFrame: (payload: Buffer, offset: num
   try {
     const size = io.fstatSync(fd).size;
     const walk = walkFrames(new FileSource(io, fd, size), onFrame);
-    return { frames: walk.frames, validEnd: walk.validEnd, bytes: size, ...(walk.damage ? { damage: walk.damage } : {}) };
+    return {
+      frames: walk.frames,
+      validEnd: walk.validEnd,
+      bytes: size,
+      ...(walk.damage ? { damage: walk.damage } : {}),
+    };
   } finally {
     io.closeSync(fd);
   }

@@ -30,7 +30,8 @@ export interface LockOptions {
   takeOverFrom?: readonly string[];
 }
 
-export type LockResult = { ok: true; release: () => void; tookOverFrom?: LockHolder } | { ok: false; holder: LockHolder };
+export type LockResult =
+  { ok: true; release: () => void; tookOverFrom?: LockHolder } | { ok: false; holder: LockHolder };
 
 function alive(pid: number): boolean {
   try {
@@ -77,7 +78,8 @@ function createWhole(io: StorageFs, file: string, text: string): void {
     io.linkSync(own, file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS' && code !== 'EXDEV') throw err;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS' && code !== 'EXDEV')
+      throw err;
     io.writeFileSync(file, text, { flag: 'wx' });
   } finally {
     try {
@@ -93,7 +95,12 @@ const released = new Set<string>();
 
 export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs, options: LockOptions = {}): LockResult {
   const file = path.join(dir, LOCK_FILE);
-  const me: LockHolder = { pid: process.pid, since: new Date().toISOString(), ...(by ? { by } : {}), ...(options.owner ? { owner: options.owner } : {}) };
+  const me: LockHolder = {
+    pid: process.pid,
+    since: new Date().toISOString(),
+    ...(by ? { by } : {}),
+    ...(options.owner ? { owner: options.owner } : {}),
+  };
   let tookOverFrom: LockHolder | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -118,8 +125,13 @@ export function acquireLock(dir: string, by?: string, io: StorageFs = nodeFs, op
     }
     const holder = readHolder(io, file);
     // Our own pid counts as alive: a second store in this process must not share the folder.
-    const deadThread = holder !== undefined && holder.pid === process.pid && holder.owner !== undefined && options.takeOverFrom?.includes(holder.owner) === true;
-    if (holder && alive(holder.pid) && !(holder.pid === process.pid && released.has(file)) && !deadThread) return { ok: false, holder };
+    const deadThread =
+      holder !== undefined &&
+      holder.pid === process.pid &&
+      holder.owner !== undefined &&
+      options.takeOverFrom?.includes(holder.owner) === true;
+    if (holder && alive(holder.pid) && !(holder.pid === process.pid && released.has(file)) && !deadThread)
+      return { ok: false, holder };
     released.delete(file);
     // An unreadable lock is either being written right now (give it a moment) or was left by a
     // writer that died in between.

@@ -24,12 +24,22 @@ export class CheckContext {
 
   private insertsByCollection: Map<string, InsertDef[]> | undefined;
 
-  constructor(readonly defs: Definitions, readonly options: AnalysisOptions) {
+  constructor(
+    readonly defs: Definitions,
+    readonly options: AnalysisOptions,
+  ) {
     this.serverVersion = options.serverVersion ?? '8.0';
     this.nowMs = options.nowMs ?? Date.now();
   }
 
-  report(code: RuleCode, unit: Unit, node: Node, message: string, fixes: Fix[] = [], extra: { severity?: Severity; related?: RelatedSpan[] } = {}): void {
+  report(
+    code: RuleCode,
+    unit: Unit,
+    node: Node,
+    message: string,
+    fixes: Fix[] = [],
+    extra: { severity?: Severity; related?: RelatedSpan[] } = {},
+  ): void {
     const rule = RULES[code];
     // Built property by property (no spreads): a file can have thousands of problems.
     const problem = spanOf(unit, node) as Problem;
@@ -61,7 +71,8 @@ export class CheckContext {
     if (!ns) return undefined;
     let created: Definitions['collections'][number] | undefined;
     // The last creation in the input wins, as at runtime after a drop and re-create.
-    for (let i = this.defs.collections.length - 1; i >= 0 && !created; i--) if (sameNamespace(this.defs.collections[i].ns, ns)) created = this.defs.collections[i];
+    for (let i = this.defs.collections.length - 1; i >= 0 && !created; i--)
+      if (sameNamespace(this.defs.collections[i].ns, ns)) created = this.defs.collections[i];
     if (created) {
       const ttl = created.ttl?.value;
       return {

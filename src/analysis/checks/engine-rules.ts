@@ -16,15 +16,31 @@ const REWRITABLE = new Set(['createIndex', 'ensureIndex']);
 
 export function checkAgainstEngine(ctx: CheckContext, def: IndexDef): void {
   const engine = ctx.options.engine;
-  if (!engine || !def.ns || !def.spec || !def.ttl || def.via === 'indexOptions' || def.via === 'mongooseField' || def.via === 'mongooseIndex') return;
+  if (
+    !engine ||
+    !def.ns ||
+    !def.spec ||
+    !def.ttl ||
+    def.via === 'indexOptions' ||
+    def.via === 'mongooseField' ||
+    def.via === 'mongooseIndex'
+  )
+    return;
   const known = engine.collection(def.ns);
   if (!known) return;
   for (const existing of known.indexes) {
     const kind = compareSpecs(def.spec, existing);
     if (kind !== 'sameNameDifferentOptions' && kind !== 'equivalentOtherNameAndOptions') continue;
-    if (existing.expireAfterSeconds !== undefined && valuesEqual(existing.expireAfterSeconds, def.spec.expireAfterSeconds)) continue;
+    if (
+      existing.expireAfterSeconds !== undefined &&
+      valuesEqual(existing.expireAfterSeconds, def.spec.expireAfterSeconds)
+    )
+      continue;
     const err = conflictError(kind, def.spec, existing, def.ns.collection)!;
-    const before = existing.expireAfterSeconds === undefined ? 'no expireAfterSeconds' : `expireAfterSeconds ${String(existing.expireAfterSeconds)}`;
+    const before =
+      existing.expireAfterSeconds === undefined
+        ? 'no expireAfterSeconds'
+        : `expireAfterSeconds ${String(existing.expireAfterSeconds)}`;
     ctx.report(
       'TTL011',
       def.unit,
@@ -44,5 +60,11 @@ function collModFix(def: IndexDef, existing: Document): Fix[] {
   const valueText = nodeText(unit, def.ttl!.value.at);
   const method = def.dbRef.driver ? 'command' : 'runCommand';
   const text = `${def.dbRef.text}.${method}({ collMod: ${JSON.stringify(def.ns.collection)}, index: { keyPattern: ${keyText}, expireAfterSeconds: ${valueText} } })`;
-  return [{ title: `Change '${String(existing.name)}' with collMod instead`, edits: [replace(unit, call.node, text)], preferred: true }];
+  return [
+    {
+      title: `Change '${String(existing.name)}' with collMod instead`,
+      edits: [replace(unit, call.node, text)],
+      preferred: true,
+    },
+  ];
 }

@@ -12,7 +12,18 @@ import type { Lit } from '../literals';
 import type { Fix } from '../types';
 import { nsText, type CheckContext } from './context';
 
-const INDEX_OPTIONS = new Set(['expireAfterSeconds', 'partialFilterExpression', 'unique', 'sparse', 'name', 'hidden', 'collation', 'background', 'weights', 'wildcardProjection']);
+const INDEX_OPTIONS = new Set([
+  'expireAfterSeconds',
+  'partialFilterExpression',
+  'unique',
+  'sparse',
+  'name',
+  'hidden',
+  'collation',
+  'background',
+  'weights',
+  'wildcardProjection',
+]);
 
 export function checkDuplicates(ctx: CheckContext): void {
   // Only definitions of the same collection can clash: group first, so the work stays linear in
@@ -54,7 +65,9 @@ export function checkSplitOptions(ctx: CheckContext): void {
     if (extra.kind !== 'object') continue;
     const misplaced = extra.props.filter((p) => INDEX_OPTIONS.has(p.key)).map((p) => p.key);
     if (misplaced.length === 0) continue;
-    const lost = misplaced.includes('expireAfterSeconds') ? ' This index is created without a TTL: nothing ever expires through it.' : '';
+    const lost = misplaced.includes('expireAfterSeconds')
+      ? ' This index is created without a TTL: nothing ever expires through it.'
+      : '';
     ctx.report(
       'TTL016',
       def.unit,
@@ -69,7 +82,15 @@ export function checkSplitOptions(ctx: CheckContext): void {
 function mergeFix(def: IndexDef, extra: Lit & { kind: 'object' }): Fix[] {
   const call = def.call?.node;
   const options = def.options;
-  if (!call || options?.kind !== 'object' || options.node !== options.at || extra.node !== extra.at || options.node.type !== 'ObjectExpression' || extra.node.type !== 'ObjectExpression') return [];
+  if (
+    !call ||
+    options?.kind !== 'object' ||
+    options.node !== options.at ||
+    extra.node !== extra.at ||
+    options.node.type !== 'ObjectExpression' ||
+    extra.node.type !== 'ObjectExpression'
+  )
+    return [];
   const { unit } = def;
   const extraProps = extra.node.properties;
   if (extraProps.length === 0) return [];

@@ -47,7 +47,12 @@ export function checkIndexDefinition(ctx: CheckContext, def: IndexDef, seconds: 
     normalizeIndexSpec({ key, name: 'probe', expireAfterSeconds: VALID_STAND_IN });
   } catch (err) {
     if (err instanceof EngineError && err.code === 197) {
-      ctx.report('TTL007', def.unit, keyNode, `createIndex fails with InvalidIndexSpecificationOption (197): ${err.message} The _id field does not support TTL indexes. Index a date field instead (e.g. { createdAt: 1 }), or use a clustered collection with a collection-level expireAfterSeconds to expire by _id.`);
+      ctx.report(
+        'TTL007',
+        def.unit,
+        keyNode,
+        `createIndex fails with InvalidIndexSpecificationOption (197): ${err.message} The _id field does not support TTL indexes. Index a date field instead (e.g. { createdAt: 1 }), or use a clustered collection with a collection-level expireAfterSeconds to expire by _id.`,
+      );
       return;
     }
   }
@@ -55,7 +60,13 @@ export function checkIndexDefinition(ctx: CheckContext, def: IndexDef, seconds: 
   // TTL006: the key alone, on an ordinary collection.
   const keyError = engineRefusal(probe, { ...NO_COLLECTION, serverVersion: ctx.serverVersion });
   if (keyError) {
-    ctx.report('TTL006', def.unit, keyNode, `createIndex fails with ${keyError.codeName} (${keyError.code}): ${keyError.message}`, splitFixes(def, key));
+    ctx.report(
+      'TTL006',
+      def.unit,
+      keyNode,
+      `createIndex fails with ${keyError.codeName} (${keyError.code}): ${keyError.message}`,
+      splitFixes(def, key),
+    );
     return;
   }
 
@@ -71,7 +82,9 @@ export function checkIndexDefinition(ctx: CheckContext, def: IndexDef, seconds: 
 /** The partial filter as options (`{}` without one); undefined when it is there but not literal. */
 function partialOf(def: IndexDef): Document | undefined {
   if (!lastPropOf(def.options, 'partialFilterExpression')) return {};
-  return def.spec?.partialFilterExpression !== undefined ? { partialFilterExpression: def.spec.partialFilterExpression } : undefined;
+  return def.spec?.partialFilterExpression !== undefined
+    ? { partialFilterExpression: def.spec.partialFilterExpression }
+    : undefined;
 }
 
 function lastPropOf(lit: Lit | undefined, key: string): Prop | undefined {
@@ -82,27 +95,61 @@ function where(facts: CollectionFacts, nsName: string): string {
   return facts.source === 'file' ? `${nsName} (created in this file)` : `${nsName} (in the connected engine)`;
 }
 
-function checkAgainstCollection(ctx: CheckContext, def: IndexDef, probe: Document, facts: CollectionFacts, seconds: number | undefined): void {
+function checkAgainstCollection(
+  ctx: CheckContext,
+  def: IndexDef,
+  probe: Document,
+  facts: CollectionFacts,
+  seconds: number | undefined,
+): void {
   const name = where(facts, nsText(def.ns!));
-  const collectionFacts = { capped: facts.capped, clustered: facts.clustered, ...(facts.timeseries ? { timeseries: facts.timeseries } : {}) };
+  const collectionFacts = {
+    capped: facts.capped,
+    clustered: facts.clustered,
+    ...(facts.timeseries ? { timeseries: facts.timeseries } : {}),
+  };
   const err = engineRefusal(probe, { ...collectionFacts, serverVersion: ctx.serverVersion });
   const ttlNode = def.ttl!.node;
   if (err) {
     if (err.code === 72) {
       const filter = lastPropOf(def.options, 'partialFilterExpression');
-      ctx.report('TTL009', def.unit, filter && facts.timeseries && Object.keys(def.keyValue!)[0] === facts.timeseries.timeField ? filter.node : ttlNode, `createIndex on the time-series collection ${name} fails with InvalidOptions (72): ${err.message}`);
+      ctx.report(
+        'TTL009',
+        def.unit,
+        filter && facts.timeseries && Object.keys(def.keyValue!)[0] === facts.timeseries.timeField
+          ? filter.node
+          : ttlNode,
+        `createIndex on the time-series collection ${name} fails with InvalidOptions (72): ${err.message}`,
+      );
     } else {
-      ctx.report('TTL008', def.unit, ttlNode, `createIndex on the capped collection ${name} fails with ${err.codeName ? `${err.codeName} ` : ''}(${err.code}): ${err.message}`, [], { severity: 'error' });
+      ctx.report(
+        'TTL008',
+        def.unit,
+        ttlNode,
+        `createIndex on the capped collection ${name} fails with ${err.codeName ? `${err.codeName} ` : ''}(${err.code}): ${err.message}`,
+        [],
+        { severity: 'error' },
+      );
     }
     return;
   }
   if (facts.capped) {
     const older = engineRefusal(probe, { ...collectionFacts, serverVersion: '7.0' });
     if (older) {
-      ctx.report('TTL008', def.unit, ttlNode, `${name} is capped: MongoDB 7.1 and later accept this TTL index and delete by date as well as by size, but MongoDB 7.0 and earlier refuse it with CannotCreateIndex (67). Keep it only if every server you deploy to is 7.1 or later.`);
+      ctx.report(
+        'TTL008',
+        def.unit,
+        ttlNode,
+        `${name} is capped: MongoDB 7.1 and later accept this TTL index and delete by date as well as by size, but MongoDB 7.0 and earlier refuse it with CannotCreateIndex (67). Keep it only if every server you deploy to is 7.1 or later.`,
+      );
     }
   }
-  if (facts.timeseries && seconds !== undefined && def.spec?.partialFilterExpression !== undefined && isNumeric(facts.expireAfterSeconds)) {
+  if (
+    facts.timeseries &&
+    seconds !== undefined &&
+    def.spec?.partialFilterExpression !== undefined &&
+    isNumeric(facts.expireAfterSeconds)
+  ) {
     const collectionSeconds = safeNumberLong(facts.expireAfterSeconds);
     if (seconds >= collectionSeconds) {
       ctx.report(
@@ -116,7 +163,16 @@ function checkAgainstCollection(ctx: CheckContext, def: IndexDef, probe: Documen
 }
 
 /** Field names that hold when a document was made; `0` on them deletes at once. */
-const CREATION_WORDS = ['created', 'creation', 'inserted', 'insertion', 'addedat', 'added_at', 'dateadded', 'date_added'];
+const CREATION_WORDS = [
+  'created',
+  'creation',
+  'inserted',
+  'insertion',
+  'addedat',
+  'added_at',
+  'dateadded',
+  'date_added',
+];
 
 function checkCreationTimeZero(ctx: CheckContext, def: IndexDef, seconds: number): void {
   if (seconds !== 0) return;
@@ -152,7 +208,15 @@ function fieldLit(doc: Lit, path: string): Lit | undefined {
   return current;
 }
 
-const TYPE_WORDS: Record<string, string> = { number: 'a number', string: 'a string', bool: 'a boolean', null: 'null', object: 'an object', array: 'an array without dates', other: 'a non-date value' };
+const TYPE_WORDS: Record<string, string> = {
+  number: 'a number',
+  string: 'a string',
+  bool: 'a boolean',
+  null: 'null',
+  object: 'an object',
+  array: 'an array without dates',
+  other: 'a non-date value',
+};
 
 function checkInsertedValues(ctx: CheckContext, def: IndexDef): void {
   if (!def.ns || def.via === 'mongooseField' || def.via === 'mongooseIndex') return;
@@ -163,7 +227,10 @@ function checkInsertedValues(ctx: CheckContext, def: IndexDef): void {
       const value = fieldLit(doc, field);
       if (!value || isDateOnly(value) !== false) continue;
       const t = litType(value)!;
-      const what = value.kind === 'typed' && value.type === 'number' && nodeText(insert.unit, value.node).includes('Date.now') ? 'a number (Date.now() is milliseconds, not a Date)' : (TYPE_WORDS[t] ?? 'a non-date value');
+      const what =
+        value.kind === 'typed' && value.type === 'number' && nodeText(insert.unit, value.node).includes('Date.now')
+          ? 'a number (Date.now() is milliseconds, not a Date)'
+          : (TYPE_WORDS[t] ?? 'a non-date value');
       const keyProp = def.key?.kind === 'object' ? lastProp(def.key.props, field) : undefined;
       ctx.report(
         'TTL012',
@@ -184,7 +251,8 @@ function checkInsertedValues(ctx: CheckContext, def: IndexDef): void {
  * a statement, one fix per field, the date-looking one first.
  */
 function splitFixes(def: IndexDef, key: Document): Fix[] {
-  if (!def.call || !def.call.statement || !def.ttl || def.options?.kind !== 'object' || def.key?.kind !== 'object') return [];
+  if (!def.call || !def.call.statement || !def.ttl || def.options?.kind !== 'object' || def.key?.kind !== 'object')
+    return [];
   if (def.via !== 'createIndex' && def.via !== 'ensureIndex' && def.via !== 'mongooseIndex') return [];
   if (def.call.node.arguments.some((a) => !a)) return [];
   const { unit, call, ttl, options } = def;
@@ -193,9 +261,10 @@ function splitFixes(def: IndexDef, key: Document): Fix[] {
   const indent = indentOf(unit, statement);
   const filter = lastProp(options.props, 'partialFilterExpression');
   const ttlOptions = [nodeText(unit, ttl.node), ...(filter ? [nodeText(unit, filter.node)] : [])].join(', ');
-  const removeTtl = options.props.length === 1 && call.node.arguments.length === 2
-    ? removeRange(unit, call.node.arguments[0].end ?? 0, call.node.arguments[1].end ?? 0)
-    : removeProperty(unit, options.node, ttl.node);
+  const removeTtl =
+    options.props.length === 1 && call.node.arguments.length === 2
+      ? removeRange(unit, call.node.arguments[0].end ?? 0, call.node.arguments[1].end ?? 0)
+      : removeProperty(unit, options.node, ttl.node);
   if (!removeTtl) return [];
   const fields = Object.keys(key).filter((f) => key[f] === 1 || key[f] === -1);
   const dateLike = (f: string) => /(at|date|time|on|expires?)$/i.test(f);
@@ -209,4 +278,3 @@ function splitFixes(def: IndexDef, key: Document): Fix[] {
     };
   });
 }
-

@@ -51,7 +51,11 @@ export function checkTTLValue(ctx: CheckContext, input: TTLValueInput): number |
 }
 
 function numberFix(input: TTLValueInput, seconds: number, why: string, preferred = false): Fix {
-  return { title: `Use ${seconds}${why ? ` (${why})` : ''}`, edits: [replace(input.unit, input.prop.value.node, String(seconds))], ...(preferred ? { preferred: true } : {}) };
+  return {
+    title: `Use ${seconds}${why ? ` (${why})` : ''}`,
+    edits: [replace(input.unit, input.prop.value.node, String(seconds))],
+    ...(preferred ? { preferred: true } : {}),
+  };
 }
 
 function nanFix(input: TTLValueInput): Fix {
@@ -81,7 +85,8 @@ export function looksLikeMilliseconds(seconds: number): boolean {
 function acceptedAt(ctx: CheckContext, place: TTLPlace, seconds: number): boolean {
   try {
     if (place === 'createIndex') checkIndexExpireAfterSeconds(seconds, ctx.serverVersion);
-    else if (place === 'collMod') checkIndexExpireAfterSeconds(checkCollModIndexExpireAfterSeconds(seconds), ctx.serverVersion);
+    else if (place === 'collMod')
+      checkIndexExpireAfterSeconds(checkCollModIndexExpireAfterSeconds(seconds), ctx.serverVersion);
     else checkClusteredExpireAfterSeconds(seconds, ctx.nowMs);
     return true;
   } catch {
@@ -93,12 +98,26 @@ function reportRefusal(ctx: CheckContext, input: TTLValueInput, err: unknown, ru
   const { unit, prop, value } = input;
   const at = prop.value.at;
   const engineMessage = err instanceof EngineError ? `${err.message}` : String(err);
-  const code: RuleCode = isNaNExpireAfterSeconds(value) ? 'TTL002' : !isNumeric(value) ? 'TTL001' : safeNumberLong(value) < 0 ? 'TTL003' : 'TTL004';
+  const code: RuleCode = isNaNExpireAfterSeconds(value)
+    ? 'TTL002'
+    : !isNumeric(value)
+      ? 'TTL001'
+      : safeNumberLong(value) < 0
+        ? 'TTL003'
+        : 'TTL004';
   const fixes: Fix[] = [];
   const ok = (n: number) => acceptedAt(ctx, input.place, n);
   if (code === 'TTL001') {
     const s = secondsFromString(value);
-    if (s !== undefined && ok(s)) fixes.push(numberFix(input, s, `the number ${typeof value === 'string' && value.trim() !== String(s) ? `of seconds in "${value}"` : 'instead of a string'}`, true));
+    if (s !== undefined && ok(s))
+      fixes.push(
+        numberFix(
+          input,
+          s,
+          `the number ${typeof value === 'string' && value.trim() !== String(s) ? `of seconds in "${value}"` : 'instead of a string'}`,
+          true,
+        ),
+      );
   } else if (code === 'TTL002') {
     fixes.push(nanFix(input));
   } else if (code === 'TTL003') {
@@ -107,7 +126,8 @@ function reportRefusal(ctx: CheckContext, input: TTLValueInput, err: unknown, ru
     fixes.push(numberFix(input, 0, 'expire at the date stored in the field'));
   } else {
     const n = toDouble(value);
-    if (n % 1000 === 0 && ok(n / 1000)) fixes.push(numberFix(input, n / 1000, `if ${n} was milliseconds: ${durationWords(n / 1000)}`, true));
+    if (n % 1000 === 0 && ok(n / 1000))
+      fixes.push(numberFix(input, n / 1000, `if ${n} was milliseconds: ${durationWords(n / 1000)}`, true));
     if (ok(INT32_MAX)) fixes.push(numberFix(input, INT32_MAX, 'the largest allowed, about 68 years'));
   }
   // The engine's messages already say what the value does on which server and what to use.
@@ -134,7 +154,13 @@ function reportAccepted(ctx: CheckContext, input: TTLValueInput, seconds: number
     const fixes: Fix[] = [numberFix(input, seconds, 'what the server keeps', true)];
     const rounded = Math.round(asDouble);
     if (rounded !== seconds && acceptedAt(ctx, input.place, rounded)) fixes.push(numberFix(input, rounded, 'rounded'));
-    ctx.report('TTL005', unit, prop.value.at, `${optionName} counts whole seconds: the server truncates ${asDouble} to ${seconds} (${durationWords(seconds)}) and expires documents by that. Write ${seconds} so the code says what happens.`, fixes);
+    ctx.report(
+      'TTL005',
+      unit,
+      prop.value.at,
+      `${optionName} counts whole seconds: the server truncates ${asDouble} to ${seconds} (${durationWords(seconds)}) and expires documents by that. Write ${seconds} so the code says what happens.`,
+      fixes,
+    );
     return;
   }
   if (looksLikeMilliseconds(seconds)) {
@@ -161,11 +187,24 @@ function checkCollModValue(ctx: CheckContext, input: TTLValueInput): number | un
   }
   if (isNaNExpireAfterSeconds(value)) {
     // collMod reads NaN as 0 (rule 3.1): the opposite of "never", and immediate.
-    ctx.report('TTL002', unit, prop.value.at, `collMod reads a NaN ${optionName} as 0 (rule 3.1): every document whose date has passed is deleted at the next TTL pass. Use a number of seconds.`, [nanFix(input)]);
+    ctx.report(
+      'TTL002',
+      unit,
+      prop.value.at,
+      `collMod reads a NaN ${optionName} as 0 (rule 3.1): every document whose date has passed is deleted at the next TTL pass. Use a number of seconds.`,
+      [nanFix(input)],
+    );
     return undefined;
   }
   if (seconds !== safeNumberLong(value)) {
-    ctx.report('TTL004', unit, prop.value.at, `collMod silently clamps ${toDouble(value)} to ${seconds} (about 68 years, rule 3.1): documents effectively never expire. Use a number of seconds up to ${INT32_MAX}.`, [numberFix(input, INT32_MAX, 'what collMod would store', true)], { severity: 'warning' });
+    ctx.report(
+      'TTL004',
+      unit,
+      prop.value.at,
+      `collMod silently clamps ${toDouble(value)} to ${seconds} (about 68 years, rule 3.1): documents effectively never expire. Use a number of seconds up to ${INT32_MAX}.`,
+      [numberFix(input, INT32_MAX, 'what collMod would store', true)],
+      { severity: 'warning' },
+    );
     return undefined;
   }
   reportAccepted(ctx, input, seconds);
@@ -183,7 +222,13 @@ function checkCollectionValue(ctx: CheckContext, input: TTLValueInput): number |
     return undefined;
   }
   if (isNaNExpireAfterSeconds(value)) {
-    ctx.report('TTL002', unit, prop.value.at, `A NaN collection-level ${optionName} is read as 0 (rule 5.3 converts with safeNumberLong): every document expires as soon as its _id or timeField date passes. Use a number of seconds.`, [nanFix(input)]);
+    ctx.report(
+      'TTL002',
+      unit,
+      prop.value.at,
+      `A NaN collection-level ${optionName} is read as 0 (rule 5.3 converts with safeNumberLong): every document expires as soon as its _id or timeField date passes. Use a number of seconds.`,
+      [nanFix(input)],
+    );
     return undefined;
   }
   reportAccepted(ctx, input, seconds);

@@ -129,16 +129,28 @@ export class CollectionHandle {
     return { acknowledged: true, deletedCount: reply.n as number };
   }
 
-  findOneAndUpdate(filter: Document, update: Document, options: { sort?: Document; upsert?: boolean; returnDocument?: 'before' | 'after'; projection?: Document } = {}): Document | null {
+  findOneAndUpdate(
+    filter: Document,
+    update: Document,
+    options: { sort?: Document; upsert?: boolean; returnDocument?: 'before' | 'after'; projection?: Document } = {},
+  ): Document | null {
     const reply = this.run({
-      findAndModify: this.name, query: filter, update, sort: options.sort, upsert: options.upsert ?? false,
-      new: options.returnDocument === 'after', fields: options.projection,
+      findAndModify: this.name,
+      query: filter,
+      update,
+      sort: options.sort,
+      upsert: options.upsert ?? false,
+      new: options.returnDocument === 'after',
+      fields: options.projection,
     });
     return (reply.value as Document | null) ?? null;
   }
 
   findOneAndDelete(filter: Document, options: { sort?: Document } = {}): Document | null {
-    return (this.run({ findAndModify: this.name, query: filter, remove: true, sort: options.sort }).value as Document | null) ?? null;
+    return (
+      (this.run({ findAndModify: this.name, query: filter, remove: true, sort: options.sort })
+        .value as Document | null) ?? null
+    );
   }
 
   /** Creates one index; returns its name, like the driver and mongosh. */

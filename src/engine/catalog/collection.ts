@@ -47,7 +47,12 @@ export interface RecordObserver {
 export interface CollectionHost {
   readonly dbName: string;
   /** Called by every write with what changed; the engine turns it into batched events. */
-  onDocuments(collection: Collection, kind: 'documentsInserted' | 'documentsUpdated' | 'documentsDeleted', count: number, cause: 'command' | 'ttl' | 'capped'): void;
+  onDocuments(
+    collection: Collection,
+    kind: 'documentsInserted' | 'documentsUpdated' | 'documentsDeleted',
+    count: number,
+    cause: 'command' | 'ttl' | 'capped',
+  ): void;
 }
 
 export class Collection {
@@ -226,7 +231,11 @@ export class Collection {
   }
 
   /** The rest of a batch removal: every index but `done` (whose entries are gone already), then the store. */
-  private removeFromIndexesAndStore(live: StoredRecord[], cause: 'command' | 'ttl' | 'capped', done: BTreeIndex | undefined): void {
+  private removeFromIndexesAndStore(
+    live: StoredRecord[],
+    cause: 'command' | 'ttl' | 'capped',
+    done: BTreeIndex | undefined,
+  ): void {
     for (const index of this.indexes.values()) if (index !== done) index.removeMany(live);
     // Indexed loops, and the observers' loop only when there are some: a TTL pass runs this for
     // every deleted document, and each for-of made an iterator (23 MB of garbage per 500k).

@@ -34,8 +34,16 @@ export class CursorStore {
   getMore(id: unknown, ns: string, batchSize: number | undefined): Document {
     const key = cursorKey(id);
     const cursor = this.open.get(key);
-    if (!cursor) fail('CursorNotFound', `cursor id ${key} not found: it was exhausted, killed, or belongs to a dropped collection.`);
-    if (cursor.ns !== ns) fail('Unauthorized', `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`);
+    if (!cursor)
+      fail(
+        'CursorNotFound',
+        `cursor id ${key} not found: it was exhausted, killed, or belongs to a dropped collection.`,
+      );
+    if (cursor.ns !== ns)
+      fail(
+        'Unauthorized',
+        `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
+      );
     const end = batchSize && batchSize > 0 ? cursor.position + batchSize : cursor.docs.length;
     const batch = cursor.docs.slice(cursor.position, end).map(cursor.shape ?? identity);
     cursor.position = Math.min(end, cursor.docs.length);
@@ -56,7 +64,8 @@ export class CursorStore {
 
   /** Cursors of a dropped namespace die with it. */
   killNamespace(prefix: string): void {
-    for (const [key, cursor] of this.open) if (cursor.ns === prefix || cursor.ns.startsWith(`${prefix}.`)) this.open.delete(key);
+    for (const [key, cursor] of this.open)
+      if (cursor.ns === prefix || cursor.ns.startsWith(`${prefix}.`)) this.open.delete(key);
   }
 
   get count(): number {

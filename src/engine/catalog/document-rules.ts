@@ -14,11 +14,18 @@ export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
 export function validateIdValue(id: unknown): void {
   const t = bsonTypeOf(id);
   if (t === 'array' || t === 'regex' || t === 'undefined') {
-    fail('InvalidIdField', `The '_id' value cannot be of type ${t}: use a scalar such as an ObjectId, string, number or date.`);
+    fail(
+      'InvalidIdField',
+      `The '_id' value cannot be of type ${t}: use a scalar such as an ObjectId, string, number or date.`,
+    );
   }
   if (t === 'object') {
     for (const key of Object.keys(id as Document)) {
-      if (key.startsWith('$')) fail('DollarPrefixedFieldName', `_id fields may not contain '$'-prefixed fields: ${key} is not valid for storage.`);
+      if (key.startsWith('$'))
+        fail(
+          'DollarPrefixedFieldName',
+          `_id fields may not contain '$'-prefixed fields: ${key} is not valid for storage.`,
+        );
     }
   }
 }
@@ -30,13 +37,24 @@ export function prepareForInsert(input: unknown, options: { generateId: boolean;
   // _id always comes first: a generated one, or the given one moved to the front.
   const hasId = input._id !== undefined;
   if (hasId) validateIdValue(input._id);
-  const { doc: stored, sizeBound } = hasId && startsWithId(input)
-    ? cloneSpreadForStorage(input)
-    : cloneForStorage(input, hasId ? { _id: null } : options.generateId ? { _id: options.nowMs === undefined ? new ObjectId() : objectIdAt(options.nowMs) } : {});
+  const { doc: stored, sizeBound } =
+    hasId && startsWithId(input)
+      ? cloneSpreadForStorage(input)
+      : cloneForStorage(
+          input,
+          hasId
+            ? { _id: null }
+            : options.generateId
+              ? { _id: options.nowMs === undefined ? new ObjectId() : objectIdAt(options.nowMs) }
+              : {},
+        );
   if (sizeBound > MAX_BSON_OBJECT_SIZE) {
     const size = calculateObjectSize(stored);
     if (size > MAX_BSON_OBJECT_SIZE) {
-      fail('BadValue', `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_OBJECT_SIZE}. Split the document or move large values out of it.`);
+      fail(
+        'BadValue',
+        `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_OBJECT_SIZE}. Split the document or move large values out of it.`,
+      );
     }
   }
   return stored;

@@ -35,7 +35,12 @@ export class EventBuffer {
     if ('count' in event) {
       if (event.count === 0) return;
       const same = this.pending.find(
-        (e) => e.kind === event.kind && 'count' in e && e.db === event.db && e.collection === event.collection && e.cause === event.cause,
+        (e) =>
+          e.kind === event.kind &&
+          'count' in e &&
+          e.db === event.db &&
+          e.collection === event.collection &&
+          e.cause === event.cause,
       );
       if (same && 'count' in same) {
         same.count += event.count;
@@ -45,7 +50,9 @@ export class EventBuffer {
       return;
     }
     if ('names' in event) {
-      const same = this.pending.find((e) => e.kind === event.kind && 'names' in e && e.db === event.db && e.collection === event.collection);
+      const same = this.pending.find(
+        (e) => e.kind === event.kind && 'names' in e && e.db === event.db && e.collection === event.collection,
+      );
       if (same && 'names' in same) {
         same.names.push(...event.names);
         return;

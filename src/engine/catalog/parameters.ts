@@ -22,11 +22,31 @@ export const PARAMETERS: Record<string, ParameterDef> = {
   ttlMonitorEnabled: { kind: 'bool', default: true, help: 'run TTL passes' },
   ttlMonitorSleepSecs: { kind: 'int', default: 60, min: 1, help: 'seconds between TTL passes' },
   ttlMonitorBatchDeletes: { kind: 'bool', default: true, help: 'delete expired documents in batches' },
-  ttlIndexDeleteTargetDocs: { kind: 'int', default: 50000, min: 0, help: 'max documents deleted per index visit (0 = unlimited)' },
-  ttlIndexDeleteTargetTimeMS: { kind: 'int', default: 1000, min: 0, help: 'max milliseconds per index visit (0 = unlimited)' },
+  ttlIndexDeleteTargetDocs: {
+    kind: 'int',
+    default: 50000,
+    min: 0,
+    help: 'max documents deleted per index visit (0 = unlimited)',
+  },
+  ttlIndexDeleteTargetTimeMS: {
+    kind: 'int',
+    default: 1000,
+    min: 0,
+    help: 'max milliseconds per index visit (0 = unlimited)',
+  },
   ttlMonitorSubPassTargetSecs: { kind: 'int', default: 60, min: 0, help: 'time budget of a TTL sub-pass' },
-  ttlMonitorMaxMetadataRecoveryThreads: { kind: 'int', default: 5, min: 1, startupOnly: true, help: 'sharding only; kept for compatibility' },
-  ttlMonitorBackgroundOperation: { kind: 'bool', default: false, help: 'admission priority of TTL deletes (no effect in-process)' },
+  ttlMonitorMaxMetadataRecoveryThreads: {
+    kind: 'int',
+    default: 5,
+    min: 1,
+    startupOnly: true,
+    help: 'sharding only; kept for compatibility',
+  },
+  ttlMonitorBackgroundOperation: {
+    kind: 'bool',
+    default: false,
+    help: 'admission priority of TTL deletes (no effect in-process)',
+  },
 };
 
 export type ParameterListener = (name: string, value: boolean | number) => void;
@@ -71,7 +91,11 @@ export class ParameterStore {
   /** Throws what set() would throw, without changing anything. */
   validate(name: string, value: unknown): void {
     const def = PARAMETERS[name];
-    if (!def) fail('InvalidOptions', `attempted to set unrecognized parameter [${name}]; known parameters: ${Object.keys(PARAMETERS).join(', ')}.`);
+    if (!def)
+      fail(
+        'InvalidOptions',
+        `attempted to set unrecognized parameter [${name}]; known parameters: ${Object.keys(PARAMETERS).join(', ')}.`,
+      );
     if (def.startupOnly) fail('IllegalOperation', `parameter '${name}' can only be set at startup (engine options).`);
     this.coerce(name, value);
   }
@@ -89,9 +113,11 @@ export class ParameterStore {
       if (isNumeric(value)) return toDouble(value) !== 0;
       fail('BadValue', `Invalid value for parameter ${name}: expected a boolean, got ${bsonTypeOf(value)}.`);
     }
-    if (!isNumeric(value)) fail('BadValue', `Invalid value for parameter ${name}: expected an integer, got ${bsonTypeOf(value)}.`);
+    if (!isNumeric(value))
+      fail('BadValue', `Invalid value for parameter ${name}: expected an integer, got ${bsonTypeOf(value)}.`);
     const n = Math.trunc(toDouble(value));
-    if (!Number.isFinite(n)) fail('BadValue', `Invalid value for parameter ${name}: ${String(toDouble(value))} is not a finite integer.`);
+    if (!Number.isFinite(n))
+      fail('BadValue', `Invalid value for parameter ${name}: ${String(toDouble(value))} is not a finite integer.`);
     if (def.min !== undefined && n < def.min) {
       fail('BadValue', `Invalid value for parameter ${name}: ${n} is not greater than or equal to ${def.min}.`);
     }

@@ -35,10 +35,18 @@ export const BUCKET_MAX_COUNT = 1000;
 export const MAX_STANDARD_RANGE_MS = (2 ** 31 - 1) * 1000;
 
 /** bucketMaxSpanSeconds for each granularity (rule 6.2). */
-export const GRANULARITY_SPAN_SECONDS: Readonly<Record<string, number>> = { seconds: 3600, minutes: 86400, hours: 2592000 };
+export const GRANULARITY_SPAN_SECONDS: Readonly<Record<string, number>> = {
+  seconds: 3600,
+  minutes: 86400,
+  hours: 2592000,
+};
 
 /** Bucket rounding (the unit `minTime` is rounded down to) for each granularity. */
-export const GRANULARITY_ROUNDING_SECONDS: Readonly<Record<string, number>> = { seconds: 60, minutes: 3600, hours: 86400 };
+export const GRANULARITY_ROUNDING_SECONDS: Readonly<Record<string, number>> = {
+  seconds: 60,
+  minutes: 3600,
+  hours: 86400,
+};
 
 export function bucketMaxSpanSecondsOf(ts: TimeseriesOptions): number {
   return ts.bucketMaxSpanSeconds ?? GRANULARITY_SPAN_SECONDS[ts.granularity ?? 'seconds'];
@@ -167,7 +175,12 @@ export class TimeseriesBuckets implements RecordObserver {
     const time = this.timeOf(record.doc);
     const old = this.metaOf(before);
     const now = this.metaOf(record.doc);
-    if (this.bucketOfRid.has(record.rid) && time === this.timeOf(before) && metaKeyOf(now.hasMeta, now.meta) === metaKeyOf(old.hasMeta, old.meta)) return;
+    if (
+      this.bucketOfRid.has(record.rid) &&
+      time === this.timeOf(before) &&
+      metaKeyOf(now.hasMeta, now.meta) === metaKeyOf(old.hasMeta, old.meta)
+    )
+      return;
     // A new time or meta: the measurement leaves its bucket and is placed like a new one.
     this.unplace(record.rid, this.timeOf(before));
     this.place(record);
@@ -230,7 +243,8 @@ export class TimeseriesBuckets implements RecordObserver {
     let view = this.views.get(key);
     if (!view) {
       view = { key, predicate, tree: new BTree<BucketKey, Bucket>(undefined, compareBucketKeys) };
-      for (const bucket of this.all.values()) if (predicate(bucket.hasMeta, bucket.meta)) view.tree.set(bucket.key, bucket);
+      for (const bucket of this.all.values())
+        if (predicate(bucket.hasMeta, bucket.meta)) view.tree.set(bucket.key, bucket);
       this.views.set(key, view);
     }
     return view;
@@ -298,7 +312,8 @@ export class TimeseriesBuckets implements RecordObserver {
 
   private metaOf(doc: Document): { hasMeta: boolean; meta: unknown } {
     const field = this.ts.metaField;
-    if (field === undefined || !Object.prototype.hasOwnProperty.call(doc, field) || doc[field] === undefined) return { hasMeta: false, meta: undefined };
+    if (field === undefined || !Object.prototype.hasOwnProperty.call(doc, field) || doc[field] === undefined)
+      return { hasMeta: false, meta: undefined };
     return { hasMeta: true, meta: doc[field] };
   }
 
@@ -319,9 +334,14 @@ export class TimeseriesBuckets implements RecordObserver {
     if (!bucket && !(group.open && group.open.closed)) {
       // Reopening: a full open bucket rolls over to a new one; a time mismatch looks for a
       // non-full bucket of this meta whose span covers the time, latest start first.
-      group.byTime.forRange([time - spanMs, Number.MAX_SAFE_INTEGER], [time, Number.MAX_SAFE_INTEGER], true, (_k, b) => {
-        if (fits(b) && (!bucket || b.minTime >= bucket.minTime)) bucket = b;
-      });
+      group.byTime.forRange(
+        [time - spanMs, Number.MAX_SAFE_INTEGER],
+        [time, Number.MAX_SAFE_INTEGER],
+        true,
+        (_k, b) => {
+          if (fits(b) && (!bucket || b.minTime >= bucket.minTime)) bucket = b;
+        },
+      );
     }
     if (!bucket) bucket = this.createBucket(group, hasMeta, meta, time);
     group.open = bucket;
@@ -335,7 +355,18 @@ export class TimeseriesBuckets implements RecordObserver {
     const minTime = roundDownTime(time, bucketRoundingSecondsOf(this.ts));
     const id = this.nextId++;
     const key: BucketKey = [minTime, id];
-    const bucket: Bucket = { id, key, group, hasMeta, meta: hasMeta ? cloneValue(meta) : undefined, minTime, maxTime: time, maxTimeStale: false, rids: new Set(), closed: false };
+    const bucket: Bucket = {
+      id,
+      key,
+      group,
+      hasMeta,
+      meta: hasMeta ? cloneValue(meta) : undefined,
+      minTime,
+      maxTime: time,
+      maxTimeStale: false,
+      rids: new Set(),
+      closed: false,
+    };
     this.all.set(key, bucket);
     group.byTime.set(key, bucket);
     for (const view of this.views.values()) if (view.predicate(bucket.hasMeta, bucket.meta)) view.tree.set(key, bucket);

@@ -72,15 +72,26 @@ function serverStatus({ engine }: CommandContext): Document {
 }
 
 function requireAdmin(dbName: string, command: string): void {
-  if (dbName !== 'admin') fail('Unauthorized', `${command} may only be run against the admin database: db.adminCommand({${command}: ...}).`);
+  if (dbName !== 'admin')
+    fail('Unauthorized', `${command} may only be run against the admin database: db.adminCommand({${command}: ...}).`);
 }
 
 function getParameter({ engine, dbName }: CommandContext, cmd: Document): Document {
   requireAdmin(dbName, 'getParameter');
-  const all = cmd.getParameter === '*' || (typeof cmd.getParameter === 'object' && cmd.getParameter !== null && (cmd.getParameter as Document).allParameters === true);
+  const all =
+    cmd.getParameter === '*' ||
+    (typeof cmd.getParameter === 'object' &&
+      cmd.getParameter !== null &&
+      (cmd.getParameter as Document).allParameters === true);
   const reply: Document = {};
-  const names = all ? engine.parameters.names() : Object.keys(cmd).filter((k) => k !== 'getParameter' && !k.startsWith('$') && k !== 'comment');
-  if (names.length === 0) fail('InvalidOptions', 'no option found to get: name a parameter, e.g. {getParameter: 1, ttlMonitorSleepSecs: 1}, or use {getParameter: "*"}.');
+  const names = all
+    ? engine.parameters.names()
+    : Object.keys(cmd).filter((k) => k !== 'getParameter' && !k.startsWith('$') && k !== 'comment');
+  if (names.length === 0)
+    fail(
+      'InvalidOptions',
+      'no option found to get: name a parameter, e.g. {getParameter: 1, ttlMonitorSleepSecs: 1}, or use {getParameter: "*"}.',
+    );
   for (const name of names) reply[name] = asReplyValue(name, engine.parameters.get(name));
   return { ...reply, ok: 1 };
 }
@@ -88,7 +99,8 @@ function getParameter({ engine, dbName }: CommandContext, cmd: Document): Docume
 function setParameter({ engine, dbName }: CommandContext, cmd: Document): Document {
   requireAdmin(dbName, 'setParameter');
   const names = Object.keys(cmd).filter((k) => k !== 'setParameter' && !k.startsWith('$') && k !== 'comment');
-  if (names.length === 0) fail('InvalidOptions', 'no option found to set: use e.g. {setParameter: 1, ttlMonitorSleepSecs: 5}.');
+  if (names.length === 0)
+    fail('InvalidOptions', 'no option found to set: use e.g. {setParameter: 1, ttlMonitorSleepSecs: 5}.');
   // Check every value first so a bad one sets nothing; the reply's `was` is the first parameter's.
   for (const name of names) engine.parameters.validate(name, cmd[name]);
   const was = names.map((name) => engine.parameters.set(name, cmd[name]));
@@ -110,7 +122,9 @@ export const adminCommands: Record<string, CommandHandler> = {
   connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
   getLog: ({ engine }) => ({
     totalLinesWritten: engine.logLines.length,
-    log: engine.logLines.map((l) => JSON.stringify({ t: { $date: l.t.toISOString() }, s: 'W', c: 'INDEX', id: l.id, msg: l.msg, attr: l.attr ?? {} })),
+    log: engine.logLines.map((l) =>
+      JSON.stringify({ t: { $date: l.t.toISOString() }, s: 'W', c: 'INDEX', id: l.id, msg: l.msg, attr: l.attr ?? {} }),
+    ),
     ok: 1,
   }),
 };

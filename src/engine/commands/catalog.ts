@@ -12,9 +12,28 @@ import { isNumeric, isPlainObject, type Document } from '../values/types';
 import { collectionNameOf, optionalBool, optionalDocument, type CommandContext, type CommandHandler } from './context';
 
 const CREATE_FIELDS = new Set([
-  'create', 'capped', 'size', 'max', 'timeseries', 'clusteredIndex', 'expireAfterSeconds', 'validator',
-  'validationLevel', 'validationAction', 'viewOn', 'pipeline', 'collation', 'storageEngine', 'indexOptionDefaults',
-  'writeConcern', 'comment', 'lsid', '$db', 'autoIndexId', 'changeStreamPreAndPostImages', 'encryptedFields',
+  'create',
+  'capped',
+  'size',
+  'max',
+  'timeseries',
+  'clusteredIndex',
+  'expireAfterSeconds',
+  'validator',
+  'validationLevel',
+  'validationAction',
+  'viewOn',
+  'pipeline',
+  'collation',
+  'storageEngine',
+  'indexOptionDefaults',
+  'writeConcern',
+  'comment',
+  'lsid',
+  '$db',
+  'autoIndexId',
+  'changeStreamPreAndPostImages',
+  'encryptedFields',
 ]);
 
 const GRANULARITY_SPAN: Record<string, number> = { seconds: 3600, minutes: 86400, hours: 2592000 };
@@ -26,16 +45,26 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
   }
   for (const unsupported of ['validator', 'validationLevel', 'validationAction']) {
     if (cmd[unsupported] !== undefined) {
-      fail('InvalidOptions', `'${unsupported}' is not supported by the TTL Workbench engine: documents would not be validated. Remove the option; schema validation is out of scope for a TTL tool.`);
+      fail(
+        'InvalidOptions',
+        `'${unsupported}' is not supported by the TTL Workbench engine: documents would not be validated. Remove the option; schema validation is out of scope for a TTL tool.`,
+      );
     }
   }
-  if (cmd.viewOn !== undefined) fail('InvalidOptions', 'Views are not supported by the TTL Workbench engine: create a collection instead.');
-  if (cmd.collation !== undefined) fail('InvalidOptions', 'Collations are not supported by the TTL Workbench engine: remove the collation option.');
-  if (cmd.encryptedFields !== undefined) fail('InvalidOptions', 'Queryable Encryption is not supported by the TTL Workbench engine.');
+  if (cmd.viewOn !== undefined)
+    fail('InvalidOptions', 'Views are not supported by the TTL Workbench engine: create a collection instead.');
+  if (cmd.collation !== undefined)
+    fail('InvalidOptions', 'Collations are not supported by the TTL Workbench engine: remove the collation option.');
+  if (cmd.encryptedFields !== undefined)
+    fail('InvalidOptions', 'Queryable Encryption is not supported by the TTL Workbench engine.');
   const options: CollectionOptions = {};
   const capped = optionalBool(cmd, 'capped') ?? false;
   if (capped) {
-    if (!isNumeric(cmd.size)) fail('InvalidOptions', "the 'size' field is required when 'capped' is true: give the maximum size in bytes, e.g. {capped: true, size: 1048576}.");
+    if (!isNumeric(cmd.size))
+      fail(
+        'InvalidOptions',
+        "the 'size' field is required when 'capped' is true: give the maximum size in bytes, e.g. {capped: true, size: 1048576}.",
+      );
     const size = toDouble(cmd.size);
     if (size <= 0) fail('BadValue', "'size' of a capped collection must be greater than 0.");
     options.capped = true;
@@ -48,12 +77,16 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
   }
   if (cmd.timeseries !== undefined) options.timeseries = parseTimeseries(cmd.timeseries, capped);
   if (cmd.clusteredIndex !== undefined) {
-    if (options.timeseries) fail('InvalidOptions', 'Time-series collections are clustered internally: remove clusteredIndex.');
+    if (options.timeseries)
+      fail('InvalidOptions', 'Time-series collections are clustered internally: remove clusteredIndex.');
     options.clusteredIndex = parseClusteredIndex(cmd.clusteredIndex);
   }
   if (cmd.expireAfterSeconds !== undefined) {
     if (!options.clusteredIndex && !options.timeseries) {
-      fail('InvalidOptions', "'expireAfterSeconds' requires clustering to be enabled: create a clustered collection ({clusteredIndex: {key: {_id: 1}, unique: true}}) or a time-series collection, or put expireAfterSeconds on an index instead.");
+      fail(
+        'InvalidOptions',
+        "'expireAfterSeconds' requires clustering to be enabled: create a clustered collection ({clusteredIndex: {key: {_id: 1}, unique: true}}) or a time-series collection, or put expireAfterSeconds on an index instead.",
+      );
     }
     // Rules 5.3 / 6.1: an int64 of seconds, not negative, not reaching back before 1970.
     options.expireAfterSeconds = checkClusteredExpireAfterSeconds(cmd.expireAfterSeconds, engine.clock.now());
@@ -62,40 +95,66 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
   if (existing) {
     // Since 7.0 (SERVER-60064) create is idempotent when the options are the same.
     if (valuesEqual(collectionOptionsDocument(existing), optionsDocumentOf(options))) return { ok: 1 };
-    fail('NamespaceExists', `Collection ${dbName}.${name} already exists with different options. Drop it first or pick another name.`);
+    fail(
+      'NamespaceExists',
+      `Collection ${dbName}.${name} already exists with different options. Drop it first or pick another name.`,
+    );
   }
   const coll = engine.createCollection(dbName, name, options);
   if (options.timeseries?.metaField) {
     // 6.3+ creates a {meta: 1, time: 1} index on time-series collections that have a metaField.
     const { metaField, timeField } = options.timeseries;
-    coll.addIndex(new BTreeIndex({ v: 2, key: { [metaField]: 1, [timeField]: 1 }, name: `${metaField}_1_${timeField}_1` }));
+    coll.addIndex(
+      new BTreeIndex({ v: 2, key: { [metaField]: 1, [timeField]: 1 }, name: `${metaField}_1_${timeField}_1` }),
+    );
   }
   return { ok: 1 };
 }
 
 function parseTimeseries(value: unknown, capped: boolean): TimeseriesOptions {
-  if (!isPlainObject(value)) fail('TypeMismatch', `'timeseries' must be an object such as {timeField: "t", metaField: "m"}, got ${formatValue(value)}.`);
+  if (!isPlainObject(value))
+    fail(
+      'TypeMismatch',
+      `'timeseries' must be an object such as {timeField: "t", metaField: "m"}, got ${formatValue(value)}.`,
+    );
   if (capped) fail('InvalidOptions', 'Time-series collections cannot be capped.');
   const allowed = new Set(['timeField', 'metaField', 'granularity', 'bucketMaxSpanSeconds', 'bucketRoundingSeconds']);
-  for (const k of Object.keys(value)) if (!allowed.has(k)) fail(40415, `BSON field 'timeseries.${k}' is an unknown field.`);
+  for (const k of Object.keys(value))
+    if (!allowed.has(k)) fail(40415, `BSON field 'timeseries.${k}' is an unknown field.`);
   if (typeof value.timeField !== 'string' || value.timeField.length === 0) {
-    fail(40414, "BSON field 'timeseries.timeField' is missing but a required field: name the field that holds each measurement's date.");
+    fail(
+      40414,
+      "BSON field 'timeseries.timeField' is missing but a required field: name the field that holds each measurement's date.",
+    );
   }
-  if (value.timeField.includes('.')) fail('BadValue', "The 'timeField' for a time-series collection must not contain a '.'");
+  if (value.timeField.includes('.'))
+    fail('BadValue', "The 'timeField' for a time-series collection must not contain a '.'");
   const ts: TimeseriesOptions = { timeField: value.timeField };
   if (value.metaField !== undefined) {
-    if (typeof value.metaField !== 'string' || value.metaField.includes('.') || value.metaField === value.timeField || value.metaField === '_id') {
-      fail('BadValue', "The 'metaField' for a time-series collection must be a top-level field name other than the timeField and '_id'.");
+    if (
+      typeof value.metaField !== 'string' ||
+      value.metaField.includes('.') ||
+      value.metaField === value.timeField ||
+      value.metaField === '_id'
+    ) {
+      fail(
+        'BadValue',
+        "The 'metaField' for a time-series collection must be a top-level field name other than the timeField and '_id'.",
+      );
     }
     ts.metaField = value.metaField;
   }
   const hasSpan = value.bucketMaxSpanSeconds !== undefined || value.bucketRoundingSeconds !== undefined;
   if (hasSpan) {
-    if (value.granularity !== undefined) fail('InvalidOptions', "Time-series 'bucketMaxSpanSeconds' and 'granularity' cannot both be set.");
+    if (value.granularity !== undefined)
+      fail('InvalidOptions', "Time-series 'bucketMaxSpanSeconds' and 'granularity' cannot both be set.");
     const span = isNumeric(value.bucketMaxSpanSeconds) ? Math.trunc(toDouble(value.bucketMaxSpanSeconds)) : NaN;
     const rounding = isNumeric(value.bucketRoundingSeconds) ? Math.trunc(toDouble(value.bucketRoundingSeconds)) : NaN;
     if (!(span >= 1 && span <= 31536000) || span !== rounding) {
-      fail('InvalidOptions', "Time-series 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' must be set together, equal, and between 1 and 31536000.");
+      fail(
+        'InvalidOptions',
+        "Time-series 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' must be set together, equal, and between 1 and 31536000.",
+      );
     }
     ts.bucketMaxSpanSeconds = span;
     ts.bucketRoundingSeconds = rounding;
@@ -103,7 +162,10 @@ function parseTimeseries(value: unknown, capped: boolean): TimeseriesOptions {
   }
   const granularity = value.granularity ?? 'seconds';
   if (typeof granularity !== 'string' || !(granularity in GRANULARITY_SPAN)) {
-    fail('BadValue', `Enumeration value '${String(granularity)}' for field 'timeseries.granularity' is not a valid value: use "seconds", "minutes" or "hours".`);
+    fail(
+      'BadValue',
+      `Enumeration value '${String(granularity)}' for field 'timeseries.granularity' is not a valid value: use "seconds", "minutes" or "hours".`,
+    );
   }
   ts.granularity = granularity as TimeseriesOptions['granularity'];
   ts.bucketMaxSpanSeconds = GRANULARITY_SPAN[granularity];
@@ -112,10 +174,18 @@ function parseTimeseries(value: unknown, capped: boolean): TimeseriesOptions {
 
 function parseClusteredIndex(value: unknown): Document {
   if (!isPlainObject(value)) fail('TypeMismatch', "'clusteredIndex' must be an object: {key: {_id: 1}, unique: true}.");
-  for (const k of Object.keys(value)) if (!['key', 'unique', 'name', 'v'].includes(k)) fail(40415, `BSON field 'clusteredIndex.${k}' is an unknown field.`);
-  if (value.unique !== true) fail('Location5979700', "The 'clusteredIndex' option requires unique: true: {key: {_id: 1}, unique: true}.");
+  for (const k of Object.keys(value))
+    if (!['key', 'unique', 'name', 'v'].includes(k))
+      fail(40415, `BSON field 'clusteredIndex.${k}' is an unknown field.`);
+  if (value.unique !== true)
+    fail('Location5979700', "The 'clusteredIndex' option requires unique: true: {key: {_id: 1}, unique: true}.");
   const key = value.key;
-  if (!isPlainObject(key) || Object.keys(key).length !== 1 || Object.keys(key)[0] !== '_id' || toDouble(key._id) !== 1) {
+  if (
+    !isPlainObject(key) ||
+    Object.keys(key).length !== 1 ||
+    Object.keys(key)[0] !== '_id' ||
+    toDouble(key._id) !== 1
+  ) {
     fail('InvalidIndexSpecificationOption', `The clusteredIndex key must be {_id: 1}, got ${formatValue(key)}.`);
   }
   return { key: { _id: 1 }, unique: true, ...(value.name !== undefined ? { name: value.name } : {}), v: 2 };
@@ -137,13 +207,18 @@ function dropDatabase({ engine, dbName }: CommandContext): Document {
 }
 
 function splitNs(ns: unknown, field: string): [string, string] {
-  if (typeof ns !== 'string' || !ns.includes('.')) fail('InvalidNamespace', `Invalid ${field} namespace: ${formatValue(ns)}; use "<db>.<collection>".`);
+  if (typeof ns !== 'string' || !ns.includes('.'))
+    fail('InvalidNamespace', `Invalid ${field} namespace: ${formatValue(ns)}; use "<db>.<collection>".`);
   const i = ns.indexOf('.');
   return [ns.slice(0, i), ns.slice(i + 1)];
 }
 
 function renameCollection({ engine, dbName }: CommandContext, cmd: Document): Document {
-  if (dbName !== 'admin') fail('Unauthorized', 'renameCollection may only be run against the admin database: db.adminCommand({renameCollection: "db.from", to: "db.to"}), or use db.from.renameCollection("to").');
+  if (dbName !== 'admin')
+    fail(
+      'Unauthorized',
+      'renameCollection may only be run against the admin database: db.adminCommand({renameCollection: "db.from", to: "db.to"}), or use db.from.renameCollection("to").',
+    );
   const [fromDb, from] = splitNs(cmd.renameCollection, 'source');
   const [toDb, to] = splitNs(cmd.to, 'target');
   if (fromDb === toDb && from === to) fail('IllegalOperation', "Can't rename a collection to itself.");
@@ -157,7 +232,11 @@ function renameCollection({ engine, dbName }: CommandContext, cmd: Document): Do
 }
 
 function listDatabases({ engine, dbName }: CommandContext, cmd: Document): Document {
-  if (dbName !== 'admin') fail('Unauthorized', 'listDatabases may only be run against the admin database: db.adminCommand({listDatabases: 1}).');
+  if (dbName !== 'admin')
+    fail(
+      'Unauthorized',
+      'listDatabases may only be run against the admin database: db.adminCommand({listDatabases: 1}).',
+    );
   const nameOnly = optionalBool(cmd, 'nameOnly') ?? false;
   const filter = optionalDocument(cmd, 'filter');
   const matches = filter ? compileFilter(filter) : undefined;
@@ -166,12 +245,21 @@ function listDatabases({ engine, dbName }: CommandContext, cmd: Document): Docum
   for (const db of [...engine.databases.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     let size = 0;
     for (const coll of db.collections.values()) size += coll.dataSizeBytes;
-    const entry: Document = nameOnly ? { name: db.name } : { name: db.name, sizeOnDisk: Long.fromNumber(size), empty: size === 0 };
+    const entry: Document = nameOnly
+      ? { name: db.name }
+      : { name: db.name, sizeOnDisk: Long.fromNumber(size), empty: size === 0 };
     if (matches && !matches(entry)) continue;
     total += size;
     databases.push(entry);
   }
-  return nameOnly ? { databases, ok: 1 } : { databases, totalSize: Long.fromNumber(total), totalSizeMb: Long.fromNumber(Math.round(total / 1048576)), ok: 1 };
+  return nameOnly
+    ? { databases, ok: 1 }
+    : {
+        databases,
+        totalSize: Long.fromNumber(total),
+        totalSizeMb: Long.fromNumber(Math.round(total / 1048576)),
+        ok: 1,
+      };
 }
 
 /** listCollections' `options` document: what was given to create, in mongod's shape. */
@@ -197,7 +285,8 @@ function optionsDocumentOf(o: CollectionOptions): Document {
       ...(ts.bucketRoundingSeconds !== undefined ? { bucketRoundingSeconds: new Int32(ts.bucketRoundingSeconds) } : {}),
     };
   }
-  if (o.expireAfterSeconds !== undefined) out.expireAfterSeconds = Long.fromNumber(Math.trunc(toDouble(o.expireAfterSeconds)));
+  if (o.expireAfterSeconds !== undefined)
+    out.expireAfterSeconds = Long.fromNumber(Math.trunc(toDouble(o.expireAfterSeconds)));
   return out;
 }
 
@@ -255,7 +344,16 @@ function dbStats({ engine, dbName }: CommandContext): Document {
     dataSize += coll.dataSizeBytes;
     indexes += coll.indexes.size;
   }
-  return { db: dbName, collections: db?.collections.size ?? 0, views: 0, objects, avgObjSize: objects ? dataSize / objects : 0, dataSize, indexes, ok: 1 };
+  return {
+    db: dbName,
+    collections: db?.collections.size ?? 0,
+    views: 0,
+    objects,
+    avgObjSize: objects ? dataSize / objects : 0,
+    dataSize,
+    indexes,
+    ok: 1,
+  };
 }
 
 export const catalogCommands: Record<string, CommandHandler> = {

@@ -8,29 +8,76 @@ import type { Collection } from '../catalog/collection';
 import { EngineError, fail } from '../errors';
 import type { BTreeIndex } from '../indexes/btree-index';
 import { formatKeyPattern } from '../indexes/key-pattern';
-import { checkClusteredExpireAfterSeconds, checkCollModIndexExpireAfterSeconds, effectiveExpireAfterSeconds, isTTLIndexSpec } from '../ttl/validation';
+import {
+  checkClusteredExpireAfterSeconds,
+  checkCollModIndexExpireAfterSeconds,
+  effectiveExpireAfterSeconds,
+  isTTLIndexSpec,
+} from '../ttl/validation';
 import { valuesEqual } from '../values/compare';
 import { formatValue } from '../values/format';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import { collectionNameOf, optionalBool, type CommandContext, type CommandHandler } from './context';
 
-const TOP_LEVEL = new Set(['collMod', 'index', 'expireAfterSeconds', 'writeConcern', 'comment', 'lsid', '$db', 'dryRun']);
-const UNSUPPORTED = new Set(['validator', 'validationLevel', 'validationAction', 'viewOn', 'pipeline', 'changeStreamPreAndPostImages', 'timeseries', 'cappedSize', 'cappedMax', 'recordIdsReplicated', 'timeseriesBucketsMayHaveMixedSchemaData']);
-const INDEX_FIELDS = new Set(['keyPattern', 'name', 'expireAfterSeconds', 'hidden', 'unique', 'prepareUnique', 'forceNonUnique']);
+const TOP_LEVEL = new Set([
+  'collMod',
+  'index',
+  'expireAfterSeconds',
+  'writeConcern',
+  'comment',
+  'lsid',
+  '$db',
+  'dryRun',
+]);
+const UNSUPPORTED = new Set([
+  'validator',
+  'validationLevel',
+  'validationAction',
+  'viewOn',
+  'pipeline',
+  'changeStreamPreAndPostImages',
+  'timeseries',
+  'cappedSize',
+  'cappedMax',
+  'recordIdsReplicated',
+  'timeseriesBucketsMayHaveMixedSchemaData',
+]);
+const INDEX_FIELDS = new Set([
+  'keyPattern',
+  'name',
+  'expireAfterSeconds',
+  'hidden',
+  'unique',
+  'prepareUnique',
+  'forceNonUnique',
+]);
 
 function findIndex(coll: Collection, spec: Document): BTreeIndex {
-  if (spec.keyPattern !== undefined && spec.name !== undefined) fail('InvalidOptions', 'Cannot specify both key pattern and name.');
-  if (spec.keyPattern === undefined && spec.name === undefined) fail('InvalidOptions', 'Must specify either index name or key pattern.');
+  if (spec.keyPattern !== undefined && spec.name !== undefined)
+    fail('InvalidOptions', 'Cannot specify both key pattern and name.');
+  if (spec.keyPattern === undefined && spec.name === undefined)
+    fail('InvalidOptions', 'Must specify either index name or key pattern.');
   if (spec.name !== undefined) {
     const index = typeof spec.name === 'string' ? coll.indexes.get(spec.name) : undefined;
-    if (!index) fail('IndexNotFound', `cannot find index ${String(spec.name)} for ns ${coll.ns}. List the indexes with db.${coll.name}.getIndexes().`);
+    if (!index)
+      fail(
+        'IndexNotFound',
+        `cannot find index ${String(spec.name)} for ns ${coll.ns}. List the indexes with db.${coll.name}.getIndexes().`,
+      );
     return index;
   }
   if (!isPlainObject(spec.keyPattern)) fail('TypeMismatch', "'keyPattern' must be an object such as {createdAt: 1}.");
   const matches = [...coll.indexes.values()].filter((i) => valuesEqual(i.spec.key, spec.keyPattern));
-  if (matches.length === 0) fail('IndexNotFound', `cannot find index ${formatKeyPattern(spec.keyPattern)} for ns ${coll.ns}. List the indexes with db.${coll.name}.getIndexes().`);
+  if (matches.length === 0)
+    fail(
+      'IndexNotFound',
+      `cannot find index ${formatKeyPattern(spec.keyPattern)} for ns ${coll.ns}. List the indexes with db.${coll.name}.getIndexes().`,
+    );
   if (matches.length > 1) {
-    fail('AmbiguousIndexKeyPattern', `index keyPattern ${formatKeyPattern(spec.keyPattern)} matches ${matches.length} indexes (${matches.map((m) => m.name).join(', ')}): name the index instead, e.g. index: {name: "${matches[0].name}", ...}.`);
+    fail(
+      'AmbiguousIndexKeyPattern',
+      `index keyPattern ${formatKeyPattern(spec.keyPattern)} matches ${matches.length} indexes (${matches.map((m) => m.name).join(', ')}): name the index instead, e.g. index: {name: "${matches[0].name}", ...}.`,
+    );
   }
   return matches[0];
 }
@@ -46,14 +93,34 @@ function planIndexChange(ctx: CommandContext, coll: Collection, request: Documen
     if (!INDEX_FIELDS.has(field)) fail(40415, `BSON field 'collMod.index.${field}' is an unknown field.`);
   }
   const { expireAfterSeconds, hidden, unique, prepareUnique, forceNonUnique } = request;
-  if (expireAfterSeconds === undefined && hidden === undefined && unique === undefined && prepareUnique === undefined && forceNonUnique === undefined) {
-    fail('InvalidOptions', 'no expireAfterSeconds, hidden, unique, or prepareUnique field: say what to change, e.g. index: {name: "createdAt_1", expireAfterSeconds: 3600}.');
+  if (
+    expireAfterSeconds === undefined &&
+    hidden === undefined &&
+    unique === undefined &&
+    prepareUnique === undefined &&
+    forceNonUnique === undefined
+  ) {
+    fail(
+      'InvalidOptions',
+      'no expireAfterSeconds, hidden, unique, or prepareUnique field: say what to change, e.g. index: {name: "createdAt_1", expireAfterSeconds: 3600}.',
+    );
   }
-  if (prepareUnique !== undefined && (expireAfterSeconds !== undefined || hidden !== undefined || unique !== undefined || forceNonUnique !== undefined)) {
-    fail('InvalidOptions', 'prepareUnique cannot be combined with other modifications: run it in a collMod of its own.');
+  if (
+    prepareUnique !== undefined &&
+    (expireAfterSeconds !== undefined || hidden !== undefined || unique !== undefined || forceNonUnique !== undefined)
+  ) {
+    fail(
+      'InvalidOptions',
+      'prepareUnique cannot be combined with other modifications: run it in a collMod of its own.',
+    );
   }
   if (expireAfterSeconds !== undefined && coll.options.timeseries) {
-    fail('InvalidOptions', "TTL indexes are not supported for time-series collections. Please refer to the documentation and use the top-level 'expireAfterSeconds' option instead: db.runCommand({collMod: \"" + coll.name + '", expireAfterSeconds: <seconds>}).');
+    fail(
+      'InvalidOptions',
+      "TTL indexes are not supported for time-series collections. Please refer to the documentation and use the top-level 'expireAfterSeconds' option instead: db.runCommand({collMod: \"" +
+        coll.name +
+        '", expireAfterSeconds: <seconds>}).',
+    );
   }
   const index = findIndex(coll, request);
   const spec = index.spec;
@@ -64,15 +131,27 @@ function planIndexChange(ctx: CommandContext, coll: Collection, request: Documen
     const seconds = checkCollModIndexExpireAfterSeconds(expireAfterSeconds);
     if (isTTLIndexSpec(spec)) {
       // Rules 3.6 / 3.9: change an existing value.
-      if (!isNumeric(spec.expireAfterSeconds)) fail('InvalidOptions', 'existing expireAfterSeconds field is not a number: drop and recreate the index.');
+      if (!isNumeric(spec.expireAfterSeconds))
+        fail('InvalidOptions', 'existing expireAfterSeconds field is not a number: drop and recreate the index.');
       const old = effectiveExpireAfterSeconds(spec.expireAfterSeconds);
       reply.expireAfterSeconds_old = Long.fromNumber(old ?? 0);
     } else {
       // Rule 3.5: convert a non-TTL index.
-      if (index.name === '_id_') fail('InvalidOptions', 'the _id field does not support TTL indexes: put the date in another field and index that.');
-      if (index.fieldCount > 1) fail('InvalidOptions', `TTL indexes are single-field indexes, compound indexes do not support TTL: ${formatKeyPattern(spec.key as Document)} has ${index.fieldCount} fields.`);
+      if (index.name === '_id_')
+        fail(
+          'InvalidOptions',
+          'the _id field does not support TTL indexes: put the date in another field and index that.',
+        );
+      if (index.fieldCount > 1)
+        fail(
+          'InvalidOptions',
+          `TTL indexes are single-field indexes, compound indexes do not support TTL: ${formatKeyPattern(spec.key as Document)} has ${index.fieldCount} fields.`,
+        );
       if (coll.isCapped && ctx.engine.serverVersion === '7.0') {
-        fail('InvalidOptions', 'TTL indexes are not supported for capped collections. (MongoDB 7.0; 7.1+ allows them: use serverVersion "8.0".)');
+        fail(
+          'InvalidOptions',
+          'TTL indexes are not supported for capped collections. (MongoDB 7.0; 7.1+ allows them: use serverVersion "8.0".)',
+        );
       }
     }
     reply.expireAfterSeconds_new = Long.fromNumber(seconds);
@@ -103,11 +182,20 @@ function planIndexChange(ctx: CommandContext, coll: Collection, request: Documen
   }
 
   if (unique !== undefined) {
-    if (optionalBool(request, 'unique') !== true) fail('BadValue', 'Cannot make index non-unique: use forceNonUnique: true.');
+    if (optionalBool(request, 'unique') !== true)
+      fail('BadValue', 'Cannot make index non-unique: use forceNonUnique: true.');
     if (spec.unique !== true) {
-      if (spec.prepareUnique !== true) fail('InvalidOptions', `Cannot make index unique with 'prepareUnique' not set: run collMod with index: {name: "${index.name}", prepareUnique: true} first.`);
+      if (spec.prepareUnique !== true)
+        fail(
+          'InvalidOptions',
+          `Cannot make index unique with 'prepareUnique' not set: run collMod with index: {name: "${index.name}", prepareUnique: true} first.`,
+        );
       const dup = firstDuplicate(index);
-      if (dup) throw new EngineError(359, `Cannot convert the index to unique. Please resolve conflicting documents before running collMod again. Violation: ${dup}`);
+      if (dup)
+        throw new EngineError(
+          359,
+          `Cannot convert the index to unique. Please resolve conflicting documents before running collMod again. Violation: ${dup}`,
+        );
       reply.unique_new = true;
       edits.push(() => {
         spec.unique = true;
@@ -143,10 +231,17 @@ function firstDuplicate(index: BTreeIndex): string | undefined {
 /** Rule 5.5: top-level expireAfterSeconds of clustered and time-series collections. */
 function planCollectionTTL(ctx: CommandContext, coll: Collection, value: unknown): () => void {
   if (!coll.isClustered && !coll.options.timeseries) {
-    fail('InvalidOptions', "'expireAfterSeconds' option is only supported on collections clustered by _id: for an ordinary collection, put expireAfterSeconds on an index of a date field.");
+    fail(
+      'InvalidOptions',
+      "'expireAfterSeconds' option is only supported on collections clustered by _id: for an ordinary collection, put expireAfterSeconds on an index of a date field.",
+    );
   }
   if (typeof value === 'string') {
-    if (value !== 'off') fail('InvalidOptions', `Invalid string value for the 'clusteredIndex::expireAfterSeconds' option. Got: '${value}'. Accepted value is 'off'`);
+    if (value !== 'off')
+      fail(
+        'InvalidOptions',
+        `Invalid string value for the 'clusteredIndex::expireAfterSeconds' option. Got: '${value}'. Accepted value is 'off'`,
+      );
     return () => {
       delete coll.options.expireAfterSeconds;
     };
@@ -160,7 +255,8 @@ function planCollectionTTL(ctx: CommandContext, coll: Collection, value: unknown
 function collMod(ctx: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'collMod');
   for (const field of Object.keys(cmd)) {
-    if (UNSUPPORTED.has(field)) fail('InvalidOptions', `collMod '${field}' is not supported by the TTL Workbench engine.`);
+    if (UNSUPPORTED.has(field))
+      fail('InvalidOptions', `collMod '${field}' is not supported by the TTL Workbench engine.`);
     if (!TOP_LEVEL.has(field)) fail(40415, `BSON field 'collMod.${field}' is an unknown field.`);
   }
   const coll = ctx.engine.getCollection(ctx.dbName, name);
@@ -169,7 +265,8 @@ function collMod(ctx: CommandContext, cmd: Document): Document {
   const applies: Array<() => void> = [];
   let indexName: string | undefined;
   if (cmd.index !== undefined) {
-    if (!isPlainObject(cmd.index)) fail('TypeMismatch', "'index' must be an object: {keyPattern | name, expireAfterSeconds | hidden | ...}.");
+    if (!isPlainObject(cmd.index))
+      fail('TypeMismatch', "'index' must be an object: {keyPattern | name, expireAfterSeconds | hidden | ...}.");
     const change = planIndexChange(ctx, coll, cmd.index);
     reply = change.reply;
     applies.push(change.apply);
@@ -179,7 +276,8 @@ function collMod(ctx: CommandContext, cmd: Document): Document {
   if (optionalBool(cmd, 'dryRun')) return { ...reply, ok: 1 };
   for (const apply of applies) apply();
   if (indexName) ctx.engine.recordEvent({ kind: 'indexChanged', db: ctx.dbName, collection: name, names: [indexName] });
-  if (cmd.expireAfterSeconds !== undefined) ctx.engine.recordEvent({ kind: 'collectionChanged', db: ctx.dbName, collection: name });
+  if (cmd.expireAfterSeconds !== undefined)
+    ctx.engine.recordEvent({ kind: 'collectionChanged', db: ctx.dbName, collection: name });
   return { ...reply, ok: 1 };
 }
 

@@ -15,7 +15,10 @@ export type CommandHandler = (ctx: CommandContext, cmd: Document) => Document;
 export function collectionNameOf(cmd: Document, commandName: string): string {
   const name = cmd[commandName];
   if (typeof name !== 'string' || name.length === 0) {
-    fail('InvalidNamespace', `collection name has invalid type ${bsonTypeOf(name)}: ${commandName} expects {${commandName}: "<collection>"}.`);
+    fail(
+      'InvalidNamespace',
+      `collection name has invalid type ${bsonTypeOf(name)}: ${commandName} expects {${commandName}: "<collection>"}.`,
+    );
   }
   return name;
 }
@@ -23,14 +26,16 @@ export function collectionNameOf(cmd: Document, commandName: string): string {
 export function optionalDocument(cmd: Document, field: string): Document | undefined {
   const v = cmd[field];
   if (v === undefined || v === null) return undefined;
-  if (!isPlainObject(v)) fail('TypeMismatch', `BSON field '${field}' is the wrong type '${bsonTypeOf(v)}', expected type 'object'`);
+  if (!isPlainObject(v))
+    fail('TypeMismatch', `BSON field '${field}' is the wrong type '${bsonTypeOf(v)}', expected type 'object'`);
   return v;
 }
 
 export function optionalNumber(cmd: Document, field: string, { min = -Infinity } = {}): number | undefined {
   const v = cmd[field];
   if (v === undefined || v === null) return undefined;
-  if (!isNumeric(v)) fail('TypeMismatch', `BSON field '${field}' is the wrong type '${bsonTypeOf(v)}', expected a number`);
+  if (!isNumeric(v))
+    fail('TypeMismatch', `BSON field '${field}' is the wrong type '${bsonTypeOf(v)}', expected a number`);
   const n = toDouble(v);
   if (n < min) fail('BadValue', `'${field}' must be >= ${min}, got ${n}`);
   return Math.trunc(n);
@@ -46,6 +51,7 @@ export function optionalBool(cmd: Document, field: string): boolean | undefined 
 
 export function requireArray(cmd: Document, field: string): unknown[] {
   const v = cmd[field];
-  if (!Array.isArray(v)) fail('TypeMismatch', `BSON field '${field}' is the wrong type '${bsonTypeOf(v)}', expected type 'array'`);
+  if (!Array.isArray(v))
+    fail('TypeMismatch', `BSON field '${field}' is the wrong type '${bsonTypeOf(v)}', expected type 'array'`);
   return v;
 }

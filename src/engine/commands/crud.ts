@@ -24,7 +24,13 @@ import { compareValues } from '../values/compare';
 import { toDouble } from '../values/numbers';
 import { bsonTypeOf, isNumeric, isPlainObject, type Document } from '../values/types';
 import {
-  collectionNameOf, optionalBool, optionalDocument, optionalNumber, requireArray, type CommandContext, type CommandHandler,
+  collectionNameOf,
+  optionalBool,
+  optionalDocument,
+  optionalNumber,
+  requireArray,
+  type CommandContext,
+  type CommandHandler,
 } from './context';
 
 type WriteError = Document & { index: number; code: number; errmsg: string };
@@ -33,7 +39,8 @@ function writeErrorOf(index: number, err: unknown): WriteError {
   // A time limit or an interrupt fails the whole command (ok: 0), not one statement, as in mongod;
   // the documents written before the safe point stay written.
   if (isInterruption(err)) throw err;
-  if (err instanceof EngineError) return { index, code: err.code, codeName: err.codeName, errmsg: err.message, ...err.info };
+  if (err instanceof EngineError)
+    return { index, code: err.code, codeName: err.codeName, errmsg: err.message, ...err.info };
   throw err;
 }
 
@@ -42,7 +49,10 @@ function checkTimeseriesDocument(coll: Collection, doc: Document): void {
   const ts = coll.options.timeseries;
   if (!ts) return;
   if (!(doc[ts.timeField] instanceof Date)) {
-    fail('BadValue', `'${ts.timeField}' must be present and contain a valid BSON UTC datetime value: every measurement in ${coll.ns} needs a date in '${ts.timeField}'.`);
+    fail(
+      'BadValue',
+      `'${ts.timeField}' must be present and contain a valid BSON UTC datetime value: every measurement in ${coll.ns} needs a date in '${ts.timeField}'.`,
+    );
   }
 }
 
@@ -57,7 +67,8 @@ export function insertDocument(engine: EngineContext, coll: Collection, input: u
 function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'insert');
   const documents = requireArray(cmd, 'documents');
-  if (documents.length > 100000) fail('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${documents.length} operations.`);
+  if (documents.length > 100000)
+    fail('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${documents.length} operations.`);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   const { collection } = engine.ensureCollection(dbName, name);
   const writeErrors: WriteError[] = [];
@@ -123,7 +134,8 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
 function getMore({ engine, dbName }: CommandContext, cmd: Document): Document {
   engine.opcounters.getmore++;
   const collection = cmd.collection;
-  if (typeof collection !== 'string') fail('TypeMismatch', "getMore needs {getMore: <cursor id>, collection: \"<name>\"}.");
+  if (typeof collection !== 'string')
+    fail('TypeMismatch', 'getMore needs {getMore: <cursor id>, collection: "<name>"}.');
   return { cursor: engine.cursors.getMore(cmd.getMore, `${dbName}.${collection}`, batchSizeOf(cmd)), ok: 1 };
 }
 
@@ -142,11 +154,26 @@ interface UpdateOutcome {
 }
 
 /** One update statement: match, apply to each (or the first), or upsert. */
-function runUpdate(engine: EngineContext, coll: Collection, q: Document, u: unknown, opts: { multi: boolean; upsert: boolean; sort?: Document; hint?: unknown }): UpdateOutcome {
-  if (Array.isArray(u)) fail('NotImplemented', 'Pipeline-style updates (an array of stages) are not supported by the TTL Workbench engine yet: use update operators such as $set.');
-  if (!isPlainObject(u)) fail('FailedToParse', `Update argument must be either an object or an array, got ${bsonTypeOf(u)}.`);
+function runUpdate(
+  engine: EngineContext,
+  coll: Collection,
+  q: Document,
+  u: unknown,
+  opts: { multi: boolean; upsert: boolean; sort?: Document; hint?: unknown },
+): UpdateOutcome {
+  if (Array.isArray(u))
+    fail(
+      'NotImplemented',
+      'Pipeline-style updates (an array of stages) are not supported by the TTL Workbench engine yet: use update operators such as $set.',
+    );
+  if (!isPlainObject(u))
+    fail('FailedToParse', `Update argument must be either an object or an array, got ${bsonTypeOf(u)}.`);
   const operator = isOperatorUpdate(u);
-  if (opts.multi && !operator) fail('InvalidOptions', 'multi update is not supported for replacement-style update: use update operators such as {$set: {...}}.');
+  if (opts.multi && !operator)
+    fail(
+      'InvalidOptions',
+      'multi update is not supported for replacement-style update: use update operators such as {$set: {...}}.',
+    );
   // Parse first, so a malformed update fails even when nothing matches (as in mongod).
   const compiled = operator ? compileUpdate(u) : undefined;
   const now = engine.now();
@@ -165,7 +192,9 @@ function runUpdate(engine: EngineContext, coll: Collection, q: Document, u: unkn
   let after: Document | undefined;
   for (const record of records) {
     checkForInterrupt(); // between documents: each update is whole
-    const next = compiled ? compiled.apply(record.doc, { now, isInsert: false }) : { doc: applyReplacement(record.doc, u), changed: true };
+    const next = compiled
+      ? compiled.apply(record.doc, { now, isInsert: false })
+      : { doc: applyReplacement(record.doc, u), changed: true };
     before ??= record.doc;
     if (next.changed) {
       checkUpdatedSize(next.doc);
@@ -194,7 +223,8 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
       const s = statements[i];
       if (!isPlainObject(s)) fail('TypeMismatch', 'Each update statement must be an object {q, u, upsert?, multi?}.');
       const q = optionalDocument(s, 'q') ?? {};
-      if (s.arrayFilters !== undefined) fail('NotImplemented', 'arrayFilters are not supported by the TTL Workbench engine yet.');
+      if (s.arrayFilters !== undefined)
+        fail('NotImplemented', 'arrayFilters are not supported by the TTL Workbench engine yet.');
       const upsert = optionalBool(s, 'upsert') ?? false;
       const coll = upsert ? engine.ensureCollection(dbName, name).collection : engine.getCollection(dbName, name);
       if (!coll) continue;
@@ -211,10 +241,23 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
       if (ordered) break;
     }
   }
-  return { n, nModified, ...(upserted.length ? { upserted } : {}), ...(writeErrors.length ? { writeErrors } : {}), ok: 1 };
+  return {
+    n,
+    nModified,
+    ...(upserted.length ? { upserted } : {}),
+    ...(writeErrors.length ? { writeErrors } : {}),
+    ok: 1,
+  };
 }
 
-function runDelete(engine: EngineContext, coll: Collection, q: Document, limit: number, hint?: unknown, sort?: Document): StoredRecord[] {
+function runDelete(
+  engine: EngineContext,
+  coll: Collection,
+  q: Document,
+  limit: number,
+  hint?: unknown,
+  sort?: Document,
+): StoredRecord[] {
   const records = queryRecords(coll, { filter: q, limit, hint, sort });
   for (const record of records) {
     checkForInterrupt(); // between documents: each delete is whole
@@ -231,9 +274,14 @@ function del({ engine, dbName }: CommandContext, cmd: Document): Document {
   // The statements are parsed before any runs: a malformed one fails the whole command.
   const parsed = statements.map((s) => {
     if (!isPlainObject(s)) fail('TypeMismatch', 'Each delete statement must be an object {q, limit}.');
-    if (s.limit === undefined) fail(40414, "BSON field 'delete.deletes.limit' is missing but a required field: use limit: 0 (all matches) or 1 (one).");
+    if (s.limit === undefined)
+      fail(
+        40414,
+        "BSON field 'delete.deletes.limit' is missing but a required field: use limit: 0 (all matches) or 1 (one).",
+      );
     const limit = optionalNumber(s, 'limit');
-    if (limit !== 0 && limit !== 1) fail('FailedToParse', 'The limit field in delete objects must be 0 or 1 (0 deletes all matches, 1 deletes one).');
+    if (limit !== 0 && limit !== 1)
+      fail('FailedToParse', 'The limit field in delete objects must be 0 or 1 (0 deletes all matches, 1 deletes one).');
     return { q: optionalDocument(s, 'q') ?? {}, limit, hint: s.hint };
   });
   const writeErrors: WriteError[] = [];
@@ -262,9 +310,12 @@ function findAndModify({ engine, dbName }: CommandContext, cmd: Document): Docum
   const upsert = optionalBool(cmd, 'upsert') ?? false;
   const projection = compileProjection(optionalDocument(cmd, 'fields') ?? optionalDocument(cmd, 'projection'));
   const shape = (d: Document | undefined) => (d ? (projection ?? cloneDocument)(d) : null);
-  if (remove && cmd.update !== undefined) fail('FailedToParse', 'Cannot specify both an update and remove=true in findAndModify.');
-  if (!remove && cmd.update === undefined) fail('FailedToParse', 'Either an update or remove=true must be specified in findAndModify.');
-  if (remove && (upsert || returnNew)) fail('FailedToParse', 'Cannot specify both upsert=true or new=true and remove=true.');
+  if (remove && cmd.update !== undefined)
+    fail('FailedToParse', 'Cannot specify both an update and remove=true in findAndModify.');
+  if (!remove && cmd.update === undefined)
+    fail('FailedToParse', 'Either an update or remove=true must be specified in findAndModify.');
+  if (remove && (upsert || returnNew))
+    fail('FailedToParse', 'Cannot specify both upsert=true or new=true and remove=true.');
   if (remove) {
     engine.opcounters.delete++;
     const coll = engine.getCollection(dbName, name);
@@ -276,9 +327,17 @@ function findAndModify({ engine, dbName }: CommandContext, cmd: Document): Docum
   if (!coll) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 };
   const r = runUpdate(engine, coll, query, cmd.update, { multi: false, upsert, sort, hint: cmd.hint });
   if (r.upsertedId !== undefined) {
-    return { lastErrorObject: { n: 1, updatedExisting: false, upserted: r.upsertedId }, value: returnNew ? shape(r.after) : null, ok: 1 };
+    return {
+      lastErrorObject: { n: 1, updatedExisting: false, upserted: r.upsertedId },
+      value: returnNew ? shape(r.after) : null,
+      ok: 1,
+    };
   }
-  return { lastErrorObject: { n: r.matched, updatedExisting: r.matched > 0 }, value: shape(returnNew ? r.after : r.before), ok: 1 };
+  return {
+    lastErrorObject: { n: r.matched, updatedExisting: r.matched > 0 },
+    value: shape(returnNew ? r.after : r.before),
+    ok: 1,
+  };
 }
 
 function count({ engine, dbName }: CommandContext, cmd: Document): Document {
@@ -310,7 +369,8 @@ function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'distinct');
   engine.opcounters.query++;
   const key = cmd.key;
-  if (typeof key !== 'string' || key.length === 0) fail('TypeMismatch', "distinct needs a field name: {distinct: \"c\", key: \"field\"}.");
+  if (typeof key !== 'string' || key.length === 0)
+    fail('TypeMismatch', 'distinct needs a field name: {distinct: "c", key: "field"}.');
   const coll = engine.getCollection(dbName, name);
   if (!coll) return { values: [], ok: 1 };
   const records = queryRecords(coll, { filter: optionalDocument(cmd, 'query') });
@@ -331,11 +391,19 @@ function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
 
 function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document {
   const target = cmd.aggregate;
-  if (typeof target !== 'string') fail('InvalidNamespace', 'Collection-less aggregation ({aggregate: 1}) is not supported by the TTL Workbench engine: aggregate over a collection.');
+  if (typeof target !== 'string')
+    fail(
+      'InvalidNamespace',
+      'Collection-less aggregation ({aggregate: 1}) is not supported by the TTL Workbench engine: aggregate over a collection.',
+    );
   const pipeline = requireArray(cmd, 'pipeline') as Document[];
   if (cmd.explain) fail('InvalidOptions', 'Use the explain command: {explain: {aggregate: ...}}.');
   const cursorOpt = optionalDocument(cmd, 'cursor');
-  if (!cursorOpt) fail('FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument: pass cursor: {}.");
+  if (!cursorOpt)
+    fail(
+      'FailedToParse',
+      "The 'cursor' option is required, except for aggregate with the explain argument: pass cursor: {}.",
+    );
   engine.opcounters.command++;
   const coll = engine.getCollection(dbName, target);
   const ns = `${dbName}.${target}`;

@@ -37,7 +37,8 @@ function commandNames(): string[] {
 // imports admin.ts.
 function listCommands(): Document {
   const commands: Document = {};
-  for (const name of commandNames()) commands[name] = { help: '', requiresAuth: false, secondaryOk: true, adminOnly: false };
+  for (const name of commandNames())
+    commands[name] = { help: '', requiresAuth: false, secondaryOk: true, adminOnly: false };
   return { commands, ok: 1 };
 }
 
@@ -48,9 +49,14 @@ export function dispatchCommand(engine: EngineContext, dbName: string, command: 
   // stops before any deeper level, so they need no walk of their own here.
   checkCommandDepth(command, Object.keys(command)[0] === 'insert' ? 'documents' : undefined);
   const name = Object.keys(command)[0];
-  if (name === undefined) fail('CommandNotFound', 'no such command: the command document is empty. Pass e.g. {ping: 1}.');
+  if (name === undefined)
+    fail('CommandNotFound', 'no such command: the command document is empty. Pass e.g. {ping: 1}.');
   const handler = HANDLERS[name] ?? HANDLERS[ALIASES[name] ?? ''];
-  if (!handler) fail('CommandNotFound', `no such command: '${name}'. Run {listCommands: 1} to see what the TTL Workbench engine supports.`);
+  if (!handler)
+    fail(
+      'CommandNotFound',
+      `no such command: '${name}'. Run {listCommands: 1} to see what the TTL Workbench engine supports.`,
+    );
   // maxTimeMS is a generic argument: every command takes it (validated as mongod does); the
   // command's safe points then fail with MaxTimeMSExpired once its real time is up.
   const maxTimeMS = parseMaxTimeMS(command.maxTimeMS);

@@ -11,19 +11,51 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
   if (typeof collection !== 'string') fail('InvalidNamespace', `explain: '${op}' needs a collection name.`);
   switch (op) {
     case 'find':
-      return { collection, request: { filter: optionalDocument(inner, 'filter'), sort: optionalDocument(inner, 'sort'), skip: optionalNumber(inner, 'skip'), limit: Math.abs(optionalNumber(inner, 'limit') ?? 0), hint: inner.hint } };
+      return {
+        collection,
+        request: {
+          filter: optionalDocument(inner, 'filter'),
+          sort: optionalDocument(inner, 'sort'),
+          skip: optionalNumber(inner, 'skip'),
+          limit: Math.abs(optionalNumber(inner, 'limit') ?? 0),
+          hint: inner.hint,
+        },
+      };
     case 'count':
-      return { collection, request: { filter: optionalDocument(inner, 'query'), skip: optionalNumber(inner, 'skip'), limit: optionalNumber(inner, 'limit'), hint: inner.hint } };
+      return {
+        collection,
+        request: {
+          filter: optionalDocument(inner, 'query'),
+          skip: optionalNumber(inner, 'skip'),
+          limit: optionalNumber(inner, 'limit'),
+          hint: inner.hint,
+        },
+      };
     case 'distinct':
       return { collection, request: { filter: optionalDocument(inner, 'query') } };
     case 'delete':
     case 'update': {
       const statements = inner[op === 'delete' ? 'deletes' : 'updates'];
       const first = Array.isArray(statements) && isPlainObject(statements[0]) ? statements[0] : {};
-      return { collection, request: { filter: optionalDocument(first, 'q'), hint: first.hint, limit: op === 'delete' ? optionalNumber(first, 'limit') : first.multi ? 0 : 1 } };
+      return {
+        collection,
+        request: {
+          filter: optionalDocument(first, 'q'),
+          hint: first.hint,
+          limit: op === 'delete' ? optionalNumber(first, 'limit') : first.multi ? 0 : 1,
+        },
+      };
     }
     case 'findAndModify':
-      return { collection, request: { filter: optionalDocument(inner, 'query'), sort: optionalDocument(inner, 'sort'), limit: 1, hint: inner.hint } };
+      return {
+        collection,
+        request: {
+          filter: optionalDocument(inner, 'query'),
+          sort: optionalDocument(inner, 'sort'),
+          limit: 1,
+          hint: inner.hint,
+        },
+      };
     case 'aggregate': {
       const pipeline = Array.isArray(inner.pipeline) ? inner.pipeline : [];
       const first = pipeline[0];
@@ -31,12 +63,16 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
       return { collection, request: { filter } };
     }
   }
-  fail('CommandNotFound', `explain does not support '${op}': use find, count, distinct, update, delete, findAndModify or aggregate.`);
+  fail(
+    'CommandNotFound',
+    `explain does not support '${op}': use find, count, distinct, update, delete, findAndModify or aggregate.`,
+  );
 }
 
 function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const inner = cmd.explain;
-  if (!isPlainObject(inner)) fail('TypeMismatch', 'explain takes a command document: {explain: {find: "c", filter: {...}}}.');
+  if (!isPlainObject(inner))
+    fail('TypeMismatch', 'explain takes a command document: {explain: {find: "c", filter: {...}}}.');
   // mongod's default verbosity is allPlansExecution.
   const verbosity = cmd.verbosity ?? 'allPlansExecution';
   const { collection, request } = requestOf(inner);

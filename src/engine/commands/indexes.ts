@@ -11,7 +11,12 @@ import { toDouble } from '../values/numbers';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import type { Collection } from '../catalog/collection';
 import type { EngineContext } from '../engine-context';
-import { checkTTLIndexSpec, isTTLIndexSpec, listedExpireAfterSeconds, type TTLCollectionFacts } from '../ttl/validation';
+import {
+  checkTTLIndexSpec,
+  isTTLIndexSpec,
+  listedExpireAfterSeconds,
+  type TTLCollectionFacts,
+} from '../ttl/validation';
 import { collectionNameOf, optionalDocument, requireArray, type CommandContext, type CommandHandler } from './context';
 
 export const MAX_INDEXES = 64;
@@ -19,14 +24,19 @@ export const MAX_INDEXES = 64;
 function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'createIndexes');
   const specs = requireArray(cmd, 'indexes');
-  if (specs.length === 0) fail('BadValue', "Must specify at least one index to create: {createIndexes: \"c\", indexes: [{key: {t: 1}, name: \"t_1\"}]}.");
+  if (specs.length === 0)
+    fail(
+      'BadValue',
+      'Must specify at least one index to create: {createIndexes: "c", indexes: [{key: {t: 1}, name: "t_1"}]}.',
+    );
   // Validate every spec before creating anything: one bad spec creates nothing (mongod does the same).
   const existing = engine.getCollection(dbName, name);
   const normalized = specs.map((s) => {
     const n = normalizeIndexSpec(s);
     if (n.spec.partialFilterExpression !== undefined) validatePartialFilterExpression(n.spec.partialFilterExpression);
     // Rule 1.5: TTL options are checked after the whole spec, against the original value.
-    if (isTTLIndexSpec(n.spec)) n.spec.expireAfterSeconds = checkTTLIndexSpec(n.spec, ttlFactsOf(engine, existing)).stored;
+    if (isTTLIndexSpec(n.spec))
+      n.spec.expireAfterSeconds = checkTTLIndexSpec(n.spec, ttlFactsOf(engine, existing)).stored;
     return n;
   });
   const { collection, created } = engine.ensureCollection(dbName, name);
@@ -38,12 +48,17 @@ function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Docum
       toCreate.push(spec);
     }
     if (collection.indexes.size + toCreate.length > MAX_INDEXES) {
-      fail('CannotCreateIndex', `add index fails, too many indexes for ${collection.ns}: a collection can have at most ${MAX_INDEXES} indexes. Drop unused ones first.`);
+      fail(
+        'CannotCreateIndex',
+        `add index fails, too many indexes for ${collection.ns}: a collection can have at most ${MAX_INDEXES} indexes. Drop unused ones first.`,
+      );
     }
     const built: string[] = [];
     try {
       for (const spec of toCreate) {
-        const partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression as Document) : undefined;
+        const partial = spec.partialFilterExpression
+          ? compileFilter(spec.partialFilterExpression as Document)
+          : undefined;
         collection.addIndex(new BTreeIndex(spec, partial));
         built.push(spec.name as string);
       }
@@ -130,14 +145,20 @@ function resolveIndexesToDrop(coll: Collection, target: unknown): string[] {
     let found: BTreeIndex | undefined;
     if (typeof t === 'string') {
       found = coll.indexes.get(t);
-      if (!found) fail('IndexNotFound', `index not found with name [${t}] on ${coll.ns}. List the indexes with getIndexes().`);
+      if (!found)
+        fail('IndexNotFound', `index not found with name [${t}] on ${coll.ns}. List the indexes with getIndexes().`);
     } else if (isPlainObject(t)) {
       const matches = [...coll.indexes.values()].filter((i) => valuesEqual(i.spec.key, t));
-      if (matches.length === 0) fail('IndexNotFound', `can't find index with key: ${formatKeyPattern(t)} on ${coll.ns}.`);
-      if (matches.length > 1) fail('AmbiguousIndexKeyPattern', `${matches.length} indexes found for key: ${formatKeyPattern(t)}, identify by name instead. Conflicting indexes: ${matches.map((m) => m.name).join(', ')}`);
+      if (matches.length === 0)
+        fail('IndexNotFound', `can't find index with key: ${formatKeyPattern(t)} on ${coll.ns}.`);
+      if (matches.length > 1)
+        fail(
+          'AmbiguousIndexKeyPattern',
+          `${matches.length} indexes found for key: ${formatKeyPattern(t)}, identify by name instead. Conflicting indexes: ${matches.map((m) => m.name).join(', ')}`,
+        );
       found = matches[0];
     } else {
-      fail('TypeMismatch', "dropIndexes 'index' must be a name, a key pattern, an array of names, or \"*\".");
+      fail('TypeMismatch', 'dropIndexes \'index\' must be a name, a key pattern, an array of names, or "*".');
     }
     if (found.name === '_id_') fail('InvalidOptions', 'cannot drop _id index: every collection keeps its _id index.');
     names.push(found.name);

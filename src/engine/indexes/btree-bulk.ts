@@ -30,7 +30,16 @@ interface NodeClasses {
   BNode: (new (keys: unknown[], values: unknown[]) => TreeNode) & { prototype: LeafPrototype };
   BNodeInternal: (new (children: TreeNode[], size: number) => TreeNode) & { prototype: InternalPrototype };
 }
-type RangeWalk = (this: LeafNode, low: unknown, high: unknown, includeHigh: boolean, editMode: boolean, tree: unknown, count: number, onFound?: unknown) => unknown;
+type RangeWalk = (
+  this: LeafNode,
+  low: unknown,
+  high: unknown,
+  includeHigh: boolean,
+  editMode: boolean,
+  tree: unknown,
+  count: number,
+  onFound?: unknown,
+) => unknown;
 interface LeafPrototype {
   forRange: RangeWalk;
 }
@@ -142,11 +151,14 @@ function patchLeafWalk(): boolean {
   if ((original as { bulkDelete?: boolean }).bulkDelete) return true;
   const walk: RangeWalk = function (this: LeafNode, low, high, includeHigh, editMode, tree, count, onFound) {
     const sortedWalk = (onFound as Partial<SortedWalk> | undefined)?.sorted ? (onFound as SortedWalk) : undefined;
-    const takeWalk = sortedWalk === undefined && (onFound as Partial<TakeWalk> | undefined)?.room ? (onFound as TakeWalk) : undefined;
-    if ((sortedWalk === undefined && takeWalk === undefined) || editMode !== true) return original.call(this, low, high, includeHigh, editMode, tree, count, onFound);
+    const takeWalk =
+      sortedWalk === undefined && (onFound as Partial<TakeWalk> | undefined)?.room ? (onFound as TakeWalk) : undefined;
+    if ((sortedWalk === undefined && takeWalk === undefined) || editMode !== true)
+      return original.call(this, low, high, includeHigh, editMode, tree, count, onFound);
     if (this.isShared === true) throw new Error('BTree illegally changed or cloned in editRange');
     // Sets share one values array between leaves; ours always hold values, but never cut a shared one.
-    if (this.values.length !== this.keys.length) return original.call(this, low, high, includeHigh, editMode, tree, count, onFound);
+    if (this.values.length !== this.keys.length)
+      return original.call(this, low, high, includeHigh, editMode, tree, count, onFound);
     const cmp = (tree as { _compare: (a: unknown, b: unknown) => number })._compare;
     if (sortedWalk !== undefined) {
       // The whole leaf: keys outside [low, high] match no target, and the bounds' two binary
@@ -212,10 +224,23 @@ function patchInternalWalk(): boolean {
   const proto = classes.BNodeInternal.prototype;
   const original = proto.forRange;
   if ((original as { sortedSkips?: boolean }).sortedSkips) return true;
-  const walk = function (this: InternalNode, low: unknown, high: unknown, includeHigh: boolean, editMode: boolean, tree: unknown, count: number, onFound?: unknown): unknown {
+  const walk = function (
+    this: InternalNode,
+    low: unknown,
+    high: unknown,
+    includeHigh: boolean,
+    editMode: boolean,
+    tree: unknown,
+    count: number,
+    onFound?: unknown,
+  ): unknown {
     const sortedWalk = (onFound as Partial<SortedWalk> | undefined)?.sorted ? (onFound as SortedWalk) : undefined;
-    if (sortedWalk === undefined || editMode !== true) return original.call(this, low, high, includeHigh, editMode, tree, count, onFound);
-    const { _compare: cmp, _maxNodeSize: maxSize } = tree as { _compare: (a: unknown, b: unknown) => number; _maxNodeSize: number };
+    if (sortedWalk === undefined || editMode !== true)
+      return original.call(this, low, high, includeHigh, editMode, tree, count, onFound);
+    const { _compare: cmp, _maxNodeSize: maxSize } = tree as {
+      _compare: (a: unknown, b: unknown) => number;
+      _maxNodeSize: number;
+    };
     const keys = this.keys;
     const children = this.children;
     const sorted = sortedWalk.sorted;
@@ -260,7 +285,8 @@ function patchInternalWalk(): boolean {
         }
         if (children[j].keys.length <= half) this.tryMerge(j, maxSize);
         // The left neighbour, when it was not entered itself (then its own turn comes next).
-        if (j > 0 && (e === 0 || entered[e - 1] !== j - 1) && children[j - 1].keys.length <= half) this.tryMerge(j - 1, maxSize);
+        if (j > 0 && (e === 0 || entered[e - 1] !== j - 1) && children[j - 1].keys.length <= half)
+          this.tryMerge(j - 1, maxSize);
       }
     }
     return count;
@@ -304,7 +330,14 @@ export function takeRangeInBulk<K, V>(tree: BTree<K, V>, low: K, high: K, room: 
  * compaction of the leaf. A leaf without any costs one comparison: the walk visits every leaf
  * between the first and the last entry to delete, most of them untouched.
  */
-function deleteSortedInLeaf(keys: unknown[], values: unknown[], iLow: number, iHigh: number, walk: SortedWalk, cmp: (a: unknown, b: unknown) => number): void {
+function deleteSortedInLeaf(
+  keys: unknown[],
+  values: unknown[],
+  iLow: number,
+  iHigh: number,
+  walk: SortedWalk,
+  cmp: (a: unknown, b: unknown) => number,
+): void {
   const sorted = walk.sorted;
   let at = walk.at;
   if (at >= sorted.length || cmp(sorted[at], keys[iHigh - 1]) > 0) return;

@@ -11,7 +11,16 @@ import { ownValue } from '../values/fields';
 import type { Document } from '../values/types';
 import { deleteSortedInBulk, loadSorted, takeRangeInBulk } from './btree-bulk';
 import { entryOrder } from './entry-order';
-import { encodeEntry, entryComparator, entryOf, entryValue, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from './key-order';
+import {
+  encodeEntry,
+  entryComparator,
+  entryOf,
+  entryValue,
+  KeyBound,
+  MAX_BOUND,
+  MIN_BOUND,
+  type EntryKey,
+} from './key-order';
 import { parseKeyPattern, type KeyPattern } from './key-pattern';
 import { documentKeys } from './keys';
 
@@ -128,7 +137,9 @@ export class BTreeIndex {
     const cmp = this.compare;
     let ordered = true;
     for (let i = 1; i < entries.length && ordered; i++) ordered = cmp(entries[i - 1], entries[i]) < 0;
-    const order = ordered ? undefined : entryOrder(entries, cmp, this.directions.length === 1 ? this.directions[0] : undefined);
+    const order = ordered
+      ? undefined
+      : entryOrder(entries, cmp, this.directions.length === 1 ? this.directions[0] : undefined);
     const keys: EntryKey[] = new Array<EntryKey>(entries.length);
     const values: StoredRecord[] = new Array<StoredRecord>(entries.length);
     let n = 0;
@@ -221,7 +232,8 @@ export class BTreeIndex {
    * one entry, so the records leave this index whole.
    */
   takeRange(start: EntryKey, end: EntryKey, max: number): StoredRecord[] {
-    if (this.multikey) throw new Error(`takeRange on multikey index ${this.name}: its documents hold entries outside the range`);
+    if (this.multikey)
+      throw new Error(`takeRange on multikey index ${this.name}: its documents hold entries outside the range`);
     return takeRangeInBulk(this.entries, start, end, max);
   }
 
@@ -261,7 +273,12 @@ export class BTreeIndex {
 }
 
 /** DuplicateKey (11000) the way mongod words it, with keyPattern and keyValue in the reply. */
-export function duplicateKeyError(ns: string, index: BTreeIndex, key: unknown[], describe: (v: unknown) => string): EngineError {
+export function duplicateKeyError(
+  ns: string,
+  index: BTreeIndex,
+  key: unknown[],
+  describe: (v: unknown) => string,
+): EngineError {
   const keyValue: Document = {};
   index.pattern.fields.forEach((f, i) => {
     keyValue[f.path] = key[i];
@@ -275,4 +292,3 @@ export function duplicateKeyError(ns: string, index: BTreeIndex, key: unknown[],
 }
 
 export { KeyBound, MIN_BOUND, MAX_BOUND };
-

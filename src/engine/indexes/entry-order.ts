@@ -15,7 +15,11 @@ const DIGIT = 1 << 16;
  * A permutation putting `entries` in index order. `entries` come in rid order; `cmp` is the index's
  * entry comparator, `direction` its single field's direction when it has one field.
  */
-export function entryOrder(entries: readonly EntryKey[], cmp: (a: EntryKey, b: EntryKey) => number, direction: 1 | -1 | undefined): Uint32Array {
+export function entryOrder(
+  entries: readonly EntryKey[],
+  cmp: (a: EntryKey, b: EntryKey) => number,
+  direction: 1 | -1 | undefined,
+): Uint32Array {
   const n = entries.length;
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
@@ -31,7 +35,10 @@ export function entryOrder(entries: readonly EntryKey[], cmp: (a: EntryKey, b: E
  * undefined when the entries are not all numbers of one rank. The usual mapping: flip every bit of
  * a negative double, only the sign bit of a positive one; -0 counts as 0, as the comparator has it.
  */
-function sortableBits(entries: readonly EntryKey[], direction: 1 | -1): { hi: Uint32Array; lo: Uint32Array } | undefined {
+function sortableBits(
+  entries: readonly EntryKey[],
+  direction: 1 | -1,
+): { hi: Uint32Array; lo: Uint32Array } | undefined {
   const n = entries.length;
   const rank = entries[0][0];
   const hi = new Uint32Array(n);
@@ -66,7 +73,12 @@ function radixOrder(hi: Uint32Array, lo: Uint32Array, order: Uint32Array): Uint3
   let from: Uint32Array = order;
   let to: Uint32Array = new Uint32Array(n);
   const counts = new Uint32Array(DIGIT);
-  for (const [words, shift] of [[lo, 0], [lo, 16], [hi, 0], [hi, 16]] as const) {
+  for (const [words, shift] of [
+    [lo, 0],
+    [lo, 16],
+    [hi, 0],
+    [hi, 16],
+  ] as const) {
     counts.fill(0);
     for (let i = 0; i < n; i++) counts[(words[i] >>> shift) & 0xffff]++;
     // Every value shares this digit: the pass would not move anything.

@@ -61,7 +61,10 @@ export class IdIndex extends BTreeIndex {
     if (this.ordered) for (const key of keys) this.entries.delete(entryOf(key, record.rid));
   }
 
-  override findDuplicate(keys: unknown[][] | null, exceptRid: number): { record: StoredRecord; key: unknown[] } | undefined {
+  override findDuplicate(
+    keys: unknown[][] | null,
+    exceptRid: number,
+  ): { record: StoredRecord; key: unknown[] } | undefined {
     if (!keys) return undefined;
     for (const key of keys) {
       const record = this.table.probe(key[0]);
@@ -107,7 +110,11 @@ export class IdIndex extends BTreeIndex {
     // In key order the tree fills leaf after leaf instead of splitting at random places.
     pairs.sort((a, b) => this.compare(a[0], b[0]));
     if (this.entries.size === 0) {
-      loadSorted(this.entries, pairs.map((p) => p[0]), pairs.map((p) => p[1]));
+      loadSorted(
+        this.entries,
+        pairs.map((p) => p[0]),
+        pairs.map((p) => p[1]),
+      );
     } else {
       for (const [entry, record] of pairs) this.entries.set(entry, record);
     }

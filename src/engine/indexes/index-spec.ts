@@ -11,9 +11,28 @@ import { defaultIndexName, parseKeyPattern, type KeyPattern } from './key-patter
 
 /** Options mongod accepts in an index spec; anything else is 197 InvalidIndexSpecificationOption. */
 const ALLOWED_FIELDS = new Set([
-  'key', 'name', 'v', 'unique', 'sparse', 'partialFilterExpression', 'expireAfterSeconds', 'hidden',
-  'background', 'ns', 'collation', 'storageEngine', 'weights', 'default_language', 'language_override',
-  'textIndexVersion', '2dsphereIndexVersion', 'bits', 'min', 'max', 'wildcardProjection', 'prepareUnique',
+  'key',
+  'name',
+  'v',
+  'unique',
+  'sparse',
+  'partialFilterExpression',
+  'expireAfterSeconds',
+  'hidden',
+  'background',
+  'ns',
+  'collation',
+  'storageEngine',
+  'weights',
+  'default_language',
+  'language_override',
+  'textIndexVersion',
+  '2dsphereIndexVersion',
+  'bits',
+  'min',
+  'max',
+  'wildcardProjection',
+  'prepareUnique',
 ]);
 
 /** Options that make two indexes on the same key different indexes (mongod's identifying options). */
@@ -28,7 +47,8 @@ export interface NormalizedSpec {
 }
 
 export function normalizeIndexSpec(input: unknown): NormalizedSpec {
-  if (!isPlainObject(input)) fail('TypeMismatch', `Each index specification must be an object, got ${formatValue(input)}.`);
+  if (!isPlainObject(input))
+    fail('TypeMismatch', `Each index specification must be an object, got ${formatValue(input)}.`);
   for (const field of Object.keys(input)) {
     if (!ALLOWED_FIELDS.has(field)) {
       fail(
@@ -37,18 +57,34 @@ export function normalizeIndexSpec(input: unknown): NormalizedSpec {
       );
     }
   }
-  if (input.key === undefined) fail('FailedToParse', `The 'key' field is a required property of an index specification: ${formatValue(input)}`);
+  if (input.key === undefined)
+    fail('FailedToParse', `The 'key' field is a required property of an index specification: ${formatValue(input)}`);
   const pattern = parseKeyPattern(input.key);
   if (input.name === undefined) {
-    fail('FailedToParse', `The 'name' field is a required property of an index specification: ${formatValue(input)}. Give one, e.g. name: "${defaultIndexName(input.key as Document)}" (the shell's createIndex fills it in).`);
+    fail(
+      'FailedToParse',
+      `The 'name' field is a required property of an index specification: ${formatValue(input)}. Give one, e.g. name: "${defaultIndexName(input.key as Document)}" (the shell's createIndex fills it in).`,
+    );
   }
-  if (typeof input.name !== 'string') fail('TypeMismatch', `The 'name' field of an index specification must be a string, got ${formatValue(input.name)}.`);
+  if (typeof input.name !== 'string')
+    fail(
+      'TypeMismatch',
+      `The 'name' field of an index specification must be a string, got ${formatValue(input.name)}.`,
+    );
   if (input.name.length === 0) fail('CannotCreateIndex', 'index name cannot be empty');
-  if (input.name === '*') fail('BadValue', "The index name '*' is not valid: it means \"all indexes\" to dropIndexes. Pick another name.");
+  if (input.name === '*')
+    fail('BadValue', 'The index name \'*\' is not valid: it means "all indexes" to dropIndexes. Pick another name.');
   const isIdKey = Object.keys(pattern.raw).length === 1 && pattern.raw._id !== undefined;
-  if (input.name === '_id_' && !isIdKey) fail('BadValue', `The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}: pick another name for ${formatValue(input.key)}.`);
+  if (input.name === '_id_' && !isIdKey)
+    fail(
+      'BadValue',
+      `The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}: pick another name for ${formatValue(input.key)}.`,
+    );
   if (input.collation !== undefined) {
-    fail('InvalidOptions', 'Collations are not supported by the TTL Workbench engine: remove the collation option (indexes compare strings by binary order).');
+    fail(
+      'InvalidOptions',
+      'Collations are not supported by the TTL Workbench engine: remove the collation option (indexes compare strings by binary order).',
+    );
   }
   for (const flag of ['unique', 'sparse', 'hidden'] as const) {
     if (input[flag] !== undefined && typeof input[flag] !== 'boolean' && !isNumberLike(input[flag])) {
@@ -60,7 +96,13 @@ export function normalizeIndexSpec(input: unknown): NormalizedSpec {
   }
   const isId = Object.keys(pattern.raw).length === 1 && pattern.raw._id !== undefined && pattern.plugin === 'btree';
   if (isId) validateIdIndexSpec(input);
-  if (input.unique && (pattern.plugin === 'hashed' || pattern.plugin === 'text' || pattern.plugin === 'wildcard' || pattern.plugin === '2dsphere')) {
+  if (
+    input.unique &&
+    (pattern.plugin === 'hashed' ||
+      pattern.plugin === 'text' ||
+      pattern.plugin === 'wildcard' ||
+      pattern.plugin === '2dsphere')
+  ) {
     fail('CannotCreateIndex', `${pattern.plugin} indexes cannot be unique: remove unique: true.`);
   }
   const spec: Document = { v: 2, key: input.key, name: input.name };
@@ -77,7 +119,12 @@ export function normalizeIndexSpec(input: unknown): NormalizedSpec {
 }
 
 function isNumberLike(v: unknown): boolean {
-  return typeof v === 'number' || (typeof v === 'object' && v !== null && ['Int32', 'Long', 'Double'].includes((v as { _bsontype?: string })._bsontype ?? ''));
+  return (
+    typeof v === 'number' ||
+    (typeof v === 'object' &&
+      v !== null &&
+      ['Int32', 'Long', 'Double'].includes((v as { _bsontype?: string })._bsontype ?? ''))
+  );
 }
 
 function truthy(v: unknown): boolean {
@@ -93,16 +140,26 @@ function validateIdIndexSpec(input: Document): void {
   }
   for (const field of Object.keys(input)) {
     if (!['key', 'name', 'v', 'collation', 'ns', 'background'].includes(field)) {
-      fail('InvalidIndexSpecificationOption', `The field '${field}' is not valid for an _id index specification. Specification: ${formatValue(input)}`);
+      fail(
+        'InvalidIndexSpecificationOption',
+        `The field '${field}' is not valid for an _id index specification. Specification: ${formatValue(input)}`,
+      );
     }
   }
 }
 
-export type SpecComparison = 'identical' | 'sameNameDifferentOptions' | 'sameNameDifferentKey' | 'equivalentOtherName' | 'equivalentOtherNameAndOptions' | 'different';
+export type SpecComparison =
+  | 'identical'
+  | 'sameNameDifferentOptions'
+  | 'sameNameDifferentKey'
+  | 'equivalentOtherName'
+  | 'equivalentOtherNameAndOptions'
+  | 'different';
 
 /** How `requested` relates to `existing` (rules 2.2–2.5). */
 export function compareSpecs(requested: Document, existing: Document): SpecComparison {
-  const sameKey = valuesEqual(requested.key, existing.key) && sameFieldOrder(requested.key as Document, existing.key as Document);
+  const sameKey =
+    valuesEqual(requested.key, existing.key) && sameFieldOrder(requested.key as Document, existing.key as Document);
   const sameIdentity = sameKey && IDENTIFYING.every((f) => optionEqual(requested[f], existing[f]));
   const sameOthers = otherOptionsEqual(requested, existing);
   if (requested.name === existing.name) {
@@ -137,25 +194,44 @@ function otherOptionsEqual(a: Document, b: Document): boolean {
 }
 
 /** The error mongod gives for a requested spec that clashes with an existing one, or undefined. */
-export function conflictError(kind: SpecComparison, requested: Document, existing: Document, collection = '<collection>'): EngineError | undefined {
+export function conflictError(
+  kind: SpecComparison,
+  requested: Document,
+  existing: Document,
+  collection = '<collection>',
+): EngineError | undefined {
   const req = formatValue(requested);
   const ex = formatValue(existing);
   switch (kind) {
     case 'sameNameDifferentOptions': {
-      const hint = requested.expireAfterSeconds !== undefined || existing.expireAfterSeconds !== undefined
-        ? ` To change expireAfterSeconds of an existing index, use collMod: db.runCommand({collMod: "${collection}", index: {name: "${String(existing.name)}", expireAfterSeconds: <seconds>}}).`
-        : ' Drop the index first or give the new one another name.';
-      return new EngineError('IndexOptionsConflict', `An equivalent index already exists with the same name but different options. Requested index: ${req}, existing index: ${ex}.${hint}`);
+      const hint =
+        requested.expireAfterSeconds !== undefined || existing.expireAfterSeconds !== undefined
+          ? ` To change expireAfterSeconds of an existing index, use collMod: db.runCommand({collMod: "${collection}", index: {name: "${String(existing.name)}", expireAfterSeconds: <seconds>}}).`
+          : ' Drop the index first or give the new one another name.';
+      return new EngineError(
+        'IndexOptionsConflict',
+        `An equivalent index already exists with the same name but different options. Requested index: ${req}, existing index: ${ex}.${hint}`,
+      );
     }
     case 'sameNameDifferentKey':
-      return new EngineError('IndexKeySpecsConflict', `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Requested index: ${req}, existing index: ${ex}. Choose another name or drop the existing index.`);
+      return new EngineError(
+        'IndexKeySpecsConflict',
+        `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Requested index: ${req}, existing index: ${ex}. Choose another name or drop the existing index.`,
+      );
     case 'equivalentOtherName':
-      return new EngineError('IndexOptionsConflict', `Index already exists with a different name: ${String(existing.name)}`);
+      return new EngineError(
+        'IndexOptionsConflict',
+        `Index already exists with a different name: ${String(existing.name)}`,
+      );
     case 'equivalentOtherNameAndOptions': {
-      const hint = requested.expireAfterSeconds !== undefined || existing.expireAfterSeconds !== undefined
-        ? ` To make it a TTL index or change its expireAfterSeconds, use collMod on '${String(existing.name)}' instead of creating a second index.`
-        : '';
-      return new EngineError('IndexOptionsConflict', `An equivalent index already exists with a different name and options. Requested index: ${req}, existing index: ${ex}.${hint}`);
+      const hint =
+        requested.expireAfterSeconds !== undefined || existing.expireAfterSeconds !== undefined
+          ? ` To make it a TTL index or change its expireAfterSeconds, use collMod on '${String(existing.name)}' instead of creating a second index.`
+          : '';
+      return new EngineError(
+        'IndexOptionsConflict',
+        `An equivalent index already exists with a different name and options. Requested index: ${req}, existing index: ${ex}.${hint}`,
+      );
     }
     default:
       return undefined;

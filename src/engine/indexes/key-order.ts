@@ -16,7 +16,10 @@ import { bsonClassOf, canonicalRank } from '../values/types';
 
 export class KeyBound {
   /** side -1 sorts before, +1 after: every value, or every value of canonical `rank`. */
-  constructor(readonly side: -1 | 1, readonly rank?: number) {}
+  constructor(
+    readonly side: -1 | 1,
+    readonly rank?: number,
+  ) {}
 }
 
 export const MIN_BOUND = new KeyBound(-1);
@@ -44,10 +47,22 @@ const TWO_53 = 2 ** 53;
  */
 function setPart(out: unknown[], at: number, value: unknown): void {
   switch (typeof value) {
-    case 'number': out[at] = RANK_NUMBER; out[at + 1] = value; return;
-    case 'string': out[at] = 15; out[at + 1] = value; return;
-    case 'boolean': out[at] = RANK_BOOL; out[at + 1] = value ? 1 : 0; return;
-    case 'undefined': out[at] = RANK_UNDEFINED; out[at + 1] = 0; return;
+    case 'number':
+      out[at] = RANK_NUMBER;
+      out[at + 1] = value;
+      return;
+    case 'string':
+      out[at] = 15;
+      out[at + 1] = value;
+      return;
+    case 'boolean':
+      out[at] = RANK_BOOL;
+      out[at + 1] = value ? 1 : 0;
+      return;
+    case 'undefined':
+      out[at] = RANK_UNDEFINED;
+      out[at + 1] = 0;
+      return;
   }
   if (value === null) {
     out[at] = RANK_NULL;
@@ -72,17 +87,31 @@ function setPart(out: unknown[], at: number, value: unknown): void {
   let rank: number;
   let comparable: unknown;
   switch (bsonClassOf(value)) {
-    case 'Int32': rank = RANK_NUMBER; comparable = (value as Int32).value; break;
-    case 'Double': rank = RANK_NUMBER; comparable = (value as { value: number }).value; break;
+    case 'Int32':
+      rank = RANK_NUMBER;
+      comparable = (value as Int32).value;
+      break;
+    case 'Double':
+      rank = RANK_NUMBER;
+      comparable = (value as { value: number }).value;
+      break;
     case 'Long': {
       const n = (value as Long).toNumber();
       rank = RANK_NUMBER;
       comparable = Math.abs(n) < TWO_53 ? n : value;
       break;
     }
-    case 'MinKey': rank = RANK_MINKEY; comparable = 0; break;
-    case 'MaxKey': rank = RANK_MAXKEY; comparable = 0; break;
-    default: rank = canonicalRank(value); comparable = value;
+    case 'MinKey':
+      rank = RANK_MINKEY;
+      comparable = 0;
+      break;
+    case 'MaxKey':
+      rank = RANK_MAXKEY;
+      comparable = 0;
+      break;
+    default:
+      rank = canonicalRank(value);
+      comparable = value;
   }
   out[at] = rank;
   out[at + 1] = comparable;
@@ -129,12 +158,18 @@ export function entryValue(entry: EntryKey, i: number): unknown {
   const rank = entry[2 * i] as number;
   const v = entry[2 * i + 1];
   switch (rank) {
-    case RANK_DATE: return new Date(v as number);
-    case RANK_BOOL: return v === 1;
-    case RANK_NULL: return null;
-    case RANK_UNDEFINED: return undefined;
-    case RANK_MINKEY: return new MinKey();
-    case RANK_MAXKEY: return new MaxKey();
+    case RANK_DATE:
+      return new Date(v as number);
+    case RANK_BOOL:
+      return v === 1;
+    case RANK_NULL:
+      return null;
+    case RANK_UNDEFINED:
+      return undefined;
+    case RANK_MINKEY:
+      return new MinKey();
+    case RANK_MAXKEY:
+      return new MaxKey();
   }
   return v;
 }

@@ -28,8 +28,10 @@ export function parseKeyPattern(key: unknown): KeyPattern {
     fail('TypeMismatch', "The 'key' field of an index specification must be an object, e.g. {key: {createdAt: 1}}");
   }
   const entries = Object.entries(key as Document);
-  if (entries.length === 0) fail('CannotCreateIndex', 'Index keys cannot be empty: give at least one field, e.g. {createdAt: 1}.');
-  if (entries.length > 32) fail('CannotCreateIndex', `Index key pattern has ${entries.length} fields; the limit is 32.`);
+  if (entries.length === 0)
+    fail('CannotCreateIndex', 'Index keys cannot be empty: give at least one field, e.g. {createdAt: 1}.');
+  if (entries.length > 32)
+    fail('CannotCreateIndex', `Index key pattern has ${entries.length} fields; the limit is 32.`);
   const fields: KeyField[] = [];
   let plugin: IndexPlugin = 'btree';
   for (const [path, value] of entries) {
@@ -42,20 +44,32 @@ export function parseKeyPattern(key: unknown): KeyPattern {
     if (isNumeric(value)) {
       const d = toDouble(value);
       if (d === 0 || Number.isNaN(d)) {
-        fail('CannotCreateIndex', `Values in the index key pattern can't be 0 or NaN (field '${path}'): use 1 for ascending or -1 for descending.`);
+        fail(
+          'CannotCreateIndex',
+          `Values in the index key pattern can't be 0 or NaN (field '${path}'): use 1 for ascending or -1 for descending.`,
+        );
       }
       fields.push({ path, direction: d > 0 ? 1 : -1 });
     } else if (typeof value === 'string') {
       if (!PLUGINS.has(value)) {
-        fail('CannotCreateIndex', `Unknown index plugin '${value}' on field '${path}': use 1, -1, "hashed", "text", "2dsphere" or "2d".`);
+        fail(
+          'CannotCreateIndex',
+          `Unknown index plugin '${value}' on field '${path}': use 1, -1, "hashed", "text", "2dsphere" or "2d".`,
+        );
       }
       if (plugin !== 'btree' && plugin !== value) {
-        fail('CannotCreateIndex', `Can't use more than one index plugin for a single index (found '${plugin}' and '${value}').`);
+        fail(
+          'CannotCreateIndex',
+          `Can't use more than one index plugin for a single index (found '${plugin}' and '${value}').`,
+        );
       }
       plugin = value as IndexPlugin;
       fields.push({ path, direction: value as KeyField['direction'] });
     } else {
-      fail('CannotCreateIndex', `Values in the index key pattern can only be numbers or strings; field '${path}' has ${JSON.stringify(value)}.`);
+      fail(
+        'CannotCreateIndex',
+        `Values in the index key pattern can only be numbers or strings; field '${path}' has ${JSON.stringify(value)}.`,
+      );
     }
   }
   return { fields, plugin, raw: key as Document };
@@ -81,5 +95,7 @@ export function defaultIndexName(key: Document): string {
 
 /** Printable key pattern for messages: `{a: 1, b: -1}`. */
 export function formatKeyPattern(key: Document): string {
-  return `{ ${Object.entries(key).map(([f, v]) => `${f}: ${typeof v === 'string' ? JSON.stringify(v) : String(toDouble(v))}`).join(', ')} }`;
+  return `{ ${Object.entries(key)
+    .map(([f, v]) => `${f}: ${typeof v === 'string' ? JSON.stringify(v) : String(toDouble(v))}`)
+    .join(', ')} }`;
 }

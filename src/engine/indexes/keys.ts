@@ -39,7 +39,13 @@ export function fieldKeys(doc: Document, path: string, parts = path.split('.')):
   return { values: out, multikey: state.multikey, missing: false };
 }
 
-function collect(value: unknown, parts: string[], i: number, out: unknown[], state: { multikey: boolean; found: boolean }): void {
+function collect(
+  value: unknown,
+  parts: string[],
+  i: number,
+  out: unknown[],
+  state: { multikey: boolean; found: boolean },
+): void {
   if (i === parts.length) {
     state.found = true;
     if (Array.isArray(value)) {
@@ -96,7 +102,10 @@ export function documentKeys(doc: Document, fields: KeyField[], fieldParts: stri
     if (!k.missing) allMissing = false;
     if (k.multikey) {
       if (arrayField !== undefined && k.values.length > 1) {
-        fail('CannotIndexParallelArrays', `cannot index parallel arrays [${fields[f].path}] [${arrayField}]: a compound index can have at most one array field per document.`);
+        fail(
+          'CannotIndexParallelArrays',
+          `cannot index parallel arrays [${fields[f].path}] [${arrayField}]: a compound index can have at most one array field per document.`,
+        );
       }
       multikey = true;
       if (k.values.length > 1) arrayField = fields[f].path;

@@ -124,7 +124,10 @@ export class ObjectIdTable<R extends Slotted> {
   /** The slot holding `id`, or the empty slot where it would go. */
   private find(id: ObjectId): number {
     loadWords(id);
-    const a = w0, b = w1, c = w2, d = w3;
+    const a = w0,
+      b = w1,
+      c = w2,
+      d = w3;
     const h = hash(a, b, c, d);
     const hashes = this.hashes;
     const records = this.records;

@@ -14,8 +14,15 @@ import { formatValue } from '../values/format';
 import { toDouble } from '../values/numbers';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import {
-  ACCUMULATORS, aggError, compileExpression, isTruthy, typeName, valueKey,
-  type Accumulator, type CompiledExpression, type Vars,
+  ACCUMULATORS,
+  aggError,
+  compileExpression,
+  isTruthy,
+  typeName,
+  valueKey,
+  type Accumulator,
+  type CompiledExpression,
+  type Vars,
 } from './expressions';
 import { compileFilter } from './matcher';
 import { compileSort } from './sort';
@@ -49,7 +56,8 @@ function show(v: unknown): string {
 
 /** Assign a field whose name comes from user data ("__proto__" must stay an ordinary field). */
 function put(obj: Document, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
   else obj[key] = value;
 }
 
@@ -76,9 +84,11 @@ export function compilePipeline(pipeline: Document[], ctx: PipelineContext): Sta
 function pipelineVariables(ctx: PipelineContext): Vars {
   const vars: Record<string, unknown> = { NOW: ctx.now };
   if (ctx.let !== undefined) {
-    if (!isPlainObject(ctx.let)) fail(14, `BSON field 'let' is the wrong type '${typeName(ctx.let)}', expected type 'object'`);
+    if (!isPlainObject(ctx.let))
+      fail(14, `BSON field 'let' is the wrong type '${typeName(ctx.let)}', expected type 'object'`);
     for (const [name, expr] of Object.entries(ctx.let)) {
-      if (!/^[a-z\u0080-\uffff][\w\u0080-\uffff]*$/.test(name)) fail(16870, `'${name}' starts with an invalid character for a user variable name`);
+      if (!/^[a-z\u0080-\uffff][\w\u0080-\uffff]*$/.test(name))
+        fail(16870, `'${name}' starts with an invalid character for a user variable name`);
       // Each definition sees $$NOW and the definitions before it, never a document.
       vars[name] = compileExpression(expr)({}, vars);
     }
@@ -91,7 +101,8 @@ function compileStages(pipeline: unknown, env: StageEnv): Stage {
   const stages = pipeline.map((spec) => compileStage(spec, env));
   // Under a time limit or an interrupt flag, every document between two stages is a safe point
   // (a pipeline only reads: stopping anywhere leaves nothing half done).
-  if (interruptsInstalled()) return (input) => stages.reduce<Iterable<Document>>((stream, stage) => checked(stage(stream)), input);
+  if (interruptsInstalled())
+    return (input) => stages.reduce<Iterable<Document>>((stream, stage) => checked(stage(stream)), input);
   return (input) => stages.reduce<Iterable<Document>>((stream, stage) => stage(stream), input);
 }
 
@@ -103,7 +114,7 @@ function* checked(stream: Iterable<Document>): Iterable<Document> {
 }
 
 function stageName(spec: unknown): string {
-  if (!isPlainObject(spec)) fail(14, 'Each element of the \'pipeline\' array must be an object');
+  if (!isPlainObject(spec)) fail(14, "Each element of the 'pipeline' array must be an object");
   const keys = Object.keys(spec);
   if (keys.length !== 1) fail(40323, 'A pipeline stage specification object must contain exactly one field.');
   return keys[0];
@@ -189,7 +200,8 @@ function nonNegativeInteger(stage: string, v: unknown, code: number): number {
   if (!isNumeric(v)) fail(code, `${prefix}Expected a number in: ${stage}: ${show(v)}`);
   const d = toDouble(v);
   if (Number.isNaN(d)) fail(code, `${prefix}Expected an integer, but found NaN in: ${stage}: ${show(v)}`);
-  if (!Number.isInteger(d) || Math.abs(d) >= 2 ** 63) fail(code, `${prefix}Cannot represent as a 64-bit integer: ${stage}: ${show(v)}`);
+  if (!Number.isInteger(d) || Math.abs(d) >= 2 ** 63)
+    fail(code, `${prefix}Cannot represent as a 64-bit integer: ${stage}: ${show(v)}`);
   if (d < 0) fail(code, `${prefix}Expected a non-negative number in: ${stage}: ${show(v)}`);
   return d;
 }
@@ -223,10 +235,11 @@ const parseSort: StageParser = (spec) => {
   const cmp = compileSort(spec);
   if (!cmp) fail(15976, '$sort stage must have at least one sort key');
   if (!interruptsInstalled()) return (input) => Array.from(input).sort(cmp);
-  return (input) => Array.from(input).sort((a, b) => {
-    checkForInterrupt();
-    return cmp(a, b);
-  });
+  return (input) =>
+    Array.from(input).sort((a, b) => {
+      checkForInterrupt();
+      return cmp(a, b);
+    });
 };
 
 const parseReplaceRoot: StageParser = (spec, env, name) => {
@@ -236,8 +249,10 @@ const parseReplaceRoot: StageParser = (spec, env, name) => {
     expr = spec;
     what = 'replacement document';
   } else {
-    if (!isPlainObject(spec)) fail(40229, `expected an object as specification for $replaceRoot stage, got ${typeName(spec)}`);
-    for (const k of Object.keys(spec)) if (k !== 'newRoot') fail(40415, `BSON field '$replaceRoot.${k}' is an unknown field.`);
+    if (!isPlainObject(spec))
+      fail(40229, `expected an object as specification for $replaceRoot stage, got ${typeName(spec)}`);
+    for (const k of Object.keys(spec))
+      if (k !== 'newRoot') fail(40415, `BSON field '$replaceRoot.${k}' is an unknown field.`);
     if (!hasOwn.call(spec, 'newRoot')) fail(40414, "BSON field '$replaceRoot.newRoot' is missing but a required field");
     expr = spec.newRoot;
     what = "'newRoot' expression";
@@ -246,7 +261,10 @@ const parseReplaceRoot: StageParser = (spec, env, name) => {
   return mapStage((doc) => {
     const root = fn(doc, env.vars);
     if (!isPlainObject(root)) {
-      fail(40228, `${what} must evaluate to an object, but resulting value was: ${show(root)}. Type of resulting value: '${typeName(root)}'. Input document: ${show(doc)}`);
+      fail(
+        40228,
+        `${what} must evaluate to an object, but resulting value was: ${show(root)}. Type of resulting value: '${typeName(root)}'. Input document: ${show(doc)}`,
+      );
     }
     return root;
   });
@@ -278,7 +296,8 @@ function addPath(root: ProjectionNode, path: string, action: FieldAction, errPre
   const parts = path.split('.');
   for (const p of parts) {
     if (p === '') fail(15998, `${errPrefix}FieldPath field names may not be empty strings.`);
-    if (p.startsWith('$')) fail(16410, `${errPrefix}FieldPath field names may not start with '$'. Consider using $getField or $setField.`);
+    if (p.startsWith('$'))
+      fail(16410, `${errPrefix}FieldPath field names may not start with '$'. Consider using $getField or $setField.`);
   }
   let node = root;
   for (let i = 0; i < parts.length - 1; i++) {
@@ -316,7 +335,13 @@ function isSubProjection(v: unknown): v is Document {
 }
 
 /** Flattens nested specs into (dotted path, value) pairs, stopping at expressions and flags. */
-function flattenSpec(spec: Document, prefix: string, out: [string, unknown][], errPrefix: string, emptyIsLiteral: boolean): void {
+function flattenSpec(
+  spec: Document,
+  prefix: string,
+  out: [string, unknown][],
+  errPrefix: string,
+  emptyIsLiteral: boolean,
+): void {
   for (const key of Object.keys(spec)) {
     if (key === '') fail(40352, `${errPrefix}FieldPath cannot be constructed with empty string`);
     const path = prefix ? `${prefix}.${key}` : key;
@@ -353,7 +378,8 @@ function parseProjection(spec: unknown): ParsedProjection {
       if (mode === 'inclusion') fail(31254, `${errPrefix}Cannot do exclusion on field ${path} in inclusion projection`);
       mode = 'exclusion';
     } else if (mode === 'exclusion') {
-      if (action.kind === 'include') fail(31253, `${errPrefix}Cannot do inclusion on field ${path} in exclusion projection`);
+      if (action.kind === 'include')
+        fail(31253, `${errPrefix}Cannot do inclusion on field ${path} in exclusion projection`);
       fail(31252, `${errPrefix}Cannot use expression other than $meta in exclusion projection`);
     } else {
       mode = 'inclusion';
@@ -452,7 +478,8 @@ const parseAddFields: StageParser = (spec, env, name) => {
   // Nested objects merge into existing subdocuments; an empty object is the literal {}.
   flattenSpec(spec, '', entries, errPrefix, true);
   const root = new ProjectionNode();
-  for (const [path, value] of entries) addPath(root, path, { kind: 'compute', fn: compileExpression(value) }, errPrefix);
+  for (const [path, value] of entries)
+    addPath(root, path, { kind: 'compute', fn: compileExpression(value) }, errPrefix);
   markComputes(root);
   return mapStage((doc) => {
     const out: Document = { ...doc };
@@ -463,10 +490,12 @@ const parseAddFields: StageParser = (spec, env, name) => {
 
 const parseUnset: StageParser = (spec) => {
   const paths = typeof spec === 'string' ? [spec] : spec;
-  if (!Array.isArray(paths) || paths.length === 0) fail(31119, '$unset specification must be a string or an array with at least one field');
+  if (!Array.isArray(paths) || paths.length === 0)
+    fail(31119, '$unset specification must be a string or an array with at least one field');
   const root = new ProjectionNode();
   for (const p of paths) {
-    if (typeof p !== 'string') fail(31120, '$unset specification must be a string or an array containing only string values');
+    if (typeof p !== 'string')
+      fail(31120, '$unset specification must be a string or an array containing only string values');
     addPath(root, p, { kind: 'exclude' }, 'Invalid $unset :: caused by :: ');
   }
   return mapStage((doc) => excludeFields(root, doc));
@@ -506,7 +535,8 @@ function unwindPath(v: unknown, what: string, code: number): string[] {
   if (!v.startsWith('$')) fail(code, `${what} option to $unwind stage should be prefixed with a '$': ${v}`);
   const parts = v.slice(1).split('.');
   if (parts.some((p) => p === '')) fail(15998, 'FieldPath field names may not be empty strings.');
-  if (parts.some((p) => p.startsWith('$'))) fail(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
+  if (parts.some((p) => p.startsWith('$')))
+    fail(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
   return parts;
 }
 
@@ -521,12 +551,22 @@ const parseUnwind: StageParser = (spec) => {
     for (const [k, v] of Object.entries(spec)) {
       if (k === 'path') rawPath = v;
       else if (k === 'preserveNullAndEmptyArrays') {
-        if (typeof v !== 'boolean') fail(28809, `expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got ${typeName(v)}`);
+        if (typeof v !== 'boolean')
+          fail(
+            28809,
+            `expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got ${typeName(v)}`,
+          );
         preserve = v;
       } else if (k === 'includeArrayIndex') {
-        if (typeof v !== 'string') fail(28810, `expected a non-empty string for the includeArrayIndex  option to $unwind stage, got ${typeName(v)}`);
-        if (v === '') fail(28810, 'expected a non-empty string for the includeArrayIndex  option to $unwind stage, got string');
-        if (v.startsWith('$')) fail(28822, `includeArrayIndex option to $unwind stage should not be prefixed with a '$': ${v}`);
+        if (typeof v !== 'string')
+          fail(
+            28810,
+            `expected a non-empty string for the includeArrayIndex  option to $unwind stage, got ${typeName(v)}`,
+          );
+        if (v === '')
+          fail(28810, 'expected a non-empty string for the includeArrayIndex  option to $unwind stage, got string');
+        if (v.startsWith('$'))
+          fail(28822, `includeArrayIndex option to $unwind stage should not be prefixed with a '$': ${v}`);
         indexPath = v.split('.');
       } else {
         fail(28811, `unrecognized option to $unwind stage: ${k}`);
@@ -542,7 +582,12 @@ const parseUnwind: StageParser = (spec) => {
   };
 };
 
-function* unwindOne(doc: Document, path: string[], indexPath: string[] | undefined, preserve: boolean): Iterable<Document> {
+function* unwindOne(
+  doc: Document,
+  path: string[],
+  indexPath: string[] | undefined,
+  preserve: boolean,
+): Iterable<Document> {
   const value = getPath(doc, path);
   const withIndex = (d: Document, i: unknown): Document => (indexPath ? withPath(d, indexPath, i) : d);
   if (Array.isArray(value)) {
@@ -620,7 +665,9 @@ const parseGroup: StageParser = (spec, env) => {
   if (!isPlainObject(spec)) fail(15947, "a group's fields must be specified in an object");
   if (!hasOwn.call(spec, '_id')) fail(15955, 'a group specification must include an _id');
   const idFn = compileExpression(spec._id);
-  const accs = Object.keys(spec).filter((k) => k !== '_id').map((k) => parseAccumulator(k, spec[k]));
+  const accs = Object.keys(spec)
+    .filter((k) => k !== '_id')
+    .map((k) => parseAccumulator(k, spec[k]));
   return groupStage(idFn, accs, env.vars);
 };
 
@@ -643,14 +690,20 @@ const parseCount: StageParser = (spec) => {
 
 const parseSortByCount: StageParser = (spec, env) => {
   if (typeof spec === 'string') {
-    if (!spec.startsWith('$')) fail(40148, 'the sortByCount field must be defined as a $-prefixed path or an expression');
+    if (!spec.startsWith('$'))
+      fail(40148, 'the sortByCount field must be defined as a $-prefixed path or an expression');
   } else if (isPlainObject(spec)) {
     const keys = Object.keys(spec);
-    if (keys.length !== 1 || !keys[0].startsWith('$')) fail(40147, 'the sortByCount field must be defined as a $-prefixed path or an expression');
+    if (keys.length !== 1 || !keys[0].startsWith('$'))
+      fail(40147, 'the sortByCount field must be defined as a $-prefixed path or an expression');
   } else {
     fail(40149, 'the sortByCount field must be specified as a string or as an object');
   }
-  const group = groupStage(compileExpression(spec), [{ field: 'count', make: ACCUMULATORS.$sum, input: () => ONE }], env.vars);
+  const group = groupStage(
+    compileExpression(spec),
+    [{ field: 'count', make: ACCUMULATORS.$sum, input: () => ONE }],
+    env.vars,
+  );
   const byCountDesc = (a: Document, b: Document): number => (b.count as Int32).value - (a.count as Int32).value;
   return (input) => Array.from(group(input)).sort(byCountDesc);
 };
@@ -659,20 +712,33 @@ const parseSortByCount: StageParser = (spec, env) => {
 // $facet
 // ---------------------------------------------------------------------------------------------
 
-const NOT_IN_FACET = new Set(['$facet', '$out', '$merge', '$changeStream', '$collStats', '$indexStats', '$geoNear', '$search', '$searchMeta']);
+const NOT_IN_FACET = new Set([
+  '$facet',
+  '$out',
+  '$merge',
+  '$changeStream',
+  '$collStats',
+  '$indexStats',
+  '$geoNear',
+  '$search',
+  '$searchMeta',
+]);
 
 const parseFacet: StageParser = (spec, env, name) => {
   if (env.inFacet) fail(40600, `${name} is not allowed to be used within a $facet stage`);
-  if (!isPlainObject(spec) || Object.keys(spec).length === 0) fail(40169, 'the $facet specification must be a non-empty object');
+  if (!isPlainObject(spec) || Object.keys(spec).length === 0)
+    fail(40169, 'the $facet specification must be a non-empty object');
   const facets = Object.keys(spec).map((field): [string, Stage] => {
-    if (field.startsWith('$')) fail(40174, `Invalid $facet :: caused by :: FieldPath field names may not start with '$'.`);
+    if (field.startsWith('$'))
+      fail(40174, `Invalid $facet :: caused by :: FieldPath field names may not start with '$'.`);
     if (field.includes('.')) fail(40174, "Invalid $facet :: caused by :: FieldPath field names may not contain '.'.");
     const sub = spec[field];
     if (!Array.isArray(sub)) fail(40170, `arguments to $facet must be arrays, ${field} is type ${typeName(sub)}`);
     if (sub.length === 0) fail(40171, 'sub-pipeline in $facet stage cannot be empty');
     for (const stage of sub) {
       const stageNameInFacet = stageName(stage);
-      if (NOT_IN_FACET.has(stageNameInFacet)) fail(40600, `${stageNameInFacet} is not allowed to be used within a $facet stage`);
+      if (NOT_IN_FACET.has(stageNameInFacet))
+        fail(40600, `${stageNameInFacet} is not allowed to be used within a $facet stage`);
     }
     return [field, compileStages(sub, { ...env, inFacet: true })];
   });

@@ -25,7 +25,10 @@ function exactScalar(v: unknown): boolean {
     case 'object':
       if (v instanceof Date) return true;
       switch (bsonClassOf(v)) {
-        case 'ObjectId': case 'Int32': case 'Long': case 'Timestamp':
+        case 'ObjectId':
+        case 'Int32':
+        case 'Long':
+        case 'Timestamp':
           return true;
         case 'Double':
           return !Number.isNaN((v as { value: number }).value);
@@ -43,7 +46,8 @@ function exactCondition(condition: unknown): boolean {
   for (const op of ops) {
     if (!EXACT_OPS.has(op)) return false;
     const arg = condition[op];
-    if (op === '$in' ? !(Array.isArray(arg) && arg.length > 0 && arg.every(exactScalar)) : !exactScalar(arg)) return false;
+    if (op === '$in' ? !(Array.isArray(arg) && arg.length > 0 && arg.every(exactScalar)) : !exactScalar(arg))
+      return false;
   }
   return true;
 }
@@ -55,7 +59,14 @@ export function coveredCount(coll: Collection, filter: Document, hint: unknown):
   const plan = planQuery(coll, { filter, hint });
   if (plan.kind !== 'IXSCAN') return undefined;
   const index = plan.index;
-  if (index.multikey || index.sparse || index.isPartial || index.fieldCount !== 1 || index.pattern.fields[0].path !== keys[0]) return undefined;
+  if (
+    index.multikey ||
+    index.sparse ||
+    index.isPartial ||
+    index.fieldCount !== 1 ||
+    index.pattern.fields[0].path !== keys[0]
+  )
+    return undefined;
   // Unique point look-ups (the _id hash table) are already cheaper than walking a tree.
   if (plan.fieldIntervals.length !== 1 || plan.points) return undefined;
   let total = 0;

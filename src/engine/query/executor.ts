@@ -36,7 +36,8 @@ export interface QueryResult {
  * matcher's equality for these types).
  */
 export function queryRecords(coll: Collection, request: QueryRequest): StoredRecord[] {
-  const id = request.sort === undefined && request.hint === undefined && request.filter ? idPointOf(request.filter) : undefined;
+  const id =
+    request.sort === undefined && request.hint === undefined && request.filter ? idPointOf(request.filter) : undefined;
   const index = coll.idIndex;
   if (id === undefined || !index) return executeQuery(coll, request).records;
   const record = index.findEqual([id]);
@@ -128,9 +129,9 @@ export function executeQuery(coll: Collection, request: QueryRequest): QueryResu
     // nothing stored: `out` is this query's own array).
     result = interruptsInstalled()
       ? out.sort((a, b) => {
-        checkForInterrupt();
-        return cmp(a.doc, b.doc);
-      })
+          checkForInterrupt();
+          return cmp(a.doc, b.doc);
+        })
       : out.sort((a, b) => cmp(a.doc, b.doc));
   }
   if (skip > 0 || limit !== Infinity) result = result.slice(skip, skip + limit);

@@ -16,7 +16,14 @@ import { codeNameOf, EngineError } from '../errors';
 import { compareValues, valuesEqual } from '../values/compare';
 import { setField } from '../values/fields';
 import { formatValue } from '../values/format';
-import { addNumbers, compareNumbers, multiplyNumbers, numericKind, toDouble, type NumericKind } from '../values/numbers';
+import {
+  addNumbers,
+  compareNumbers,
+  multiplyNumbers,
+  numericKind,
+  toDouble,
+  type NumericKind,
+} from '../values/numbers';
 import { bsonClassOf, bsonTypeOf, isNumeric, isPlainObject, type Document } from '../values/types';
 
 // ---------------------------------------------------------------------------------------------
@@ -121,7 +128,8 @@ function walkArray(arr: readonly unknown[], parts: readonly string[], i: number)
 function validateFieldPathParts(parts: string[]): void {
   for (const p of parts) {
     if (p === '') fail(15998, 'FieldPath field names may not be empty strings.');
-    if (p.startsWith('$')) fail(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
+    if (p.startsWith('$'))
+      fail(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
     if (p.includes('\0')) fail(16411, 'FieldPath field names may not contain embedded nulls.');
   }
 }
@@ -160,22 +168,31 @@ function compileVariablePath(body: string): Fn {
 
 function variableReader(name: string): Fn {
   switch (name) {
-    case 'ROOT': return (root) => root;
-    case 'CURRENT': return currentOf;
-    case 'REMOVE': return () => undefined;
-    case 'NOW': return (_root, vars) => (vars.NOW instanceof Date ? vars.NOW : new Date());
+    case 'ROOT':
+      return (root) => root;
+    case 'CURRENT':
+      return currentOf;
+    case 'REMOVE':
+      return () => undefined;
+    case 'NOW':
+      return (_root, vars) => (vars.NOW instanceof Date ? vars.NOW : new Date());
   }
   // `toString`, `constructor`…: every scope inherits them from Object.prototype; only a definition counts.
   const inherited = name in Object.prototype;
   return (_root, vars) => {
-    if (!(name in vars) || (inherited && !definedInScopes(vars, name))) fail(17276, `Use of undefined variable: ${name}`);
+    if (!(name in vars) || (inherited && !definedInScopes(vars, name)))
+      fail(17276, `Use of undefined variable: ${name}`);
     return vars[name];
   };
 }
 
 /** Whether a scope chain (scopes made with Object.create over the outer ones) defines `name` itself. */
 function definedInScopes(vars: Vars, name: string): boolean {
-  for (let s: object | null = vars; s !== null && s !== Object.prototype; s = Object.getPrototypeOf(s) as object | null) {
+  for (
+    let s: object | null = vars;
+    s !== null && s !== Object.prototype;
+    s = Object.getPrototypeOf(s) as object | null
+  ) {
     if (hasOwn.call(s, name)) return true;
   }
   return false;
@@ -189,7 +206,8 @@ function validateUserVariableName(name: string): void {
     if (/^[A-Z]/.test(name)) fail(17276, `Use of undefined variable: ${name}`);
     fail(16870, `'${name}' starts with an invalid character for a user variable name`);
   }
-  if (!/^[\w\u0080-\uffff]+$/.test(name)) fail(16871, `'${name}' contains an invalid character for a variable name: '${name}'`);
+  if (!/^[\w\u0080-\uffff]+$/.test(name))
+    fail(16871, `'${name}' contains an invalid character for a variable name: '${name}'`);
 }
 
 function compileArray(items: unknown[]): Fn {
@@ -210,13 +228,18 @@ function compileObject(obj: Document): Fn {
   if (keys.length === 0) return () => ({});
   if (keys[0].startsWith('$')) {
     if (keys.length !== 1) {
-      fail(15983, `an expression specification must contain exactly one field, the name of the expression. Found ${keys.length} fields in ${show(obj)}`);
+      fail(
+        15983,
+        `an expression specification must contain exactly one field, the name of the expression. Found ${keys.length} fields in ${show(obj)}`,
+      );
     }
     return compileOperator(keys[0], obj[keys[0]]);
   }
   const fields: [string, Fn][] = keys.map((k) => {
-    if (k.startsWith('$')) fail(16410, `FieldPath field names may not start with '$'. Consider using $getField or $setField.`);
-    if (k.includes('.')) fail(16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField.");
+    if (k.startsWith('$'))
+      fail(16410, `FieldPath field names may not start with '$'. Consider using $getField or $setField.`);
+    if (k.includes('.'))
+      fail(16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField.");
     if (k === '') fail(16411, 'FieldPath field names may not be empty strings.');
     return [k, compile(obj[k])];
   });
@@ -289,7 +312,11 @@ function ternary(f: (a: unknown, b: unknown, c: unknown, name: string) => unknow
 function variadic(f: (vals: unknown[], name: string) => unknown, min = 0, max = Infinity): OperatorParser {
   return (arg, name) => {
     const fns = compileArgs(name, arg, min, max);
-    return (root, vars) => f(fns.map((fn) => fn(root, vars)), name);
+    return (root, vars) =>
+      f(
+        fns.map((fn) => fn(root, vars)),
+        name,
+      );
   };
 }
 
@@ -342,7 +369,10 @@ function narrowInteger(r: bigint, kind: 'int' | 'long'): unknown {
 }
 
 /** A finite number as the exact fraction num/den (den > 0), or null for NaN and infinities. */
-interface Rational { num: bigint; den: bigint }
+interface Rational {
+  num: bigint;
+  den: bigint;
+}
 
 function decimalSpecial(d: Decimal128): number | undefined {
   const s = d.toString();
@@ -365,9 +395,14 @@ function rationalOfDecimalString(s: string): Rational | null {
 /** Exact value of any finite number. Doubles go through their shortest decimal form, as numbers.ts does. */
 function rationalOf(v: unknown): Rational | null {
   switch (numericKind(v)) {
-    case 'int': return { num: BigInt((v as Int32).value), den: 1n };
-    case 'long': return { num: (v as Long).toBigInt(), den: 1n };
-    case 'decimal': return decimalSpecial(v as Decimal128) === undefined ? rationalOfDecimalString((v as Decimal128).toString()) : null;
+    case 'int':
+      return { num: BigInt((v as Int32).value), den: 1n };
+    case 'long':
+      return { num: (v as Long).toBigInt(), den: 1n };
+    case 'decimal':
+      return decimalSpecial(v as Decimal128) === undefined
+        ? rationalOfDecimalString((v as Decimal128).toString())
+        : null;
     default: {
       const d = toDouble(v);
       return Number.isFinite(d) ? rationalOfDecimalString(String(d)) : null;
@@ -406,23 +441,36 @@ function decimalString(digits: bigint, scale: number): string {
 /** The nearest Decimal128 (34 significant digits, half-even) to num/den, without trailing zeros. */
 function decimalOfRational(r: Rational): Decimal128 {
   let { num, den } = r;
-  if (den < 0n) { num = -num; den = -den; }
+  if (den < 0n) {
+    num = -num;
+    den = -den;
+  }
   if (num === 0n) return Decimal128.fromString('0');
   // Start one digit past 34 significant digits and come down (rounding may carry into a new
   // digit); then drop the trailing zeros an exact result does not need.
   let scale = 34 - (digitCount(num) - digitCount(den)) + 1;
   let q = scaledQuotient(num, den, scale);
   while (digitCount(q) > 34) q = scaledQuotient(num, den, --scale);
-  while (scale > 0 && q % 10n === 0n) { q /= 10n; scale--; }
+  while (scale > 0 && q % 10n === 0n) {
+    q /= 10n;
+    scale--;
+  }
   return Decimal128.fromString(decimalString(q, scale));
 }
 
 function scaledQuotient(num: bigint, den: bigint, scale: number): bigint {
-  return scale >= 0 ? divRoundHalfEven(num * 10n ** BigInt(scale), den) : divRoundHalfEven(num, den * 10n ** BigInt(-scale));
+  return scale >= 0
+    ? divRoundHalfEven(num * 10n ** BigInt(scale), den)
+    : divRoundHalfEven(num, den * 10n ** BigInt(-scale));
 }
 
 /** Decimal arithmetic on exact fractions; NaN and infinities fall back to double arithmetic. */
-function decimalBinary(a: unknown, b: unknown, exact: (x: Rational, y: Rational) => Rational, approx: (x: number, y: number) => number): Decimal128 {
+function decimalBinary(
+  a: unknown,
+  b: unknown,
+  exact: (x: Rational, y: Rational) => Rational,
+  approx: (x: number, y: number) => number,
+): Decimal128 {
   const x = rationalOf(a);
   const y = rationalOf(b);
   if (!x || !y) return decimalOfSpecial(approx(toDouble(a), toDouble(b)));
@@ -543,13 +591,15 @@ function requireNumber(v: unknown, name: string): NumericKind {
 function opAbs(v: unknown, name: string): unknown {
   if (isNullish(v)) return null;
   switch (requireNumber(v, name)) {
-    case 'int': return narrowInteger(BigInt(Math.abs((v as Int32).value)), 'int');
+    case 'int':
+      return narrowInteger(BigInt(Math.abs((v as Int32).value)), 'int');
     case 'long': {
       const n = (v as Long).toBigInt();
       if (n === LONG_MIN) fail(28680, "can't take $abs of long long min");
       return Long.fromBigInt(n < 0n ? -n : n);
     }
-    case 'double': return Math.abs(toDouble(v));
+    case 'double':
+      return Math.abs(toDouble(v));
     case 'decimal': {
       const s = (v as Decimal128).toString();
       return s.startsWith('-') ? Decimal128.fromString(s.slice(1)) : v;
@@ -576,20 +626,24 @@ function integralOp(dir: 'floor' | 'ceil'): (v: unknown, name: string) => unknow
 
 /** $round (half to even) and $trunc, with an optional place in [-20, 100]. */
 function roundingOp(mode: 'round' | 'trunc'): OperatorParser {
-  return variadic((vals, name) => {
-    const [v, placeArg] = vals;
-    if (isNullish(v)) return null;
-    let place = 0;
-    if (vals.length > 1) {
-      if (isNullish(placeArg)) return null;
-      place = roundingPlace(placeArg, name);
-    }
-    const kind = numericKind(v);
-    if (!kind) fail(51081, `${name} only supports numeric types, not ${typeName(v)}`);
-    if (kind === 'int' || kind === 'long') return roundInteger(v, place, mode, kind, name, vals);
-    if (kind === 'double') return roundDouble(v as number, place, mode);
-    return roundDecimal(v as Decimal128, place, mode);
-  }, 1, 2);
+  return variadic(
+    (vals, name) => {
+      const [v, placeArg] = vals;
+      if (isNullish(v)) return null;
+      let place = 0;
+      if (vals.length > 1) {
+        if (isNullish(placeArg)) return null;
+        place = roundingPlace(placeArg, name);
+      }
+      const kind = numericKind(v);
+      if (!kind) fail(51081, `${name} only supports numeric types, not ${typeName(v)}`);
+      if (kind === 'int' || kind === 'long') return roundInteger(v, place, mode, kind, name, vals);
+      if (kind === 'double') return roundDouble(v as number, place, mode);
+      return roundDecimal(v as Decimal128, place, mode);
+    },
+    1,
+    2,
+  );
 }
 
 function roundingPlace(p: unknown, name: string): number {
@@ -601,11 +655,21 @@ function roundingPlace(p: unknown, name: string): number {
   return d;
 }
 
-function roundInteger(v: unknown, place: number, mode: 'round' | 'trunc', kind: 'int' | 'long', name: string, args: unknown[]): unknown {
+function roundInteger(
+  v: unknown,
+  place: number,
+  mode: 'round' | 'trunc',
+  kind: 'int' | 'long',
+  name: string,
+  args: unknown[],
+): unknown {
   if (place >= 0) return v;
   const r = roundRational({ num: toBigInt(v), den: 1n }, place, mode) * 10n ** BigInt(-place);
   if (r < LONG_MIN || r > LONG_MAX) {
-    fail(51080, `invalid conversion from Decimal128 result in ${name} resulting from arguments: [${args.map(show).join(', ')}]`);
+    fail(
+      51080,
+      `invalid conversion from Decimal128 result in ${name} resulting from arguments: [${args.map(show).join(', ')}]`,
+    );
   }
   return narrowInteger(r, kind);
 }
@@ -663,7 +727,10 @@ const parseCond: OperatorParser = (arg, name) => {
   if (isPlainObject(arg)) {
     const named = namedArgs(arg, ['if', 'then', 'else'], ['if', 'then', 'else'], {
       unknown: (f) => [17083, `Unrecognized parameter to $cond: ${f}`],
-      missing: (f) => [({ if: 17080, then: 17081, else: 17082 } as Record<string, number>)[f], `Missing '${f}' parameter to $cond`],
+      missing: (f) => [
+        ({ if: 17080, then: 17081, else: 17082 } as Record<string, number>)[f],
+        `Missing '${f}' parameter to $cond`,
+      ],
     });
     parts = [named.if!, named.then!, named.else!];
   } else {
@@ -704,11 +771,18 @@ function coerceToString(v: unknown): string {
   if (isNullish(v)) return '';
   if (typeof v === 'string') return v;
   switch (bsonTypeOf(v)) {
-    case 'double': return formatDouble(toDouble(v));
-    case 'int': case 'long': case 'decimal': return (v as { toString(): string }).toString();
-    case 'symbol': return (v as { value: string }).value;
-    case 'date': return isoString(v as Date);
-    case 'timestamp': return `Timestamp(${(v as Timestamp).t}, ${(v as Timestamp).i})`;
+    case 'double':
+      return formatDouble(toDouble(v));
+    case 'int':
+    case 'long':
+    case 'decimal':
+      return (v as { toString(): string }).toString();
+    case 'symbol':
+      return (v as { value: string }).value;
+    case 'date':
+      return isoString(v as Date);
+    case 'timestamp':
+      return `Timestamp(${(v as Timestamp).t}, ${(v as Timestamp).i})`;
   }
   fail(16007, `can't convert from BSON type ${typeName(v)} to String`);
 }
@@ -731,7 +805,8 @@ function asciiCase(upper: boolean): (v: unknown) => unknown {
 
 function opSubstrBytes(s: unknown, start: unknown, length: unknown, name: string): unknown {
   const str = coerceToString(s);
-  if (!numericKind(start)) fail(16034, `${name}: starting index must be a numeric type (is BSON type ${typeName(start)})`);
+  if (!numericKind(start))
+    fail(16034, `${name}: starting index must be a numeric type (is BSON type ${typeName(start)})`);
   if (!numericKind(length)) fail(16035, `${name}: length must be a numeric type (is BSON type ${typeName(length)})`);
   const bytes = Buffer.from(str, 'utf8');
   const lower = Math.trunc(toDouble(start));
@@ -751,15 +826,20 @@ function int32Of(v: unknown): number | undefined {
 
 function opSubstrCP(s: unknown, start: unknown, length: unknown, name: string): unknown {
   const str = coerceToString(s);
-  if (!numericKind(start)) fail(34450, `${name}: starting index must be a numeric type (is BSON type ${typeName(start)})`);
+  if (!numericKind(start))
+    fail(34450, `${name}: starting index must be a numeric type (is BSON type ${typeName(start)})`);
   if (!numericKind(length)) fail(34452, `${name}: length must be a numeric type (is BSON type ${typeName(length)})`);
   const from = int32Of(start);
-  if (from === undefined) fail(34451, `${name}: starting index cannot be represented as a 32-bit integral value: ${show(start)}`);
+  if (from === undefined)
+    fail(34451, `${name}: starting index cannot be represented as a 32-bit integral value: ${show(start)}`);
   const len = int32Of(length);
-  if (len === undefined) fail(34453, `${name}: length cannot be represented as a 32-bit integral value: ${show(length)}`);
+  if (len === undefined)
+    fail(34453, `${name}: length cannot be represented as a 32-bit integral value: ${show(length)}`);
   if (from < 0) fail(34455, `${name}: the starting index must be nonnegative integer.`);
   if (len < 0) fail(34454, `${name}: length must be a nonnegative integer.`);
-  return Array.from(str).slice(from, from + len).join('');
+  return Array.from(str)
+    .slice(from, from + len)
+    .join('');
 }
 
 function opStrLenCP(v: unknown, name: string): unknown {
@@ -788,7 +868,8 @@ function opArrayElemAt(arr: unknown, idx: unknown): unknown {
   if (!Array.isArray(arr)) fail(28689, `$arrayElemAt's first argument must be an array, but is ${typeName(arr)}`);
   if (!numericKind(idx)) fail(28690, `$arrayElemAt's second argument must be a numeric value, but is ${typeName(idx)}`);
   const i = int32Of(idx);
-  if (i === undefined) fail(28691, `$arrayElemAt's second argument must be representable as a 32-bit integer: ${show(idx)}`);
+  if (i === undefined)
+    fail(28691, `$arrayElemAt's second argument must be representable as a 32-bit integer: ${show(idx)}`);
   const at = i < 0 ? arr.length + i : i;
   return at >= 0 && at < arr.length ? arr[at] : undefined;
 }
@@ -835,7 +916,8 @@ const parseMap: OperatorParser = (arg, name) => {
   const as = loopVariable(name, arg.as, 16866);
   const f = namedArgs(arg, ['input', 'as', 'in'], ['input', 'in'], {
     unknown: (k) => [16879, `Unrecognized parameter to ${name}: ${k}`],
-    missing: (k) => (k === 'input' ? [16880, `Missing 'input' parameter to ${name}`] : [16882, `Missing 'in' parameter to ${name}`]),
+    missing: (k) =>
+      k === 'input' ? [16880, `Missing 'input' parameter to ${name}`] : [16882, `Missing 'in' parameter to ${name}`],
   });
   const input = f.input!;
   const body = f.in!;
@@ -855,7 +937,8 @@ const parseFilter: OperatorParser = (arg, name) => {
   const as = loopVariable(name, arg.as, 28649);
   const f = namedArgs(arg, ['input', 'as', 'cond', 'limit'], ['input', 'cond'], {
     unknown: (k) => [28647, `Unrecognized parameter to ${name}: ${k}`],
-    missing: (k) => (k === 'input' ? [28648, `Missing 'input' parameter to ${name}`] : [28650, `Missing 'cond' parameter to ${name}`]),
+    missing: (k) =>
+      k === 'input' ? [28648, `Missing 'input' parameter to ${name}`] : [28650, `Missing 'cond' parameter to ${name}`],
   });
   const { input, cond, limit } = f;
   return (root, vars) => {
@@ -867,7 +950,8 @@ const parseFilter: OperatorParser = (arg, name) => {
       const l = limit(root, vars);
       if (!isNullish(l)) {
         const n = int32Of(l);
-        if (!numericKind(l) || n === undefined) fail(327391, `${name}: limit must be represented as a 32-bit integral value: ${show(l)}`);
+        if (!numericKind(l) || n === undefined)
+          fail(327391, `${name}: limit must be represented as a 32-bit integral value: ${show(l)}`);
         if (n < 1) fail(327392, `${name}: limit must be greater than 0: ${n}`);
         max = n;
       }
@@ -882,10 +966,16 @@ const parseFilter: OperatorParser = (arg, name) => {
 };
 
 const parseLet: OperatorParser = (arg, name) => {
-  const f = namedArgs(requireObjectArg(arg, 16874, `${name} only supports an object as its argument`), ['vars', 'in'], ['vars', 'in'], {
-    unknown: (k) => [16875, `Unrecognized parameter to ${name}: ${k}`],
-    missing: (k) => (k === 'vars' ? [16876, `Missing 'vars' parameter to ${name}`] : [16877, `Missing 'in' parameter to ${name}`]),
-  });
+  const f = namedArgs(
+    requireObjectArg(arg, 16874, `${name} only supports an object as its argument`),
+    ['vars', 'in'],
+    ['vars', 'in'],
+    {
+      unknown: (k) => [16875, `Unrecognized parameter to ${name}: ${k}`],
+      missing: (k) =>
+        k === 'vars' ? [16876, `Missing 'vars' parameter to ${name}`] : [16877, `Missing 'in' parameter to ${name}`],
+    },
+  );
   const spec = (arg as Document).vars;
   if (!isPlainObject(spec)) fail(10065, `invalid parameter: expected an object (vars)`);
   const defs = Object.keys(spec).map((k): [string, Fn] => {
@@ -916,13 +1006,22 @@ function conversionFailure(from: unknown, to: string): never {
 function opToString(v: unknown): unknown {
   if (isNullish(v)) return null;
   switch (bsonTypeOf(v)) {
-    case 'string': return v;
-    case 'bool': return v ? 'true' : 'false';
-    case 'double': return formatDouble(toDouble(v));
-    case 'int': case 'long': case 'decimal': return (v as { toString(): string }).toString();
-    case 'date': return isoString(v as Date);
-    case 'objectId': return (v as ObjectId).toHexString();
-    case 'symbol': return (v as { value: string }).value;
+    case 'string':
+      return v;
+    case 'bool':
+      return v ? 'true' : 'false';
+    case 'double':
+      return formatDouble(toDouble(v));
+    case 'int':
+    case 'long':
+    case 'decimal':
+      return (v as { toString(): string }).toString();
+    case 'date':
+      return isoString(v as Date);
+    case 'objectId':
+      return (v as ObjectId).toHexString();
+    case 'symbol':
+      return (v as { value: string }).value;
   }
   return conversionFailure(v, 'string');
 }
@@ -930,23 +1029,33 @@ function opToString(v: unknown): unknown {
 function opToDate(v: unknown): unknown {
   if (isNullish(v)) return null;
   switch (bsonTypeOf(v)) {
-    case 'date': return v;
-    case 'long': return new Date((v as Long).toNumber());
-    case 'double': case 'decimal': {
+    case 'date':
+      return v;
+    case 'long':
+      return new Date((v as Long).toNumber());
+    case 'double':
+    case 'decimal': {
       const d = toDouble(v);
-      if (!Number.isFinite(d)) fail(241, `Conversion from ${typeName(v)} to date failed: value ${show(v)} is out of range for a date`);
+      if (!Number.isFinite(d))
+        fail(241, `Conversion from ${typeName(v)} to date failed: value ${show(v)} is out of range for a date`);
       return new Date(Math.trunc(d));
     }
-    case 'objectId': return (v as ObjectId).getTimestamp();
-    case 'timestamp': return new Date((v as Timestamp).t * 1000);
-    case 'string': return parseDateString(v as string);
+    case 'objectId':
+      return (v as ObjectId).getTimestamp();
+    case 'timestamp':
+      return new Date((v as Timestamp).t * 1000);
+    case 'string':
+      return parseDateString(v as string);
   }
   return conversionFailure(v, 'date');
 }
 
 /** ISO-8601 dates as $toDate / $dateFromString accept them; no time zone means UTC. */
 function parseDateString(s: string): Date {
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(s.trim());
+  const m =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(
+      s.trim(),
+    );
   const bad = (): never => fail(241, `Error parsing date string '${s}'`);
   if (!m) return bad();
   const [y, mo, d, h, mi, sec] = m.slice(1, 7).map((x) => Number(x ?? 0));
@@ -1010,8 +1119,14 @@ function olsonZone(name: string): TimeZone {
   let fmt: Intl.DateTimeFormat;
   try {
     fmt = new Intl.DateTimeFormat('en-US', {
-      timeZone: name, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-      hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: name,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
   } catch {
     fail(40485, `unrecognized time zone identifier: "${name}"`);
@@ -1045,15 +1160,25 @@ function timeZoneOf(v: unknown): TimeZone | null {
 function dateMillis(v: unknown): number {
   if (v instanceof Date) return v.getTime();
   switch (bsonClassOf(v)) {
-    case 'Timestamp': return (v as Timestamp).t * 1000;
-    case 'ObjectId': return (v as ObjectId).getTimestamp().getTime();
+    case 'Timestamp':
+      return (v as Timestamp).t * 1000;
+    case 'ObjectId':
+      return (v as ObjectId).getTimestamp().getTime();
   }
   fail(16006, `can't convert from BSON type ${typeName(v)} to Date`);
 }
 
 interface DateParts {
-  year: number; month: number; day: number; hour: number; minute: number; second: number;
-  millisecond: number; dayOfWeek: number; dayOfYear: number; offsetMinutes: number;
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond: number;
+  dayOfWeek: number;
+  dayOfYear: number;
+  offsetMinutes: number;
 }
 
 function dateParts(ms: number, tz: TimeZone): DateParts {
@@ -1110,12 +1235,14 @@ function datePartOperator(getter: (p: DateParts) => number): OperatorParser {
     let dateFn: Fn;
     let zoneFn: Fn | undefined;
     if (isPlainObject(arg) && !Object.keys(arg).some((k) => k.startsWith('$'))) {
-      for (const k of Object.keys(arg)) if (k !== 'date' && k !== 'timezone') fail(40535, `unrecognized option to ${name}: "${k}"`);
+      for (const k of Object.keys(arg))
+        if (k !== 'date' && k !== 'timezone') fail(40535, `unrecognized option to ${name}: "${k}"`);
       if (!('date' in arg)) fail(40539, `missing 'date' argument to ${name}, provided: ${show(arg)}`);
       dateFn = compile(arg.date);
       if ('timezone' in arg) zoneFn = compile(arg.timezone);
     } else if (Array.isArray(arg)) {
-      if (arg.length !== 1) fail(40536, `${name} accepts exactly one argument if given an array, but was given ${arg.length}`);
+      if (arg.length !== 1)
+        fail(40536, `${name} accepts exactly one argument if given an array, but was given ${arg.length}`);
       dateFn = compile(arg[0]);
     } else {
       dateFn = compile(arg);
@@ -1130,7 +1257,20 @@ function datePartOperator(getter: (p: DateParts) => number): OperatorParser {
   };
 }
 
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 function pad(n: number, width: number): string {
   const s = String(Math.abs(n)).padStart(width, '0');
@@ -1168,7 +1308,8 @@ function validateFormat(format: string): void {
   for (let i = 0; i < format.length; i++) {
     if (format[i] !== '%') continue;
     if (i + 1 >= format.length) fail(18535, "Unmatched '%' at end of format string");
-    if (!hasOwn.call(FORMAT_DIRECTIVES, format[i + 1])) fail(18536, `Invalid format character '%${format[i + 1]}' in format string`);
+    if (!hasOwn.call(FORMAT_DIRECTIVES, format[i + 1]))
+      fail(18536, `Invalid format character '%${format[i + 1]}' in format string`);
     i++;
   }
 }
@@ -1176,7 +1317,10 @@ function validateFormat(format: string): void {
 function formatDate(format: string, ms: number, tz: TimeZone): string {
   const p = dateParts(ms, tz);
   if ((p.year < 0 || p.year > 9999) && /%[YG]/.test(format)) {
-    fail(18537, `Could not convert date to string: date component was outside the supported range of 0-9999: ${p.year}`);
+    fail(
+      18537,
+      `Could not convert date to string: date component was outside the supported range of 0-9999: ${p.year}`,
+    );
   }
   let out = '';
   for (let i = 0; i < format.length; i++) {
@@ -1198,10 +1342,15 @@ function isoString(d: Date): string {
 }
 
 const parseDateToString: OperatorParser = (arg, name) => {
-  const f = namedArgs(requireObjectArg(arg, 18629, `${name} only supports an object as its argument`), ['date', 'format', 'timezone', 'onNull'], ['date'], {
-    unknown: (k) => [18534, `Unrecognized parameter to ${name}: ${k}`],
-    missing: () => [18628, `Missing 'date' parameter to ${name}`],
-  });
+  const f = namedArgs(
+    requireObjectArg(arg, 18629, `${name} only supports an object as its argument`),
+    ['date', 'format', 'timezone', 'onNull'],
+    ['date'],
+    {
+      unknown: (k) => [18534, `Unrecognized parameter to ${name}: ${k}`],
+      missing: () => [18628, `Missing 'date' parameter to ${name}`],
+    },
+  );
   // A constant format is checked once, at parse time, as mongod does.
   const rawFormat = (arg as Document).format;
   if (typeof rawFormat === 'string') validateFormat(rawFormat);
@@ -1210,7 +1359,8 @@ const parseDateToString: OperatorParser = (arg, name) => {
     if (f.format) {
       const fv = f.format(root, vars);
       if (isNullish(fv)) return null;
-      if (typeof fv !== 'string') fail(18533, `${name} requires that 'format' be a string, found: ${typeName(fv)} with value ${show(fv)}`);
+      if (typeof fv !== 'string')
+        fail(18533, `${name} requires that 'format' be a string, found: ${typeName(fv)} with value ${show(fv)}`);
       if (fv !== rawFormat) validateFormat(fv);
       format = fv;
     }
@@ -1244,10 +1394,18 @@ export function addToDate(ms: number, unit: string, amount: number, tz: TimeZone
 
 function dateArithmetic(sign: 1 | -1): OperatorParser {
   return (arg, name) => {
-    const f = namedArgs(requireObjectArg(arg, 5166400, `${name} expects an object as its argument`), ['startDate', 'unit', 'amount', 'timezone'], ['startDate', 'unit', 'amount'], {
-      unknown: (k) => [5166401, `Unrecognized argument to ${name}: ${k}. Expected arguments are startDate, unit, amount, and optionally timezone.`],
-      missing: () => [5166402, `${name} requires startDate, unit, and amount to be present`],
-    });
+    const f = namedArgs(
+      requireObjectArg(arg, 5166400, `${name} expects an object as its argument`),
+      ['startDate', 'unit', 'amount', 'timezone'],
+      ['startDate', 'unit', 'amount'],
+      {
+        unknown: (k) => [
+          5166401,
+          `Unrecognized argument to ${name}: ${k}. Expected arguments are startDate, unit, amount, and optionally timezone.`,
+        ],
+        missing: () => [5166402, `${name} requires startDate, unit, and amount to be present`],
+      },
+    );
     return (root, vars) => {
       const start = f.startDate!(root, vars);
       const unit = f.unit!(root, vars);
@@ -1302,7 +1460,8 @@ class NumericSum {
       this.addDouble(toDouble(v));
     } else {
       const r = rationalOf(v);
-      if (r) this.decimals = { num: this.decimals.num * r.den + r.num * this.decimals.den, den: this.decimals.den * r.den };
+      if (r)
+        this.decimals = { num: this.decimals.num * r.den + r.num * this.decimals.den, den: this.decimals.den * r.den };
       else this.decimalSpecial = (this.decimalSpecial ?? 0) + toDouble(v);
     }
   }
@@ -1323,9 +1482,13 @@ class NumericSum {
 
   result(): unknown {
     switch (this.kind) {
-      case 'int': case 'long': return narrowInteger(this.integers, this.kind);
-      case 'double': return this.doubleTotal();
-      case 'decimal': return this.decimalTotal();
+      case 'int':
+      case 'long':
+        return narrowInteger(this.integers, this.kind);
+      case 'double':
+        return this.doubleTotal();
+      case 'decimal':
+        return this.decimalTotal();
     }
   }
 
@@ -1345,13 +1508,19 @@ class NumericSum {
 
 class SumAccumulator implements Accumulator {
   private readonly sum = new NumericSum();
-  add(v: unknown): void { this.sum.add(v); }
-  result(): unknown { return this.sum.result(); }
+  add(v: unknown): void {
+    this.sum.add(v);
+  }
+  result(): unknown {
+    return this.sum.result();
+  }
 }
 
 class AvgAccumulator implements Accumulator {
   private readonly sum = new NumericSum();
-  add(v: unknown): void { this.sum.add(v); }
+  add(v: unknown): void {
+    this.sum.add(v);
+  }
   result(): unknown {
     const n = this.sum.count;
     if (n === 0) return null;
@@ -1370,7 +1539,9 @@ class ExtremumAccumulator implements Accumulator {
     if (isNullish(v)) return;
     if (this.best === undefined || compareValues(v, this.best) * this.sign > 0) this.best = v;
   }
-  result(): unknown { return this.best === undefined ? null : this.best; }
+  result(): unknown {
+    return this.best === undefined ? null : this.best;
+  }
 }
 
 class FirstAccumulator implements Accumulator {
@@ -1381,19 +1552,29 @@ class FirstAccumulator implements Accumulator {
     this.seen = true;
     this.value = v;
   }
-  result(): unknown { return this.value; }
+  result(): unknown {
+    return this.value;
+  }
 }
 
 class LastAccumulator implements Accumulator {
   private value: unknown;
-  add(v: unknown): void { this.value = v; }
-  result(): unknown { return this.value; }
+  add(v: unknown): void {
+    this.value = v;
+  }
+  result(): unknown {
+    return this.value;
+  }
 }
 
 class PushAccumulator implements Accumulator {
   private readonly values: unknown[] = [];
-  add(v: unknown): void { if (v !== undefined) this.values.push(v); }
-  result(): unknown { return this.values; }
+  add(v: unknown): void {
+    if (v !== undefined) this.values.push(v);
+  }
+  result(): unknown {
+    return this.values;
+  }
 }
 
 class AddToSetAccumulator implements Accumulator {
@@ -1403,17 +1584,22 @@ class AddToSetAccumulator implements Accumulator {
     const key = valueKey(v);
     if (!this.values.has(key)) this.values.set(key, v);
   }
-  result(): unknown { return [...this.values.values()]; }
+  result(): unknown {
+    return [...this.values.values()];
+  }
 }
 
 class MergeObjectsAccumulator implements Accumulator {
   private readonly out: Document = {};
   add(v: unknown): void {
     if (isNullish(v)) return;
-    if (!isPlainObject(v)) fail(40400, `$mergeObjects requires object inputs, but input ${show(v)} is of type ${typeName(v)}`);
+    if (!isPlainObject(v))
+      fail(40400, `$mergeObjects requires object inputs, but input ${show(v)} is of type ${typeName(v)}`);
     for (const k of Object.keys(v)) if (v[k] !== undefined) setField(this.out, k, v[k]);
   }
-  result(): unknown { return this.out; }
+  result(): unknown {
+    return this.out;
+  }
 }
 
 /** $group accumulators by name. `$count` is rewritten to `$sum: 1` by the $group stage. */
@@ -1464,8 +1650,10 @@ const TWO_53 = 2 ** 53;
 
 function numberKey(v: unknown): string {
   switch (numericKind(v)) {
-    case 'int': return `n${(v as Int32).value}`;
-    case 'long': return `n${(v as Long).toString()}`;
+    case 'int':
+      return `n${(v as Int32).value}`;
+    case 'long':
+      return `n${(v as Long).toString()}`;
     case 'double': {
       const d = toDouble(v);
       if (d === 0) return 'n0';
@@ -1488,10 +1676,14 @@ function numberKey(v: unknown): string {
 /** Key for hashing ($group _id, $addToSet): values compare equal ⇔ keys are equal. */
 export function valueKey(v: unknown): string {
   switch (typeof v) {
-    case 'string': return `s${JSON.stringify(v)}`;
-    case 'number': return numberKey(v);
-    case 'boolean': return v ? 'T' : 'F';
-    case 'undefined': return 'u';
+    case 'string':
+      return `s${JSON.stringify(v)}`;
+    case 'number':
+      return numberKey(v);
+    case 'boolean':
+      return v ? 'T' : 'F';
+    case 'undefined':
+      return 'u';
   }
   if (v === null) return 'z';
   if (Array.isArray(v)) return `[${v.map(valueKey).join(',')}]`;
@@ -1503,11 +1695,16 @@ export function valueKey(v: unknown): string {
   }
   if (isNumeric(v)) return numberKey(v);
   switch (bsonClassOf(v)) {
-    case 'ObjectId': return `o${(v as ObjectId).toHexString()}`;
-    case 'BSONSymbol': return `s${JSON.stringify((v as { value: string }).value)}`;
-    case 'Timestamp': return `t${(v as Timestamp).t}:${(v as Timestamp).i}`;
-    case 'MinKey': return '<';
-    case 'MaxKey': return '>';
+    case 'ObjectId':
+      return `o${(v as ObjectId).toHexString()}`;
+    case 'BSONSymbol':
+      return `s${JSON.stringify((v as { value: string }).value)}`;
+    case 'Timestamp':
+      return `t${(v as Timestamp).t}:${(v as Timestamp).i}`;
+    case 'MinKey':
+      return '<';
+    case 'MaxKey':
+      return '>';
   }
   return `x${bsonTypeOf(v)}:${formatValue(v)}`;
 }

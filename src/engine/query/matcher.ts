@@ -94,8 +94,10 @@ function compileDocument(filter: Document): DocPredicate {
 
 function allOf(preds: DocPredicate[]): DocPredicate {
   switch (preds.length) {
-    case 0: return TRUE;
-    case 1: return preds[0];
+    case 0:
+      return TRUE;
+    case 1:
+      return preds[0];
     case 2: {
       const [a, b] = preds;
       return (doc) => a(doc) && b(doc);
@@ -119,13 +121,16 @@ function anyOf(preds: DocPredicate[]): DocPredicate {
 /** Returns null for operators that constrain nothing ($comment). */
 function compileTopLevelOperator(op: string, value: unknown): DocPredicate | null {
   switch (op) {
-    case '$and': return allOf(parseClauses(op, value));
-    case '$or': return anyOf(parseClauses(op, value));
+    case '$and':
+      return allOf(parseClauses(op, value));
+    case '$or':
+      return anyOf(parseClauses(op, value));
     case '$nor': {
       const any = anyOf(parseClauses(op, value));
       return (doc) => !any(doc);
     }
-    case '$comment': return null;
+    case '$comment':
+      return null;
     case '$alwaysTrue':
     case '$alwaysFalse':
       if (!isNumeric(value) || toDouble(value) !== 1) {
@@ -180,19 +185,22 @@ function and(children: Expr[]): Expr {
 /** Bind an expression to a path: the predicate over documents. */
 function bindToPath(path: string, expr: Expr): DocPredicate {
   switch (expr.kind) {
-    case 'leaf': return compilePath(path, expr.pred, expr.traverseLeafArrays);
+    case 'leaf':
+      return compilePath(path, expr.pred, expr.traverseLeafArrays);
     case 'not': {
       const inner = bindToPath(path, expr.child);
       return (doc) => !inner(doc);
     }
-    case 'and': return allOf(expr.children.map((c) => bindToPath(path, c)));
+    case 'and':
+      return allOf(expr.children.map((c) => bindToPath(path, c)));
   }
 }
 
 /** The same expression applied to one value with no traversal ($elemMatch's value form). */
 function toValuePredicate(expr: Expr): ValuePredicate {
   switch (expr.kind) {
-    case 'leaf': return expr.pred;
+    case 'leaf':
+      return expr.pred;
     case 'not': {
       const inner = toValuePredicate(expr.child);
       return (v) => !inner(v);
@@ -243,33 +251,53 @@ function parseOperators(ops: Document): Expr {
 
 function parseOperator(op: string, arg: unknown, siblings: Document): Expr | null {
   switch (op) {
-    case '$eq': return leaf(equalityPredicate(arg));
+    case '$eq':
+      return leaf(equalityPredicate(arg));
     case '$ne':
       if (isRegexValue(arg)) throw badValue("Can't have regex as arg to $ne.");
       return not(leaf(equalityPredicate(arg)));
-    case '$gt': case '$gte': case '$lt': case '$lte':
+    case '$gt':
+    case '$gte':
+    case '$lt':
+    case '$lte':
       if (isRegexValue(arg)) throw badValue(`Can't have RegEx as arg to predicate over field '${op}'.`);
       return leaf(comparisonPredicate(op, arg));
-    case '$in': return leaf(inPredicate(op, arg));
-    case '$nin': return not(leaf(inPredicate(op, arg)));
+    case '$in':
+      return leaf(inPredicate(op, arg));
+    case '$nin':
+      return not(leaf(inPredicate(op, arg)));
     case '$exists': {
       const exists = leaf((v) => v !== MISSING);
       return trueValue(arg) ? exists : not(exists);
     }
-    case '$type': return leaf(typePredicate(arg));
-    case '$regex': return leaf(regexPredicate(regexFromOperator(arg, siblings.$options)));
+    case '$type':
+      return leaf(typePredicate(arg));
+    case '$regex':
+      return leaf(regexPredicate(regexFromOperator(arg, siblings.$options)));
     case '$options':
       if (!('$regex' in siblings)) throw badValue('$options needs a $regex');
       return null;
-    case '$not': return not(parseNot(arg));
-    case '$size': return leaf(sizePredicate(arg), false);
-    case '$all': return parseAll(arg);
-    case '$elemMatch': return leaf(elemMatchPredicate(arg), false);
-    case '$mod': return leaf(modPredicate(arg));
-    case '$bitsAllSet': case '$bitsAnySet': case '$bitsAllClear': case '$bitsAnyClear':
+    case '$not':
+      return not(parseNot(arg));
+    case '$size':
+      return leaf(sizePredicate(arg), false);
+    case '$all':
+      return parseAll(arg);
+    case '$elemMatch':
+      return leaf(elemMatchPredicate(arg), false);
+    case '$mod':
+      return leaf(modPredicate(arg));
+    case '$bitsAllSet':
+    case '$bitsAnySet':
+    case '$bitsAllClear':
+    case '$bitsAnyClear':
       return leaf(bitsPredicate(op, arg));
-    case '$geoWithin': case '$within': return leaf(geoWithinPredicate(arg));
-    case '$near': case '$nearSphere': case '$geoIntersects':
+    case '$geoWithin':
+    case '$within':
+      return leaf(geoWithinPredicate(arg));
+    case '$near':
+    case '$nearSphere':
+    case '$geoIntersects':
       throw notSupported(`${op} is not supported yet`);
     case '$where':
       throw badValue('$where cannot be applied to a field');
@@ -396,10 +424,14 @@ type RangeOp = '$gt' | '$gte' | '$lt' | '$lte';
 /** The test on a compareValues-style result (-1/0/1; 2 = incomparable, never passes). */
 function rangeTest(op: RangeOp): (c: number) => boolean {
   switch (op) {
-    case '$gt': return (c) => c === 1;
-    case '$gte': return (c) => c === 0 || c === 1;
-    case '$lt': return (c) => c === -1;
-    case '$lte': return (c) => c === 0 || c === -1;
+    case '$gt':
+      return (c) => c === 1;
+    case '$gte':
+      return (c) => c === 0 || c === 1;
+    case '$lt':
+      return (c) => c === -1;
+    case '$lte':
+      return (c) => c === 0 || c === -1;
   }
 }
 
@@ -435,16 +467,26 @@ function comparisonPredicate(op: RangeOp, operand: unknown): ValuePredicate {
   return (v) => rankOf(v) === rank && test(compareValues(v, rhs));
 }
 
-function numericRangePredicate(op: RangeOp, rhs: unknown, inclusive: boolean, test: (c: number) => boolean): ValuePredicate {
+function numericRangePredicate(
+  op: RangeOp,
+  rhs: unknown,
+  inclusive: boolean,
+  test: (c: number) => boolean,
+): ValuePredicate {
   // NaN equals only NaN and is neither above nor below anything.
   if (isNaNValue(rhs)) return inclusive ? isNaNValue : FALSE_VALUE;
   const d = doubleIfExact(rhs);
-  if (d === undefined) return (v) => (typeof v === 'number' ? v === v && test(compareNumbers(v, rhs)) : test(compareWrapped(v, rhs)));
+  if (d === undefined)
+    return (v) => (typeof v === 'number' ? v === v && test(compareNumbers(v, rhs)) : test(compareWrapped(v, rhs)));
   switch (op) {
-    case '$gt': return (v) => (typeof v === 'number' ? v > d : compareWrappedToDouble(v, d) === 1);
-    case '$gte': return (v) => (typeof v === 'number' ? v >= d : test(compareWrappedToDouble(v, d)));
-    case '$lt': return (v) => (typeof v === 'number' ? v < d : compareWrappedToDouble(v, d) === -1);
-    case '$lte': return (v) => (typeof v === 'number' ? v <= d : test(compareWrappedToDouble(v, d)));
+    case '$gt':
+      return (v) => (typeof v === 'number' ? v > d : compareWrappedToDouble(v, d) === 1);
+    case '$gte':
+      return (v) => (typeof v === 'number' ? v >= d : test(compareWrappedToDouble(v, d)));
+    case '$lt':
+      return (v) => (typeof v === 'number' ? v < d : compareWrappedToDouble(v, d) === -1);
+    case '$lte':
+      return (v) => (typeof v === 'number' ? v <= d : test(compareWrappedToDouble(v, d)));
   }
 }
 
@@ -476,7 +518,8 @@ function inPredicate(op: string, arg: unknown): ValuePredicate {
       strings.add(item);
     } else if (isNumeric(item)) {
       const d = isNaNValue(item) ? NaN : doubleIfExact(item);
-      if (d !== undefined) doubles.add(d); // a Set finds NaN by SameValueZero, as $in does
+      if (d !== undefined)
+        doubles.add(d); // a Set finds NaN by SameValueZero, as $in does
       else inexactNumbers.push(item);
     } else {
       others.push(equalityPredicate(item));
@@ -574,7 +617,11 @@ function sortedFlags(flags: string): string {
 function regexFromLiteral(value: RegExp | BSONRegExp): CompiledRegex {
   if (value instanceof RegExp) {
     const flags = value.flags.replace(/[gydv]/g, '');
-    return { re: compileRegex(value.source, flags), pattern: value.source, flags: sortedFlags(flags.replace(/u/g, '')) };
+    return {
+      re: compileRegex(value.source, flags),
+      pattern: value.source,
+      flags: sortedFlags(flags.replace(/u/g, '')),
+    };
   }
   return compilePcre(value.pattern, value.options);
 }
@@ -608,7 +655,8 @@ function regexPredicate(rx: CompiledRegex): ValuePredicate {
     if (v === null || typeof v !== 'object') return false;
     if (v instanceof RegExp) return v.source === pattern && sortedFlags(v.flags) === flags;
     switch ((v as { _bsontype?: string })._bsontype) {
-      case 'BSONSymbol': return re.test((v as { value: string }).value);
+      case 'BSONSymbol':
+        return re.test((v as { value: string }).value);
       case 'BSONRegExp': {
         const r = v as BSONRegExp;
         return r.pattern === pattern && sortedFlags(r.options) === flags;
@@ -658,7 +706,19 @@ function parseAll(arg: unknown): Expr {
 }
 
 /** Operators that make an $elemMatch argument a query on documents rather than on values. */
-const PATHLESS = new Set(['$and', '$or', '$nor', '$where', '$expr', '$text', '$comment', '$alwaysTrue', '$alwaysFalse', '$jsonSchema', '$sampleRate']);
+const PATHLESS = new Set([
+  '$and',
+  '$or',
+  '$nor',
+  '$where',
+  '$expr',
+  '$text',
+  '$comment',
+  '$alwaysTrue',
+  '$alwaysFalse',
+  '$jsonSchema',
+  '$sampleRate',
+]);
 
 /**
  * $elemMatch matches an array having one element that satisfies every condition. Value form
@@ -703,8 +763,12 @@ function modPredicate(arg: unknown): ValuePredicate {
   if (!isNumeric(arg[1])) throw badValue('malformed mod, remainder not a number');
   const divisor = truncatedInteger(arg[0]);
   const remainder = truncatedInteger(arg[1]);
-  if (divisor === undefined) throw badValue('malformed mod, divisor value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type');
-  if (remainder === undefined) throw badValue('malformed mod, remainder value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type');
+  if (divisor === undefined)
+    throw badValue('malformed mod, divisor value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type');
+  if (remainder === undefined)
+    throw badValue(
+      'malformed mod, remainder value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type',
+    );
   if (divisor === 0n) throw badValue('divisor cannot be 0');
   const small = divisor < 2n ** 31n && divisor > -(2n ** 31n) && remainder < 2n ** 31n && remainder > -(2n ** 31n);
   const dNum = Number(divisor);
@@ -845,7 +909,13 @@ function inPlanarPolygon(p: Point, poly: Point[]): boolean {
     const [xi, yi] = poly[i];
     const [xj, yj] = poly[j];
     const cross = (xj - xi) * (p[1] - yi) - (yj - yi) * (p[0] - xi);
-    if (cross === 0 && p[0] >= Math.min(xi, xj) && p[0] <= Math.max(xi, xj) && p[1] >= Math.min(yi, yj) && p[1] <= Math.max(yi, yj)) {
+    if (
+      cross === 0 &&
+      p[0] >= Math.min(xi, xj) &&
+      p[0] <= Math.max(xi, xj) &&
+      p[1] >= Math.min(yi, yj) &&
+      p[1] <= Math.max(yi, yj)
+    ) {
       return true;
     }
     if (yi > p[1] !== yj > p[1] && p[0] < ((xj - xi) * (p[1] - yi)) / (yj - yi) + xi) inside = !inside;

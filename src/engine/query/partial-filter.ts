@@ -20,9 +20,7 @@ export const PARTIAL_FILTER_MAX_DEPTH = 4;
 const ALLOWED_FIELD_OPERATORS = new Set(['$eq', '$gt', '$gte', '$lt', '$lte', '$in', '$type', '$geoWithin', '$within']);
 
 type FilterNode =
-  | { kind: 'and' | 'or'; children: FilterNode[] }
-  | { kind: 'allowed' }
-  | { kind: 'unsupported'; text: string };
+  { kind: 'and' | 'or'; children: FilterNode[] } | { kind: 'allowed' } | { kind: 'unsupported'; text: string };
 
 /**
  * Throws EngineError unless `filter` is a valid partialFilterExpression: 14 TypeMismatch for a
@@ -49,7 +47,11 @@ function rejectSpecialFeatures(value: unknown): void {
   }
   if (!isPlainObject(value)) return;
   for (const [key, sub] of Object.entries(value)) {
-    if (key === '$expr') throw new EngineError(ErrorCode.QueryFeatureNotAllowed, '$expr is not allowed in this context: a partialFilterExpression cannot use aggregation expressions.');
+    if (key === '$expr')
+      throw new EngineError(
+        ErrorCode.QueryFeatureNotAllowed,
+        '$expr is not allowed in this context: a partialFilterExpression cannot use aggregation expressions.',
+      );
     rejectSpecialFeatures(sub);
   }
 }
@@ -138,11 +140,13 @@ function truthy(v: unknown): boolean {
 function describe(value: unknown): string {
   if (value instanceof RegExp) return String(value);
   try {
-    return JSON.stringify(value, (_key, v: unknown) => {
-      if (typeof v === 'bigint') return v.toString();
-      if (v !== null && typeof v === 'object' && '_bsontype' in v) return String(v);
-      return v;
-    }) ?? String(value);
+    return (
+      JSON.stringify(value, (_key, v: unknown) => {
+        if (typeof v === 'bigint') return v.toString();
+        if (v !== null && typeof v === 'object' && '_bsontype' in v) return String(v);
+        return v;
+      }) ?? String(value)
+    );
   } catch {
     return String(value);
   }

@@ -73,7 +73,14 @@ function collectClauses(filter: Document, path: string, out: unknown[]): void {
 
 function indexableValue(v: unknown): boolean {
   const t = bsonTypeOf(v);
-  return t !== 'array' && t !== 'regex' && t !== 'undefined' && t !== 'minKey' && t !== 'maxKey' && !(t === 'object' && Object.keys(v as Document).some((k) => k.startsWith('$')));
+  return (
+    t !== 'array' &&
+    t !== 'regex' &&
+    t !== 'undefined' &&
+    t !== 'minKey' &&
+    t !== 'maxKey' &&
+    !(t === 'object' && Object.keys(v as Document).some((k) => k.startsWith('$')))
+  );
 }
 
 function point(v: unknown): Interval {
@@ -81,7 +88,8 @@ function point(v: unknown): Interval {
 }
 
 function clauseIntervals(clause: unknown): Interval[] | undefined {
-  const isOperatorObject = isPlainObject(clause) && Object.keys(clause).length > 0 && Object.keys(clause).every((k) => k.startsWith('$'));
+  const isOperatorObject =
+    isPlainObject(clause) && Object.keys(clause).length > 0 && Object.keys(clause).every((k) => k.startsWith('$'));
   if (!isOperatorObject) return indexableValue(clause) ? [point(clause)] : undefined;
   const ops = clause;
   let result: Interval[] | undefined;
@@ -92,7 +100,12 @@ function clauseIntervals(clause: unknown): Interval[] | undefined {
     if (op === '$eq' && indexableValue(operand)) add([point(operand)]);
     else if (op === '$in' && Array.isArray(operand) && operand.length > 0 && operand.every(indexableValue)) {
       add(operand.map(point));
-    } else if (RANGE_OPS.has(op) && indexableValue(operand) && bsonTypeOf(operand) !== 'null' && bsonTypeOf(operand) !== 'object') {
+    } else if (
+      RANGE_OPS.has(op) &&
+      indexableValue(operand) &&
+      bsonTypeOf(operand) !== 'null' &&
+      bsonTypeOf(operand) !== 'object'
+    ) {
       const rank = canonicalRank(operand);
       const low = op === '$gt' || op === '$gte';
       add([
@@ -104,7 +117,6 @@ function clauseIntervals(clause: unknown): Interval[] | undefined {
   }
   return result;
 }
-
 
 /** Intersection of two interval lists (each sorted or a single interval). */
 function intersect(a: Interval[], b: Interval[]): Interval[] {
@@ -156,7 +168,8 @@ interface Candidate {
 
 function candidateFor(index: BTreeIndex, filter: Document): Candidate | undefined {
   if (!index.queryable) return undefined;
-  if (index.isPartial && !impliesPartialFilter(filter, index.spec.partialFilterExpression as Document)) return undefined;
+  if (index.isPartial && !impliesPartialFilter(filter, index.spec.partialFilterExpression as Document))
+    return undefined;
   const fieldIntervals: Interval[][] = [];
   let score = 0;
   for (const field of index.pattern.fields) {
@@ -189,11 +202,18 @@ function loosenForMultikey(iv: Interval): Interval {
 function findHinted(coll: Collection, hint: unknown): BTreeIndex {
   for (const index of coll.indexes.values()) {
     if (typeof hint === 'string' ? index.name === hint : isPlainObject(hint) && valuesEqual(index.spec.key, hint)) {
-      if (index.hidden) throw new EngineError('BadValue', `hint provided does not correspond to an existing index: '${index.name}' is hidden. Unhide it with collMod (index: {name: "${index.name}", hidden: false}) to use it.`);
+      if (index.hidden)
+        throw new EngineError(
+          'BadValue',
+          `hint provided does not correspond to an existing index: '${index.name}' is hidden. Unhide it with collMod (index: {name: "${index.name}", hidden: false}) to use it.`,
+        );
       if (index.queryable) return index;
     }
   }
-  throw new EngineError('BadValue', `hint provided does not correspond to an existing index: ${typeof hint === 'string' ? hint : JSON.stringify(hint)}. List the indexes with getIndexes().`);
+  throw new EngineError(
+    'BadValue',
+    `hint provided does not correspond to an existing index: ${typeof hint === 'string' ? hint : JSON.stringify(hint)}. List the indexes with getIndexes().`,
+  );
 }
 
 /** Whether walking `index` forward (1) or backward (-1) yields the sort order, else 0. */
@@ -329,11 +349,30 @@ function rangeFor(index: BTreeIndex, combo: Interval[], n: number): [EntryKey, E
 }
 
 function describeInterval(iv: Interval): string {
-  const show = (v: unknown, low: boolean) => (v instanceof KeyBound ? (v.rank === undefined ? (low ? 'MinKey' : 'MaxKey') : low ? `min(${typeNameOfRank(v.rank)})` : `max(${typeNameOfRank(v.rank)})`) : formatValue(v));
+  const show = (v: unknown, low: boolean) =>
+    v instanceof KeyBound
+      ? v.rank === undefined
+        ? low
+          ? 'MinKey'
+          : 'MaxKey'
+        : low
+          ? `min(${typeNameOfRank(v.rank)})`
+          : `max(${typeNameOfRank(v.rank)})`
+      : formatValue(v);
   return `${iv.lowInclusive ? '[' : '('}${show(iv.low, true)}, ${show(iv.high, false)}${iv.highInclusive ? ']' : ')'}`;
 }
 
 function typeNameOfRank(rank: number): string {
-  const names: Record<number, string> = { 10: 'number', 15: 'string', 20: 'object', 30: 'binData', 35: 'objectId', 40: 'bool', 45: 'date', 47: 'timestamp', 50: 'regex' };
+  const names: Record<number, string> = {
+    10: 'number',
+    15: 'string',
+    20: 'object',
+    30: 'binData',
+    35: 'objectId',
+    40: 'bool',
+    45: 'date',
+    47: 'timestamp',
+    50: 'regex',
+  };
   return names[rank] ?? `type ${rank}`;
 }

@@ -56,7 +56,13 @@ export function compileProjection(projection: Document | undefined): Projector |
   }
   if (Object.keys(projection).length === 0) return undefined;
   const root = new PathNode();
-  const ctx: ParseContext = { idSpecified: false, idIncluded: false, idExcluded: false, hasSlice: false, hasElemMatch: false };
+  const ctx: ParseContext = {
+    idSpecified: false,
+    idIncluded: false,
+    idExcluded: false,
+    hasSlice: false,
+    hasElemMatch: false,
+  };
   for (const key of Object.keys(projection)) {
     if (key === '_id' || key.startsWith('_id.')) ctx.idSpecified = true;
     parseElement(ctx, key, projection[key], root, true);
@@ -65,7 +71,9 @@ export function compileProjection(projection: Document | undefined): Projector |
   if (type === 'inclusion' && !ctx.idSpecified) root.children.set('_id', { kind: 'include' });
   if (type === 'exclusion' && ctx.idIncluded) root.children.delete('_id');
   if (type === 'inclusion') {
-    const deferred = [...root.children.values()].filter((c): c is Extract<Leaf, { kind: 'elemMatch' }> => isLeaf(c) && c.kind === 'elemMatch');
+    const deferred = [...root.children.values()].filter(
+      (c): c is Extract<Leaf, { kind: 'elemMatch' }> => isLeaf(c) && c.kind === 'elemMatch',
+    );
     return (doc) => {
       const out = projectInclusion(doc, root);
       // $elemMatch fields follow the other included fields (mongod 4.4+).
@@ -155,7 +163,14 @@ function parseSubObject(ctx: ParseContext, key: string, spec: Document, parent: 
   for (const subKey of keys) parseElement(ctx, subKey, spec[subKey], node, false);
 }
 
-function parseOperator(ctx: ParseContext, key: string, op: string, arg: unknown, parent: PathNode, atRoot: boolean): void {
+function parseOperator(
+  ctx: ParseContext,
+  key: string,
+  op: string,
+  arg: unknown,
+  parent: PathNode,
+  atRoot: boolean,
+): void {
   switch (op) {
     case '$slice':
       addAtPath(parent, key, parseSlice(arg));
@@ -259,7 +274,8 @@ function internalNodeAt(parent: PathNode, key: string): PathNode {
 // ---------------------------------------------------------------------------------------------
 
 function setOwn(obj: Document, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }
 
@@ -277,9 +293,15 @@ function projectInclusion(doc: Document, node: PathNode): Document {
       continue;
     }
     switch (spec.kind) {
-      case 'include': setOwn(out, key, cloneValue(value)); break;
-      case 'slice': setOwn(out, key, sliceValue(value, spec)); break;
-      case 'exclude': case 'elemMatch': break; // _id: 0, or applied after the other fields
+      case 'include':
+        setOwn(out, key, cloneValue(value));
+        break;
+      case 'slice':
+        setOwn(out, key, sliceValue(value, spec));
+        break;
+      case 'exclude':
+      case 'elemMatch':
+        break; // _id: 0, or applied after the other fields
     }
   }
   return out;
@@ -312,9 +334,14 @@ function projectExclusion(doc: Document, node: PathNode): Document {
       continue;
     }
     switch (spec.kind) {
-      case 'exclude': break;
-      case 'include': setOwn(out, key, cloneValue(value)); break;
-      case 'slice': setOwn(out, key, sliceValue(value, spec)); break;
+      case 'exclude':
+        break;
+      case 'include':
+        setOwn(out, key, cloneValue(value));
+        break;
+      case 'slice':
+        setOwn(out, key, sliceValue(value, spec));
+        break;
       case 'elemMatch': {
         const match = firstMatch(doc, spec);
         if (match !== undefined) setOwn(out, key, [cloneValue(match)]);

@@ -27,7 +27,21 @@ export type SortComparator = (a: Document, b: Document) => number;
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const CANONICAL_INDEX = /^(?:0|[1-9][0-9]*)$/;
-const META_NAMES = new Set(['textScore', 'randVal', 'searchScore', 'searchHighlights', 'vectorSearchScore', 'score', 'searchScoreDetails', 'scoreDetails', 'indexKey', 'recordId', 'sortKey', 'geoNearDistance', 'geoNearPoint']);
+const META_NAMES = new Set([
+  'textScore',
+  'randVal',
+  'searchScore',
+  'searchHighlights',
+  'vectorSearchScore',
+  'score',
+  'searchScoreDetails',
+  'scoreDetails',
+  'indexKey',
+  'recordId',
+  'sortKey',
+  'geoNearDistance',
+  'geoNearPoint',
+]);
 
 /** Compile a sort specification; undefined (or {}) means "no sort". */
 export function compileSort(sort: Document | undefined): SortComparator | undefined {
@@ -51,7 +65,8 @@ export function compileSort(sort: Document | undefined): SortComparator | undefi
 
 /** Validate a sort specification the way mongod's SortPattern does and list its fields. */
 export function parseSort(sort: Document): SortField[] {
-  if (!isPlainObject(sort)) throw new EngineError(ErrorCode.BadValue, `sort must be an object, not ${formatValue(sort)}`);
+  if (!isPlainObject(sort))
+    throw new EngineError(ErrorCode.BadValue, `sort must be an object, not ${formatValue(sort)}`);
   const fields: SortField[] = [];
   for (const path of Object.keys(sort)) {
     const spec = sort[path];
@@ -63,7 +78,10 @@ export function parseSort(sort: Document): SortField[] {
       );
     }
     if (!isNumeric(spec)) {
-      throw new EngineError(ErrorCode.Location15974, `Illegal key in $sort specification: ${path}: ${formatValue(spec)}`);
+      throw new EngineError(
+        ErrorCode.Location15974,
+        `Illegal key in $sort specification: ${path}: ${formatValue(spec)}`,
+      );
     }
     const n = toDouble(spec);
     if (n !== 1 && n !== -1) {
@@ -116,7 +134,10 @@ export function compareSortKeys(a: unknown[], b: unknown[], fields: SortField[])
 function metaSortError(path: string, spec: Document): EngineError {
   const keys = Object.keys(spec);
   if (keys[0] !== '$meta') {
-    return new EngineError(17312, `$meta is the only expression supported by $sort right now (got ${path}: ${formatValue(spec)})`);
+    return new EngineError(
+      17312,
+      `$meta is the only expression supported by $sort right now (got ${path}: ${formatValue(spec)})`,
+    );
   }
   const meta = spec.$meta;
   if (typeof meta !== 'string' || !META_NAMES.has(meta)) {

@@ -168,7 +168,8 @@ function checkReplacementFields(replacement: Document): void {
 
 /** Assign an own property even for the key "__proto__" (plain assignment would set the prototype). */
 function setOwn(obj: Document, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }
 
@@ -190,7 +191,10 @@ function parsePath(dotted: string): Path {
   const parts = dotted.split('.');
   for (const part of parts) {
     if (part === '') {
-      throw new EngineError(EMPTY_FIELD_NAME, `The update path '${dotted}' contains an empty field name, which is not allowed.`);
+      throw new EngineError(
+        EMPTY_FIELD_NAME,
+        `The update path '${dotted}' contains an empty field name, which is not allowed.`,
+      );
     }
     if (part.startsWith('$')) {
       if (part === '$' || (part.startsWith('$[') && part.endsWith(']'))) {
@@ -265,11 +269,16 @@ export function sameBson(a: unknown, b: unknown): boolean {
   const ta = bsonTypeOf(a);
   if (ta !== bsonTypeOf(b)) return false;
   switch (ta) {
-    case 'double': return Object.is(toDouble(a), toDouble(b));
-    case 'int': return (a as Int32).value === (b as Int32).value;
-    case 'long': return (a as Long).equals(b as Long);
-    case 'decimal': return sameBytes((a as Decimal128).bytes, (b as Decimal128).bytes);
-    case 'date': return Object.is((a as Date).getTime(), (b as Date).getTime());
+    case 'double':
+      return Object.is(toDouble(a), toDouble(b));
+    case 'int':
+      return (a as Int32).value === (b as Int32).value;
+    case 'long':
+      return (a as Long).equals(b as Long);
+    case 'decimal':
+      return sameBytes((a as Decimal128).bytes, (b as Decimal128).bytes);
+    case 'date':
+      return Object.is((a as Date).getTime(), (b as Date).getTime());
     case 'array': {
       const x = a as unknown[];
       const y = b as unknown[];
@@ -289,8 +298,13 @@ export function sameBson(a: unknown, b: unknown): boolean {
       }
       return true;
     }
-    case 'null': case 'undefined': case 'minKey': case 'maxKey': return true;
-    default: return compareValues(a, b) === 0;
+    case 'null':
+    case 'undefined':
+    case 'minKey':
+    case 'maxKey':
+      return true;
+    default:
+      return compareValues(a, b) === 0;
   }
 }
 
@@ -526,14 +540,22 @@ function parseArith(name: '$inc' | '$mul', field: string, operand: unknown): Op 
 
 function parseRename(field: string, to: unknown): { from: Path; to: Path } {
   if (typeof to !== 'string') {
-    throw new EngineError(ErrorCode.BadValue, `The 'to' field for $rename must be a string: ${field}: ${formatValue(to)}`);
+    throw new EngineError(
+      ErrorCode.BadValue,
+      `The 'to' field for $rename must be a string: ${field}: ${formatValue(to)}`,
+    );
   }
-  if (isDynamic(field)) throw new EngineError(ErrorCode.BadValue, `The source field for $rename may not be dynamic: ${field}`);
-  if (isDynamic(to)) throw new EngineError(ErrorCode.BadValue, `The destination field for $rename may not be dynamic: ${to}`);
+  if (isDynamic(field))
+    throw new EngineError(ErrorCode.BadValue, `The source field for $rename may not be dynamic: ${field}`);
+  if (isDynamic(to))
+    throw new EngineError(ErrorCode.BadValue, `The destination field for $rename may not be dynamic: ${to}`);
   const fromPath = parsePath(field);
   const toPath = parsePath(to);
   if (field === to) {
-    throw new EngineError(ErrorCode.BadValue, `The source and target field for $rename must differ: ${field}: ${formatValue(to)}`);
+    throw new EngineError(
+      ErrorCode.BadValue,
+      `The source and target field for $rename must differ: ${field}: ${formatValue(to)}`,
+    );
   }
   if (to.startsWith(`${field}.`) || field.startsWith(`${to}.`)) {
     throw new EngineError(
@@ -561,13 +583,17 @@ function parsePush(_field: string, value: unknown): Op {
   }
   const each = value.$each;
   if (!Array.isArray(each)) {
-    throw new EngineError(ErrorCode.BadValue, `The argument to $each in $push must be an array but it was of type: ${bsonTypeOf(each)}`);
+    throw new EngineError(
+      ErrorCode.BadValue,
+      `The argument to $each in $push must be an array but it was of type: ${bsonTypeOf(each)}`,
+    );
   }
   const op: Extract<Op, { kind: 'push' }> = { kind: 'push', each };
   for (const clause of Object.keys(value)) {
     const arg = value[clause];
     switch (clause) {
-      case '$each': break;
+      case '$each':
+        break;
       case '$slice': {
         const n = integralValue(arg);
         if (n === undefined) {
@@ -600,7 +626,8 @@ function parsePush(_field: string, value: unknown): Op {
   return op;
 }
 
-const BAD_PUSH_SORT = 'The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields';
+const BAD_PUSH_SORT =
+  'The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields';
 
 function sortDirection(value: unknown): 1 | -1 | undefined {
   if (!isNumeric(value)) return undefined;
@@ -616,7 +643,8 @@ function parsePushSort(spec: unknown): (a: unknown, b: unknown) => number {
     return (a, b) => dir * compareValues(a, b);
   }
   const fields = Object.keys(spec);
-  if (fields.length === 0) throw new EngineError(ErrorCode.BadValue, 'The $sort pattern is empty when it should be a set of fields.');
+  if (fields.length === 0)
+    throw new EngineError(ErrorCode.BadValue, 'The $sort pattern is empty when it should be a set of fields.');
   const keys = fields.map((field) => {
     const parts = field.split('.');
     if (parts.some((p) => p === '')) {
@@ -656,17 +684,26 @@ function parseAddToSet(_field: string, value: unknown): Op {
   if (keys[0] !== '$each') return { kind: 'addToSet', each: [value] };
   const each = value.$each;
   if (!Array.isArray(each)) {
-    throw new EngineError(ErrorCode.TypeMismatch, `The argument to $each in $addToSet must be an array but it was of type ${bsonTypeOf(each)}`);
+    throw new EngineError(
+      ErrorCode.TypeMismatch,
+      `The argument to $each in $addToSet must be an array but it was of type ${bsonTypeOf(each)}`,
+    );
   }
   if (keys.length > 1) {
-    throw new EngineError(ErrorCode.BadValue, `Found unexpected fields after $each in $addToSet: ${formatValue(value)}`);
+    throw new EngineError(
+      ErrorCode.BadValue,
+      `Found unexpected fields after $each in $addToSet: ${formatValue(value)}`,
+    );
   }
   return { kind: 'addToSet', each };
 }
 
 function parsePullAll(_field: string, value: unknown): Op {
   if (!Array.isArray(value)) {
-    throw new EngineError(ErrorCode.BadValue, `$pullAll requires an array argument but was given a ${bsonTypeOf(value)}`);
+    throw new EngineError(
+      ErrorCode.BadValue,
+      `$pullAll requires an array argument but was given a ${bsonTypeOf(value)}`,
+    );
   }
   const values = value;
   return { kind: 'pull', test: (el) => values.some((v) => valuesEqual(el, v)) };
@@ -674,7 +711,18 @@ function parsePullAll(_field: string, value: unknown): Op {
 
 // Top-level-only query operators: a $pull condition starting with one of these is a query on the
 // element as a document, not a condition on the element's value.
-const DOCUMENT_LEVEL_OPERATORS = new Set(['$and', '$or', '$nor', '$expr', '$where', '$text', '$comment', '$jsonSchema', '$alwaysTrue', '$alwaysFalse']);
+const DOCUMENT_LEVEL_OPERATORS = new Set([
+  '$and',
+  '$or',
+  '$nor',
+  '$expr',
+  '$where',
+  '$text',
+  '$comment',
+  '$jsonSchema',
+  '$alwaysTrue',
+  '$alwaysFalse',
+]);
 
 /**
  * How $pull decides which elements to remove (mongod's three matchers):
@@ -830,7 +878,8 @@ function applyOp(w: DocWriter, c: CompiledOp, ctx: UpdateContext): boolean {
       return applyAddToSet(w, path, lookup, op.each);
     case 'pull': {
       if (lookup.kind !== 'found') return false;
-      if (!Array.isArray(lookup.value)) throw new EngineError(ErrorCode.BadValue, 'Cannot apply $pull to a non-array value');
+      if (!Array.isArray(lookup.value))
+        throw new EngineError(ErrorCode.BadValue, 'Cannot apply $pull to a non-array value');
       const kept = lookup.value.filter((el) => !op.test(el));
       if (kept.length === lookup.value.length) return false;
       guardId(w, path);
@@ -888,10 +937,14 @@ function applyArith(w: DocWriter, path: Path, lookup: Lookup, name: '$inc' | '$m
 
 function debugNumber(value: unknown): string {
   switch (numericKind(value)) {
-    case 'int': return `(NumberInt)${formatValue(value)}`;
-    case 'long': return `(NumberLong)${formatValue(value)}`;
-    case 'decimal': return `(NumberDecimal)${(value as Decimal128).toString()}`;
-    default: return `(NumberDouble)${formatValue(value)}`;
+    case 'int':
+      return `(NumberInt)${formatValue(value)}`;
+    case 'long':
+      return `(NumberLong)${formatValue(value)}`;
+    case 'decimal':
+      return `(NumberDecimal)${(value as Decimal128).toString()}`;
+    default:
+      return `(NumberDouble)${formatValue(value)}`;
   }
 }
 
@@ -1035,7 +1088,10 @@ function checkSeedPaths(equalities: { path: string }[]): void {
       const a = equalities[i].path;
       const b = equalities[j].path;
       if (a === b) {
-        throw new EngineError(ErrorCode.NotSingleValueField, `cannot infer query fields to set, path '${a}' is matched twice`);
+        throw new EngineError(
+          ErrorCode.NotSingleValueField,
+          `cannot infer query fields to set, path '${a}' is matched twice`,
+        );
       }
       const [short, long] = a.length < b.length ? [a, b] : [b, a];
       if (long.startsWith(`${short}.`)) {

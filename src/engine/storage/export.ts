@@ -46,7 +46,9 @@ export interface ImportSummary {
  */
 export function importDatabase(engine: EngineContext, exported: Document, intoDb?: string): ImportSummary {
   if (Number(exported.ttlWorkbenchExport) !== EXPORT_FORMAT || !Array.isArray(exported.collections)) {
-    throw new Error('Not a TTL Workbench export: expected {ttlWorkbenchExport: 1, database, collections: [...]} (made by "Export Database as EJSON…").');
+    throw new Error(
+      'Not a TTL Workbench export: expected {ttlWorkbenchExport: 1, database, collections: [...]} (made by "Export Database as EJSON…").',
+    );
   }
   const dbName = intoDb ?? String(exported.database);
   const colls = exported.collections as Document[];
@@ -56,7 +58,13 @@ export function importDatabase(engine: EngineContext, exported: Document, intoDb
   }
   // Every one is named: after an import that was interrupted, a retry meets all it left, some of them partly filled.
   const present = colls.map((c) => String(c.name)).filter((name) => engine.getCollection(dbName, name));
-  if (present.length) throw Object.assign(new Error(`${present.map((name) => `${dbName}.${name}`).join(', ')} already exist${present.length === 1 ? 's' : ''}: import into another database, or drop ${present.length === 1 ? 'it' : 'them'} first (an import that was interrupted leaves its collections, the last one maybe partly filled).`), { code: 48, codeName: 'NamespaceExists' });
+  if (present.length)
+    throw Object.assign(
+      new Error(
+        `${present.map((name) => `${dbName}.${name}`).join(', ')} already exist${present.length === 1 ? 's' : ''}: import into another database, or drop ${present.length === 1 ? 'it' : 'them'} first (an import that was interrupted leaves its collections, the last one maybe partly filled).`,
+      ),
+      { code: 48, codeName: 'NamespaceExists' },
+    );
   const summary: ImportSummary = { database: dbName, collections: 0, documents: 0, indexes: 0 };
   for (const c of colls) {
     const name = String(c.name);
@@ -71,18 +79,23 @@ export function importDatabase(engine: EngineContext, exported: Document, intoDb
     summary.collections++;
     const existing = new Set(engine.getCollection(dbName, name)!.indexes.keys());
     const specs = (c.indexes as Document[]).filter((s) => !existing.has(String(s.name)));
-    const legacy = specs.filter((s) => isTTLIndexSpec(s) && effectiveExpireAfterSeconds(s.expireAfterSeconds) === undefined);
-    const normal = specs.filter((s) => !legacy.includes(s)).map((s) => {
-      const { v: _v, ...rest } = s;
-      return rest;
-    });
+    const legacy = specs.filter(
+      (s) => isTTLIndexSpec(s) && effectiveExpireAfterSeconds(s.expireAfterSeconds) === undefined,
+    );
+    const normal = specs
+      .filter((s) => !legacy.includes(s))
+      .map((s) => {
+        const { v: _v, ...rest } = s;
+        return rest;
+      });
     if (normal.length) engine.runCommand(dbName, { createIndexes: name, indexes: normal });
     for (const spec of legacy) loadLegacyIndexSpec(engine, dbName, name, spec);
     summary.indexes += normal.length + legacy.length;
     const docs = c.documents as Document[];
     for (let i = 0; i < docs.length; i += 10_000) {
       const reply = engine.runCommand(dbName, { insert: name, documents: docs.slice(i, i + 10_000), ordered: true });
-      if (reply.writeErrors) throw new Error(`${dbName}.${name}: ${JSON.stringify((reply.writeErrors as Document[])[0])}`);
+      if (reply.writeErrors)
+        throw new Error(`${dbName}.${name}: ${JSON.stringify((reply.writeErrors as Document[])[0])}`);
       summary.documents += Number(reply.n);
     }
   }

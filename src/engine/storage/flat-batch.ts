@@ -88,7 +88,12 @@ export class FlatBatchWriter {
       let i = 0;
       let same = true;
       for (const key in doc) {
-        if (i >= last.length || key !== last[i] || !Object.prototype.hasOwnProperty.call(doc, key) || !flatValue(doc[key])) {
+        if (
+          i >= last.length ||
+          key !== last[i] ||
+          !Object.prototype.hasOwnProperty.call(doc, key) ||
+          !flatValue(doc[key])
+        ) {
           same = false;
           break;
         }

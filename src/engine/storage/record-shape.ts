@@ -24,20 +24,30 @@ function opProblem(op: unknown, i: number): string | undefined {
     if (!isNs(op.put)) return `op ${i} puts into "${String(op.put)}", not a namespace`;
     if (!isDocument(op.d)) return `op ${i} puts a ${typeOf(op.d)}, not a document`;
     if (!('_id' in op.d) || Array.isArray(op.d._id)) return `op ${i} puts a document without a valid _id`;
-    if (op.ts !== undefined && !['double', 'int', 'long'].includes(typeOf(op.ts))) return `op ${i} has a _ts that is no number`;
+    if (op.ts !== undefined && !['double', 'int', 'long'].includes(typeOf(op.ts)))
+      return `op ${i} has a _ts that is no number`;
     return undefined;
   }
-  if (op.del !== undefined) return isNs(op.del) ? ('id' in op && !Array.isArray(op.id) ? undefined : `op ${i} deletes without a valid _id`) : `op ${i} deletes from "${String(op.del)}", not a namespace`;
+  if (op.del !== undefined)
+    return isNs(op.del)
+      ? 'id' in op && !Array.isArray(op.id)
+        ? undefined
+        : `op ${i} deletes without a valid _id`
+      : `op ${i} deletes from "${String(op.del)}", not a namespace`;
   if (op.cat !== undefined) {
     if (!isNs(op.cat)) return `op ${i} describes "${String(op.cat)}", not a namespace`;
     if (!isDocument(op.o)) return `op ${i}'s collection options are a ${typeOf(op.o)}`;
     if (!Array.isArray(op.ix)) return `op ${i}'s index list is a ${typeOf(op.ix)}`;
-    for (const spec of op.ix as unknown[]) if (!isDocument(spec) || !isDocument(spec.key) || typeof spec.name !== 'string') return `op ${i} holds an index spec without key and name`;
+    for (const spec of op.ix as unknown[])
+      if (!isDocument(spec) || !isDocument(spec.key) || typeof spec.name !== 'string')
+        return `op ${i} holds an index spec without key and name`;
     return undefined;
   }
   if (op.drop !== undefined) return isNs(op.drop) ? undefined : `op ${i} drops "${String(op.drop)}", not a namespace`;
-  if (op.ren !== undefined) return isNs(op.ren) && isNs(op.to) ? undefined : `op ${i} renames "${String(op.ren)}" to "${String(op.to)}"`;
-  if (op.param !== undefined) return typeof op.param === 'string' ? undefined : `op ${i} sets a parameter whose name is a ${typeOf(op.param)}`;
+  if (op.ren !== undefined)
+    return isNs(op.ren) && isNs(op.to) ? undefined : `op ${i} renames "${String(op.ren)}" to "${String(op.to)}"`;
+  if (op.param !== undefined)
+    return typeof op.param === 'string' ? undefined : `op ${i} sets a parameter whose name is a ${typeOf(op.param)}`;
   return `op ${i} is of no known kind (${Object.keys(op).slice(0, 3).join(', ')})`;
 }
 

@@ -70,7 +70,8 @@ export class StorageRestorer {
     if (rec.coll !== undefined) {
       this.finishCollection();
       const [db, name] = splitNs(String(rec.coll));
-      this.current = this.engine.getCollection(db, name) ?? this.engine.createCollection(db, name, rec.o as CollectionOptions);
+      this.current =
+        this.engine.getCollection(db, name) ?? this.engine.createCollection(db, name, rec.o as CollectionOptions);
       this.current.options = rec.o as CollectionOptions;
       this.deferIndexes(this.current, rec.ix as Document[]);
       if (typeof rec.n === 'number') this.current.expectRecords(rec.n);
@@ -91,9 +92,12 @@ export class StorageRestorer {
   private documentBatch(raw: Document): void {
     const coll = this.current;
     if (!coll) return;
-    const docs = raw.flat !== undefined ? decodeFlatBatch(raw)
-      : raw.plain !== undefined ? (raw.plain as Document[])
-      : (raw.typed as Document[]).map(documentFromStorage);
+    const docs =
+      raw.flat !== undefined
+        ? decodeFlatBatch(raw)
+        : raw.plain !== undefined
+          ? (raw.plain as Document[])
+          : (raw.typed as Document[]).map(documentFromStorage);
     const records = coll.insertRestored(docs);
     const stamps = raw.ts as unknown[] | undefined;
     if (stamps) {
@@ -167,7 +171,8 @@ export class StorageRestorer {
     } else if (op.ren !== undefined) {
       const [fromDb, from] = splitNs(String(op.ren));
       const [toDb, to] = splitNs(String(op.to));
-      if (this.engine.getCollection(fromDb, from) && !this.engine.getCollection(toDb, to)) this.engine.renameCollection(fromDb, from, toDb, to);
+      if (this.engine.getCollection(fromDb, from) && !this.engine.getCollection(toDb, to))
+        this.engine.renameCollection(fromDb, from, toDb, to);
     } else if (op.param !== undefined) {
       this.setParameter(String(op.param), op.v);
     }
@@ -232,7 +237,8 @@ export class StorageRestorer {
     this.byId.clear();
     // What the engine holds now, journal included (the count so far was the snapshot's).
     let documents = 0;
-    for (const db of this.engine.databases.values()) for (const coll of db.collections.values()) documents += coll.records.size;
+    for (const db of this.engine.databases.values())
+      for (const coll of db.collections.values()) documents += coll.records.size;
     this.summary.documents = documents;
     return this.summary;
   }

@@ -58,7 +58,12 @@ export function captureSnapshot(engine: EngineContext): CapturedState {
       collections.push({
         // Specs are edited in place by collMod: copied now, with the documents' moment.
         // `n` lets the restorer size its tables once (older snapshots lack it).
-        header: storableDocument({ coll: coll.ns, o: { ...coll.options }, ix: [...coll.indexes.values()].map((i) => i.spec), n: coll.records.size }),
+        header: storableDocument({
+          coll: coll.ns,
+          o: { ...coll.options },
+          ix: [...coll.indexes.values()].map((i) => i.spec),
+          n: coll.records.size,
+        }),
         capture: new CollectionCapture(coll, stampOf),
       });
     }
@@ -83,11 +88,19 @@ function plainValue(value: unknown): boolean {
   }
   if (value instanceof Date || value instanceof RegExp) return true;
   switch (bsonClassOf(value)) {
-    case undefined: return plainDocument(value as Document);
+    case undefined:
+      return plainDocument(value as Document);
     // Promoted to numbers or strings; Binary is copied by the typed path rather than left as a
     // view into the whole snapshot file's buffer.
-    case 'Int32': case 'Long': case 'Double': case 'BSONSymbol': case 'Symbol': case 'Binary': return false;
-    default: return true;
+    case 'Int32':
+    case 'Long':
+    case 'Double':
+    case 'BSONSymbol':
+    case 'Symbol':
+    case 'Binary':
+      return false;
+    default:
+      return true;
   }
 }
 
@@ -96,7 +109,12 @@ function plainDocument(doc: Document): boolean {
   return true;
 }
 
-function batchRecord(kind: 'plain' | 'typed', docs: Document[], stamps: Array<number | undefined>, withStamps: boolean): Document {
+function batchRecord(
+  kind: 'plain' | 'typed',
+  docs: Document[],
+  stamps: Array<number | undefined>,
+  withStamps: boolean,
+): Document {
   return withStamps ? { [kind]: docs, ts: stamps } : { [kind]: docs };
 }
 
@@ -112,7 +130,10 @@ export function* snapshotRecords(state: CapturedState): Generator<Document> {
     let stamps: Array<number | undefined> = [];
     let size = 0;
     const flush = () => {
-      const record = kind === 'flat' ? flat.take(withStamps ? { ts: stamps } : undefined) : batchRecord(kind, docs, stamps, withStamps);
+      const record =
+        kind === 'flat'
+          ? flat.take(withStamps ? { ts: stamps } : undefined)
+          : batchRecord(kind, docs, stamps, withStamps);
       docs = [];
       stamps = [];
       size = 0;

@@ -59,11 +59,13 @@ function wholeInt32Of(value: unknown): { ok: true; n: number } | { ok: false; re
   if (bsonClassOf(value) === 'Int32') return { ok: true, n: (value as Int32).value };
   if (bsonClassOf(value) === 'Long') {
     const l = value as Long;
-    if (l.greaterThan(INT32_MAX) || l.lessThan(INT32_MIN)) return { ok: false, reason: `a NumberLong outside the int32 range (${l.toString()})` };
+    if (l.greaterThan(INT32_MAX) || l.lessThan(INT32_MIN))
+      return { ok: false, reason: `a NumberLong outside the int32 range (${l.toString()})` };
     return { ok: true, n: l.toNumber() };
   }
   if (typeof value === 'bigint') {
-    if (value > BigInt(INT32_MAX) || value < BigInt(INT32_MIN)) return { ok: false, reason: `a NumberLong outside the int32 range (${value.toString()})` };
+    if (value > BigInt(INT32_MAX) || value < BigInt(INT32_MIN))
+      return { ok: false, reason: `a NumberLong outside the int32 range (${value.toString()})` };
     return { ok: true, n: Number(value) };
   }
   return { ok: false, reason: `not an int32, int64 or whole double (${describeType(value)})` };
@@ -91,7 +93,11 @@ export function cosmosDocumentTTL(doc: Document): CosmosDocumentTTL {
   const n = wholeInt32Of(value);
   if (!n.ok) return { kind: 'invalid', reason: `ttl is ${n.reason}: ignored, the collection TTL applies (rule 10.3)` };
   if (n.n === -1) return { kind: 'never' };
-  if (n.n <= 0) return { kind: 'invalid', reason: `ttl ${n.n} is neither positive nor -1: ignored, the collection TTL applies (rule 10.4, confidence low)` };
+  if (n.n <= 0)
+    return {
+      kind: 'invalid',
+      reason: `ttl ${n.n} is neither positive nor -1: ignored, the collection TTL applies (rule 10.4, confidence low)`,
+    };
   return { kind: 'seconds', seconds: n.n };
 }
 
@@ -291,7 +297,8 @@ export class CosmosTTLTarget implements TTLTarget {
     if (!state) return { kind: 'skipped', reason: 'the collection has no Cosmos _ts tracking', logId: 0 };
     // The `_ts` index may have been dropped or collMod'ed since the snapshot: rebuild if needed.
     state.sync();
-    if (state.currentDefault() === undefined) return { kind: 'skipped', reason: 'no TTL index on _ts any more: nothing expires (rule 10.2)', logId: 0 };
+    if (state.currentDefault() === undefined)
+      return { kind: 'skipped', reason: 'no TTL index on _ts any more: nothing expires (rule 10.2)', logId: 0 };
     return deleteWithinBudget(() => state.expired(budget.now), budget, remove);
   }
 }
@@ -334,7 +341,9 @@ export function cosmosExpiryOf(collection: Collection, record: StoredRecord): Da
 }
 
 /** Summary of a collection's Cosmos TTL state, for status views. */
-export function cosmosTTLStatus(collection: Collection): { defaultSeconds: number | null; indexName: string | null; expiring: number; nextExpiry: Date | null } | undefined {
+export function cosmosTTLStatus(
+  collection: Collection,
+): { defaultSeconds: number | null; indexName: string | null; expiring: number; nextExpiry: Date | null } | undefined {
   const state = states.get(collection);
   if (!state) return undefined;
   state.sync();

@@ -42,7 +42,14 @@ export function findInvalidTTLIndexes(engine: EngineContext): TTLIndexProblem[] 
         if (!isTTLIndexSpec(index.spec)) continue;
         const problem = problemOf(index.spec.expireAfterSeconds);
         if (problem) {
-          out.push({ db: db.name, collection: coll.name, index: index.name, key: index.spec.key as Document, expireAfterSeconds: index.spec.expireAfterSeconds, problem });
+          out.push({
+            db: db.name,
+            collection: coll.name,
+            index: index.name,
+            key: index.spec.key as Document,
+            expireAfterSeconds: index.spec.expireAfterSeconds,
+            problem,
+          });
         }
       }
     }
@@ -59,18 +66,34 @@ export function findNaNTTLIndexes(engine: EngineContext): TTLIndexProblem[] {
  * Rule 4.3: put an index spec into the catalog as an old server left it, without the TTL checks of
  * createIndex (the key pattern and options are still checked). For loading stored catalogs only.
  */
-export function loadLegacyIndexSpec(engine: EngineContext, dbName: string, collectionName: string, spec: Document): void {
+export function loadLegacyIndexSpec(
+  engine: EngineContext,
+  dbName: string,
+  collectionName: string,
+  spec: Document,
+): void {
   const { collection } = engine.ensureCollection(dbName, collectionName);
   const { spec: normalized } = normalizeIndexSpec({ ...spec, expireAfterSeconds: undefined });
   delete normalized.expireAfterSeconds;
   if (isTTLIndexSpec(spec)) normalized.expireAfterSeconds = spec.expireAfterSeconds;
-  if (collection.indexes.has(normalized.name as string)) fail('IndexOptionsConflict', `index ${String(normalized.name)} already exists on ${collection.ns}.`);
-  const partial = normalized.partialFilterExpression ? compileFilter(normalized.partialFilterExpression as Document) : undefined;
+  if (collection.indexes.has(normalized.name as string))
+    fail('IndexOptionsConflict', `index ${String(normalized.name)} already exists on ${collection.ns}.`);
+  const partial = normalized.partialFilterExpression
+    ? compileFilter(normalized.partialFilterExpression as Document)
+    : undefined;
   collection.addIndex(new BTreeIndex(normalized, partial));
   if (isNaNExpireAfterSeconds(normalized.expireAfterSeconds)) {
-    engine.log(6852200, "Found an existing TTL index with NaN 'expireAfterSeconds' in the catalog", { ns: collection.ns, index: normalized.name });
+    engine.log(6852200, "Found an existing TTL index with NaN 'expireAfterSeconds' in the catalog", {
+      ns: collection.ns,
+      index: normalized.name,
+    });
   }
-  engine.recordEvent({ kind: 'indexesCreated', db: dbName, collection: collectionName, names: [normalized.name as string] });
+  engine.recordEvent({
+    kind: 'indexesCreated',
+    db: dbName,
+    collection: collectionName,
+    names: [normalized.name as string],
+  });
   engine.flushEvents();
 }
 
@@ -85,7 +108,11 @@ export function repairInvalidTTLSpecs(engine: EngineContext): TTLIndexProblem[] 
     const index = engine.getCollection(p.db, p.collection)!.indexes.get(p.index)!;
     const next = p.problem === 'fractional' ? Math.trunc(toDouble(p.expireAfterSeconds)) : INT32_MAX;
     index.spec.expireAfterSeconds = new Int32(next);
-    engine.log(p.problem === 'fractional' ? 6847701 : 6847700, 'Rewrote invalid expireAfterSeconds of a TTL index on step-up', { ns: `${p.db}.${p.collection}`, index: p.index, from: String(p.expireAfterSeconds), to: next });
+    engine.log(
+      p.problem === 'fractional' ? 6847701 : 6847700,
+      'Rewrote invalid expireAfterSeconds of a TTL index on step-up',
+      { ns: `${p.db}.${p.collection}`, index: p.index, from: String(p.expireAfterSeconds), to: next },
+    );
     engine.recordEvent({ kind: 'indexChanged', db: p.db, collection: p.collection, names: [p.index] });
     fixed.push(p);
   }

@@ -294,7 +294,8 @@ export class TTLMonitor {
   private visit(target: TTLTarget, budget: { maxDocs: number; maxMillis: number; now: number }): VisitOutcome {
     const coll = target.collection;
     // The collection may have been dropped since the snapshot (rule 7.5).
-    if (this.engine.getCollection(coll.dbName, coll.name) !== coll) return { kind: 'skipped', reason: 'collection dropped', logId: 0 };
+    if (this.engine.getCollection(coll.dbName, coll.name) !== coll)
+      return { kind: 'skipped', reason: 'collection dropped', logId: 0 };
     const remove = (record: StoredRecord) => {
       coll.remove(record, 'ttl');
       this.engine.ttlMetrics.deletedDocuments++;
@@ -305,7 +306,8 @@ export class TTLMonitor {
       this.engine.log(outcome.logId, outcome.reason, { ns: coll.ns, target: target.label });
     }
     // Targets that remove records themselves report the metric count (time-series: buckets, rule 7.12).
-    if (outcome.kind !== 'skipped' && outcome.metricCount) this.engine.ttlMetrics.deletedDocuments += outcome.metricCount;
+    if (outcome.kind !== 'skipped' && outcome.metricCount)
+      this.engine.ttlMetrics.deletedDocuments += outcome.metricCount;
     // One event batch per visit, never one per document.
     this.engine.flushEvents();
     return outcome;
@@ -320,9 +322,11 @@ export class TTLMonitor {
           // Cosmos flavor (§10.1): a TTL index on `_ts` is the collection default, handled by the
           // CosmosTTLTarget that ttl/cosmos.ts registers; documents hold no `_ts` for this target to walk.
           if (this.engine.flavor === 'cosmos' && isCosmosTimestampIndexSpec(index.spec)) continue;
-          if (isTTLIndexSpec(index.spec) && !coll.options.timeseries) targets.push(new IndexTTLTarget(coll, index.name));
+          if (isTTLIndexSpec(index.spec) && !coll.options.timeseries)
+            targets.push(new IndexTTLTarget(coll, index.name));
         }
-        if (coll.isClustered && coll.options.expireAfterSeconds !== undefined) targets.push(new ClusteredTTLTarget(coll));
+        if (coll.isClustered && coll.options.expireAfterSeconds !== undefined)
+          targets.push(new ClusteredTTLTarget(coll));
         for (const factory of this.factories) targets.push(...factory(coll));
       }
     }

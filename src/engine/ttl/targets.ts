@@ -53,7 +53,11 @@ const TIME_CHECK_EVERY = 256;
  * Deletes records yielded by `candidates` (in index order) until the budget is spent. Collects a
  * small batch first so the scan never walks entries it is deleting.
  */
-export function deleteWithinBudget(candidates: () => IterableIterator<StoredRecord>, budget: VisitBudget, remove: (record: StoredRecord) => void): { kind: 'done' | 'more'; deleted: number; interrupted?: EngineError } {
+export function deleteWithinBudget(
+  candidates: () => IterableIterator<StoredRecord>,
+  budget: VisitBudget,
+  remove: (record: StoredRecord) => void,
+): { kind: 'done' | 'more'; deleted: number; interrupted?: EngineError } {
   const started = performance.now();
   let deleted = 0;
   for (;;) {
@@ -102,7 +106,12 @@ export class IndexTTLTarget implements TTLTarget {
     const usable = ttlKeyIsUsable(index.spec.key as Record<string, unknown>);
     if (!usable.usable) return { kind: 'skipped', reason: usable.reason, logId: usable.logId };
     const seconds = effectiveExpireAfterSeconds(index.spec.expireAfterSeconds);
-    if (seconds === undefined) return { kind: 'skipped', reason: 'Skipping TTL job due to invalid index spec (expireAfterSeconds is NaN, negative or beyond int32)', logId: 6909100 };
+    if (seconds === undefined)
+      return {
+        kind: 'skipped',
+        reason: 'Skipping TTL job due to invalid index spec (expireAfterSeconds is NaN, negative or beyond int32)',
+        logId: 6909100,
+      };
     const threshold = budget.now - seconds * 1000;
     return deleteIndexRange(this.collection, index, threshold, budget);
   }
@@ -128,9 +137,10 @@ function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: numb
   // threshold end first.
   const oldest = new KeyBound(-1, DATE_RANK);
   const threshold = new Date(thresholdMs);
-  const [start, end] = index.directions[0] === 1
-    ? [encodeEntry([oldest, MIN_BOUND]), encodeEntry([threshold, MAX_BOUND])]
-    : [encodeEntry([threshold, MIN_BOUND]), encodeEntry([oldest, MAX_BOUND])];
+  const [start, end] =
+    index.directions[0] === 1
+      ? [encodeEntry([oldest, MIN_BOUND]), encodeEntry([threshold, MAX_BOUND])]
+      : [encodeEntry([threshold, MIN_BOUND]), encodeEntry([oldest, MAX_BOUND])];
   let deleted = 0;
   let batchSize = INDEX_BATCH;
   for (;;) {
@@ -142,7 +152,9 @@ function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: numb
     const batchBegan = performance.now();
     // A multikey index may hold a document under dates outside the range too: its batch is
     // collected first and removed as a whole. Otherwise the walk that finds a batch deletes it.
-    const removed = index.multikey ? removeMultikeyBatch(coll, index, start, end, room) : coll.removeIndexRange(index, start, end, room, 'ttl');
+    const removed = index.multikey
+      ? removeMultikeyBatch(coll, index, start, end, room)
+      : coll.removeIndexRange(index, start, end, room, 'ttl');
     if (removed === 0) return { kind: 'done', deleted, metricCount: deleted };
     deleted += removed;
     if (budget.batchStats) {
@@ -152,15 +164,26 @@ function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: numb
     }
     if (budget.maxMillis > 0) {
       const now = performance.now();
-      if (now - started >= budget.maxMillis) return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
+      if (now - started >= budget.maxMillis)
+        return { kind: hasEntries(index, start, end) ? 'more' : 'done', deleted, metricCount: deleted };
       const msPerDoc = (now - batchBegan) / removed;
-      if (msPerDoc > 0) batchSize = Math.max(INDEX_BATCH, Math.floor(((budget.maxMillis - (now - started)) * BATCH_TIME_SHARE) / msPerDoc));
+      if (msPerDoc > 0)
+        batchSize = Math.max(
+          INDEX_BATCH,
+          Math.floor(((budget.maxMillis - (now - started)) * BATCH_TIME_SHARE) / msPerDoc),
+        );
     }
   }
 }
 
 /** The distinct documents of the first `room` entries of [start, end], removed; returns how many. */
-function removeMultikeyBatch(coll: Collection, index: BTreeIndex, start: EntryKey, end: EntryKey, room: number): number {
+function removeMultikeyBatch(
+  coll: Collection,
+  index: BTreeIndex,
+  start: EntryKey,
+  end: EntryKey,
+  room: number,
+): number {
   const batch: StoredRecord[] = [];
   const seen = new Set<number>();
   // A callback walk: the generator of scan() cost about as much as the deletes of a batch.
@@ -192,7 +215,8 @@ export class ClusteredTTLTarget implements TTLTarget {
     if (stored === undefined) return { kind: 'skipped', reason: 'expireAfterSeconds was removed', logId: 0 };
     const seconds = Number(stored);
     const index = this.collection.idIndex;
-    if (!index || !Number.isFinite(seconds)) return { kind: 'skipped', reason: 'invalid clustered expireAfterSeconds', logId: 0 };
+    if (!index || !Number.isFinite(seconds))
+      return { kind: 'skipped', reason: 'invalid clustered expireAfterSeconds', logId: 0 };
     const threshold = budget.now - seconds * 1000;
     if (threshold < 0) return { kind: 'done', deleted: 0 };
     const start = encodeEntry([new Date(0), MIN_BOUND]);

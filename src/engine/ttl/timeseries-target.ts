@@ -20,7 +20,12 @@
 import { EJSON } from 'bson';
 import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
-import { bucketMaxSpanSecondsOf, bucketsOf, type BucketView, type TimeseriesBuckets } from '../catalog/timeseries-buckets';
+import {
+  bucketMaxSpanSecondsOf,
+  bucketsOf,
+  type BucketView,
+  type TimeseriesBuckets,
+} from '../catalog/timeseries-buckets';
 import type { EngineContext } from '../engine-context';
 import { pendingInterrupt } from '../interrupt';
 import { compileFilter } from '../query/matcher';
@@ -36,7 +41,13 @@ const EXTENDED_RANGE_REASON =
  * `thresholdMs` and at least `lowestMs`, within the budget. `maxDocs` counts buckets, the documents
  * of mongod's buckets collection; a bucket always goes whole.
  */
-function deleteExpiredBuckets(buckets: TimeseriesBuckets, view: BucketView | undefined, lowestMs: number, thresholdMs: number, budget: VisitBudget): VisitOutcome {
+function deleteExpiredBuckets(
+  buckets: TimeseriesBuckets,
+  view: BucketView | undefined,
+  lowestMs: number,
+  thresholdMs: number,
+  budget: VisitBudget,
+): VisitOutcome {
   const started = performance.now();
   let bucketsDeleted = 0;
   let measurements = 0;
@@ -47,7 +58,8 @@ function deleteExpiredBuckets(buckets: TimeseriesBuckets, view: BucketView | und
   for (;;) {
     const next = expired();
     if (!next) return { kind: 'done', deleted: measurements, metricCount: bucketsDeleted };
-    if (budget.maxDocs > 0 && bucketsDeleted >= budget.maxDocs) return { kind: 'more', deleted: measurements, metricCount: bucketsDeleted };
+    if (budget.maxDocs > 0 && bucketsDeleted >= budget.maxDocs)
+      return { kind: 'more', deleted: measurements, metricCount: bucketsDeleted };
     if (budget.maxMillis > 0 && bucketsDeleted > 0 && performance.now() - started >= budget.maxMillis) {
       return { kind: 'more', deleted: measurements, metricCount: bucketsDeleted };
     }
@@ -140,9 +152,14 @@ function indexRule(collection: Collection, indexName: string): BucketRule | Skip
   const key = index.spec.key as Record<string, unknown>;
   const usable = ttlKeyIsUsable(key);
   if (!usable.usable) return { reason: usable.reason, logId: usable.logId };
-  if (Object.keys(key)[0] !== ts.timeField) return { reason: `TTL indexes on time-series collections must be on the timeField '${ts.timeField}'`, logId: 0 };
+  if (Object.keys(key)[0] !== ts.timeField)
+    return { reason: `TTL indexes on time-series collections must be on the timeField '${ts.timeField}'`, logId: 0 };
   const seconds = effectiveExpireAfterSeconds(index.spec.expireAfterSeconds);
-  if (seconds === undefined) return { reason: 'Skipping TTL job due to invalid index spec (expireAfterSeconds is NaN, negative or beyond int32)', logId: 6909100 };
+  if (seconds === undefined)
+    return {
+      reason: 'Skipping TTL job due to invalid index spec (expireAfterSeconds is NaN, negative or beyond int32)',
+      logId: 6909100,
+    };
   if (buckets.requiresExtendedRange) return { reason: EXTENDED_RANGE_REASON, logId: 0 };
   const view = viewOf(indexName, buckets, index.spec.partialFilterExpression, ts.metaField);
   if (typeof view === 'string') return { reason: view, logId: 0 };
@@ -151,7 +168,12 @@ function indexRule(collection: Collection, indexName: string): BucketRule | Skip
 }
 
 /** The buckets the partial index holds: those whose `{<metaField>: meta}` matches the filter. */
-function viewOf(indexName: string, buckets: TimeseriesBuckets, filter: unknown, metaField: string | undefined): BucketView | string {
+function viewOf(
+  indexName: string,
+  buckets: TimeseriesBuckets,
+  filter: unknown,
+  metaField: string | undefined,
+): BucketView | string {
   const viewKey = viewKeyOf(indexName, filter);
   if (filter === undefined) return buckets.view(viewKey, () => true);
   if (!isPlainObject(filter)) return 'partialFilterExpression is not an object';
@@ -196,7 +218,12 @@ export function timeseriesExpiryCounts(
   const threshold = rule.thresholdAt(nowMs);
   // minTimes are whole milliseconds: "after lowest − 1" is "from lowest on".
   const expiredNow = rule.buckets.countMeasurements(rule.view, rule.lowestMs - 1, threshold, cap);
-  const dueWithinWindow = rule.buckets.countMeasurements(rule.view, threshold, rule.thresholdAt(nowMs + windowSeconds * 1000), cap);
+  const dueWithinWindow = rule.buckets.countMeasurements(
+    rule.view,
+    threshold,
+    rule.thresholdAt(nowMs + windowSeconds * 1000),
+    cap,
+  );
   return { expiredNow, dueWithinWindow };
 }
 

@@ -61,25 +61,42 @@ export interface EASCheck {
  * Rules 1.2–1.4: `expireAfterSeconds` of createIndex. Throws 67 CannotCreateIndex with mongod's
  * wording plus what to do; returns the truncated seconds and the value to store.
  */
-export function checkIndexExpireAfterSeconds(value: unknown, version: TTLServerVersion = '8.0', specForMessage?: Document): EASCheck {
+export function checkIndexExpireAfterSeconds(
+  value: unknown,
+  version: TTLServerVersion = '8.0',
+  specForMessage?: Document,
+): EASCheck {
   // Formatted only when a check fails: most values pass, and formatting the spec costs more than the checks.
   const context = (): string => (specForMessage ? ` Index spec: ${show(specForMessage)}` : '');
   if (!isNumeric(value)) {
-    throw new EngineError('CannotCreateIndex', `TTL index 'expireAfterSeconds' option must be numeric, but received a type of '${bsonTypeOf(value)}'. Use a number of seconds, e.g. expireAfterSeconds: 3600.${context()}`);
+    throw new EngineError(
+      'CannotCreateIndex',
+      `TTL index 'expireAfterSeconds' option must be numeric, but received a type of '${bsonTypeOf(value)}'. Use a number of seconds, e.g. expireAfterSeconds: 3600.${context()}`,
+    );
   }
   if (isNaNValue(value)) {
-    throw new EngineError('CannotCreateIndex', `TTL index 'expireAfterSeconds' option must not be NaN: a NaN TTL index deletes nothing on current servers and deleted everything at once on 5.0.0–5.0.13 / 6.0.0–6.0.1. Use a number of seconds.${context()}`);
+    throw new EngineError(
+      'CannotCreateIndex',
+      `TTL index 'expireAfterSeconds' option must not be NaN: a NaN TTL index deletes nothing on current servers and deleted everything at once on 5.0.0–5.0.13 / 6.0.0–6.0.1. Use a number of seconds.${context()}`,
+    );
   }
   const asLong = safeNumberLong(value);
   const asInt = safeNumberInt(value);
   if (asLong !== asInt) {
-    const wording = version === '7.0'
-      ? "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number"
-      : "TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer";
-    throw new EngineError('CannotCreateIndex', `${wording} (got ${show(value)}; the largest allowed is ${INT32_MAX} seconds, about 68 years).${context()}`);
+    const wording =
+      version === '7.0'
+        ? "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number"
+        : "TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer";
+    throw new EngineError(
+      'CannotCreateIndex',
+      `${wording} (got ${show(value)}; the largest allowed is ${INT32_MAX} seconds, about 68 years).${context()}`,
+    );
   }
   if (asLong < 0) {
-    throw new EngineError('CannotCreateIndex', `TTL index 'expireAfterSeconds' option cannot be less than 0 (got ${show(value)}). Use 0 to expire documents at the date stored in the field.${context()}`);
+    throw new EngineError(
+      'CannotCreateIndex',
+      `TTL index 'expireAfterSeconds' option cannot be less than 0 (got ${show(value)}). Use 0 to expire documents at the date stored in the field.${context()}`,
+    );
   }
   return { seconds: asLong, stored: version === '7.0' ? value : new Int32(asLong) };
 }
@@ -91,11 +108,17 @@ export function checkIndexExpireAfterSeconds(value: unknown, version: TTLServerV
  */
 export function checkCollModIndexExpireAfterSeconds(value: unknown): number {
   if (!isNumeric(value)) {
-    throw new EngineError('TypeMismatch', `BSON field 'collMod.index.expireAfterSeconds' is the wrong type '${bsonTypeOf(value)}', expected types '[long, int, decimal, double]'. Use a number of seconds.`);
+    throw new EngineError(
+      'TypeMismatch',
+      `BSON field 'collMod.index.expireAfterSeconds' is the wrong type '${bsonTypeOf(value)}', expected types '[long, int, decimal, double]'. Use a number of seconds.`,
+    );
   }
   const seconds = safeNumberInt(value);
   if (seconds < 0) {
-    throw new EngineError('InvalidOptions', `TTL index 'expireAfterSeconds' option cannot be less than 0 (got ${show(value)}).`);
+    throw new EngineError(
+      'InvalidOptions',
+      `TTL index 'expireAfterSeconds' option cannot be less than 0 (got ${show(value)}).`,
+    );
   }
   return seconds;
 }
@@ -107,12 +130,19 @@ export function checkCollModIndexExpireAfterSeconds(value: unknown): number {
  */
 export function checkClusteredExpireAfterSeconds(value: unknown, nowMs: number): number {
   if (!isNumeric(value)) {
-    throw new EngineError('TypeMismatch', `'expireAfterSeconds' must be a number of seconds (or "off" in collMod), got ${bsonTypeOf(value)}.`);
+    throw new EngineError(
+      'TypeMismatch',
+      `'expireAfterSeconds' must be a number of seconds (or "off" in collMod), got ${bsonTypeOf(value)}.`,
+    );
   }
   const seconds = safeNumberLong(value);
-  if (seconds < 0) throw new EngineError('InvalidOptions', `'expireAfterSeconds' cannot be less than 0 (got ${show(value)}).`);
+  if (seconds < 0)
+    throw new EngineError('InvalidOptions', `'expireAfterSeconds' cannot be less than 0 (got ${show(value)}).`);
   if (seconds * 1000 > nowMs || !Number.isSafeInteger(seconds * 1000)) {
-    throw new EngineError('InvalidOptions', `'expireAfterSeconds' must be within an acceptable range, try a lower number: ${seconds} seconds reaches back before 1970 (at most ${Math.floor(nowMs / 1000)} now).`);
+    throw new EngineError(
+      'InvalidOptions',
+      `'expireAfterSeconds' must be within an acceptable range, try a lower number: ${seconds} seconds reaches back before 1970 (at most ${Math.floor(nowMs / 1000)} now).`,
+    );
   }
   return seconds;
 }
@@ -135,32 +165,54 @@ const SPECIAL_PLUGINS = new Set(['hashed', 'text', '2dsphere', '2d']);
  */
 export function checkTTLIndexSpec(spec: Document, facts: TTLCollectionFacts): EASCheck {
   if (facts.capped && facts.clustered) {
-    throw new EngineError(6049202, 'TTL secondary indexes are not allowed on a capped clustered collection. Use a non-capped clustered collection with a collection-level expireAfterSeconds instead.');
+    throw new EngineError(
+      6049202,
+      'TTL secondary indexes are not allowed on a capped clustered collection. Use a non-capped clustered collection with a collection-level expireAfterSeconds instead.',
+    );
   }
   const check = checkIndexExpireAfterSeconds(spec.expireAfterSeconds, facts.serverVersion, spec);
   const key = isPlainObject(spec.key) ? spec.key : {};
   const fields = Object.keys(key);
   if (fields.some((f) => f === '$**' || f.endsWith('.$**'))) {
-    throw new EngineError('CannotCreateIndex', "cannot make a TTL index: Index type 'wildcard' does not support the 'expireAfterSeconds' option. Index a single date field instead, e.g. {createdAt: 1}.");
+    throw new EngineError(
+      'CannotCreateIndex',
+      "cannot make a TTL index: Index type 'wildcard' does not support the 'expireAfterSeconds' option. Index a single date field instead, e.g. {createdAt: 1}.",
+    );
   }
   if (fields.length > 1) {
-    throw new EngineError('CannotCreateIndex', `TTL indexes are single-field indexes, compound indexes do not support TTL. Cannot create TTL index on ${show(key)}: create {${fields[0]}: 1} with expireAfterSeconds, and the compound index without it.`);
+    throw new EngineError(
+      'CannotCreateIndex',
+      `TTL indexes are single-field indexes, compound indexes do not support TTL. Cannot create TTL index on ${show(key)}: create {${fields[0]}: 1} with expireAfterSeconds, and the compound index without it.`,
+    );
   }
   if (facts.capped && facts.serverVersion === '7.0') {
-    throw new EngineError('CannotCreateIndex', 'Cannot create TTL index on a capped collection (MongoDB 7.0). Capped collections remove their oldest documents by size; TTL indexes on capped collections need MongoDB 7.1+ (serverVersion "8.0").');
+    throw new EngineError(
+      'CannotCreateIndex',
+      'Cannot create TTL index on a capped collection (MongoDB 7.0). Capped collections remove their oldest documents by size; TTL indexes on capped collections need MongoDB 7.1+ (serverVersion "8.0").',
+    );
   }
   if (facts.timeseries) checkTimeseriesTTLIndex(spec, fields, facts.timeseries);
   return check;
 }
 
 /** Rule 6.4: a secondary TTL index on a time-series collection. */
-function checkTimeseriesTTLIndex(spec: Document, fields: string[], ts: { timeField: string; metaField?: string }): void {
+function checkTimeseriesTTLIndex(
+  spec: Document,
+  fields: string[],
+  ts: { timeField: string; metaField?: string },
+): void {
   if (fields[0] !== ts.timeField) {
-    throw new EngineError('InvalidOptions', `TTL indexes on non-time fields are not supported on time-series collections: index '${ts.timeField}' (the timeField), not '${fields[0]}'.`);
+    throw new EngineError(
+      'InvalidOptions',
+      `TTL indexes on non-time fields are not supported on time-series collections: index '${ts.timeField}' (the timeField), not '${fields[0]}'.`,
+    );
   }
   const filter = spec.partialFilterExpression;
   if (!isPlainObject(filter) || !ts.metaField || !onlyReferences(filter, ts.metaField)) {
-    throw new EngineError('InvalidOptions', `TTL indexes on time-series collections require a partialFilterExpression on the metaField${ts.metaField ? ` ('${ts.metaField}')` : ' (this collection has none)'}: e.g. {partialFilterExpression: {"${ts.metaField ?? 'meta'}.kind": "debug"}}. For the whole collection use the top-level expireAfterSeconds (collMod).`);
+    throw new EngineError(
+      'InvalidOptions',
+      `TTL indexes on time-series collections require a partialFilterExpression on the metaField${ts.metaField ? ` ('${ts.metaField}')` : ' (this collection has none)'}: e.g. {partialFilterExpression: {"${ts.metaField ?? 'meta'}.kind": "debug"}}. For the whole collection use the top-level expireAfterSeconds (collMod).`,
+    );
   }
 }
 

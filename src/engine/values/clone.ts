@@ -22,13 +22,16 @@ export function cloneValue(value: unknown): unknown {
   if (value instanceof Date) return new Date(value.getTime());
   if (value instanceof RegExp) return new RegExp(value.source, value.flags);
   switch (bsonClassOf(value)) {
-    case undefined: return cloneDocument(value as Document);
-    case 'Double': return (value as Double).value;
+    case undefined:
+      return cloneDocument(value as Document);
+    case 'Double':
+      return (value as Double).value;
     case 'Binary': {
       const b = value as Binary;
       return new Binary(copyBytes(b.buffer, b.position), b.sub_type);
     }
-    default: return value;
+    default:
+      return value;
   }
 }
 
@@ -87,10 +90,17 @@ function cloneDocMeasured(doc: Document, acc: { size: number }, out: Document, l
 
 function cloneMeasured(value: unknown, acc: { size: number }, level: number): unknown {
   switch (typeof value) {
-    case 'number': acc.size += 8; return value;
-    case 'string': acc.size += value.length * 3 + 5; return value;
-    case 'boolean': acc.size += 1; return value;
-    case 'undefined': return null;
+    case 'number':
+      acc.size += 8;
+      return value;
+    case 'string':
+      acc.size += value.length * 3 + 5;
+      return value;
+    case 'boolean':
+      acc.size += 1;
+      return value;
+    case 'undefined':
+      return null;
   }
   if (value === null) return null;
   if (Array.isArray(value)) {
@@ -120,17 +130,25 @@ function cloneMeasured(value: unknown, acc: { size: number }, level: number): un
       acc.size += b.position + 5;
       return new Binary(copyBytes(b.buffer, b.position), b.sub_type);
     }
-    case 'Double': acc.size += 8; return (value as Double).value;
-    case 'Decimal128': acc.size += 16; return value;
+    case 'Double':
+      acc.size += 8;
+      return (value as Double).value;
+    case 'Decimal128':
+      acc.size += 16;
+      return value;
     case 'BSONRegExp': {
       const r = value as { pattern: string; options: string };
       acc.size += (r.pattern.length + r.options.length) * 3 + 2;
       return value;
     }
-    case 'Code': case 'BSONSymbol': case 'DBRef':
+    case 'Code':
+    case 'BSONSymbol':
+    case 'DBRef':
       acc.size += 64 + JSON.stringify(value).length * 3;
       return value;
-    default: acc.size += 12; return value;
+    default:
+      acc.size += 12;
+      return value;
   }
 }
 

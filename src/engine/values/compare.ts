@@ -112,7 +112,10 @@ export function compareValues(a: unknown, b: unknown): number {
       const y = b.getTime();
       return x < y ? -1 : x > y ? 1 : 0;
     }
-    if ((a as { _bsontype?: string })._bsontype === 'ObjectId' && (b as { _bsontype?: string })._bsontype === 'ObjectId') {
+    if (
+      (a as { _bsontype?: string })._bsontype === 'ObjectId' &&
+      (b as { _bsontype?: string })._bsontype === 'ObjectId'
+    ) {
       return compareObjectIds(a as ObjectId, b as ObjectId);
     }
   }
@@ -121,26 +124,40 @@ export function compareValues(a: unknown, b: unknown): number {
   const rb = canonicalRank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
   switch (ra) {
-    case -1: case 0: case 5: case 100: return 0;
-    case 10: return compareNumbers(a, b);
-    case 15: return compareStrings(String(symbolOrString(a)), String(symbolOrString(b)));
-    case 20: return compareDocuments(a as Document, b as Document);
-    case 25: return compareArrays(a as unknown[], b as unknown[]);
-    case 30: return compareBinary(a as Binary, b as Binary);
-    case 35: return compareObjectIds(a as ObjectId, b as ObjectId);
-    case 40: return a === b ? 0 : a ? 1 : -1;
+    case -1:
+    case 0:
+    case 5:
+    case 100:
+      return 0;
+    case 10:
+      return compareNumbers(a, b);
+    case 15:
+      return compareStrings(String(symbolOrString(a)), String(symbolOrString(b)));
+    case 20:
+      return compareDocuments(a as Document, b as Document);
+    case 25:
+      return compareArrays(a as unknown[], b as unknown[]);
+    case 30:
+      return compareBinary(a as Binary, b as Binary);
+    case 35:
+      return compareObjectIds(a as ObjectId, b as ObjectId);
+    case 40:
+      return a === b ? 0 : a ? 1 : -1;
     case 45: {
       const x = (a as Date).getTime();
       const y = (b as Date).getTime();
       return x < y ? -1 : x > y ? 1 : 0;
     }
-    case 47: return compareTimestamps(a as Timestamp, b as Timestamp);
+    case 47:
+      return compareTimestamps(a as Timestamp, b as Timestamp);
     case 50: {
       const [pa, fa] = regexParts(a);
       const [pb, fb] = regexParts(b);
       return compareStrings(pa, pb) || compareStrings(fa, fb);
     }
-    case 60: case 65: return compareStrings((a as Code).code, (b as Code).code);
+    case 60:
+    case 65:
+      return compareStrings((a as Code).code, (b as Code).code);
   }
   return 0;
 }

@@ -64,14 +64,16 @@ function exceeds(node: object, remaining: number, countEmpty: boolean): boolean 
   if (Array.isArray(container)) {
     for (let i = 0; i < container.length; i++) {
       const child: unknown = container[i];
-      if (child !== null && typeof child === 'object' && isNestable(child) && exceeds(child, remaining - 1, countEmpty)) return true;
+      if (child !== null && typeof child === 'object' && isNestable(child) && exceeds(child, remaining - 1, countEmpty))
+        return true;
     }
     return false;
   }
   for (const key in container) {
     if (!hasOwn.call(container, key)) continue;
     const child = (container as Document)[key];
-    if (child !== null && typeof child === 'object' && isNestable(child) && exceeds(child, remaining - 1, countEmpty)) return true;
+    if (child !== null && typeof child === 'object' && isNestable(child) && exceeds(child, remaining - 1, countEmpty))
+      return true;
   }
   return false;
 }
@@ -82,7 +84,8 @@ function exceeds(node: object, remaining: number, countEmpty: boolean): boolean 
  */
 export function checkCommandDepth(command: Document, skipField?: string): void {
   let tooDeep = false;
-  if (skipField === undefined || !hasOwn.call(command, skipField)) tooDeep = nestsDeeperThan(command, MAX_BSON_DEPTH + 1, true);
+  if (skipField === undefined || !hasOwn.call(command, skipField))
+    tooDeep = nestsDeeperThan(command, MAX_BSON_DEPTH + 1, true);
   else {
     for (const key in command) {
       if (key === skipField || !hasOwn.call(command, key)) continue;
@@ -91,7 +94,10 @@ export function checkCommandDepth(command: Document, skipField?: string): void {
     }
   }
   if (tooDeep) {
-    fail('Overflow', `The command nests more than ${MAX_BSON_DEPTH} levels of embedded documents and arrays below its top level, the most MongoDB reads (maxBSONDepth). Flatten the filter, pipeline, update or document: stored documents may nest at most ${MAX_STORAGE_DEPTH} levels.`);
+    fail(
+      'Overflow',
+      `The command nests more than ${MAX_BSON_DEPTH} levels of embedded documents and arrays below its top level, the most MongoDB reads (maxBSONDepth). Flatten the filter, pipeline, update or document: stored documents may nest at most ${MAX_STORAGE_DEPTH} levels.`,
+    );
   }
 }
 
@@ -103,9 +109,15 @@ export function checkStorageDepth(doc: unknown, what: 'insert' | 'update'): void
 /** The Overflow error of a document too deep to store. */
 export function failStorageDepth(what: 'insert' | 'update'): never {
   if (what === 'insert') {
-    fail('Overflow', `The document to insert nests more than ${MAX_STORAGE_DEPTH} levels of embedded documents and arrays (the document itself counts as one, empty ones do not), the most MongoDB stores. Flatten it, for example keep a tree as a list of nodes that name their parent.`);
+    fail(
+      'Overflow',
+      `The document to insert nests more than ${MAX_STORAGE_DEPTH} levels of embedded documents and arrays (the document itself counts as one, empty ones do not), the most MongoDB stores. Flatten it, for example keep a tree as a list of nodes that name their parent.`,
+    );
   }
-  fail('Overflow', `The document after this update would nest more than ${MAX_STORAGE_DEPTH} levels of embedded documents and arrays (the document itself counts as one, empty ones do not), the most MongoDB stores. Set a shallower value or use a shorter path.`);
+  fail(
+    'Overflow',
+    `The document after this update would nest more than ${MAX_STORAGE_DEPTH} levels of embedded documents and arrays (the document itself counts as one, empty ones do not), the most MongoDB stores. Set a shallower value or use a shorter path.`,
+  );
 }
 
 /** Refuse a filter field path with more components than mongod accepts (180). */
@@ -115,14 +127,20 @@ export function checkFieldPathLength(path: string): void {
   let dots = 0;
   for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) dots++;
   if (dots + 1 > MAX_FIELD_PATH_COMPONENTS) {
-    fail(5729100, `FieldPath is too long: '${path.slice(0, 40)}…' has ${dots + 1} components, and a filter's path may have at most ${MAX_FIELD_PATH_COMPONENTS}. Query a shallower field.`);
+    fail(
+      5729100,
+      `FieldPath is too long: '${path.slice(0, 40)}…' has ${dots + 1} components, and a filter's path may have at most ${MAX_FIELD_PATH_COMPONENTS}. Query a shallower field.`,
+    );
   }
 }
 
 /** Refuse a value (parsed EJSON, or a value to convert to EJSON) nested deeper than MAX_EJSON_DEPTH. */
 export function checkEjsonDepth(value: unknown): void {
   if (nestsDeeperThan(value, MAX_EJSON_DEPTH, true)) {
-    fail('Overflow', `The value nests more than ${MAX_EJSON_DEPTH} levels of objects and arrays (as EJSON), deeper than any BSON MongoDB reads (${MAX_BSON_DEPTH} levels of embedded documents and arrays). Flatten the data.`);
+    fail(
+      'Overflow',
+      `The value nests more than ${MAX_EJSON_DEPTH} levels of objects and arrays (as EJSON), deeper than any BSON MongoDB reads (${MAX_BSON_DEPTH} levels of embedded documents and arrays). Flatten the data.`,
+    );
   }
 }
 

@@ -9,7 +9,8 @@ import type { Document } from './types';
 
 /** `obj[key] = value` as an own, enumerable data property, even for the key `__proto__`. */
 export function setField(obj: Document, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
   else obj[key] = value;
 }
 
@@ -30,6 +31,7 @@ export function getField(obj: Document, key: string): unknown {
  */
 export function ownValue(obj: Document, key: string): unknown {
   const v = obj[key];
-  if ((typeof v === 'function' || v === Object.prototype) && !Object.prototype.hasOwnProperty.call(obj, key)) return undefined;
+  if ((typeof v === 'function' || v === Object.prototype) && !Object.prototype.hasOwnProperty.call(obj, key))
+    return undefined;
   return v;
 }

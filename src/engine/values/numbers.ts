@@ -11,8 +11,10 @@ const TWO_53 = 2 ** 53;
 export function exactDouble(value: unknown): number | undefined {
   if (typeof value === 'number') return value;
   switch (bsonClassOf(value)) {
-    case 'Int32': return (value as Int32).value;
-    case 'Double': return (value as Double).value;
+    case 'Int32':
+      return (value as Int32).value;
+    case 'Double':
+      return (value as Double).value;
     case 'Long': {
       const l = value as Long;
       const n = l.toNumber();
@@ -26,10 +28,14 @@ export function exactDouble(value: unknown): number | undefined {
 export function toDouble(value: unknown): number {
   if (typeof value === 'number') return value;
   switch (bsonClassOf(value)) {
-    case 'Int32': return (value as Int32).value;
-    case 'Double': return (value as Double).value;
-    case 'Long': return (value as Long).toNumber();
-    case 'Decimal128': return Number((value as Decimal128).toString());
+    case 'Int32':
+      return (value as Int32).value;
+    case 'Double':
+      return (value as Double).value;
+    case 'Long':
+      return (value as Long).toNumber();
+    case 'Decimal128':
+      return Number((value as Decimal128).toString());
   }
   return NaN;
 }
@@ -80,8 +86,10 @@ function exactOfDecimal(dec: Decimal128): Exact {
 
 function exactOf(value: unknown): Exact {
   switch (bsonClassOf(value)) {
-    case 'Long': return { kind: 'finite', num: (value as Long).toBigInt(), den: 1n };
-    case 'Decimal128': return exactOfDecimal(value as Decimal128);
+    case 'Long':
+      return { kind: 'finite', num: (value as Long).toBigInt(), den: 1n };
+    case 'Decimal128':
+      return exactOfDecimal(value as Decimal128);
   }
   return exactOfDouble(toDouble(value));
 }
@@ -122,10 +130,14 @@ export type NumericKind = 'int' | 'long' | 'double' | 'decimal';
 export function numericKind(value: unknown): NumericKind | undefined {
   if (typeof value === 'number') return 'double';
   switch (bsonClassOf(value)) {
-    case 'Int32': return 'int';
-    case 'Long': return 'long';
-    case 'Double': return 'double';
-    case 'Decimal128': return 'decimal';
+    case 'Int32':
+      return 'int';
+    case 'Long':
+      return 'long';
+    case 'Double':
+      return 'double';
+    case 'Decimal128':
+      return 'decimal';
   }
   return undefined;
 }

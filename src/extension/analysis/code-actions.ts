@@ -17,7 +17,11 @@ export class SourceCodeActions implements vscode.CodeActionProvider {
 
   constructor(private readonly analyzer: DocumentAnalyzer) {}
 
-  provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
+  provideCodeActions(
+    doc: vscode.TextDocument,
+    _range: vscode.Range,
+    context: vscode.CodeActionContext,
+  ): vscode.CodeAction[] {
     const ours = context.diagnostics.filter((d) => d.source === SOURCE);
     if (ours.length === 0) return [];
     const analysis = this.analyzer.analyze(doc);
@@ -39,7 +43,14 @@ export class SourceCodeActions implements vscode.CodeActionProvider {
       action.command = {
         command: REPLACE_VALUE_COMMAND,
         title: fix.title,
-        arguments: [{ uri: doc.uri.toString(), range: [range.start.line, range.start.character, range.end.line, range.end.character], prompt: fix.input?.prompt, placeholder: fix.input?.placeholder }],
+        arguments: [
+          {
+            uri: doc.uri.toString(),
+            range: [range.start.line, range.start.character, range.end.line, range.end.character],
+            prompt: fix.input?.prompt,
+            placeholder: fix.input?.placeholder,
+          },
+        ],
       };
       return action;
     }
@@ -64,7 +75,13 @@ export function secondsFromInput(text: string): { seconds: number } | { error: s
 }
 
 /** `ttlWorkbench.replaceTTLValue {uri, range: [l, c, l, c], value?}`: returns the seconds written. */
-export async function replaceTTLValue(args: { uri: string; range: [number, number, number, number]; value?: string; prompt?: string; placeholder?: string }): Promise<{ ok: boolean; seconds?: number; message?: string }> {
+export async function replaceTTLValue(args: {
+  uri: string;
+  range: [number, number, number, number];
+  value?: string;
+  prompt?: string;
+  placeholder?: string;
+}): Promise<{ ok: boolean; seconds?: number; message?: string }> {
   let text = args.value;
   if (text === undefined) {
     text = await vscode.window.showInputBox({

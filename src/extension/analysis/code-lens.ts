@@ -43,7 +43,11 @@ export interface ApplyArgs {
 }
 
 /** Which database a definition without one means: the one that has the collection, else "test" (mongosh's default). */
-export async function applyDefinition(backend: Backend, snapshot: EngineSnapshot, args: ApplyArgs): Promise<{ ok: boolean; db: string; reply?: Document; code?: number; codeName?: string; message?: string }> {
+export async function applyDefinition(
+  backend: Backend,
+  snapshot: EngineSnapshot,
+  args: ApplyArgs,
+): Promise<{ ok: boolean; db: string; reply?: Document; code?: number; codeName?: string; message?: string }> {
   const db = args.db ?? (await snapshot.refresh()).collection({ collection: args.collection })?.db ?? 'test';
   try {
     const reply = await backend.runCommand(db, args.command);

@@ -15,7 +15,9 @@ export function readDiagnosticsSettings(): DiagnosticsSettings {
   const version = vscode.workspace.getConfiguration('ttlWorkbench').get<string>('serverVersion', '8.0');
   return {
     enabled: c.get<boolean>('enabled', true) !== false,
-    disabledRules: Array.isArray(rules) ? rules.filter((r): r is string => typeof r === 'string').map((r) => r.trim().toUpperCase()) : [],
+    disabledRules: Array.isArray(rules)
+      ? rules.filter((r): r is string => typeof r === 'string').map((r) => r.trim().toUpperCase())
+      : [],
     serverVersion: version === '7.0' ? '7.0' : '8.0',
   };
 }

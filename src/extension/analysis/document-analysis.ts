@@ -6,7 +6,15 @@
  * `vscode.Diagnostic`s here and nowhere else.
  */
 import * as vscode from 'vscode';
-import { AnalysisSession, analyzeCells, sourceKindOf, type AnalysisOptions, type AnalysisResult, type Problem, type Span } from '../../analysis';
+import {
+  AnalysisSession,
+  analyzeCells,
+  sourceKindOf,
+  type AnalysisOptions,
+  type AnalysisResult,
+  type Problem,
+  type Span,
+} from '../../analysis';
 
 export const SOURCE = 'TTL Workbench';
 
@@ -53,7 +61,10 @@ export class DocumentAnalyzer {
     let analysis: DocumentAnalysis;
     const cell = doc.uri.scheme === 'vscode-notebook-cell' ? notebookOf(doc) : undefined;
     if (cell) {
-      const cells = cell.notebook.getCells().map((c) => ({ text: c.kind === vscode.NotebookCellKind.Code ? c.document.getText() : '', language: c.kind === vscode.NotebookCellKind.Code ? c.document.languageId : 'markdown' }));
+      const cells = cell.notebook.getCells().map((c) => ({
+        text: c.kind === vscode.NotebookCellKind.Code ? c.document.getText() : '',
+        language: c.kind === vscode.NotebookCellKind.Code ? c.document.languageId : 'markdown',
+      }));
       analysis = { version: doc.version, result: analyzeCells(cells, this.options()), cell: cell.index };
     } else {
       analysis = { version: doc.version, result: this.sessionOf(doc).update(doc.getText(), this.options()) };
@@ -104,7 +115,11 @@ export function rangeOf(doc: vscode.TextDocument, span: Span): vscode.Range {
   return new vscode.Range(doc.positionAt(span.start), doc.positionAt(span.end));
 }
 
-export function toDiagnostic(p: Problem, range: vscode.Range, relatedRange: (s: Span) => vscode.Location | undefined): vscode.Diagnostic {
+export function toDiagnostic(
+  p: Problem,
+  range: vscode.Range,
+  relatedRange: (s: Span) => vscode.Location | undefined,
+): vscode.Diagnostic {
   const d = new vscode.Diagnostic(range, p.message, SEVERITY[p.severity]);
   d.source = SOURCE;
   d.code = { value: p.code, target: vscode.Uri.parse(p.docs) };
@@ -120,11 +135,21 @@ export function toDiagnostic(p: Problem, range: vscode.Range, relatedRange: (s: 
 export function diagnosticsOf(doc: vscode.TextDocument, analysis: DocumentAnalysis): vscode.Diagnostic[] {
   return analysis.result.problems
     .filter((p) => inDocument(p, analysis))
-    .map((p) => toDiagnostic(p, rangeOf(doc, p), (r) => (inDocument(r, analysis) ? new vscode.Location(doc.uri, rangeOf(doc, r)) : undefined)));
+    .map((p) =>
+      toDiagnostic(p, rangeOf(doc, p), (r) =>
+        inDocument(r, analysis) ? new vscode.Location(doc.uri, rangeOf(doc, r)) : undefined,
+      ),
+    );
 }
 
 /** The problem a diagnostic came from (same code and range). */
-export function problemFor(doc: vscode.TextDocument, analysis: DocumentAnalysis, d: vscode.Diagnostic): Problem | undefined {
+export function problemFor(
+  doc: vscode.TextDocument,
+  analysis: DocumentAnalysis,
+  d: vscode.Diagnostic,
+): Problem | undefined {
   const code = typeof d.code === 'object' ? d.code.value : d.code;
-  return analysis.result.problems.find((p) => p.code === code && inDocument(p, analysis) && rangeOf(doc, p).isEqual(d.range));
+  return analysis.result.problems.find(
+    (p) => p.code === code && inDocument(p, analysis) && rangeOf(doc, p).isEqual(d.range),
+  );
 }

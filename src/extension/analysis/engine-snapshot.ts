@@ -44,8 +44,17 @@ export class EngineSnapshot {
         name: c.name,
         capped: c.options.capped === true,
         clustered: c.options.clusteredIndex !== undefined,
-        ...(ts && typeof ts.timeField === 'string' ? { timeseries: { timeField: ts.timeField, ...(typeof ts.metaField === 'string' ? { metaField: ts.metaField } : {}) } } : {}),
-        ...(c.options.expireAfterSeconds !== undefined ? { expireAfterSeconds: Number(c.options.expireAfterSeconds) } : {}),
+        ...(ts && typeof ts.timeField === 'string'
+          ? {
+              timeseries: {
+                timeField: ts.timeField,
+                ...(typeof ts.metaField === 'string' ? { metaField: ts.metaField } : {}),
+              },
+            }
+          : {}),
+        ...(c.options.expireAfterSeconds !== undefined
+          ? { expireAfterSeconds: Number(c.options.expireAfterSeconds) }
+          : {}),
         indexes: c.type === 'timeseries' ? [] : c.indexes,
       };
     });

@@ -15,7 +15,11 @@ const HOVER_WAIT_MS = 500;
 const BUSY = 'Embedded engine: busy (a playground cell is running); hover again for the count of eligible documents.';
 
 export class TTLValueHover implements vscode.HoverProvider {
-  constructor(private readonly analyzer: DocumentAnalyzer, private readonly backend: Backend, private readonly snapshot: EngineSnapshot) {}
+  constructor(
+    private readonly analyzer: DocumentAnalyzer,
+    private readonly backend: Backend,
+    private readonly snapshot: EngineSnapshot,
+  ) {}
 
   async provideHover(doc: vscode.TextDocument, position: vscode.Position): Promise<vscode.Hover | undefined> {
     const analysis = this.analyzer.analyze(doc);
@@ -24,9 +28,18 @@ export class TTLValueHover implements vscode.HoverProvider {
     if (!site) return undefined;
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**expireAfterSeconds** ${secondsInWords(site.seconds)}`);
-    md.appendMarkdown(site.seconds === 0 ? ' — documents expire at the date stored in the field.' : site.field ? ` after the date in \`${site.field}\`.` : '.');
+    md.appendMarkdown(
+      site.seconds === 0
+        ? ' — documents expire at the date stored in the field.'
+        : site.field
+          ? ` after the date in \`${site.field}\`.`
+          : '.',
+    );
     // The count needs the engine; a long cell may hold it. The words above never wait for it.
-    const eligible = await Promise.race([this.eligibleNow(site).catch(() => undefined), new Promise<string>((resolve) => setTimeout(() => resolve(BUSY), HOVER_WAIT_MS))]);
+    const eligible = await Promise.race([
+      this.eligibleNow(site).catch(() => undefined),
+      new Promise<string>((resolve) => setTimeout(() => resolve(BUSY), HOVER_WAIT_MS)),
+    ]);
     if (eligible) md.appendMarkdown(`\n\n${eligible}`);
     return new vscode.Hover(md, rangeOf(doc, site));
   }
@@ -37,7 +50,12 @@ export class TTLValueHover implements vscode.HoverProvider {
     if (!known) return undefined;
     const now = (await this.backend.clock()).now.getTime();
     const cmd = expiredNowCount(
-      { collection: known.name, field: site.field, ...(site.partialFilterExpression ? { partialFilterExpression: site.partialFilterExpression } : {}), ...(site.collectionLevel && site.field === '_id' ? { notBeforeEpoch: true } : {}) },
+      {
+        collection: known.name,
+        field: site.field,
+        ...(site.partialFilterExpression ? { partialFilterExpression: site.partialFilterExpression } : {}),
+        ...(site.collectionLevel && site.field === '_id' ? { notBeforeEpoch: true } : {}),
+      },
       site.seconds,
       now,
       PREVIEW_CAP,

@@ -37,7 +37,8 @@ export class LiveDiagnostics implements vscode.Disposable {
         if (!this.checkedByWorkspace.has(doc.uri.toString())) this.collection.delete(doc.uri);
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (!e.affectsConfiguration(DIAGNOSTICS_SECTION) && !e.affectsConfiguration('ttlWorkbench.serverVersion')) return;
+        if (!e.affectsConfiguration(DIAGNOSTICS_SECTION) && !e.affectsConfiguration('ttlWorkbench.serverVersion'))
+          return;
         this.settings = readDiagnosticsSettings();
         this.analyzer.clear();
         if (!this.settings.enabled) this.collection.clear();
@@ -53,7 +54,11 @@ export class LiveDiagnostics implements vscode.Disposable {
   }
 
   options(): AnalysisOptions {
-    return { serverVersion: this.settings.serverVersion, disabledRules: this.settings.disabledRules, engine: this.snapshot.current };
+    return {
+      serverVersion: this.settings.serverVersion,
+      disabledRules: this.settings.disabledRules,
+      engine: this.snapshot.current,
+    };
   }
 
   get enabled(): boolean {
@@ -75,7 +80,8 @@ export class LiveDiagnostics implements vscode.Disposable {
   private visibleDocuments(): vscode.TextDocument[] {
     const docs = new Set<vscode.TextDocument>();
     for (const e of vscode.window.visibleTextEditors) docs.add(e.document);
-    for (const nb of vscode.window.visibleNotebookEditors ?? []) for (const c of nb.notebook.getCells()) docs.add(c.document);
+    for (const nb of vscode.window.visibleNotebookEditors ?? [])
+      for (const c of nb.notebook.getCells()) docs.add(c.document);
     return [...docs].filter(isAnalysable);
   }
 

@@ -20,7 +20,9 @@ export function registerSourceAnalysis(backend: Backend): { live: LiveDiagnostic
   const lens = new ApplyToEngineLens(live.analyzer);
   const disposables: vscode.Disposable[] = [
     live,
-    vscode.languages.registerCodeActionsProvider(SOURCE_SELECTOR, new SourceCodeActions(live.analyzer), { providedCodeActionKinds: SourceCodeActions.kinds }),
+    vscode.languages.registerCodeActionsProvider(SOURCE_SELECTOR, new SourceCodeActions(live.analyzer), {
+      providedCodeActionKinds: SourceCodeActions.kinds,
+    }),
     vscode.languages.registerHoverProvider(SOURCE_SELECTOR, new TTLValueHover(live.analyzer, backend, live.snapshot)),
     vscode.languages.registerCodeLensProvider(SOURCE_SELECTOR, lens),
     { dispose: backend.onDidChange(() => lens.refresh()) },

@@ -202,7 +202,11 @@ export interface Backend {
    * Documents expired now and due within the window through one TTL index (or a clustered
    * collection's own TTL: index `_id_`), counted over the index range, never by a collection scan.
    */
-  expiryCounts(index: IndexInfo | { db: string; collection: string; collectionSeconds: number }, windowSeconds: number, cap?: number): Promise<ExpiryCountResult>;
+  expiryCounts(
+    index: IndexInfo | { db: string; collection: string; collectionSeconds: number },
+    windowSeconds: number,
+    cap?: number,
+  ): Promise<ExpiryCountResult>;
   monitorStatus(): Promise<MonitorInfo>;
   runTTLPass(): Promise<PassSummary>;
   /** Virtual clock only: move forward, running the passes that fall due. */
@@ -234,14 +238,20 @@ export interface Backend {
   /** A database as canonical EJSON text (exact BSON types; Import reads it back). */
   exportDatabase(db: string): Promise<string>;
   /** Load an export, into `intoDb` or its own database name; refuses existing collections (48). */
-  importDatabase(text: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number }>;
+  importDatabase(
+    text: string,
+    intoDb?: string,
+  ): Promise<{ database: string; collections: number; documents: number; indexes: number }>;
   /**
    * The export written to a local file by the backend itself (atomically), so a large database's
    * text never crosses to the caller's thread. Resolves with the bytes written.
    */
   exportDatabaseToFile(db: string, file: string): Promise<{ bytes: number }>;
   /** An export read from a local file by the backend itself; as importDatabase. */
-  importDatabaseFromFile(file: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number; bytes: number }>;
+  importDatabaseFromFile(
+    file: string,
+    intoDb?: string,
+  ): Promise<{ database: string; collections: number; documents: number; indexes: number; bytes: number }>;
   onDidChange(listener: BackendListener): () => void;
   /** Stop every timer; nothing keeps running afterwards. */
   dispose(): void;

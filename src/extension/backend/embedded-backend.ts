@@ -5,19 +5,50 @@
  * do the same; what only an in-process engine can do (move the clock, run a pass now, load a
  * legacy index) uses the engine's own API. No `vscode` import: unit-testable in plain Node.
  */
-import { Engine, findInvalidTTLIndexes, loadLegacyIndexSpec, timeseriesExpiryCounts, type Document, type EngineEvent } from '../../engine';
+import {
+  Engine,
+  findInvalidTTLIndexes,
+  loadLegacyIndexSpec,
+  timeseriesExpiryCounts,
+  type Document,
+  type EngineEvent,
+} from '../../engine';
 import { collectionKindOf } from '../logic/collection-description';
 import { countReplyN, dueWithinCount, expiredNowCount, type ExpiryTarget } from '../logic/expiry-counts';
 import { describeIndex } from '../logic/index-description';
 import type {
-  Backend, BackendEvent, CatalogSnapshot, BackendInfo, BackendListener, ClockInfo, ClockMode, ClockMoveResult, CollectionInfo, DatabaseInfo,
-  EngineSettings, ExpiryCountResult, IndexInfo, MonitorInfo, PassSummary, PlaygroundOptions, PlaygroundSession, StorageInfo,
+  Backend,
+  BackendEvent,
+  CatalogSnapshot,
+  BackendInfo,
+  BackendListener,
+  ClockInfo,
+  ClockMode,
+  ClockMoveResult,
+  CollectionInfo,
+  DatabaseInfo,
+  EngineSettings,
+  ExpiryCountResult,
+  IndexInfo,
+  MonitorInfo,
+  PassSummary,
+  PlaygroundOptions,
+  PlaygroundSession,
+  StorageInfo,
 } from './backend';
 import { EmbeddedPlayground } from './embedded-playground';
 import { exportDatabaseText, importDatabaseText } from '../../engine/storage/export';
 import type { Durability } from '../../storage/journal';
 import type { LockOptions } from '../../storage/lock';
-import { acknowledgeDamage, clearDataFolder, readDamageRecord, closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../storage/engine-store';
+import {
+  acknowledgeDamage,
+  clearDataFolder,
+  readDamageRecord,
+  closeStoredEngine,
+  compact,
+  openStoredEngine,
+  type OpenedEngine,
+} from '../../storage/engine-store';
 import { SwitchableClock } from './switchable-clock';
 import * as fs from 'node:fs';
 import { writeFileAtomic } from '../../storage/atomic-file';
@@ -59,7 +90,10 @@ export class EmbeddedBackend implements Backend {
   /** The data folder the engine lives in (dataDir), while open. */
   private stored: OpenedEngine | undefined;
 
-  constructor(settings: Partial<EngineSettings> = {}, private readonly options: EmbeddedBackendOptions = {}) {
+  constructor(
+    settings: Partial<EngineSettings> = {},
+    private readonly options: EmbeddedBackendOptions = {},
+  ) {
     this.settings = { ...DEFAULT_SETTINGS, ...settings };
     this.start(options.startMs);
   }
@@ -76,13 +110,27 @@ export class EmbeddedBackend implements Backend {
         engine: { clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion },
         onCompaction: (r) =>
           r instanceof Error
-            ? this.options.onStorageEvent?.(`Compacting ${this.options.dataDir} failed: ${r.message}. The journal keeps growing; nothing is lost.`, 'error')
-            : this.options.onStorageEvent?.(`Compacted ${this.options.dataDir}: ${r.documents.toLocaleString('en-US')} documents in a ${(r.bytes / 1048576).toFixed(1)} MiB snapshot (${r.totalMs.toFixed(0)} ms, writes held ${r.heldMs.toFixed(1)} ms).`, 'info'),
+            ? this.options.onStorageEvent?.(
+                `Compacting ${this.options.dataDir} failed: ${r.message}. The journal keeps growing; nothing is lost.`,
+                'error',
+              )
+            : this.options.onStorageEvent?.(
+                `Compacted ${this.options.dataDir}: ${r.documents.toLocaleString('en-US')} documents in a ${(r.bytes / 1048576).toFixed(1)} MiB snapshot (${r.totalMs.toFixed(0)} ms, writes held ${r.heldMs.toFixed(1)} ms).`,
+                'info',
+              ),
       });
       this.engine = this.stored.engine;
-      this.settings = { ...this.settings, flavor: this.stored.meta.flavor, serverVersion: this.stored.meta.serverVersion };
+      this.settings = {
+        ...this.settings,
+        flavor: this.stored.meta.flavor,
+        serverVersion: this.stored.meta.serverVersion,
+      };
     } else {
-      this.engine = new Engine({ clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion });
+      this.engine = new Engine({
+        clock: this.clockImpl,
+        flavor: this.settings.flavor,
+        serverVersion: this.settings.serverVersion,
+      });
     }
     this.engine.ttl.setPassDriver((steps) => {
       if (!this.moving && this.clockImpl.kind === 'virtual') {
@@ -104,7 +152,11 @@ export class EmbeddedBackend implements Backend {
   private stop(clear = false): void {
     this.unsubscribe();
     this.deletedByEarlierEngines += this.engine.ttlMetrics.deletedDocuments;
-    if (this.stored) closeStoredEngine(this.stored, clear ? () => this.options.dataDir && clearDataFolder(this.options.dataDir) : undefined); // stores the clock, syncs, frees the folder
+    if (this.stored)
+      closeStoredEngine(
+        this.stored,
+        clear ? () => this.options.dataDir && clearDataFolder(this.options.dataDir) : undefined,
+      ); // stores the clock, syncs, frees the folder
     else this.engine.close();
     this.stored = undefined;
     this.clockImpl.dispose();
@@ -178,7 +230,12 @@ export class EmbeddedBackend implements Backend {
   }
 
   private clockInfo(): ClockInfo {
-    return { mode: this.clockImpl.kind, now: new Date(this.clockImpl.now()), aheadMs: this.clockImpl.aheadMs, canAdvance: this.clockImpl.kind === 'virtual' };
+    return {
+      mode: this.clockImpl.kind,
+      now: new Date(this.clockImpl.now()),
+      aheadMs: this.clockImpl.aheadMs,
+      canAdvance: this.clockImpl.kind === 'virtual',
+    };
   }
 
   runCommand(db: string, command: Document): Promise<Document> {
@@ -191,7 +248,10 @@ export class EmbeddedBackend implements Backend {
     const out = [...cursor.firstBatch];
     let id = cursor.id;
     while (id !== undefined && Number(String(id)) !== 0) {
-      const more = this.engine.runCommand(db, { getMore: id, collection }).cursor as { nextBatch: Document[]; id: unknown };
+      const more = this.engine.runCommand(db, { getMore: id, collection }).cursor as {
+        nextBatch: Document[];
+        id: unknown;
+      };
       out.push(...more.nextBatch);
       id = more.id;
     }
@@ -201,7 +261,10 @@ export class EmbeddedBackend implements Backend {
   listDatabases(): Promise<DatabaseInfo[]> {
     return this.answer(() => {
       const reply = this.engine.runCommand('admin', { listDatabases: 1 });
-      return (reply.databases as Document[]).map((d) => ({ name: String(d.name), sizeOnDisk: Number(d.sizeOnDisk ?? 0) }));
+      return (reply.databases as Document[]).map((d) => ({
+        name: String(d.name),
+        sizeOnDisk: Number(d.sizeOnDisk ?? 0),
+      }));
     });
   }
 
@@ -213,7 +276,14 @@ export class EmbeddedBackend implements Backend {
         const options = (c.options ?? {}) as Document;
         // A count without a query is metadata: no scan, whatever the size.
         const count = countReplyN(this.engine.runCommand(db, { count: name }));
-        return { db, name, type: String(c.type ?? 'collection'), kind: collectionKindOf(String(c.type), options), options, count };
+        return {
+          db,
+          name,
+          type: String(c.type ?? 'collection'),
+          kind: collectionKindOf(String(c.type), options),
+          options,
+          count,
+        };
       });
     });
   }
@@ -227,7 +297,13 @@ export class EmbeddedBackend implements Backend {
       return specs.map((spec) => {
         const name = String(spec.name);
         const p = problems.find((x) => x.index === name);
-        return { db, collection, name, spec, ...(p ? { stored: { expireAfterSeconds: p.expireAfterSeconds, problem: p.problem } } : {}) };
+        return {
+          db,
+          collection,
+          name,
+          spec,
+          ...(p ? { stored: { expireAfterSeconds: p.expireAfterSeconds, problem: p.problem } } : {}),
+        };
       });
     });
   }
@@ -249,19 +325,29 @@ export class EmbeddedBackend implements Backend {
         const coll = this.engine.getCollection(index.db, index.collection);
         if (coll?.options.timeseries) return this.timeseriesCounts(coll, index.name, windowSeconds, cap);
         const d = describeIndex(index);
-        if (!d.ttlApplies || d.seconds === undefined || !d.field) return { ok: false, reason: 'The TTL monitor deletes nothing through this index.' };
-        if (d.hidden) return { ok: false, reason: 'Hidden: the query planner may not use this index, and counting without it would scan the collection. Unhide it to see counts (the monitor deletes through it either way).' };
+        if (!d.ttlApplies || d.seconds === undefined || !d.field)
+          return { ok: false, reason: 'The TTL monitor deletes nothing through this index.' };
+        if (d.hidden)
+          return {
+            ok: false,
+            reason:
+              'Hidden: the query planner may not use this index, and counting without it would scan the collection. Unhide it to see counts (the monitor deletes through it either way).',
+          };
         target = {
           collection: index.collection,
           field: d.field,
           indexName: index.name,
-          ...(index.spec.partialFilterExpression ? { partialFilterExpression: index.spec.partialFilterExpression as Document } : {}),
+          ...(index.spec.partialFilterExpression
+            ? { partialFilterExpression: index.spec.partialFilterExpression as Document }
+            : {}),
         };
         seconds = d.seconds;
       }
       const now = this.clockImpl.now();
       const expired = countReplyN(this.engine.runCommand(index.db, expiredNowCount(target, seconds, now, cap)));
-      const due = countReplyN(this.engine.runCommand(index.db, dueWithinCount(target, seconds, now, windowSeconds, cap)));
+      const due = countReplyN(
+        this.engine.runCommand(index.db, dueWithinCount(target, seconds, now, windowSeconds, cap)),
+      );
       return {
         ok: true,
         counts: {
@@ -277,7 +363,12 @@ export class EmbeddedBackend implements Backend {
   }
 
   /** Time series: measurements in whole buckets, by the monitor's own bucket rules (6.1–6.4). */
-  private timeseriesCounts(coll: NonNullable<ReturnType<Engine['getCollection']>>, indexName: string | undefined, windowSeconds: number, cap: number): ExpiryCountResult {
+  private timeseriesCounts(
+    coll: NonNullable<ReturnType<Engine['getCollection']>>,
+    indexName: string | undefined,
+    windowSeconds: number,
+    cap: number,
+  ): ExpiryCountResult {
     const now = this.clockImpl.now();
     const r = timeseriesExpiryCounts(coll, indexName, now, windowSeconds, cap);
     if ('reason' in r) return { ok: false, reason: `The TTL monitor deletes nothing here now: ${r.reason}.` };
@@ -332,7 +423,13 @@ export class EmbeddedBackend implements Backend {
       deleted: r.deleted,
       subPasses: r.subPasses,
       ...(r.skipped ? { skipped: r.skipped } : {}),
-      visits: r.visits.map((v) => ({ ns: `${v.db}.${v.collection}`, target: v.target, deleted: v.deleted, outcome: v.outcome, ...(v.reason ? { reason: v.reason } : {}) })),
+      visits: r.visits.map((v) => ({
+        ns: `${v.db}.${v.collection}`,
+        target: v.target,
+        deleted: v.deleted,
+        outcome: v.outcome,
+        ...(v.reason ? { reason: v.reason } : {}),
+      })),
     };
   }
 
@@ -343,7 +440,8 @@ export class EmbeddedBackend implements Backend {
    */
   async advanceClock(ms: number): Promise<ClockMoveResult> {
     await this.answer(() => undefined);
-    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`Cannot move the clock by ${ms} ms: time never runs backwards.`);
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new RangeError(`Cannot move the clock by ${ms} ms: time never runs backwards.`);
     const clock = this.clockImpl;
     const engine = this.engine;
     const target = clock.now() + ms;
@@ -364,14 +462,19 @@ export class EmbeddedBackend implements Backend {
           if (this.disposed || this.engine !== engine || this.clockImpl !== clock || clock.kind !== 'virtual') break;
         }
       }
-      if (!this.disposed && this.clockImpl === clock && clock.kind === 'virtual') clock.set(Math.max(target, clock.now()));
+      if (!this.disposed && this.clockImpl === clock && clock.kind === 'virtual')
+        clock.set(Math.max(target, clock.now()));
     } finally {
       this.moving = false;
     }
     // Time itself is stored too: a reopened folder never starts behind what the user saw.
     if (!this.disposed && this.engine === engine) engine.persistClock();
     const m = engine.ttlMetrics;
-    const result = { now: new Date(clock.now()), passes: m.passes - before.passes, deleted: m.deletedDocuments - before.deletedDocuments };
+    const result = {
+      now: new Date(clock.now()),
+      passes: m.passes - before.passes,
+      deleted: m.deletedDocuments - before.deletedDocuments,
+    };
     this.emit([{ kind: 'clockChanged' }, ...(result.passes > 0 ? [{ kind: 'monitorRan' as const }] : [])]);
     return result;
   }
@@ -416,12 +519,19 @@ export class EmbeddedBackend implements Backend {
     const dbs = this.engine.runCommand('admin', { listDatabases: 1, nameOnly: true }).databases as Document[];
     for (const d of dbs) {
       const db = String(d.name);
-      const listed = this.drain(db, this.engine.runCommand(db, { listCollections: 1, cursor: { batchSize: 10_000 } }), '$cmd.listCollections');
+      const listed = this.drain(
+        db,
+        this.engine.runCommand(db, { listCollections: 1, cursor: { batchSize: 10_000 } }),
+        '$cmd.listCollections',
+      );
       for (const c of listed) {
         const name = String(c.name);
         const type = String(c.type ?? 'collection');
         // Time series and views keep no index list of their own here (listIndexes on a view fails).
-        const indexes = type === 'collection' ? this.drain(db, this.engine.runCommand(db, { listIndexes: name, cursor: { batchSize: 1000 } }), name) : [];
+        const indexes =
+          type === 'collection'
+            ? this.drain(db, this.engine.runCommand(db, { listIndexes: name, cursor: { batchSize: 1000 } }), name)
+            : [];
         collections.push({ db, name, type, options: (c.options ?? {}) as Document, indexes });
       }
     }
@@ -464,7 +574,10 @@ export class EmbeddedBackend implements Backend {
     return this.answer(() => {
       const s = this.stored;
       if (!s || !readDamageRecord(s.store.dir, s.store.io)) return;
-      if (s.store.readOnly) throw new Error(`${s.store.dir} is open read-only (another window writes to it): acknowledge the damage there.`);
+      if (s.store.readOnly)
+        throw new Error(
+          `${s.store.dir} is open read-only (another window writes to it): acknowledge the damage there.`,
+        );
       acknowledgeDamage(s.store.dir, s.store.io);
       this.emit([{ kind: 'storageChanged' }]);
     });
@@ -473,7 +586,8 @@ export class EmbeddedBackend implements Backend {
   async compactNow(): Promise<{ bytes: number; documents: number; heldMs: number; totalMs: number }> {
     const s = await this.answer(() => this.stored);
     if (!s) throw new Error('The engine is in memory (ttlWorkbench.storage is "memory"): there is nothing to compact.');
-    if (s.store.readOnly) throw new Error(`${s.store.dir} is open read-only (another window writes to it): that window compacts it.`);
+    if (s.store.readOnly)
+      throw new Error(`${s.store.dir} is open read-only (another window writes to it): that window compacts it.`);
     if (s.store.isCompacting) throw new Error('A compaction is already running; it ends by itself.');
     return compact(s.engine, s.store);
   }
@@ -482,15 +596,23 @@ export class EmbeddedBackend implements Backend {
     return this.answer(() => exportDatabaseText(this.engine, db));
   }
 
-  importDatabase(text: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number }> {
+  importDatabase(
+    text: string,
+    intoDb?: string,
+  ): Promise<{ database: string; collections: number; documents: number; indexes: number }> {
     return this.answer(() => importDatabaseText(this.engine, text, intoDb));
   }
 
   exportDatabaseToFile(db: string, file: string): Promise<{ bytes: number }> {
-    return this.answer(() => ({ bytes: writeFileAtomic(file, [Buffer.from(exportDatabaseText(this.engine, db), 'utf8')]) }));
+    return this.answer(() => ({
+      bytes: writeFileAtomic(file, [Buffer.from(exportDatabaseText(this.engine, db), 'utf8')]),
+    }));
   }
 
-  importDatabaseFromFile(file: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number; bytes: number }> {
+  importDatabaseFromFile(
+    file: string,
+    intoDb?: string,
+  ): Promise<{ database: string; collections: number; documents: number; indexes: number; bytes: number }> {
     return this.answer(() => {
       const bytes = fs.readFileSync(file);
       return { ...importDatabaseText(this.engine, bytes.toString('utf8'), intoDb), bytes: bytes.length };

@@ -30,7 +30,13 @@ export function statementEvents(result: StatementResult, printsStreamed: boolean
   const outputs = statementOutputs(result);
   const events: PlaygroundEvent[] = [];
   if (!printsStreamed && outputs[0]?.kind === 'print') events.push(outputs[0]);
-  events.push({ kind: 'statement', ok: result.ok, line: result.line, outputs: outputs.filter((o) => o.kind !== 'print'), millis: result.millis });
+  events.push({
+    kind: 'statement',
+    ok: result.ok,
+    line: result.line,
+    outputs: outputs.filter((o) => o.kind !== 'print'),
+    millis: result.millis,
+  });
   return events;
 }
 
@@ -76,7 +82,10 @@ export class EmbeddedPlayground implements PlaygroundSession {
     return this.session?.dbName ?? 'test';
   }
 
-  async *run(source: string, options: PlaygroundRunOptions = {}): AsyncGenerator<PlaygroundEvent, { complete: boolean }, void> {
+  async *run(
+    source: string,
+    options: PlaygroundRunOptions = {},
+  ): AsyncGenerator<PlaygroundEvent, { complete: boolean }, void> {
     await immediate();
     let sliceStart = performance.now();
     // In the engine host (an interrupt cell is given) an interrupt arrives through shared memory
@@ -87,7 +96,8 @@ export class EmbeddedPlayground implements PlaygroundSession {
       await rest();
       sliceStart = performance.now();
     };
-    if (this.closed || this.host.disposed()) throw new Error('The playground session was closed (its notebook or the extension is shutting down).');
+    if (this.closed || this.host.disposed())
+      throw new Error('The playground session was closed (its notebook or the extension is shutting down).');
     const session = this.current();
     const engine = this.engine!;
     if (options.signal?.aborted) return { complete: false };
@@ -114,7 +124,9 @@ export class EmbeddedPlayground implements PlaygroundSession {
       if (!step.value.ok) return { complete: true };
       await pause();
       if (this.host.engine() !== engine || this.host.disposed()) {
-        throw new Error('The engine was reset while the cell ran: the rest of the cell did not run. Run it again on the new engine.');
+        throw new Error(
+          'The engine was reset while the cell ran: the rest of the cell did not run. Run it again on the new engine.',
+        );
       }
       if (options.signal?.aborted) {
         // Between statements the rest is simply left unrun. Inside a statement, only a host on

@@ -75,10 +75,13 @@ export class SwitchableClock implements Clock {
     }
     const wait = (): void => {
       const delay = timer.at - this.now();
-      const handle = setTimeout(() => {
-        if (timer.at - this.now() > 0) wait();
-        else run();
-      }, Math.min(MAX_DELAY, Math.max(0, delay)));
+      const handle = setTimeout(
+        () => {
+          if (timer.at - this.now() > 0) wait();
+          else run();
+        },
+        Math.min(MAX_DELAY, Math.max(0, delay)),
+      );
       handle.unref?.();
       timer.cancel = () => clearTimeout(handle);
     };
@@ -116,7 +119,10 @@ export class SwitchableClock implements Clock {
   }
 
   private requireVirtual(what: string): VirtualClock {
-    if (!this.virtual) throw new Error(`Cannot ${what} the clock: the engine runs on the system clock, where time passes by itself. Switch to the virtual clock first (TTL Workbench: Switch Clock).`);
+    if (!this.virtual)
+      throw new Error(
+        `Cannot ${what} the clock: the engine runs on the system clock, where time passes by itself. Switch to the virtual clock first (TTL Workbench: Switch Clock).`,
+      );
     return this.virtual;
   }
 

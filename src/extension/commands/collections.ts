@@ -1,14 +1,27 @@
 /** Collection commands: Create Collection…, Drop Collection, Insert Sample Documents, collection TTL. */
 import * as vscode from 'vscode';
 import { ttlRules, type Document } from '../../engine';
-import { createCollectionCommand, createCollectionOptions, type CreateCollectionArgs } from '../logic/collection-commands';
+import {
+  createCollectionCommand,
+  createCollectionOptions,
+  type CreateCollectionArgs,
+} from '../logic/collection-commands';
 import { KIND_WORDS, type CollectionKind } from '../logic/collection-description';
 import { formatCount, formatSeconds, parseTTLDuration } from '../logic/durations';
 import { countReplyN, expiredNowCount, newlyEligibleCount } from '../logic/expiry-counts';
 import * as mongosh from '../logic/mongosh';
 import { sampleDocuments } from '../logic/samples';
 import {
-  inputBox, quickPick, registerCommand, reportSuccess, resolveCollection, targetArgs, WorkbenchError, type CommandResult, type Invocation, type Services,
+  inputBox,
+  quickPick,
+  registerCommand,
+  reportSuccess,
+  resolveCollection,
+  targetArgs,
+  WorkbenchError,
+  type CommandResult,
+  type Invocation,
+  type Services,
 } from './context';
 import { confirmEligibility } from './eligibility';
 
@@ -35,7 +48,10 @@ async function askCollectionTTL(services: Services, kind: CollectionKind): Promi
       if ('error' in p) return p.error;
       try {
         const s = ttlRules.checkClusteredExpireAfterSeconds(p.seconds, now);
-        return { message: `Documents expire ${formatSeconds(s)} after their date.`, severity: vscode.InputBoxValidationSeverity.Info };
+        return {
+          message: `Documents expire ${formatSeconds(s)} after their date.`,
+          severity: vscode.InputBoxValidationSeverity.Info,
+        };
       } catch (err) {
         return (err as Error).message;
       }
@@ -50,9 +66,12 @@ async function createCollection(services: Services, inv: Invocation): Promise<Co
   let db = t.db;
   let name = typeof a.name === 'string' && a.name ? a.name : t.collection && !inv.node ? t.collection : undefined;
   let kind = (typeof a.kind === 'string' ? a.kind : undefined) as CollectionKind | undefined;
-  if (kind && !KINDS.includes(kind)) throw new WorkbenchError(`Unknown collection kind '${kind}': use ${KINDS.join(', ')}.`);
+  if (kind && !KINDS.includes(kind))
+    throw new WorkbenchError(`Unknown collection kind '${kind}': use ${KINDS.join(', ')}.`);
   const spec: Partial<CreateCollectionArgs> = {
-    ...(a.expireAfterSeconds !== undefined || a.duration !== undefined ? { expireAfterSeconds: secondsArg(a.expireAfterSeconds ?? a.duration) } : {}),
+    ...(a.expireAfterSeconds !== undefined || a.duration !== undefined
+      ? { expireAfterSeconds: secondsArg(a.expireAfterSeconds ?? a.duration) }
+      : {}),
     ...(typeof a.size === 'number' ? { size: a.size } : {}),
     ...(typeof a.max === 'number' ? { max: a.max } : {}),
     ...(typeof a.timeField === 'string' ? { timeField: a.timeField } : {}),
@@ -67,29 +86,70 @@ async function createCollection(services: Services, inv: Invocation): Promise<Co
         [...dbs.map((d) => ({ label: d.name, value: d.name })), { label: '$(add) New database…', value: NEW }],
         'Database of the new collection',
       );
-      if (db === NEW) db = await inputBox({ title: 'New database', prompt: 'Database name', value: 'app', validateInput: (v) => (/^[^/\\. "$]+$/.test(v) ? undefined : 'A database name has no /\\. "$ characters and is not empty.') });
+      if (db === NEW)
+        db = await inputBox({
+          title: 'New database',
+          prompt: 'Database name',
+          value: 'app',
+          validateInput: (v) =>
+            /^[^/\\. "$]+$/.test(v) ? undefined : 'A database name has no /\\. "$ characters and is not empty.',
+        });
     }
-    name ??= await inputBox({ title: `New collection in ${db}`, prompt: 'Collection name', value: 'events', validateInput: (v) => (v.trim() && !v.includes('$') ? undefined : 'A collection name is not empty and has no $.') });
+    name ??= await inputBox({
+      title: `New collection in ${db}`,
+      prompt: 'Collection name',
+      value: 'events',
+      validateInput: (v) => (v.trim() && !v.includes('$') ? undefined : 'A collection name is not empty and has no $.'),
+    });
     kind ??= await quickPick(
       [
         { label: '$(table) Plain collection', description: 'TTL through secondary indexes', value: 'plain' },
         { label: '$(archive) Capped collection', description: 'fixed size; TTL indexes need 7.1+', value: 'capped' },
-        { label: '$(graph-line) Time-series collection', description: 'optional collection-level expireAfterSeconds', value: 'timeseries' },
-        { label: '$(layers) Clustered collection', description: 'clustered by _id; optional collection-level expireAfterSeconds', value: 'clustered' },
+        {
+          label: '$(graph-line) Time-series collection',
+          description: 'optional collection-level expireAfterSeconds',
+          value: 'timeseries',
+        },
+        {
+          label: '$(layers) Clustered collection',
+          description: 'clustered by _id; optional collection-level expireAfterSeconds',
+          value: 'clustered',
+        },
       ],
       'Kind of collection',
     );
     if (kind === 'timeseries') {
-      spec.timeField ??= await inputBox({ title: 'Time-series collection', prompt: 'timeField: the field holding each measurement\'s date', value: 'timestamp', validateInput: (v) => (v && !v.includes('.') ? undefined : 'A top-level field name.') });
-      spec.metaField ??= (await inputBox({ title: 'Time-series collection', prompt: 'metaField (optional; needed for partial TTL indexes)', value: 'metadata' })).trim() || undefined;
+      spec.timeField ??= await inputBox({
+        title: 'Time-series collection',
+        prompt: "timeField: the field holding each measurement's date",
+        value: 'timestamp',
+        validateInput: (v) => (v && !v.includes('.') ? undefined : 'A top-level field name.'),
+      });
+      spec.metaField ??=
+        (
+          await inputBox({
+            title: 'Time-series collection',
+            prompt: 'metaField (optional; needed for partial TTL indexes)',
+            value: 'metadata',
+          })
+        ).trim() || undefined;
     }
     if (kind === 'capped' && spec.size === undefined) {
-      const size = await inputBox({ title: 'Capped collection', prompt: 'Maximum size in bytes', value: '1048576', validateInput: (v) => (Number(v) > 0 ? undefined : 'A positive number of bytes.') });
+      const size = await inputBox({
+        title: 'Capped collection',
+        prompt: 'Maximum size in bytes',
+        value: '1048576',
+        validateInput: (v) => (Number(v) > 0 ? undefined : 'A positive number of bytes.'),
+      });
       spec.size = Number(size);
     }
-    if ((kind === 'timeseries' || kind === 'clustered') && spec.expireAfterSeconds === undefined) spec.expireAfterSeconds = await askCollectionTTL(services, kind);
+    if ((kind === 'timeseries' || kind === 'clustered') && spec.expireAfterSeconds === undefined)
+      spec.expireAfterSeconds = await askCollectionTTL(services, kind);
   }
-  if (!db || !name) throw new WorkbenchError("Create Collection needs 'db' and 'name': e.g. {db: 'app', name: 'events', kind: 'clustered', expireAfterSeconds: 3600}.");
+  if (!db || !name)
+    throw new WorkbenchError(
+      "Create Collection needs 'db' and 'name': e.g. {db: 'app', name: 'events', kind: 'clustered', expireAfterSeconds: 3600}.",
+    );
   const args: CreateCollectionArgs = { name, kind: kind ?? 'plain', ...spec };
   const command = createCollectionCommand(args);
   const reply = await services.backend.runCommand(db, command);
@@ -102,7 +162,11 @@ async function createCollection(services: Services, inv: Invocation): Promise<Co
 async function dropCollection(services: Services, inv: Invocation): Promise<CommandResult> {
   const coll = await resolveCollection(services, inv);
   if (inv.interactive) {
-    const yes = await services.notifier.confirm(`Drop ${coll.db}.${coll.name}?`, `${formatCount(coll.count)} documents and every index go. This cannot be undone.`, 'Drop');
+    const yes = await services.notifier.confirm(
+      `Drop ${coll.db}.${coll.name}?`,
+      `${formatCount(coll.count)} documents and every index go. This cannot be undone.`,
+      'Drop',
+    );
     if (yes !== 'Drop') return { ok: false, cancelled: true };
   }
   const reply = await services.backend.runCommand(coll.db, { drop: coll.name });
@@ -117,7 +181,17 @@ async function insertSampleDocuments(services: Services, inv: Invocation): Promi
   const coll = await resolveCollection(services, inv);
   let count = typeof inv.args.count === 'number' ? inv.args.count : undefined;
   if (count === undefined && inv.interactive && !inv.node) {
-    count = Number(await inputBox({ title: `Sample documents for ${coll.db}.${coll.name}`, prompt: 'How many (dates spread from 2 days ago to 2 days ahead)', value: '100', validateInput: (v) => (Number.isInteger(Number(v)) && Number(v) > 0 && Number(v) <= 1_000_000 ? undefined : 'A whole number from 1 to 1,000,000.') }));
+    count = Number(
+      await inputBox({
+        title: `Sample documents for ${coll.db}.${coll.name}`,
+        prompt: 'How many (dates spread from 2 days ago to 2 days ahead)',
+        value: '100',
+        validateInput: (v) =>
+          Number.isInteger(Number(v)) && Number(v) > 0 && Number(v) <= 1_000_000
+            ? undefined
+            : 'A whole number from 1 to 1,000,000.',
+      }),
+    );
   }
   count ??= 100;
   const now = (await services.backend.clock()).now.getTime();
@@ -134,26 +208,40 @@ async function insertSampleDocuments(services: Services, inv: Invocation): Promi
   let inserted = 0;
   const errors: Document[] = [];
   for (let i = 0; i < docs.length; i += BATCH) {
-    const reply = await services.backend.runCommand(coll.db, { insert: coll.name, documents: docs.slice(i, i + BATCH), ordered: false });
+    const reply = await services.backend.runCommand(coll.db, {
+      insert: coll.name,
+      documents: docs.slice(i, i + BATCH),
+      ordered: false,
+    });
     inserted += Number(reply.n ?? 0);
     if (Array.isArray(reply.writeErrors)) errors.push(...(reply.writeErrors as Document[]).slice(0, 5));
   }
   const text = mongosh.insertMany(coll.db, coll.name, docs.slice(0, 20));
-  reportSuccess(services, inv, `Inserted ${formatCount(inserted)} sample documents into ${coll.db}.${coll.name} (dates from 2 days ago to 2 days ahead).${errors.length ? ` ${errors.length} refused: ${String(errors[0].errmsg)}` : ''}`, text);
+  reportSuccess(
+    services,
+    inv,
+    `Inserted ${formatCount(inserted)} sample documents into ${coll.db}.${coll.name} (dates from 2 days ago to 2 days ahead).${errors.length ? ` ${errors.length} refused: ${String(errors[0].errmsg)}` : ''}`,
+    text,
+  );
   return { ok: true, db: coll.db, collection: coll.name, inserted, writeErrors: errors, mongosh: text };
 }
 
 async function changeCollectionExpireAfterSeconds(services: Services, inv: Invocation): Promise<CommandResult> {
   const coll = await resolveCollection(services, inv, (c) => c.kind === 'clustered' || c.kind === 'timeseries');
   if (coll.kind !== 'clustered' && coll.kind !== 'timeseries') {
-    throw new WorkbenchError(`${coll.db}.${coll.name} is a ${KIND_WORDS[coll.kind]}: only clustered and time-series collections have a collection-level expireAfterSeconds. Create a TTL index instead.`, {
-      title: 'Create TTL Index…',
-      command: 'ttlWorkbench.createTTLIndex',
-      args: [{ db: coll.db, collection: coll.name, interactive: true }],
-    });
+    throw new WorkbenchError(
+      `${coll.db}.${coll.name} is a ${KIND_WORDS[coll.kind]}: only clustered and time-series collections have a collection-level expireAfterSeconds. Create a TTL index instead.`,
+      {
+        title: 'Create TTL Index…',
+        command: 'ttlWorkbench.createTTLIndex',
+        args: [{ db: coll.db, collection: coll.name, interactive: true }],
+      },
+    );
   }
-  const old = coll.options.expireAfterSeconds === undefined ? undefined : Number(String(coll.options.expireAfterSeconds));
-  let value: number | 'off' | undefined = inv.args.expireAfterSeconds === 'off' ? 'off' : secondsArg(inv.args.expireAfterSeconds ?? inv.args.duration);
+  const old =
+    coll.options.expireAfterSeconds === undefined ? undefined : Number(String(coll.options.expireAfterSeconds));
+  let value: number | 'off' | undefined =
+    inv.args.expireAfterSeconds === 'off' ? 'off' : secondsArg(inv.args.expireAfterSeconds ?? inv.args.duration);
   if (value === undefined && inv.interactive) {
     const now = (await services.backend.clock()).now.getTime();
     const text = await inputBox({
@@ -174,14 +262,21 @@ async function changeCollectionExpireAfterSeconds(services: Services, inv: Invoc
     });
     value = text.trim() === 'off' ? 'off' : secondsArg(text);
   }
-  if (value === undefined) throw new WorkbenchError("Missing 'expireAfterSeconds' (seconds, a duration such as '30d', or 'off').");
+  if (value === undefined)
+    throw new WorkbenchError("Missing 'expireAfterSeconds' (seconds, a duration such as '30d', or 'off').");
   let eligibleNow: number | undefined;
   if (value !== 'off' && coll.kind === 'clustered') {
     const now = (await services.backend.clock()).now.getTime();
     const target = { collection: coll.name, field: '_id', indexName: '_id_', notBeforeEpoch: true };
     const count = old === undefined ? expiredNowCount(target, value, now) : newlyEligibleCount(target, old, value, now);
     if (count) {
-      const gate = await confirmEligibility(services, inv, coll, countReplyN(await services.backend.runCommand(coll.db, count)), `Set expireAfterSeconds of ${coll.db}.${coll.name} to ${value}`);
+      const gate = await confirmEligibility(
+        services,
+        inv,
+        coll,
+        countReplyN(await services.backend.runCommand(coll.db, count)),
+        `Set expireAfterSeconds of ${coll.db}.${coll.name} to ${value}`,
+      );
       if (!gate.proceed) return gate.result;
       eligibleNow = gate.eligible;
     }
@@ -195,9 +290,25 @@ async function changeCollectionExpireAfterSeconds(services: Services, inv: Invoc
 
 export function registerCollectionCommands(services: Services): vscode.Disposable[] {
   return [
-    registerCommand(services, { id: 'ttlWorkbench.createCollection', action: 'Create Collection', run: (inv) => createCollection(services, inv) }),
-    registerCommand(services, { id: 'ttlWorkbench.dropCollection', action: 'Drop Collection', run: (inv) => dropCollection(services, inv) }),
-    registerCommand(services, { id: 'ttlWorkbench.insertSampleDocuments', action: 'Insert Sample Documents', run: (inv) => insertSampleDocuments(services, inv) }),
-    registerCommand(services, { id: 'ttlWorkbench.changeCollectionExpireAfterSeconds', action: "Change the Collection's expireAfterSeconds", run: (inv) => changeCollectionExpireAfterSeconds(services, inv) }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.createCollection',
+      action: 'Create Collection',
+      run: (inv) => createCollection(services, inv),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.dropCollection',
+      action: 'Drop Collection',
+      run: (inv) => dropCollection(services, inv),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.insertSampleDocuments',
+      action: 'Insert Sample Documents',
+      run: (inv) => insertSampleDocuments(services, inv),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.changeCollectionExpireAfterSeconds',
+      action: "Change the Collection's expireAfterSeconds",
+      run: (inv) => changeCollectionExpireAfterSeconds(services, inv),
+    }),
   ];
 }

@@ -106,7 +106,12 @@ export function registerCommand(services: Services, spec: CommandSpec): vscode.D
   });
 }
 
-async function reportError(services: Services, spec: CommandSpec, inv: Invocation, err: unknown): Promise<CommandResult> {
+async function reportError(
+  services: Services,
+  spec: CommandSpec,
+  inv: Invocation,
+  err: unknown,
+): Promise<CommandResult> {
   const facts = errorFacts(err);
   let remedies: Array<{ title: string; command: string; args?: unknown[] }> = [];
   if (err instanceof WorkbenchError) {
@@ -116,7 +121,12 @@ async function reportError(services: Services, spec: CommandSpec, inv: Invocatio
       const target = targetArgs(inv);
       const extra = spec.remedyContext ? await spec.remedyContext(inv, facts) : {};
       const info = await services.backend.info().catch(() => undefined);
-      remedies = remediesFor(facts, { command: spec.id, ...target, ...(info ? { serverVersion: info.serverVersion } : {}), ...extra });
+      remedies = remediesFor(facts, {
+        command: spec.id,
+        ...target,
+        ...(info ? { serverVersion: info.serverVersion } : {}),
+        ...extra,
+      });
     } catch {
       remedies = [];
     }
@@ -131,7 +141,12 @@ async function reportError(services: Services, spec: CommandSpec, inv: Invocatio
     const choice = await services.notifier.error(text, ...remedies.map((r) => r.title));
     if (choice) await run(choice);
   } else {
-    services.notifier.showAndForget('error', text, remedies.map((r) => r.title), run);
+    services.notifier.showAndForget(
+      'error',
+      text,
+      remedies.map((r) => r.title),
+      run,
+    );
   }
   return { ok: false, error: facts, message: text, remedies: remedies.map((r) => r.title) };
 }
@@ -168,7 +183,8 @@ export function requireArg<T>(inv: Invocation, value: T | undefined, name: strin
 /** After success: a message with "Copy as mongosh" (not waited for when called from code). */
 export function reportSuccess(services: Services, inv: Invocation, text: string, mongosh?: string): void {
   const actions = mongosh ? ['Copy as mongosh'] : [];
-  const onChoice = (choice: string) => (choice === 'Copy as mongosh' && mongosh ? vscode.env.clipboard.writeText(mongosh) : undefined);
+  const onChoice = (choice: string) =>
+    choice === 'Copy as mongosh' && mongosh ? vscode.env.clipboard.writeText(mongosh) : undefined;
   if (inv.args.quiet === true) return;
   services.notifier.showAndForget('info', text, actions, onChoice);
 }
@@ -180,7 +196,12 @@ interface Pick<T> extends vscode.QuickPickItem {
 }
 
 export async function quickPick<T>(items: Array<Pick<T>>, placeHolder: string, title?: string): Promise<T> {
-  const chosen = await vscode.window.showQuickPick(items, { placeHolder, title, ignoreFocusOut: true, matchOnDescription: true });
+  const chosen = await vscode.window.showQuickPick(items, {
+    placeHolder,
+    title,
+    ignoreFocusOut: true,
+    matchOnDescription: true,
+  });
   if (!chosen) throw new Cancelled();
   return chosen.value;
 }
@@ -198,16 +219,28 @@ export async function allCollections(backend: Backend): Promise<CollectionInfo[]
 }
 
 /** The collection the command is about: from the node / arguments, else picked. */
-export async function resolveCollection(services: Services, inv: Invocation, filter?: (c: CollectionInfo) => boolean): Promise<CollectionInfo> {
+export async function resolveCollection(
+  services: Services,
+  inv: Invocation,
+  filter?: (c: CollectionInfo) => boolean,
+): Promise<CollectionInfo> {
   const t = targetArgs(inv);
   if (t.db && t.collection) {
     const found = (await services.backend.listCollections(t.db)).find((c) => c.name === t.collection);
-    if (!found) throw Object.assign(new Error(`ns does not exist: ${t.db}.${t.collection}. Create it first (Create Collection…).`), { code: 26, codeName: 'NamespaceNotFound' });
+    if (!found)
+      throw Object.assign(
+        new Error(`ns does not exist: ${t.db}.${t.collection}. Create it first (Create Collection…).`),
+        { code: 26, codeName: 'NamespaceNotFound' },
+      );
     return found;
   }
   if (!inv.interactive) requireArg(inv, undefined, 'db/collection', '{db: "app", collection: "events"}');
   const all = (await allCollections(services.backend)).filter((c) => !filter || filter(c));
-  if (all.length === 0) throw new WorkbenchError('There is no collection to work on yet.', { title: 'Create Collection…', command: 'ttlWorkbench.createCollection' });
+  if (all.length === 0)
+    throw new WorkbenchError('There is no collection to work on yet.', {
+      title: 'Create Collection…',
+      command: 'ttlWorkbench.createCollection',
+    });
   return quickPick(
     all.map((c) => ({ label: `${c.db}.${c.name}`, description: `${c.kind} · ${c.count} docs`, value: c })),
     'Pick a collection',
@@ -226,13 +259,20 @@ export async function resolveIndex(
   const t = targetArgs(inv);
   if (t.index) {
     const index = indexes.find((i) => i.name === t.index);
-    if (!index) throw Object.assign(new Error(`index not found with name [${t.index}] on ${collection.db}.${collection.name}.`), { code: 27, codeName: 'IndexNotFound' });
+    if (!index)
+      throw Object.assign(new Error(`index not found with name [${t.index}] on ${collection.db}.${collection.name}.`), {
+        code: 27,
+        codeName: 'IndexNotFound',
+      });
     return { collection, index };
   }
   if (!inv.interactive) requireArg(inv, undefined, 'index', '{db: "app", collection: "events", index: "createdAt_1"}');
   const candidates = indexes.filter((i) => filter(i, collection));
   if (candidates.length === 0) throw new WorkbenchError(`${collection.db}.${collection.name} has no ${what}.`);
-  const index = await quickPick(candidates.map((i) => ({ label: i.name, description: JSON.stringify(i.spec.key), value: i })), `Pick ${what}`);
+  const index = await quickPick(
+    candidates.map((i) => ({ label: i.name, description: JSON.stringify(i.spec.key), value: i })),
+    `Pick ${what}`,
+  );
   return { collection, index };
 }
 
@@ -242,9 +282,12 @@ export function parseDocumentText(text: string): Document | undefined | { error:
   if (!t) return undefined;
   try {
     const v = EJSON.parse(t, { relaxed: true }) as unknown;
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { error: 'Type a document: {"status": "done"}.' };
+    if (v === null || typeof v !== 'object' || Array.isArray(v))
+      return { error: 'Type a document: {"status": "done"}.' };
     return v as Document;
   } catch (err) {
-    return { error: `Not JSON: ${(err as Error).message}. Use extended JSON, e.g. {"status": "done"} or {"kind": {"$in": ["a", "b"]}}.` };
+    return {
+      error: `Not JSON: ${(err as Error).message}. Use extended JSON, e.g. {"status": "done"} or {"kind": {"$in": ["a", "b"]}}.`,
+    };
   }
 }

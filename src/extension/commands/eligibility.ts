@@ -8,20 +8,41 @@ import type { CommandResult, Invocation, Services } from './context';
 
 export type Gate = { proceed: true; eligible: number } | { proceed: false; eligible: number; result: CommandResult };
 
-export async function confirmEligibility(services: Services, inv: Invocation, target: { db: string; name: string }, eligible: number, what: string): Promise<Gate> {
+export async function confirmEligibility(
+  services: Services,
+  inv: Invocation,
+  target: { db: string; name: string },
+  eligible: number,
+  what: string,
+): Promise<Gate> {
   const limit = services.settings().confirmExpiryAbove;
   if (eligible <= limit) return { proceed: true, eligible };
   const text = `${formatCount(eligible)} existing documents of ${target.db}.${target.name} become eligible for deletion at once: the next TTL pass deletes them.`;
   if (!inv.interactive) {
     if (inv.args.confirm === true) return { proceed: true, eligible };
-    services.notifier.showAndForget('warning', `${what}: not run. ${text} That is above ttlWorkbench.confirmExpiryAbove (${formatCount(limit)}); confirm to go ahead.`, []);
+    services.notifier.showAndForget(
+      'warning',
+      `${what}: not run. ${text} That is above ttlWorkbench.confirmExpiryAbove (${formatCount(limit)}); confirm to go ahead.`,
+      [],
+    );
     return {
       proceed: false,
       eligible,
-      result: { ok: false, needsConfirmation: true, eligibleNow: eligible, limit, message: `${text} Pass confirm: true to go ahead.` },
+      result: {
+        ok: false,
+        needsConfirmation: true,
+        eligibleNow: eligible,
+        limit,
+        message: `${text} Pass confirm: true to go ahead.`,
+      },
     };
   }
-  const choice = await services.notifier.confirm(`${what}?`, `${text}\n\nThis is above ttlWorkbench.confirmExpiryAbove (${formatCount(limit)}).`, 'Continue');
-  if (choice !== 'Continue') return { proceed: false, eligible, result: { ok: false, cancelled: true, eligibleNow: eligible } };
+  const choice = await services.notifier.confirm(
+    `${what}?`,
+    `${text}\n\nThis is above ttlWorkbench.confirmExpiryAbove (${formatCount(limit)}).`,
+    'Continue',
+  );
+  if (choice !== 'Continue')
+    return { proceed: false, eligible, result: { ok: false, cancelled: true, eligibleNow: eligible } };
   return { proceed: true, eligible };
 }

@@ -17,11 +17,24 @@ async function restartEngineHost(services: Services, inv: Invocation): Promise<C
     );
     if (choice !== 'Restart Engine Host') return { ok: false, cancelled: true };
   }
-  const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Restarting the TTL Workbench engine host…' }, () => services.engineHost.restartNow(heap));
-  reportSuccess(services, inv, `The engine host was restarted (heap limit ${r.heapLimitMb.toLocaleString('en-US')} MB); notebook variables are gone.`);
+  const r = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Restarting the TTL Workbench engine host…' },
+    () => services.engineHost.restartNow(heap),
+  );
+  reportSuccess(
+    services,
+    inv,
+    `The engine host was restarted (heap limit ${r.heapLimitMb.toLocaleString('en-US')} MB); notebook variables are gone.`,
+  );
   return { ok: true, heapLimitMb: r.heapLimitMb };
 }
 
 export function registerEngineHostCommands(services: Services): vscode.Disposable[] {
-  return [registerCommand(services, { id: 'ttlWorkbench.restartEngineHost', action: 'Restart Engine Host', run: (inv) => restartEngineHost(services, inv) })];
+  return [
+    registerCommand(services, {
+      id: 'ttlWorkbench.restartEngineHost',
+      action: 'Restart Engine Host',
+      run: (inv) => restartEngineHost(services, inv),
+    }),
+  ];
 }

@@ -16,8 +16,18 @@ import * as mongosh from '../logic/mongosh';
 import { checkCollModInput, checkTTLInput, checkTTLSpec, type TTLTargetFacts } from '../logic/ttl-input';
 import { secondsArg } from './collections';
 import {
-  inputBox, parseDocumentText, quickPick, registerCommand, reportSuccess, resolveCollection, resolveIndex, targetArgs, WorkbenchError,
-  type CommandResult, type Invocation, type Services,
+  inputBox,
+  parseDocumentText,
+  quickPick,
+  registerCommand,
+  reportSuccess,
+  resolveCollection,
+  resolveIndex,
+  targetArgs,
+  WorkbenchError,
+  type CommandResult,
+  type Invocation,
+  type Services,
 } from './context';
 import { confirmEligibility } from './eligibility';
 
@@ -33,7 +43,12 @@ export function describe(ix: IndexInfo, c: CollectionInfo): IndexDescription {
 async function targetFacts(services: Services, c: CollectionInfo): Promise<TTLTargetFacts> {
   const info = await services.backend.info();
   const ts = c.options.timeseries as { timeField: string; metaField?: string } | undefined;
-  return { capped: c.kind === 'capped', clustered: c.kind === 'clustered', ...(ts ? { timeseries: ts } : {}), serverVersion: info.serverVersion };
+  return {
+    capped: c.kind === 'capped',
+    clustered: c.kind === 'clustered',
+    ...(ts ? { timeseries: ts } : {}),
+    serverVersion: info.serverVersion,
+  };
 }
 
 /** The raw expireAfterSeconds of the arguments: numbers as given (the engine judges them), texts parsed. */
@@ -44,7 +59,12 @@ function rawSeconds(inv: Invocation): unknown {
 }
 
 async function pickField(services: Services, c: CollectionInfo): Promise<string> {
-  const reply = await services.backend.runCommand(c.db, { find: c.name, limit: 100, singleBatch: true, batchSize: 100 });
+  const reply = await services.backend.runCommand(c.db, {
+    find: c.name,
+    limit: 100,
+    singleBatch: true,
+    batchSize: 100,
+  });
   const docs = ((reply.cursor as Document).firstBatch ?? []) as Document[];
   const suggestions = suggestTTLFields(docs).filter((s) => s.path !== '_id');
   // Fields that already lead an index: say which (a second index on the same key conflicts, rule 2.4).
@@ -75,14 +95,20 @@ async function pickField(services: Services, c: CollectionInfo): Promise<string>
       )
     : OTHER;
   if (field !== OTHER) return field;
-  return inputBox({ title: `Create TTL Index on ${c.db}.${c.name}`, prompt: 'Field holding a date (dotted paths allowed)', validateInput: (v) => (v.trim() ? undefined : 'Name a field.') });
+  return inputBox({
+    title: `Create TTL Index on ${c.db}.${c.name}`,
+    prompt: 'Field holding a date (dotted paths allowed)',
+    validateInput: (v) => (v.trim() ? undefined : 'Name a field.'),
+  });
 }
 
 async function askPartialFilter(c: CollectionInfo): Promise<Document | undefined> {
   const meta = (c.options.timeseries as { metaField?: string } | undefined)?.metaField;
   const text = await inputBox({
     title: 'Optional partialFilterExpression',
-    prompt: meta ? `Time-series TTL indexes need a filter on the metaField, e.g. {"${meta}.kind": "debug"}` : 'Only documents matching this filter expire. Empty: every document.',
+    prompt: meta
+      ? `Time-series TTL indexes need a filter on the metaField, e.g. {"${meta}.kind": "debug"}`
+      : 'Only documents matching this filter expire. Empty: every document.',
     placeHolder: meta ? `{"${meta}.kind": "debug"}` : '{"status": "done"}  (empty for none)',
     validateInput: (t) => {
       const p = parseDocumentText(t);
@@ -97,7 +123,10 @@ async function askPartialFilter(c: CollectionInfo): Promise<Document | undefined
  * Validates a duration as the user types, and for a valid one previews how many existing
  * documents it makes eligible at once (the docs' warning), so the number is known before Enter.
  */
-function durationValidator(check: (text: string) => ReturnType<typeof checkTTLInput>, eligible?: (seconds: number) => Promise<number | undefined>) {
+function durationValidator(
+  check: (text: string) => ReturnType<typeof checkTTLInput>,
+  eligible?: (seconds: number) => Promise<number | undefined>,
+) {
   return async (text: string): Promise<string | vscode.InputBoxValidationMessage | undefined> => {
     const r = check(text);
     if (!r.ok) return r.message;
@@ -113,9 +142,26 @@ function durationValidator(check: (text: string) => ReturnType<typeof checkTTLIn
 }
 
 /** Documents of `c` past `seconds` now through `field` (counted up to PREVIEW_CAP). */
-async function expiredNowFor(services: Services, c: CollectionInfo, field: string, seconds: number, partial: Document | undefined, indexName?: string): Promise<number> {
+async function expiredNowFor(
+  services: Services,
+  c: CollectionInfo,
+  field: string,
+  seconds: number,
+  partial: Document | undefined,
+  indexName?: string,
+): Promise<number> {
   const now = (await services.backend.clock()).now.getTime();
-  const count = expiredNowCount({ collection: c.name, field, ...(indexName ? { indexName } : {}), ...(partial ? { partialFilterExpression: partial } : {}) }, seconds, now, PREVIEW_CAP);
+  const count = expiredNowCount(
+    {
+      collection: c.name,
+      field,
+      ...(indexName ? { indexName } : {}),
+      ...(partial ? { partialFilterExpression: partial } : {}),
+    },
+    seconds,
+    now,
+    PREVIEW_CAP,
+  );
   return countReplyN(await services.backend.runCommand(c.db, count));
 }
 
@@ -123,8 +169,16 @@ async function createTTLIndex(services: Services, inv: Invocation): Promise<Comm
   const c = await resolveCollection(services, inv);
   const facts = await targetFacts(services, c);
   const a = inv.args;
-  let key: Document | undefined = a.key !== null && typeof a.key === 'object' ? (a.key as Document) : typeof a.field === 'string' ? { [a.field]: 1 } : undefined;
-  let partial: Document | undefined = a.partialFilterExpression !== null && typeof a.partialFilterExpression === 'object' ? (a.partialFilterExpression as Document) : undefined;
+  let key: Document | undefined =
+    a.key !== null && typeof a.key === 'object'
+      ? (a.key as Document)
+      : typeof a.field === 'string'
+        ? { [a.field]: 1 }
+        : undefined;
+  let partial: Document | undefined =
+    a.partialFilterExpression !== null && typeof a.partialFilterExpression === 'object'
+      ? (a.partialFilterExpression as Document)
+      : undefined;
   let seconds = rawSeconds(inv);
   if (inv.interactive) {
     if (!key) key = { [await pickField(services, c)]: 1 };
@@ -133,7 +187,8 @@ async function createTTLIndex(services: Services, inv: Invocation): Promise<Comm
       const field = Object.keys(key)[0];
       const text = await inputBox({
         title: `TTL index on ${c.db}.${c.name}.${field}`,
-        prompt: 'Expire after: 3600 (seconds), 90s, 1h, 30d — or 0 / "at the date in the field" to expire at the stored date',
+        prompt:
+          'Expire after: 3600 (seconds), 90s, 1h, 30d — or 0 / "at the date in the field" to expire at the stored date',
         value: '1h',
         // Time series: buckets, not documents, expire; the count after the change says how many.
         validateInput: durationValidator(
@@ -146,8 +201,12 @@ async function createTTLIndex(services: Services, inv: Invocation): Promise<Comm
       seconds = r.seconds;
     }
   }
-  if (!key) throw new WorkbenchError("Create TTL Index needs 'field' (or 'key'): e.g. {db: 'app', collection: 'events', field: 'lastModifiedDate', expireAfterSeconds: 3600}.");
-  if (seconds === undefined) throw new WorkbenchError("Create TTL Index needs 'expireAfterSeconds' (a number, or a duration such as '1h').");
+  if (!key)
+    throw new WorkbenchError(
+      "Create TTL Index needs 'field' (or 'key'): e.g. {db: 'app', collection: 'events', field: 'lastModifiedDate', expireAfterSeconds: 3600}.",
+    );
+  if (seconds === undefined)
+    throw new WorkbenchError("Create TTL Index needs 'expireAfterSeconds' (a number, or a duration such as '1h').");
   const spec: Document = {
     key,
     name: typeof a.name === 'string' ? a.name : defaultIndexName(key),
@@ -161,8 +220,18 @@ async function createTTLIndex(services: Services, inv: Invocation): Promise<Comm
   if (check.ok && !c.options.timeseries) {
     const now = (await services.backend.clock()).now.getTime();
     const field = Object.keys(key)[0];
-    const count = expiredNowCount({ collection: c.name, field, ...(partial ? { partialFilterExpression: partial } : {}) }, check.seconds, now);
-    const gate = await confirmEligibility(services, inv, c, countReplyN(await services.backend.runCommand(c.db, count)), `Create TTL index ${String(spec.name)}`);
+    const count = expiredNowCount(
+      { collection: c.name, field, ...(partial ? { partialFilterExpression: partial } : {}) },
+      check.seconds,
+      now,
+    );
+    const gate = await confirmEligibility(
+      services,
+      inv,
+      c,
+      countReplyN(await services.backend.runCommand(c.db, count)),
+      `Create TTL index ${String(spec.name)}`,
+    );
     if (!gate.proceed) return gate.result;
     eligibleNow = gate.eligible;
   }
@@ -172,21 +241,36 @@ async function createTTLIndex(services: Services, inv: Invocation): Promise<Comm
   const text = mongosh.createIndex(c.db, c.name, key, options);
   const what = check.ok ? describeIndex({ name: String(spec.name), spec }, collectionFacts(c)).summary : '';
   const note = reply.note ? ` (${String(reply.note)})` : '';
-  reportSuccess(services, inv, `Created ${String(spec.name)} on ${c.db}.${c.name}: ${what}${note}.${eligibleNow ? ` ${formatCount(eligibleNow)} existing documents are eligible now.` : ''}`, text);
+  reportSuccess(
+    services,
+    inv,
+    `Created ${String(spec.name)} on ${c.db}.${c.name}: ${what}${note}.${eligibleNow ? ` ${formatCount(eligibleNow)} existing documents are eligible now.` : ''}`,
+    text,
+  );
   return { ok: true, db: c.db, collection: c.name, index: spec.name, spec, eligibleNow, reply, mongosh: text };
 }
 
 /** For remedies: an existing index with the key (or the name) that createIndexes conflicted with. */
-async function existingIndexFor(services: Services, inv: Invocation): Promise<{ existingIndex?: { name: string; isTTL: boolean } }> {
+async function existingIndexFor(
+  services: Services,
+  inv: Invocation,
+): Promise<{ existingIndex?: { name: string; isTTL: boolean } }> {
   const spec = inv.state.spec as Document | undefined;
   const t = targetArgs(inv);
   if (!spec || !t.db || !t.collection) return {};
   const indexes = await services.backend.listIndexes(t.db, t.collection);
-  const same = indexes.find((i) => JSON.stringify(i.spec.key) === JSON.stringify(spec.key)) ?? indexes.find((i) => i.name === spec.name);
+  const same =
+    indexes.find((i) => JSON.stringify(i.spec.key) === JSON.stringify(spec.key)) ??
+    indexes.find((i) => i.name === spec.name);
   return same ? { existingIndex: { name: same.name, isTTL: ttlRules.isTTLIndexSpec(same.spec) } } : {};
 }
 
-async function askCollModSeconds(services: Services, title: string, current?: number, eligible?: (seconds: number) => Promise<number | undefined>): Promise<number> {
+async function askCollModSeconds(
+  services: Services,
+  title: string,
+  current?: number,
+  eligible?: (seconds: number) => Promise<number | undefined>,
+): Promise<number> {
   const info = await services.backend.info();
   const text = await inputBox({
     title,
@@ -203,7 +287,15 @@ async function askCollModSeconds(services: Services, title: string, current?: nu
  * Documents that a collMod of `ix` from `oldSeconds` to `newSeconds` makes eligible at once
  * (undefined: not countable here — an invalid value, time series; 0 when the value grows).
  */
-async function newlyEligible(services: Services, c: CollectionInfo, ix: IndexInfo, d: IndexDescription, oldSeconds: number | undefined, newSeconds: unknown, cap?: number): Promise<number | undefined> {
+async function newlyEligible(
+  services: Services,
+  c: CollectionInfo,
+  ix: IndexInfo,
+  d: IndexDescription,
+  oldSeconds: number | undefined,
+  newSeconds: unknown,
+  cap?: number,
+): Promise<number | undefined> {
   const s = ttlRules.effectiveExpireAfterSeconds(newSeconds);
   if (s === undefined || !d.field || c.options.timeseries) return undefined;
   const now = (await services.backend.clock()).now.getTime();
@@ -212,72 +304,169 @@ async function newlyEligible(services: Services, c: CollectionInfo, ix: IndexInf
     field: d.field,
     // A hidden index cannot serve a hinted count; the planner finds another index or scans.
     ...(d.hidden ? {} : { indexName: ix.name }),
-    ...(ix.spec.partialFilterExpression ? { partialFilterExpression: ix.spec.partialFilterExpression as Document } : {}),
+    ...(ix.spec.partialFilterExpression
+      ? { partialFilterExpression: ix.spec.partialFilterExpression as Document }
+      : {}),
   };
   const count = newlyEligibleCount(target, oldSeconds, s, now);
   if (!count) return 0;
   return countReplyN(await services.backend.runCommand(c.db, cap ? { ...count, limit: cap } : count));
 }
 
-async function preview(services: Services, inv: Invocation, c: CollectionInfo, ix: IndexInfo, d: IndexDescription, oldSeconds: number | undefined, newSeconds: unknown, what: string) {
+async function preview(
+  services: Services,
+  inv: Invocation,
+  c: CollectionInfo,
+  ix: IndexInfo,
+  d: IndexDescription,
+  oldSeconds: number | undefined,
+  newSeconds: unknown,
+  what: string,
+) {
   const n = await newlyEligible(services, c, ix, d, oldSeconds, newSeconds);
   if (n === undefined || n === 0) return { proceed: true as const, eligible: n };
   return confirmEligibility(services, inv, c, n, what);
 }
 
 async function convertToTTLIndex(services: Services, inv: Invocation): Promise<CommandResult> {
-  const { collection: c, index: ix } = await resolveIndex(services, inv, (i, coll) => describe(i, coll).convertible, 'a single-field index without TTL');
+  const { collection: c, index: ix } = await resolveIndex(
+    services,
+    inv,
+    (i, coll) => describe(i, coll).convertible,
+    'a single-field index without TTL',
+  );
   const d = describe(ix, c);
   let seconds = rawSeconds(inv);
   if (seconds === undefined && inv.interactive) {
-    seconds = await askCollModSeconds(services, `Convert ${ix.name} to a TTL index`, undefined, (sec) => newlyEligible(services, c, ix, d, undefined, sec, PREVIEW_CAP));
+    seconds = await askCollModSeconds(services, `Convert ${ix.name} to a TTL index`, undefined, (sec) =>
+      newlyEligible(services, c, ix, d, undefined, sec, PREVIEW_CAP),
+    );
   }
-  if (seconds === undefined) throw new WorkbenchError("Convert to TTL Index needs 'expireAfterSeconds': e.g. {db, collection, index: 'createdAt_1', expireAfterSeconds: 3600}.");
+  if (seconds === undefined)
+    throw new WorkbenchError(
+      "Convert to TTL Index needs 'expireAfterSeconds': e.g. {db, collection, index: 'createdAt_1', expireAfterSeconds: 3600}.",
+    );
   const gate = await preview(services, inv, c, ix, d, undefined, seconds, `Convert ${ix.name} to a TTL index`);
   if (!gate.proceed) return gate.result;
   const command = { collMod: c.name, index: { name: ix.name, expireAfterSeconds: seconds } };
   const reply = await services.backend.runCommand(c.db, command);
   const text = mongosh.runCommand(c.db, command);
-  reportSuccess(services, inv, `${ix.name} is now a TTL index: ${describe({ ...ix, spec: { ...ix.spec, expireAfterSeconds: Number(seconds) } }, c).summary}.`, text);
-  return { ok: true, db: c.db, collection: c.name, index: ix.name, old: undefined, new: Number(String(reply.expireAfterSeconds_new ?? seconds)), eligibleNow: gate.eligible, reply, mongosh: text };
+  reportSuccess(
+    services,
+    inv,
+    `${ix.name} is now a TTL index: ${describe({ ...ix, spec: { ...ix.spec, expireAfterSeconds: Number(seconds) } }, c).summary}.`,
+    text,
+  );
+  return {
+    ok: true,
+    db: c.db,
+    collection: c.name,
+    index: ix.name,
+    old: undefined,
+    new: Number(String(reply.expireAfterSeconds_new ?? seconds)),
+    eligibleNow: gate.eligible,
+    reply,
+    mongosh: text,
+  };
 }
 
 async function changeExpireAfterSeconds(services: Services, inv: Invocation): Promise<CommandResult> {
-  const { collection: c, index: ix } = await resolveIndex(services, inv, (i, coll) => ['ttl', 'ttlAtDate', 'ttlInvalid'].includes(describe(i, coll).kind), 'a TTL index');
+  const { collection: c, index: ix } = await resolveIndex(
+    services,
+    inv,
+    (i, coll) => ['ttl', 'ttlAtDate', 'ttlInvalid'].includes(describe(i, coll).kind),
+    'a TTL index',
+  );
   const d = describe(ix, c);
   if (!ttlRules.isTTLIndexSpec(ix.spec) && !ix.stored) {
-    throw new WorkbenchError(`${ix.name} is not a TTL index: convert it first.`, { title: 'Convert to TTL Index…', command: 'ttlWorkbench.convertToTTLIndex', args: [{ db: c.db, collection: c.name, index: ix.name, interactive: true }] });
+    throw new WorkbenchError(`${ix.name} is not a TTL index: convert it first.`, {
+      title: 'Convert to TTL Index…',
+      command: 'ttlWorkbench.convertToTTLIndex',
+      args: [{ db: c.db, collection: c.name, index: ix.name, interactive: true }],
+    });
   }
   let seconds = rawSeconds(inv);
   if (seconds === undefined && inv.interactive) {
-    seconds = await askCollModSeconds(services, `Change expireAfterSeconds of ${ix.name}`, d.seconds, (sec) => newlyEligible(services, c, ix, d, d.seconds, sec, PREVIEW_CAP));
+    seconds = await askCollModSeconds(services, `Change expireAfterSeconds of ${ix.name}`, d.seconds, (sec) =>
+      newlyEligible(services, c, ix, d, d.seconds, sec, PREVIEW_CAP),
+    );
   }
-  if (seconds === undefined) throw new WorkbenchError("Change expireAfterSeconds needs 'expireAfterSeconds': e.g. {db, collection, index: 'createdAt_1', expireAfterSeconds: 60}.");
-  const gate = await preview(services, inv, c, ix, d, d.seconds, seconds, `Change expireAfterSeconds of ${ix.name} from ${d.seconds ?? 'an invalid value'} to ${String(seconds)}`);
+  if (seconds === undefined)
+    throw new WorkbenchError(
+      "Change expireAfterSeconds needs 'expireAfterSeconds': e.g. {db, collection, index: 'createdAt_1', expireAfterSeconds: 60}.",
+    );
+  const gate = await preview(
+    services,
+    inv,
+    c,
+    ix,
+    d,
+    d.seconds,
+    seconds,
+    `Change expireAfterSeconds of ${ix.name} from ${d.seconds ?? 'an invalid value'} to ${String(seconds)}`,
+  );
   if (!gate.proceed) return gate.result;
   const command = { collMod: c.name, index: { name: ix.name, expireAfterSeconds: seconds } };
   const reply = await services.backend.runCommand(c.db, command);
   const text = mongosh.runCommand(c.db, command);
   const newSeconds = Number(String(reply.expireAfterSeconds_new ?? seconds));
-  reportSuccess(services, inv, `${ix.name}: expireAfterSeconds ${d.seconds ?? String(ix.stored?.expireAfterSeconds)} → ${newSeconds} (${formatSeconds(newSeconds)}).${gate.eligible ? ` ${formatCount(gate.eligible)} more documents are eligible now.` : ''}`, text);
-  return { ok: true, db: c.db, collection: c.name, index: ix.name, old: d.seconds ?? null, new: newSeconds, newlyEligible: gate.eligible, reply, mongosh: text };
+  reportSuccess(
+    services,
+    inv,
+    `${ix.name}: expireAfterSeconds ${d.seconds ?? String(ix.stored?.expireAfterSeconds)} → ${newSeconds} (${formatSeconds(newSeconds)}).${gate.eligible ? ` ${formatCount(gate.eligible)} more documents are eligible now.` : ''}`,
+    text,
+  );
+  return {
+    ok: true,
+    db: c.db,
+    collection: c.name,
+    index: ix.name,
+    old: d.seconds ?? null,
+    new: newSeconds,
+    newlyEligible: gate.eligible,
+    reply,
+    mongosh: text,
+  };
 }
 
 async function setHidden(services: Services, inv: Invocation, hidden: boolean): Promise<CommandResult> {
-  const { collection: c, index: ix } = await resolveIndex(services, inv, (i) => i.name !== '_id_' && (i.spec.hidden === true) !== hidden, hidden ? 'a visible index' : 'a hidden index');
+  const { collection: c, index: ix } = await resolveIndex(
+    services,
+    inv,
+    (i) => i.name !== '_id_' && (i.spec.hidden === true) !== hidden,
+    hidden ? 'a visible index' : 'a hidden index',
+  );
   const command = { collMod: c.name, index: { name: ix.name, hidden } };
   const reply = await services.backend.runCommand(c.db, command);
   const text = mongosh.hideIndex(c.db, c.name, ix.name, hidden);
   const ttlNote = hidden && ttlRules.isTTLIndexSpec(ix.spec) ? ' The TTL monitor still deletes through it.' : '';
-  reportSuccess(services, inv, `${ix.name} is ${hidden ? 'hidden from the query planner' : 'visible to the query planner again'}.${ttlNote}`, text);
-  return { ok: true, db: c.db, collection: c.name, index: ix.name, hidden_old: reply.hidden_old, hidden_new: reply.hidden_new, reply, mongosh: text };
+  reportSuccess(
+    services,
+    inv,
+    `${ix.name} is ${hidden ? 'hidden from the query planner' : 'visible to the query planner again'}.${ttlNote}`,
+    text,
+  );
+  return {
+    ok: true,
+    db: c.db,
+    collection: c.name,
+    index: ix.name,
+    hidden_old: reply.hidden_old,
+    hidden_new: reply.hidden_new,
+    reply,
+    mongosh: text,
+  };
 }
 
 async function dropIndex(services: Services, inv: Invocation): Promise<CommandResult> {
   const { collection: c, index: ix } = await resolveIndex(services, inv, (i) => i.name !== '_id_', 'an index to drop');
   if (inv.interactive) {
     const d = describe(ix, c);
-    const yes = await services.notifier.confirm(`Drop index ${ix.name} of ${c.db}.${c.name}?`, `${ix.name} — ${d.summary}.${d.ttlApplies ? ' Documents stop expiring through it.' : ''}`, 'Drop');
+    const yes = await services.notifier.confirm(
+      `Drop index ${ix.name} of ${c.db}.${c.name}?`,
+      `${ix.name} — ${d.summary}.${d.ttlApplies ? ' Documents stop expiring through it.' : ''}`,
+      'Drop',
+    );
     if (yes !== 'Drop') return { ok: false, cancelled: true };
   }
   const reply = await services.backend.runCommand(c.db, { dropIndexes: c.name, index: ix.name });
@@ -300,7 +489,13 @@ export async function mongoshFor(services: Services, inv: Invocation): Promise<s
   const collectionText = async (c: CollectionInfo) => {
     const lines = [mongosh.createCollection(c.db, c.name, c.options)];
     for (const ix of await services.backend.listIndexes(c.db, c.name)) {
-      if (ix.name === '_id_' || (c.kind === 'timeseries' && !ttlRules.isTTLIndexSpec(ix.spec) && Object.keys(ix.spec.key as Document).length > 1)) continue;
+      if (
+        ix.name === '_id_' ||
+        (c.kind === 'timeseries' &&
+          !ttlRules.isTTLIndexSpec(ix.spec) &&
+          Object.keys(ix.spec.key as Document).length > 1)
+      )
+        continue;
       lines.push(indexText(c.db, c.name, ix));
     }
     return lines.join('\n');
@@ -323,27 +518,66 @@ export async function mongoshFor(services: Services, inv: Invocation): Promise<s
     const parts = await Promise.all((await services.backend.listCollections(t.db)).map(collectionText));
     return parts.join('\n\n');
   }
-  throw new WorkbenchError('Copy as mongosh works on a database, collection, index or the TTL Monitor: right-click one in the Databases view.');
+  throw new WorkbenchError(
+    'Copy as mongosh works on a database, collection, index or the TTL Monitor: right-click one in the Databases view.',
+  );
 }
 
 async function copyAsMongosh(services: Services, inv: Invocation): Promise<CommandResult> {
   const text = await mongoshFor(services, inv);
   // Clipboard access can be refused or wait for focus (web): the text is returned and logged anyway.
-  await Promise.race([Promise.resolve(vscode.env.clipboard.writeText(text)).catch(() => undefined), new Promise((r) => setTimeout(r, 1000))]);
+  await Promise.race([
+    Promise.resolve(vscode.env.clipboard.writeText(text)).catch(() => undefined),
+    new Promise((r) => setTimeout(r, 1000)),
+  ]);
   services.output.info(`Copy as mongosh:\n${text}`);
-  if (inv.interactive) services.notifier.showAndForget('info', `Copied to the clipboard: ${text.split('\n')[0]}${text.includes('\n') ? ' …' : ''}`, []);
+  if (inv.interactive)
+    services.notifier.showAndForget(
+      'info',
+      `Copied to the clipboard: ${text.split('\n')[0]}${text.includes('\n') ? ' …' : ''}`,
+      [],
+    );
   return { ok: true, mongosh: text };
 }
 
 export function registerIndexCommands(services: Services): vscode.Disposable[] {
   const existing = (inv: Invocation) => existingIndexFor(services, inv);
   return [
-    registerCommand(services, { id: 'ttlWorkbench.createTTLIndex', action: 'Create TTL Index', run: (inv) => createTTLIndex(services, inv), remedyContext: existing }),
-    registerCommand(services, { id: 'ttlWorkbench.convertToTTLIndex', action: 'Convert to TTL Index', run: (inv) => convertToTTLIndex(services, inv) }),
-    registerCommand(services, { id: 'ttlWorkbench.changeExpireAfterSeconds', action: 'Change expireAfterSeconds', run: (inv) => changeExpireAfterSeconds(services, inv) }),
-    registerCommand(services, { id: 'ttlWorkbench.hideIndex', action: 'Hide Index', run: (inv) => setHidden(services, inv, true) }),
-    registerCommand(services, { id: 'ttlWorkbench.unhideIndex', action: 'Unhide Index', run: (inv) => setHidden(services, inv, false) }),
-    registerCommand(services, { id: 'ttlWorkbench.dropIndex', action: 'Drop Index', run: (inv) => dropIndex(services, inv) }),
-    registerCommand(services, { id: 'ttlWorkbench.copyAsMongosh', action: 'Copy as mongosh', run: (inv) => copyAsMongosh(services, inv) }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.createTTLIndex',
+      action: 'Create TTL Index',
+      run: (inv) => createTTLIndex(services, inv),
+      remedyContext: existing,
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.convertToTTLIndex',
+      action: 'Convert to TTL Index',
+      run: (inv) => convertToTTLIndex(services, inv),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.changeExpireAfterSeconds',
+      action: 'Change expireAfterSeconds',
+      run: (inv) => changeExpireAfterSeconds(services, inv),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.hideIndex',
+      action: 'Hide Index',
+      run: (inv) => setHidden(services, inv, true),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.unhideIndex',
+      action: 'Unhide Index',
+      run: (inv) => setHidden(services, inv, false),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.dropIndex',
+      action: 'Drop Index',
+      run: (inv) => dropIndex(services, inv),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.copyAsMongosh',
+      action: 'Copy as mongosh',
+      run: (inv) => copyAsMongosh(services, inv),
+    }),
   ];
 }

@@ -18,7 +18,14 @@ export function registerSourceAnalysisCommands(services: Services, live: LiveDia
       run: async (inv) => {
         const r = await checkWorkspace(live);
         const text = `Checked ${r.files} files: ${r.problems} TTL problem${r.problems === 1 ? '' : 's'} (${r.errors} error${r.errors === 1 ? '' : 's'})${r.cancelled ? ', stopped early' : ''}.`;
-        if (!inv.args.quiet) services.notifier.showAndForget(r.problems ? 'warning' : 'info', text, r.problems ? ['Show Problems'] : [], (c) => (c === 'Show Problems' ? vscode.commands.executeCommand('workbench.actions.view.problems') : undefined));
+        if (!inv.args.quiet)
+          services.notifier.showAndForget(
+            r.problems ? 'warning' : 'info',
+            text,
+            r.problems ? ['Show Problems'] : [],
+            (c) =>
+              c === 'Show Problems' ? vscode.commands.executeCommand('workbench.actions.view.problems') : undefined,
+          );
         return { ...r, message: text };
       },
     }),
@@ -27,8 +34,13 @@ export function registerSourceAnalysisCommands(services: Services, live: LiveDia
       action: 'Apply to Engine',
       run: async (inv) => {
         const { collection, command, db } = inv.args as { collection?: unknown; command?: unknown; db?: unknown };
-        if (typeof collection !== 'string' || !command || typeof command !== 'object') throw new WorkbenchError('Apply to Engine needs {collection, command} (the CodeLens passes them).');
-        const r = await applyDefinition(services.backend, live.snapshot, { collection, command: command as Document, ...(typeof db === 'string' ? { db } : {}) });
+        if (typeof collection !== 'string' || !command || typeof command !== 'object')
+          throw new WorkbenchError('Apply to Engine needs {collection, command} (the CodeLens passes them).');
+        const r = await applyDefinition(services.backend, live.snapshot, {
+          collection,
+          command: command as Document,
+          ...(typeof db === 'string' ? { db } : {}),
+        });
         if (!r.ok) throw Object.assign(new Error(r.message ?? 'refused'), { code: r.code, codeName: r.codeName });
         reportSuccess(services, inv, `Applied to ${r.db}.${collection}.`);
         return { ok: true, db: r.db, reply: r.reply };
@@ -39,7 +51,8 @@ export function registerSourceAnalysisCommands(services: Services, live: LiveDia
       action: 'Replace expireAfterSeconds',
       run: async (inv) => {
         const a = inv.args as Parameters<typeof replaceTTLValue>[0];
-        if (typeof a.uri !== 'string' || !Array.isArray(a.range)) throw new WorkbenchError('Replace expireAfterSeconds needs {uri, range} (the quick fix passes them).');
+        if (typeof a.uri !== 'string' || !Array.isArray(a.range))
+          throw new WorkbenchError('Replace expireAfterSeconds needs {uri, range} (the quick fix passes them).');
         const r = await replaceTTLValue(a);
         if (!r.ok && r.message !== 'cancelled') throw new WorkbenchError(r.message ?? 'not replaced');
         return r.ok ? { ok: true, seconds: r.seconds } : { ok: false, cancelled: true };

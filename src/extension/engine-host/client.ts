@@ -8,8 +8,26 @@
 import { Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import type {
-  Backend, BackendEvent, BackendInfo, BackendListener, CatalogSnapshot, ClockInfo, ClockMode, ClockMoveResult, CollectionInfo, DatabaseInfo, EngineSettings,
-  ExpiryCountResult, IndexInfo, MonitorInfo, PassSummary, PlaygroundEvent, PlaygroundOptions, PlaygroundRunOptions, PlaygroundSession, StorageInfo,
+  Backend,
+  BackendEvent,
+  BackendInfo,
+  BackendListener,
+  CatalogSnapshot,
+  ClockInfo,
+  ClockMode,
+  ClockMoveResult,
+  CollectionInfo,
+  DatabaseInfo,
+  EngineSettings,
+  ExpiryCountResult,
+  IndexInfo,
+  MonitorInfo,
+  PassSummary,
+  PlaygroundEvent,
+  PlaygroundOptions,
+  PlaygroundRunOptions,
+  PlaygroundSession,
+  StorageInfo,
 } from '../backend/backend';
 import type { Document, TTLIndexProblem } from '../../engine';
 import type { BackendSpec, CallName, FromWorker, ToWorker, WorkerHeapStats } from './protocol';
@@ -112,7 +130,9 @@ export class EngineHost {
         resolve();
       };
       worker.on('message', onReady);
-      worker.once('exit', () => reject(new Error(`The engine host did not start${lastError ? `: ${lastError.message}` : ''}.`)));
+      worker.once('exit', () =>
+        reject(new Error(`The engine host did not start${lastError ? `: ${lastError.message}` : ''}.`)),
+      );
     });
     this.started.catch(() => undefined);
     worker.on('message', (m: FromWorker) => this.receive(m));
@@ -141,7 +161,9 @@ export class EngineHost {
    * 192 MB old generation, heap_size_limit 384 MB). Where Node lacks it, the limit stays Node's best effort.
    */
   private watchHeap(worker: Worker): void {
-    const read = (worker as Worker & { getHeapStatistics?: () => Promise<{ used_heap_size: number; heap_size_limit: number }> }).getHeapStatistics;
+    const read = (
+      worker as Worker & { getHeapStatistics?: () => Promise<{ used_heap_size: number; heap_size_limit: number }> }
+    ).getHeapStatistics;
     if (typeof read !== 'function' || !this.options.maxHeapMb) return;
     const limit = this.options.maxHeapMb * 1048576;
     let high = 0;
@@ -154,8 +176,14 @@ export class EngineHost {
           if (high < 2) return;
           clearInterval(timer);
           const mb = (n: number) => Math.round(n / 1048576);
-          this.options.log?.(`Engine host: its heap reached ${mb(h.used_heap_size)} MB of its ${mb(limit)} MB limit; ending it before Node's own limit can abort the extension host.`, 'error');
-          void this.restart({ kind: 'outOfMemory', detail: `its heap reached ${mb(h.used_heap_size)} MB of its ${mb(limit)} MB limit` });
+          this.options.log?.(
+            `Engine host: its heap reached ${mb(h.used_heap_size)} MB of its ${mb(limit)} MB limit; ending it before Node's own limit can abort the extension host.`,
+            'error',
+          );
+          void this.restart({
+            kind: 'outOfMemory',
+            detail: `its heap reached ${mb(h.used_heap_size)} MB of its ${mb(limit)} MB limit`,
+          });
         },
         () => clearInterval(timer),
       );
@@ -238,7 +266,13 @@ export class EngineHost {
   /** Used by a backend to (re)open itself on the current worker; after a restart it may take over a dead worker's lock. */
   openOn(backend: WorkerBackend, spec: BackendSpec, afterRestart = false): Promise<unknown> {
     const takeOverFrom = afterRestart ? this.owners.filter((o) => o !== this.owner) : [];
-    return this.request({ t: 'open', id: this.id(), backend: backend.backendId, spec, lock: { owner: this.owner, ...(takeOverFrom.length ? { takeOverFrom } : {}) } });
+    return this.request({
+      t: 'open',
+      id: this.id(),
+      backend: backend.backendId,
+      spec,
+      lock: { owner: this.owner, ...(takeOverFrom.length ? { takeOverFrom } : {}) },
+    });
   }
 
   forget(backend: WorkerBackend): void {
@@ -345,7 +379,8 @@ export class EngineHost {
     await this.restarting;
     const worker = this.worker;
     try {
-      if (worker && !this.failedForGood) await Promise.race([this.request({ t: 'shutdown', id: this.id() }), new Promise((r) => setTimeout(r, 5000))]);
+      if (worker && !this.failedForGood)
+        await Promise.race([this.request({ t: 'shutdown', id: this.id() }), new Promise((r) => setTimeout(r, 5000))]);
     } catch {
       // A worker that cannot shut down is terminated; what it acknowledged is on disk.
     }
@@ -362,10 +397,10 @@ function restartMessage(reason: RestartReason, lostInMemory: boolean, scratch: b
     reason.kind === 'requested'
       ? 'The engine host was restarted on request.'
       : reason.kind === 'unresponsive'
-      ? 'The interrupted code never reached a point where the engine could stop it (plain JavaScript that never calls the database, such as an endless loop), so TTL Workbench restarted the engine host.'
-      : reason.kind === 'outOfMemory'
-        ? `The engine host ran out of memory (${reason.detail}); TTL Workbench restarted it. Raise ttlWorkbench.engineHost.maxHeapMb, or work with fewer or smaller documents.`
-        : `The engine host stopped (${reason.detail}); TTL Workbench restarted it.`;
+        ? 'The interrupted code never reached a point where the engine could stop it (plain JavaScript that never calls the database, such as an endless loop), so TTL Workbench restarted the engine host.'
+        : reason.kind === 'outOfMemory'
+          ? `The engine host ran out of memory (${reason.detail}); TTL Workbench restarted it. Raise ttlWorkbench.engineHost.maxHeapMb, or work with fewer or smaller documents.`
+          : `The engine host stopped (${reason.detail}); TTL Workbench restarted it.`;
   const data = lostInMemory
     ? ' The in-memory engine started empty: its data are gone (set ttlWorkbench.storage to "workspace" or "global" to keep them).'
     : ' The engine was reopened from its data folder as of the last acknowledged write.';
@@ -424,7 +459,12 @@ export class WorkerBackend implements Backend {
 
   deliver(events: BackendEvent[]): void {
     // The worker sends the snapshot after such events (it reads the catalog between engine calls).
-    if (events.some((e) => !('count' in e) && e.kind !== 'clockChanged' && e.kind !== 'monitorRan' && e.kind !== 'storageChanged')) this.snapshotStale = true;
+    if (
+      events.some(
+        (e) => !('count' in e) && e.kind !== 'clockChanged' && e.kind !== 'monitorRan' && e.kind !== 'storageChanged',
+      )
+    )
+      this.snapshotStale = true;
     for (const l of this.listeners) {
       try {
         l(events);
@@ -445,7 +485,13 @@ export class WorkerBackend implements Backend {
   private async call<T>(method: CallName, ...args: unknown[]): Promise<T> {
     if (this.closed) throw new Error('The TTL Workbench backend was disposed (the extension is shutting down).');
     await this.whenOpened();
-    return (await this.host.request({ t: 'call', id: this.host.id(), backend: this.backendId, method, args: encodeValue(args) })) as T;
+    return (await this.host.request({
+      t: 'call',
+      id: this.host.id(),
+      backend: this.backendId,
+      method,
+      args: encodeValue(args),
+    })) as T;
   }
 
   info(): Promise<BackendInfo> {
@@ -466,8 +512,14 @@ export class WorkerBackend implements Backend {
   runCommand(db: string, command: Document): Promise<Document> {
     return this.call('runCommand', db, command);
   }
-  expiryCounts(index: IndexInfo | { db: string; collection: string; collectionSeconds: number }, windowSeconds: number, cap?: number): Promise<ExpiryCountResult> {
-    return cap === undefined ? this.call('expiryCounts', index, windowSeconds) : this.call('expiryCounts', index, windowSeconds, cap);
+  expiryCounts(
+    index: IndexInfo | { db: string; collection: string; collectionSeconds: number },
+    windowSeconds: number,
+    cap?: number,
+  ): Promise<ExpiryCountResult> {
+    return cap === undefined
+      ? this.call('expiryCounts', index, windowSeconds)
+      : this.call('expiryCounts', index, windowSeconds, cap);
   }
   monitorStatus(): Promise<MonitorInfo> {
     return this.call('monitorStatus');
@@ -502,14 +554,22 @@ export class WorkerBackend implements Backend {
   exportDatabase(db: string): Promise<string> {
     return this.call('exportDatabase', db);
   }
-  importDatabase(text: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number }> {
+  importDatabase(
+    text: string,
+    intoDb?: string,
+  ): Promise<{ database: string; collections: number; documents: number; indexes: number }> {
     return intoDb === undefined ? this.call('importDatabase', text) : this.call('importDatabase', text, intoDb);
   }
   exportDatabaseToFile(db: string, file: string): Promise<{ bytes: number }> {
     return this.call('exportDatabaseToFile', db, file);
   }
-  importDatabaseFromFile(file: string, intoDb?: string): Promise<{ database: string; collections: number; documents: number; indexes: number; bytes: number }> {
-    return intoDb === undefined ? this.call('importDatabaseFromFile', file) : this.call('importDatabaseFromFile', file, intoDb);
+  importDatabaseFromFile(
+    file: string,
+    intoDb?: string,
+  ): Promise<{ database: string; collections: number; documents: number; indexes: number; bytes: number }> {
+    return intoDb === undefined
+      ? this.call('importDatabaseFromFile', file)
+      : this.call('importDatabaseFromFile', file, intoDb);
   }
 
   /**
@@ -595,8 +655,12 @@ export class WorkerPlayground implements PlaygroundSession {
     });
   }
 
-  async *run(source: string, options: PlaygroundRunOptions = {}): AsyncGenerator<PlaygroundEvent, { complete: boolean }, void> {
-    if (this.closed) throw new Error('The playground session was closed (its notebook or the extension is shutting down).');
+  async *run(
+    source: string,
+    options: PlaygroundRunOptions = {},
+  ): AsyncGenerator<PlaygroundEvent, { complete: boolean }, void> {
+    if (this.closed)
+      throw new Error('The playground session was closed (its notebook or the extension is shutting down).');
     let reopened = false;
     if (this.generation !== this.host.generation) {
       await this.open();
@@ -622,7 +686,10 @@ export class WorkerPlayground implements PlaygroundSession {
         if (end) return;
         if (stuck(seen)) {
           const seq = seen;
-          void this.host.unresponsive(`a statement of ${options.filename ?? 'the cell'} ignored the interrupt for ${this.host.stopGraceMs} ms`, () => stuck(seq));
+          void this.host.unresponsive(
+            `a statement of ${options.filename ?? 'the cell'} ignored the interrupt for ${this.host.stopGraceMs} ms`,
+            () => stuck(seq),
+          );
           return;
         }
         seen = Atomics.load(this.cell, 2);
@@ -631,7 +698,14 @@ export class WorkerPlayground implements PlaygroundSession {
       escalation = setTimeout(check, this.host.stopGraceMs);
     };
     const request = this.host.request(
-      { t: 'session.run', id: runId, session: this.sessionId, source, ...(options.filename ? { filename: options.filename } : {}), ...(options.lineOffset ? { lineOffset: options.lineOffset } : {}) },
+      {
+        t: 'session.run',
+        id: runId,
+        session: this.sessionId,
+        source,
+        ...(options.filename ? { filename: options.filename } : {}),
+        ...(options.lineOffset ? { lineOffset: options.lineOffset } : {}),
+      },
       (events) => {
         queue.push(...events);
         wake?.();

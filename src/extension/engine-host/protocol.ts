@@ -19,9 +19,28 @@ export interface BackendSpec {
 
 /** The Backend methods answered by a plain call (everything but sessions and listeners). */
 export const CALLS = [
-  'info', 'clock', 'listDatabases', 'listCollections', 'listIndexes', 'runCommand', 'expiryCounts', 'monitorStatus',
-  'runTTLPass', 'advanceClock', 'setClockMode', 'findInvalidTTLIndexes', 'loadLegacyIndexSpec', 'reset', 'catalog',
-  'storageInfo', 'acknowledgeStorageDamage', 'compactNow', 'exportDatabase', 'importDatabase', 'exportDatabaseToFile', 'importDatabaseFromFile',
+  'info',
+  'clock',
+  'listDatabases',
+  'listCollections',
+  'listIndexes',
+  'runCommand',
+  'expiryCounts',
+  'monitorStatus',
+  'runTTLPass',
+  'advanceClock',
+  'setClockMode',
+  'findInvalidTTLIndexes',
+  'loadLegacyIndexSpec',
+  'reset',
+  'catalog',
+  'storageInfo',
+  'acknowledgeStorageDamage',
+  'compactNow',
+  'exportDatabase',
+  'importDatabase',
+  'exportDatabaseToFile',
+  'importDatabaseFromFile',
 ] as const;
 export type CallName = (typeof CALLS)[number];
 
@@ -41,7 +60,14 @@ export type ToWorker =
    * [1] the worker sets it while a statement of the session executes, [2] counts statements begun
    * (the client restarts the worker only when the same statement still runs after an interrupt).
    */
-  | { t: 'session.open'; id: number; backend: number; session: number; timeoutMs?: number; interrupt: SharedArrayBuffer }
+  | {
+      t: 'session.open';
+      id: number;
+      backend: number;
+      session: number;
+      timeoutMs?: number;
+      interrupt: SharedArrayBuffer;
+    }
   | { t: 'session.run'; id: number; session: number; source: string; filename?: string; lineOffset?: number }
   | { t: 'session.stop'; run: number }
   | { t: 'session.dispose'; session: number }

@@ -75,6 +75,7 @@ export function decodeError(wire: WireError): Error {
   if (wire.code !== undefined) err.code = wire.code;
   if (wire.codeName !== undefined) err.codeName = wire.codeName;
   if (wire.errorLabels !== undefined) err.errorLabels = wire.errorLabels;
-  for (const [k, bytes] of Object.entries(wire.fields)) if (k !== 'message' && k !== 'name' && k !== 'stack') err[k] = decodeValue(bytes);
+  for (const [k, bytes] of Object.entries(wire.fields))
+    if (k !== 'message' && k !== 'name' && k !== 'stack') err[k] = decodeValue(bytes);
   return err;
 }

@@ -163,7 +163,11 @@ async function handle(m: ToWorker): Promise<void> {
       // Without a collection the figure includes the garbage of the last load, which varies by 2x.
       if (m.gc) (globalThis as { gc?: () => void }).gc?.();
       const h = getHeapStatistics();
-      const stats: WorkerHeapStats = { usedHeapBytes: h.used_heap_size, externalBytes: h.external_memory, heapLimitBytes: h.heap_size_limit };
+      const stats: WorkerHeapStats = {
+        usedHeapBytes: h.used_heap_size,
+        externalBytes: h.external_memory,
+        heapLimitBytes: h.heap_size_limit,
+      };
       return reply(m.id, stats);
     }
     case 'open': {
@@ -171,7 +175,9 @@ async function handle(m: ToWorker): Promise<void> {
       closeBackend(m.backend); // a repeated open replaces, never leaks, the engine and its folder's lock
       const backend = new EmbeddedBackend(spec.settings, {
         ...(spec.startMs !== undefined ? { startMs: spec.startMs } : {}),
-        ...(spec.dataDir !== undefined ? { dataDir: spec.dataDir, durability: spec.durability ?? 'fsync', lock: m.lock } : {}),
+        ...(spec.dataDir !== undefined
+          ? { dataDir: spec.dataDir, durability: spec.durability ?? 'fsync', lock: m.lock }
+          : {}),
         ...(spec.yieldAfterMs !== undefined ? { yieldAfterMs: spec.yieldAfterMs } : {}),
         onStorageEvent: (text, severity) => post({ t: 'log', text, severity }),
       });
@@ -240,7 +246,11 @@ async function runSession(m: Extract<ToWorker, { t: 'session.run' }>): Promise<v
   prints.run = m.id;
   const pump = backends.get(hostedSession.backend)?.pump;
   try {
-    const run = session.run(m.source, { ...(m.filename ? { filename: m.filename } : {}), ...(m.lineOffset ? { lineOffset: m.lineOffset } : {}), signal: stop.signal });
+    const run = session.run(m.source, {
+      ...(m.filename ? { filename: m.filename } : {}),
+      ...(m.lineOffset ? { lineOffset: m.lineOffset } : {}),
+      signal: stop.signal,
+    });
     for (;;) {
       const step = await run.next();
       // Printed lines and engine events first: they happened before the statement ended.
@@ -260,7 +270,12 @@ async function runSession(m: Extract<ToWorker, { t: 'session.run' }>): Promise<v
 port.on('message', (m: ToWorker) => {
   handle(m).catch((err) => {
     if ('id' in m) fail(m.id, err);
-    else post({ t: 'log', text: `The engine host could not handle "${m.t}": ${(err as Error).message}`, severity: 'error' });
+    else
+      post({
+        t: 'log',
+        text: `The engine host could not handle "${m.t}": ${(err as Error).message}`,
+        severity: 'error',
+      });
   });
 });
 

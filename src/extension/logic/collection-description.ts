@@ -28,7 +28,10 @@ export function describeCollection(kind: CollectionKind, options: Document, coun
   const parts = [`${formatCount(count)} ${count === 1 ? 'doc' : 'docs'}`];
   const ttl = describeCollectionTTL(options);
   if (ttl) parts.push(ttl);
-  if (kind === 'capped') parts.push(`capped ${formatBytes(Number(options.size))}${options.max !== undefined ? `, max ${formatCount(Number(options.max))}` : ''}`);
+  if (kind === 'capped')
+    parts.push(
+      `capped ${formatBytes(Number(options.size))}${options.max !== undefined ? `, max ${formatCount(Number(options.max))}` : ''}`,
+    );
   return parts.join(' · ');
 }
 

@@ -23,9 +23,15 @@ export function parseTTLDuration(text: string): ParsedSeconds {
     const n = Number(t);
     return { seconds: n, atDate: n === 0 };
   }
-  if (t.startsWith('-')) return { error: `"${text.trim()}" is negative: a TTL cannot expire documents before their date. Use 0 to expire at the date in the field.` };
+  if (t.startsWith('-'))
+    return {
+      error: `"${text.trim()}" is negative: a TTL cannot expire documents before their date. Use 0 to expire at the date in the field.`,
+    };
   const ms = parseDuration(t);
-  if (typeof ms !== 'number') return { error: `Cannot read "${text.trim()}": use a number of seconds (3600) or a duration such as 90s, 15m, 1h, 30d, 1h30m.` };
+  if (typeof ms !== 'number')
+    return {
+      error: `Cannot read "${text.trim()}": use a number of seconds (3600) or a duration such as 90s, 15m, 1h, 30d, 1h30m.`,
+    };
   if (ms % 1000 !== 0) return { error: `"${text.trim()}" is ${ms} ms: expireAfterSeconds counts whole seconds.` };
   return { seconds: ms / 1000, atDate: ms === 0 };
 }
@@ -35,7 +41,8 @@ export function parseClockAdvance(text: string): { ms: number } | { error: strin
   const t = text.trim().toLowerCase();
   if (/^\d+(\.\d+)?$/.test(t)) return { ms: Math.round(Number(t) * 1000) };
   const ms = parseDuration(t);
-  if (typeof ms !== 'number') return { error: `Cannot read "${text.trim()}": use seconds (90) or a duration such as 90s, 1h, 2d.` };
+  if (typeof ms !== 'number')
+    return { error: `Cannot read "${text.trim()}": use seconds (90) or a duration such as 90s, 1h, 2d.` };
   if (ms <= 0) return { error: 'Advance the clock by more than 0 s.' };
   return { ms };
 }

@@ -47,8 +47,17 @@ export function expiredNowCount(target: ExpiryTarget, seconds: number, nowMs: nu
 }
 
 /** Documents that expire within `windowSeconds` from now: now − seconds < field ≤ now + window − seconds. */
-export function dueWithinCount(target: ExpiryTarget, seconds: number, nowMs: number, windowSeconds: number, limit?: number): Document {
-  const range: Document = { $gt: expiryThreshold(nowMs, seconds), $lte: expiryThreshold(nowMs + windowSeconds * 1000, seconds) };
+export function dueWithinCount(
+  target: ExpiryTarget,
+  seconds: number,
+  nowMs: number,
+  windowSeconds: number,
+  limit?: number,
+): Document {
+  const range: Document = {
+    $gt: expiryThreshold(nowMs, seconds),
+    $lte: expiryThreshold(nowMs + windowSeconds * 1000, seconds),
+  };
   if (target.notBeforeEpoch && (range.$gt as Date).getTime() < 0) range.$gte = new Date(0);
   return countOf(target, range, limit);
 }
@@ -58,7 +67,12 @@ export function dueWithinCount(target: ExpiryTarget, seconds: number, nowMs: num
  * TTL / an invalid value the monitor skipped: undefined) to `newSeconds`: those now past the new
  * threshold that were not past the old one. Undefined when nothing can become eligible (growing).
  */
-export function newlyEligibleCount(target: ExpiryTarget, oldSeconds: number | undefined, newSeconds: number, nowMs: number): Document | undefined {
+export function newlyEligibleCount(
+  target: ExpiryTarget,
+  oldSeconds: number | undefined,
+  newSeconds: number,
+  nowMs: number,
+): Document | undefined {
   if (oldSeconds === undefined) return expiredNowCount(target, newSeconds, nowMs);
   if (newSeconds >= oldSeconds) return undefined;
   const range: Document = { $gt: expiryThreshold(nowMs, oldSeconds), $lte: expiryThreshold(nowMs, newSeconds) };

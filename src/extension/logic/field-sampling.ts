@@ -35,7 +35,13 @@ function typeName(v: unknown): string {
 }
 
 function isPlainObject(v: unknown): v is Document {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) && (v as { _bsontype?: string })._bsontype === undefined;
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    !Array.isArray(v) &&
+    !(v instanceof Date) &&
+    (v as { _bsontype?: string })._bsontype === undefined
+  );
 }
 
 /** Fields in the sample, dates first (most dates first), then the rest by name. Nested one level. */
@@ -59,9 +65,11 @@ export function suggestTTLFields(docs: readonly Document[], maxDepth = 2): Field
     const others = Object.entries(s.nonDates).sort((a, b) => b[1] - a[1]);
     const flagged = s.dates > 0 && others.length > 0;
     let detail: string;
-    if (s.dates === 0) detail = `no dates: ${others.map(([t, n]) => `${t} in ${n}`).join(', ')} of ${docs.length} sampled — TTL would never expire these`;
+    if (s.dates === 0)
+      detail = `no dates: ${others.map(([t, n]) => `${t} in ${n}`).join(', ')} of ${docs.length} sampled — TTL would never expire these`;
     else if (others.length === 0) detail = `date in ${s.dates} of ${docs.length} sampled`;
-    else detail = `date in ${s.dates}, but ${others.map(([t, n]) => `${t} in ${n}`).join(', ')} of ${docs.length} sampled — those never expire`;
+    else
+      detail = `date in ${s.dates}, but ${others.map(([t, n]) => `${t} in ${n}`).join(', ')} of ${docs.length} sampled — those never expire`;
     out.push({ path, seen: s.seen, dates: s.dates, nonDates: s.nonDates, detail, flagged: flagged || s.dates === 0 });
   }
   out.sort((a, b) => (b.dates > 0 ? 1 : 0) - (a.dates > 0 ? 1 : 0) || b.dates - a.dates || (a.path < b.path ? -1 : 1));

@@ -13,7 +13,10 @@ export interface IndexFacts {
   /** The spec as listIndexes reports it (invalid TTL values read 2147483647 there, rule 9.1). */
   spec: Document;
   /** What the catalog really stores when listIndexes hides it (NaN, out of range, …). */
-  stored?: { expireAfterSeconds: unknown; problem: 'NaN' | 'out of range' | 'negative' | 'not a number' | 'fractional' };
+  stored?: {
+    expireAfterSeconds: unknown;
+    problem: 'NaN' | 'out of range' | 'negative' | 'not a number' | 'fractional';
+  };
 }
 
 /** The collection facts that change how an index reads. */
@@ -77,7 +80,8 @@ export function describeIndex(index: IndexFacts, collection: IndexCollectionFact
   const hidden = spec.hidden === true;
   const partial = spec.partialFilterExpression !== undefined;
   const plugin = fields.map((f) => key[f]).find((v): v is string => typeof v === 'string');
-  const flags = (summary: string) => [summary, ...(partial ? ['partial'] : []), ...(hidden ? ['hidden'] : [])].join(' · ');
+  const flags = (summary: string) =>
+    [summary, ...(partial ? ['partial'] : []), ...(hidden ? ['hidden'] : [])].join(' · ');
   const base = { field, hidden, partial, convertible: false, ttlApplies: false };
 
   if (index.name === '_id_') {
@@ -105,7 +109,10 @@ export function describeIndex(index: IndexFacts, collection: IndexCollectionFact
   }
 
   if (index.stored && index.stored.problem !== 'fractional') {
-    const shown = index.stored.problem === 'NaN' ? 'NaN' : `expireAfterSeconds ${String(index.stored.expireAfterSeconds)} (${index.stored.problem})`;
+    const shown =
+      index.stored.problem === 'NaN'
+        ? 'NaN'
+        : `expireAfterSeconds ${String(index.stored.expireAfterSeconds)} (${index.stored.problem})`;
     return {
       ...base,
       kind: 'ttlInvalid',
@@ -117,22 +124,31 @@ export function describeIndex(index: IndexFacts, collection: IndexCollectionFact
     };
   }
 
-  const seconds = ttlRules.effectiveExpireAfterSeconds(index.stored ? index.stored.expireAfterSeconds : spec.expireAfterSeconds);
+  const seconds = ttlRules.effectiveExpireAfterSeconds(
+    index.stored ? index.stored.expireAfterSeconds : spec.expireAfterSeconds,
+  );
   if (seconds === undefined) {
     return {
       ...base,
       kind: 'ttlInvalid',
       summary: flags(`expireAfterSeconds ${String(spec.expireAfterSeconds)} — ignored by the monitor`),
-      warning: 'The stored expireAfterSeconds is not a valid number of seconds: the TTL monitor skips this index. Fix: set a valid value with collMod.',
+      warning:
+        'The stored expireAfterSeconds is not a valid number of seconds: the TTL monitor skips this index. Fix: set a valid value with collMod.',
     };
   }
   const where = field ?? describeKey(key);
   const warnings: string[] = [];
-  if (index.stored?.problem === 'fractional') warnings.push(`The catalog stores ${String(index.stored.expireAfterSeconds)}; the monitor uses ${seconds}.`);
+  if (index.stored?.problem === 'fractional')
+    warnings.push(`The catalog stores ${String(index.stored.expireAfterSeconds)}; the monitor uses ${seconds}.`);
   if (seconds === REPAIRED_VALUE) {
-    warnings.push('2147483647 (about 68 years) is the value servers write in place of an invalid expireAfterSeconds such as NaN: documents here effectively never expire. Set the intended value with collMod.');
+    warnings.push(
+      '2147483647 (about 68 years) is the value servers write in place of an invalid expireAfterSeconds such as NaN: documents here effectively never expire. Set the intended value with collMod.',
+    );
   }
-  if (hidden) warnings.push('Hidden indexes are ignored by the query planner, but the TTL monitor still deletes through them (rule 1.13).');
+  if (hidden)
+    warnings.push(
+      'Hidden indexes are ignored by the query planner, but the TTL monitor still deletes through them (rule 1.13).',
+    );
   const common = { ...base, seconds, ttlApplies: true, ...(warnings.length ? { warning: warnings.join(' ') } : {}) };
   if (seconds === 0) return { ...common, kind: 'ttlAtDate', summary: flags(`expires at the date in ${where}`) };
   return { ...common, kind: 'ttl', summary: flags(`TTL ${formatSeconds(seconds)} after ${where}`) };

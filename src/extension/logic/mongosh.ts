@@ -9,8 +9,23 @@ import { renderAsValue } from '../../shell/render';
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** Names mongosh resolves to a database method rather than a collection. */
 const DB_METHODS = new Set([
-  'getCollection', 'getSiblingDB', 'runCommand', 'adminCommand', 'createCollection', 'dropDatabase', 'getName',
-  'stats', 'version', 'help', 'aggregate', 'watch', 'auth', 'logout', 'getMongo', 'getCollectionNames', 'hello',
+  'getCollection',
+  'getSiblingDB',
+  'runCommand',
+  'adminCommand',
+  'createCollection',
+  'dropDatabase',
+  'getName',
+  'stats',
+  'version',
+  'help',
+  'aggregate',
+  'watch',
+  'auth',
+  'logout',
+  'getMongo',
+  'getCollectionNames',
+  'hello',
 ]);
 
 /**

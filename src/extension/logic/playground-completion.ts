@@ -52,7 +52,9 @@ export const INDEX_OPTIONS: ReadonlyArray<{ key: string; detail: string }> = [
 const WORD = '[A-Za-z_$][\\w$]*';
 const DB_MEMBER = new RegExp(`(?:^|[^\\w$.])db\\.(${WORD})?$`);
 const COLLECTION_MEMBER = new RegExp(`(?:^|[^\\w$.])db\\.(${WORD})\\.(${WORD})?$`);
-const GET_COLLECTION_MEMBER = new RegExp(`(?:^|[^\\w$.])db\\.getCollection\\(\\s*(['"])((?:(?!\\1).)*)\\1\\s*\\)\\.(${WORD})?$`);
+const GET_COLLECTION_MEMBER = new RegExp(
+  `(?:^|[^\\w$.])db\\.getCollection\\(\\s*(['"])((?:(?!\\1).)*)\\1\\s*\\)\\.(${WORD})?$`,
+);
 
 /**
  * Whether `before` (the cell's text up to the cursor) ends inside the options object of a
@@ -115,7 +117,13 @@ export function completionCandidates(ctx: CompletionContext, collections: readon
         // A name that is not an identifier (or shadows a method) needs getCollection('…').
         ...collections.map((name) => {
           const plain = ident.test(name) && !DB_METHODS.includes(name);
-          return { label: name, kind: 'collection' as const, detail: 'collection', rank: 0, ...(plain ? {} : { insertText: `getCollection(${JSON.stringify(name).replace(/^"|"$/g, "'")})` }) };
+          return {
+            label: name,
+            kind: 'collection' as const,
+            detail: 'collection',
+            rank: 0,
+            ...(plain ? {} : { insertText: `getCollection(${JSON.stringify(name).replace(/^"|"$/g, "'")})` }),
+          };
         }),
         ...DB_METHODS.map((m) => ({ label: m, kind: 'method' as const, detail: 'database method', rank: 1 })),
       ];
@@ -129,6 +137,12 @@ export function completionCandidates(ctx: CompletionContext, collections: readon
         rank: /index/i.test(m) ? 0 : 1,
       }));
     case 'indexOption':
-      return INDEX_OPTIONS.map((o, i) => ({ label: o.key, kind: 'option' as const, detail: o.detail, insertText: `${o.key}: `, rank: i }));
+      return INDEX_OPTIONS.map((o, i) => ({
+        label: o.key,
+        kind: 'option' as const,
+        detail: o.detail,
+        insertText: `${o.key}: `,
+        rank: i,
+      }));
   }
 }

@@ -50,7 +50,13 @@ export function notebookDataFromText(text: string): PlaygroundNotebookData {
       kind: c.kind,
       value: c.source,
       language: c.kind === 'code' ? CELL_LANGUAGE : 'markdown',
-      metadata: { ttlbook: { ...(c.title ? { title: c.title } : {}), ...(c.raw !== undefined ? { raw: c.raw } : {}), ...(c.endsFile ? { endsFile: true } : {}) } },
+      metadata: {
+        ttlbook: {
+          ...(c.title ? { title: c.title } : {}),
+          ...(c.raw !== undefined ? { raw: c.raw } : {}),
+          ...(c.endsFile ? { endsFile: true } : {}),
+        },
+      },
     })),
     metadata: {
       ttlbook: {
@@ -69,13 +75,16 @@ export interface CellLike {
   metadata?: { ttlbook?: PlaygroundCellMetadata } | Record<string, unknown>;
 }
 
-export function textFromNotebookData(cells: readonly CellLike[], metadata: { ttlbook?: PlaygroundNotebookMetadata } | Record<string, unknown> | undefined): string {
+export function textFromNotebookData(
+  cells: readonly CellLike[],
+  metadata: { ttlbook?: PlaygroundNotebookMetadata } | Record<string, unknown> | undefined,
+): string {
   const nb = (metadata as { ttlbook?: PlaygroundNotebookMetadata } | undefined)?.ttlbook;
   const header = nb?.header ?? {};
   const book: Ttlbook = {
     metadata: header,
     cells: cells.map((c): TtlbookCell => {
-      const m = ((c.metadata as { ttlbook?: PlaygroundCellMetadata } | undefined)?.ttlbook ?? {});
+      const m = (c.metadata as { ttlbook?: PlaygroundCellMetadata } | undefined)?.ttlbook ?? {};
       return {
         kind: c.kind,
         source: c.value,
@@ -89,6 +98,8 @@ export function textFromNotebookData(cells: readonly CellLike[], metadata: { ttl
   // The header as read is reused only while its keys are those read: a changed engine setting is
   // written in the canonical form.
   const original: Ttlbook | undefined =
-    nb?.rawHeader !== undefined && nb.headerAsRead !== undefined ? { metadata: JSON.parse(nb.headerAsRead) as Record<string, unknown>, cells: [], rawHeader: nb.rawHeader } : undefined;
+    nb?.rawHeader !== undefined && nb.headerAsRead !== undefined
+      ? { metadata: JSON.parse(nb.headerAsRead) as Record<string, unknown>, cells: [], rawHeader: nb.rawHeader }
+      : undefined;
   return serializeTtlbook(book, original);
 }

@@ -32,13 +32,23 @@ export function outputSpecOf(o: CellOutput): OutputSpec {
       const text: OutputItemSpec = { mime: TEXT_MIME, text: o.text };
       if (o.json === undefined || o.shape === 'text') return { kind: 'items', items: [text] };
       const json: OutputItemSpec = { mime: JSON_MIME, json: o.json };
-      if (o.shape === 'documents') return { kind: 'items', items: [{ mime: DOCUMENTS_MIME, json: { documents: o.json, hasMore: o.hasMore } }, json, text] };
+      if (o.shape === 'documents')
+        return {
+          kind: 'items',
+          items: [{ mime: DOCUMENTS_MIME, json: { documents: o.json, hasMore: o.hasMore } }, json, text],
+        };
       return { kind: 'items', items: [json, text] };
     }
     case 'error': {
       const message = `${o.message}${codeSuffix(o)}`;
-      const where = o.line !== undefined ? `\n    at line ${o.line}${o.column !== undefined ? `, column ${o.column}` : ''}` : '';
-      return { kind: 'error', name: o.codeName ? `${o.name}[${o.codeName}]` : o.name, message, stack: `${o.codeName ? `${o.name}[${o.codeName}]` : o.name}: ${message}${where}` };
+      const where =
+        o.line !== undefined ? `\n    at line ${o.line}${o.column !== undefined ? `, column ${o.column}` : ''}` : '';
+      return {
+        kind: 'error',
+        name: o.codeName ? `${o.name}[${o.codeName}]` : o.name,
+        message,
+        stack: `${o.codeName ? `${o.name}[${o.codeName}]` : o.name}: ${message}${where}`,
+      };
     }
   }
 }
@@ -49,7 +59,12 @@ export const INTERRUPTED = { code: 11601, codeName: 'Interrupted' } as const;
 /** The error output of a cell interrupted between two statements. */
 export function interruptedSpec(ranStatements: number): OutputSpec {
   const message = `Execution interrupted after ${ranStatements} statement${ranStatements === 1 ? '' : 's'}: the rest of the cell did not run (code ${INTERRUPTED.code}, ${INTERRUPTED.codeName})`;
-  return { kind: 'error', name: `MongoshInterruptedError[${INTERRUPTED.codeName}]`, message, stack: `MongoshInterruptedError[${INTERRUPTED.codeName}]: ${message}` };
+  return {
+    kind: 'error',
+    name: `MongoshInterruptedError[${INTERRUPTED.codeName}]`,
+    message,
+    stack: `MongoshInterruptedError[${INTERRUPTED.codeName}]: ${message}`,
+  };
 }
 
 /** The text a run of outputs shows as plain text, as the CLI prints it (for comparing the two). */

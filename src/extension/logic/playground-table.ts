@@ -34,7 +34,10 @@ export function formatEjsonValue(v: unknown, depth = 0): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return depth === 0 ? v : quote(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return depth > 2 ? '[Array]' : `[ ${v.map((x) => formatEjsonValue(x, depth + 1)).join(', ')} ]`.replace('[  ]', '[]');
+  if (Array.isArray(v))
+    return depth > 2
+      ? '[Array]'
+      : `[ ${v.map((x) => formatEjsonValue(x, depth + 1)).join(', ')} ]`.replace('[  ]', '[]');
   if (typeof v !== 'object') return String(v);
   const o = v as Record<string, unknown>;
   const keys = Object.keys(o);
@@ -42,22 +45,41 @@ export function formatEjsonValue(v: unknown, depth = 0): string {
     const k = keys[0];
     const x = o[k];
     switch (k) {
-      case '$oid': return `ObjectId('${String(x)}')`;
+      case '$oid':
+        return `ObjectId('${String(x)}')`;
       case '$date': {
         if (typeof x === 'string') return `ISODate('${Number.isNaN(Date.parse(x)) ? x : new Date(x).toISOString()}')`;
         const ms = (x as { $numberLong?: string }).$numberLong;
-        return ms !== undefined && Number.isFinite(Number(ms)) ? `ISODate('${new Date(Number(ms)).toISOString()}')` : `ISODate(${JSON.stringify(x)})`;
+        return ms !== undefined && Number.isFinite(Number(ms))
+          ? `ISODate('${new Date(Number(ms)).toISOString()}')`
+          : `ISODate(${JSON.stringify(x)})`;
       }
-      case '$numberLong': return `Long('${String(x)}')`;
-      case '$numberDecimal': return `Decimal128('${String(x)}')`;
-      case '$numberDouble': return String(x);
-      case '$numberInt': return String(x);
-      case '$timestamp': { const t = x as { t: number; i: number }; return `Timestamp({ t: ${t.t}, i: ${t.i} })`; }
-      case '$regularExpression': { const r = x as { pattern: string; options: string }; return `/${r.pattern}/${r.options}`; }
-      case '$binary': { const b = x as { base64?: string; subType?: string }; return `Binary.createFromBase64('${b.base64 ?? ''}', ${parseInt(b.subType ?? '0', 16)})`; }
-      case '$minKey': return 'MinKey()';
-      case '$maxKey': return 'MaxKey()';
-      default: break;
+      case '$numberLong':
+        return `Long('${String(x)}')`;
+      case '$numberDecimal':
+        return `Decimal128('${String(x)}')`;
+      case '$numberDouble':
+        return String(x);
+      case '$numberInt':
+        return String(x);
+      case '$timestamp': {
+        const t = x as { t: number; i: number };
+        return `Timestamp({ t: ${t.t}, i: ${t.i} })`;
+      }
+      case '$regularExpression': {
+        const r = x as { pattern: string; options: string };
+        return `/${r.pattern}/${r.options}`;
+      }
+      case '$binary': {
+        const b = x as { base64?: string; subType?: string };
+        return `Binary.createFromBase64('${b.base64 ?? ''}', ${parseInt(b.subType ?? '0', 16)})`;
+      }
+      case '$minKey':
+        return 'MinKey()';
+      case '$maxKey':
+        return 'MaxKey()';
+      default:
+        break;
     }
   }
   if (depth > 2) return '[Object]';

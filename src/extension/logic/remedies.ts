@@ -44,14 +44,40 @@ export function remediesFor(err: ErrorFacts, ctx: RemedyContext): Remedy[] {
     case 85: // IndexOptionsConflict: an equivalent index exists; change it with collMod instead.
       if (ns && ctx.existingIndex) {
         return ctx.existingIndex.isTTL
-          ? [{ title: 'Change expireAfterSeconds… (collMod)', command: 'ttlWorkbench.changeExpireAfterSeconds', args: [{ ...ns, index: ctx.existingIndex.name }] }]
-          : [{ title: 'Convert to TTL Index… (collMod)', command: 'ttlWorkbench.convertToTTLIndex', args: [{ ...ns, index: ctx.existingIndex.name }] }];
+          ? [
+              {
+                title: 'Change expireAfterSeconds… (collMod)',
+                command: 'ttlWorkbench.changeExpireAfterSeconds',
+                args: [{ ...ns, index: ctx.existingIndex.name }],
+              },
+            ]
+          : [
+              {
+                title: 'Convert to TTL Index… (collMod)',
+                command: 'ttlWorkbench.convertToTTLIndex',
+                args: [{ ...ns, index: ctx.existingIndex.name }],
+              },
+            ];
       }
       return [];
     case 86: // IndexKeySpecsConflict: the name is taken by another key.
-      return ns && ctx.existingIndex ? [{ title: `Drop Index ${ctx.existingIndex.name}…`, command: 'ttlWorkbench.dropIndex', args: [{ ...ns, index: ctx.existingIndex.name }] }] : [];
+      return ns && ctx.existingIndex
+        ? [
+            {
+              title: `Drop Index ${ctx.existingIndex.name}…`,
+              command: 'ttlWorkbench.dropIndex',
+              args: [{ ...ns, index: ctx.existingIndex.name }],
+            },
+          ]
+        : [];
     case 26: // NamespaceNotFound
-      return [{ title: 'Create Collection…', command: 'ttlWorkbench.createCollection', args: ns ? [{ db: ns.db, name: ns.collection, interactive: true }] : [] }];
+      return [
+        {
+          title: 'Create Collection…',
+          command: 'ttlWorkbench.createCollection',
+          args: ns ? [{ db: ns.db, name: ns.collection, interactive: true }] : [],
+        },
+      ];
     case 27: // IndexNotFound: the tree was stale.
       return [{ title: 'Refresh', command: 'ttlWorkbench.refresh' }];
     case 20: // IllegalOperation: e.g. the engine was closed.
@@ -60,16 +86,29 @@ export function remediesFor(err: ErrorFacts, ctx: RemedyContext): Remedy[] {
     case 67:
     case 72:
       if (/capped/i.test(err.message) && ctx.serverVersion === '7.0') {
-        return [{ title: 'Emulate MongoDB 8.0 (setting)', command: 'workbench.action.openSettings', args: ['ttlWorkbench.serverVersion'] }];
+        return [
+          {
+            title: 'Emulate MongoDB 8.0 (setting)',
+            command: 'workbench.action.openSettings',
+            args: ['ttlWorkbench.serverVersion'],
+          },
+        ];
       }
       if (/time-series/i.test(err.message) && ns) {
-        return [{ title: "Set the Collection's expireAfterSeconds…", command: 'ttlWorkbench.changeCollectionExpireAfterSeconds', args: [ns] }];
+        return [
+          {
+            title: "Set the Collection's expireAfterSeconds…",
+            command: 'ttlWorkbench.changeCollectionExpireAfterSeconds',
+            args: [ns],
+          },
+        ];
       }
       return [];
     case 2: // BadValue: a hint on a hidden index.
       if (/hidden/i.test(err.message) && ns) {
         const m = /'([^']+)' is hidden/.exec(err.message);
-        if (m) return [{ title: `Unhide ${m[1]}`, command: 'ttlWorkbench.unhideIndex', args: [{ ...ns, index: m[1] }] }];
+        if (m)
+          return [{ title: `Unhide ${m[1]}`, command: 'ttlWorkbench.unhideIndex', args: [{ ...ns, index: m[1] }] }];
       }
       return [];
     default:

@@ -22,7 +22,12 @@ export type TTLInputCheck =
   | { ok: false; message: string; code?: number; codeName?: string };
 
 /** The createIndexes spec of a single-field TTL index (ascending, default name). */
-export function ttlIndexSpec(field: string, seconds: number, partialFilterExpression?: Document, name?: string): Document {
+export function ttlIndexSpec(
+  field: string,
+  seconds: number,
+  partialFilterExpression?: Document,
+  name?: string,
+): Document {
   const key = { [field]: 1 };
   return {
     key,
@@ -40,7 +45,13 @@ export function explainTTL(field: string, seconds: number): string {
 }
 
 function refusal(err: unknown): TTLInputCheck {
-  if (err instanceof EngineError) return { ok: false, message: `${err.message} (${err.codeName} ${err.code})`, code: err.code, codeName: err.codeName };
+  if (err instanceof EngineError)
+    return {
+      ok: false,
+      message: `${err.message} (${err.codeName} ${err.code})`,
+      code: err.code,
+      codeName: err.codeName,
+    };
   return { ok: false, message: err instanceof Error ? err.message : String(err) };
 }
 
@@ -50,7 +61,12 @@ export function checkTTLSpec(spec: Document, facts: TTLTargetFacts): TTLInputChe
     const { spec: normalized } = normalizeIndexSpec(spec);
     const check = ttlRules.checkTTLIndexSpec(normalized, facts);
     const key = Object.keys(normalized.key as Document);
-    return { ok: true, seconds: check.seconds, spec: normalized, explanation: explainTTL(key.join(', '), check.seconds) };
+    return {
+      ok: true,
+      seconds: check.seconds,
+      spec: normalized,
+      explanation: explainTTL(key.join(', '), check.seconds),
+    };
   } catch (err) {
     return refusal(err);
   }
@@ -60,7 +76,12 @@ export function checkTTLSpec(spec: Document, facts: TTLTargetFacts): TTLInputChe
  * The duration box of "Create TTL Index…": the text (`3600`, `90s`, `1h`, `30d`, "at the date in
  * the field") read as seconds, then the whole spec checked with the engine's rules.
  */
-export function checkTTLInput(text: string, field: string, facts: TTLTargetFacts, partialFilterExpression?: Document): TTLInputCheck {
+export function checkTTLInput(
+  text: string,
+  field: string,
+  facts: TTLTargetFacts,
+  partialFilterExpression?: Document,
+): TTLInputCheck {
   const parsed = parseTTLDuration(text);
   if ('error' in parsed) return { ok: false, message: parsed.error };
   return checkTTLSpec(ttlIndexSpec(field, parsed.seconds, partialFilterExpression), facts);
@@ -78,7 +99,12 @@ export function checkCollModInput(text: string, serverVersion: '8.0' | '7.0'): T
     const seconds = ttlRules.checkCollModIndexExpireAfterSeconds(parsed.seconds);
     // collMod would clamp 1e10 to 2147483647: say so instead, with createIndex's range rule.
     ttlRules.checkIndexExpireAfterSeconds(parsed.seconds, serverVersion);
-    return { ok: true, seconds, spec: { expireAfterSeconds: seconds }, explanation: `expireAfterSeconds becomes ${seconds.toLocaleString('en-US')} (${formatSeconds(seconds)}).` };
+    return {
+      ok: true,
+      seconds,
+      spec: { expireAfterSeconds: seconds },
+      explanation: `expireAfterSeconds becomes ${seconds.toLocaleString('en-US')} (${formatSeconds(seconds)}).`,
+    };
   } catch (err) {
     return refusal(err);
   }

@@ -5,7 +5,14 @@
  * with a result.
  */
 import * as vscode from 'vscode';
-import { registerCommand, quickPick, WorkbenchError, type CommandResult, type Invocation, type Services } from '../commands/context';
+import {
+  registerCommand,
+  quickPick,
+  WorkbenchError,
+  type CommandResult,
+  type Invocation,
+  type Services,
+} from '../commands/context';
 import { formatClockTime, formatMillis, parseClockAdvance } from '../logic/durations';
 import { parseTtlbook } from '../../formats/ttlbook';
 import type { PlaygroundController } from './controller';
@@ -60,7 +67,11 @@ export function fromNotebookUi(inv: Invocation): Invocation {
   const a = inv.args as { ui?: unknown; notebookEditor?: { notebookUri?: unknown } };
   if (a.ui !== true && !a.notebookEditor) return inv;
   const uri = a.notebookEditor?.notebookUri;
-  return { ...inv, interactive: true, args: { ...(uri ? { notebook: uri instanceof vscode.Uri ? uri.toString() : String(uri) } : {}) } };
+  return {
+    ...inv,
+    interactive: true,
+    args: { ...(uri ? { notebook: uri instanceof vscode.Uri ? uri.toString() : String(uri) } : {}) },
+  };
 }
 
 /** The notebook a command is about: `notebook` (a uri string or Uri) in the arguments, else the active one. */
@@ -71,7 +82,10 @@ export function targetNotebook(inv: Invocation): vscode.NotebookDocument {
     ? vscode.workspace.notebookDocuments.find((nb) => nb.uri.toString() === uri)
     : vscode.window.activeNotebookEditor?.notebook;
   if (!notebook || notebook.notebookType !== NOTEBOOK_TYPE) {
-    throw new WorkbenchError(uri ? `No open playground notebook ${uri}: open it first.` : 'Open a playground notebook (.ttlbook) first.', { title: 'New Playground Notebook', command: 'ttlWorkbench.newPlayground' });
+    throw new WorkbenchError(
+      uri ? `No open playground notebook ${uri}: open it first.` : 'Open a playground notebook (.ttlbook) first.',
+      { title: 'New Playground Notebook', command: 'ttlWorkbench.newPlayground' },
+    );
   }
   return notebook;
 }
@@ -115,13 +129,19 @@ async function exampleFiles(deps: NotebookDeps): Promise<Array<{ name: string; t
  */
 async function openExamples(deps: NotebookDeps, inv: Invocation): Promise<CommandResult> {
   const examples = await exampleFiles(deps);
-  if (examples.length === 0) throw new WorkbenchError('No example playgrounds found in the extension (examples/*.ttlbook).');
+  if (examples.length === 0)
+    throw new WorkbenchError('No example playgrounds found in the extension (examples/*.ttlbook).');
   const wanted = typeof inv.args.example === 'string' ? inv.args.example : undefined;
   let chosen = wanted ? examples.find((e) => e.name === wanted || e.name === `${wanted}.ttlbook`) : undefined;
-  if (wanted && !chosen) throw new WorkbenchError(`No example '${wanted}': the examples are ${examples.map((e) => e.name).join(', ')}.`);
+  if (wanted && !chosen)
+    throw new WorkbenchError(`No example '${wanted}': the examples are ${examples.map((e) => e.name).join(', ')}.`);
   if (!chosen) {
     if (!inv.interactive) return { ok: true, examples: examples.map((e) => e.name) };
-    chosen = await quickPick(examples.map((e) => ({ label: e.title, description: e.name, value: e })), 'Open an example playground notebook (an untitled copy)', 'TTL Workbench: Example Playgrounds');
+    chosen = await quickPick(
+      examples.map((e) => ({ label: e.title, description: e.name, value: e })),
+      'Open an example playground notebook (an untitled copy)',
+      'TTL Workbench: Example Playgrounds',
+    );
   }
   const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(chosen.uri));
   const notebook = await openUntitled(text, deps);
@@ -136,24 +156,49 @@ async function runAllFresh(deps: NotebookDeps, inv: Invocation): Promise<Command
   await vscode.commands.executeCommand('notebook.execute', notebook.uri);
   const summary = await deps.controller.whenIdle(notebook);
   const clock = await engine.backend.clock();
-  return { ok: true, isolated: engine.isolated, now: clock.now, ...(summary ?? { cells: 0, failed: 0, interrupted: false }) };
+  return {
+    ok: true,
+    isolated: engine.isolated,
+    now: clock.now,
+    ...(summary ?? { cells: 0, failed: 0, interrupted: false }),
+  };
 }
 
 async function advanceNotebookClock(deps: NotebookDeps, inv: Invocation): Promise<CommandResult> {
   const notebook = targetNotebook(inv);
   const engine = deps.engines.engineFor(notebook);
-  if (!engine.isolated) return (await vscode.commands.executeCommand<CommandResult>('ttlWorkbench.advanceClock', { ...inv.args, notebook: undefined })) ?? { ok: false };
+  if (!engine.isolated)
+    return (
+      (await vscode.commands.executeCommand<CommandResult>('ttlWorkbench.advanceClock', {
+        ...inv.args,
+        notebook: undefined,
+      })) ?? { ok: false }
+    );
   let ms = typeof inv.args.ms === 'number' ? inv.args.ms : undefined;
   const text = typeof inv.args.duration === 'string' ? inv.args.duration : undefined;
   if (ms === undefined) {
-    const chosen = text ?? (inv.interactive ? await quickPick(['90s', '1h', '1d'].map((d) => ({ label: `+${d}`, value: d })), 'Advance the notebook engine\'s virtual clock (due TTL passes run on the way)') : undefined);
-    if (chosen === undefined) throw new WorkbenchError("Advance Notebook Clock needs 'duration' (e.g. '90s', '1h') or 'ms'.");
+    const chosen =
+      text ??
+      (inv.interactive
+        ? await quickPick(
+            ['90s', '1h', '1d'].map((d) => ({ label: `+${d}`, value: d })),
+            "Advance the notebook engine's virtual clock (due TTL passes run on the way)",
+          )
+        : undefined);
+    if (chosen === undefined)
+      throw new WorkbenchError("Advance Notebook Clock needs 'duration' (e.g. '90s', '1h') or 'ms'.");
     const p = parseClockAdvance(chosen);
     if ('error' in p) throw new WorkbenchError(p.error);
     ms = p.ms;
   }
   const r = await engine.backend.advanceClock(ms);
-  if (inv.args.quiet !== true) deps.services.notifier.showAndForget('info', `Notebook clock +${formatMillis(ms)} → ${formatClockTime(r.now)}: ${r.passes} TTL passes, ${r.deleted} deleted.`, [], () => undefined);
+  if (inv.args.quiet !== true)
+    deps.services.notifier.showAndForget(
+      'info',
+      `Notebook clock +${formatMillis(ms)} → ${formatClockTime(r.now)}: ${r.passes} TTL passes, ${r.deleted} deleted.`,
+      [],
+      () => undefined,
+    );
   return { ok: true, ms, now: r.now, passes: r.passes, deleted: r.deleted };
 }
 
@@ -161,14 +206,30 @@ async function engineInfo(deps: NotebookDeps, inv: Invocation): Promise<CommandR
   const notebook = targetNotebook(inv);
   const engine = deps.engines.engineFor(notebook);
   const [info, clock] = await Promise.all([engine.backend.info(), engine.backend.clock()]);
-  const result = { ok: true as const, isolated: engine.isolated, flavor: info.flavor, version: info.version, clock: clock.mode, now: clock.now };
+  const result = {
+    ok: true as const,
+    isolated: engine.isolated,
+    flavor: info.flavor,
+    version: info.version,
+    clock: clock.mode,
+    now: clock.now,
+  };
   if (inv.interactive) {
     const what = engine.isolated
       ? `This notebook has its own engine: ${info.flavor} ${info.version}, ${clock.mode} clock at ${formatClockTime(clock.now)}. The Databases view does not show it.`
       : `This notebook runs on the shared engine the Databases view shows: ${info.flavor} ${info.version}, ${clock.mode} clock at ${formatClockTime(clock.now)}. Metadata "engine": {"isolated": true, "now": "…"} gives it its own.`;
-    const choice = await vscode.window.showInformationMessage(what, 'Run All Cells Against a Fresh Engine', 'Advance Clock…');
-    if (choice === 'Run All Cells Against a Fresh Engine') await vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: notebook.uri.toString() });
-    if (choice === 'Advance Clock…') await vscode.commands.executeCommand('ttlWorkbench.advanceNotebookClock', { notebook: notebook.uri.toString(), interactive: true });
+    const choice = await vscode.window.showInformationMessage(
+      what,
+      'Run All Cells Against a Fresh Engine',
+      'Advance Clock…',
+    );
+    if (choice === 'Run All Cells Against a Fresh Engine')
+      await vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: notebook.uri.toString() });
+    if (choice === 'Advance Clock…')
+      await vscode.commands.executeCommand('ttlWorkbench.advanceNotebookClock', {
+        notebook: notebook.uri.toString(),
+        interactive: true,
+      });
   }
   return result;
 }
@@ -176,11 +237,35 @@ async function engineInfo(deps: NotebookDeps, inv: Invocation): Promise<CommandR
 export function registerNotebookCommands(deps: NotebookDeps): vscode.Disposable[] {
   const { services } = deps;
   return [
-    registerCommand(services, { id: 'ttlWorkbench.newPlayground', action: 'New Playground Notebook', run: () => newPlayground(deps) }),
-    registerCommand(services, { id: 'ttlWorkbench.openExamplePlaygrounds', action: 'Open Example Playgrounds', run: (inv) => openExamples(deps, inv) }),
-    registerCommand(services, { id: 'ttlWorkbench.runAllFresh', action: 'Run All Cells Against a Fresh Engine', run: (inv) => runAllFresh(deps, fromNotebookUi(inv)) }),
-    registerCommand(services, { id: 'ttlWorkbench.advanceNotebookClock', action: 'Advance Notebook Clock', run: (inv) => advanceNotebookClock(deps, fromNotebookUi(inv)) }),
-    registerCommand(services, { id: 'ttlWorkbench.notebookSharedEngine', action: 'Shared Engine', run: (inv) => engineInfo(deps, fromNotebookUi(inv)) }),
-    registerCommand(services, { id: 'ttlWorkbench.notebookIsolatedEngine', action: 'Isolated Engine', run: (inv) => engineInfo(deps, fromNotebookUi(inv)) }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.newPlayground',
+      action: 'New Playground Notebook',
+      run: () => newPlayground(deps),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.openExamplePlaygrounds',
+      action: 'Open Example Playgrounds',
+      run: (inv) => openExamples(deps, inv),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.runAllFresh',
+      action: 'Run All Cells Against a Fresh Engine',
+      run: (inv) => runAllFresh(deps, fromNotebookUi(inv)),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.advanceNotebookClock',
+      action: 'Advance Notebook Clock',
+      run: (inv) => advanceNotebookClock(deps, fromNotebookUi(inv)),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.notebookSharedEngine',
+      action: 'Shared Engine',
+      run: (inv) => engineInfo(deps, fromNotebookUi(inv)),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.notebookIsolatedEngine',
+      action: 'Isolated Engine',
+      run: (inv) => engineInfo(deps, fromNotebookUi(inv)),
+    }),
   ];
 }

@@ -32,7 +32,9 @@ export function registerPlaygroundCompletion(engines: NotebookEngines): vscode.D
             const session = await engines.session(notebook);
             const engine = engines.engineFor(notebook);
             // The catalog snapshot: answered at once even while a long cell keeps the engine busy.
-            collections = (await engine.backend.catalog({ allowStale: true })).collections.filter((c) => c.db === session.dbName).map((c) => c.name);
+            collections = (await engine.backend.catalog({ allowStale: true })).collections
+              .filter((c) => c.db === session.dbName)
+              .map((c) => c.name);
           }
         } catch {
           // Bad engine metadata: the methods are still worth offering.

@@ -19,7 +19,13 @@ export function toNotebookOutput(spec: OutputSpec): vscode.NotebookCellOutput {
     case 'stdout':
       return new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.stdout(spec.text)]);
     case 'items':
-      return new vscode.NotebookCellOutput(spec.items.map((i) => ('json' in i ? vscode.NotebookCellOutputItem.json(i.json, i.mime) : vscode.NotebookCellOutputItem.text(i.text, i.mime))));
+      return new vscode.NotebookCellOutput(
+        spec.items.map((i) =>
+          'json' in i
+            ? vscode.NotebookCellOutputItem.json(i.json, i.mime)
+            : vscode.NotebookCellOutputItem.text(i.text, i.mime),
+        ),
+      );
     case 'error': {
       const err = new Error(spec.message);
       err.name = spec.name;
@@ -69,7 +75,8 @@ export class PlaygroundController implements vscode.Disposable {
     this.controller.supportedLanguages = [CELL_LANGUAGE, 'javascript'];
     this.controller.supportsExecutionOrder = true;
     this.controller.description = 'TTL Workbench embedded engine';
-    this.controller.detail = 'mongosh cells against the embedded MongoDB-compatible TTL engine (shared with the Databases view unless the notebook asks for an isolated engine)';
+    this.controller.detail =
+      'mongosh cells against the embedded MongoDB-compatible TTL engine (shared with the Databases view unless the notebook asks for an isolated engine)';
     this.subscriptions.push(
       vscode.workspace.onDidCloseNotebookDocument((nb) => {
         this.queues.delete(nb.uri.toString());
@@ -110,7 +117,10 @@ export class PlaygroundController implements vscode.Disposable {
     return run;
   }
 
-  private async runQueued(notebook: vscode.NotebookDocument, executions: vscode.NotebookCellExecution[]): Promise<CellRunSummary> {
+  private async runQueued(
+    notebook: vscode.NotebookDocument,
+    executions: vscode.NotebookCellExecution[],
+  ): Promise<CellRunSummary> {
     const summary: CellRunSummary = { cells: 0, failed: 0, interrupted: false };
     if (!this.order.has(notebook.uri.toString())) await this.checkSharedEngine(notebook);
     let stop = false;
@@ -142,14 +152,24 @@ export class PlaygroundController implements vscode.Disposable {
       const [info, clock] = await Promise.all([engine.backend.info(), engine.backend.clock()]);
       const differences: string[] = [];
       if (flavor && flavor !== info.flavor) differences.push(`flavor ${flavor} (the shared engine is ${info.flavor})`);
-      if (now && clock.now.getTime() !== now.getTime()) differences.push(`a clock starting at ${now.toISOString()} (the shared clock is at ${clock.now.toISOString()})`);
-      if (differences.length) this.warn(`This notebook asks for ${differences.join(' and ')}, but runs on the shared engine as it is: results may differ from the CLI's. "Run All Cells Against a Fresh Engine" resets the shared engine to what the notebook asks.`, notebook);
+      if (now && clock.now.getTime() !== now.getTime())
+        differences.push(
+          `a clock starting at ${now.toISOString()} (the shared clock is at ${clock.now.toISOString()})`,
+        );
+      if (differences.length)
+        this.warn(
+          `This notebook asks for ${differences.join(' and ')}, but runs on the shared engine as it is: results may differ from the CLI's. "Run All Cells Against a Fresh Engine" resets the shared engine to what the notebook asks.`,
+          notebook,
+        );
     } catch {
       // Bad metadata: the cell reports it.
     }
   }
 
-  private async runCell(notebook: vscode.NotebookDocument, execution: vscode.NotebookCellExecution): Promise<'ok' | 'failed' | 'interrupted'> {
+  private async runCell(
+    notebook: vscode.NotebookDocument,
+    execution: vscode.NotebookCellExecution,
+  ): Promise<'ok' | 'failed' | 'interrupted'> {
     const id = notebook.uri.toString();
     const n = (this.order.get(id) ?? 0) + 1;
     this.order.set(id, n);
@@ -171,13 +191,21 @@ export class PlaygroundController implements vscode.Disposable {
     let outcome: 'ok' | 'failed' | 'interrupted' = 'ok';
     try {
       if (!vscode.workspace.isTrusted) {
-        throw Object.assign(new Error('Playground code runs only in a trusted workspace: trust this folder (Workspaces: Manage Workspace Trust) to run its cells.'), { name: 'MongoshUnauthorizedError', code: 13, codeName: 'Unauthorized' });
+        throw Object.assign(
+          new Error(
+            'Playground code runs only in a trusted workspace: trust this folder (Workspaces: Manage Workspace Trust) to run its cells.',
+          ),
+          { name: 'MongoshUnauthorizedError', code: 13, codeName: 'Unauthorized' },
+        );
       }
       const session = await this.engines.session(notebook);
       const stop = new AbortController();
       const cancelled = execution.token.onCancellationRequested(() => stop.abort());
       try {
-        const run = session.run(execution.cell.document.getText(), { filename: `cell ${execution.cell.index + 1}`, signal: stop.signal });
+        const run = session.run(execution.cell.document.getText(), {
+          filename: `cell ${execution.cell.index + 1}`,
+          signal: stop.signal,
+        });
         for (;;) {
           const step = await run.next();
           if (step.done) {

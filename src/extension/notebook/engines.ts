@@ -68,7 +68,9 @@ export class NotebookEngines implements vscode.Disposable {
     const existing = this.entries.get(id);
     if (existing && existing.key === key) return existing;
     if (existing) this.drop(id, existing);
-    const entry: Entry = request.isolated ? this.isolatedEntry(notebook, request, key) : { isolated: false, backend: this.shared, request, key };
+    const entry: Entry = request.isolated
+      ? this.isolatedEntry(notebook, request, key)
+      : { isolated: false, backend: this.shared, request, key };
     this.entries.set(id, entry);
     this.changed.fire(notebook);
     return entry;
@@ -77,7 +79,11 @@ export class NotebookEngines implements vscode.Disposable {
   private isolatedEntry(notebook: vscode.NotebookDocument, request: EngineRequest, key: string): Entry {
     const s = this.settings();
     const backend = this.makeIsolated(
-      { clock: request.clock ?? 'virtual', flavor: request.flavor ?? 'mongodb', serverVersion: request.serverVersion ?? s.serverVersion },
+      {
+        clock: request.clock ?? 'virtual',
+        flavor: request.flavor ?? 'mongodb',
+        serverVersion: request.serverVersion ?? s.serverVersion,
+      },
       request.now ? { startMs: request.now.getTime() } : {},
     );
     const unsubscribe = backend.onDidChange(() => this.changed.fire(notebook));
@@ -112,7 +118,11 @@ export class NotebookEngines implements vscode.Disposable {
       const s = this.settings();
       const r = entry.request;
       await this.shared.reset(
-        { flavor: r.flavor ?? s.flavor, serverVersion: r.serverVersion ?? s.serverVersion, ...(r.clock ? { clock: r.clock } : {}) },
+        {
+          flavor: r.flavor ?? s.flavor,
+          serverVersion: r.serverVersion ?? s.serverVersion,
+          ...(r.clock ? { clock: r.clock } : {}),
+        },
         r.now ? { startMs: r.now.getTime() } : {},
       );
     }
@@ -122,7 +132,10 @@ export class NotebookEngines implements vscode.Disposable {
 
   private drop(id: string, entry: Entry): void {
     this.entries.delete(id);
-    void entry.session?.then((s) => s.dispose(), () => undefined);
+    void entry.session?.then(
+      (s) => s.dispose(),
+      () => undefined,
+    );
     if (entry.isolated) {
       entry.unsubscribe?.();
       entry.backend.dispose();

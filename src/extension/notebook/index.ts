@@ -28,11 +28,19 @@ export function playgroundTimeLimitMs(): number {
   return Number.isInteger(v) && v >= 100 ? v : 10_000;
 }
 
-export function registerNotebooks(context: vscode.ExtensionContext, services: Services): { disposables: vscode.Disposable[]; api: NotebookApi } {
-  const engines = new NotebookEngines(services.backend, services.isolatedBackend, () => ({ ...services.settings(), playgroundTimeLimitMs: playgroundTimeLimitMs() }));
+export function registerNotebooks(
+  context: vscode.ExtensionContext,
+  services: Services,
+): { disposables: vscode.Disposable[]; api: NotebookApi } {
+  const engines = new NotebookEngines(services.backend, services.isolatedBackend, () => ({
+    ...services.settings(),
+    playgroundTimeLimitMs: playgroundTimeLimitMs(),
+  }));
   const controller = new PlaygroundController(engines, (text, notebook) =>
     services.notifier.showAndForget('warning', text, ['Run All Cells Against a Fresh Engine'], (choice) =>
-      choice ? vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: notebook.uri.toString() }) : undefined,
+      choice
+        ? vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: notebook.uri.toString() })
+        : undefined,
     ),
   );
   const status = new NotebookEngineStatus(engines);

@@ -15,7 +15,11 @@ export class TtlbookSerializer implements vscode.NotebookSerializer {
   deserializeNotebook(content: Uint8Array): vscode.NotebookData {
     const data = notebookDataFromText(decoder.decode(content));
     const cells = data.cells.map((c) => {
-      const cell = new vscode.NotebookCellData(c.kind === 'code' ? vscode.NotebookCellKind.Code : vscode.NotebookCellKind.Markup, c.value, c.language);
+      const cell = new vscode.NotebookCellData(
+        c.kind === 'code' ? vscode.NotebookCellKind.Code : vscode.NotebookCellKind.Markup,
+        c.value,
+        c.language,
+      );
       cell.metadata = c.metadata;
       return cell;
     });

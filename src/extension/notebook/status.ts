@@ -13,7 +13,11 @@ import { NOTEBOOK_TYPE } from './serializer';
 export const ENGINE_CONTEXT = 'ttlWorkbench.notebookEngine';
 
 export class NotebookEngineStatus implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('ttlWorkbench.notebookClock', vscode.StatusBarAlignment.Left, 49);
+  private readonly item = vscode.window.createStatusBarItem(
+    'ttlWorkbench.notebookClock',
+    vscode.StatusBarAlignment.Left,
+    49,
+  );
   private readonly subscriptions: vscode.Disposable[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private updating: Promise<void> = Promise.resolve();
@@ -65,10 +69,18 @@ export class NotebookEngineStatus implements vscode.Disposable {
         this.hide();
         return;
       }
-      const [clock, monitor, info] = await Promise.all([engine.backend.clock(), engine.backend.monitorStatus(), engine.backend.info()]);
+      const [clock, monitor, info] = await Promise.all([
+        engine.backend.clock(),
+        engine.backend.monitorStatus(),
+        engine.backend.info(),
+      ]);
       this.item.text = `$(beaker) Isolated ${info.flavor === 'cosmos' ? 'Cosmos ' : ''}engine: ${statusText(clock, monitor)}`;
       this.item.tooltip = `This notebook runs on its own engine (${info.flavor} ${info.version}, ${clock.mode} clock at ${formatClockTime(clock.now)}), not the one the Databases view shows. Click to advance its clock.`;
-      this.item.command = { title: 'Advance Notebook Clock', command: 'ttlWorkbench.advanceNotebookClock', arguments: [{ notebook: notebook.uri.toString(), interactive: true }] };
+      this.item.command = {
+        title: 'Advance Notebook Clock',
+        command: 'ttlWorkbench.advanceNotebookClock',
+        arguments: [{ notebook: notebook.uri.toString(), interactive: true }],
+      };
       this.item.show();
       this.visible = true;
     } catch (err) {

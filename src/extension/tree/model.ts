@@ -7,7 +7,14 @@
 import type { TTLIndexProblem } from '../../engine';
 import type { Backend, BackendEvent } from '../backend/backend';
 import {
-  collectionId, databaseId, ENGINE_ID, indexId, MONITOR_ID, PROBLEMS_ID, STORAGE_DAMAGE_ID, type TreeNode,
+  collectionId,
+  databaseId,
+  ENGINE_ID,
+  indexId,
+  MONITOR_ID,
+  PROBLEMS_ID,
+  STORAGE_DAMAGE_ID,
+  type TreeNode,
 } from './nodes';
 import { monitorDetails, storageDamageLabel, storageDamageTooltip } from './presentation';
 
@@ -44,7 +51,8 @@ export class TreeModel {
   private keep<T extends TreeNode>(fresh: T): T {
     const existing = this.nodes.get(fresh.id);
     if (existing && existing.type === fresh.type) {
-      for (const key of Object.keys(existing)) if (!(key in fresh)) delete (existing as unknown as Record<string, unknown>)[key];
+      for (const key of Object.keys(existing))
+        if (!(key in fresh)) delete (existing as unknown as Record<string, unknown>)[key];
       Object.assign(existing, fresh);
       return existing as T;
     }
@@ -79,25 +87,65 @@ export class TreeModel {
         const out: TreeNode[] = [];
         // Damage recovered from the data folder stays in view until the user acknowledges it.
         const damage = storage.damage?.recoveries;
-        if (damage?.length) out.push({ id: STORAGE_DAMAGE_ID, parentId: ENGINE_ID, type: 'message', label: storageDamageLabel(damage), icon: 'warning', tooltip: storageDamageTooltip(damage), command: 'ttlWorkbench.acknowledgeStorageDamage' });
+        if (damage?.length)
+          out.push({
+            id: STORAGE_DAMAGE_ID,
+            parentId: ENGINE_ID,
+            type: 'message',
+            label: storageDamageLabel(damage),
+            icon: 'warning',
+            tooltip: storageDamageTooltip(damage),
+            command: 'ttlWorkbench.acknowledgeStorageDamage',
+          });
         out.push({ id: MONITOR_ID, parentId: ENGINE_ID, type: 'monitor' });
-        if (this.problems) out.push({ id: PROBLEMS_ID, parentId: ENGINE_ID, type: 'problems', problems: this.problems });
-        for (const d of dbs) out.push({ id: databaseId(d.name), parentId: ENGINE_ID, type: 'database', db: d.name, ...(d.sizeOnDisk !== undefined ? { sizeOnDisk: d.sizeOnDisk } : {}) });
+        if (this.problems)
+          out.push({ id: PROBLEMS_ID, parentId: ENGINE_ID, type: 'problems', problems: this.problems });
+        for (const d of dbs)
+          out.push({
+            id: databaseId(d.name),
+            parentId: ENGINE_ID,
+            type: 'database',
+            db: d.name,
+            ...(d.sizeOnDisk !== undefined ? { sizeOnDisk: d.sizeOnDisk } : {}),
+          });
         if (dbs.length === 0) {
-          out.push({ id: 'message:empty', parentId: ENGINE_ID, type: 'message', label: 'No databases yet — Create Collection…', command: 'ttlWorkbench.createCollection' });
+          out.push({
+            id: 'message:empty',
+            parentId: ENGINE_ID,
+            type: 'message',
+            label: 'No databases yet — Create Collection…',
+            command: 'ttlWorkbench.createCollection',
+          });
         }
         return out;
       }
       case 'monitor': {
         const [m, clock] = await Promise.all([this.backend.monitorStatus(), this.backend.clock()]);
-        return monitorDetails(m, clock.now).map((r) => ({ id: `monitor:${r.key}`, parentId: MONITOR_ID, type: 'detail', label: r.label, description: r.description }));
+        return monitorDetails(m, clock.now).map((r) => ({
+          id: `monitor:${r.key}`,
+          parentId: MONITOR_ID,
+          type: 'detail',
+          label: r.label,
+          description: r.description,
+        }));
       }
       case 'problems':
-        return parent.problems.map((p) => ({ id: `problem:${JSON.stringify([p.db, p.collection, p.index])}`, parentId: PROBLEMS_ID, type: 'problem', problem: p }));
+        return parent.problems.map((p) => ({
+          id: `problem:${JSON.stringify([p.db, p.collection, p.index])}`,
+          parentId: PROBLEMS_ID,
+          type: 'problem',
+          problem: p,
+        }));
       case 'database': {
         const colls = await this.backend.listCollections(parent.db);
         colls.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        return colls.map((info) => ({ id: collectionId(parent.db, info.name), parentId: parent.id, type: 'collection', db: parent.db, info }));
+        return colls.map((info) => ({
+          id: collectionId(parent.db, info.name),
+          parentId: parent.id,
+          type: 'collection',
+          db: parent.db,
+          info,
+        }));
       }
       case 'collection': {
         const { db, info } = parent;
@@ -105,9 +153,26 @@ export class TreeModel {
         const out: TreeNode[] = [];
         const eas = info.options.expireAfterSeconds;
         if (eas !== undefined) {
-          out.push({ id: `collttl:${JSON.stringify([db, info.name])}`, parentId: parent.id, type: 'collectionTTL', db, collection: info.name, seconds: Number(String(eas)), collectionInfo: info });
+          out.push({
+            id: `collttl:${JSON.stringify([db, info.name])}`,
+            parentId: parent.id,
+            type: 'collectionTTL',
+            db,
+            collection: info.name,
+            seconds: Number(String(eas)),
+            collectionInfo: info,
+          });
         }
-        for (const ix of indexes) out.push({ id: indexId(db, info.name, ix.name), parentId: parent.id, type: 'index', db, collection: info.name, info: ix, collectionInfo: info });
+        for (const ix of indexes)
+          out.push({
+            id: indexId(db, info.name, ix.name),
+            parentId: parent.id,
+            type: 'index',
+            db,
+            collection: info.name,
+            info: ix,
+            collectionInfo: info,
+          });
         return out;
       }
       default:

@@ -29,10 +29,27 @@ export type NodeType = TreeNode['type'];
 
 /** A value that came from the tree (a context-menu or inline-command argument). */
 export function isTreeNode(value: unknown): value is TreeNode {
-  return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' && typeof (value as { type?: unknown }).type === 'string' && NODE_TYPES.has((value as { type: string }).type);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { id?: unknown }).id === 'string' &&
+    typeof (value as { type?: unknown }).type === 'string' &&
+    NODE_TYPES.has((value as { type: string }).type)
+  );
 }
 
-const NODE_TYPES = new Set<string>(['engine', 'monitor', 'detail', 'problems', 'problem', 'database', 'collection', 'index', 'collectionTTL', 'message']);
+const NODE_TYPES = new Set<string>([
+  'engine',
+  'monitor',
+  'detail',
+  'problems',
+  'problem',
+  'database',
+  'collection',
+  'index',
+  'collectionTTL',
+  'message',
+]);
 
 export const ENGINE_ID = 'engine';
 export const MONITOR_ID = 'monitor';

@@ -5,7 +5,14 @@
  * and unit tests read it directly.
  */
 import type { TTLIndexProblem } from '../../engine';
-import type { BackendInfo, ClockInfo, CollectionInfo, ExpiryCountResult, IndexInfo, MonitorInfo } from '../backend/backend';
+import type {
+  BackendInfo,
+  ClockInfo,
+  CollectionInfo,
+  ExpiryCountResult,
+  IndexInfo,
+  MonitorInfo,
+} from '../backend/backend';
 import { describeCollection, formatBytes, KIND_WORDS, type CollectionKind } from '../logic/collection-description';
 import { formatClockTime, formatCount, formatMillis, formatRelative, formatSeconds } from '../logic/durations';
 import { describeIndex, type IndexDescription } from '../logic/index-description';
@@ -34,7 +41,9 @@ export function flavorWords(info: BackendInfo): string {
 
 export function clockWords(clock: ClockInfo): string {
   if (clock.mode === 'virtual') return `virtual clock · ${formatClockTime(clock.now)}`;
-  return clock.aheadMs > 0 ? `system clock (+${formatMillis(clock.aheadMs)}) · ${formatClockTime(clock.now)}` : `system clock · ${formatClockTime(clock.now)}`;
+  return clock.aheadMs > 0
+    ? `system clock (+${formatMillis(clock.aheadMs)}) · ${formatClockTime(clock.now)}`
+    : `system clock · ${formatClockTime(clock.now)}`;
 }
 
 export function presentEngine(info: BackendInfo, clock: ClockInfo): Presentation {
@@ -60,8 +69,13 @@ export function presentMonitor(m: MonitorInfo, now: Date): Presentation {
   return {
     label: 'TTL Monitor',
     description: `${state}${next} · ${formatCount(m.deletedDocuments)} deleted`,
-    tooltip: monitorDetails(m, now).map((d) => `- ${d.label}: ${d.description}`).join('\n'),
-    icon: { id: m.enabled && !m.stoppedBecause ? 'watch' : 'debug-pause', ...(m.stoppedBecause && m.enabled ? { color: WARNING_COLOR } : {}) },
+    tooltip: monitorDetails(m, now)
+      .map((d) => `- ${d.label}: ${d.description}`)
+      .join('\n'),
+    icon: {
+      id: m.enabled && !m.stoppedBecause ? 'watch' : 'debug-pause',
+      ...(m.stoppedBecause && m.enabled ? { color: WARNING_COLOR } : {}),
+    },
     contextValue: `monitor ${m.enabled ? 'enabled' : 'disabled'}`,
     collapsible: 'collapsed',
   };
@@ -75,17 +89,39 @@ export interface DetailRow {
 
 export function monitorDetails(m: MonitorInfo, now: Date): DetailRow[] {
   const rows: DetailRow[] = [
-    { key: 'enabled', label: 'Enabled', description: m.enabled ? 'yes (ttlMonitorEnabled)' : 'no (ttlMonitorEnabled: false)' },
-    { key: 'sleep', label: 'Sleep', description: `${formatSeconds(m.sleepSecs)} between passes (ttlMonitorSleepSecs ${m.sleepSecs})` },
+    {
+      key: 'enabled',
+      label: 'Enabled',
+      description: m.enabled ? 'yes (ttlMonitorEnabled)' : 'no (ttlMonitorEnabled: false)',
+    },
+    {
+      key: 'sleep',
+      label: 'Sleep',
+      description: `${formatSeconds(m.sleepSecs)} between passes (ttlMonitorSleepSecs ${m.sleepSecs})`,
+    },
     {
       key: 'last',
       label: 'Last pass',
-      description: m.lastPassAt ? `${formatClockTime(m.lastPassAt)} (${formatRelative(m.lastPassAt, now)})${m.lastPassDeleted !== null ? ` · deleted ${formatCount(m.lastPassDeleted)}` : ''}` : 'none yet',
+      description: m.lastPassAt
+        ? `${formatClockTime(m.lastPassAt)} (${formatRelative(m.lastPassAt, now)})${m.lastPassDeleted !== null ? ` · deleted ${formatCount(m.lastPassDeleted)}` : ''}`
+        : 'none yet',
     },
-    { key: 'next', label: 'Next pass', description: m.enabled && m.nextPassAt ? `${formatClockTime(m.nextPassAt)} (${formatRelative(m.nextPassAt, now)})` : 'none (disabled)' },
-    { key: 'metrics', label: 'Metrics', description: `passes ${formatCount(m.passes)} · subPasses ${formatCount(m.subPasses)} · deletedDocuments ${formatCount(m.deletedDocuments)}` },
+    {
+      key: 'next',
+      label: 'Next pass',
+      description:
+        m.enabled && m.nextPassAt
+          ? `${formatClockTime(m.nextPassAt)} (${formatRelative(m.nextPassAt, now)})`
+          : 'none (disabled)',
+    },
+    {
+      key: 'metrics',
+      label: 'Metrics',
+      description: `passes ${formatCount(m.passes)} · subPasses ${formatCount(m.subPasses)} · deletedDocuments ${formatCount(m.deletedDocuments)}`,
+    },
   ];
-  if (m.stoppedBecause && m.enabled) rows.push({ key: 'stopped', label: 'Not deleting', description: m.stoppedBecause });
+  if (m.stoppedBecause && m.enabled)
+    rows.push({ key: 'stopped', label: 'Not deleting', description: m.stoppedBecause });
   return rows;
 }
 
@@ -118,7 +154,9 @@ export function presentCollection(info: CollectionInfo): Presentation {
       `**${info.db}.${info.name}** — ${KIND_WORDS[info.kind]}`,
       '',
       `${formatCount(info.count)} documents (from metadata)`,
-      ...(Object.keys(info.options).length ? ['', 'Options:', codeBlock(mongoshValue(info.options))] : ['', 'No options (a plain collection).']),
+      ...(Object.keys(info.options).length
+        ? ['', 'Options:', codeBlock(mongoshValue(info.options))]
+        : ['', 'No options (a plain collection).']),
     ].join('\n'),
     icon: { id: KIND_ICONS[info.kind] },
     contextValue: words.join(' '),
@@ -190,7 +228,11 @@ export function indexTooltip(index: IndexInfo, collection: CollectionInfo, count
   if (d.warning) lines.push('', `$(warning) ${d.warning}`);
   lines.push(...countsMarkdown(counts, collection.kind));
   const spec = index.stored ? { ...index.spec, expireAfterSeconds: index.stored.expireAfterSeconds } : index.spec;
-  lines.push('', index.stored ? 'Spec (as stored in the catalog; listIndexes shows 2147483647):' : 'Spec:', codeBlock(mongoshValue(spec)));
+  lines.push(
+    '',
+    index.stored ? 'Spec (as stored in the catalog; listIndexes shows 2147483647):' : 'Spec:',
+    codeBlock(mongoshValue(spec)),
+  );
   return lines.join('\n');
 }
 
@@ -198,7 +240,10 @@ export function presentCollectionTTL(collection: CollectionInfo, seconds: number
   const field = (collection.options.timeseries as { timeField?: string } | undefined)?.timeField ?? '_id';
   return {
     label: 'expireAfterSeconds',
-    description: seconds === 0 ? `collection TTL: expires at the date in ${field}` : `collection TTL ${formatSeconds(seconds)} after ${field}`,
+    description:
+      seconds === 0
+        ? `collection TTL: expires at the date in ${field}`
+        : `collection TTL ${formatSeconds(seconds)} after ${field}`,
     icon: { id: 'watch' },
     contextValue: `collectionTTLRow ${collection.kind}`,
     collapsible: 'none',
@@ -221,7 +266,8 @@ export function presentProblems(problems: TTLIndexProblem[]): Presentation {
   return {
     label: 'TTL index problems',
     description: problems.length === 0 ? 'none found' : `${problems.length} found`,
-    tooltip: 'TTL indexes whose stored expireAfterSeconds the monitor cannot use (from *Find NaN TTL Indexes*). They are also listed in the Problems panel.',
+    tooltip:
+      'TTL indexes whose stored expireAfterSeconds the monitor cannot use (from *Find NaN TTL Indexes*). They are also listed in the Problems panel.',
     icon: { id: problems.length ? 'warning' : 'pass', ...(problems.length ? { color: WARNING_COLOR } : {}) },
     contextValue: 'problems',
     collapsible: problems.length ? 'expanded' : 'none',
@@ -229,7 +275,9 @@ export function presentProblems(problems: TTLIndexProblem[]): Presentation {
 }
 
 export function problemWords(p: TTLIndexProblem): string {
-  return p.problem === 'NaN' ? 'NaN — ignored by the monitor' : `expireAfterSeconds ${String(p.expireAfterSeconds)} (${p.problem})${p.problem === 'fractional' ? '' : ' — ignored by the monitor'}`;
+  return p.problem === 'NaN'
+    ? 'NaN — ignored by the monitor'
+    : `expireAfterSeconds ${String(p.expireAfterSeconds)} (${p.problem})${p.problem === 'fractional' ? '' : ' — ignored by the monitor'}`;
 }
 
 export function presentProblem(p: TTLIndexProblem): Presentation {
@@ -247,15 +295,23 @@ type DamageRecoveries = ReadonlyArray<{ at: string; notes: string[]; documents: 
 
 /** The tree row for damage recovered from the data folder (shown until acknowledged). */
 export function storageDamageLabel(recoveries: DamageRecoveries): string {
-  return recoveries.length === 1 ? 'Data folder damage recovered — review and acknowledge' : `Data folder damage recovered ${recoveries.length} times — review and acknowledge`;
+  return recoveries.length === 1
+    ? 'Data folder damage recovered — review and acknowledge'
+    : `Data folder damage recovered ${recoveries.length} times — review and acknowledge`;
 }
 
 /** What each recovery found and kept, for the row's tooltip (markdown). */
 export function storageDamageTooltip(recoveries: DamageRecoveries): string {
   const parts = recoveries.map((r) => {
-    const kept = Object.entries(r.documents).map(([ns, n]) => `${ns}: ${n}`).join(', ') || 'no documents';
+    const kept =
+      Object.entries(r.documents)
+        .map(([ns, n]) => `${ns}: ${n}`)
+        .join(', ') || 'no documents';
     return [`**Recovered ${r.at}** (kept ${kept})`, ...r.notes.map((n) => `- ${n}`)].join('\n');
   });
-  return [...parts, '', 'The damaged files are kept in the data folder under a second name. Click to acknowledge (they stay).'].join('\n\n');
+  return [
+    ...parts,
+    '',
+    'The damaged files are kept in the data folder under a second name. Click to acknowledge (they stay).',
+  ].join('\n\n');
 }
-

@@ -8,8 +8,18 @@ import type { Backend, BackendEvent, ExpiryCountResult } from '../backend/backen
 import { TreeModel } from './model';
 import type { TreeNode } from './nodes';
 import {
-  collectionTTLTooltip, describeIndexRow, indexTooltip, presentCollection, presentCollectionTTL, presentDatabase, presentEngine,
-  presentIndex, presentMonitor, presentProblem, presentProblems, type Presentation,
+  collectionTTLTooltip,
+  describeIndexRow,
+  indexTooltip,
+  presentCollection,
+  presentCollectionTTL,
+  presentDatabase,
+  presentEngine,
+  presentIndex,
+  presentMonitor,
+  presentProblem,
+  presentProblems,
+  type Presentation,
 } from './presentation';
 
 /** Expiry counts cover this window after "now" (the tooltip's "due in the next hour"). */
@@ -90,7 +100,8 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     item.id = node.id;
     if (p.description !== undefined) item.description = p.description;
     if (p.tooltip !== undefined) item.tooltip = markdown(p.tooltip);
-    if (p.icon) item.iconPath = new vscode.ThemeIcon(p.icon.id, p.icon.color ? new vscode.ThemeColor(p.icon.color) : undefined);
+    if (p.icon)
+      item.iconPath = new vscode.ThemeIcon(p.icon.id, p.icon.color ? new vscode.ThemeColor(p.icon.color) : undefined);
     item.contextValue = p.contextValue;
     if (p.command) item.command = p.command;
     return item;
@@ -141,7 +152,10 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
       return this.backend.expiryCounts(node.info, DUE_WINDOW_SECONDS);
     }
     if (node.type === 'collectionTTL') {
-      return this.backend.expiryCounts({ db: node.db, collection: node.collection, collectionSeconds: node.seconds }, DUE_WINDOW_SECONDS);
+      return this.backend.expiryCounts(
+        { db: node.db, collection: node.collection, collectionSeconds: node.seconds },
+        DUE_WINDOW_SECONDS,
+      );
     }
     return undefined;
   }
@@ -155,7 +169,9 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     } catch (err) {
       counts = { ok: false, reason: `counting failed: ${(err as Error).message}` };
     }
-    return node.type === 'index' ? indexTooltip(node.info, node.collectionInfo, counts) : collectionTTLTooltip(node.collectionInfo, node.seconds, counts);
+    return node.type === 'index'
+      ? indexTooltip(node.info, node.collectionInfo, counts)
+      : collectionTTLTooltip(node.collectionInfo, node.seconds, counts);
   }
 
   async resolveTreeItem(item: vscode.TreeItem, node: TreeNode): Promise<vscode.TreeItem> {

@@ -129,18 +129,25 @@ async function runInCodeServer(options) {
       host.nodeBin,
       [
         host.codeServerEntry,
-        '--auth', 'none',
-        '--bind-addr', `127.0.0.1:${port}`,
+        '--auth',
+        'none',
+        '--bind-addr',
+        `127.0.0.1:${port}`,
         '--disable-telemetry',
         '--disable-update-check',
         '--disable-workspace-trust',
         '--disable-getting-started-override',
-        '--user-data-dir', userData,
-        '--extensions-dir', path.join(runDir, 'extensions'),
-        '--config', path.join(runDir, 'code-server.yaml'),
+        '--user-data-dir',
+        userData,
+        '--extensions-dir',
+        path.join(runDir, 'extensions'),
+        '--config',
+        path.join(runDir, 'code-server.yaml'),
         // Without it the built workbench ignores the payload in the URL.
-        '--vscode-option', 'enable-smoke-test-driver',
-        '--log', 'info',
+        '--vscode-option',
+        'enable-smoke-test-driver',
+        '--log',
+        'info',
         workspace,
       ],
       {
@@ -158,7 +165,7 @@ async function runInCodeServer(options) {
     codeServer.on('exit', (code, sig) => finish(EXIT_HARNESS, `code-server exited early (${code ?? sig})`));
 
     const readyBy = Date.now() + 90_000;
-    for (let ready = false; !ready; ) {
+    for (let ready = false; !ready;) {
       if (settled) break;
       if (Date.now() > readyBy) finish(EXIT_HARNESS, 'code-server did not answer /healthz within 90s');
       try {
@@ -202,8 +209,7 @@ async function runInCodeServer(options) {
       if (SUMMARY.test(text.trim())) {
         summary = text.trim();
         console.log(summary);
-      }
-      else console.log(prefixLines(type === 'error' ? '[host:error] ' : '[host] ', text));
+      } else console.log(prefixLines(type === 'error' ? '[host:error] ' : '[host] ', text));
       if (!shot) return;
       if (!screenshotDir) {
         if (!warnedNoShotDir) console.log('[integration] screenshot requested but no screenshot directory was given');
@@ -218,7 +224,12 @@ async function runInCodeServer(options) {
       // process's exit): only the suite's own closing line, with no failure, counts as a pass.
       const passed = code === 0 && summary !== undefined && / 0 failed/.test(summary);
       if (code === 0 && !passed) {
-        finish(1, summary ? `the tests' run() reported 0, but the suite said "${summary}"` : 'the extension host ended before the suite reported (did it crash? see host.log)');
+        finish(
+          1,
+          summary
+            ? `the tests' run() reported 0, but the suite said "${summary}"`
+            : 'the extension host ended before the suite reported (did it crash? see host.log)',
+        );
         return;
       }
       finish(code === 0 ? 0 : 1, `the tests' run() reported ${code}`);
@@ -251,8 +262,9 @@ async function runInCodeServer(options) {
     await killGroup(codeServer);
     // Chromium's helpers are reparented and reaped by init after the browser exits; wait for
     // that, so that nothing of this run is in the process table when the runner returns.
-    const left = (await Promise.all([...browserGroups, codeServer?.pid].filter(Boolean).map((g) => reapGroup(g))))
-      .reduce((a, b) => a + b, 0);
+    const left = (
+      await Promise.all([...browserGroups, codeServer?.pid].filter(Boolean).map((g) => reapGroup(g)))
+    ).reduce((a, b) => a + b, 0);
     if (left) console.log(`[integration] ${left} exited browser/code-server process(es) not yet reaped by init`);
     hostLog.end();
     pageLog.end();

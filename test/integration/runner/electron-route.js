@@ -60,7 +60,8 @@ async function runInElectron(options) {
   let xvfb;
   try {
     if (needsXvfb()) {
-      if (!onPath('Xvfb')) throw new Error('no DISPLAY and no Xvfb: install xvfb, or use TTL_WORKBENCH_VSCODE_ROUTE=code-server');
+      if (!onPath('Xvfb'))
+        throw new Error('no DISPLAY and no Xvfb: install xvfb, or use TTL_WORKBENCH_VSCODE_ROUTE=code-server');
       let display;
       ({ xvfb, display } = await startXvfb());
       env.DISPLAY = display;
@@ -70,10 +71,13 @@ async function runInElectron(options) {
       console.log('[integration] screenshots are taken on the code-server route only; this route ignores them');
     }
     step('running the tests in the extension host');
-    const timer = setTimeout(() => {
-      console.error(`[integration] timed out after ${options.timeoutS}s`);
-      process.kill(process.pid, 'SIGINT'); // test-electron closes VS Code on SIGINT
-    }, (options.timeoutS || 600) * 1000);
+    const timer = setTimeout(
+      () => {
+        console.error(`[integration] timed out after ${options.timeoutS}s`);
+        process.kill(process.pid, 'SIGINT'); // test-electron closes VS Code on SIGINT
+      },
+      (options.timeoutS || 600) * 1000,
+    );
     try {
       await testElectron.runTests({
         vscodeExecutablePath,

@@ -133,11 +133,13 @@ async function ensureCodeServer(dir, nodeBin, logDir) {
   );
   const log = path.join(logDir, 'code-server-install.log');
   step(`  log: ${log}`);
-  await run(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`],
-    { cwd: csDir, env: nodeEnv(path.dirname(path.dirname(nodeBin))), logFile: log, timeoutMs: 30 * 60_000, label: 'npm install code-server' },
-  );
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`], {
+    cwd: csDir,
+    env: nodeEnv(path.dirname(path.dirname(nodeBin))),
+    logFile: log,
+    timeoutMs: 30 * 60_000,
+    label: 'npm install code-server',
+  });
   if (!fs.existsSync(entry)) throw new Error(`code-server installed but ${entry} is missing (see ${log})`);
   fs.writeFileSync(marker, `${CODE_SERVER_VERSION}\n`);
   step(`code-server ready in ${Math.round((Date.now() - t0) / 1000)}s`);
@@ -156,7 +158,15 @@ async function withLock(dir, fn) {
       break;
     } catch (e) {
       if (e.code !== 'EEXIST') throw e;
-      const owner = Number((() => { try { return fs.readFileSync(ownerFile, 'utf8'); } catch { return ''; } })());
+      const owner = Number(
+        (() => {
+          try {
+            return fs.readFileSync(ownerFile, 'utf8');
+          } catch {
+            return '';
+          }
+        })(),
+      );
       if (!owner || !isAlive(owner)) {
         // Written just now by a live run, or left by a dead one: only remove it if it is old.
         const age = Date.now() - fs.statSync(lock).mtimeMs;
@@ -192,7 +202,13 @@ async function installHost() {
     await ensureAptPackages(logDir);
     const nodeBin = await ensureNode(dir, logDir);
     const codeServerEntry = await ensureCodeServer(dir, nodeBin, logDir);
-    return { nodeBin, codeServerEntry, chromiumPath: findChromium(), cacheDir: dir, codeServerVersion: CODE_SERVER_VERSION };
+    return {
+      nodeBin,
+      codeServerEntry,
+      chromiumPath: findChromium(),
+      cacheDir: dir,
+      codeServerVersion: CODE_SERVER_VERSION,
+    };
   });
 }
 

@@ -22,14 +22,17 @@ function readQuickInput() {
     title: text('.quick-input-title'),
     message: text('.quick-input-message'),
     value: input ? input.value : '',
-    placeholder: input ? input.getAttribute('placeholder') ?? '' : '',
-    items: [...widget.querySelectorAll('.quick-input-list .monaco-list-row')].map((r) => (r.getAttribute('aria-label') ?? r.textContent ?? '').trim()),
+    placeholder: input ? (input.getAttribute('placeholder') ?? '') : '',
+    items: [...widget.querySelectorAll('.quick-input-list .monaco-list-row')].map((r) =>
+      (r.getAttribute('aria-label') ?? r.textContent ?? '').trim(),
+    ),
   };
 }
 
 // Expressions evaluated in the page (strings: the workbench's CSP forbids building functions there).
 const STATE = `(${readQuickInput.toString()})()`;
-const waitFor = (page, expression) => page.waitForFunction(expression, undefined, { timeout: STEP_TIMEOUT_MS, polling: 100 });
+const waitFor = (page, expression) =>
+  page.waitForFunction(expression, undefined, { timeout: STEP_TIMEOUT_MS, polling: 100 });
 
 async function runStep(page, step) {
   if (typeof step.waitForInput === 'string') {

@@ -18,9 +18,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** True when a program of that name is on PATH. */
 function onPath(program) {
-  return (process.env.PATH || '')
-    .split(path.delimiter)
-    .some((dir) => dir && isExecutable(path.join(dir, program)));
+  return (process.env.PATH || '').split(path.delimiter).some((dir) => dir && isExecutable(path.join(dir, program)));
 }
 
 function isExecutable(file) {

@@ -16,7 +16,11 @@ let folder: string;
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const start = Date.now();
   let last: T | undefined;
   while (Date.now() - start < timeoutMs) {
@@ -36,7 +40,9 @@ function codeOf(d: vscode.Diagnostic): string {
 }
 
 function summary(doc: vscode.TextDocument, list: vscode.Diagnostic[]): string[] {
-  return list.map((d) => `${codeOf(d)} ${d.range.start.line + 1}:${d.range.start.character + 1} ${doc.getText(d.range)}`).sort();
+  return list
+    .map((d) => `${codeOf(d)} ${d.range.start.line + 1}:${d.range.start.character + 1} ${doc.getText(d.range)}`)
+    .sort();
 }
 
 async function open(name: string): Promise<vscode.TextDocument> {
@@ -46,7 +52,10 @@ async function open(name: string): Promise<vscode.TextDocument> {
 }
 
 /** Diagnostics once they satisfy `ready` (the analysis is debounced). */
-async function diagnosticsWhen(doc: vscode.TextDocument, ready: (codes: string[]) => boolean): Promise<vscode.Diagnostic[]> {
+async function diagnosticsWhen(
+  doc: vscode.TextDocument,
+  ready: (codes: string[]) => boolean,
+): Promise<vscode.Diagnostic[]> {
   return until(`diagnostics of ${path.basename(doc.fileName)}`, async () => {
     await api.whenIdle();
     const list = ours(doc.uri);
@@ -56,11 +65,22 @@ async function diagnosticsWhen(doc: vscode.TextDocument, ready: (codes: string[]
 
 async function actionsFor(doc: vscode.TextDocument, d: vscode.Diagnostic): Promise<vscode.CodeAction[]> {
   // Only this diagnostic's range is asked for, so every action returned is one of its fixes.
-  const all = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range);
-  return all.filter((a) => !a.diagnostics || a.diagnostics.length === 0 || a.diagnostics.some((x) => codeOf(x) === codeOf(d)));
+  const all = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+    'vscode.executeCodeActionProvider',
+    doc.uri,
+    d.range,
+  );
+  return all.filter(
+    (a) => !a.diagnostics || a.diagnostics.length === 0 || a.diagnostics.some((x) => codeOf(x) === codeOf(d)),
+  );
 }
 
-async function applyAction(doc: vscode.TextDocument, code: string, titlePart: string, extra: Record<string, unknown> = {}): Promise<void> {
+async function applyAction(
+  doc: vscode.TextDocument,
+  code: string,
+  titlePart: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const d = ours(doc.uri).find((x) => codeOf(x) === code);
   assert.ok(d, `no ${code} on ${doc.fileName}: ${summary(doc, ours(doc.uri)).join('; ')}`);
   const actions = await actionsFor(doc, d);
@@ -101,7 +121,10 @@ suite('TTL diagnostics in source files', function () {
     fs.cpSync(FIXTURES, folder, { recursive: true });
     // A dependency with a TTL mistake: Check Workspace must not report it.
     fs.mkdirSync(path.join(folder, 'node_modules', 'pkg'), { recursive: true });
-    fs.writeFileSync(path.join(folder, 'node_modules', 'pkg', 'index.js'), 'db.x.createIndex({ t: 1 }, { expireAfterSeconds: -1 });\n');
+    fs.writeFileSync(
+      path.join(folder, 'node_modules', 'pkg', 'index.js'),
+      'db.x.createIndex({ t: 1 }, { expireAfterSeconds: -1 });\n',
+    );
   });
 
   test('an opened JavaScript file gets its problems with codes, ranges and documentation links', async () => {
@@ -117,7 +140,10 @@ suite('TTL diagnostics in source files', function () {
     const negative = list.find((d) => codeOf(d) === 'TTL003')!;
     assert.equal(negative.severity, vscode.DiagnosticSeverity.Error);
     assert.match(negative.message, /CannotCreateIndex \(67\)/);
-    assert.equal(typeof negative.code === 'object' && negative.code.target.toString(), 'https://www.mongodb.com/docs/manual/core/index-ttl/');
+    assert.equal(
+      typeof negative.code === 'object' && negative.code.target.toString(),
+      'https://www.mongodb.com/docs/manual/core/index-ttl/',
+    );
   });
 
   test('quick fixes edit the text and the problems go away', async () => {
@@ -128,7 +154,10 @@ suite('TTL diagnostics in source files', function () {
     await applyAction(doc, 'TTL002', 'Replace NaN', { value: '2h' });
     assert.equal(line(doc, 3), 'db.carts.createIndex({ touchedAt: 1 }, { expireAfterSeconds: 7200 });');
     await applyAction(doc, 'TTL016', 'Move');
-    assert.equal(line(doc, 5), "db.weather.createIndex({ timestamp: 1 }, { partialFilterExpression: { 'metadata.sensorId': 123 }, expireAfterSeconds: 3600 });");
+    assert.equal(
+      line(doc, 5),
+      "db.weather.createIndex({ timestamp: 1 }, { partialFilterExpression: { 'metadata.sensorId': 123 }, expireAfterSeconds: 3600 });",
+    );
     await applyAction(doc, 'TTL014', 'Use 86400');
     assert.equal(line(doc, 6), 'db.logs.createIndex({ at: 1 }, { expireAfterSeconds: 86400 });');
     await applyAction(doc, 'TTL006', 'TTL index on createdAt');
@@ -140,24 +169,44 @@ suite('TTL diagnostics in source files', function () {
   });
 
   test('rule 2.3: a createIndex that would change the engine index is IndexOptionsConflict, fixed with collMod', async () => {
-    await api.backend.runCommand('app', { createIndexes: 'orders', indexes: [{ key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: 3600 }] });
+    await api.backend.runCommand('app', {
+      createIndexes: 'orders',
+      indexes: [{ key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: 3600 }],
+    });
     const doc = await open('engine.ts');
     const [d] = await diagnosticsWhen(doc, (c) => c.includes('TTL011'));
-    assert.match(d.message, /app\.orders already has index 'createdAt_1' with expireAfterSeconds 3600.*IndexOptionsConflict \(85\)/);
+    assert.match(
+      d.message,
+      /app\.orders already has index 'createdAt_1' with expireAfterSeconds 3600.*IndexOptionsConflict \(85\)/,
+    );
     await applyAction(doc, 'TTL011', 'collMod');
-    assert.equal(line(doc, 5), 'await db.command({ collMod: "orders", index: { keyPattern: { createdAt: 1 }, expireAfterSeconds: 7200 } });');
+    assert.equal(
+      line(doc, 5),
+      'await db.command({ collMod: "orders", index: { keyPattern: { createdAt: 1 }, expireAfterSeconds: 7200 } });',
+    );
     await diagnosticsWhen(doc, (c) => c.length === 0);
     await restore(doc, 'engine.ts');
   });
 
   test('hover shows the duration in words and how many engine documents are eligible now', async () => {
     const now = (await api.backend.clock()).now.getTime();
-    await api.backend.runCommand('app', { insert: 'visits', documents: [{ seenAt: new Date(now - 2 * 3600_000) }, { seenAt: new Date(now - 3 * 3600_000) }, { seenAt: new Date(now) }] });
+    await api.backend.runCommand('app', {
+      insert: 'visits',
+      documents: [
+        { seenAt: new Date(now - 2 * 3600_000) },
+        { seenAt: new Date(now - 3 * 3600_000) },
+        { seenAt: new Date(now) },
+      ],
+    });
     const doc = await open('hover.js');
     await api.whenIdle();
     const position = new vscode.Position(1, line(doc, 2).indexOf('expireAfterSeconds') + 3);
     const text = await until('a hover with the engine count', async () => {
-      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, position);
+      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+        'vscode.executeHoverProvider',
+        doc.uri,
+        position,
+      );
       const all = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
       return all.includes('Embedded engine') ? all : undefined;
     });
@@ -171,7 +220,10 @@ suite('TTL diagnostics in source files', function () {
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
     const lens = lenses.find((l) => l.command?.title.includes('Apply to engine'));
     assert.ok(lens?.command, `no Apply lens: ${lenses.map((l) => l.command?.title).join()}`);
-    const r = await vscode.commands.executeCommand<{ ok: boolean; db: string }>(lens.command.command, { ...(lens.command.arguments?.[0] as object), quiet: true });
+    const r = await vscode.commands.executeCommand<{ ok: boolean; db: string }>(lens.command.command, {
+      ...(lens.command.arguments?.[0] as object),
+      quiet: true,
+    });
     assert.equal(r.ok, true, JSON.stringify(r));
     assert.equal(r.db, 'app');
     const indexes = await api.backend.listIndexes('app', 'visits');
@@ -201,7 +253,10 @@ suite('TTL diagnostics in source files', function () {
   test('"Check Workspace" fills the Problems panel for files never opened, skipping node_modules', async () => {
     const unopened = vscode.Uri.file(path.join(folder, 'unopened.mjs'));
     assert.deepEqual(ours(unopened), []);
-    const r = await vscode.commands.executeCommand<{ ok: boolean; files: number; problems: number; errors: number }>('ttlWorkbench.checkWorkspace', { quiet: true });
+    const r = await vscode.commands.executeCommand<{ ok: boolean; files: number; problems: number; errors: number }>(
+      'ttlWorkbench.checkWorkspace',
+      { quiet: true },
+    );
     assert.equal(r.ok, true);
     assert.ok(r.files >= 5, `checked ${r.files} files`);
     assert.deepEqual(ours(unopened).map(codeOf), ['TTL007']);

@@ -63,13 +63,17 @@ suite('TTL Workbench extension', function () {
     const t0 = performance.now();
     api = await ext.activate();
     const outside = performance.now() - t0;
-    console.log(`[ttl-workbench] activate() took ${api.activationMs.toFixed(1)} ms inside; ${outside.toFixed(1)} ms as seen by the test (includes loading the bundle if it was not active)`);
+    console.log(
+      `[ttl-workbench] activate() took ${api.activationMs.toFixed(1)} ms inside; ${outside.toFixed(1)} ms as seen by the test (includes loading the bundle if it was not active)`,
+    );
     await ok('resetEngine');
   });
 
   test('registers every command of package.json', async () => {
     const all = await vscode.commands.getCommands(true);
-    const manifest = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { commands: Array<{ command: string }> } };
+    const manifest = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as {
+      contributes: { commands: Array<{ command: string }> };
+    };
     const missing = manifest.contributes.commands.map((c) => c.command).filter((c) => !all.includes(c));
     assert.deepEqual(missing, []);
   });
@@ -79,7 +83,10 @@ suite('TTL Workbench extension', function () {
     assert.equal(engine.label, 'Embedded engine — MongoDB 8.0.4');
     assert.match(engine.description, /^virtual clock · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     const top = await rows(engine.node);
-    assert.deepEqual(top.map((r) => r.label), ['TTL Monitor', 'No databases yet — Create Collection…']);
+    assert.deepEqual(
+      top.map((r) => r.label),
+      ['TTL Monitor', 'No databases yet — Create Collection…'],
+    );
     assert.match(top[0].description, /^every 1 min · next in 1 min · 0 deleted$/);
     assert.match(api.statusBarText(), /^\$\(history\) \d{4}-.* UTC · TTL deleted 0$/);
   });
@@ -89,7 +96,14 @@ suite('TTL Workbench extension', function () {
     assert.equal(plain.mongosh, "db.getSiblingDB('app').createCollection('events')");
     await ok('createCollection', { db: 'app', name: 'sessions', kind: 'clustered', expireAfterSeconds: '1h' });
     await ok('createCollection', { db: 'app', name: 'log', kind: 'capped', size: 65536 });
-    await ok('createCollection', { db: 'app', name: 'metrics', kind: 'timeseries', timeField: 'ts', metaField: 'meta', expireAfterSeconds: 86400 });
+    await ok('createCollection', {
+      db: 'app',
+      name: 'metrics',
+      kind: 'timeseries',
+      timeField: 'ts',
+      metaField: 'meta',
+      expireAfterSeconds: 86400,
+    });
     const app = await rows((await row('app')).node);
     assert.deepEqual(
       app.map((r) => [r.label, r.description, (r.item.iconPath as vscode.ThemeIcon).id]),
@@ -100,7 +114,8 @@ suite('TTL Workbench extension', function () {
         ['sessions', '0 docs · TTL 1 h after _id', 'layers'],
       ],
     );
-    const tooltip = (await api.treeProvider.getTreeItem((await row('app', 'sessions')).node)).tooltip as vscode.MarkdownString;
+    const tooltip = (await api.treeProvider.getTreeItem((await row('app', 'sessions')).node))
+      .tooltip as vscode.MarkdownString;
     assert.match(tooltip.value, /clustered collection/);
     assert.match(tooltip.value, /expireAfterSeconds: 3600/);
   });
@@ -115,11 +130,27 @@ suite('TTL Workbench extension', function () {
   });
 
   test('creates TTL indexes and says what they do in words, with counts in the tooltip', async () => {
-    const r = await ok('createTTLIndex', { db: 'app', collection: 'events', field: 'lastModifiedDate', expireAfterSeconds: '1h' });
+    const r = await ok('createTTLIndex', {
+      db: 'app',
+      collection: 'events',
+      field: 'lastModifiedDate',
+      expireAfterSeconds: '1h',
+    });
     assert.equal(r.index, 'lastModifiedDate_1');
-    assert.ok(typeof r.eligibleNow === 'number' && r.eligibleNow > 80 && r.eligibleNow < 110, `eligible now: ${String(r.eligibleNow)}`);
-    assert.equal(r.mongosh, "db.getSiblingDB('app').events.createIndex({ lastModifiedDate: 1 }, { name: 'lastModifiedDate_1', expireAfterSeconds: 3600 })");
-    await ok('createTTLIndex', { db: 'app', collection: 'events', field: 'expireAt', duration: 'at the date in the field' });
+    assert.ok(
+      typeof r.eligibleNow === 'number' && r.eligibleNow > 80 && r.eligibleNow < 110,
+      `eligible now: ${String(r.eligibleNow)}`,
+    );
+    assert.equal(
+      r.mongosh,
+      "db.getSiblingDB('app').events.createIndex({ lastModifiedDate: 1 }, { name: 'lastModifiedDate_1', expireAfterSeconds: 3600 })",
+    );
+    await ok('createTTLIndex', {
+      db: 'app',
+      collection: 'events',
+      field: 'expireAt',
+      duration: 'at the date in the field',
+    });
     assert.deepEqual(await childLabels('app', 'events'), [
       '_id_ — unique on _id',
       'lastModifiedDate_1 — TTL 1 h after lastModifiedDate',
@@ -137,45 +168,98 @@ suite('TTL Workbench extension', function () {
   });
 
   test('refuses a compound TTL index, one on _id and an out-of-range value with the MongoDB code in words', async () => {
-    const compound = await run('createTTLIndex', { db: 'app', collection: 'events', key: { a: 1, b: 1 }, expireAfterSeconds: 60 });
+    const compound = await run('createTTLIndex', {
+      db: 'app',
+      collection: 'events',
+      key: { a: 1, b: 1 },
+      expireAfterSeconds: 60,
+    });
     assert.equal(compound.ok, false);
     assert.equal((compound.error as { code: number }).code, 67);
-    assert.match(lastError(), /^Create TTL Index failed — CannotCreateIndex \(67\): TTL indexes are single-field indexes, compound indexes do not support TTL/);
+    assert.match(
+      lastError(),
+      /^Create TTL Index failed — CannotCreateIndex \(67\): TTL indexes are single-field indexes, compound indexes do not support TTL/,
+    );
 
     const id = await run('createTTLIndex', { db: 'app', collection: 'events', field: '_id', expireAfterSeconds: 60 });
     assert.equal(id.ok, false);
-    assert.match(lastError(), /InvalidIndexSpecificationOption \(197\): The field 'expireAfterSeconds' is not valid for an _id index specification/);
-    const convertId = await run('convertToTTLIndex', { db: 'app', collection: 'events', index: '_id_', expireAfterSeconds: 60 });
+    assert.match(
+      lastError(),
+      /InvalidIndexSpecificationOption \(197\): The field 'expireAfterSeconds' is not valid for an _id index specification/,
+    );
+    const convertId = await run('convertToTTLIndex', {
+      db: 'app',
+      collection: 'events',
+      index: '_id_',
+      expireAfterSeconds: 60,
+    });
     assert.equal((convertId.error as { code: number }).code, 72);
     assert.match(lastError(), /InvalidOptions \(72\): the _id field does not support TTL indexes/);
 
-    const big = await run('createTTLIndex', { db: 'app', collection: 'events', field: 'other', expireAfterSeconds: 2147483648 });
+    const big = await run('createTTLIndex', {
+      db: 'app',
+      collection: 'events',
+      field: 'other',
+      expireAfterSeconds: 2147483648,
+    });
     assert.equal((big.error as { code: number }).code, 67);
-    assert.match(lastError(), /CannotCreateIndex \(67\): TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer/);
+    assert.match(
+      lastError(),
+      /CannotCreateIndex \(67\): TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer/,
+    );
 
-    const negative = await run('changeExpireAfterSeconds', { db: 'app', collection: 'events', index: 'expireAt_1', expireAfterSeconds: -1 });
+    const negative = await run('changeExpireAfterSeconds', {
+      db: 'app',
+      collection: 'events',
+      index: 'expireAt_1',
+      expireAfterSeconds: -1,
+    });
     assert.equal((negative.error as { code: number }).code, 72);
   });
 
   test('offers collMod as what to do when createIndex conflicts with an existing index (rule 2.3)', async () => {
-    const r = await run('createTTLIndex', { db: 'app', collection: 'events', field: 'lastModifiedDate', expireAfterSeconds: 60 });
+    const r = await run('createTTLIndex', {
+      db: 'app',
+      collection: 'events',
+      field: 'lastModifiedDate',
+      expireAfterSeconds: 60,
+    });
     assert.equal((r.error as { code: number }).code, 85);
     assert.deepEqual(r.remedies, ['Change expireAfterSeconds… (collMod)']);
-    const last = api.messages().filter((m) => m.severity === 'error').pop()!;
+    const last = api
+      .messages()
+      .filter((m) => m.severity === 'error')
+      .pop()!;
     assert.deepEqual(last.actions, ['Change expireAfterSeconds… (collMod)']);
     assert.match(last.text, /IndexOptionsConflict \(85\)/);
   });
 
   test('converts an ordinary index to a TTL index and changes expireAfterSeconds with collMod', async () => {
-    await api.backend.runCommand('app', { createIndexes: 'events', indexes: [{ key: { status: 1 }, name: 'status_1' }, { key: { createdAt: 1 }, name: 'createdAt_1' }] });
+    await api.backend.runCommand('app', {
+      createIndexes: 'events',
+      indexes: [
+        { key: { status: 1 }, name: 'status_1' },
+        { key: { createdAt: 1 }, name: 'createdAt_1' },
+      ],
+    });
     const plainRow = await row('app', 'events', 'createdAt_1');
     assert.equal(plainRow.description, 'index on createdAt');
     assert.match(plainRow.item.contextValue!, /\bconvertible\b/);
-    const conv = await ok('convertToTTLIndex', { db: 'app', collection: 'events', index: 'createdAt_1', expireAfterSeconds: '1d' });
+    const conv = await ok('convertToTTLIndex', {
+      db: 'app',
+      collection: 'events',
+      index: 'createdAt_1',
+      expireAfterSeconds: '1d',
+    });
     assert.equal(conv.new, 86400);
     assert.equal((await row('app', 'events', 'createdAt_1')).description, 'TTL 1 d after createdAt');
 
-    const change = await ok('changeExpireAfterSeconds', { db: 'app', collection: 'events', index: 'createdAt_1', duration: '2d' });
+    const change = await ok('changeExpireAfterSeconds', {
+      db: 'app',
+      collection: 'events',
+      index: 'createdAt_1',
+      duration: '2d',
+    });
     assert.deepEqual([change.old, change.new], [86400, 172800]);
     assert.equal((await row('app', 'events', 'createdAt_1')).description, 'TTL 2 d after createdAt');
   });
@@ -200,14 +284,24 @@ suite('TTL Workbench extension', function () {
   });
 
   test('Create TTL Index… suggests fields from sampled documents and flags non-dates (interactive, then cancelled)', async () => {
-    const pending = vscode.commands.executeCommand<Result>('ttlWorkbench.createTTLIndex', { db: 'app', collection: 'events', interactive: true });
+    const pending = vscode.commands.executeCommand<Result>('ttlWorkbench.createTTLIndex', {
+      db: 'app',
+      collection: 'events',
+      interactive: true,
+    });
     await screenshot('screenshot-create-ttl-index.png', 2000);
     await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
     const r = await pending;
     assert.deepEqual(r, { ok: false, cancelled: true });
 
     // The duration box explains, with the engine's rules, what the value will do.
-    const typing = vscode.commands.executeCommand<Result>('ttlWorkbench.createTTLIndex', { db: 'app', collection: 'events', field: 'purgeAt', partialFilterExpression: null, interactive: true });
+    const typing = vscode.commands.executeCommand<Result>('ttlWorkbench.createTTLIndex', {
+      db: 'app',
+      collection: 'events',
+      field: 'purgeAt',
+      partialFilterExpression: null,
+      interactive: true,
+    });
     await screenshot('screenshot-ttl-duration.png', 2000);
     await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
     assert.deepEqual(await typing, { ok: false, cancelled: true });
@@ -217,12 +311,27 @@ suite('TTL Workbench extension', function () {
     const config = vscode.workspace.getConfiguration('ttlWorkbench');
     await config.update('confirmExpiryAbove', 5, vscode.ConfigurationTarget.Global);
     try {
-      const refused = await run('changeExpireAfterSeconds', { db: 'app', collection: 'events', index: 'createdAt_1', expireAfterSeconds: 60 });
+      const refused = await run('changeExpireAfterSeconds', {
+        db: 'app',
+        collection: 'events',
+        index: 'createdAt_1',
+        expireAfterSeconds: 60,
+      });
       assert.equal(refused.ok, false);
       assert.equal(refused.needsConfirmation, true);
       assert.ok((refused.eligibleNow as number) > 5);
-      assert.equal((await row('app', 'events', 'createdAt_1')).description, 'TTL 2 d after createdAt', 'nothing changed');
-      const done = await ok('changeExpireAfterSeconds', { db: 'app', collection: 'events', index: 'createdAt_1', expireAfterSeconds: 60, confirm: true });
+      assert.equal(
+        (await row('app', 'events', 'createdAt_1')).description,
+        'TTL 2 d after createdAt',
+        'nothing changed',
+      );
+      const done = await ok('changeExpireAfterSeconds', {
+        db: 'app',
+        collection: 'events',
+        index: 'createdAt_1',
+        expireAfterSeconds: 60,
+        confirm: true,
+      });
       assert.equal(done.newlyEligible, refused.eligibleNow);
     } finally {
       await config.update('confirmExpiryAbove', undefined, vscode.ConfigurationTarget.Global);
@@ -247,14 +356,35 @@ suite('TTL Workbench extension', function () {
       { seenAt: 'yesterday' },
     ];
     await api.backend.runCommand('ui', { insert: 'trial', documents: docs });
-    const pending = vscode.commands.executeCommand<Result>('ttlWorkbench.createTTLIndex', { db: 'ui', collection: 'trial', interactive: true, quiet: true });
+    const pending = vscode.commands.executeCommand<Result>('ttlWorkbench.createTTLIndex', {
+      db: 'ui',
+      collection: 'trial',
+      interactive: true,
+      quiet: true,
+    });
     try {
       const picker = await driveUi([{ waitForInput: 'Create TTL Index on ui.trial' }]);
-      assert.ok(picker!.items.some((i) => i.includes('seenAt')), `the field is suggested: ${JSON.stringify(picker!.items)}`);
-      await driveUi([{ type: 'seenAt' }, { press: 'Enter' }, { waitForInput: 'Optional partialFilterExpression' }, { press: 'Enter' }]);
-      const typed = await driveUi([{ waitForInput: 'TTL index on ui.trial.seenAt' }, { press: 'Control+A' }, { type: '90m' }, { waitForMessage: '5,400 s' }]);
+      assert.ok(
+        picker!.items.some((i) => i.includes('seenAt')),
+        `the field is suggested: ${JSON.stringify(picker!.items)}`,
+      );
+      await driveUi([
+        { type: 'seenAt' },
+        { press: 'Enter' },
+        { waitForInput: 'Optional partialFilterExpression' },
+        { press: 'Enter' },
+      ]);
+      const typed = await driveUi([
+        { waitForInput: 'TTL index on ui.trial.seenAt' },
+        { press: 'Control+A' },
+        { type: '90m' },
+        { waitForMessage: '5,400 s' },
+      ]);
       // 3 h, 4 h and 5 h old are past 90 min; 45 min old, the future dates and the string are not.
-      assert.match(typed!.message, /Documents expire 1 h 30 min \(5,400 s\) after the date in seenAt\. 3 existing documents become eligible at once: the next TTL pass deletes them\./);
+      assert.match(
+        typed!.message,
+        /Documents expire 1 h 30 min \(5,400 s\) after the date in seenAt\. 3 existing documents become eligible at once: the next TTL pass deletes them\./,
+      );
       await screenshot('screenshot-ttl-preview.png', 300);
       await driveUi([{ press: 'Enter' }, { waitForClosed: true }]);
       const r = await pending;
@@ -270,15 +400,27 @@ suite('TTL Workbench extension', function () {
 
   test('Change expireAfterSeconds… end to end: the box starts at the current value and previews what a shorter one makes eligible', async function () {
     if (!canDriveUi()) return this.skip();
-    const pending = vscode.commands.executeCommand<Result>('ttlWorkbench.changeExpireAfterSeconds', { db: 'ui', collection: 'trial', index: 'seenAt_1', interactive: true, quiet: true });
+    const pending = vscode.commands.executeCommand<Result>('ttlWorkbench.changeExpireAfterSeconds', {
+      db: 'ui',
+      collection: 'trial',
+      index: 'seenAt_1',
+      interactive: true,
+      quiet: true,
+    });
     try {
       const box = await driveUi([{ waitForInput: 'Change expireAfterSeconds of seenAt_1' }]);
       assert.equal(box!.value, '5400');
       const longer = await driveUi([{ press: 'Control+A' }, { type: '6h' }, { waitForMessage: '21,600' }]);
-      assert.match(longer!.message, /expireAfterSeconds becomes 21,600 \(6 h\)\. No existing document becomes eligible at once\./);
+      assert.match(
+        longer!.message,
+        /expireAfterSeconds becomes 21,600 \(6 h\)\. No existing document becomes eligible at once\./,
+      );
       // Shorter: the document seen 45 min ago joins the three already past 90 min.
       const shorter = await driveUi([{ press: 'Control+A' }, { type: '30m' }, { waitForMessage: '1,800' }]);
-      assert.match(shorter!.message, /expireAfterSeconds becomes 1,800 \(30 min\)\. 1 existing document becomes eligible at once: the next TTL pass deletes it\./);
+      assert.match(
+        shorter!.message,
+        /expireAfterSeconds becomes 1,800 \(30 min\)\. 1 existing document becomes eligible at once: the next TTL pass deletes it\./,
+      );
       await driveUi([{ press: 'Enter' }, { waitForClosed: true }]);
       const r = await pending;
       assert.equal(r.ok, true, JSON.stringify(r));
@@ -313,9 +455,17 @@ suite('TTL Workbench extension', function () {
     assert.notEqual(after, before);
     const m = await api.backend.monitorStatus();
     assert.equal(m.passes, 1);
-    assert.match((await row('TTL Monitor')).description, new RegExp(`every 1 min · next in \\d+ s · ${m.deletedDocuments.toLocaleString('en-US')} deleted`));
+    assert.match(
+      (await row('TTL Monitor')).description,
+      new RegExp(`every 1 min · next in \\d+ s · ${m.deletedDocuments.toLocaleString('en-US')} deleted`),
+    );
     const monitorRows = await childLabels('TTL Monitor');
-    assert.match(monitorRows[4], new RegExp(`^Metrics — passes 1 · subPasses \\d+ · deletedDocuments ${m.deletedDocuments.toLocaleString('en-US')}$`));
+    assert.match(
+      monitorRows[4],
+      new RegExp(
+        `^Metrics — passes 1 · subPasses \\d+ · deletedDocuments ${m.deletedDocuments.toLocaleString('en-US')}$`,
+      ),
+    );
     await api.whenIdle();
     assert.match(api.statusBarText(), new RegExp(`TTL deleted ${m.deletedSinceActivation.toLocaleString('en-US')}$`));
     const hour = await ok('advanceClock', { duration: '1h' });
@@ -324,7 +474,10 @@ suite('TTL Workbench extension', function () {
     const pass = await ok('runTTLPass');
     assert.equal(pass.deleted, 0, 'everything expired is gone already');
     await api.whenIdle();
-    assert.match(api.statusBarText(), new RegExp(`TTL deleted ${(await api.backend.monitorStatus()).deletedSinceActivation.toLocaleString('en-US')}$`));
+    assert.match(
+      api.statusBarText(),
+      new RegExp(`TTL deleted ${(await api.backend.monitorStatus()).deletedSinceActivation.toLocaleString('en-US')}$`),
+    );
   });
 
   test('sets monitor parameters and refuses invalid ones', async () => {
@@ -360,7 +513,9 @@ suite('TTL Workbench extension', function () {
     assert.equal((nanRow.item.iconPath as vscode.ThemeIcon).id, 'warning');
     const found = await ok('findNaNTTLIndexes');
     assert.equal(found.nan, 1);
-    assert.deepEqual(await childLabels('TTL index problems'), ['app.events › deletedAt_1 — NaN — ignored by the monitor']);
+    assert.deepEqual(await childLabels('TTL index problems'), [
+      'app.events › deletedAt_1 — NaN — ignored by the monitor',
+    ]);
     const entries: Array<[vscode.Uri, readonly vscode.Diagnostic[]]> = [];
     api.diagnostics.forEach((uri, diags) => {
       entries.push([uri, diags]);
@@ -387,7 +542,12 @@ suite('TTL Workbench extension', function () {
     assert.equal(opened.uri, uri.toString());
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 
-    const fixed = await ok('fixTTLIndex', { db: 'app', collection: 'events', index: 'deletedAt_1', expireAfterSeconds: 3600 });
+    const fixed = await ok('fixTTLIndex', {
+      db: 'app',
+      collection: 'events',
+      index: 'deletedAt_1',
+      expireAfterSeconds: 3600,
+    });
     assert.equal(fixed.new, 3600);
     assert.equal((await row('app', 'events', 'deletedAt_1')).description, 'TTL 1 h after deletedAt');
     assert.equal(vscode.languages.getDiagnostics(uri).length, 0);
@@ -397,13 +557,27 @@ suite('TTL Workbench extension', function () {
   test('copies nodes as mongosh and changes a clustered collection TTL', async () => {
     const index = await row('app', 'events', 'lastModifiedDate_1');
     const copied = await vscode.commands.executeCommand<Result>('ttlWorkbench.copyAsMongosh', index.node);
-    assert.equal(copied.mongosh, "db.getSiblingDB('app').events.createIndex({ lastModifiedDate: 1 }, { name: 'lastModifiedDate_1', expireAfterSeconds: 3600 })");
+    assert.equal(
+      copied.mongosh,
+      "db.getSiblingDB('app').events.createIndex({ lastModifiedDate: 1 }, { name: 'lastModifiedDate_1', expireAfterSeconds: 3600 })",
+    );
     const coll = await ok('copyAsMongosh', { db: 'app', collection: 'sessions' });
-    assert.match(coll.mongosh as string, /createCollection\('sessions', \{ clusteredIndex: .*expireAfterSeconds: 3600 \}\)/);
-    const ttl = await ok('changeCollectionExpireAfterSeconds', { db: 'app', collection: 'sessions', expireAfterSeconds: '2h' });
+    assert.match(
+      coll.mongosh as string,
+      /createCollection\('sessions', \{ clusteredIndex: .*expireAfterSeconds: 3600 \}\)/,
+    );
+    const ttl = await ok('changeCollectionExpireAfterSeconds', {
+      db: 'app',
+      collection: 'sessions',
+      expireAfterSeconds: '2h',
+    });
     assert.deepEqual([ttl.old, ttl.new], [3600, 7200]);
     assert.equal((await row('app', 'sessions')).description.split(' · ')[1], 'TTL 2 h after _id');
-    const plain = await run('changeCollectionExpireAfterSeconds', { db: 'app', collection: 'events', expireAfterSeconds: 60 });
+    const plain = await run('changeCollectionExpireAfterSeconds', {
+      db: 'app',
+      collection: 'events',
+      expireAfterSeconds: 60,
+    });
     assert.equal(plain.ok, false);
     assert.deepEqual(plain.remedies, ['Create TTL Index…']);
   });
@@ -415,12 +589,17 @@ suite('TTL Workbench extension', function () {
     // Sent together: the engine host runs them back to back (each commit synced to disk) and sends
     // their events in batches; the tree refreshes once per 100 ms debounce window, not per event.
     const started = Date.now();
-    await Promise.all(Array.from({ length: 20 }, (_, i) => api.backend.runCommand('app', { insert: 'events', documents: [{ n: i }] })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => api.backend.runCommand('app', { insert: 'events', documents: [{ n: i }] })),
+    );
     const elapsed = Date.now() - started;
     await delay(250);
     await api.whenIdle();
     const refreshes = api.treeProvider.refreshes - before;
-    assert.ok(refreshes >= 1 && refreshes <= Math.ceil(elapsed / 100) + 1 && refreshes < 20, `twenty commands in ${elapsed} ms, ${refreshes} refreshes`);
+    assert.ok(
+      refreshes >= 1 && refreshes <= Math.ceil(elapsed / 100) + 1 && refreshes < 20,
+      `twenty commands in ${elapsed} ms, ${refreshes} refreshes`,
+    );
     const again = await row('app', 'events');
     assert.equal(again.node, eventsNode, 'same element object: VS Code keeps its expansion state');
     assert.match(again.description, /^\d+ docs$/);
@@ -431,19 +610,28 @@ suite('TTL Workbench extension', function () {
 
   test('drops a collection', async () => {
     await ok('dropCollection', { db: 'app', collection: 'log' });
-    assert.deepEqual((await rows((await row('app')).node)).map((r) => r.label), ['events', 'metrics', 'sessions']);
+    assert.deepEqual(
+      (await rows((await row('app')).node)).map((r) => r.label),
+      ['events', 'metrics', 'sessions'],
+    );
   });
 
   test('stays responsive with 1,000 collections and a large collection with 20 indexes', async () => {
     for (let i = 0; i < 1000; i++) await api.backend.runCommand('many', { create: `c${String(i).padStart(4, '0')}` });
     const fields = Array.from({ length: 18 }, (_, i) => `f${i}`);
-    await api.backend.runCommand('perf', { createIndexes: 'big', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }, ...fields.map((f) => ({ key: { [f]: 1 }, name: `${f}_1` }))] });
+    await api.backend.runCommand('perf', {
+      createIndexes: 'big',
+      indexes: [
+        { key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 },
+        ...fields.map((f) => ({ key: { [f]: 1 }, name: `${f}_1` })),
+      ],
+    });
     const now = (await api.backend.clock()).now.getTime();
     const N = 20_000;
     for (let i = 0; i < N; i += 10_000) {
       const docs = Array.from({ length: 10_000 }, (_, k) => {
         const d: Record<string, unknown> = { t: new Date(now + (((i + k) % 1000) - 500) * 60_000) };
-        fields.forEach((f, j) => (d[f] = (i + k) * (j + 3) % 997));
+        fields.forEach((f, j) => (d[f] = ((i + k) * (j + 3)) % 997));
         return d;
       });
       await api.backend.runCommand('perf', { insert: 'big', documents: docs });
@@ -461,7 +649,9 @@ suite('TTL Workbench extension', function () {
     const tip = await api.treeProvider.tooltipFor(big.find((r) => r.label === 't_1')!.node);
     const tipMs = performance.now() - t0;
     assert.match(tip!, /Expired now:\*\* [\d,]+/);
-    console.log(`[ttl-workbench] getChildren+getTreeItem: 1,000 collections ${manyMs.toFixed(1)} ms; collection of ${N.toLocaleString('en-US')} docs with 20 indexes ${bigMs.toFixed(1)} ms; TTL tooltip counts ${tipMs.toFixed(1)} ms`);
+    console.log(
+      `[ttl-workbench] getChildren+getTreeItem: 1,000 collections ${manyMs.toFixed(1)} ms; collection of ${N.toLocaleString('en-US')} docs with 20 indexes ${bigMs.toFixed(1)} ms; TTL tooltip counts ${tipMs.toFixed(1)} ms`,
+    );
     assert.ok(manyMs < 5000 && bigMs < 2000, 'the tree stays responsive');
     await ok('dropCollection', { db: 'perf', collection: 'big' });
   });

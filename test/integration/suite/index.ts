@@ -105,8 +105,15 @@ export async function driveUi(steps: UiStep[]): Promise<QuickInputState | null> 
   const askedAt = Date.now();
   while (Date.now() - askedAt < 60_000) {
     if (fs.existsSync(file)) {
-      const reply = JSON.parse(fs.readFileSync(file, 'utf8')) as { ok: boolean; error?: string; state: QuickInputState | null };
-      if (!reply.ok) throw new Error(`UI request ${JSON.stringify(steps)} failed: ${reply.error} (quick input: ${JSON.stringify(reply.state)})`);
+      const reply = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+        ok: boolean;
+        error?: string;
+        state: QuickInputState | null;
+      };
+      if (!reply.ok)
+        throw new Error(
+          `UI request ${JSON.stringify(steps)} failed: ${reply.error} (quick input: ${JSON.stringify(reply.state)})`,
+        );
       return reply.state;
     }
     await delay(100);

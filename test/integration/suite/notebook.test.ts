@@ -59,7 +59,10 @@ const maskIds = (t: string) => t.replace(/ObjectId\('([0-9a-f]{8})[0-9a-f]{16}'\
 
 function runCli(file: string): string {
   // The extension host is Node (code-server) or Electron (desktop): either runs the CLI as Node.
-  return execFileSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), 'run', file], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+  return execFileSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), 'run', file], {
+    encoding: 'utf8',
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+  });
 }
 
 async function show(nb: vscode.NotebookDocument): Promise<vscode.NotebookEditor> {
@@ -68,9 +71,16 @@ async function show(nb: vscode.NotebookDocument): Promise<vscode.NotebookEditor>
   return editor;
 }
 
-async function untitled(header: Record<string, unknown>, cells: Array<string | { md: string }>): Promise<vscode.NotebookDocument> {
+async function untitled(
+  header: Record<string, unknown>,
+  cells: Array<string | { md: string }>,
+): Promise<vscode.NotebookDocument> {
   const data = new vscode.NotebookData(
-    cells.map((c) => (typeof c === 'string' ? new vscode.NotebookCellData(vscode.NotebookCellKind.Code, c, 'ttl-mongosh') : new vscode.NotebookCellData(vscode.NotebookCellKind.Markup, c.md, 'markdown'))),
+    cells.map((c) =>
+      typeof c === 'string'
+        ? new vscode.NotebookCellData(vscode.NotebookCellKind.Code, c, 'ttl-mongosh')
+        : new vscode.NotebookCellData(vscode.NotebookCellKind.Markup, c.md, 'markdown'),
+    ),
   );
   data.metadata = { ttlbook: { header } };
   const nb = await vscode.workspace.openNotebookDocument(NOTEBOOK_TYPE, data);
@@ -114,7 +124,10 @@ async function tree(...labels: string[]): Promise<string[]> {
 const TREE_AFTER: Record<string, () => Promise<void>> = {
   '01-expire-after-seconds.ttlbook': async () => {
     assert.deepEqual(await tree('test'), ['eventlog — 1 doc']);
-    assert.deepEqual(await tree('test', 'eventlog'), ['_id_ — unique on _id', 'lastModifiedDate_1 — TTL 1 h after lastModifiedDate']);
+    assert.deepEqual(await tree('test', 'eventlog'), [
+      '_id_ — unique on _id',
+      'lastModifiedDate_1 — TTL 1 h after lastModifiedDate',
+    ]);
   },
   '02-expire-at-clock-time.ttlbook': async () => {
     assert.deepEqual(await tree('test'), ['log_events — 1 doc']);
@@ -125,7 +138,10 @@ const TREE_AFTER: Record<string, () => Promise<void>> = {
   },
   '04-convert-with-collmod.ttlbook': async () => {
     const rowsNow = await tree('test', 'tickets');
-    assert.ok(rowsNow.some((r) => /^lastModifiedDate_1 — TTL .* after lastModifiedDate$/.test(r)), rowsNow.join('\n'));
+    assert.ok(
+      rowsNow.some((r) => /^lastModifiedDate_1 — TTL .* after lastModifiedDate$/.test(r)),
+      rowsNow.join('\n'),
+    );
     assert.deepEqual(await tree('test'), ['tickets — 0 docs']);
   },
   '05-time-series-retention.ttlbook': async () => {
@@ -138,14 +154,21 @@ const TREE_AFTER: Record<string, () => Promise<void>> = {
   },
   '07-find-nan-indexes.ttlbook': async () => {
     const rowsNow = await tree('test', 'events');
-    assert.ok(rowsNow.some((r) => /NaN/.test(r)), rowsNow.join('\n'));
+    assert.ok(
+      rowsNow.some((r) => /NaN/.test(r)),
+      rowsNow.join('\n'),
+    );
     assert.deepEqual(await tree('test'), ['events — 1 doc']);
   },
 };
 
 suite('Playground notebooks', function () {
   this.timeout(120_000);
-  const examples = () => fs.readdirSync(path.join(extensionPath, 'examples')).filter((f) => f.endsWith('.ttlbook')).sort();
+  const examples = () =>
+    fs
+      .readdirSync(path.join(extensionPath, 'examples'))
+      .filter((f) => f.endsWith('.ttlbook'))
+      .sort();
 
   suiteSetup(async () => {
     const ext = vscode.extensions.getExtension<TTLWorkbenchApi>(EXTENSION_ID);
@@ -156,19 +179,29 @@ suite('Playground notebooks', function () {
 
   suiteTeardown(async () => {
     await closeAll();
-    await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb', serverVersion: '8.0' });
+    await vscode.commands.executeCommand('ttlWorkbench.resetEngine', {
+      quiet: true,
+      flavor: 'mongodb',
+      serverVersion: '8.0',
+    });
   });
 
-  test('every example notebook runs through the controller with the CLI\'s results, and the tree shows what the cells did', async () => {
+  test("every example notebook runs through the controller with the CLI's results, and the tree shows what the cells did", async () => {
     assert.ok(examples().length >= 7);
     for (const name of examples()) {
       const file = path.join(extensionPath, 'examples', name);
       const nb = await vscode.workspace.openNotebookDocument(vscode.Uri.file(file));
       assert.equal(nb.notebookType, NOTEBOOK_TYPE);
-      assert.ok(codeCells(nb).every((c) => c.document.languageId === 'ttl-mongosh'), name);
+      assert.ok(
+        codeCells(nb).every((c) => c.document.languageId === 'ttl-mongosh'),
+        name,
+      );
       await show(nb);
       // A fresh shared engine at the notebook's clock start and flavor, as the CLI gives each file.
-      const r = await vscode.commands.executeCommand<{ ok: boolean; cells: number; failed: number }>('ttlWorkbench.runAllFresh', { notebook: nb.uri.toString() });
+      const r = await vscode.commands.executeCommand<{ ok: boolean; cells: number; failed: number }>(
+        'ttlWorkbench.runAllFresh',
+        { notebook: nb.uri.toString() },
+      );
       assert.equal(r.ok, true, name);
       assert.equal(r.failed, 0, `${name}: ${JSON.stringify(codeCells(nb).map(items))}`);
       const cells = codeCells(nb);
@@ -179,14 +212,17 @@ suite('Playground notebooks', function () {
         const t = c.executionSummary?.timing;
         assert.ok(t && t.endTime >= t.startTime && t.startTime > 0, `${name} cell ${i + 1} timing`);
       });
-      assert.ok(cells.every((c) => items(c).every((i) => i.mime !== ERROR)), name);
+      assert.ok(
+        cells.every((c) => items(c).every((i) => i.mime !== ERROR)),
+        name,
+      );
       assert.equal(maskIds(plainText(nb)), maskIds(runCli(file)), `${name}: notebook and CLI differ`);
       await TREE_AFTER[name]();
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     }
   });
 
-  test('outputs: print as stdout, documents as the table renderer\'s mime plus JSON plus mongosh text, one document as JSON, errors with code and codeName', async () => {
+  test("outputs: print as stdout, documents as the table renderer's mime plus JSON plus mongosh text, one document as JSON, errors with code and codeName", async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
     const nb = await untitled({ title: 'outputs' }, [
       'print("hello")\nprint("world")',
@@ -200,15 +236,35 @@ suite('Playground notebooks', function () {
     const [printCell, findCell, oneCell, countCell, errorCell, afterCell] = codeCells(nb);
     // Consecutive prints make one stdout output (VS Code joins the stream items).
     assert.equal(printCell.outputs.length, 1);
-    assert.equal(items(printCell).map((i) => (i.mime === STDOUT ? i.text : `<${i.mime}>`)).join(''), 'hello\nworld\n');
+    assert.equal(
+      items(printCell)
+        .map((i) => (i.mime === STDOUT ? i.text : `<${i.mime}>`))
+        .join(''),
+      'hello\nworld\n',
+    );
 
     const table = findCell.outputs.at(-1)!;
-    assert.deepEqual(table.items.map((i) => i.mime), [TABLE, 'application/json', 'text/plain']);
-    assert.deepEqual(JSON.parse(decoder.decode(table.items[0].data)), { documents: [{ _id: 1, at: { $date: '2026-01-01T00:00:00Z' } }, { _id: 2, n: 7 }], hasMore: false });
-    assert.equal(decoder.decode(table.items[2].data), "[\n  { _id: 1, at: ISODate('2026-01-01T00:00:00.000Z') },\n  { _id: 2, n: Long('7') }\n]");
+    assert.deepEqual(
+      table.items.map((i) => i.mime),
+      [TABLE, 'application/json', 'text/plain'],
+    );
+    assert.deepEqual(JSON.parse(decoder.decode(table.items[0].data)), {
+      documents: [
+        { _id: 1, at: { $date: '2026-01-01T00:00:00Z' } },
+        { _id: 2, n: 7 },
+      ],
+      hasMore: false,
+    });
+    assert.equal(
+      decoder.decode(table.items[2].data),
+      "[\n  { _id: 1, at: ISODate('2026-01-01T00:00:00.000Z') },\n  { _id: 2, n: Long('7') }\n]",
+    );
 
     const one = items(oneCell);
-    assert.deepEqual(one.map((i) => i.mime), ['application/json', 'text/plain']);
+    assert.deepEqual(
+      one.map((i) => i.mime),
+      ['application/json', 'text/plain'],
+    );
     assert.deepEqual(JSON.parse(one[0].text), { _id: 2, n: 7 });
     assert.equal(one[1].text, "{ _id: 2, n: Long('7') }");
     assert.deepEqual(items(countCell), [{ mime: 'text/plain', text: '2' }]);
@@ -232,7 +288,10 @@ suite('Playground notebooks', function () {
     const nb = await untitled({}, ['const base = 40', 'base + 2', 'use("other")', 'db.getName()']);
     const cells = codeCells(nb);
     for (const i of [0, 1]) {
-      await vscode.commands.executeCommand('notebook.cell.execute', { ranges: [{ start: cells[i].index, end: cells[i].index + 1 }], document: nb.uri });
+      await vscode.commands.executeCommand('notebook.cell.execute', {
+        ranges: [{ start: cells[i].index, end: cells[i].index + 1 }],
+        document: nb.uri,
+      });
       await api.notebooks.whenIdle(nb);
     }
     assert.deepEqual(items(cells[1]), [{ mime: 'text/plain', text: '42' }]);
@@ -265,7 +324,10 @@ suite('Playground notebooks', function () {
     const e = JSON.parse(out.at(-1)!.text) as { name: string; message: string };
     assert.match(e.name, /Interrupted/);
     // The engine host reaches a running statement at its next safe point; between statements the rest is left unrun.
-    assert.match(e.message, /(Execution interrupted after \d+ statements|operation was interrupted).*\(code 11601, Interrupted\)/);
+    assert.match(
+      e.message,
+      /(Execution interrupted after \d+ statements|operation was interrupted).*\(code 11601, Interrupted\)/,
+    );
     assert.ok(!out.some((i) => i.text.includes('finished')));
     assert.equal(long.executionSummary?.success, false);
     assert.equal(second.outputs.length, 0);
@@ -276,7 +338,11 @@ suite('Playground notebooks', function () {
     await config.update('playgroundTimeLimitMs', 120_000, vscode.ConfigurationTarget.Global);
     try {
       await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true });
-      const nb = await untitled({}, ['use("loop")\nfor (let i = 0; i < 50; i++) db.kept.insertOne({ i })', 'let spins = 0\nwhile (true) { spins++ }', 'print("not reached")']);
+      const nb = await untitled({}, [
+        'use("loop")\nfor (let i = 0; i < 50; i++) db.kept.insertOne({ i })',
+        'let spins = 0\nwhile (true) { spins++ }',
+        'print("not reached")',
+      ]);
       const running = vscode.commands.executeCommand('notebook.execute', nb.uri);
       const started = Date.now();
       // Wait until the loop runs (the first cell has ended), then interrupt.
@@ -288,11 +354,17 @@ suite('Playground notebooks', function () {
       const [, loop, after] = codeCells(nb);
       const e = JSON.parse(items(loop).at(-1)!.text) as { name: string; message: string };
       assert.match(e.name, /^EngineHostRestarted/);
-      assert.match(e.message, /never reached a point where the engine could stop it.*reopened from its data folder as of the last acknowledged write/s);
+      assert.match(
+        e.message,
+        /never reached a point where the engine could stop it.*reopened from its data folder as of the last acknowledged write/s,
+      );
       assert.equal(after.outputs.length, 0);
       assert.deepEqual(await tree('loop'), ['kept — 50 docs']);
       // The window goes on: the same notebook runs again (on a new session).
-      await vscode.commands.executeCommand('notebook.cell.execute', { ranges: [{ start: 2, end: 3 }], document: nb.uri });
+      await vscode.commands.executeCommand('notebook.cell.execute', {
+        ranges: [{ start: 2, end: 3 }],
+        document: nb.uri,
+      });
       await api.notebooks.whenIdle(nb);
       assert.equal(items(after).at(-1)?.text, 'not reached\n');
     } finally {
@@ -305,16 +377,25 @@ suite('Playground notebooks', function () {
     await config.update('engineHost.maxHeapMb', 192, vscode.ConfigurationTarget.Global);
     await config.update('playgroundTimeLimitMs', 120_000, vscode.ConfigurationTarget.Global);
     try {
-      const restarted = await vscode.commands.executeCommand<{ ok: boolean; heapLimitMb: number }>('ttlWorkbench.restartEngineHost', {});
+      const restarted = await vscode.commands.executeCommand<{ ok: boolean; heapLimitMb: number }>(
+        'ttlWorkbench.restartEngineHost',
+        {},
+      );
       assert.ok(restarted.ok && restarted.heapLimitMb < 400, JSON.stringify(restarted));
       await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true });
-      const nb = await untitled({}, ['use("heap")\ndb.kept.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }])', 'const hog = []\nwhile (true) hog.push({ pad: "x".repeat(100) + hog.length })']);
+      const nb = await untitled({}, [
+        'use("heap")\ndb.kept.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }])',
+        'const hog = []\nwhile (true) hog.push({ pad: "x".repeat(100) + hog.length })',
+      ]);
       await runAll(nb);
       const [, hog] = codeCells(nb);
       const e = JSON.parse(items(hog).at(-1)!.text) as { name: string; message: string };
       assert.match(e.name, /^EngineHostRestarted/);
       assert.match(e.message, /ran out of memory.*ttlWorkbench\.engineHost\.maxHeapMb.*reopened from its data folder/s);
-      assert.ok(api.messages().some((m) => /ran out of memory/.test(m.text)), 'a notification says so');
+      assert.ok(
+        api.messages().some((m) => /ran out of memory/.test(m.text)),
+        'a notification says so',
+      );
       assert.deepEqual(await tree('heap'), ['kept — 3 docs']);
     } finally {
       await config.update('engineHost.maxHeapMb', undefined, vscode.ConfigurationTarget.Global);
@@ -326,7 +407,9 @@ suite('Playground notebooks', function () {
   test('engine host: the tree and the status bar follow writes of one notebook while a long cell of another runs', async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true });
     // Many statements, each real work and no output: the worker serves other requests between them.
-    const long = await untitled({}, [`use("busy")\n${Array.from({ length: 2000 }, (_, k) => `void db.work.insertMany(Array.from({ length: 200 }, (_, i) => ({ k: ${k}, i })))`).join('\n')}`]);
+    const long = await untitled({}, [
+      `use("busy")\n${Array.from({ length: 2000 }, (_, k) => `void db.work.insertMany(Array.from({ length: 200 }, (_, i) => ({ k: ${k}, i })))`).join('\n')}`,
+    ]);
     const running = vscode.commands.executeCommand('notebook.execute', long.uri);
     await delay(300);
     const other = await untitled({}, ['use("side")\ndb.notes.insertOne({ n: 1 })\nsleep(3600 * 1000)']);
@@ -338,7 +421,11 @@ suite('Playground notebooks', function () {
     const statusAfter = api.statusBarText();
     assert.ok(stillRunning, 'the long cell was still running while the other notebook ran');
     assert.deepEqual(side, ['notes — 1 doc']);
-    assert.notEqual(statusAfter, clockBefore, `the status bar clock moved by the hour the other notebook slept (${clockBefore} → ${statusAfter})`);
+    assert.notEqual(
+      statusAfter,
+      clockBefore,
+      `the status bar clock moved by the hour the other notebook slept (${clockBefore} → ${statusAfter})`,
+    );
     await vscode.commands.executeCommand('notebook.cancelExecution', long.uri);
     await running;
     await api.notebooks.whenIdle(long);
@@ -348,7 +435,10 @@ suite('Playground notebooks', function () {
     const config = vscode.workspace.getConfiguration('ttlWorkbench');
     await config.update('playgroundTimeLimitMs', 500, vscode.ConfigurationTarget.Global);
     try {
-      const nb = await untitled({ engine: { isolated: true } }, ['let spins = 0\nwhile (true) { spins++ }', 'print("not reached")']);
+      const nb = await untitled({ engine: { isolated: true } }, [
+        'let spins = 0\nwhile (true) { spins++ }',
+        'print("not reached")',
+      ]);
       const started = Date.now();
       await runAll(nb);
       assert.ok(Date.now() - started < 5000);
@@ -364,10 +454,13 @@ suite('Playground notebooks', function () {
 
   test('an isolated notebook gets its own engine on its own virtual clock and flavor, shown in the status bar; the shared engine stays untouched', async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
-    const nb = await untitled({ title: 'isolated', engine: { isolated: true, now: '2030-01-01T00:00:00Z', flavor: 'cosmos' } }, [
-      'db.iso.insertOne({ _id: 1 })\nnew Date().toISOString()',
-      'sleep(90 * 1000)\ndb.serverStatus().metrics.ttl.passes',
-    ]);
+    const nb = await untitled(
+      { title: 'isolated', engine: { isolated: true, now: '2030-01-01T00:00:00Z', flavor: 'cosmos' } },
+      [
+        'db.iso.insertOne({ _id: 1 })\nnew Date().toISOString()',
+        'sleep(90 * 1000)\ndb.serverStatus().metrics.ttl.passes',
+      ],
+    );
     await runAll(nb);
     const [first, second] = codeCells(nb);
     assert.deepEqual(items(first).at(-1), { mime: 'text/plain', text: '2030-01-01T00:00:00.000Z' });
@@ -376,15 +469,31 @@ suite('Playground notebooks', function () {
     assert.equal(engine.isolated, true);
     assert.equal((await engine.backend.info()).flavor, 'cosmos');
     assert.equal((await engine.backend.clock()).now.toISOString(), '2030-01-01T00:01:30.000Z');
-    assert.deepEqual((await api.backend.listDatabases()).map((d) => d.name).filter((n) => n === 'test'), [], 'nothing reached the shared engine');
+    assert.deepEqual(
+      (await api.backend.listDatabases()).map((d) => d.name).filter((n) => n === 'test'),
+      [],
+      'nothing reached the shared engine',
+    );
     assert.equal((await api.backend.info()).flavor, 'mongodb');
-    assert.match(await api.notebooks.engineStatusText(), /^\$\(beaker\) Isolated Cosmos engine: \$\(history\) 2030-01-01 00:01:30 UTC/);
-    const info = await vscode.commands.executeCommand<{ isolated: boolean; flavor: string }>('ttlWorkbench.notebookIsolatedEngine', { notebook: nb.uri.toString() });
+    assert.match(
+      await api.notebooks.engineStatusText(),
+      /^\$\(beaker\) Isolated Cosmos engine: \$\(history\) 2030-01-01 00:01:30 UTC/,
+    );
+    const info = await vscode.commands.executeCommand<{ isolated: boolean; flavor: string }>(
+      'ttlWorkbench.notebookIsolatedEngine',
+      { notebook: nb.uri.toString() },
+    );
     assert.deepEqual([info.isolated, info.flavor], [true, 'cosmos']);
-    const moved = await vscode.commands.executeCommand<{ ok: boolean; now: Date }>('ttlWorkbench.advanceNotebookClock', { notebook: nb.uri.toString(), duration: '1h', quiet: true });
+    const moved = await vscode.commands.executeCommand<{ ok: boolean; now: Date }>(
+      'ttlWorkbench.advanceNotebookClock',
+      { notebook: nb.uri.toString(), duration: '1h', quiet: true },
+    );
     assert.equal(new Date(moved.now).toISOString(), '2030-01-01T01:01:30.000Z');
     // Fresh: a new isolated engine back at "now".
-    const fresh = await vscode.commands.executeCommand<{ ok: boolean; isolated: boolean; failed: number }>('ttlWorkbench.runAllFresh', { notebook: nb.uri.toString() });
+    const fresh = await vscode.commands.executeCommand<{ ok: boolean; isolated: boolean; failed: number }>(
+      'ttlWorkbench.runAllFresh',
+      { notebook: nb.uri.toString() },
+    );
     assert.deepEqual([fresh.ok, fresh.isolated, fresh.failed], [true, true, 0]);
     assert.equal((await api.notebooks.engineFor(nb).backend.clock()).now.toISOString(), '2030-01-01T00:01:30.000Z');
   });
@@ -394,13 +503,30 @@ suite('Playground notebooks', function () {
     const before = api.messages().length;
     const nb = await untitled({ engine: { now: '2020-06-01T00:00:00Z', flavor: 'cosmos' } }, ['db.getName()']);
     await runAll(nb);
-    assert.deepEqual(items(codeCells(nb)[0]), [{ mime: 'text/plain', text: 'test' }], 'it still runs, on the shared engine as it is');
-    const warning = api.messages().slice(before).find((m) => m.severity === 'warning');
+    assert.deepEqual(
+      items(codeCells(nb)[0]),
+      [{ mime: 'text/plain', text: 'test' }],
+      'it still runs, on the shared engine as it is',
+    );
+    const warning = api
+      .messages()
+      .slice(before)
+      .find((m) => m.severity === 'warning');
     assert.ok(warning, 'no warning shown');
-    assert.match(warning.text, /flavor cosmos \(the shared engine is mongodb\) and a clock starting at 2020-06-01T00:00:00.000Z/);
+    assert.match(
+      warning.text,
+      /flavor cosmos \(the shared engine is mongodb\) and a clock starting at 2020-06-01T00:00:00.000Z/,
+    );
     assert.deepEqual(warning.actions, ['Run All Cells Against a Fresh Engine']);
     await runAll(nb);
-    assert.equal(api.messages().slice(before).filter((m) => m.severity === 'warning').length, 1, 'said once per notebook');
+    assert.equal(
+      api
+        .messages()
+        .slice(before)
+        .filter((m) => m.severity === 'warning').length,
+      1,
+      'said once per notebook',
+    );
   });
 
   test('bad engine metadata is an error output with code 2 BadValue', async () => {
@@ -412,13 +538,22 @@ suite('Playground notebooks', function () {
 
   test('completion offers collections after db., collection methods after db.<coll>., index options inside createIndex', async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
-    const nb = await untitled({}, ['db.sessions.insertOne({ a: 1 })', 'db.', 'db.sessions.', 'db.sessions.createIndex({ lastSeen: 1 }, { ']);
+    const nb = await untitled({}, [
+      'db.sessions.insertOne({ a: 1 })',
+      'db.',
+      'db.sessions.',
+      'db.sessions.createIndex({ lastSeen: 1 }, { ',
+    ]);
     await vscode.commands.executeCommand('notebook.cell.execute', { ranges: [{ start: 0, end: 1 }], document: nb.uri });
     await api.notebooks.whenIdle(nb);
     const labels = async (cell: vscode.NotebookCell) => {
       const doc = cell.document;
       const end = doc.lineAt(doc.lineCount - 1).range.end;
-      const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', doc.uri, end);
+      const list = await vscode.commands.executeCommand<vscode.CompletionList>(
+        'vscode.executeCompletionItemProvider',
+        doc.uri,
+        end,
+      );
       return list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
     };
     const [, dbCell, collCell, optCell] = codeCells(nb);
@@ -432,20 +567,35 @@ suite('Playground notebooks', function () {
 
   test('"New Playground Notebook" opens the guided sample on the shared engine; "Open Example Playgrounds" lists and opens the examples', async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
-    const created = await vscode.commands.executeCommand<{ ok: boolean; uri: string }>('ttlWorkbench.newPlayground', {});
+    const created = await vscode.commands.executeCommand<{ ok: boolean; uri: string }>(
+      'ttlWorkbench.newPlayground',
+      {},
+    );
     assert.equal(created.ok, true);
     const nb = vscode.window.activeNotebookEditor!.notebook;
     assert.equal(nb.uri.toString(), created.uri);
     assert.equal(nb.isUntitled, true);
     await runAll(nb);
     const last = codeCells(nb).at(-1)!;
-    const documents = (JSON.parse(items(last).find((i) => i.mime === TABLE)!.text) as { documents: Array<{ user: string }> }).documents;
-    assert.deepEqual(documents.map((d) => d.user), ['ada'], 'bob expired after 11 minutes');
+    const documents = (
+      JSON.parse(items(last).find((i) => i.mime === TABLE)!.text) as { documents: Array<{ user: string }> }
+    ).documents;
+    assert.deepEqual(
+      documents.map((d) => d.user),
+      ['ada'],
+      'bob expired after 11 minutes',
+    );
     assert.deepEqual(await tree('test'), ['sessions — 1 doc']);
 
-    const listed = await vscode.commands.executeCommand<{ examples: string[] }>('ttlWorkbench.openExamplePlaygrounds', {});
+    const listed = await vscode.commands.executeCommand<{ examples: string[] }>(
+      'ttlWorkbench.openExamplePlaygrounds',
+      {},
+    );
     assert.deepEqual(listed.examples, examples());
-    const opened = await vscode.commands.executeCommand<{ ok: boolean; example: string }>('ttlWorkbench.openExamplePlaygrounds', { example: '03-partial-ttl' });
+    const opened = await vscode.commands.executeCommand<{ ok: boolean; example: string }>(
+      'ttlWorkbench.openExamplePlaygrounds',
+      { example: '03-partial-ttl' },
+    );
     assert.equal(opened.example, '03-partial-ttl.ttlbook');
     const copy = vscode.window.activeNotebookEditor!.notebook;
     assert.equal(copy.isUntitled, true, 'examples open as untitled copies');
@@ -476,29 +626,42 @@ suite('Playground notebooks', function () {
 
   test('screenshot: a notebook with executed cells and the documents table', async () => {
     await closeAll();
-    const nb = await vscode.workspace.openNotebookDocument(vscode.Uri.file(path.join(extensionPath, 'examples', '01-expire-after-seconds.ttlbook')));
+    const nb = await vscode.workspace.openNotebookDocument(
+      vscode.Uri.file(path.join(extensionPath, 'examples', '01-expire-after-seconds.ttlbook')),
+    );
     await show(nb);
     await vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: nb.uri.toString() });
     await vscode.commands.executeCommand('workbench.view.extension.ttlWorkbench');
     await vscode.commands.executeCommand('notifications.clearAll');
     // The same side bar width whatever ran before: down to the minimum, then up a fixed number of
     // steps ("view size" acts on the focused part), leaving the notebook most of the window.
-    for (const [step, times] of [['workbench.action.decreaseViewSize', 10], ['workbench.action.increaseViewSize', 4]] as const) {
+    for (const [step, times] of [
+      ['workbench.action.decreaseViewSize', 10],
+      ['workbench.action.increaseViewSize', 4],
+    ] as const) {
       for (let i = 0; i < times; i++) {
         await vscode.commands.executeCommand('ttlWorkbench.databases.focus');
         await vscode.commands.executeCommand(step).then(undefined, () => undefined);
       }
     }
-    await vscode.commands.executeCommand('workbench.actions.treeView.ttlWorkbench.databases.collapseAll').then(undefined, () => undefined);
+    await vscode.commands
+      .executeCommand('workbench.actions.treeView.ttlWorkbench.databases.collapseAll')
+      .then(undefined, () => undefined);
     // The tree beside it shows what the cells left: the collection and its TTL index.
     let node: TreeNode | undefined;
-    for (const label of ['test', 'eventlog']) node = (await rows(node)).find((r) => r.label === label)?.node ?? (await rows((await rows())[0].node)).find((r) => r.label === label)!.node;
+    for (const label of ['test', 'eventlog'])
+      node =
+        (await rows(node)).find((r) => r.label === label)?.node ??
+        (await rows((await rows())[0].node)).find((r) => r.label === label)!.node;
     await api.treeView.reveal(node!, { expand: true, select: false });
     const editor = await show(nb);
     const tableCell = codeCells(nb).find((c) => c.outputs.some((o) => o.items.some((i) => i.mime === TABLE)))!;
     // Outputs render asynchronously in the notebook's webview: let them settle before scrolling.
     await delay(1500);
-    editor.revealRange(new vscode.NotebookRange(tableCell.index - 1, tableCell.index + 1), vscode.NotebookEditorRevealType.AtTop);
+    editor.revealRange(
+      new vscode.NotebookRange(tableCell.index - 1, tableCell.index + 1),
+      vscode.NotebookEditorRevealType.AtTop,
+    );
     await api.whenIdle();
     const shot = await screenshot('screenshot-notebook.png', 4000);
     if (shot) assert.ok(fs.statSync(shot).size > 10_000);

@@ -39,13 +39,28 @@ suite('Durable storage', function () {
     assert.equal(info.mode, 'folder');
     assert.equal(info.readOnly, false);
     assert.ok(info.dir && fs.existsSync(info.dir), `data folder ${info.dir}`);
-    await api.backend.runCommand('kept', { createIndexes: 'sessions', indexes: [{ key: { lastSeen: 1 }, name: 'lastSeen_1', expireAfterSeconds: 3600 }] });
-    await api.backend.runCommand('kept', { insert: 'sessions', documents: [{ _id: 1, lastSeen: new Date() }, { _id: 2, lastSeen: new Date() }] });
+    await api.backend.runCommand('kept', {
+      createIndexes: 'sessions',
+      indexes: [{ key: { lastSeen: 1 }, name: 'lastSeen_1', expireAfterSeconds: 3600 }],
+    });
+    await api.backend.runCommand('kept', {
+      insert: 'sessions',
+      documents: [
+        { _id: 1, lastSeen: new Date() },
+        { _id: 2, lastSeen: new Date() },
+      ],
+    });
     const journals = fs.readdirSync(info.dir).filter((f) => /^journal-\d+\.ttlj$/.test(f));
-    assert.ok(journals.length >= 1 && (await api.backend.storageInfo()).journalBytes > 0, 'the writes are in the journal');
+    assert.ok(
+      journals.length >= 1 && (await api.backend.storageInfo()).journalBytes > 0,
+      'the writes are in the journal',
+    );
     const compacted = await ok('compactNow');
     assert.ok((compacted.documents as number) >= 2);
-    assert.ok(fs.readdirSync(info.dir).some((f) => /^snapshot-\d+\.ttls$/.test(f)), 'a snapshot was written');
+    assert.ok(
+      fs.readdirSync(info.dir).some((f) => /^snapshot-\d+\.ttls$/.test(f)),
+      'a snapshot was written',
+    );
     const revealed = await ok('revealDataFolder');
     assert.equal(revealed.dir, info.dir);
   });
@@ -58,8 +73,18 @@ suite('Durable storage', function () {
     const imported = await ok('importEJSON', { file, into: 'keptCopy' });
     assert.deepEqual([imported.database, imported.collections, imported.documents], ['keptCopy', 1, 2]);
     const indexes = await api.backend.listIndexes('keptCopy', 'sessions');
-    assert.deepEqual(indexes.map((i) => [i.name, i.spec.expireAfterSeconds === undefined ? null : Number(i.spec.expireAfterSeconds)]), [['_id_', null], ['lastSeen_1', 3600]]);
-    const again = await vscode.commands.executeCommand<Result>('ttlWorkbench.importEJSON', { quiet: true, file, into: 'keptCopy' });
+    assert.deepEqual(
+      indexes.map((i) => [i.name, i.spec.expireAfterSeconds === undefined ? null : Number(i.spec.expireAfterSeconds)]),
+      [
+        ['_id_', null],
+        ['lastSeen_1', 3600],
+      ],
+    );
+    const again = await vscode.commands.executeCommand<Result>('ttlWorkbench.importEJSON', {
+      quiet: true,
+      file,
+      into: 'keptCopy',
+    });
     assert.equal(again.ok, false, 'importing over existing collections is refused');
   });
 
@@ -67,7 +92,11 @@ suite('Durable storage', function () {
     const info = await api.backend.storageInfo();
     const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-lock-')), 'w.js');
     fs.writeFileSync(script, 'db.c.insertOne({ a: 1 })\n');
-    const r = spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), 'run', '--data', info.dir!, script], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [path.join(extensionPath, 'dist', 'cli.js'), 'run', '--data', info.dir!, script],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.match(r.stderr, /is in use by process \d+ \(a VS Code window\)/);
   });
@@ -76,19 +105,37 @@ suite('Durable storage', function () {
     const info = await api.backend.storageInfo();
     const record = path.join(info.dir!, 'ttl-store.damage.json');
     // What a recovery from a damaged journal leaves (the unit tests make it for real; here the view and the command are under test).
-    fs.writeFileSync(record, JSON.stringify({ recoveries: [{ at: '2026-11-25T12:00:00.000Z', notes: ['journal-0.ttlj: damaged at byte offset 4096 (a record fails its CRC-32 check); everything before it was recovered, nothing after it was applied'], documents: { 'kept.sessions': 2 } }] }));
+    fs.writeFileSync(
+      record,
+      JSON.stringify({
+        recoveries: [
+          {
+            at: '2026-11-25T12:00:00.000Z',
+            notes: [
+              'journal-0.ttlj: damaged at byte offset 4096 (a record fails its CRC-32 check); everything before it was recovered, nothing after it was applied',
+            ],
+            documents: { 'kept.sessions': 2 },
+          },
+        ],
+      }),
+    );
     await vscode.commands.executeCommand('ttlWorkbench.refresh');
     const [engine] = await treeRows(api);
     const warning = (await treeRows(api, engine.node)).find((r) => /Data folder damage recovered/.test(r.label));
     assert.ok(warning, 'the warning row is shown');
     assert.equal(warning.item.command?.command, 'ttlWorkbench.acknowledgeStorageDamage');
     const tooltip = warning.item.tooltip;
-    assert.match(typeof tooltip === 'string' ? tooltip : (tooltip?.value ?? ''), /kept kept\.sessions: 2[^]*damaged at byte offset 4096/);
+    assert.match(
+      typeof tooltip === 'string' ? tooltip : (tooltip?.value ?? ''),
+      /kept kept\.sessions: 2[^]*damaged at byte offset 4096/,
+    );
     const r = await ok('acknowledgeStorageDamage');
     assert.equal(r.acknowledged, 1);
     assert.equal(fs.existsSync(record), false, 'the report is gone');
-    assert.ok(!(await treeRows(api, engine.node)).some((row) => /Data folder damage recovered/.test(row.label)), 'the row is gone');
+    assert.ok(
+      !(await treeRows(api, engine.node)).some((row) => /Data folder damage recovered/.test(row.label)),
+      'the row is gone',
+    );
     assert.equal((await ok('acknowledgeStorageDamage')).acknowledged, 0, 'nothing left to acknowledge');
   });
 });
-

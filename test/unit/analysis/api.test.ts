@@ -5,37 +5,60 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyzeCells, analyzeText, durationWords, engineFactsFrom, secondsInWords, sourceKindOf } from '../../../src/analysis';
+import {
+  analyzeCells,
+  analyzeText,
+  durationWords,
+  engineFactsFrom,
+  secondsInWords,
+  sourceKindOf,
+} from '../../../src/analysis';
 
 describe('analysis API', () => {
-  test('notebook cells: offsets per cell, and a later cell sees an earlier cell\'s capped collection (rule 1.8)', () => {
+  test("notebook cells: offsets per cell, and a later cell sees an earlier cell's capped collection (rule 1.8)", () => {
     const r = analyzeCells([
       { text: "db.createCollection('log', { capped: true, size: 4096 })", language: 'javascript' },
       { text: '# not code', language: 'markdown' },
-      { text: "db.log.createIndex({ at: 1 }, { expireAfterSeconds: -1 })", language: 'javascript' },
+      { text: 'db.log.createIndex({ at: 1 }, { expireAfterSeconds: -1 })', language: 'javascript' },
     ]);
-    assert.deepEqual(r.problems.map((p) => [p.code, p.cell, p.start, p.end]), [
-      ['TTL008', 2, 32, 54],
-      ['TTL003', 2, 52, 54],
-    ]);
+    assert.deepEqual(
+      r.problems.map((p) => [p.code, p.cell, p.start, p.end]),
+      [
+        ['TTL008', 2, 32, 54],
+        ['TTL003', 2, 52, 54],
+      ],
+    );
   });
 
   test('half-typed code still yields problems for the complete parts', () => {
-    const text = "db.a.createIndex({ t: 1 }, { expireAfterSeconds: -1 });\ndb.b.createIndex({ t: 1 }, { expireAfterSeconds: ";
+    const text =
+      'db.a.createIndex({ t: 1 }, { expireAfterSeconds: -1 });\ndb.b.createIndex({ t: 1 }, { expireAfterSeconds: ';
     const r = analyzeText(text, 'x.js');
     assert.ok(r.syntaxErrors >= 1);
-    assert.deepEqual(r.problems.map((p) => p.code), ['TTL003']);
-    const multiLine = "db.a.createIndex({ t: 1 }, { expireAfterSeconds: 1.5 });\ndb.b.createIndex(\n  { t: 1 },\n  { expireAfterSeconds:\n";
-    assert.deepEqual(analyzeText(multiLine, 'x.ts').problems.map((p) => p.code), ['TTL005']);
+    assert.deepEqual(
+      r.problems.map((p) => p.code),
+      ['TTL003'],
+    );
+    const multiLine =
+      'db.a.createIndex({ t: 1 }, { expireAfterSeconds: 1.5 });\ndb.b.createIndex(\n  { t: 1 },\n  { expireAfterSeconds:\n';
+    assert.deepEqual(
+      analyzeText(multiLine, 'x.ts').problems.map((p) => p.code),
+      ['TTL005'],
+    );
   });
 
   test('a half-typed call with an empty argument (a hole in the recovered tree) is analysed without a crash', () => {
-    const text = "db.x.createIndex(,{ t: 1 }, { expireAfterSeconds: -1 }, { expireAfterSeconds: 5 });\ndb.runCommand(, {});\ndb.y.insertOne(, {});\ndb.z.createIndex({ t: 1 }, { expireAfterSeconds: -1 });";
+    const text =
+      'db.x.createIndex(,{ t: 1 }, { expireAfterSeconds: -1 }, { expireAfterSeconds: 5 });\ndb.runCommand(, {});\ndb.y.insertOne(, {});\ndb.z.createIndex({ t: 1 }, { expireAfterSeconds: -1 });';
     for (const file of ['x.js', 'x.ts']) {
       const r = analyzeText(text, file);
       assert.ok(r.syntaxErrors >= 1);
       const lastLine = text.lastIndexOf('\n');
-      assert.deepEqual(r.problems.filter((p) => p.start > lastLine).map((p) => [p.code, text.slice(p.start, p.end)]), [['TTL003', '-1']], file);
+      assert.deepEqual(
+        r.problems.filter((p) => p.start > lastLine).map((p) => [p.code, text.slice(p.start, p.end)]),
+        [['TTL003', '-1']],
+        file,
+      );
     }
   });
 
@@ -52,17 +75,21 @@ describe('analysis API', () => {
   });
 
   test('hover sites carry the seconds, namespace, field and partial filter', () => {
-    const text = "db.getSiblingDB('app').events.createIndex({ at: 1 }, { expireAfterSeconds: 60 * 60, partialFilterExpression: { kind: 'x' } });";
+    const text =
+      "db.getSiblingDB('app').events.createIndex({ at: 1 }, { expireAfterSeconds: 60 * 60, partialFilterExpression: { kind: 'x' } });";
     const [site] = analyzeText(text, 'x.js').ttlValues;
-    assert.deepEqual({ ...site, text: text.slice(site.start, site.end) }, {
-      start: site.start,
-      end: site.end,
-      seconds: 3600,
-      ns: { collection: 'events', db: 'app' },
-      field: 'at',
-      partialFilterExpression: { kind: 'x' },
-      text: 'expireAfterSeconds: 60 * 60',
-    });
+    assert.deepEqual(
+      { ...site, text: text.slice(site.start, site.end) },
+      {
+        start: site.start,
+        end: site.end,
+        seconds: 3600,
+        ns: { collection: 'events', db: 'app' },
+        field: 'at',
+        partialFilterExpression: { kind: 'x' },
+        text: 'expireAfterSeconds: 60 * 60',
+      },
+    );
   });
 
   test('runnable definitions are the commands the engine would get', () => {
@@ -72,11 +99,17 @@ describe('analysis API', () => {
       "db.runCommand({ collMod: 's', index: { keyPattern: { at: 1 }, expireAfterSeconds: 120 } });",
       'db.t.createIndex({ at: 1 }, { expireAfterSeconds: unknownValue });',
     ].join('\n');
-    assert.deepEqual(analyzeText(text, 'x.js').runnable.map((r) => [r.label, r.command]), [
-      ['create m', { create: 'm', timeseries: { timeField: 'ts', metaField: 'meta' }, expireAfterSeconds: 86400 }],
-      ['createIndexes on s', { createIndexes: 's', indexes: [{ key: { at: 1 }, name: 'at_1', expireAfterSeconds: 60 }] }],
-      ['collMod s', { collMod: 's', index: { keyPattern: { at: 1 }, expireAfterSeconds: 120 } }],
-    ]);
+    assert.deepEqual(
+      analyzeText(text, 'x.js').runnable.map((r) => [r.label, r.command]),
+      [
+        ['create m', { create: 'm', timeseries: { timeField: 'ts', metaField: 'meta' }, expireAfterSeconds: 86400 }],
+        [
+          'createIndexes on s',
+          { createIndexes: 's', indexes: [{ key: { at: 1 }, name: 'at_1', expireAfterSeconds: 60 }] },
+        ],
+        ['collMod s', { collMod: 's', index: { keyPattern: { at: 1 }, expireAfterSeconds: 120 } }],
+      ],
+    );
   });
 
   test('durations in words', () => {
@@ -88,7 +121,22 @@ describe('analysis API', () => {
   });
 
   test('file kinds: scripts, modules, TypeScript, JSX, notebooks; not declarations or other files', () => {
-    assert.deepEqual(['a.js', 'a.mjs', 'a.cjs', 'a.jsx', 'a.ts', 'a.mts', 'a.tsx', 'a.ttlbook', 'a.d.ts', 'a.json', 'typescriptreact'].map(sourceKindOf), ['js', 'js', 'js', 'jsx', 'ts', 'ts', 'tsx', 'ttlbook', undefined, undefined, 'tsx']);
+    assert.deepEqual(
+      [
+        'a.js',
+        'a.mjs',
+        'a.cjs',
+        'a.jsx',
+        'a.ts',
+        'a.mts',
+        'a.tsx',
+        'a.ttlbook',
+        'a.d.ts',
+        'a.json',
+        'typescriptreact',
+      ].map(sourceKindOf),
+      ['js', 'js', 'js', 'jsx', 'ts', 'ts', 'tsx', 'ttlbook', undefined, undefined, 'tsx'],
+    );
   });
 
   test('engine facts: a namespace without a database matches only a collection name that is unique', () => {
@@ -108,6 +156,10 @@ describe('analysis short cut', () => {
     const r = analyzeText('const broken = {;\nexport function f() { return db.users.find({}); }', 'x.js');
     // Not parsed: the syntax error goes uncounted.
     assert.deepEqual(r, { problems: [], runnable: [], ttlValues: [], syntaxErrors: 0 });
-    assert.equal(analyzeText('const broken = {;\ndb.a.createIndex({ t: 1 }, { expireAfterSeconds: -1 });', 'x.js').syntaxErrors > 0, true);
+    assert.equal(
+      analyzeText('const broken = {;\ndb.a.createIndex({ t: 1 }, { expireAfterSeconds: -1 });', 'x.js').syntaxErrors >
+        0,
+      true,
+    );
   });
 });

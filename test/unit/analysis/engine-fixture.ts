@@ -11,14 +11,24 @@ export function factsOf(engine: Engine): EngineFacts {
     for (const c of list) {
       const name = String(c.name);
       const options = (c.options ?? {}) as Document;
-      const indexes = c.type === 'timeseries' ? [] : (((engine.runCommand(db, { listIndexes: name }).cursor as Document).firstBatch) as Document[]);
+      const indexes =
+        c.type === 'timeseries'
+          ? []
+          : ((engine.runCommand(db, { listIndexes: name }).cursor as Document).firstBatch as Document[]);
       const ts = options.timeseries as Document | undefined;
       collections.push({
         db,
         name,
         capped: options.capped === true,
         clustered: options.clusteredIndex !== undefined,
-        ...(ts ? { timeseries: { timeField: String(ts.timeField), ...(ts.metaField ? { metaField: String(ts.metaField) } : {}) } } : {}),
+        ...(ts
+          ? {
+              timeseries: {
+                timeField: String(ts.timeField),
+                ...(ts.metaField ? { metaField: String(ts.metaField) } : {}),
+              },
+            }
+          : {}),
         ...(options.expireAfterSeconds !== undefined ? { expireAfterSeconds: Number(options.expireAfterSeconds) } : {}),
         indexes,
       });
@@ -30,6 +40,9 @@ export function factsOf(engine: Engine): EngineFacts {
 /** app.sessions with lastSeen_1 (expireAfterSeconds 3600), as TTL011's fixtures expect. */
 export function sessionsEngine(): Engine {
   const engine = new Engine({ clock: new VirtualClock(new Date('2026-01-01T00:00:00Z')) });
-  engine.runCommand('app', { createIndexes: 'sessions', indexes: [{ key: { lastSeen: 1 }, name: 'lastSeen_1', expireAfterSeconds: 3600 }] });
+  engine.runCommand('app', {
+    createIndexes: 'sessions',
+    indexes: [{ key: { lastSeen: 1 }, name: 'lastSeen_1', expireAfterSeconds: 3600 }],
+  });
   return engine;
 }

@@ -45,5 +45,7 @@ export function actualProblems(text: string, problems: readonly Problem[]): Arra
 
 export function describeAll(list: ReadonlyArray<Expected>, text: string): string[] {
   const lines = text.split('\n');
-  return list.map((e) => `${e.code} line ${e.line + 1} [${e.start}, ${e.end}) "${lines[e.line]?.slice(e.start, e.end)}"`).sort();
+  return list
+    .map((e) => `${e.code} line ${e.line + 1} [${e.start}, ${e.end}) "${lines[e.line]?.slice(e.start, e.end)}"`)
+    .sort();
 }

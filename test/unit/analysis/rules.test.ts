@@ -42,8 +42,13 @@ export function checkFixture(file: string, options: AnalysisOptions = optionsFor
   const text = fs.readFileSync(file, 'utf8');
   const result = analyzeText(text, file, options);
   const actual = actualProblems(text, result.problems);
-  for (const a of actual) assert.equal(a.endLine, a.line, `${path.basename(file)}: ${a.code} spans lines ${a.line + 1}–${a.endLine + 1}`);
-  assert.deepEqual(describeAll(actual, text), describeAll(expectedProblems(text), text), `${path.basename(file)}: problems differ from the markers`);
+  for (const a of actual)
+    assert.equal(a.endLine, a.line, `${path.basename(file)}: ${a.code} spans lines ${a.line + 1}–${a.endLine + 1}`);
+  assert.deepEqual(
+    describeAll(actual, text),
+    describeAll(expectedProblems(text), text),
+    `${path.basename(file)}: problems differ from the markers`,
+  );
   assert.equal(result.syntaxErrors, 0, `${path.basename(file)} has syntax errors`);
 }
 
@@ -53,7 +58,10 @@ describe('analysis rules on fixtures', () => {
       const file = path.join(FIXTURES, `${code.toLowerCase()}.${ext}`);
       test(`${code} ${title} (${ext})`, () => {
         const text = fs.readFileSync(file, 'utf8');
-        assert.ok(expectedProblems(text).some((e) => e.code === code), `${path.basename(file)} has no positive case for ${code}`);
+        assert.ok(
+          expectedProblems(text).some((e) => e.code === code),
+          `${path.basename(file)} has no positive case for ${code}`,
+        );
         checkFixture(file);
       });
     }
@@ -66,7 +74,10 @@ describe('analysis rules on fixtures', () => {
   test('rule 1.8: with serverVersion 7.0 a TTL index on a capped collection is an error (67)', () => {
     const text = fs.readFileSync(path.join(FIXTURES, 'ttl008.js'), 'utf8');
     const problems = analyzeText(text, 'ttl008.js', { serverVersion: '7.0' }).problems;
-    assert.deepEqual(problems.map((p) => [p.code, p.severity]), [['TTL008', 'error']]);
+    assert.deepEqual(
+      problems.map((p) => [p.code, p.severity]),
+      [['TTL008', 'error']],
+    );
     assert.match(problems[0].message, /Cannot create TTL index on a capped collection/);
   });
 

@@ -49,7 +49,12 @@ function assertSameScan(text: string, kind: NonNullable<ReturnType<typeof source
 
 describe('analysis scan', () => {
   test('the fast walk finds the same calls, bindings and typed declarations as the reference walk (fixtures and project sources)', () => {
-    const files = [...filesUnder(path.join(root, 'test/unit/analysis/fixtures')), ...filesUnder(path.join(root, 'src')), ...filesUnder(path.join(root, 'test')), ...filesUnder(path.join(root, 'examples'))];
+    const files = [
+      ...filesUnder(path.join(root, 'test/unit/analysis/fixtures')),
+      ...filesUnder(path.join(root, 'src')),
+      ...filesUnder(path.join(root, 'test')),
+      ...filesUnder(path.join(root, 'examples')),
+    ];
     assert.ok(files.length > 100, `only ${files.length} files found`);
     let calls = 0;
     for (const file of files) calls += assertSameScan(fs.readFileSync(file, 'utf8'), sourceKindOf(file)!, file);
@@ -80,6 +85,9 @@ describe('analysis scan', () => {
       'db.e.createIndex({ t: 1 })',
       'p = db.f.createIndex({ t: 1 })',
     ]);
-    assert.deepEqual(scan.calls.map((c) => c.awaited), [false, true, false, false, false, false, false]);
+    assert.deepEqual(
+      scan.calls.map((c) => c.awaited),
+      [false, true, false, false, false, false, false],
+    );
   });
 });

@@ -24,20 +24,82 @@ const SCALE = Number(process.env.SESSION_TEST_SCALE ?? 1);
 const random = prng;
 
 const SNIPPETS = [
-  ';', '}', '{', '(', ')', '[', ']', "'", '"', '`', '/*', '*/', '//', '\n', ' ', 'a', '.', ',', '=', '+', '-', '<', '>', '0', '1000',
+  ';',
+  '}',
+  '{',
+  '(',
+  ')',
+  '[',
+  ']',
+  "'",
+  '"',
+  '`',
+  '/*',
+  '*/',
+  '//',
+  '\n',
+  ' ',
+  'a',
+  '.',
+  ',',
+  '=',
+  '+',
+  '-',
+  '<',
+  '>',
+  '0',
+  '1000',
   'db.x.createIndex({ t: 1 }, { expireAfterSeconds: -5 });\n',
   'db.x.createIndex({ t: 1 }, { expireAfterSeconds: 3600 });\n',
-  "db.c1.createIndex({ createdAt: 1 }, { expireAfterSeconds: 86400000 })",
+  'db.c1.createIndex({ createdAt: 1 }, { expireAfterSeconds: 86400000 })',
   'db.x.insertOne({ t: Date.now() });\n',
-  'const ttl = -1;\n', 'const ttl = 60;\n', 'let ttl = 5;\n', 'const db = client.db("app");\n', 'let db;\n', 'var NaN = 1;\n',
-  'function f(ttl) { return ttl; }\n', 'export const y = 1;\n', "import z from 'z';\n", "'use strict';\n", '#!/usr/bin/env node\n',
-  'expireAfterSeconds: NaN', 'expireAfterSeconds: ttl', 'if (x) ', 'else ', 'await ', 'let ', 'async ', '\n(foo)', '\n[1].map(f)', '\n`t`',
+  'const ttl = -1;\n',
+  'const ttl = 60;\n',
+  'let ttl = 5;\n',
+  'const db = client.db("app");\n',
+  'let db;\n',
+  'var NaN = 1;\n',
+  'function f(ttl) { return ttl; }\n',
+  'export const y = 1;\n',
+  "import z from 'z';\n",
+  "'use strict';\n",
+  '#!/usr/bin/env node\n',
+  'expireAfterSeconds: NaN',
+  'expireAfterSeconds: ttl',
+  'if (x) ',
+  'else ',
+  'await ',
+  'let ',
+  'async ',
+  '\n(foo)',
+  '\n[1].map(f)',
+  '\n`t`',
   'db.runCommand({ collMod: "c1", index: { keyPattern: { createdAt: 1 }, expireAfterSeconds: 1.5 } });\n',
-  "db.createCollection('c2', { capped: true, size: 1 });\n", '<div>', '</div>', 'type T = ', 'interface I { }\n', '@dec ',
+  "db.createCollection('c2', { capped: true, size: 1 });\n",
+  '<div>',
+  '</div>',
+  'type T = ',
+  'interface I { }\n',
+  '@dec ',
 ];
 
 /** What typing mostly inserts: words, numbers, spaces, line breaks, whole comments. */
-const TYPING = ['a', 'x', 'ttl', '0', '7', '86400', ' ', '\n', '\n\n', ' // note\n', '/* c */', 'expires', 'createIndex', '_'];
+const TYPING = [
+  'a',
+  'x',
+  'ttl',
+  '0',
+  '7',
+  '86400',
+  ' ',
+  '\n',
+  '\n\n',
+  ' // note\n',
+  '/* c */',
+  'expires',
+  'createIndex',
+  '_',
+];
 
 interface Edit {
   from: number;
@@ -77,7 +139,13 @@ function optionsFor(file: string): AnalysisOptions {
 }
 
 /** Run `steps` random edits; after each, the session must agree with analyzeText. Returns the update modes seen. */
-function checkEdits(file: string, text: string, seed: number, steps: number, options: AnalysisOptions = { nowMs: NOW }): Map<string, number> {
+function checkEdits(
+  file: string,
+  text: string,
+  seed: number,
+  steps: number,
+  options: AnalysisOptions = { nowMs: NOW },
+): Map<string, number> {
   const rnd = random(seed);
   const session = new AnalysisSession(file);
   const modes = new Map<string, number>();
@@ -95,11 +163,17 @@ function checkEdits(file: string, text: string, seed: number, steps: number, opt
     }
     const next = apply(current, edit);
     // Half of the updates get the editor's change, half find it by comparing texts.
-    const changes: ContentChange[] | undefined = rnd() < 0.5 ? [{ rangeOffset: edit.from, rangeLength: edit.to - edit.from, text: edit.text }] : undefined;
-    if (process.env.SESSION_TEST_DUMP) fs.writeFileSync(process.env.SESSION_TEST_DUMP, JSON.stringify({ file, current, next, edit }));
+    const changes: ContentChange[] | undefined =
+      rnd() < 0.5 ? [{ rangeOffset: edit.from, rangeLength: edit.to - edit.from, text: edit.text }] : undefined;
+    if (process.env.SESSION_TEST_DUMP)
+      fs.writeFileSync(process.env.SESSION_TEST_DUMP, JSON.stringify({ file, current, next, edit }));
     const got = session.update(next, options, changes);
     const want = analyzeText(next, file, options);
-    assert.deepStrictEqual(got, want, `${file} seed ${seed} step ${step}: ${JSON.stringify(edit)} (${session.lastUpdate.mode}${session.lastUpdate.reason ? `: ${session.lastUpdate.reason}` : ''})`);
+    assert.deepStrictEqual(
+      got,
+      want,
+      `${file} seed ${seed} step ${step}: ${JSON.stringify(edit)} (${session.lastUpdate.mode}${session.lastUpdate.reason ? `: ${session.lastUpdate.reason}` : ''})`,
+    );
     const mode = session.lastUpdate.mode;
     modes.set(mode, (modes.get(mode) ?? 0) + 1);
     if (process.env.SESSION_TEST_REASONS && session.lastUpdate.reason) console.log(session.lastUpdate.reason);
@@ -124,13 +198,18 @@ describe('incremental analysis (AnalysisSession)', () => {
   });
 
   test('after random edits to generated JavaScript and TypeScript files the result equals a fresh analyzeText', () => {
-    for (const [ts, seed] of [[false, 7], [true, 8], [false, 9], [true, 10]] as const) {
+    for (const [ts, seed] of [
+      [false, 7],
+      [true, 8],
+      [false, 9],
+      [true, 10],
+    ] as const) {
       const modes = checkEdits(ts ? 'gen.ts' : 'gen.js', generate(300, ts), seed * SCALE, 80 * SCALE);
       assert.ok((modes.get('incremental') ?? 0) > 20, `incremental updates: ${modes.get('incremental')}`);
     }
   });
 
-  test('a one-line edit in the middle of a large file re-parses one statement and finds one statement\'s definitions', () => {
+  test("a one-line edit in the middle of a large file re-parses one statement and finds one statement's definitions", () => {
     const text = generate(2000, false);
     const session = new AnalysisSession('big.js');
     session.update(text);
@@ -143,13 +222,21 @@ describe('incremental analysis (AnalysisSession)', () => {
   });
 
   test('changing a const re-finds the definitions that follow it, and only those', () => {
-    const text = ['const ttl = 60;', 'db.a.createIndex({ t: 1 }, { expireAfterSeconds: ttl });', 'db.b.createIndex({ t: 1 }, { expireAfterSeconds: 5 });', 'db.c.createIndex({ t: 1 }, { expireAfterSeconds: 7 });'].join('\n');
+    const text = [
+      'const ttl = 60;',
+      'db.a.createIndex({ t: 1 }, { expireAfterSeconds: ttl });',
+      'db.b.createIndex({ t: 1 }, { expireAfterSeconds: 5 });',
+      'db.c.createIndex({ t: 1 }, { expireAfterSeconds: 7 });',
+    ].join('\n');
     const session = new AnalysisSession('x.js');
     session.update(text);
     const edited = text.replace('ttl = 60', 'ttl = -60');
     const got = session.update(edited);
     assert.deepEqual(session.lastUpdate, { mode: 'incremental', reparsed: 1, refound: 2 });
-    assert.deepEqual(got.problems.map((p) => [p.code, edited.slice(p.start, p.end)]), [['TTL003', 'ttl']]);
+    assert.deepEqual(
+      got.problems.map((p) => [p.code, edited.slice(p.start, p.end)]),
+      [['TTL003', 'ttl']],
+    );
   });
 
   test('an edit that lets a statement continue into the next one (no semicolon, next line starts with a parenthesis) re-parses both', () => {
@@ -173,7 +260,7 @@ describe('incremental analysis (AnalysisSession)', () => {
     assert.deepStrictEqual(got, analyzeText(edited, 'x.js'));
   });
 
-  test('replacing the whole text (select all, paste) gives analyzeText\'s result for the new text', () => {
+  test("replacing the whole text (select all, paste) gives analyzeText's result for the new text", () => {
     const first = generate(400, false);
     const second = generate(300, true).replace('import type', 'import');
     const session = new AnalysisSession('x.ts');
@@ -183,11 +270,18 @@ describe('incremental analysis (AnalysisSession)', () => {
     assert.ok(got.ttlValues.length > 10);
   });
 
-  test('texts without definition words, .ttlbook files and unknown kinds give analyzeText\'s result', () => {
-    for (const [file, text] of [['a.js', 'const x = 1;'], ['a.ttlbook', fs.readFileSync(path.join(FIXTURES, 'ttl003.ttlbook'), 'utf8')], ['a.txt', 'db.a.createIndex({ t: 1 }, { expireAfterSeconds: -1 })']]) {
+  test("texts without definition words, .ttlbook files and unknown kinds give analyzeText's result", () => {
+    for (const [file, text] of [
+      ['a.js', 'const x = 1;'],
+      ['a.ttlbook', fs.readFileSync(path.join(FIXTURES, 'ttl003.ttlbook'), 'utf8')],
+      ['a.txt', 'db.a.createIndex({ t: 1 }, { expireAfterSeconds: -1 })'],
+    ]) {
       const session = new AnalysisSession(file);
       assert.deepStrictEqual(session.update(text, { nowMs: NOW }), analyzeText(text, file, { nowMs: NOW }));
-      assert.deepStrictEqual(session.update(`${text}\n`, { nowMs: NOW }), analyzeText(`${text}\n`, file, { nowMs: NOW }));
+      assert.deepStrictEqual(
+        session.update(`${text}\n`, { nowMs: NOW }),
+        analyzeText(`${text}\n`, file, { nowMs: NOW }),
+      );
     }
   });
 });

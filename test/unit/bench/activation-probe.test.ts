@@ -25,12 +25,23 @@ test('the activation probe activates the bundled extension on durable storage in
   assert.equal(result.storage?.readOnly, false);
   const dir = result.storage.dir!;
   assert.match(dir, /ttl-bench-probe-[^/\\]+[/\\]workspace[/\\]engine$/);
-  assert.equal(fs.existsSync(path.dirname(path.dirname(dir))), false, 'the temporary storage folder is removed afterwards');
+  assert.equal(
+    fs.existsSync(path.dirname(path.dirname(dir))),
+    false,
+    'the temporary storage folder is removed afterwards',
+  );
 });
 
 test('the extension section runs to the end at a tiny size', async () => {
   let out = '';
-  await runExtensionBench({ root, documents: 1000, indexes: 3, collections: 5, activationRuns: 1, write: (text) => void (out += text) });
+  await runExtensionBench({
+    root,
+    documents: 1000,
+    indexes: 3,
+    collections: 5,
+    activationRuns: 1,
+    write: (text) => void (out += text),
+  });
   assert.match(out, /## Activation of the bundled extension/);
   assert.match(out, /## The Databases tree/);
   assert.doesNotMatch(out, /Warning logged or shown/);
@@ -40,7 +51,11 @@ test('the stand-in vscode names a member it lacks rather than answering a stub',
   installVscodeShim();
   const vscode = require('vscode') as Record<string, Record<string, unknown>>;
   const missing = (fn: () => unknown, member: string) =>
-    assert.throws(fn, (err: unknown) => err instanceof MissingShimMemberError && err.member === member && err.message.includes(`\`${member}\``));
+    assert.throws(
+      fn,
+      (err: unknown) =>
+        err instanceof MissingShimMemberError && err.member === member && err.message.includes(`\`${member}\``),
+    );
   missing(() => vscode.window.createWebviewPanel, 'vscode.window.createWebviewPanel');
   missing(() => vscode.debug.activeDebugSession, 'vscode.debug.activeDebugSession');
   missing(() => String(vscode.debug), 'vscode.debug');

@@ -9,7 +9,18 @@ describe('ttl-workbench arguments', () => {
   });
 
   test('run takes files and flags, with a virtual clock by default', () => {
-    const parsed = parseArgs(['run', 'a.js', 'b.ttlbook', '--json', '--now', '2026-01-01T00:00:00Z', '--flavor', 'cosmos', '--timeout', '500']);
+    const parsed = parseArgs([
+      'run',
+      'a.js',
+      'b.ttlbook',
+      '--json',
+      '--now',
+      '2026-01-01T00:00:00Z',
+      '--flavor',
+      'cosmos',
+      '--timeout',
+      '500',
+    ]);
     assert.equal(parsed.command, 'run');
     if (parsed.command !== 'run') return;
     assert.deepEqual(parsed.options.files, ['a.js', 'b.ttlbook']);
@@ -31,7 +42,10 @@ describe('ttl-workbench arguments', () => {
     [['run', 'a.js', '--bogus'], /unknown option '--bogus'/],
   ] as Array<[string[], RegExp]>) {
     test(`usage error: ${args.join(' ')}`, () => {
-      assert.throws(() => parseArgs(args), (e: Error) => e instanceof UsageError && message.test(e.message));
+      assert.throws(
+        () => parseArgs(args),
+        (e: Error) => e instanceof UsageError && message.test(e.message),
+      );
     });
   }
 });

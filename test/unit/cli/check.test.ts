@@ -54,7 +54,10 @@ describe('ttl-workbench check', () => {
     const r = run([], dir);
     assert.equal(r.code, 1, r.stderr);
     const lines = r.stdout.trim().split('\n');
-    assert.match(lines[0], /^a\.js:1:57 {2}error {2}TTL003 {2}createIndex fails with CannotCreateIndex \(67\): .*cannot be less than 0/);
+    assert.match(
+      lines[0],
+      /^a\.js:1:57 {2}error {2}TTL003 {2}createIndex fails with CannotCreateIndex \(67\): .*cannot be less than 0/,
+    );
     assert.match(lines[1], /^b\.ts:2:52 {2}warning {2}TTL014 {2}expireAfterSeconds: 86400000 is 1,000 days/);
     assert.equal(lines[2], '');
     assert.match(lines[3], /^2 problems \(1 error, 1 warning or hint\) in 3 files checked$/);
@@ -68,7 +71,10 @@ describe('ttl-workbench check', () => {
   });
 
   test('--json prints an array of {file, line, column, endLine, endColumn, severity, code, message}, 1-based', () => {
-    const dir = project({ 'src/a.js': NEGATIVE, 'b.ttlbook': `// %%\ndb.x.createIndex({ t: 1 }, { expireAfterSeconds: 0.5 })\n` });
+    const dir = project({
+      'src/a.js': NEGATIVE,
+      'b.ttlbook': `// %%\ndb.x.createIndex({ t: 1 }, { expireAfterSeconds: 0.5 })\n`,
+    });
     const r = run(['--json'], dir);
     assert.equal(r.code, 1);
     const rows = JSON.parse(r.stdout) as Row[];
@@ -80,7 +86,15 @@ describe('ttl-workbench check', () => {
       rows.map(({ message: _m, ...rest }) => rest),
       [
         { file: 'b.ttlbook', line: 2, column: 50, endLine: 2, endColumn: 53, severity: 'warning', code: 'TTL005' },
-        { file: path.join('src', 'a.js'), line: 1, column: 57, endLine: 1, endColumn: 59, severity: 'error', code: 'TTL003' },
+        {
+          file: path.join('src', 'a.js'),
+          line: 1,
+          column: 57,
+          endLine: 1,
+          endColumn: 59,
+          severity: 'error',
+          code: 'TTL003',
+        },
       ],
     );
   });
@@ -102,22 +116,37 @@ describe('ttl-workbench check', () => {
       'src/kept.js': NEGATIVE,
     });
     const r = run(['--json'], dir);
-    assert.deepEqual((JSON.parse(r.stdout) as Row[]).map((x) => x.file), [path.join('src', 'kept.js')]);
+    assert.deepEqual(
+      (JSON.parse(r.stdout) as Row[]).map((x) => x.file),
+      [path.join('src', 'kept.js')],
+    );
     // Checking a subfolder still honours the root .gitignore.
     const sub = run(['--json', 'src'], dir);
-    assert.deepEqual((JSON.parse(sub.stdout) as Row[]).map((x) => x.file), [path.join('src', 'kept.js')]);
+    assert.deepEqual(
+      (JSON.parse(sub.stdout) as Row[]).map((x) => x.file),
+      [path.join('src', 'kept.js')],
+    );
     // A file named on the command line is checked even if ignored, as the user asked for it.
     const named = run(['--json', 'build/a.js'], dir);
-    assert.deepEqual((JSON.parse(named.stdout) as Row[]).map((x) => x.file), [path.join('build', 'a.js')]);
+    assert.deepEqual(
+      (JSON.parse(named.stdout) as Row[]).map((x) => x.file),
+      [path.join('build', 'a.js')],
+    );
   });
 
   test('--disable turns rules off and --server-version 7.0 makes capped TTL an error', () => {
-    const dir = project({ 'a.js': NEGATIVE, 'capped.js': `db.createCollection('log', { capped: true, size: 4096 });\ndb.log.createIndex({ at: 1 }, { expireAfterSeconds: 60 });\n` });
-    assert.deepEqual((JSON.parse(run(['--json', '--disable', 'TTL003', 'a.js'], dir).stdout) as Row[]), []);
+    const dir = project({
+      'a.js': NEGATIVE,
+      'capped.js': `db.createCollection('log', { capped: true, size: 4096 });\ndb.log.createIndex({ at: 1 }, { expireAfterSeconds: 60 });\n`,
+    });
+    assert.deepEqual(JSON.parse(run(['--json', '--disable', 'TTL003', 'a.js'], dir).stdout) as Row[], []);
     assert.equal(run(['capped.js'], dir).code, 0);
     const old = run(['--json', '--server-version', '7.0', 'capped.js'], dir);
     assert.equal(old.code, 1);
-    assert.deepEqual((JSON.parse(old.stdout) as Row[]).map((x) => [x.code, x.severity]), [['TTL008', 'error']]);
+    assert.deepEqual(
+      (JSON.parse(old.stdout) as Row[]).map((x) => [x.code, x.severity]),
+      [['TTL008', 'error']],
+    );
   });
 
   test('a missing path or a bad option exits 2', () => {
@@ -129,7 +158,10 @@ describe('ttl-workbench check', () => {
   });
 
   test('parseArgs: check options', () => {
-    assert.deepEqual(parseArgs(['check']), { command: 'check', options: { paths: [], json: false, serverVersion: '8.0', disabledRules: [] } });
+    assert.deepEqual(parseArgs(['check']), {
+      command: 'check',
+      options: { paths: [], json: false, serverVersion: '8.0', disabledRules: [] },
+    });
     assert.deepEqual(parseArgs(['check', 'src', '--json', '--disable', 'ttl013,TTL014', 'x.ts']), {
       command: 'check',
       options: { paths: ['src', 'x.ts'], json: true, serverVersion: '8.0', disabledRules: ['TTL013', 'TTL014'] },

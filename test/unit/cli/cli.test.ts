@@ -30,7 +30,11 @@ interface Line {
 }
 
 function jsonLines(stdout: string): Line[] {
-  return stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+  return stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
 }
 
 const tempDirs: string[] = [];
@@ -66,7 +70,10 @@ describe('ttl-workbench CLI', () => {
     assert.equal(r.code, 0, r.stderr);
     const lines = jsonLines(r.stdout);
     assert.equal(lines.length, 3);
-    assert.deepEqual(lines.map((l) => l.ok), [true, true, true]);
+    assert.deepEqual(
+      lines.map((l) => l.ok),
+      [true, true, true],
+    );
     assert.deepEqual(lines[1].output, ['hi']);
     assert.deepEqual(lines[2].result, { _id: 1, n: 5 });
     assert.equal(lines[2].line, 3);
@@ -100,13 +107,16 @@ describe('ttl-workbench CLI', () => {
   });
 
   test('the virtual clock starts at --now and sleep() runs TTL passes', () => {
-    const file = tempFile('d.js', [
-      'db.log_events.createIndex({ "expireAt": 1 }, { expireAfterSeconds: 0 })',
-      'db.log_events.insertOne({ "expireAt": new Date("2025-12-31T23:59:00Z"), "logEvent": 2, "logMessage": "Success!" })',
-      'new Date().toISOString()',
-      'sleep(61000)',
-      'db.log_events.countDocuments()',
-    ].join('\n'));
+    const file = tempFile(
+      'd.js',
+      [
+        'db.log_events.createIndex({ "expireAt": 1 }, { expireAfterSeconds: 0 })',
+        'db.log_events.insertOne({ "expireAt": new Date("2025-12-31T23:59:00Z"), "logEvent": 2, "logMessage": "Success!" })',
+        'new Date().toISOString()',
+        'sleep(61000)',
+        'db.log_events.countDocuments()',
+      ].join('\n'),
+    );
     const lines = jsonLines(run(['run', '--json', '--now', '2026-01-01T00:00:00Z', file]).stdout);
     assert.equal(lines[2].result, '2026-01-01T00:00:00.000Z');
     assert.equal(lines.at(-1)!.result, 0);
@@ -119,15 +129,27 @@ const EXPECTATIONS: Record<string, (lines: Line[]) => void> = {
     const counts = lines.filter((l) => typeof l.result === 'number').map((l) => l.result);
     assert.deepEqual(counts.at(-1), 1, 'only the document without a date is left');
     const afterHalfHour = lines.find((l) => Array.isArray(l.result)) as Line;
-    assert.deepEqual((afterHalfHour.result as Array<{ event: string }>).map((d) => d.event), ['login', 'no date']);
+    assert.deepEqual(
+      (afterHalfHour.result as Array<{ event: string }>).map((d) => d.event),
+      ['login', 'no date'],
+    );
   },
   '02-expire-at-clock-time.ttlbook': (lines) => {
-    assert.ok(lines.some((l) => l.result === 2), 'both documents remain after the first minute');
+    assert.ok(
+      lines.some((l) => l.result === 2),
+      'both documents remain after the first minute',
+    );
     assert.deepEqual(lines.at(-1)!.result, [{ logMessage: 'Tomorrow' }]);
   },
   '03-partial-ttl.ttlbook': (lines) => {
-    assert.ok(lines.some((l) => JSON.stringify(l.result) === JSON.stringify([{ user: 'm1' }])), 'only the member session is left');
-    assert.ok(lines.some((l) => l.output.some((o) => /^67 CannotCreateIndex/.test(o))), 'the $ne filter is refused with 67');
+    assert.ok(
+      lines.some((l) => JSON.stringify(l.result) === JSON.stringify([{ user: 'm1' }])),
+      'only the member session is left',
+    );
+    assert.ok(
+      lines.some((l) => l.output.some((o) => /^67 CannotCreateIndex/.test(o))),
+      'the $ne filter is refused with 67',
+    );
   },
   '04-convert-with-collmod.ttlbook': (lines) => {
     assert.ok(lines.some((l) => l.output.includes('IndexOptionsConflict')));
@@ -139,21 +161,28 @@ const EXPECTATIONS: Record<string, (lines: Line[]) => void> = {
     assert.deepEqual(counts, [6, 6, 0, 1], 'whole bucket at once, counted as one deleted bucket');
   },
   '07-find-nan-indexes.ttlbook': (lines) => {
-    assert.ok(lines.some((l) => l.output.includes('67 CannotCreateIndex')), 'createIndex refuses NaN');
+    assert.ok(
+      lines.some((l) => l.output.includes('67 CannotCreateIndex')),
+      'createIndex refuses NaN',
+    );
     const nan = lines.find((l) => Array.isArray(l.result) && (l.result as unknown[]).length === 1)!;
     assert.equal((nan.result as Array<{ index: string }>)[0].index, 'createdAt_1');
     const counts = lines.filter((l) => typeof l.result === 'number').map((l) => l.result);
     assert.deepEqual(counts, [1, 2147483647], 'the monitor skips it; listIndexes shows 2147483647');
   },
   '06-cosmos-per-document-ttl.ttlbook': (lines) => {
-    const lists = lines.filter((l) => Array.isArray(l.result)).map((l) => (l.result as Array<{ cart: string }>).map((d) => d.cart));
+    const lists = lines
+      .filter((l) => Array.isArray(l.result))
+      .map((l) => (l.result as Array<{ cart: string }>).map((d) => d.cart));
     assert.deepEqual(lists[0], ['default', 'forever', 'invalid ttl is ignored']);
     assert.deepEqual(lists[1], ['forever']);
   },
 };
 
 describe('examples/ run clean under the CLI', () => {
-  const files = fs.existsSync(examples) ? fs.readdirSync(examples).filter((f) => f.endsWith('.ttlbook') || f.endsWith('.js')) : [];
+  const files = fs.existsSync(examples)
+    ? fs.readdirSync(examples).filter((f) => f.endsWith('.ttlbook') || f.endsWith('.js'))
+    : [];
   test('there are example playgrounds', () => {
     assert.ok(files.length >= 6);
   });
@@ -174,22 +203,35 @@ describe('run --data DIR: the engine kept in a folder across runs', () => {
   test('a second run sees what the first left: data, TTL index, virtual clock; TTL keeps working across runs', () => {
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-data-'));
     tempDirs.push(data);
-    const first = tempFile('first.js', [
-      'db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 3600 })',
-      'db.sessions.insertMany([{ _id: 1, lastSeen: new Date() }, { _id: 2, lastSeen: new Date(Date.now() + 2 * 3600 * 1000) }])',
-      'clock.advance("30m")',
-    ].join('\n'));
+    const first = tempFile(
+      'first.js',
+      [
+        'db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 3600 })',
+        'db.sessions.insertMany([{ _id: 1, lastSeen: new Date() }, { _id: 2, lastSeen: new Date(Date.now() + 2 * 3600 * 1000) }])',
+        'clock.advance("30m")',
+      ].join('\n'),
+    );
     const a = run(['run', '--json', '--now', '2026-01-01T00:00:00Z', '--data', data, first]);
     assert.equal(a.code, 0, a.stderr);
-    const second = tempFile('second.js', [
-      'db.sessions.getIndexes().map((i) => [i.name, i.expireAfterSeconds ?? null])',
-      'new Date().toISOString()',
-      'clock.advance("31m")',
-      'db.sessions.find().toArray().map((d) => d._id)',
-    ].join('\n'));
+    const second = tempFile(
+      'second.js',
+      [
+        'db.sessions.getIndexes().map((i) => [i.name, i.expireAfterSeconds ?? null])',
+        'new Date().toISOString()',
+        'clock.advance("31m")',
+        'db.sessions.find().toArray().map((d) => d._id)',
+      ].join('\n'),
+    );
     const b = jsonLines(run(['run', '--json', '--data', data, second]).stdout);
-    assert.deepEqual(b[0].result, [['_id_', null], ['lastSeen_1', 3600]]);
-    assert.equal(b[1].result, '2026-01-01T00:30:00.000Z', 'the virtual clock continued where the first run left it (not now)');
+    assert.deepEqual(b[0].result, [
+      ['_id_', null],
+      ['lastSeen_1', 3600],
+    ]);
+    assert.equal(
+      b[1].result,
+      '2026-01-01T00:30:00.000Z',
+      'the virtual clock continued where the first run left it (not now)',
+    );
     assert.deepEqual(b[3].result, [2], 'document 1 expired after 1 h 1 min of virtual time, across two runs');
   });
 
@@ -206,7 +248,10 @@ describe('run --data DIR: the engine kept in a folder across runs', () => {
   test('a folder in use by another writer is reported, and the run fails instead of writing', () => {
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-locked-'));
     tempDirs.push(data);
-    fs.writeFileSync(path.join(data, 'LOCK'), JSON.stringify({ pid: process.pid, since: '2026-01-01T00:00:00Z', by: 'a test' }));
+    fs.writeFileSync(
+      path.join(data, 'LOCK'),
+      JSON.stringify({ pid: process.pid, since: '2026-01-01T00:00:00Z', by: 'a test' }),
+    );
     const r = run(['run', '--data', data, tempFile('w.js', 'db.c.insertOne({ a: 1 })')]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /is in use by process \d+ \(a test\)/);
@@ -217,13 +262,24 @@ describe('run: printed lines as they are printed', () => {
   test('a line printed at the start of a long statement is written before the statement ends', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-print-'));
     const file = path.join(dir, 'progress.js');
-    fs.writeFileSync(file, '{ print("started"); for (let i = 0; i < 20000; i++) db.c.insertOne({ i }); print("done") }\ndb.c.countDocuments({})\n');
+    fs.writeFileSync(
+      file,
+      '{ print("started"); for (let i = 0; i < 20000; i++) db.c.insertOne({ i }); print("done") }\ndb.c.countDocuments({})\n',
+    );
     const writes: Array<{ text: string; at: number }> = [];
-    const outcome = runFile(file, { files: [file], clock: 'virtual', json: false, timeoutMs: 60_000 }, (text) => writes.push({ text, at: performance.now() }), () => undefined);
+    const outcome = runFile(
+      file,
+      { files: [file], clock: 'virtual', json: false, timeoutMs: 60_000 },
+      (text) => writes.push({ text, at: performance.now() }),
+      () => undefined,
+    );
     assert.equal(outcome.ok, true);
     assert.equal(writes.map((w) => w.text).join(''), 'started\ndone\n20000\n');
     const started = writes.find((w) => w.text === 'started\n')!;
     const done = writes.find((w) => w.text === 'done\n')!;
-    assert.ok(done.at - started.at > 50, `"started" was written ${(done.at - started.at).toFixed(0)} ms before "done", while the statement ran`);
+    assert.ok(
+      done.at - started.at > 50,
+      `"started" was written ${(done.at - started.at).toFixed(0)} ms before "done", while the statement ran`,
+    );
   });
 });

@@ -40,26 +40,68 @@ function tmpDir(): string {
   return dir;
 }
 
-function open(dir: string, flavor: 'mongodb' | 'cosmos' = 'mongodb', serverVersion: '8.0' | '7.0' = '8.0'): OpenedEngine & { clock: VirtualClock } {
+function open(
+  dir: string,
+  flavor: 'mongodb' | 'cosmos' = 'mongodb',
+  serverVersion: '8.0' | '7.0' = '8.0',
+): OpenedEngine & { clock: VirtualClock } {
   const clock = new VirtualClock(T0);
   return { ...openStoredEngine(dir, { engine: { clock, flavor, serverVersion }, autoCompact: false }), clock };
 }
 
 /** Every kind of stored state: TTL indexes (partial, hidden, NaN), capped, clustered and time-series collections, parameters, a TTL pass. */
 function workload(engine: Engine, clock: VirtualClock, n = 40): void {
-  engine.runCommand('app', { createIndexes: 'events', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }, { key: { kind: 1 }, name: 'kind_1', partialFilterExpression: { kind: 'x' } }] });
-  for (let i = 0; i < n; i++) engine.db('app').collection('events').insertOne({ _id: i, t: new Date(T0 + i * 60_000), kind: i % 2 ? 'x' : 'y', i: new Int32(i), l: Long.fromNumber(i), pad: 'p'.repeat(40) });
+  engine.runCommand('app', {
+    createIndexes: 'events',
+    indexes: [
+      { key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 },
+      { key: { kind: 1 }, name: 'kind_1', partialFilterExpression: { kind: 'x' } },
+    ],
+  });
+  for (let i = 0; i < n; i++)
+    engine
+      .db('app')
+      .collection('events')
+      .insertOne({
+        _id: i,
+        t: new Date(T0 + i * 60_000),
+        kind: i % 2 ? 'x' : 'y',
+        i: new Int32(i),
+        l: Long.fromNumber(i),
+        pad: 'p'.repeat(40),
+      });
   engine.runCommand('app', { collMod: 'events', index: { name: 'kind_1', hidden: true } });
   engine.runCommand('app', { create: 'log', capped: true, size: 4096, max: 3 });
   for (let i = 0; i < 5; i++) engine.db('app').collection('log').insertOne({ i });
-  engine.runCommand('app', { create: 'sessions', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 600 });
-  engine.db('app').collection('sessions').insertMany([{ _id: new Date(T0 - HOUR) }, { _id: new Date(T0 + HOUR) }]);
-  engine.runCommand('app', { create: 'metrics', timeseries: { timeField: 'at', metaField: 'm', granularity: 'minutes' }, expireAfterSeconds: 86400 });
-  engine.db('app').collection('metrics').insertMany([{ at: new Date(T0), m: 'debug', v: 1 }, { at: new Date(T0), m: 'info', v: new Int32(2) }]);
+  engine.runCommand('app', {
+    create: 'sessions',
+    clusteredIndex: { key: { _id: 1 }, unique: true },
+    expireAfterSeconds: 600,
+  });
+  engine
+    .db('app')
+    .collection('sessions')
+    .insertMany([{ _id: new Date(T0 - HOUR) }, { _id: new Date(T0 + HOUR) }]);
+  engine.runCommand('app', {
+    create: 'metrics',
+    timeseries: { timeField: 'at', metaField: 'm', granularity: 'minutes' },
+    expireAfterSeconds: 86400,
+  });
+  engine
+    .db('app')
+    .collection('metrics')
+    .insertMany([
+      { at: new Date(T0), m: 'debug', v: 1 },
+      { at: new Date(T0), m: 'info', v: new Int32(2) },
+    ]);
   loadLegacyIndexSpec(engine, 'app', 'legacy', { key: { purgeAt: 1 }, name: 'purgeAt_1', expireAfterSeconds: NaN });
   engine.runCommand('admin', { setParameter: 1, ttlMonitorSleepSecs: 30 });
   clock.advance(31_000);
-  for (let i = 0; i < n; i++) engine.db('other').collection('late').insertOne({ _id: i, at: new Date(T0 + i) });
+  for (let i = 0; i < n; i++)
+    engine
+      .db('other')
+      .collection('late')
+      .insertOne({ _id: i, at: new Date(T0 + i) });
 }
 
 /** A cleanly closed folder holding the workload in its journal alone. */
@@ -76,7 +118,15 @@ function fingerprint(dir: string): Document {
   const out: Document = {};
   for (const name of fs.readdirSync(dir).sort()) {
     const st = fs.statSync(path.join(dir, name));
-    out[name] = { size: st.size, mtimeMs: st.mtimeMs, sha: st.isFile() ? createHash('sha256').update(fs.readFileSync(path.join(dir, name))).digest('hex') : 'dir' };
+    out[name] = {
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+      sha: st.isFile()
+        ? createHash('sha256')
+            .update(fs.readFileSync(path.join(dir, name)))
+            .digest('hex')
+        : 'dir',
+    };
   }
   return out;
 }
@@ -84,7 +134,7 @@ function fingerprint(dir: string): Document {
 /** Frame offsets of a journal or snapshot (length | CRC-32 | BSON). */
 function frameOffsets(bytes: Buffer): number[] {
   const offsets: number[] = [];
-  for (let o = 0; o + 8 <= bytes.length; ) {
+  for (let o = 0; o + 8 <= bytes.length;) {
     offsets.push(o);
     o += 8 + bytes.readUInt32LE(o);
   }
@@ -97,16 +147,23 @@ function flipMiddle(file: string): { at: number; frame: number } {
   const at = Math.floor(bytes.length / 2);
   bytes[at] ^= 0xff;
   fs.writeFileSync(file, bytes);
-  const frame = frameOffsets(bytes).filter((o) => o <= at).pop()!;
+  const frame = frameOffsets(bytes)
+    .filter((o) => o <= at)
+    .pop()!;
   return { at, frame };
 }
 
 /** The state a folder recovers, read-only: what verify reports and salvage must copy. */
 function recoveredDump(dir: string): { dump: string; counts: Map<string, number>; clock?: number } {
-  const o = openStoredEngine(dir, { readOnlyBecause: 'test', autoCompact: false, engine: { clock: new VirtualClock(0) } });
+  const o = openStoredEngine(dir, {
+    readOnlyBecause: 'test',
+    autoCompact: false,
+    engine: { clock: new VirtualClock(0) },
+  });
   try {
     const counts = new Map<string, number>();
-    for (const db of o.engine.databases.values()) for (const c of db.collections.values()) counts.set(c.ns, c.records.size);
+    for (const db of o.engine.databases.values())
+      for (const c of db.collections.values()) counts.set(c.ns, c.records.size);
     return { dump: dump(o.engine), counts, ...(o.storedClockMs !== undefined ? { clock: o.storedClockMs } : {}) };
   } finally {
     o.engine.close();
@@ -141,10 +198,20 @@ function salvageAndCheck(dir: string, expectCode: number): { r: ReturnType<typeo
   try {
     assert.deepEqual(reopened.recovery.problems, [], 'the salvaged folder opens clean');
     assert.deepEqual(reopened.notes, []);
-    assert.equal(dump(reopened.engine), expected.dump, 'documents, options, listIndexes (TTL specs, NaN), parameters and metrics as the damaged folder recovers them');
+    assert.equal(
+      dump(reopened.engine),
+      expected.dump,
+      'documents, options, listIndexes (TTL specs, NaN), parameters and metrics as the damaged folder recovers them',
+    );
     assert.equal(reopened.storedClockMs, expected.clock, 'the stored clock is kept');
-    assert.deepEqual(reopened.meta.flavor, JSON.parse(fs.readFileSync(path.join(dir, 'ttl-workbench.json'), 'utf8')).flavor);
-    assert.deepEqual(reopened.meta.serverVersion, JSON.parse(fs.readFileSync(path.join(dir, 'ttl-workbench.json'), 'utf8')).serverVersion);
+    assert.deepEqual(
+      reopened.meta.flavor,
+      JSON.parse(fs.readFileSync(path.join(dir, 'ttl-workbench.json'), 'utf8')).flavor,
+    );
+    assert.deepEqual(
+      reopened.meta.serverVersion,
+      JSON.parse(fs.readFileSync(path.join(dir, 'ttl-workbench.json'), 'utf8')).serverVersion,
+    );
   } finally {
     closeStoredEngine(reopened);
   }
@@ -180,7 +247,10 @@ describe('ttl-workbench verify', () => {
     assert.ok(frame > 0 && frame <= at);
     const r = verify(dir);
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stdout, new RegExp(`stopped at journal-0\\.ttlj, byte offset ${frame}: nothing after it was applied`));
+    assert.match(
+      r.stdout,
+      new RegExp(`stopped at journal-0\\.ttlj, byte offset ${frame}: nothing after it was applied`),
+    );
     assert.match(r.stdout, new RegExp(`^problems:\\n {2}journal-0\\.ttlj: damaged at byte offset ${frame} \\(`, 'm'));
     assert.match(r.stdout, /^verdict: DAMAGED \(1 problem\)/m);
     assert.deepEqual(reportedCounts(r.stdout), recoveredDump(dir).counts);
@@ -191,12 +261,18 @@ describe('ttl-workbench verify', () => {
     const a = open(dir);
     workload(a.engine, a.clock);
     await compact(a.engine, a.store);
-    a.engine.db('app').collection('events').insertOne({ _id: 'after', t: new Date(T0) });
+    a.engine
+      .db('app')
+      .collection('events')
+      .insertOne({ _id: 'after', t: new Date(T0) });
     closeStoredEngine(a);
     const { frame } = flipMiddle(path.join(dir, 'snapshot-1.ttls'));
     const r = verify(dir);
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stdout, new RegExp(`snapshot-1\\.ttls is damaged at byte offset ${frame}: none of its records were applied`));
+    assert.match(
+      r.stdout,
+      new RegExp(`snapshot-1\\.ttls is damaged at byte offset ${frame}: none of its records were applied`),
+    );
     assert.match(r.stdout, /snapshot-1\.ttls +\d+ bytes +snapshot, generation 1: not loaded/);
     assert.match(r.stdout, /no snapshot loaded/);
     assert.match(r.stdout, /app\.events +1 document;/, 'the write after the snapshot, from journal-1');
@@ -214,26 +290,47 @@ describe('ttl-workbench verify', () => {
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, new RegExp(`journal-0\\.ttlj: a torn last record \\(\\d+ bytes at offset ${bytes.length}`));
     assert.match(r.stdout, /^verdict: clean, apart from a torn last record/m);
-    assert.equal(fs.statSync(file).size, bytes.length + Math.floor(lastFrame.length / 2), 'the torn tail is still there');
+    assert.equal(
+      fs.statSync(file).size,
+      bytes.length + Math.floor(lastFrame.length / 2),
+      'the torn tail is still there',
+    );
   });
 
-  test('read-only recovery makes no file call that writes, on a folder with damage and a torn tail (the store\'s own StorageFs, watched)', async () => {
+  test("read-only recovery makes no file call that writes, on a folder with damage and a torn tail (the store's own StorageFs, watched)", async () => {
     const dir = tmpDir();
     const a = open(dir);
     workload(a.engine, a.clock);
     await compact(a.engine, a.store);
-    for (let i = 0; i < 30; i++) a.engine.db('app').collection('events').insertOne({ _id: `more-${i}`, t: new Date(T0) });
+    for (let i = 0; i < 30; i++)
+      a.engine
+        .db('app')
+        .collection('events')
+        .insertOne({ _id: `more-${i}`, t: new Date(T0) });
     closeStoredEngine(a);
     fs.writeFileSync(path.join(dir, '.snapshot-9.ttls.1.tmp'), 'left by a compaction');
     fs.writeFileSync(path.join(dir, 'journal-01.ttlj'), 'stray');
     flipMiddle(path.join(dir, 'journal-1.ttlj'));
     fs.appendFileSync(path.join(dir, 'journal-1.ttlj'), Buffer.from([200, 0, 0, 0, 1, 2, 3]));
     const calls: string[] = [];
-    const writing = new Set(['mkdirSync', 'writeSync', 'fsyncSync', 'fdatasyncSync', 'fsync', 'ftruncateSync', 'writeFileSync', 'renameSync', 'rmSync', 'linkSync', 'copyFileSync']);
+    const writing = new Set([
+      'mkdirSync',
+      'writeSync',
+      'fsyncSync',
+      'fdatasyncSync',
+      'fsync',
+      'ftruncateSync',
+      'writeFileSync',
+      'renameSync',
+      'rmSync',
+      'linkSync',
+      'copyFileSync',
+    ]);
     const watched = new Proxy(nodeFs, {
       get(target, key: string) {
         const value = (target as unknown as Record<string, unknown>)[key];
-        if (key === 'promises') return { rm: (...args: unknown[]) => (calls.push(`promises.rm ${String(args[0])}`), Promise.resolve()) };
+        if (key === 'promises')
+          return { rm: (...args: unknown[]) => (calls.push(`promises.rm ${String(args[0])}`), Promise.resolve()) };
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {
           if (writing.has(key)) calls.push(`${key} ${String(args[0])}`);
@@ -296,17 +393,36 @@ describe('ttl-workbench salvage', () => {
     const dir = journalFolder();
     const { frame } = flipMiddle(path.join(dir, 'journal-0.ttlj'));
     const { r, to } = salvageAndCheck(dir, 1);
-    assert.match(r.stdout, new RegExp(`salvaged into ${to.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(snapshot-1\\.ttls, \\d+ bytes\\): \\d+ documents`));
-    assert.match(r.stdout, new RegExp(`^lost \\(not in the new folder\\):\\n {2}journal-0\\.ttlj: damaged at byte offset ${frame}`, 'm'));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `salvaged into ${to.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(snapshot-1\\.ttls, \\d+ bytes\\): \\d+ documents`,
+      ),
+    );
+    assert.match(
+      r.stdout,
+      new RegExp(`^lost \\(not in the new folder\\):\\n {2}journal-0\\.ttlj: damaged at byte offset ${frame}`, 'm'),
+    );
     assert.match(r.stdout, /^verdict: DAMAGED source/m);
-    assert.deepEqual(fs.readdirSync(to).sort(), ['journal-1.ttlj', 'snapshot-1.ttls', 'ttl-store.manifest', 'ttl-workbench.json']);
+    assert.deepEqual(fs.readdirSync(to).sort(), [
+      'journal-1.ttlj',
+      'snapshot-1.ttls',
+      'ttl-store.manifest',
+      'ttl-workbench.json',
+    ]);
   });
 
   test('a damaged snapshot of a cosmos 7.0 folder: exit 1; NEW keeps the flavor, version and what the journal after it holds', async () => {
     const dir = tmpDir();
     const a = open(dir, 'cosmos', '7.0');
-    a.engine.db('app').collection('c').insertMany([{ _id: 1, ttl: 60 }, { _id: 2 }]);
-    a.engine.runCommand('app', { createIndexes: 'c', indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 3600 }] });
+    a.engine
+      .db('app')
+      .collection('c')
+      .insertMany([{ _id: 1, ttl: 60 }, { _id: 2 }]);
+    a.engine.runCommand('app', {
+      createIndexes: 'c',
+      indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 3600 }],
+    });
     await compact(a.engine, a.store);
     a.engine.db('app').collection('c').insertOne({ _id: 3, ttl: 120 });
     a.clock.advance(HOUR / 2);
@@ -321,7 +437,10 @@ describe('ttl-workbench salvage', () => {
     const a = open(dir);
     workload(a.engine, a.clock);
     await compact(a.engine, a.store);
-    a.engine.db('app').collection('events').insertOne({ _id: 'after', t: new Date(T0) });
+    a.engine
+      .db('app')
+      .collection('events')
+      .insertOne({ _id: 'after', t: new Date(T0) });
     closeStoredEngine(a);
     fs.appendFileSync(path.join(dir, 'journal-1.ttlj'), Buffer.from([200, 0, 0, 0, 1, 2, 3]));
     const { r } = salvageAndCheck(dir, 0);
@@ -363,7 +482,10 @@ describe('ttl-workbench salvage', () => {
 
   test('parseArgs and --help', () => {
     assert.deepEqual(parseArgs(['verify', '--data', 'd']), { command: 'verify', options: { data: 'd' } });
-    assert.deepEqual(parseArgs(['salvage', '--to', 'n', '--data', 'd']), { command: 'salvage', options: { data: 'd', to: 'n' } });
+    assert.deepEqual(parseArgs(['salvage', '--to', 'n', '--data', 'd']), {
+      command: 'salvage',
+      options: { data: 'd', to: 'n' },
+    });
     assert.throws(() => parseArgs(['verify', '--data']), UsageError);
     assert.throws(() => parseArgs(['verify', '--data', 'a', '--data', 'b']), /--data is given twice/);
     const help = run(['--help']);

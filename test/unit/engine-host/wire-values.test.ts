@@ -25,7 +25,12 @@ describe('engine host wire values: large values', () => {
     assert.equal(decodeValue(encodeValue(big)), big);
 
     const nested: Record<string, unknown> = { small: 'x', deep: { list: [1, longText(100_000, 'b')] } };
-    Object.defineProperty(nested, '__proto__', { value: longText(70_000, 'p'), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(nested, '__proto__', {
+      value: longText(70_000, 'p'),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     const args = [big, new Int32(3), nested, 'imported'];
     const back = decodeValue(encodeValue(args)) as unknown[];
     assert.equal(back[0], big);

@@ -35,7 +35,11 @@ function tempDir(): string {
 }
 
 /** Every event of a run, in order; the run's return value. */
-async function collect(session: PlaygroundSession, source: string, signal?: AbortSignal): Promise<{ events: PlaygroundEvent[]; complete: boolean }> {
+async function collect(
+  session: PlaygroundSession,
+  source: string,
+  signal?: AbortSignal,
+): Promise<{ events: PlaygroundEvent[]; complete: boolean }> {
   const events: PlaygroundEvent[] = [];
   const run = session.run(source, signal ? { signal } : {});
   for (;;) {
@@ -67,13 +71,23 @@ async function script(b: Backend): Promise<unknown[]> {
   out.push(await b.runCommand('app', { insert: 'typed', documents: [TYPED] }));
   out.push(await b.runCommand('app', { find: 'typed', filter: {} }));
   out.push(await b.runCommand('app', { insert: 'typed', documents: [{ _id: TYPED._id }] }));
-  out.push(await b.runCommand('app', { createIndexes: 'typed', indexes: [{ key: { at: 1 }, name: 'at_1', expireAfterSeconds: 3600 }] }));
+  out.push(
+    await b.runCommand('app', {
+      createIndexes: 'typed',
+      indexes: [{ key: { at: 1 }, name: 'at_1', expireAfterSeconds: 3600 }],
+    }),
+  );
   await b.loadLegacyIndexSpec('app', 'typed', { key: { u: 1 }, name: 'u_1', expireAfterSeconds: NaN });
   out.push(await b.listDatabases());
   out.push(await b.listCollections('app'));
   const indexes = await b.listIndexes('app', 'typed');
   out.push(indexes);
-  out.push(await b.expiryCounts(indexes.find((i) => i.name === 'at_1')!, 3600));
+  out.push(
+    await b.expiryCounts(
+      indexes.find((i) => i.name === 'at_1')!,
+      3600,
+    ),
+  );
   out.push(await b.findInvalidTTLIndexes());
   out.push(await b.catalog());
   out.push(await b.advanceClock(60_000));
@@ -88,7 +102,10 @@ async function script(b: Backend): Promise<unknown[]> {
   assert.equal(fs.readFileSync(file, 'utf8'), exported, 'the file holds what exportDatabase returns');
   out.push(await b.importDatabaseFromFile(file, 'fromFile'));
   try {
-    await b.runCommand('app', { createIndexes: 'typed', indexes: [{ key: { a: 1, b: 1 }, name: 'ab', expireAfterSeconds: 10 }] });
+    await b.runCommand('app', {
+      createIndexes: 'typed',
+      indexes: [{ key: { a: 1, b: 1 }, name: 'ab', expireAfterSeconds: 10 }],
+    });
     out.push('no error');
   } catch (err) {
     const e = err as { message: string; code: number; codeName: string };
@@ -130,33 +147,48 @@ describe('engine host: the worker-backed Backend', () => {
     const events: BackendEvent[] = [];
     b.onDidChange((e) => events.push(...e));
     const session = await b.openPlayground();
-    const r = await collect(session, 'for (let i = 0; i < 500; i++) db.getSiblingDB("app").c.insertOne({ i })\ndb.getSiblingDB("app").c.createIndex({ at: 1 }, { expireAfterSeconds: 60 })');
+    const r = await collect(
+      session,
+      'for (let i = 0; i < 500; i++) db.getSiblingDB("app").c.insertOne({ i })\ndb.getSiblingDB("app").c.createIndex({ at: 1 }, { expireAfterSeconds: 60 })',
+    );
     assert.equal(r.complete, true);
     await host.ping();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const inserted = events.filter((e) => e.kind === 'documentsInserted').reduce((n, e) => n + (e as { count: number }).count, 0);
+    const inserted = events
+      .filter((e) => e.kind === 'documentsInserted')
+      .reduce((n, e) => n + (e as { count: number }).count, 0);
     assert.equal(inserted, 500);
-    assert.ok(events.filter((e) => e.kind === 'documentsInserted').length < 500, 'coalesced into fewer messages than inserts');
+    assert.ok(
+      events.filter((e) => e.kind === 'documentsInserted').length < 500,
+      'coalesced into fewer messages than inserts',
+    );
     const catalog = await b.catalog();
-    assert.deepEqual(catalog.collections.find((c) => c.name === 'c')?.indexes.map((i) => i.name), ['_id_', 'at_1']);
+    assert.deepEqual(
+      catalog.collections.find((c) => c.name === 'c')?.indexes.map((i) => i.name),
+      ['_id_', 'at_1'],
+    );
     b.dispose();
   });
 
-  it('an export and an import larger than 17 MiB (bson\'s buffer) cross whole, both ways', async () => {
+  it("an export and an import larger than 17 MiB (bson's buffer) cross whole, both ways", async () => {
     const host = newHost();
     const b = host.open({ settings: {}, startMs: NOW });
     // Inserted in commands of 2 MiB: one command of 20 MiB is refused (the next test).
-    for (let k = 0; k < 20_000; k += 2000) await b.runCommand('app', { insert: 'big', documents: Array.from({ length: 2000 }, (_, i) => ({ i: k + i, pad: 'x'.repeat(1000) })) });
+    for (let k = 0; k < 20_000; k += 2000)
+      await b.runCommand('app', {
+        insert: 'big',
+        documents: Array.from({ length: 2000 }, (_, i) => ({ i: k + i, pad: 'x'.repeat(1000) })),
+      });
     const text = await b.exportDatabase('app');
     assert.ok(text.length > 20 * 1048576, `the export is ${text.length} characters`);
     const r = await b.importDatabase(text, 'copy');
     assert.equal(r.documents, 20_000);
     const last = await b.runCommand('copy', { find: 'big', filter: { i: 19_999 } });
-    assert.equal(((last.cursor as { firstBatch: Array<{ pad: string }> }).firstBatch[0]).pad.length, 1000);
+    assert.equal((last.cursor as { firstBatch: Array<{ pad: string }> }).firstBatch[0].pad.length, 1000);
     b.dispose();
   });
 
-  it('a command whose BSON is over 17 MiB crosses whole (bson\'s buffer is grown for it)', async () => {
+  it("a command whose BSON is over 17 MiB crosses whole (bson's buffer is grown for it)", async () => {
     const host = newHost();
     const b = host.open({ settings: {}, startMs: NOW });
     const documents = Array.from({ length: 20_000 }, (_, i) => ({ i, pad: 'x'.repeat(1000) }));
@@ -172,10 +204,16 @@ describe('engine host: the worker-backed Backend', () => {
     const before = await host.heapStats({ gc: true });
     assert.ok(before.usedHeapBytes > 0 && before.heapLimitBytes > before.usedHeapBytes);
     assert.ok(before.externalBytes >= 0);
-    await b.runCommand('app', { insert: 'big', documents: Array.from({ length: 20_000 }, (_, i) => ({ i, pad: 'x'.repeat(100) })) });
+    await b.runCommand('app', {
+      insert: 'big',
+      documents: Array.from({ length: 20_000 }, (_, i) => ({ i, pad: 'x'.repeat(100) })),
+    });
     const after = await host.heapStats({ gc: true });
     // 20,000 documents of over 100 bytes each stay in the worker's engine.
-    assert.ok(after.usedHeapBytes - before.usedHeapBytes > 2_000_000, `the worker's heap grew by ${after.usedHeapBytes - before.usedHeapBytes} bytes`);
+    assert.ok(
+      after.usedHeapBytes - before.usedHeapBytes > 2_000_000,
+      `the worker's heap grew by ${after.usedHeapBytes - before.usedHeapBytes} bytes`,
+    );
     b.dispose();
   });
 
@@ -185,7 +223,9 @@ describe('engine host: the worker-backed Backend', () => {
     const session = await b.openPlayground();
     const arrivals: Array<{ event: PlaygroundEvent; at: number }> = [];
     // One statement: a line printed first, then real work (inserts) before it ends.
-    const run = session.run('{ print("started"); for (let i = 0; i < 30000; i++) db.c.insertOne({ i }); print("done") }');
+    const run = session.run(
+      '{ print("started"); for (let i = 0; i < 30000; i++) db.c.insertOne({ i }); print("done") }',
+    );
     for (;;) {
       const step = await run.next();
       if (step.done) break;
@@ -195,8 +235,14 @@ describe('engine host: the worker-backed Backend', () => {
     const end = arrivals.find((a) => a.event.kind === 'statement')!;
     assert.deepEqual(first.event, { kind: 'print', text: 'started' });
     const millis = (end.event as { millis: number }).millis;
-    assert.ok(end.at - first.at > millis / 2, `"started" arrived ${(end.at - first.at).toFixed(0)} ms before the end of a ${millis.toFixed(0)} ms statement`);
-    assert.deepEqual(arrivals.filter((a) => a.event.kind === 'print').map((a) => (a.event as { text: string }).text), ['started', 'done']);
+    assert.ok(
+      end.at - first.at > millis / 2,
+      `"started" arrived ${(end.at - first.at).toFixed(0)} ms before the end of a ${millis.toFixed(0)} ms statement`,
+    );
+    assert.deepEqual(
+      arrivals.filter((a) => a.event.kind === 'print').map((a) => (a.event as { text: string }).text),
+      ['started', 'done'],
+    );
     b.dispose();
   });
 
@@ -214,7 +260,9 @@ describe('engine host: the worker-backed Backend', () => {
     assert.ok(!r.events.some((e) => e.kind === 'print'));
     const count = (await b.runCommand('test', { count: 'c' })).n as number;
     assert.ok(count > 0);
-    const max = (await b.runCommand('test', { find: 'c', sort: { i: -1 }, limit: 1 })).cursor as { firstBatch: Array<{ i: number }> };
+    const max = (await b.runCommand('test', { find: 'c', sort: { i: -1 }, limit: 1 })).cursor as {
+      firstBatch: Array<{ i: number }>;
+    };
     assert.equal(max.firstBatch[0].i, count - 1, 'every insert before the safe point is there, none half-done');
     // The same session goes on (no restart).
     const next = await collect(session, 'db.c.countDocuments({})');
@@ -234,16 +282,32 @@ describe('engine host: the worker-backed Backend', () => {
     const session = await b.openPlayground();
     const stop = new AbortController();
     setTimeout(() => stop.abort(), 200);
-    await assert.rejects(collect(session, 'db.getSiblingDB("app").kept.insertOne({ _id: "last" })\nwhile (true) {}', stop.signal), (err: Error) => {
-      assert.ok(err instanceof EngineHostRestartedError);
-      assert.match(err.message, /never reached a point where the engine could stop it.*reopened from its data folder/s);
-      return true;
-    });
-    assert.deepEqual(restarts.map((r) => r.kind), ['unresponsive']);
-    assert.equal((await b.runCommand('app', { count: 'kept' })).n, 101, 'the 100 documents and the cell\'s acknowledged insert');
+    await assert.rejects(
+      collect(session, 'db.getSiblingDB("app").kept.insertOne({ _id: "last" })\nwhile (true) {}', stop.signal),
+      (err: Error) => {
+        assert.ok(err instanceof EngineHostRestartedError);
+        assert.match(
+          err.message,
+          /never reached a point where the engine could stop it.*reopened from its data folder/s,
+        );
+        return true;
+      },
+    );
+    assert.deepEqual(
+      restarts.map((r) => r.kind),
+      ['unresponsive'],
+    );
+    assert.equal(
+      (await b.runCommand('app', { count: 'kept' })).n,
+      101,
+      "the 100 documents and the cell's acknowledged insert",
+    );
     const info = await b.storageInfo();
-    assert.equal(info.readOnly, false, 'the new worker took over the dead one\'s lock');
-    assert.ok(events.some((e) => e.kind === 'reset'), 'listeners (the tree) were told everything changed');
+    assert.equal(info.readOnly, false, "the new worker took over the dead one's lock");
+    assert.ok(
+      events.some((e) => e.kind === 'reset'),
+      'listeners (the tree) were told everything changed',
+    );
     const again = await collect(session, 'db.getSiblingDB("app").kept.countDocuments({})');
     assert.equal(session.restarted, true);
     assert.match(JSON.stringify(again.events), /101/);
@@ -260,17 +324,26 @@ describe('engine host: the worker-backed Backend', () => {
     // A chain of small objects: Node ends the worker cleanly at its limit whatever its version (one
     // array grown by push() can abort the whole process on Node 24: the integration test covers
     // that shape, where the client's heap watch ends the worker first).
-    await assert.rejects(collect(session, 'let head = null, n = 0; while (true) head = { next: head, pad: "x".repeat(64) + n++ }'), (err: Error) => {
-      assert.match(err.message, /ran out of memory.*ttlWorkbench\.engineHost\.maxHeapMb.*reopened from its data folder/s);
-      return true;
-    });
-    assert.deepEqual(restarts.map((r) => r.kind), ['outOfMemory']);
+    await assert.rejects(
+      collect(session, 'let head = null, n = 0; while (true) head = { next: head, pad: "x".repeat(64) + n++ }'),
+      (err: Error) => {
+        assert.match(
+          err.message,
+          /ran out of memory.*ttlWorkbench\.engineHost\.maxHeapMb.*reopened from its data folder/s,
+        );
+        return true;
+      },
+    );
+    assert.deepEqual(
+      restarts.map((r) => r.kind),
+      ['outOfMemory'],
+    );
     assert.equal((await b.runCommand('app', { count: 'kept' })).n, 2);
     assert.equal((await b.storageInfo()).readOnly, false);
     b.dispose();
   });
 
-  it('rule 11.1: an interrupt sent before the run reaches the worker still stops it; an interrupted run waiting behind another notebook\'s long statement does not restart the worker', async () => {
+  it("rule 11.1: an interrupt sent before the run reaches the worker still stops it; an interrupted run waiting behind another notebook's long statement does not restart the worker", async () => {
     const restarts: RestartReason[] = [];
     const host = newHost({ stopGraceMs: 200, onRestart: (r) => restarts.push(r) });
     const b = host.open({ settings: {}, startMs: NOW });
@@ -289,16 +362,29 @@ describe('engine host: the worker-backed Backend', () => {
     const a = collect(waiting, 'print("a")', stopA.signal);
     stopA.abort();
     const [longResult, aResult] = await Promise.all([long, a]);
-    assert.equal((longResult.events.at(-1) as { ok: boolean }).ok, true, 'the long statement of the other notebook ran to its end');
+    assert.equal(
+      (longResult.events.at(-1) as { ok: boolean }).ok,
+      true,
+      'the long statement of the other notebook ran to its end',
+    );
     assert.equal(aResult.complete, false);
     assert.deepEqual(restarts, [], 'no restart: the interrupted run was waiting, not stuck');
     b.dispose();
   });
 
   it('errors keep code and codeName when another field cannot cross', () => {
-    const err = Object.assign(new Error('boom'), { code: 11000, codeName: 'DuplicateKey', errorLabels: ['x'], bad: { ['a\u0000b']: 1 }, keyValue: { _id: 1 } });
+    const err = Object.assign(new Error('boom'), {
+      code: 11000,
+      codeName: 'DuplicateKey',
+      errorLabels: ['x'],
+      bad: { ['a\u0000b']: 1 },
+      keyValue: { _id: 1 },
+    });
     const back = decodeError(encodeError(err)) as Error & Record<string, unknown>;
-    assert.deepEqual([back.message, back.code, back.codeName, back.errorLabels, back.keyValue, 'bad' in back], ['boom', 11000, 'DuplicateKey', ['x'], { _id: 1 }, false]);
+    assert.deepEqual(
+      [back.message, back.code, back.codeName, back.errorLabels, back.keyValue, 'bad' in back],
+      ['boom', 11000, 'DuplicateKey', ['x'], { _id: 1 }, false],
+    );
   });
 
   it('calls made while the worker restarts wait for it and reach the reopened engine; two restarts at once are one', async () => {
@@ -307,10 +393,18 @@ describe('engine host: the worker-backed Backend', () => {
     const b = host.open({ settings: {}, startMs: NOW, dataDir: dir });
     await b.runCommand('app', { insert: 'kept', documents: [{ _id: 1 }] });
     const restarts = [host.restartNow(), host.restartNow()];
-    const calls = Array.from({ length: 20 }, () => b.runCommand('app', { count: 'kept' }).then((r) => r.n, (e: Error) => e.name));
+    const calls = Array.from({ length: 20 }, () =>
+      b.runCommand('app', { count: 'kept' }).then(
+        (r) => r.n,
+        (e: Error) => e.name,
+      ),
+    );
     await Promise.all(restarts);
     const answers = await Promise.all(calls);
-    assert.ok(answers.every((a) => a === 1 || a === 'EngineHostRestarted'), JSON.stringify(answers));
+    assert.ok(
+      answers.every((a) => a === 1 || a === 'EngineHostRestarted'),
+      JSON.stringify(answers),
+    );
     assert.equal((await b.runCommand('app', { count: 'kept' })).n, 1);
     assert.equal((await b.storageInfo()).readOnly, false, 'the folder is writable: no second worker holds it');
     b.dispose();

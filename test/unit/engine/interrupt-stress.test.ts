@@ -72,7 +72,8 @@ function stress(seed: number, batches: number, RUNS: number): Stats {
     let applied = 0;
     const replay = () => {
       replica.restoreFromStorage((restorer) => {
-        for (; applied < frames.length; applied++) restorer.journalRecord(BSON.deserialize(frames[applied], { promoteValues: false }));
+        for (; applied < frames.length; applied++)
+          restorer.journalRecord(BSON.deserialize(frames[applied], { promoteValues: false }));
       });
     };
 
@@ -128,11 +129,24 @@ function stress(seed: number, batches: number, RUNS: number): Stats {
       return stopped;
     };
 
-    const kinds = ['insert', 'updateMany', 'deleteMany', 'createIndex', 'ttl', 'aggregate', 'find', 'count', 'distinct'];
+    const kinds = [
+      'insert',
+      'updateMany',
+      'deleteMany',
+      'createIndex',
+      'ttl',
+      'aggregate',
+      'find',
+      'count',
+      'distinct',
+    ];
     for (let run = 0; run < RUNS; run++) {
       const kind = kinds[run % kinds.length];
       const where = `run ${run} (${kind})`;
-      const before = kind === 'updateMany' ? new Map([...coll.records.values()].map((rec) => [rec.rid, rec.doc.v as number])) : undefined;
+      const before =
+        kind === 'updateMany'
+          ? new Map([...coll.records.values()].map((rec) => [rec.rid, rec.doc.v as number]))
+          : undefined;
       const countBefore: number = coll.count;
       switch (kind) {
         case 'insert': {
@@ -141,14 +155,28 @@ function stress(seed: number, batches: number, RUNS: number): Stats {
           attempt(kind, docs.length + 5, () => engine.runCommand(DB, { insert: COLL, documents: docs }));
           const inserted: number = coll.count - countBefore;
           // An ordered insert stopped between documents wrote a prefix of them.
-          for (let i = 0; i < docs.length; i++) if ((coll.findById(docs[i]._id) !== undefined) !== i < inserted) assert.fail(`${where}: document ${i} of the batch`);
+          for (let i = 0; i < docs.length; i++)
+            if ((coll.findById(docs[i]._id) !== undefined) !== i < inserted)
+              assert.fail(`${where}: document ${i} of the batch`);
           break;
         }
         case 'updateMany': {
           const tag = `t${Math.floor(r() * 7)}`;
           const filter = r() < 0.5 ? { tag } : { n: { $gte: Math.floor(r() * 1000) } };
           const stopped = attempt(kind, batches * 350, () =>
-            engine.runCommand(DB, { update: COLL, updates: [{ q: filter, u: { $inc: { v: 1, n: 7 }, $set: { name: `m${run}`, tags: [`a${run % 3}`, `p${run % 5}`, `a${run % 3}`] } }, multi: true }] }),
+            engine.runCommand(DB, {
+              update: COLL,
+              updates: [
+                {
+                  q: filter,
+                  u: {
+                    $inc: { v: 1, n: 7 },
+                    $set: { name: `m${run}`, tags: [`a${run % 3}`, `p${run % 5}`, `a${run % 3}`] },
+                  },
+                  multi: true,
+                },
+              ],
+            }),
           );
           let changed = 0;
           for (const rec of coll.records.values()) {
@@ -166,15 +194,26 @@ function stress(seed: number, batches: number, RUNS: number): Stats {
         }
         case 'deleteMany': {
           const filter = { tag: `t${Math.floor(r() * 7)}`, n: { $lt: Math.floor(r() * 400) } };
-          attempt(kind, batches * 40, () => engine.runCommand(DB, { delete: COLL, deletes: [{ q: filter, limit: 0 }] }));
+          attempt(kind, batches * 40, () =>
+            engine.runCommand(DB, { delete: COLL, deletes: [{ q: filter, limit: 0 }] }),
+          );
           break;
         }
         case 'createIndex': {
           const unique = r() < 0.3;
-          const spec = unique ? { key: { u: 1, tag: 1 }, name: 'u_tag', unique: true } : { key: { n: 1, name: 1 }, name: 'n_name' };
+          const spec = unique
+            ? { key: { u: 1, tag: 1 }, name: 'u_tag', unique: true }
+            : { key: { n: 1, name: 1 }, name: 'n_name' };
           const indexesBefore = [...coll.indexes.keys()];
-          const stopped = attempt(kind, coll.count + 50, () => engine.runCommand(DB, { createIndexes: COLL, indexes: [spec] }));
-          if (stopped) assert.deepEqual([...coll.indexes.keys()], indexesBefore, `${where}: a stopped build leaves the catalog as it was`);
+          const stopped = attempt(kind, coll.count + 50, () =>
+            engine.runCommand(DB, { createIndexes: COLL, indexes: [spec] }),
+          );
+          if (stopped)
+            assert.deepEqual(
+              [...coll.indexes.keys()],
+              indexesBefore,
+              `${where}: a stopped build leaves the catalog as it was`,
+            );
           else assert.ok(coll.indexes.has(spec.name));
           break;
         }
@@ -194,30 +233,41 @@ function stress(seed: number, batches: number, RUNS: number): Stats {
           break;
         }
         case 'aggregate': {
-          const pipeline = [{ $match: { n: { $gte: Math.floor(r() * 500) } } }, { $group: { _id: '$tag', total: { $sum: '$n' }, c: { $sum: 1 } } }, { $sort: { total: -1 } }];
+          const pipeline = [
+            { $match: { n: { $gte: Math.floor(r() * 500) } } },
+            { $group: { _id: '$tag', total: { $sum: '$n' }, c: { $sum: 1 } } },
+            { $sort: { total: -1 } },
+          ];
           attempt(kind, batches * 700, () => engine.runCommand(DB, { aggregate: COLL, pipeline, cursor: {} }));
           assert.equal(coll.count, countBefore);
           break;
         }
         case 'find': {
-          attempt(kind, batches * 3000, () => engine.runCommand(DB, { find: COLL, filter: { v: { $gte: 0 } }, sort: { n: 1, u: -1 }, batchSize: 10 }));
+          attempt(kind, batches * 3000, () =>
+            engine.runCommand(DB, { find: COLL, filter: { v: { $gte: 0 } }, sort: { n: 1, u: -1 }, batchSize: 10 }),
+          );
           assert.equal(coll.count, countBefore);
           break;
         }
         case 'count': {
-          attempt(kind, batches * 700, () => engine.runCommand(DB, { count: COLL, query: { name: { $gte: 'n1' }, n: { $lt: 900 } } }));
+          attempt(kind, batches * 700, () =>
+            engine.runCommand(DB, { count: COLL, query: { name: { $gte: 'n1' }, n: { $lt: 900 } } }),
+          );
           assert.equal(coll.count, countBefore);
           break;
         }
         case 'distinct': {
-          attempt(kind, batches * 1500, () => engine.runCommand(DB, { distinct: COLL, key: 'tags', query: { n: { $lt: 800 } } }));
+          attempt(kind, batches * 1500, () =>
+            engine.runCommand(DB, { distinct: COLL, key: 'tags', query: { n: { $lt: 800 } } }),
+          );
           assert.equal(coll.count, countBefore);
           break;
         }
       }
       // Drop a built extra index now and then, so later builds start from a full collection again.
       if (kind === 'createIndex' && (coll.indexes.has('n_name') || coll.indexes.has('u_tag')) && r() < 0.7) {
-        for (const name of ['n_name', 'u_tag']) if (coll.indexes.has(name)) engine.runCommand(DB, { dropIndexes: COLL, index: name });
+        for (const name of ['n_name', 'u_tag'])
+          if (coll.indexes.has(name)) engine.runCommand(DB, { dropIndexes: COLL, index: name });
       }
       assert.ok(coll.count >= floor, `${where}: the collection keeps ${floor}+ documents (${coll.count})`);
       // A new index set is checked whole (the watcher knows only the documents' changes).
@@ -229,12 +279,17 @@ function stress(seed: number, batches: number, RUNS: number): Stats {
       timed('replay', replay);
       const rc = replica.getCollection(DB, COLL)!;
       assert.equal(rc.count, coll.count, `${where}: the replayed journal holds as many documents`);
-      assert.deepEqual([...rc.indexes.keys()], [...coll.indexes.keys()], `${where}: the replayed journal has the same indexes`);
+      assert.deepEqual(
+        [...rc.indexes.keys()],
+        [...coll.indexes.keys()],
+        `${where}: the replayed journal has the same indexes`,
+      );
       if (run % 10 === 0 || run === RUNS - 1) {
         timed('compare', () => {
           const mine = byId(coll);
           const theirs = byId(rc);
-          for (const [id, doc] of mine) if (compareValues(doc, theirs.get(id)) !== 0) assert.fail(`${where}: document ${id} replays differently`);
+          for (const [id, doc] of mine)
+            if (compareValues(doc, theirs.get(id)) !== 0) assert.fail(`${where}: document ${id} replays differently`);
         });
         stats.replayChecks++;
       }

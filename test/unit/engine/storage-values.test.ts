@@ -9,15 +9,31 @@ import { Binary, BSON, Decimal128, Int32, Long, MaxKey, MinKey, ObjectId, Timest
 import { documentFromStorage, storableDocument } from '../../../src/engine/storage/values';
 import { bsonTypeOf } from '../../../src/engine/values/types';
 
-const roundTrip = (doc: Record<string, unknown>) => documentFromStorage(BSON.deserialize(BSON.serialize(storableDocument(doc)), { promoteValues: false }));
+const roundTrip = (doc: Record<string, unknown>) =>
+  documentFromStorage(BSON.deserialize(BSON.serialize(storableDocument(doc)), { promoteValues: false }));
 
 describe('stored values', () => {
   it('a whole-number double stays a double; Int32 and Long keep their types', () => {
-    const back = roundTrip({ d: 20, i: new Int32(20), l: Long.fromNumber(20), big: Long.fromString('9007199254740993'), neg0: -0, nan: NaN, inf: -Infinity, frac: 0.1 });
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(back).map(([k, v]) => [k, bsonTypeOf(v)])),
-      { d: 'double', i: 'int', l: 'long', big: 'long', neg0: 'double', nan: 'double', inf: 'double', frac: 'double' },
-    );
+    const back = roundTrip({
+      d: 20,
+      i: new Int32(20),
+      l: Long.fromNumber(20),
+      big: Long.fromString('9007199254740993'),
+      neg0: -0,
+      nan: NaN,
+      inf: -Infinity,
+      frac: 0.1,
+    });
+    assert.deepEqual(Object.fromEntries(Object.entries(back).map(([k, v]) => [k, bsonTypeOf(v)])), {
+      d: 'double',
+      i: 'int',
+      l: 'long',
+      big: 'long',
+      neg0: 'double',
+      nan: 'double',
+      inf: 'double',
+      frac: 'double',
+    });
     assert.equal(back.d, 20);
     assert.ok(Object.is(back.neg0, -0));
     assert.ok(Number.isNaN(back.nan));
@@ -50,7 +66,7 @@ describe('stored values', () => {
     assert.deepEqual([bsonTypeOf(back.min), bsonTypeOf(back.max), back.nul], ['minKey', 'maxKey', null]);
     const arr = (back.nested as { arr: unknown[] }).arr;
     assert.deepEqual(arr.map(bsonTypeOf), ['double', 'int', 'array', 'object']);
-    assert.equal(((arr[3] as { deep: number }).deep), 3.5);
+    assert.equal((arr[3] as { deep: number }).deep, 3.5);
     assert.deepEqual(Object.keys(back), Object.keys(doc), 'field order is kept');
   });
 });

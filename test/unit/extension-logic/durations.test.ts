@@ -1,7 +1,14 @@
 /** Durations as typed and shown by the extension: `3600`, `90s`, `1h`, `30d`, "at the date in the field". */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatClockTime, formatRelative, formatSeconds, parseClockAdvance, parseTTLDuration, plural } from '../../../src/extension/logic/durations';
+import {
+  formatClockTime,
+  formatRelative,
+  formatSeconds,
+  parseClockAdvance,
+  parseTTLDuration,
+  plural,
+} from '../../../src/extension/logic/durations';
 
 describe('parseTTLDuration', () => {
   it('reads a bare number as seconds and unit strings with the shell grammar', () => {
@@ -13,11 +20,16 @@ describe('parseTTLDuration', () => {
   });
 
   it('reads 0 and "at the date in the field" as expireAfterSeconds 0 (rule 1.3: expire at the stored date)', () => {
-    for (const t of ['0', 'at', 'at the date in the field', 'At the date']) assert.deepEqual(parseTTLDuration(t), { seconds: 0, atDate: true });
+    for (const t of ['0', 'at', 'at the date in the field', 'At the date'])
+      assert.deepEqual(parseTTLDuration(t), { seconds: 0, atDate: true });
   });
 
   it('leaves range checks to the engine but refuses unreadable, negative unit and sub-second input in words', () => {
-    assert.deepEqual(parseTTLDuration('-5'), { seconds: -5, atDate: false }, 'a negative number reaches the engine rule (1.4)');
+    assert.deepEqual(
+      parseTTLDuration('-5'),
+      { seconds: -5, atDate: false },
+      'a negative number reaches the engine rule (1.4)',
+    );
     for (const bad of ['', 'soon', '-5s', '500ms', '1x']) {
       const r = parseTTLDuration(bad);
       assert.ok('error' in r, `expected an error for "${bad}"`);

@@ -19,7 +19,10 @@ async function backendWithData(): Promise<EmbeddedBackend> {
   const b = new EmbeddedBackend({}, { startMs: NOW });
   const docs = Array.from({ length: 10 }, (_, i) => ({ _id: i, t: new Date(NOW + (i - 5) * HOUR) }));
   await b.runCommand('app', { insert: 'events', documents: docs });
-  await b.runCommand('app', { createIndexes: 'events', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }] });
+  await b.runCommand('app', {
+    createIndexes: 'events',
+    indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }],
+  });
   return b;
 }
 
@@ -36,11 +39,27 @@ describe('EmbeddedBackend', () => {
 
   it('lists databases, collections with metadata counts and kinds, and indexes', async () => {
     const b = await backendWithData();
-    await b.runCommand('app', { create: 'logs', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 60 });
-    assert.deepEqual((await b.listDatabases()).map((d) => d.name), ['app']);
+    await b.runCommand('app', {
+      create: 'logs',
+      clusteredIndex: { key: { _id: 1 }, unique: true },
+      expireAfterSeconds: 60,
+    });
+    assert.deepEqual(
+      (await b.listDatabases()).map((d) => d.name),
+      ['app'],
+    );
     const colls = await b.listCollections('app');
-    assert.deepEqual(colls.map((c) => [c.name, c.kind, c.count]), [['events', 'plain', 10], ['logs', 'clustered', 0]]);
-    assert.deepEqual((await b.listIndexes('app', 'events')).map((i) => i.name), ['_id_', 't_1']);
+    assert.deepEqual(
+      colls.map((c) => [c.name, c.kind, c.count]),
+      [
+        ['events', 'plain', 10],
+        ['logs', 'clustered', 0],
+      ],
+    );
+    assert.deepEqual(
+      (await b.listIndexes('app', 'events')).map((i) => i.name),
+      ['_id_', 't_1'],
+    );
     b.dispose();
   });
 
@@ -50,7 +69,10 @@ describe('EmbeddedBackend', () => {
     const ix = (await b.listIndexes('app', 'events')).find((i) => i.name === 'u_1')!;
     assert.equal(Number(ix.spec.expireAfterSeconds), 2147483647);
     assert.equal(ix.stored?.problem, 'NaN');
-    assert.deepEqual((await b.findInvalidTTLIndexes()).map((p) => p.index), ['u_1']);
+    assert.deepEqual(
+      (await b.findInvalidTTLIndexes()).map((p) => p.index),
+      ['u_1'],
+    );
     b.dispose();
   });
 
@@ -72,8 +94,15 @@ describe('EmbeddedBackend', () => {
 
   it('rules 6.2 / 6.4: counts time-series measurements by whole buckets, for the collection TTL and a partial TTL index', async () => {
     const b = new EmbeddedBackend({}, { startMs: NOW });
-    await b.runCommand('app', { create: 'metrics', timeseries: { timeField: 't', metaField: 'm' }, expireAfterSeconds: 600 });
-    await b.runCommand('app', { createIndexes: 'metrics', indexes: [{ key: { t: 1 }, name: 'debug_ttl', expireAfterSeconds: 0, partialFilterExpression: { m: 'debug' } }] });
+    await b.runCommand('app', {
+      create: 'metrics',
+      timeseries: { timeField: 't', metaField: 'm' },
+      expireAfterSeconds: 600,
+    });
+    await b.runCommand('app', {
+      createIndexes: 'metrics',
+      indexes: [{ key: { t: 1 }, name: 'debug_ttl', expireAfterSeconds: 0, partialFilterExpression: { m: 'debug' } }],
+    });
     // Buckets (1 h span, minute rounding): info @ now−3 h (2), debug @ now−70 min (1), info @ now−30 min (1).
     await b.runCommand('app', {
       insert: 'metrics',
@@ -91,7 +120,11 @@ describe('EmbeddedBackend', () => {
     const ix = (await b.listIndexes('app', 'metrics')).find((i) => i.name === 'debug_ttl')!;
     const partial = await b.expiryCounts(ix, 3600);
     assert.ok(partial.ok, JSON.stringify(partial));
-    assert.deepEqual([partial.counts.expiredNow, partial.counts.dueWithinWindow], [1, 0], 'only the debug bucket, past minTime + 1 h span');
+    assert.deepEqual(
+      [partial.counts.expiredNow, partial.counts.dueWithinWindow],
+      [1, 0],
+      'only the debug bucket, past minTime + 1 h span',
+    );
     b.dispose();
   });
 
@@ -113,8 +146,14 @@ describe('EmbeddedBackend', () => {
   it('rule 7.3: a pass returns to the event loop between visits, and a shell-style synchronous clock move still runs its pass whole', async () => {
     const b = new EmbeddedBackend({}, { startMs: NOW, yieldAfterMs: 0 });
     for (const name of ['a', 'b', 'c']) {
-      await b.runCommand('app', { insert: name, documents: [{ t: new Date(NOW - 10 * HOUR) }, { t: new Date(NOW - 10 * HOUR) }] });
-      await b.runCommand('app', { createIndexes: name, indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60 }] });
+      await b.runCommand('app', {
+        insert: name,
+        documents: [{ t: new Date(NOW - 10 * HOUR) }, { t: new Date(NOW - 10 * HOUR) }],
+      });
+      await b.runCommand('app', {
+        createIndexes: name,
+        indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60 }],
+      });
     }
     const turnsDuring = async <T>(work: Promise<T>): Promise<{ turns: number; result: T }> => {
       let done = false;
@@ -133,7 +172,8 @@ describe('EmbeddedBackend', () => {
     assert.equal(pass.result.deleted, 6);
     assert.ok(pass.turns >= 2, `the event loop turned between the 3 visits (${pass.turns} turns)`);
     // A timer-started pass during advanceClock goes through the same steps.
-    for (const name of ['a', 'b', 'c']) await b.runCommand('app', { insert: name, documents: [{ t: new Date(NOW - 10 * HOUR) }] });
+    for (const name of ['a', 'b', 'c'])
+      await b.runCommand('app', { insert: name, documents: [{ t: new Date(NOW - 10 * HOUR) }] });
     const move = await turnsDuring(b.advanceClock(60_000));
     assert.deepEqual([move.result.passes, move.result.deleted], [1, 3]);
     assert.ok(move.turns >= 2, `advanceClock's pass yielded too (${move.turns} turns)`);

@@ -6,7 +6,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Engine, VirtualClock, type Document } from '../../../src/engine';
-import { countReplyN, dueWithinCount, eligibleWords, expiredNowCount, expiryThreshold, newlyEligibleCount } from '../../../src/extension/logic/expiry-counts';
+import {
+  countReplyN,
+  dueWithinCount,
+  eligibleWords,
+  expiredNowCount,
+  expiryThreshold,
+  newlyEligibleCount,
+} from '../../../src/extension/logic/expiry-counts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const MIN = 60_000;
@@ -45,12 +52,28 @@ describe('expiry count requests', () => {
   });
 
   it("puts a partial index's filter in verbatim so the hinted partial index serves the count (rule 1.14)", () => {
-    const docs = Array.from({ length: 20 }, (_, i) => ({ _id: i, t: new Date(NOW - 2 * 3600_000), status: i % 2 ? 'done' : 'open' }));
-    const engine = engineWith(docs, { key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600, partialFilterExpression: { status: 'done' } });
-    const count = expiredNowCount({ collection: 'events', field: 't', indexName: 't_1', partialFilterExpression: { status: 'done' } }, 3600, NOW);
+    const docs = Array.from({ length: 20 }, (_, i) => ({
+      _id: i,
+      t: new Date(NOW - 2 * 3600_000),
+      status: i % 2 ? 'done' : 'open',
+    }));
+    const engine = engineWith(docs, {
+      key: { t: 1 },
+      name: 't_1',
+      expireAfterSeconds: 3600,
+      partialFilterExpression: { status: 'done' },
+    });
+    const count = expiredNowCount(
+      { collection: 'events', field: 't', indexName: 't_1', partialFilterExpression: { status: 'done' } },
+      3600,
+      NOW,
+    );
     assert.equal(countReplyN(engine.runCommand('app', count)), 10);
     const explained = engine.runCommand('app', { explain: count });
-    assert.equal((((explained.queryPlanner as Document).winningPlan as Document).inputStage as Document).stage, 'IXSCAN');
+    assert.equal(
+      (((explained.queryPlanner as Document).winningPlan as Document).inputStage as Document).stage,
+      'IXSCAN',
+    );
     engine.close();
   });
 
@@ -75,7 +98,13 @@ describe('expiry count requests', () => {
   it('words the eligibility preview: none, one, many, and "at least" at the cap', () => {
     assert.equal(eligibleWords(0), 'No existing document becomes eligible at once.');
     assert.equal(eligibleWords(1), '1 existing document becomes eligible at once: the next TTL pass deletes it.');
-    assert.equal(eligibleWords(1234), '1,234 existing documents become eligible at once: the next TTL pass deletes them.');
-    assert.equal(eligibleWords(100_000, 100_000), 'At least 100,000 existing documents become eligible at once: the next TTL pass deletes them.');
+    assert.equal(
+      eligibleWords(1234),
+      '1,234 existing documents become eligible at once: the next TTL pass deletes them.',
+    );
+    assert.equal(
+      eligibleWords(100_000, 100_000),
+      'At least 100,000 existing documents become eligible at once: the next TTL pass deletes them.',
+    );
   });
 });

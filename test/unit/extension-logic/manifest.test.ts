@@ -11,7 +11,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CollectionInfo, IndexInfo, MonitorInfo } from '../../../src/extension/backend/backend';
 import {
-  presentCollection, presentCollectionTTL, presentDatabase, presentEngine, presentIndex, presentMonitor, presentProblem, presentProblems,
+  presentCollection,
+  presentCollectionTTL,
+  presentDatabase,
+  presentEngine,
+  presentIndex,
+  presentMonitor,
+  presentProblem,
+  presentProblems,
 } from '../../../src/extension/tree/presentation';
 
 const root = path.resolve(__dirname, '..', '..', '..', '..');
@@ -19,7 +26,10 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 
 function registeredIds(): string[] {
   const ids: string[] = [];
-  for (const dir of [path.join(root, 'src', 'extension', 'commands'), path.join(root, 'src', 'extension', 'notebook')]) {
+  for (const dir of [
+    path.join(root, 'src', 'extension', 'commands'),
+    path.join(root, 'src', 'extension', 'notebook'),
+  ]) {
     for (const f of fs.readdirSync(dir)) {
       if (!f.endsWith('.ts')) continue;
       const text = fs.readFileSync(path.join(dir, f), 'utf8');
@@ -30,22 +40,62 @@ function registeredIds(): string[] {
 }
 
 function contextWords(): Set<string> {
-  const coll = (kind: CollectionInfo['kind'], options = {}): CollectionInfo => ({ db: 'a', name: 'c', type: 'collection', kind, options, count: 0 });
-  const ix = (spec: Record<string, unknown>, stored?: IndexInfo['stored']): IndexInfo => ({ db: 'a', collection: 'c', name: String(spec.name), spec, ...(stored ? { stored } : {}) });
-  const monitor = (enabled: boolean): MonitorInfo => ({ enabled, sleepSecs: 60, lastPassAt: null, nextPassAt: null, stoppedBecause: null, passes: 0, subPasses: 0, deletedDocuments: 0, lastPassDeleted: null, deletedSinceActivation: 0, parameters: {} });
-  const problem = { db: 'a', collection: 'c', index: 'i', key: { t: 1 }, expireAfterSeconds: NaN, problem: 'NaN' as const };
+  const coll = (kind: CollectionInfo['kind'], options = {}): CollectionInfo => ({
+    db: 'a',
+    name: 'c',
+    type: 'collection',
+    kind,
+    options,
+    count: 0,
+  });
+  const ix = (spec: Record<string, unknown>, stored?: IndexInfo['stored']): IndexInfo => ({
+    db: 'a',
+    collection: 'c',
+    name: String(spec.name),
+    spec,
+    ...(stored ? { stored } : {}),
+  });
+  const monitor = (enabled: boolean): MonitorInfo => ({
+    enabled,
+    sleepSecs: 60,
+    lastPassAt: null,
+    nextPassAt: null,
+    stoppedBecause: null,
+    passes: 0,
+    subPasses: 0,
+    deletedDocuments: 0,
+    lastPassDeleted: null,
+    deletedSinceActivation: 0,
+    parameters: {},
+  });
+  const problem = {
+    db: 'a',
+    collection: 'c',
+    index: 'i',
+    key: { t: 1 },
+    expireAfterSeconds: NaN,
+    problem: 'NaN' as const,
+  };
   const values = [
-    presentEngine({ kind: 'embedded', label: 'E', flavor: 'mongodb', serverVersion: '8.0', version: '8.0.4' }, { mode: 'virtual', now: new Date(0), aheadMs: 0, canAdvance: true }),
+    presentEngine(
+      { kind: 'embedded', label: 'E', flavor: 'mongodb', serverVersion: '8.0', version: '8.0.4' },
+      { mode: 'virtual', now: new Date(0), aheadMs: 0, canAdvance: true },
+    ),
     presentMonitor(monitor(true), new Date(0)),
     presentMonitor(monitor(false), new Date(0)),
     presentDatabase('a'),
-    ...(['plain', 'capped', 'timeseries', 'clustered'] as const).map((k) => presentCollection(coll(k, { expireAfterSeconds: 1 }))),
+    ...(['plain', 'capped', 'timeseries', 'clustered'] as const).map((k) =>
+      presentCollection(coll(k, { expireAfterSeconds: 1 })),
+    ),
     presentCollectionTTL(coll('clustered'), 60),
     presentIndex(ix({ key: { _id: 1 }, name: '_id_' }), coll('plain')),
     presentIndex(ix({ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60 }), coll('plain')),
     presentIndex(ix({ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60, hidden: true }), coll('plain')),
     presentIndex(ix({ key: { t: 1 }, name: 't_1' }), coll('plain')),
-    presentIndex(ix({ key: { t: 1 }, name: 't_1', expireAfterSeconds: 2147483647 }, { expireAfterSeconds: NaN, problem: 'NaN' }), coll('plain')),
+    presentIndex(
+      ix({ key: { t: 1 }, name: 't_1', expireAfterSeconds: 2147483647 }, { expireAfterSeconds: NaN, problem: 'NaN' }),
+      coll('plain'),
+    ),
     presentProblems([problem]),
     presentProblem(problem),
   ];
@@ -54,21 +104,27 @@ function contextWords(): Set<string> {
 
 describe('package.json manifest', () => {
   it('contributes exactly the commands the code registers, in the TTL Workbench category, lazily activated', () => {
-    const contributed = (pkg.contributes.commands as Array<{ command: string; category: string }>).map((c) => c.command).sort();
+    const contributed = (pkg.contributes.commands as Array<{ command: string; category: string }>)
+      .map((c) => c.command)
+      .sort();
     assert.deepEqual(contributed, registeredIds());
     for (const c of pkg.contributes.commands) assert.equal(c.category, 'TTL Workbench');
     assert.ok(pkg.activationEvents.includes('onView:ttlWorkbench.databases'));
-    for (const id of contributed) assert.ok(pkg.activationEvents.includes(`onCommand:${id}`), `no activation event for ${id}`);
+    for (const id of contributed)
+      assert.ok(pkg.activationEvents.includes(`onCommand:${id}`), `no activation event for ${id}`);
     assert.ok(!pkg.activationEvents.includes('*'));
   });
 
   it('names existing commands in menus and only contextValue words the tree produces', () => {
     const ids = new Set(registeredIds());
     const words = contextWords();
-    for (const [menu, items] of Object.entries(pkg.contributes.menus as Record<string, Array<{ command: string; when?: string }>>)) {
+    for (const [menu, items] of Object.entries(
+      pkg.contributes.menus as Record<string, Array<{ command: string; when?: string }>>,
+    )) {
       for (const item of items) {
         assert.ok(ids.has(item.command), `${menu}: unknown command ${item.command}`);
-        for (const m of (item.when ?? '').matchAll(/viewItem =~ \/\\b(\w+)\\b\//g)) assert.ok(words.has(m[1]), `${menu}: no tree item has the contextValue word "${m[1]}"`);
+        for (const m of (item.when ?? '').matchAll(/viewItem =~ \/\\b(\w+)\\b\//g))
+          assert.ok(words.has(m[1]), `${menu}: no tree item has the contextValue word "${m[1]}"`);
       }
     }
   });
@@ -89,7 +145,10 @@ describe('package.json manifest', () => {
   });
 
   it('packages dist/extension.js and leaves node_modules out of the .vsix', () => {
-    const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
+    const ignore = fs
+      .readFileSync(path.join(root, '.vscodeignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     assert.ok(ignore.includes('**'));
     assert.ok(ignore.includes('!dist/extension.js'));
     assert.ok(ignore.includes('!dist/engine-host.js'), 'the engine host worker ships beside the extension');
@@ -98,17 +157,34 @@ describe('package.json manifest', () => {
 
   it('npm run package builds a .vsix whose README images ship inside it', () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-vsix-')), 'ttl-workbench.vsix');
-    const r = spawnSync('npm', ['run', 'package', '--', '--out', out], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
+    const r = spawnSync('npm', ['run', 'package', '--', '--out', out], {
+      cwd: root,
+      encoding: 'utf8',
+      shell: process.platform === 'win32',
+    });
     assert.equal(r.status, 0, `npm run package failed:\n${r.stdout}\n${r.stderr}`);
     assert.ok(fs.statSync(out).size > 50_000, 'a .vsix with the bundle in it');
-    const listed = spawnSync('npx', ['vsce', 'ls', '--no-dependencies'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
-    const files = listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+    const listed = spawnSync('npx', ['vsce', 'ls', '--no-dependencies'], {
+      cwd: root,
+      encoding: 'utf8',
+      shell: process.platform === 'win32',
+    });
+    const files = listed.stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-    for (const m of readme.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)) assert.ok(files.includes(m[1]), `${m[1]} (shown in README.md) is in the .vsix: ${files.join(', ')}`);
+    for (const m of readme.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g))
+      assert.ok(files.includes(m[1]), `${m[1]} (shown in README.md) is in the .vsix: ${files.join(', ')}`);
     assert.ok(files.includes('dist/extension.js'));
     assert.ok(files.includes('dist/engine-host.js'), `the engine host worker is in the .vsix: ${files.join(', ')}`);
     // Playground notebooks: the renderer bundle, the cell grammar and the examples the command opens.
-    for (const f of ['dist/renderer.js', 'syntaxes/ttl-mongosh.tmLanguage.json', 'syntaxes/ttl-mongosh.language-configuration.json', 'examples/01-expire-after-seconds.ttlbook']) {
+    for (const f of [
+      'dist/renderer.js',
+      'syntaxes/ttl-mongosh.tmLanguage.json',
+      'syntaxes/ttl-mongosh.language-configuration.json',
+      'examples/01-expire-after-seconds.ttlbook',
+    ]) {
       assert.ok(files.includes(f), `${f} is in the .vsix: ${files.join(', ')}`);
     }
     assert.ok(!files.some((f) => f.startsWith('node_modules/')));

@@ -1,7 +1,12 @@
 /** Completion in playground cells and the table the documents renderer draws. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { COLLECTION_METHODS, completionCandidates, completionContext, DB_METHODS } from '../../../src/extension/logic/playground-completion';
+import {
+  COLLECTION_METHODS,
+  completionCandidates,
+  completionContext,
+  DB_METHODS,
+} from '../../../src/extension/logic/playground-completion';
 import { formatEjsonValue, MAX_COLUMNS, tableOf } from '../../../src/extension/logic/playground-table';
 
 describe('playground completion', () => {
@@ -9,21 +14,36 @@ describe('playground completion', () => {
     const ctx = completionContext('print(1)\ndb.ev');
     assert.deepEqual(ctx, { kind: 'dbMember', prefix: 'ev' });
     const c = completionCandidates(ctx, ['events', 'my-logs', 'stats']);
-    assert.deepEqual(c.filter((x) => x.kind === 'collection').map((x) => [x.label, x.insertText]), [
-      ['events', undefined],
-      ['my-logs', "getCollection('my-logs')"],
-      ['stats', "getCollection('stats')"],
-    ]);
+    assert.deepEqual(
+      c.filter((x) => x.kind === 'collection').map((x) => [x.label, x.insertText]),
+      [
+        ['events', undefined],
+        ['my-logs', "getCollection('my-logs')"],
+        ['stats', "getCollection('stats')"],
+      ],
+    );
     assert.ok(c.some((x) => x.label === 'createCollection' && x.kind === 'method'));
     assert.ok(c.every((x) => x.kind !== 'collection' || x.rank < c.find((y) => y.kind === 'method')!.rank));
     assert.deepEqual(completionContext('db.'), { kind: 'dbMember', prefix: '' });
   });
 
   it('after db.<collection>. and getCollection(…). offers collection methods, index methods first', () => {
-    assert.deepEqual(completionContext('db.events.cre'), { kind: 'collectionMember', collection: 'events', prefix: 'cre' });
-    assert.deepEqual(completionContext("x = db.getCollection('my-logs')."), { kind: 'collectionMember', collection: 'my-logs', prefix: '' });
+    assert.deepEqual(completionContext('db.events.cre'), {
+      kind: 'collectionMember',
+      collection: 'events',
+      prefix: 'cre',
+    });
+    assert.deepEqual(completionContext("x = db.getCollection('my-logs')."), {
+      kind: 'collectionMember',
+      collection: 'my-logs',
+      prefix: '',
+    });
     const c = completionCandidates({ kind: 'collectionMember', collection: 'events', prefix: '' }, []);
-    for (const m of ['createIndex', 'getIndexes', 'dropIndex', 'insertOne', 'find', 'countDocuments']) assert.ok(c.some((x) => x.label === m), m);
+    for (const m of ['createIndex', 'getIndexes', 'dropIndex', 'insertOne', 'find', 'countDocuments'])
+      assert.ok(
+        c.some((x) => x.label === m),
+        m,
+      );
     assert.equal(c.find((x) => x.label === 'createIndex')!.rank, 0);
     assert.equal(c.find((x) => x.label === 'find')!.rank, 1);
     // A database method is not a collection: db.getSiblingDB( is no collection member context.
@@ -36,13 +56,23 @@ describe('playground completion', () => {
   });
 
   it('inside createIndex options offers the index option keys, TTL ones first', () => {
-    for (const before of ['db.c.createIndex({ a: 1 }, { ', 'db.c.createIndex({ a: 1 }, {\n  expireAfterSeconds: 60,\n  par', 'db.c.createIndex({ a: 1 }, { name: "x,{", ']) {
+    for (const before of [
+      'db.c.createIndex({ a: 1 }, { ',
+      'db.c.createIndex({ a: 1 }, {\n  expireAfterSeconds: 60,\n  par',
+      'db.c.createIndex({ a: 1 }, { name: "x,{", ',
+    ]) {
       const ctx = completionContext(before);
       assert.equal(ctx?.kind, 'indexOption', before);
     }
     assert.deepEqual(completionContext('db.c.createIndex({ a: 1 }, { exp'), { kind: 'indexOption', prefix: 'exp' });
     const c = completionCandidates({ kind: 'indexOption', prefix: '' }, []);
-    assert.deepEqual(c.slice(0, 2).map((x) => [x.label, x.insertText]), [['expireAfterSeconds', 'expireAfterSeconds: '], ['partialFilterExpression', 'partialFilterExpression: ']]);
+    assert.deepEqual(
+      c.slice(0, 2).map((x) => [x.label, x.insertText]),
+      [
+        ['expireAfterSeconds', 'expireAfterSeconds: '],
+        ['partialFilterExpression', 'partialFilterExpression: '],
+      ],
+    );
   });
 
   it('offers no index options in the key pattern, in values, in nested filters, in strings or after the call', () => {
@@ -60,9 +90,18 @@ describe('playground completion', () => {
 
 describe('documents table', () => {
   it('has a column per top-level field in first-seen order, _id first, and marks missing fields', () => {
-    const t = tableOf({ documents: [{ name: 'a', _id: 1 }, { _id: 2, extra: true }], hasMore: true });
+    const t = tableOf({
+      documents: [
+        { name: 'a', _id: 1 },
+        { _id: 2, extra: true },
+      ],
+      hasMore: true,
+    });
     assert.deepEqual(t.columns, ['_id', 'name', 'extra']);
-    assert.deepEqual(t.rows, [['1', 'a', undefined], ['2', undefined, 'true']]);
+    assert.deepEqual(t.rows, [
+      ['1', 'a', undefined],
+      ['2', undefined, 'true'],
+    ]);
     assert.equal(t.hasMore, true);
   });
 

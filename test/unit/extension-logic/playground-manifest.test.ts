@@ -36,8 +36,11 @@ describe('playground notebook contributions', () => {
   });
 
   it('ship the renderer, the grammar and the examples in the .vsix', () => {
-    const ignore = source('.vscodeignore').split('\n').map((l) => l.trim());
-    for (const keep of ['!dist/renderer.js', '!syntaxes/*.json', '!examples/*.ttlbook']) assert.ok(ignore.includes(keep), keep);
+    const ignore = source('.vscodeignore')
+      .split('\n')
+      .map((l) => l.trim());
+    for (const keep of ['!dist/renderer.js', '!syntaxes/*.json', '!examples/*.ttlbook'])
+      assert.ok(ignore.includes(keep), keep);
   });
 
   it('declare the ttl-mongosh language with a grammar embedding source.js that highlights the shell globals and TTL keys', () => {
@@ -58,10 +61,13 @@ describe('playground notebook contributions', () => {
       return undefined;
     };
     assert.equal(scopeOf('db', '.c.find()'), 'variable.language.db.ttl-mongosh');
-    for (const f of ['ISODate', 'NumberLong', 'NumberInt', 'ObjectId']) assert.equal(scopeOf(f, '("x")'), 'support.function.bson.ttl-mongosh', f);
-    for (const f of ['sleep', 'print', 'printjson', 'use']) assert.equal(scopeOf(f, '(1)'), 'support.function.shell.ttl-mongosh', f);
+    for (const f of ['ISODate', 'NumberLong', 'NumberInt', 'ObjectId'])
+      assert.equal(scopeOf(f, '("x")'), 'support.function.bson.ttl-mongosh', f);
+    for (const f of ['sleep', 'print', 'printjson', 'use'])
+      assert.equal(scopeOf(f, '(1)'), 'support.function.shell.ttl-mongosh', f);
     for (const f of ['EJSON', 'clock', 'ttl']) assert.equal(scopeOf(f, '.x'), 'support.class.shell.ttl-mongosh', f);
-    for (const k of ['expireAfterSeconds', 'partialFilterExpression']) assert.equal(scopeOf(k, ': 1'), 'keyword.other.ttl.ttl-mongosh', k);
+    for (const k of ['expireAfterSeconds', 'partialFilterExpression'])
+      assert.equal(scopeOf(k, ': 1'), 'keyword.other.ttl.ttl-mongosh', k);
     assert.equal(scopeOf('dbx', '.a'), undefined);
     assert.equal(scopeOf('expireAfterSeconds', ' = 1'), undefined, 'a TTL key only as an object key');
     // The globals the shell defines are the ones the grammar knows.

@@ -8,7 +8,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CELL_LANGUAGE, notebookDataFromText, textFromNotebookData, type PlaygroundNotebookData } from '../../../src/extension/logic/playground-notebook';
+import {
+  CELL_LANGUAGE,
+  notebookDataFromText,
+  textFromNotebookData,
+  type PlaygroundNotebookData,
+} from '../../../src/extension/logic/playground-notebook';
 
 const root = path.resolve(__dirname, '..', '..', '..', '..');
 const examples = fs.readdirSync(path.join(root, 'examples')).filter((f) => f.endsWith('.ttlbook'));
@@ -46,18 +51,27 @@ describe('playground notebook serializer (pure part)', () => {
   });
 
   it('saves odd spacing, a notebook without header and one without a final newline unchanged', () => {
-    for (const text of ['print(1)\n\n\n// %%\n\n\nprint(2)\n\n\n', '// %%\nprint(1)', '', '// %% [markdown]\n// only markdown\n', '// ---\n// title: x\n// ---\n// %%\n1\n']) {
+    for (const text of [
+      'print(1)\n\n\n// %%\n\n\nprint(2)\n\n\n',
+      '// %%\nprint(1)',
+      '',
+      '// %% [markdown]\n// only markdown\n',
+      '// ---\n// title: x\n// ---\n// %%\n1\n',
+    ]) {
       assert.equal(roundTrip(notebookDataFromText(text)), text, JSON.stringify(text));
     }
   });
 
   it('reads cells with their kind, language, markdown without comment prefixes, titles and header metadata', () => {
     const data = notebookDataFromText(book);
-    assert.deepEqual(data.cells.map((c) => [c.kind, c.language, c.value]), [
-      ['markdown', 'markdown', '# Demo\n\nSome *markdown*.'],
-      ['code', CELL_LANGUAGE, 'db.c.insertOne({ a: 1 })'],
-      ['code', CELL_LANGUAGE, 'db.c.find()'],
-    ]);
+    assert.deepEqual(
+      data.cells.map((c) => [c.kind, c.language, c.value]),
+      [
+        ['markdown', 'markdown', '# Demo\n\nSome *markdown*.'],
+        ['code', CELL_LANGUAGE, 'db.c.insertOne({ a: 1 })'],
+        ['code', CELL_LANGUAGE, 'db.c.find()'],
+      ],
+    );
     assert.equal(data.cells[2].metadata.ttlbook?.title, 'second');
     assert.deepEqual(data.metadata.ttlbook.header, { title: 'Demo', engine: { now: '2026-01-01T00:00:00Z' } });
   });
@@ -66,17 +80,41 @@ describe('playground notebook serializer (pure part)', () => {
     const data = notebookDataFromText(book.replace('db.c.insertOne({ a: 1 })', 'db.c.insertOne({ a: 1 })\n\n\n'));
     data.cells[2].value = 'db.c.find({ a: 1 })';
     const text = roundTrip(data);
-    assert.equal(text, book.replace('db.c.insertOne({ a: 1 })', 'db.c.insertOne({ a: 1 })\n\n\n').replace('db.c.find()', 'db.c.find({ a: 1 })'));
+    assert.equal(
+      text,
+      book
+        .replace('db.c.insertOne({ a: 1 })', 'db.c.insertOne({ a: 1 })\n\n\n')
+        .replace('db.c.find()', 'db.c.find({ a: 1 })'),
+    );
   });
 
   it('new cells (no metadata) are written canonically, between or after existing ones', () => {
     const data = notebookDataFromText(book);
-    data.cells.splice(2, 0, { kind: 'markdown', value: 'A note\n\nwith a blank line', language: 'markdown', metadata: {} });
+    data.cells.splice(2, 0, {
+      kind: 'markdown',
+      value: 'A note\n\nwith a blank line',
+      language: 'markdown',
+      metadata: {},
+    });
     data.cells.push({ kind: 'code', value: 'sleep(1000)', language: CELL_LANGUAGE, metadata: {} });
     const text = roundTrip(data);
-    assert.ok(text.includes('db.c.insertOne({ a: 1 })\n\n// %% [markdown]\n// A note\n//\n// with a blank line\n\n// %% second\ndb.c.find()\n\n// %%\nsleep(1000)\n'), text);
+    assert.ok(
+      text.includes(
+        'db.c.insertOne({ a: 1 })\n\n// %% [markdown]\n// A note\n//\n// with a blank line\n\n// %% second\ndb.c.find()\n\n// %%\nsleep(1000)\n',
+      ),
+      text,
+    );
     const back = notebookDataFromText(text);
-    assert.deepEqual(back.cells.map((c) => c.value), ['# Demo\n\nSome *markdown*.', 'db.c.insertOne({ a: 1 })', 'A note\n\nwith a blank line', 'db.c.find()', 'sleep(1000)']);
+    assert.deepEqual(
+      back.cells.map((c) => c.value),
+      [
+        '# Demo\n\nSome *markdown*.',
+        'db.c.insertOne({ a: 1 })',
+        'A note\n\nwith a blank line',
+        'db.c.find()',
+        'sleep(1000)',
+      ],
+    );
   });
 
   it('moved and deleted cells keep their own text and stay separated', () => {
@@ -84,7 +122,10 @@ describe('playground notebook serializer (pure part)', () => {
     const [md, first, second] = data.cells;
     data.cells = [md, second, first];
     const moved = roundTrip(data);
-    assert.deepEqual(notebookDataFromText(moved).cells.map((c) => c.value), ['# Demo\n\nSome *markdown*.', 'db.c.find()', 'db.c.insertOne({ a: 1 })']);
+    assert.deepEqual(
+      notebookDataFromText(moved).cells.map((c) => c.value),
+      ['# Demo\n\nSome *markdown*.', 'db.c.find()', 'db.c.insertOne({ a: 1 })'],
+    );
     assert.ok(moved.includes('// %% second\ndb.c.find()\n\n// %%\ndb.c.insertOne'), moved);
     data.cells = [md, first];
     assert.equal(roundTrip(data), book.replace('\n// %% second\ndb.c.find()\n', ''));
@@ -94,15 +135,33 @@ describe('playground notebook serializer (pure part)', () => {
     const spaced = book.replace('// title: Demo', '//   title:   Demo');
     assert.equal(roundTrip(notebookDataFromText(spaced)), spaced);
     const data = notebookDataFromText(spaced);
-    data.metadata.ttlbook.header = { ...data.metadata.ttlbook.header, engine: { isolated: true, now: '2026-01-01T00:00:00Z', flavor: 'cosmos' } };
+    data.metadata.ttlbook.header = {
+      ...data.metadata.ttlbook.header,
+      engine: { isolated: true, now: '2026-01-01T00:00:00Z', flavor: 'cosmos' },
+    };
     const text = roundTrip(data);
-    assert.ok(text.startsWith('// ---\n// title: Demo\n// engine: {"isolated":true,"now":"2026-01-01T00:00:00Z","flavor":"cosmos"}\n// ---\n\n// %% [markdown]\n'), text);
-    assert.deepEqual(notebookDataFromText(text).metadata.ttlbook.header.engine, { isolated: true, now: '2026-01-01T00:00:00Z', flavor: 'cosmos' });
+    assert.ok(
+      text.startsWith(
+        '// ---\n// title: Demo\n// engine: {"isolated":true,"now":"2026-01-01T00:00:00Z","flavor":"cosmos"}\n// ---\n\n// %% [markdown]\n',
+      ),
+      text,
+    );
+    assert.deepEqual(notebookDataFromText(text).metadata.ttlbook.header.engine, {
+      isolated: true,
+      now: '2026-01-01T00:00:00Z',
+      flavor: 'cosmos',
+    });
   });
 
   it('cells whose metadata VS Code dropped are written canonically, not lost', () => {
     const data = notebookDataFromText(book);
-    const text = textFromNotebookData(data.cells.map((c) => ({ kind: c.kind, value: c.value })), undefined);
-    assert.deepEqual(notebookDataFromText(text).cells.map((c) => [c.kind, c.value]), data.cells.map((c) => [c.kind, c.value]));
+    const text = textFromNotebookData(
+      data.cells.map((c) => ({ kind: c.kind, value: c.value })),
+      undefined,
+    );
+    assert.deepEqual(
+      notebookDataFromText(text).cells.map((c) => [c.kind, c.value]),
+      data.cells.map((c) => [c.kind, c.value]),
+    );
   });
 });

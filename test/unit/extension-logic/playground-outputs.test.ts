@@ -12,7 +12,16 @@ import * as path from 'node:path';
 import { Engine, VirtualClock } from '../../../src/engine';
 import { runFile } from '../../../src/cli/run-file';
 import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend';
-import { DOCUMENTS_MIME, interruptedSpec, JSON_MIME, maskObjectIds, outputSpecOf, plainTextOf, TEXT_MIME, type OutputSpec } from '../../../src/extension/logic/playground-outputs';
+import {
+  DOCUMENTS_MIME,
+  interruptedSpec,
+  JSON_MIME,
+  maskObjectIds,
+  outputSpecOf,
+  plainTextOf,
+  TEXT_MIME,
+  type OutputSpec,
+} from '../../../src/extension/logic/playground-outputs';
 import { statementOutputs, type CellOutput } from '../../../src/shell/cell-outputs';
 import { ShellSession } from '../../../src/shell/session';
 import { codeCells, engineRequestOf, parseTtlbook } from '../../../src/formats/ttlbook';
@@ -41,10 +50,31 @@ describe('playground outputs', () => {
     const table = specs[1];
     assert.equal(table.kind, 'items');
     if (table.kind !== 'items') return;
-    assert.deepEqual(table.items.map((i) => i.mime), [DOCUMENTS_MIME, JSON_MIME, TEXT_MIME]);
-    assert.deepEqual(table.items[0], { mime: DOCUMENTS_MIME, json: { documents: [{ _id: 1, at: { $date: '1970-01-01T00:00:00Z' } }, { _id: 2, n: 5 }], hasMore: false } });
-    assert.deepEqual(table.items[1], { mime: JSON_MIME, json: [{ _id: 1, at: { $date: '1970-01-01T00:00:00Z' } }, { _id: 2, n: 5 }] });
-    assert.equal((table.items[2] as { text: string }).text, "[\n  { _id: 1, at: ISODate('1970-01-01T00:00:00.000Z') },\n  { _id: 2, n: Long('5') }\n]");
+    assert.deepEqual(
+      table.items.map((i) => i.mime),
+      [DOCUMENTS_MIME, JSON_MIME, TEXT_MIME],
+    );
+    assert.deepEqual(table.items[0], {
+      mime: DOCUMENTS_MIME,
+      json: {
+        documents: [
+          { _id: 1, at: { $date: '1970-01-01T00:00:00Z' } },
+          { _id: 2, n: 5 },
+        ],
+        hasMore: false,
+      },
+    });
+    assert.deepEqual(table.items[1], {
+      mime: JSON_MIME,
+      json: [
+        { _id: 1, at: { $date: '1970-01-01T00:00:00Z' } },
+        { _id: 2, n: 5 },
+      ],
+    });
+    assert.equal(
+      (table.items[2] as { text: string }).text,
+      "[\n  { _id: 1, at: ISODate('1970-01-01T00:00:00.000Z') },\n  { _id: 2, n: Long('5') }\n]",
+    );
   });
 
   it('a cursor with more than 20 documents says "Type "it" for more" in the text and hasMore in the table', () => {
@@ -58,21 +88,39 @@ describe('playground outputs', () => {
   });
 
   it('one document is JSON then text; numbers, strings and empty results are text or nothing', () => {
-    const [, one, count, str, empty] = specsOf('db.c.insertOne({ _id: 1 }); db.c.findOne(); db.c.countDocuments(); "hello"; db.c.find({ _id: 2 })');
-    assert.deepEqual(one, { kind: 'items', items: [{ mime: JSON_MIME, json: { _id: 1 } }, { mime: TEXT_MIME, text: '{ _id: 1 }' }] });
+    const [, one, count, str, empty] = specsOf(
+      'db.c.insertOne({ _id: 1 }); db.c.findOne(); db.c.countDocuments(); "hello"; db.c.find({ _id: 2 })',
+    );
+    assert.deepEqual(one, {
+      kind: 'items',
+      items: [
+        { mime: JSON_MIME, json: { _id: 1 } },
+        { mime: TEXT_MIME, text: '{ _id: 1 }' },
+      ],
+    });
     assert.deepEqual(count, { kind: 'items', items: [{ mime: TEXT_MIME, text: '1' }] });
     assert.deepEqual(str, { kind: 'items', items: [{ mime: TEXT_MIME, text: 'hello' }] });
     assert.equal(empty, undefined, 'mongosh prints nothing for an empty cursor');
-    assert.deepEqual(specsOf('[1, 2]'), [{ kind: 'items', items: [{ mime: TEXT_MIME, text: '[ 1, 2 ]' }] }], 'an array of non-documents is no table');
+    assert.deepEqual(
+      specsOf('[1, 2]'),
+      [{ kind: 'items', items: [{ mime: TEXT_MIME, text: '[ 1, 2 ]' }] }],
+      'an array of non-documents is no table',
+    );
   });
 
   it('an error is an error output whose name and message carry the MongoDB codeName and code', () => {
     const specs = specsOf('db.c.insertOne({ _id: 1 })\nprint("before")\ndb.c.insertOne({ _id: 1 })\nprint("never")');
-    assert.deepEqual(specs.map((s) => s.kind), ['items', 'stdout', 'error']);
+    assert.deepEqual(
+      specs.map((s) => s.kind),
+      ['items', 'stdout', 'error'],
+    );
     const err = specs[2];
     if (err.kind !== 'error') return;
     assert.equal(err.name, 'MongoServerError[DuplicateKey]');
-    assert.match(err.message, /^E11000 duplicate key error collection: test\.c index: _id_ dup key: \{ _id: 1 \} \(code 11000, DuplicateKey\)$/);
+    assert.match(
+      err.message,
+      /^E11000 duplicate key error collection: test\.c index: _id_ dup key: \{ _id: 1 \} \(code 11000, DuplicateKey\)$/,
+    );
     assert.match(err.stack, /^MongoServerError\[DuplicateKey\]: E11000 .*\n {4}at line 3, column \d+$/);
   });
 
@@ -81,7 +129,10 @@ describe('playground outputs', () => {
     assert.equal(syntax.kind, 'error');
     assert.equal((syntax as { name: string }).name, 'SyntaxError');
     const [thrown] = specsOf('throw new TypeError("bad")');
-    assert.deepEqual([(thrown as { name: string }).name, (thrown as { message: string }).message], ['TypeError', 'bad']);
+    assert.deepEqual(
+      [(thrown as { name: string }).name, (thrown as { message: string }).message],
+      ['TypeError', 'bad'],
+    );
   });
 
   it('an interrupted cell says how far it got, with code 11601 Interrupted', () => {
@@ -126,10 +177,14 @@ describe('playground sessions on the backend', () => {
       const kinds: string[] = [];
       backend.onDidChange((events) => kinds.push(...events.map((e) => e.kind)));
       const session = await backend.openPlayground();
-      for await (const e of session.run('db.getSiblingDB("app").c.insertOne({ a: 1 })\nsleep(1000)')) assert.ok(e.kind === 'statement' && e.ok);
+      for await (const e of session.run('db.getSiblingDB("app").c.insertOne({ a: 1 })\nsleep(1000)'))
+        assert.ok(e.kind === 'statement' && e.ok);
       assert.ok(kinds.includes('clockChanged'), kinds.join());
       assert.ok(kinds.length >= 2);
-      assert.deepEqual((await backend.listCollections('app')).map((c) => [c.name, c.count]), [['c', 1]]);
+      assert.deepEqual(
+        (await backend.listCollections('app')).map((c) => [c.name, c.count]),
+        [['c', 1]],
+      );
       assert.equal((await backend.clock()).now.toISOString(), '2026-01-01T00:00:01.000Z');
     } finally {
       backend.dispose();
@@ -143,7 +198,8 @@ describe('playground sessions on the backend', () => {
       for await (const _ of session.run('var kept = 1')) void _;
       await backend.reset();
       const results = [];
-      for await (const e of session.run('typeof kept')) if (e.kind === 'statement') results.push(...e.outputs.map((o) => o.text));
+      for await (const e of session.run('typeof kept'))
+        if (e.kind === 'statement') results.push(...e.outputs.map((o) => o.text));
       assert.equal(session.restarted, true);
       assert.deepEqual(results, ['undefined']);
       const run = session.run('print(1)\nprint(2)');
@@ -164,7 +220,12 @@ describe('the notebook path and the CLI show the same results', () => {
       const full = path.join(root, 'examples', file);
       let cli = '';
       let cliErr = '';
-      const outcome = runFile(full, { files: [full], clock: 'virtual', json: false, timeoutMs: 10_000 }, (t) => (cli += t), (t) => (cliErr += t));
+      const outcome = runFile(
+        full,
+        { files: [full], clock: 'virtual', json: false, timeoutMs: 10_000 },
+        (t) => (cli += t),
+        (t) => (cliErr += t),
+      );
       assert.equal(outcome.ok, true, cliErr);
       const book = parseTtlbook(fs.readFileSync(full, 'utf8'));
       const request = engineRequestOf(book.metadata);
@@ -173,7 +234,9 @@ describe('the notebook path and the CLI show the same results', () => {
       try {
         const session = await backend.openPlayground();
         const specs: OutputSpec[] = [];
-        for (const cell of codeCells(book)) for await (const e of session.run(cell.source)) specs.push(...(e.kind === 'print' ? [e] : e.outputs).map(outputSpecOf));
+        for (const cell of codeCells(book))
+          for await (const e of session.run(cell.source))
+            specs.push(...(e.kind === 'print' ? [e] : e.outputs).map(outputSpecOf));
         assert.ok(specs.every((s) => s.kind !== 'error'));
         // Generated ObjectIds differ in their random bytes only: their timestamps (engine clock) must match.
         assert.equal(maskObjectIds(plainTextOf(specs)), maskObjectIds(cli));

@@ -54,21 +54,44 @@ describe('collections', () => {
     assert.equal(collectionKindOf('collection', { clusteredIndex: {} }), 'clustered');
     assert.equal(collectionKindOf('collection', { capped: true }), 'capped');
     assert.equal(collectionKindOf('collection', {}), 'plain');
-    assert.equal(describeCollection('clustered', { clusteredIndex: {}, expireAfterSeconds: 86400 }, 1234), '1,234 docs · TTL 1 d after _id');
+    assert.equal(
+      describeCollection('clustered', { clusteredIndex: {}, expireAfterSeconds: 86400 }, 1234),
+      '1,234 docs · TTL 1 d after _id',
+    );
     assert.equal(describeCollection('capped', { capped: true, size: 1048576 }, 1), '1 doc · capped 1 MiB');
   });
 
   it('builds the create command of each kind', () => {
     assert.deepEqual(createCollectionCommand({ name: 'a', kind: 'plain' }), { create: 'a' });
-    assert.deepEqual(createCollectionCommand({ name: 'a', kind: 'capped' }), { create: 'a', capped: true, size: 1048576 });
-    assert.deepEqual(createCollectionCommand({ name: 'a', kind: 'clustered', expireAfterSeconds: 60 }), { create: 'a', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 60 });
-    assert.deepEqual(createCollectionCommand({ name: 'a', kind: 'timeseries', timeField: 't', metaField: 'm', expireAfterSeconds: 60 }), { create: 'a', timeseries: { timeField: 't', metaField: 'm' }, expireAfterSeconds: 60 });
+    assert.deepEqual(createCollectionCommand({ name: 'a', kind: 'capped' }), {
+      create: 'a',
+      capped: true,
+      size: 1048576,
+    });
+    assert.deepEqual(createCollectionCommand({ name: 'a', kind: 'clustered', expireAfterSeconds: 60 }), {
+      create: 'a',
+      clusteredIndex: { key: { _id: 1 }, unique: true },
+      expireAfterSeconds: 60,
+    });
+    assert.deepEqual(
+      createCollectionCommand({
+        name: 'a',
+        kind: 'timeseries',
+        timeField: 't',
+        metaField: 'm',
+        expireAfterSeconds: 60,
+      }),
+      { create: 'a', timeseries: { timeField: 't', metaField: 'm' }, expireAfterSeconds: 60 },
+    );
   });
 });
 
 describe('remedies', () => {
   it('puts the MongoDB code first in the message', () => {
-    assert.equal(errorMessageText({ code: 67, codeName: 'CannotCreateIndex', message: 'x' }, 'Create TTL Index'), 'Create TTL Index failed — CannotCreateIndex (67): x');
+    assert.equal(
+      errorMessageText({ code: 67, codeName: 'CannotCreateIndex', message: 'x' }, 'Create TTL Index'),
+      'Create TTL Index failed — CannotCreateIndex (67): x',
+    );
     assert.equal(errorMessageText({ message: 'x' }), 'Failed: x');
   });
 
@@ -82,8 +105,17 @@ describe('remedies', () => {
   });
 
   it('offers the 8.0 setting for capped TTL on 7.0, creation for a missing namespace, nothing otherwise', () => {
-    assert.equal(remediesFor({ code: 67, message: 'Cannot create TTL index on a capped collection' }, { command: 'x', serverVersion: '7.0' })[0].command, 'workbench.action.openSettings');
+    assert.equal(
+      remediesFor(
+        { code: 67, message: 'Cannot create TTL index on a capped collection' },
+        { command: 'x', serverVersion: '7.0' },
+      )[0].command,
+      'workbench.action.openSettings',
+    );
     assert.equal(remediesFor({ code: 26, message: '' }, { command: 'x' })[0].command, 'ttlWorkbench.createCollection');
-    assert.deepEqual(remediesFor({ code: 67, message: 'must be within the range of a 32-bit integer' }, { command: 'x' }), []);
+    assert.deepEqual(
+      remediesFor({ code: 67, message: 'must be within the range of a 32-bit integer' }, { command: 'x' }),
+      [],
+    );
   });
 });

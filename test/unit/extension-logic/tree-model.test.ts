@@ -11,16 +11,32 @@ import assert from 'node:assert/strict';
 import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend';
 import { TreeModel } from '../../../src/extension/tree/model';
 import { collectionId, databaseId, MONITOR_ID, type TreeNode } from '../../../src/extension/tree/nodes';
-import { indexTooltip, presentCollection, presentEngine, presentIndex, presentMonitor } from '../../../src/extension/tree/presentation';
+import {
+  indexTooltip,
+  presentCollection,
+  presentEngine,
+  presentIndex,
+  presentMonitor,
+} from '../../../src/extension/tree/presentation';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 
 async function setup() {
   // 5 ms per answer: nothing may assume synchronous answers.
   const backend = new EmbeddedBackend({}, { startMs: NOW, latencyMs: 5 });
-  await backend.runCommand('app', { insert: 'events', documents: [{ t: new Date(NOW - 7200_000) }, { t: new Date(NOW + 60_000) }] });
-  await backend.runCommand('app', { createIndexes: 'events', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }] });
-  await backend.runCommand('app', { create: 'logs', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 86400 });
+  await backend.runCommand('app', {
+    insert: 'events',
+    documents: [{ t: new Date(NOW - 7200_000) }, { t: new Date(NOW + 60_000) }],
+  });
+  await backend.runCommand('app', {
+    createIndexes: 'events',
+    indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }],
+  });
+  await backend.runCommand('app', {
+    create: 'logs',
+    clusteredIndex: { key: { _id: 1 }, unique: true },
+    expireAfterSeconds: 86400,
+  });
   return { backend, model: new TreeModel(backend) };
 }
 
@@ -32,16 +48,28 @@ describe('TreeModel', () => {
     const [engine] = await model.children();
     assert.equal(engine.type, 'engine');
     const top = await model.children(engine);
-    assert.deepEqual(top.map((n) => n.type), ['monitor', 'database']);
+    assert.deepEqual(
+      top.map((n) => n.type),
+      ['monitor', 'database'],
+    );
     const colls = await model.children(find(top, 'database'));
-    assert.deepEqual(colls.map((n) => n.type === 'collection' && n.info.name), ['events', 'logs']);
+    assert.deepEqual(
+      colls.map((n) => n.type === 'collection' && n.info.name),
+      ['events', 'logs'],
+    );
     const events = colls[0];
     const indexes = await model.children(events);
-    assert.deepEqual(indexes.map((n) => n.type === 'index' && n.info.name), ['_id_', 't_1']);
+    assert.deepEqual(
+      indexes.map((n) => n.type === 'index' && n.info.name),
+      ['_id_', 't_1'],
+    );
     const logs = await model.children(colls[1]);
     assert.equal(logs[0].type, 'collectionTTL');
     const details = await model.children(find(top, 'monitor'));
-    assert.deepEqual(details.map((n) => n.type === 'detail' && n.label), ['Enabled', 'Sleep', 'Last pass', 'Next pass', 'Metrics']);
+    assert.deepEqual(
+      details.map((n) => n.type === 'detail' && n.label),
+      ['Enabled', 'Sleep', 'Last pass', 'Next pass', 'Metrics'],
+    );
     backend.dispose();
   });
 
@@ -65,14 +93,27 @@ describe('TreeModel', () => {
     const [engine] = await model.children();
     const db = find(await model.children(engine), 'database');
     await model.children(db);
-    const docs = model.planRefresh([{ kind: 'documentsInserted', db: 'app', collection: 'events', count: 3, cause: 'command' }]);
-    assert.deepEqual(docs.nodes.map((n) => n.id), [databaseId('app')]);
-    const ttl = model.planRefresh([{ kind: 'documentsDeleted', db: 'app', collection: 'events', count: 3, cause: 'ttl' }]);
+    const docs = model.planRefresh([
+      { kind: 'documentsInserted', db: 'app', collection: 'events', count: 3, cause: 'command' },
+    ]);
+    assert.deepEqual(
+      docs.nodes.map((n) => n.id),
+      [databaseId('app')],
+    );
+    const ttl = model.planRefresh([
+      { kind: 'documentsDeleted', db: 'app', collection: 'events', count: 3, cause: 'ttl' },
+    ]);
     assert.deepEqual(ttl.nodes.map((n) => n.id).sort(), [databaseId('app'), MONITOR_ID].sort());
     const ix = model.planRefresh([{ kind: 'indexChanged', db: 'app', collection: 'events', names: ['t_1'] }]);
-    assert.deepEqual(ix.nodes.map((n) => n.id), [collectionId('app', 'events')]);
+    assert.deepEqual(
+      ix.nodes.map((n) => n.id),
+      [collectionId('app', 'events')],
+    );
     assert.equal(model.planRefresh([{ kind: 'clockChanged' }]).root, true);
-    assert.equal(model.planRefresh([{ kind: 'documentsInserted', db: 'other', collection: 'x', count: 1, cause: 'command' }]).root, true);
+    assert.equal(
+      model.planRefresh([{ kind: 'documentsInserted', db: 'other', collection: 'x', count: 1, cause: 'command' }]).root,
+      true,
+    );
     backend.dispose();
   });
 
@@ -105,7 +146,8 @@ describe('TreeModel', () => {
   it('a data folder recovered from damage shows a warning row above the monitor, with what was kept, until acknowledged (then the engine node refreshes)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-tree-damage-'));
     const first = new EmbeddedBackend({}, { startMs: NOW, dataDir: dir });
-    for (let i = 0; i < 40; i++) await first.runCommand('app', { insert: 'events', documents: [{ _id: i, pad: 'x'.repeat(200) }] });
+    for (let i = 0; i < 40; i++)
+      await first.runCommand('app', { insert: 'events', documents: [{ _id: i, pad: 'x'.repeat(200) }] });
     first.dispose();
     const journal = path.join(dir, 'journal-0.ttlj');
     const bytes = fs.readFileSync(journal);
@@ -117,7 +159,11 @@ describe('TreeModel', () => {
       const model = new TreeModel(backend);
       const [engine] = await model.children();
       const top = await model.children(engine);
-      assert.deepEqual(top.map((n) => n.type), ['message', 'monitor', 'database'], `open ${open}`);
+      assert.deepEqual(
+        top.map((n) => n.type),
+        ['message', 'monitor', 'database'],
+        `open ${open}`,
+      );
       const row = top[0] as Extract<TreeNode, { type: 'message' }>;
       assert.equal(row.command, 'ttlWorkbench.acknowledgeStorageDamage');
       assert.equal(row.icon, 'warning');
@@ -129,15 +175,24 @@ describe('TreeModel', () => {
         backend.onDidChange((e) => events.push(...e));
         await backend.acknowledgeStorageDamage();
         const plan = model.planRefresh(events as never);
-        assert.deepEqual(plan.nodes.map((n) => n.id), [engine.id], 'the engine node refreshes');
-        assert.deepEqual((await model.children(engine)).map((n) => n.type), ['monitor', 'database']);
+        assert.deepEqual(
+          plan.nodes.map((n) => n.id),
+          [engine.id],
+          'the engine node refreshes',
+        );
+        assert.deepEqual(
+          (await model.children(engine)).map((n) => n.type),
+          ['monitor', 'database'],
+        );
       }
       backend.dispose();
     }
     const after = new EmbeddedBackend({}, { startMs: NOW, dataDir: dir });
     assert.equal((await after.storageInfo()).damage, undefined, 'acknowledged for good');
-    assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('journal-0.ttlj.damaged-')), 'the damaged copy stays');
+    assert.ok(
+      fs.readdirSync(dir).some((f) => f.startsWith('journal-0.ttlj.damaged-')),
+      'the damaged copy stays',
+    );
     after.dispose();
   });
 });
-

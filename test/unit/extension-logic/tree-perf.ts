@@ -27,7 +27,10 @@ async function main(): Promise<void> {
     await backend.runCommand('perf', { create: 'big' });
     await backend.runCommand('perf', {
       createIndexes: 'big',
-      indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }, ...fields.map((f) => ({ key: { [f]: 1 }, name: `${f}_1` }))],
+      indexes: [
+        { key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 },
+        ...fields.map((f) => ({ key: { [f]: 1 }, name: `${f}_1` })),
+      ],
     });
   });
   await timed(`insert ${docs.toLocaleString('en-US')} documents`, async () => {
@@ -43,7 +46,8 @@ async function main(): Promise<void> {
     }
   });
   await timed(`create ${collections} collections in db many`, async () => {
-    for (let i = 0; i < collections; i++) await backend.runCommand('many', { create: `c${String(i).padStart(4, '0')}` });
+    for (let i = 0; i < collections; i++)
+      await backend.runCommand('many', { create: `c${String(i).padStart(4, '0')}` });
   });
   const model = new TreeModel(backend);
   const [engine] = await model.children();
@@ -52,15 +56,27 @@ async function main(): Promise<void> {
   const manyDb = top.find((n) => n.type === 'database' && n.db === 'many')!;
   const colls = await timed('getChildren(database perf) [1 collection, metadata count]', () => model.children(perfDb));
   const many = await timed(`getChildren(database many) [${collections} collections]`, () => model.children(manyDb));
-  await timed(`presentCollection × ${many.length}`, async () => many.forEach((n) => n.type === 'collection' && presentCollection(n.info)));
+  await timed(`presentCollection × ${many.length}`, async () =>
+    many.forEach((n) => n.type === 'collection' && presentCollection(n.info)),
+  );
   const big = colls[0];
-  const ixNodes: TreeNode[] = await timed(`getChildren(collection big) [${docs.toLocaleString('en-US')} docs, ${indexes} indexes]`, () => model.children(big));
+  const ixNodes: TreeNode[] = await timed(
+    `getChildren(collection big) [${docs.toLocaleString('en-US')} docs, ${indexes} indexes]`,
+    () => model.children(big),
+  );
   await timed(`getChildren(collection big) again`, () => model.children(big));
-  await timed(`presentIndex × ${ixNodes.length}`, async () => ixNodes.forEach((n) => n.type === 'index' && presentIndex(n.info, n.collectionInfo)));
+  await timed(`presentIndex × ${ixNodes.length}`, async () =>
+    ixNodes.forEach((n) => n.type === 'index' && presentIndex(n.info, n.collectionInfo)),
+  );
   const ttl = ixNodes.find((n) => n.type === 'index' && n.info.name === 't_1');
   if (ttl?.type === 'index') {
     const r = await timed('expiryCounts(t_1) (tooltip, capped at 10,000)', () => backend.expiryCounts(ttl.info, 3600));
-    console.log('  ', JSON.stringify(r.ok ? { expiredNow: r.counts.expiredNow, due: r.counts.dueWithinWindow, capped: r.counts.capped } : r));
+    console.log(
+      '  ',
+      JSON.stringify(
+        r.ok ? { expiredNow: r.counts.expiredNow, due: r.counts.dueWithinWindow, capped: r.counts.capped } : r,
+      ),
+    );
   }
   const pass = await timed('advance 61 s (one TTL pass)', () => backend.advanceClock(61_000));
   console.log('  ', JSON.stringify(pass));

@@ -24,8 +24,14 @@ db.sessions.countDocuments()
 describe('.ttlbook format', () => {
   test('parses metadata (JSON values and strings), markdown and code cells with their lines', () => {
     const book = parseTtlbook(canonical);
-    assert.deepEqual(book.metadata, { title: 'Expire after N seconds', engine: { isolated: true, now: '2026-01-01T00:00:00Z' } });
-    assert.deepEqual(book.cells.map((c) => c.kind), ['markdown', 'code', 'code']);
+    assert.deepEqual(book.metadata, {
+      title: 'Expire after N seconds',
+      engine: { isolated: true, now: '2026-01-01T00:00:00Z' },
+    });
+    assert.deepEqual(
+      book.cells.map((c) => c.kind),
+      ['markdown', 'code', 'code'],
+    );
     assert.equal(book.cells[0].source, '# Sessions expire\n\nAn index with **expireAfterSeconds**.');
     assert.equal(book.cells[1].source, 'db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 3600 })');
     assert.equal(book.cells[1].line, 12);
@@ -54,14 +60,26 @@ describe('.ttlbook format', () => {
       ],
     };
     const text = serializeTtlbook(book);
-    assert.equal(text, '// ---\n// title: Demo\n// engine: {"flavor":"cosmos"}\n// ---\n\n// %% [markdown]\n// # Title\n//\n// text\n\n// %%\nprint("hi")\n');
+    assert.equal(
+      text,
+      '// ---\n// title: Demo\n// engine: {"flavor":"cosmos"}\n// ---\n\n// %% [markdown]\n// # Title\n//\n// text\n\n// %%\nprint("hi")\n',
+    );
     const back = parseTtlbook(text);
-    assert.deepEqual(back.cells.map((c) => [c.kind, c.source]), [['markdown', '# Title\n\ntext'], ['code', 'print("hi")']]);
+    assert.deepEqual(
+      back.cells.map((c) => [c.kind, c.source]),
+      [
+        ['markdown', '# Title\n\ntext'],
+        ['code', 'print("hi")'],
+      ],
+    );
   });
 
   test('an edited cell is rewritten canonically while the others keep their bytes', () => {
     const book = parseTtlbook(canonical);
-    book.cells[1] = { ...book.cells[1], source: 'db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 60 })' };
+    book.cells[1] = {
+      ...book.cells[1],
+      source: 'db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 60 })',
+    };
     const text = serializeTtlbook(book, parseTtlbook(canonical));
     assert.equal(text, canonical.replace('expireAfterSeconds: 3600 })', 'expireAfterSeconds: 60 })'));
   });
@@ -77,13 +95,24 @@ describe('.ttlbook format', () => {
 describe('.ttlbook engine metadata', () => {
   test('reads isolated, now, flavor, serverVersion and clock; no engine key means the shared engine', () => {
     assert.deepEqual(engineRequestOf({}), { isolated: false });
-    assert.deepEqual(engineRequestOf({ engine: { isolated: true, now: '2026-01-01T00:00:00Z', flavor: 'cosmos', serverVersion: '7.0', clock: 'virtual' } }), {
-      isolated: true,
-      now: new Date('2026-01-01T00:00:00Z'),
-      flavor: 'cosmos',
-      serverVersion: '7.0',
-      clock: 'virtual',
-    });
+    assert.deepEqual(
+      engineRequestOf({
+        engine: {
+          isolated: true,
+          now: '2026-01-01T00:00:00Z',
+          flavor: 'cosmos',
+          serverVersion: '7.0',
+          clock: 'virtual',
+        },
+      }),
+      {
+        isolated: true,
+        now: new Date('2026-01-01T00:00:00Z'),
+        flavor: 'cosmos',
+        serverVersion: '7.0',
+        clock: 'virtual',
+      },
+    );
   });
 
   test('refuses bad values and unknown keys with a message that says what is expected', () => {

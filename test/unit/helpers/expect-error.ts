@@ -5,7 +5,12 @@ import { EngineError } from '../../../src/engine';
  * Runs `fn` and asserts it throws an EngineError with `code`, and when given the message (a string
  * must match exactly, a RegExp anywhere) and the codeName.
  */
-export function expectError(fn: () => unknown, code: number, message?: string | RegExp, codeName?: string): EngineError {
+export function expectError(
+  fn: () => unknown,
+  code: number,
+  message?: string | RegExp,
+  codeName?: string,
+): EngineError {
   try {
     fn();
   } catch (err) {

@@ -56,7 +56,8 @@ export function assertIndexesConsistent(coll: Collection, where: string, validTr
   let checked = 0;
   for (const index of coll.indexes.values()) {
     if (index.name === '_id_') {
-      for (const r of coll.records.values()) if (coll.findById(r.doc._id) !== r) assert.fail(`${where}: _id_ does not find ${String(r.doc._id)}`);
+      for (const r of coll.records.values())
+        if (coll.findById(r.doc._id) !== r) assert.fail(`${where}: _id_ does not find ${String(r.doc._id)}`);
       checked += live;
       continue;
     }
@@ -66,7 +67,8 @@ export function assertIndexesConsistent(coll: Collection, where: string, validTr
     // (Messages are built only on failure: this runs for every entry of every run.)
     tree.forEachPair((key, record) => {
       const rid = record.rid;
-      if (liveByRid[rid] !== record) assert.fail(`${where}: ${index.name} has an entry of a removed document (rid ${rid})`);
+      if (liveByRid[rid] !== record)
+        assert.fail(`${where}: ${index.name} has an entry of a removed document (rid ${rid})`);
       const want = entriesCalledFor(index, rid, record.doc);
       let found = false;
       for (let i = 0; i < want.length && !found; i++) found = sameEntry(want[i], key);
@@ -77,12 +79,14 @@ export function assertIndexesConsistent(coll: Collection, where: string, validTr
     });
     for (const r of coll.records.values()) {
       const want = entriesCalledFor(index, r.rid, r.doc).length;
-      if (seen[r.rid] !== want) assert.fail(`${where}: ${index.name} has ${seen[r.rid]} entries of rid ${r.rid}, its document calls for ${want}`);
+      if (seen[r.rid] !== want)
+        assert.fail(
+          `${where}: ${index.name} has ${seen[r.rid]} entries of rid ${r.rid}, its document calls for ${want}`,
+        );
     }
   }
   return checked;
 }
-
 
 /**
  * The same property checked step by step over a changing collection: `check()` looks at what
@@ -127,9 +131,13 @@ export class IndexWatcher {
     }
     for (const index of coll.indexes.values()) {
       if (index.name === '_id_') {
-        for (const r of changed) if (coll.findById(r.doc._id) !== r) assert.fail(`${where}: _id_ does not find ${String(r.doc._id)}`);
-        for (const g of gone) if (live[g.rid] === undefined && coll.findById(g.doc._id)?.rid === g.rid) assert.fail(`${where}: _id_ still finds removed ${String(g.doc._id)}`);
-        if (index.size !== coll.count) assert.fail(`${where}: _id_ holds ${index.size} entries for ${coll.count} documents`);
+        for (const r of changed)
+          if (coll.findById(r.doc._id) !== r) assert.fail(`${where}: _id_ does not find ${String(r.doc._id)}`);
+        for (const g of gone)
+          if (live[g.rid] === undefined && coll.findById(g.doc._id)?.rid === g.rid)
+            assert.fail(`${where}: _id_ still finds removed ${String(g.doc._id)}`);
+        if (index.size !== coll.count)
+          assert.fail(`${where}: _id_ holds ${index.size} entries for ${coll.count} documents`);
         continue;
       }
       const tree = index.tree as BTree<EntryKey, { rid: number; doc: Document }>;
@@ -140,16 +148,19 @@ export class IndexWatcher {
         for (const k of index.keysOf(g.doc) ?? []) {
           const e = entryOf(k, g.rid);
           if (keep.some((x) => index.compare(x, e) === 0)) continue;
-          if (tree.has(e)) assert.fail(`${where}: ${index.name} still holds an entry of the old document (rid ${g.rid})`);
+          if (tree.has(e))
+            assert.fail(`${where}: ${index.name} still holds an entry of the old document (rid ${g.rid})`);
         }
       }
       for (const r of changed) {
-        for (const e of entriesCalledFor(index, r.rid, r.doc)) if (tree.get(e) !== r) assert.fail(`${where}: ${index.name} lacks an entry of rid ${r.rid}`);
+        for (const e of entriesCalledFor(index, r.rid, r.doc))
+          if (tree.get(e) !== r) assert.fail(`${where}: ${index.name} lacks an entry of rid ${r.rid}`);
         this.entriesChecked++;
       }
       let total = 0;
       for (const r of coll.records.values()) total += entriesCalledFor(index, r.rid, r.doc).length;
-      if (tree.size !== total) assert.fail(`${where}: ${index.name} holds ${tree.size} entries, its documents call for ${total}`);
+      if (tree.size !== total)
+        assert.fail(`${where}: ${index.name} holds ${tree.size} entries, its documents call for ${total}`);
     }
     for (const g of gone) this.known[g.rid] = undefined;
     for (const r of changed) this.known[r.rid] = { doc: r.doc };

@@ -7,7 +7,9 @@ export function assertPlain(value: unknown, where = 'value'): void {
     value.forEach((v, i) => assertPlain(v, `${where}[${i}]`));
     return;
   }
-  if ((value as { _bsontype?: unknown })._bsontype !== undefined || value instanceof Date || value instanceof RegExp) return;
+  if ((value as { _bsontype?: unknown })._bsontype !== undefined || value instanceof Date || value instanceof RegExp)
+    return;
   assert.equal(Object.getPrototypeOf(value), Object.prototype, `${where}: prototype changed`);
-  for (const key of Object.keys(value)) assertPlain((value as Record<string, unknown>)[key], `${where}.${JSON.stringify(key)}`);
+  for (const key of Object.keys(value))
+    assertPlain((value as Record<string, unknown>)[key], `${where}.${JSON.stringify(key)}`);
 }

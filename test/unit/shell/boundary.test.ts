@@ -12,14 +12,20 @@ import { harness } from './helpers';
 
 function realm(): { boundary: Boundary; ctx: vm.Context } {
   const ctx = vm.createContext({});
-  const { Date: RealmDate, RegExp: RealmRegExp } = vm.runInContext('({ Date, RegExp })', ctx) as { Date: DateConstructor; RegExp: RegExpConstructor };
+  const { Date: RealmDate, RegExp: RealmRegExp } = vm.runInContext('({ Date, RegExp })', ctx) as {
+    Date: DateConstructor;
+    RegExp: RegExpConstructor;
+  };
   return { boundary: new Boundary(RealmDate, RealmRegExp), ctx };
 }
 
 describe('Boundary.toEngine', () => {
   it('replaces script-realm dates and regexes, deep inside documents and arrays', () => {
     const { boundary, ctx } = realm();
-    const input = vm.runInContext('({ a: { when: new Date(5), list: [1, /x+/gi, { deep: new Date(6) }] }, n: 1 })', ctx) as Record<string, any>;
+    const input = vm.runInContext(
+      '({ a: { when: new Date(5), list: [1, /x+/gi, { deep: new Date(6) }] }, n: 1 })',
+      ctx,
+    ) as Record<string, any>;
     assert.equal(input.a.when instanceof Date, false);
     const out = boundary.toEngine<Record<string, any>>(input);
     assert.ok(out.a.when instanceof Date);
@@ -63,7 +69,13 @@ describe('Boundary.toEngine', () => {
 describe('Boundary.fromEngine', () => {
   it('copies documents and turns Int32 into numbers; other BSON classes stay', () => {
     const { boundary } = realm();
-    const stored = { _id: new ObjectId(), n: new Int32(5), l: Long.fromNumber(7), when: new Date(1), nested: { list: [new Int32(1), 2] } };
+    const stored = {
+      _id: new ObjectId(),
+      n: new Int32(5),
+      l: Long.fromNumber(7),
+      when: new Date(1),
+      nested: { list: [new Int32(1), 2] },
+    };
     const out = boundary.fromEngine(stored) as Record<string, any>;
     assert.notEqual(out, stored);
     assert.notEqual(out.nested, stored.nested);
@@ -106,11 +118,13 @@ describe('the boundary in a session', () => {
   it('values read back are usable in the script: dates are instanceof Date, numbers are numbers', () => {
     const h = harness();
     h.run('db.c.insertOne({ _id: 1, t: new Date(0), n: NumberInt(3), d: 1.5, tags: ["a"] })');
-    const value = h.value('const d = db.c.findOne(); [d.t instanceof Date, typeof d.n, d.n + 1, typeof d.d, Array.isArray(d.tags), d.t.getTime()]') as unknown[];
+    const value = h.value(
+      'const d = db.c.findOne(); [d.t instanceof Date, typeof d.n, d.n + 1, typeof d.d, Array.isArray(d.tags), d.t.getTime()]',
+    ) as unknown[];
     assert.deepEqual([...value], [true, 'number', 4, 'number', true, 0]);
   });
 
-  it("mutating a document read back does not change the stored one", () => {
+  it('mutating a document read back does not change the stored one', () => {
     const h = harness();
     h.run('db.c.insertOne({ _id: 1, t: new Date(0) })');
     h.run('const got = db.c.findOne(); got.t.setTime(5); got.x = 1');

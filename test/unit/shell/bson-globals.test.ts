@@ -29,11 +29,17 @@ describe('parseISODate', () => {
 describe('BSON globals in the shell', () => {
   it('ObjectId works with and without new, is instanceof ObjectId and keeps the static helpers', () => {
     const h = harness();
-    const [a, b] = h.value(`[ObjectId('65a1b2c3d4e5f6a7b8c9d0e1'), new ObjectId('65a1b2c3d4e5f6a7b8c9d0e1')]`) as ObjectId[];
+    const [a, b] = h.value(
+      `[ObjectId('65a1b2c3d4e5f6a7b8c9d0e1'), new ObjectId('65a1b2c3d4e5f6a7b8c9d0e1')]`,
+    ) as ObjectId[];
     assert.ok(a instanceof ObjectId);
     assert.ok(a.equals(b));
     assert.deepEqual(
-      plain(h.value(`[ObjectId() instanceof ObjectId, ObjectId.isValid('65a1b2c3d4e5f6a7b8c9d0e1'), ObjectId.createFromHexString('65a1b2c3d4e5f6a7b8c9d0e1').toHexString(), typeof ObjectId().toHexString()]`)),
+      plain(
+        h.value(
+          `[ObjectId() instanceof ObjectId, ObjectId.isValid('65a1b2c3d4e5f6a7b8c9d0e1'), ObjectId.createFromHexString('65a1b2c3d4e5f6a7b8c9d0e1').toHexString(), typeof ObjectId().toHexString()]`,
+        ),
+      ),
       [true, true, '65a1b2c3d4e5f6a7b8c9d0e1', 'string'],
     );
     const fromTime = h.value('ObjectId.createFromTime(1700000000)') as ObjectId;
@@ -53,13 +59,15 @@ describe('BSON globals in the shell', () => {
 
   it('number constructors make Int32, Long, Decimal128 and Double', () => {
     const h = harness();
-    const v = h.value(`[NumberInt(5), NumberInt("24"), NumberLong(7), NumberLong("9223372036854775807"), NumberDecimal("1.10"), Double(2), Int32(3), Long(8), Decimal128("3.3"), NumberLong()]`) as unknown[];
-    assert.ok(v[0] instanceof Int32 && (v[0]).value === 5);
+    const v = h.value(
+      `[NumberInt(5), NumberInt("24"), NumberLong(7), NumberLong("9223372036854775807"), NumberDecimal("1.10"), Double(2), Int32(3), Long(8), Decimal128("3.3"), NumberLong()]`,
+    ) as unknown[];
+    assert.ok(v[0] instanceof Int32 && v[0].value === 5);
     assert.equal((v[1] as Int32).value, 24);
-    assert.ok(Long.isLong(v[2]) && (v[2]).toNumber() === 7);
+    assert.ok(Long.isLong(v[2]) && v[2].toNumber() === 7);
     assert.equal((v[3] as Long).toString(), '9223372036854775807');
-    assert.ok(v[4] instanceof Decimal128 && (v[4]).toString() === '1.10');
-    assert.ok(v[5] instanceof Double && (v[5]).value === 2);
+    assert.ok(v[4] instanceof Decimal128 && v[4].toString() === '1.10');
+    assert.ok(v[5] instanceof Double && v[5].value === 2);
     assert.equal((v[6] as Int32).value, 3);
     assert.equal((v[7] as Long).toNumber(), 8);
     assert.equal((v[8] as Decimal128).toString(), '3.3');
@@ -68,9 +76,15 @@ describe('BSON globals in the shell', () => {
 
   it('the numbers are stored with their BSON types', () => {
     const h = harness();
-    h.run('db.n.insertOne({ i: NumberInt(1), l: NumberLong(1), d: NumberDecimal("1"), f: Double(1), ts: Timestamp({ t: 1, i: 1 }) })');
+    h.run(
+      'db.n.insertOne({ i: NumberInt(1), l: NumberLong(1), d: NumberDecimal("1"), f: Double(1), ts: Timestamp({ t: 1, i: 1 }) })',
+    );
     assert.deepEqual(
-      plain(h.value(`['int', 'long', 'decimal', 'double', 'timestamp'].map((t, k) => db.n.countDocuments({ [['i', 'l', 'd', 'f', 'ts'][k]]: { $type: t } }))`)),
+      plain(
+        h.value(
+          `['int', 'long', 'decimal', 'double', 'timestamp'].map((t, k) => db.n.countDocuments({ [['i', 'l', 'd', 'f', 'ts'][k]]: { $type: t } }))`,
+        ),
+      ),
       [1, 1, 1, 1, 1],
     );
   });
@@ -86,7 +100,9 @@ describe('BSON globals in the shell', () => {
 
   it('UUID, BinData, HexData and MD5 make Binary values of the right subtype', () => {
     const h = harness();
-    const [u, r, bd, hd, md5] = h.value(`[UUID('01234567-89ab-cdef-0123-456789abcdef'), UUID(), BinData(0, 'aGVsbG8='), HexData(128, '0102'), MD5('0123456789abcdef0123456789abcdef')]`) as Binary[];
+    const [u, r, bd, hd, md5] = h.value(
+      `[UUID('01234567-89ab-cdef-0123-456789abcdef'), UUID(), BinData(0, 'aGVsbG8='), HexData(128, '0102'), MD5('0123456789abcdef0123456789abcdef')]`,
+    ) as Binary[];
     assert.equal(u.sub_type, 4);
     assert.equal(u.toString('hex'), '0123456789abcdef0123456789abcdef');
     assert.equal(r.sub_type, 4);
@@ -110,16 +126,27 @@ describe('BSON globals in the shell', () => {
 
   it('Code, BSONRegExp, BSONSymbol, DBRef and bsonsize are available', () => {
     const h = harness();
-    assert.equal(h.rendered(`[Code('f()'), BSONRegExp('^a', 'i'), BSONSymbol('s'), DBRef('c', 1)]`), "[ Code('f()'), BSONRegExp('^a', 'i'), BSONSymbol('s'), DBRef('c', 1) ]");
+    assert.equal(
+      h.rendered(`[Code('f()'), BSONRegExp('^a', 'i'), BSONSymbol('s'), DBRef('c', 1)]`),
+      "[ Code('f()'), BSONRegExp('^a', 'i'), BSONSymbol('s'), DBRef('c', 1) ]",
+    );
     assert.equal(h.value('bsonsize({ a: 1 })'), 12); // 1 is stored as an int32
     assert.equal(h.value('bsonsize({ a: 1.5 })'), 16);
   });
 
   it('EJSON stringifies and parses extended JSON', () => {
     const h = harness();
-    assert.equal(h.value(`EJSON.stringify({ d: ISODate('2026-01-01T00:00:00Z'), n: NumberLong(5) })`), '{"d":{"$date":"2026-01-01T00:00:00Z"},"n":5}');
-    assert.equal(h.value(`EJSON.stringify({ d: ISODate('2026-01-01T00:00:00Z') }, { relaxed: false })`), '{"d":{"$date":{"$numberLong":"1767225600000"}}}');
-    const parsed = h.value(`EJSON.parse('{"d":{"$date":"2026-01-01T00:00:00Z"},"o":{"$oid":"65a1b2c3d4e5f6a7b8c9d0e1"}}')`) as Record<string, unknown>;
+    assert.equal(
+      h.value(`EJSON.stringify({ d: ISODate('2026-01-01T00:00:00Z'), n: NumberLong(5) })`),
+      '{"d":{"$date":"2026-01-01T00:00:00Z"},"n":5}',
+    );
+    assert.equal(
+      h.value(`EJSON.stringify({ d: ISODate('2026-01-01T00:00:00Z') }, { relaxed: false })`),
+      '{"d":{"$date":{"$numberLong":"1767225600000"}}}',
+    );
+    const parsed = h.value(
+      `EJSON.parse('{"d":{"$date":"2026-01-01T00:00:00Z"},"o":{"$oid":"65a1b2c3d4e5f6a7b8c9d0e1"}}')`,
+    ) as Record<string, unknown>;
     assert.ok(parsed.d instanceof Date);
     assert.ok(parsed.o instanceof ObjectId);
     assert.deepEqual(plain(h.value(`EJSON.serialize({ n: NumberInt(1) })`)), { n: 1 });

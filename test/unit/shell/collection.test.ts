@@ -19,9 +19,15 @@ describe('writes', () => {
 
   it('insertOne adds the id to the given object, as the driver does', () => {
     const h = harness();
-    const v = plain(h.value('const doc = { a: 1 }; const res = db.c.insertOne(doc); [doc._id.equals(res.insertedId), Object.keys(doc)]')) as unknown[];
+    const v = plain(
+      h.value(
+        'const doc = { a: 1 }; const res = db.c.insertOne(doc); [doc._id.equals(res.insertedId), Object.keys(doc)]',
+      ),
+    ) as unknown[];
     assert.deepEqual(v, [true, ['a', '_id']]);
-    const frozen = h.value('const f = Object.freeze({ b: 1 }); db.c.insertOne(f).insertedId instanceof ObjectId') as boolean;
+    const frozen = h.value(
+      'const f = Object.freeze({ b: 1 }); db.c.insertOne(f).insertedId instanceof ObjectId',
+    ) as boolean;
     assert.equal(frozen, true);
   });
 
@@ -43,12 +49,42 @@ describe('writes', () => {
   it('updateOne / updateMany / replaceOne return mongosh update results', () => {
     const h = harness();
     h.run('db.c.insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 1 }, { _id: 3, a: 2 }])');
-    assert.deepEqual(h.value('db.c.updateOne({ a: 1 }, { $set: { b: 1 } })'), { acknowledged: true, insertedId: null, matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
-    assert.deepEqual(h.value('db.c.updateMany({ a: 1 }, { $set: { b: 1 } })'), { acknowledged: true, insertedId: null, matchedCount: 2, modifiedCount: 1, upsertedCount: 0 });
-    assert.deepEqual(h.value('db.c.replaceOne({ _id: 3 }, { a: 3 })'), { acknowledged: true, insertedId: null, matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
+    assert.deepEqual(h.value('db.c.updateOne({ a: 1 }, { $set: { b: 1 } })'), {
+      acknowledged: true,
+      insertedId: null,
+      matchedCount: 1,
+      modifiedCount: 1,
+      upsertedCount: 0,
+    });
+    assert.deepEqual(h.value('db.c.updateMany({ a: 1 }, { $set: { b: 1 } })'), {
+      acknowledged: true,
+      insertedId: null,
+      matchedCount: 2,
+      modifiedCount: 1,
+      upsertedCount: 0,
+    });
+    assert.deepEqual(h.value('db.c.replaceOne({ _id: 3 }, { a: 3 })'), {
+      acknowledged: true,
+      insertedId: null,
+      matchedCount: 1,
+      modifiedCount: 1,
+      upsertedCount: 0,
+    });
     assert.deepEqual(h.value('db.c.findOne({ _id: 3 })'), { _id: 3, a: 3 });
-    assert.deepEqual(h.value('db.c.updateOne({ _id: 9 }, { $set: { a: 9 } }, { upsert: true })'), { acknowledged: true, insertedId: 9, matchedCount: 0, modifiedCount: 0, upsertedCount: 1 });
-    assert.deepEqual(h.value('db.c.updateOne({ _id: 42 }, { $set: { a: 1 } })'), { acknowledged: true, insertedId: null, matchedCount: 0, modifiedCount: 0, upsertedCount: 0 });
+    assert.deepEqual(h.value('db.c.updateOne({ _id: 9 }, { $set: { a: 9 } }, { upsert: true })'), {
+      acknowledged: true,
+      insertedId: 9,
+      matchedCount: 0,
+      modifiedCount: 0,
+      upsertedCount: 1,
+    });
+    assert.deepEqual(h.value('db.c.updateOne({ _id: 42 }, { $set: { a: 1 } })'), {
+      acknowledged: true,
+      insertedId: null,
+      matchedCount: 0,
+      modifiedCount: 0,
+      upsertedCount: 0,
+    });
   });
 
   it('refuses replacement documents in updates and operators in replacements, as the driver does', () => {
@@ -82,16 +118,30 @@ describe('writes', () => {
     const h = harness();
     h.run('db.c.insertOne({ _id: 1, n: 1 })');
     assert.deepEqual(h.value('db.c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } })'), { _id: 1, n: 1 });
-    assert.deepEqual(h.value('db.c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } }, { returnDocument: "after" })'), { _id: 1, n: 3 });
-    assert.deepEqual(h.value('db.c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } }, { returnNewDocument: true, projection: { _id: 0 } })'), { n: 4 });
+    assert.deepEqual(h.value('db.c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } }, { returnDocument: "after" })'), {
+      _id: 1,
+      n: 3,
+    });
+    assert.deepEqual(
+      h.value(
+        'db.c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } }, { returnNewDocument: true, projection: { _id: 0 } })',
+      ),
+      { n: 4 },
+    );
     assert.equal(h.value('db.c.findOneAndUpdate({ _id: 2 }, { $set: { n: 1 } })'), null);
-    assert.deepEqual(h.value('db.c.findOneAndUpdate({ _id: 2 }, { $set: { n: 1 } }, { upsert: true, returnDocument: "after" })'), { _id: 2, n: 1 });
+    assert.deepEqual(
+      h.value('db.c.findOneAndUpdate({ _id: 2 }, { $set: { n: 1 } }, { upsert: true, returnDocument: "after" })'),
+      { _id: 2, n: 1 },
+    );
   });
 
   it('findOneAndReplace and findOneAndDelete', () => {
     const h = harness();
     h.run('db.c.insertMany([{ _id: 1, n: 1 }, { _id: 2, n: 2 }])');
-    assert.deepEqual(h.value('db.c.findOneAndReplace({ _id: 1 }, { m: 1 }, { returnDocument: "after" })'), { _id: 1, m: 1 });
+    assert.deepEqual(h.value('db.c.findOneAndReplace({ _id: 1 }, { m: 1 }, { returnDocument: "after" })'), {
+      _id: 1,
+      m: 1,
+    });
     assert.deepEqual(h.value('db.c.findOneAndDelete({}, { sort: { n: -1 } })'), { _id: 2, n: 2 });
     assert.equal(h.value('db.c.countDocuments()'), 1);
   });
@@ -139,11 +189,19 @@ describe('reads', () => {
   it('aggregate takes an array or stages as arguments and returns a cursor', () => {
     const h = harness();
     h.run('db.c.insertMany([{ k: "x", n: 1 }, { k: "x", n: 2 }, { k: "y", n: 5 }])');
-    assert.deepEqual(plain(h.value('db.c.aggregate([{ $group: { _id: "$k", total: { $sum: "$n" } } }, { $sort: { _id: 1 } }]).toArray()')), [
-      { _id: 'x', total: 3 },
-      { _id: 'y', total: 5 },
-    ]);
-    assert.deepEqual(plain(h.value('db.c.aggregate({ $match: { k: "y" } }, { $project: { _id: 0, n: 1 } }).toArray()')), [{ n: 5 }]);
+    assert.deepEqual(
+      plain(
+        h.value('db.c.aggregate([{ $group: { _id: "$k", total: { $sum: "$n" } } }, { $sort: { _id: 1 } }]).toArray()'),
+      ),
+      [
+        { _id: 'x', total: 3 },
+        { _id: 'y', total: 5 },
+      ],
+    );
+    assert.deepEqual(
+      plain(h.value('db.c.aggregate({ $match: { k: "y" } }, { $project: { _id: 0, n: 1 } }).toArray()')),
+      [{ n: 5 }],
+    );
     const explained = h.value('db.c.aggregate([{ $match: { k: "y" } }], { explain: true })') as Doc;
     assert.equal(explained.ok, 1);
     assert.ok(explained.queryPlanner);
@@ -163,7 +221,10 @@ describe('indexes', () => {
     assert.equal(h.value('db.c.createIndex({ a: 1, b: -1 })'), 'a_1_b_-1');
     assert.equal(h.value('db.c.createIndex({ z: NumberInt(1) }, { name: "custom" })'), 'custom');
     const indexes = h.value('db.c.getIndexes()') as Doc[];
-    assert.deepEqual(indexes.map((i) => i.name), ['_id_', 'createdAt_1', 'a_1_b_-1', 'custom']);
+    assert.deepEqual(
+      indexes.map((i) => i.name),
+      ['_id_', 'createdAt_1', 'a_1_b_-1', 'custom'],
+    );
     assert.equal(indexes[1].expireAfterSeconds, 3600);
     assert.equal(typeof indexes[1].expireAfterSeconds, 'number', 'the int32 reads back as a number');
   });
@@ -189,7 +250,11 @@ describe('indexes', () => {
     assert.deepEqual(h.value('db.c.dropIndex({ b: 1 })'), { nIndexesWas: 3, ok: 1 });
     assert.equal(h.failure('db.c.dropIndex("*")').error?.name, 'MongoInvalidArgumentError');
     assert.equal(h.failure('db.c.dropIndex("nope")').error?.codeName, 'IndexNotFound');
-    assert.deepEqual(h.value('db.c.dropIndexes()'), { nIndexesWas: 2, msg: 'non-_id indexes dropped for collection', ok: 1 });
+    assert.deepEqual(h.value('db.c.dropIndexes()'), {
+      nIndexesWas: 2,
+      msg: 'non-_id indexes dropped for collection',
+      ok: 1,
+    });
     assert.deepEqual(plain(h.value('db.c.getIndexes().map(i => i.name)')), ['_id_']);
   });
 });
@@ -200,7 +265,12 @@ describe('collection', () => {
     h.run('db.c.insertMany([{ a: 1 }, { a: 2 }])');
     assert.equal((h.value('db.c.stats()') as Doc).count, 2);
     assert.equal((h.value('db.c.exists()') as Doc).name, 'c');
-    assert.deepEqual(plain(h.value('[db.c.getName(), db.c.getFullName(), db.c.getDB().getName(), String(db.c)]')), ['c', 'test.c', 'test', 'test.c']);
+    assert.deepEqual(plain(h.value('[db.c.getName(), db.c.getFullName(), db.c.getDB().getName(), String(db.c)]')), [
+      'c',
+      'test.c',
+      'test',
+      'test.c',
+    ]);
     assert.equal(h.value('db.c.drop()'), true);
     assert.equal(h.value('db.c.exists()'), null);
     assert.equal(h.value('db.c.drop()'), true, 'dropping a missing collection succeeds since 7.0');

@@ -12,10 +12,15 @@ function withDocs(n: number) {
 describe('find cursor modifiers', () => {
   it('sort, skip, limit and project shape the results', () => {
     const h = withDocs(10);
-    assert.deepEqual(plain(h.value('db.c.find({ even: true }).sort({ n: -1 }).skip(1).limit(2).project({ _id: 0, n: 1 }).toArray()')), [{ n: 6 }, { n: 4 }]);
+    assert.deepEqual(
+      plain(h.value('db.c.find({ even: true }).sort({ n: -1 }).skip(1).limit(2).project({ _id: 0, n: 1 }).toArray()')),
+      [{ n: 6 }, { n: 4 }],
+    );
     assert.deepEqual(plain(h.value('db.c.find({}, { n: 1 }).sort({ n: 1 }).limit(1).toArray()')), [{ _id: 0, n: 0 }]);
     assert.deepEqual(plain(h.value('db.c.find().projection({ _id: 1 }).limit(1).toArray()')), [{ _id: 0 }]);
-    assert.deepEqual(plain(h.value('db.c.find({}, null, { sort: { n: -1 }, limit: 1 }).toArray()')), [{ _id: 9, n: 9, even: false }]);
+    assert.deepEqual(plain(h.value('db.c.find({}, null, { sort: { n: -1 }, limit: 1 }).toArray()')), [
+      { _id: 9, n: 9, even: false },
+    ]);
   });
 
   it('hint is passed to the query', () => {
@@ -37,16 +42,33 @@ describe('iteration', () => {
   it('hasNext / next walk the results; next is null at the end', () => {
     const h = withDocs(2);
     assert.deepEqual(
-      plain(h.value('const c = db.c.find().sort({ n: 1 }); [c.hasNext(), c.next().n, c.next().n, c.hasNext(), c.next(), c.isExhausted()]')),
+      plain(
+        h.value(
+          'const c = db.c.find().sort({ n: 1 }); [c.hasNext(), c.next().n, c.next().n, c.hasNext(), c.next(), c.isExhausted()]',
+        ),
+      ),
       [true, 0, 1, false, null, true],
     );
   });
 
   it('forEach visits every document (and stops on false); map transforms lazily', () => {
     const h = withDocs(5);
-    assert.deepEqual(plain(h.value('const seen = []; db.c.find().sort({ n: 1 }).forEach(d => { seen.push(d.n) }); seen')), [0, 1, 2, 3, 4]);
-    assert.deepEqual(plain(h.value('const some = []; db.c.find().sort({ n: 1 }).forEach(d => { some.push(d.n); return d.n < 1 ? undefined : false }); some')), [0, 1]);
-    assert.deepEqual(plain(h.value('db.c.find().sort({ n: 1 }).map(d => d.n * 10).map(x => x + 1).toArray()')), [1, 11, 21, 31, 41]);
+    assert.deepEqual(
+      plain(h.value('const seen = []; db.c.find().sort({ n: 1 }).forEach(d => { seen.push(d.n) }); seen')),
+      [0, 1, 2, 3, 4],
+    );
+    assert.deepEqual(
+      plain(
+        h.value(
+          'const some = []; db.c.find().sort({ n: 1 }).forEach(d => { some.push(d.n); return d.n < 1 ? undefined : false }); some',
+        ),
+      ),
+      [0, 1],
+    );
+    assert.deepEqual(
+      plain(h.value('db.c.find().sort({ n: 1 }).map(d => d.n * 10).map(x => x + 1).toArray()')),
+      [1, 11, 21, 31, 41],
+    );
   });
 
   it('for…of iterates a cursor', () => {
@@ -65,7 +87,11 @@ describe('iteration', () => {
     const h = withDocs(300);
     h.run('const open = db.c.find(); open.next()');
     assert.equal(h.engine.cursors.count, 1);
-    assert.deepEqual(plain(h.value('open.close(); [open.isClosed(), open.hasNext(), open.next()]')), [true, false, null]);
+    assert.deepEqual(plain(h.value('open.close(); [open.isClosed(), open.hasNext(), open.next()]')), [
+      true,
+      false,
+      null,
+    ]);
     assert.equal(h.engine.cursors.count, 0);
   });
 
@@ -103,7 +129,10 @@ describe('display', () => {
     assert.doesNotMatch(first.rendered ?? '', /Type "it"/);
     assert.equal((first.ejson as unknown[]).length, 20);
     const second = h.last('it');
-    assert.deepEqual((second.value as Array<{ n: number }>).map((d) => d.n), Array.from({ length: 20 }, (_, i) => i + 20));
+    assert.deepEqual(
+      (second.value as Array<{ n: number }>).map((d) => d.n),
+      Array.from({ length: 20 }, (_, i) => i + 20),
+    );
     assert.equal(second.hasMore, true);
     const third = h.last('it');
     assert.equal((third.value as unknown[]).length, 5);

@@ -9,7 +9,10 @@ type Doc = Record<string, unknown>;
 describe('collections as properties', () => {
   it('db.<name> is the collection, cached per name, and the same as getCollection(name)', () => {
     const h = harness();
-    assert.deepEqual(plain(h.value('[db.events === db.events, db.events === db.getCollection("events"), db.events.getName()]')), [true, true, 'events']);
+    assert.deepEqual(
+      plain(h.value('[db.events === db.events, db.events === db.getCollection("events"), db.events.getName()]')),
+      [true, true, 'events'],
+    );
     h.run('db.events.insertOne({ a: 1 })');
     assert.equal(h.value('db["events"].countDocuments()'), 1);
   });
@@ -23,7 +26,11 @@ describe('collections as properties', () => {
 
   it('db is not thenable and has no enumerable internals', () => {
     const h = harness();
-    assert.deepEqual(plain(h.value('[db.then, Object.keys(db).length, JSON.stringify(Object.keys(db.c))]')), [undefined, 0, '[]']);
+    assert.deepEqual(plain(h.value('[db.then, Object.keys(db).length, JSON.stringify(Object.keys(db.c))]')), [
+      undefined,
+      0,
+      '[]',
+    ]);
   });
 
   it('getCollection refuses what is not a name', () => {
@@ -74,8 +81,14 @@ describe('database methods', () => {
   it('adminCommand runs against admin (setParameter, getParameter)', () => {
     const h = harness();
     assert.equal((h.value('db.adminCommand({ setParameter: 1, ttlMonitorSleepSecs: 5 })') as Doc).ok, 1);
-    assert.deepEqual(h.value('db.adminCommand({ getParameter: 1, ttlMonitorSleepSecs: 1 })'), { ttlMonitorSleepSecs: 5, ok: 1 });
-    assert.equal(h.failure('db.runCommand({ getParameter: 1, ttlMonitorSleepSecs: 1 })').error?.codeName, 'Unauthorized');
+    assert.deepEqual(h.value('db.adminCommand({ getParameter: 1, ttlMonitorSleepSecs: 1 })'), {
+      ttlMonitorSleepSecs: 5,
+      ok: 1,
+    });
+    assert.equal(
+      h.failure('db.runCommand({ getParameter: 1, ttlMonitorSleepSecs: 1 })').error?.codeName,
+      'Unauthorized',
+    );
   });
 
   it('serverStatus shows the TTL metrics as Longs', () => {
@@ -83,7 +96,10 @@ describe('database methods', () => {
     h.run('sleep(60000)');
     const status = h.value('db.serverStatus()') as { metrics: { ttl: { passes: Long } } };
     assert.equal(status.metrics.ttl.passes.toString(), '1');
-    assert.equal(h.rendered('db.serverStatus().metrics.ttl'), "{\n  deletedDocuments: Long('0'),\n  passes: Long('1'),\n  subPasses: Long('1')\n}");
+    assert.equal(
+      h.rendered('db.serverStatus().metrics.ttl'),
+      "{\n  deletedDocuments: Long('0'),\n  passes: Long('1'),\n  subPasses: Long('1')\n}",
+    );
   });
 
   it('stats, version, hello and dropDatabase', () => {

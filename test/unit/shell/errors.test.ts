@@ -7,19 +7,30 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as vm from 'node:vm';
 import { EngineError } from '../../../src/engine';
-import { describeThrown, formatErrorLine, locateInStack, ScriptErrors, type RealmErrorConstructors } from '../../../src/shell/errors';
+import {
+  describeThrown,
+  formatErrorLine,
+  locateInStack,
+  ScriptErrors,
+  type RealmErrorConstructors,
+} from '../../../src/shell/errors';
 import { harness, plain } from './helpers';
 
 function realm(): { errors: ScriptErrors; ctx: vm.Context; intrinsics: RealmErrorConstructors } {
   const ctx = vm.createContext({});
-  const intrinsics = vm.runInContext('({ Error, TypeError, RangeError, SyntaxError, ReferenceError })', ctx) as RealmErrorConstructors;
+  const intrinsics = vm.runInContext(
+    '({ Error, TypeError, RangeError, SyntaxError, ReferenceError })',
+    ctx,
+  ) as RealmErrorConstructors;
   return { errors: new ScriptErrors(intrinsics), ctx, intrinsics };
 }
 
 describe('ScriptErrors', () => {
   it('makes MongoServerErrors of the script realm from engine errors, with the reply fields', () => {
     const { errors, intrinsics } = realm();
-    const thrown: unknown = errors.fromHost(new EngineError('DuplicateKey', 'E11000 duplicate key', { keyPattern: { _id: 1 }, keyValue: { _id: 1 } }));
+    const thrown: unknown = errors.fromHost(
+      new EngineError('DuplicateKey', 'E11000 duplicate key', { keyPattern: { _id: 1 }, keyValue: { _id: 1 } }),
+    );
     assert.ok(thrown instanceof intrinsics.Error, 'instanceof the realm Error');
     assert.equal(Object.prototype.isPrototypeOf.call(Error.prototype, thrown), false, 'not a host-realm error');
     assert.ok(thrown instanceof errors.MongoServerError);
@@ -36,7 +47,9 @@ describe('ScriptErrors', () => {
 
   it('makes bulk write errors that are also MongoServerErrors', () => {
     const { errors } = realm();
-    const err = errors.bulkWriteError([{ index: 1, code: 11000, codeName: 'DuplicateKey', errmsg: 'dup' }], { insertedCount: 1 }) as unknown as Record<string, unknown>;
+    const err = errors.bulkWriteError([{ index: 1, code: 11000, codeName: 'DuplicateKey', errmsg: 'dup' }], {
+      insertedCount: 1,
+    }) as unknown as Record<string, unknown>;
     assert.ok(err instanceof errors.MongoServerError);
     assert.equal(err.name, 'MongoBulkWriteError');
     assert.equal(err.code, 11000);
@@ -48,7 +61,7 @@ describe('ScriptErrors', () => {
     const { errors, intrinsics } = realm();
     const range = errors.fromHost(new RangeError('too far'));
     assert.ok(range instanceof intrinsics.RangeError);
-    assert.equal((range).message, 'too far');
+    assert.equal(range.message, 'too far');
     class BSONError extends Error {
       override name = 'BSONError';
     }
@@ -70,12 +83,23 @@ describe('describeThrown / locateInStack / formatErrorLine', () => {
   it('describes non-error throws and errors without a stack', () => {
     assert.deepEqual(describeThrown('boom', 'f.js', String), { name: 'Uncaught', message: 'boom' });
     assert.deepEqual(describeThrown(42, 'f.js', String), { name: 'Uncaught', message: '42' });
-    assert.deepEqual(describeThrown({ name: 'X', message: 'y', code: 7, codeName: 'Z' }, 'f.js', String), { name: 'X', message: 'y', code: 7, codeName: 'Z' });
+    assert.deepEqual(describeThrown({ name: 'X', message: 'y', code: 7, codeName: 'Z' }, 'f.js', String), {
+      name: 'X',
+      message: 'y',
+      code: 7,
+      codeName: 'Z',
+    });
   });
 
-  it("formats errors as mongosh does: Name[codeName]: message", () => {
-    assert.equal(formatErrorLine({ name: 'MongoServerError', codeName: 'DuplicateKey', message: 'E11000' }), 'MongoServerError[DuplicateKey]: E11000');
-    assert.equal(formatErrorLine({ name: 'TypeError', message: 'x is not a function' }), 'TypeError: x is not a function');
+  it('formats errors as mongosh does: Name[codeName]: message', () => {
+    assert.equal(
+      formatErrorLine({ name: 'MongoServerError', codeName: 'DuplicateKey', message: 'E11000' }),
+      'MongoServerError[DuplicateKey]: E11000',
+    );
+    assert.equal(
+      formatErrorLine({ name: 'TypeError', message: 'x is not a function' }),
+      'TypeError: x is not a function',
+    );
   });
 });
 
@@ -98,7 +122,10 @@ describe('errors in a session', () => {
     assert.equal(value.name, 'MongoServerError');
     assert.equal(value.isError, true);
     assert.equal(value.isServer, true);
-    assert.match(String(value.errmsg), /^E11000 duplicate key error collection: test\.users index: _id_ dup key: \{ _id: 1 \}/);
+    assert.match(
+      String(value.errmsg),
+      /^E11000 duplicate key error collection: test\.users index: _id_ dup key: \{ _id: 1 \}/,
+    );
     assert.equal(value.message, value.errmsg);
     assert.deepEqual(value.keyValue, { _id: 1 });
   });
@@ -112,7 +139,13 @@ describe('errors in a session', () => {
     assert.equal(failed.ok, false);
     assert.equal(failed.line, 2);
     assert.deepEqual(
-      { name: failed.error?.name, code: failed.error?.code, codeName: failed.error?.codeName, line: failed.error?.line, column: failed.error?.column },
+      {
+        name: failed.error?.name,
+        code: failed.error?.code,
+        codeName: failed.error?.codeName,
+        line: failed.error?.line,
+        column: failed.error?.column,
+      },
       { name: 'MongoServerError', code: 11000, codeName: 'DuplicateKey', line: 2, column: 6 },
     );
     assert.match(failed.rendered ?? '', /^MongoServerError\[DuplicateKey\]: E11000 duplicate key error/);
@@ -124,7 +157,9 @@ describe('errors in a session', () => {
     const failed = h.failure('db.missing.getIndexes()');
     assert.equal(failed.error?.code, 26);
     assert.equal(failed.error?.codeName, 'NamespaceNotFound');
-    const caught = h.value('let r; try { db.runCommand({ noSuchCommand: 1 }) } catch (e) { r = [e.code, e.codeName, e instanceof Error] } r');
+    const caught = h.value(
+      'let r; try { db.runCommand({ noSuchCommand: 1 }) } catch (e) { r = [e.code, e.codeName, e instanceof Error] } r',
+    );
     assert.deepEqual(plain(caught), [59, 'CommandNotFound', true]);
   });
 
@@ -136,7 +171,14 @@ describe('errors in a session', () => {
       catch (e) { r = { name: e.name, code: e.code, n: e.result.insertedCount, ids: e.result.insertedIds, errs: e.writeErrors.length, isServer: e instanceof MongoServerError } }
       r
     `);
-    assert.deepEqual(plain(value), { name: 'MongoBulkWriteError', code: 11000, n: 1, ids: { 0: 1 }, errs: 1, isServer: true });
+    assert.deepEqual(plain(value), {
+      name: 'MongoBulkWriteError',
+      code: 11000,
+      n: 1,
+      ids: { 0: 1 },
+      errs: 1,
+      isServer: true,
+    });
     assert.equal(h.value('db.c.countDocuments()'), 1);
     const unordered = h.value(`
       let u

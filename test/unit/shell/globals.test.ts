@@ -45,11 +45,26 @@ describe('printing', () => {
 
   it('multi-line output is split into lines, in order, per statement and for the whole evaluation', () => {
     const h = harness();
-    const result = h.run('print("a\\nb")\nprintjson({ acknowledged: true, insertedId: ObjectId("65a1b2c3d4e5f6a7b8c9d0e1") })\nconsole.log("c")');
+    const result = h.run(
+      'print("a\\nb")\nprintjson({ acknowledged: true, insertedId: ObjectId("65a1b2c3d4e5f6a7b8c9d0e1") })\nconsole.log("c")',
+    );
     assert.deepEqual(result.statements[0].output, ['a', 'b']);
-    assert.deepEqual(result.statements[1].output, ['{', '  acknowledged: true,', "  insertedId: ObjectId('65a1b2c3d4e5f6a7b8c9d0e1')", '}']);
+    assert.deepEqual(result.statements[1].output, [
+      '{',
+      '  acknowledged: true,',
+      "  insertedId: ObjectId('65a1b2c3d4e5f6a7b8c9d0e1')",
+      '}',
+    ]);
     assert.deepEqual(result.statements[2].output, ['c']);
-    assert.deepEqual(result.output, ['a', 'b', '{', '  acknowledged: true,', "  insertedId: ObjectId('65a1b2c3d4e5f6a7b8c9d0e1')", '}', 'c']);
+    assert.deepEqual(result.output, [
+      'a',
+      'b',
+      '{',
+      '  acknowledged: true,',
+      "  insertedId: ObjectId('65a1b2c3d4e5f6a7b8c9d0e1')",
+      '}',
+      'c',
+    ]);
   });
 
   it('printjson quotes strings; console methods all print', () => {
@@ -77,7 +92,10 @@ describe('refusals and isolation', () => {
 
   it('host globals are not reachable from the script', () => {
     const h = harness();
-    assert.deepEqual(plain(h.value('[typeof require, typeof process, typeof module, typeof Buffer, typeof setTimeout]')), ['undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
+    assert.deepEqual(
+      plain(h.value('[typeof require, typeof process, typeof module, typeof Buffer, typeof setTimeout]')),
+      ['undefined', 'undefined', 'undefined', 'undefined', 'undefined'],
+    );
   });
 
   it('the script can shadow a global with its own declaration', () => {
@@ -89,10 +107,56 @@ describe('refusals and isolation', () => {
 
   it('globals are present with the expected types', () => {
     const h = harness();
-    const names = ['db', 'use', 'print', 'printjson', 'console', 'sleep', 'load', 'clock', 'ttl', 'ObjectId', 'ISODate', 'NumberInt', 'NumberLong', 'NumberDecimal',
-      'Double', 'Timestamp', 'UUID', 'BinData', 'MinKey', 'MaxKey', 'EJSON', 'MongoServerError', 'Date'];
+    const names = [
+      'db',
+      'use',
+      'print',
+      'printjson',
+      'console',
+      'sleep',
+      'load',
+      'clock',
+      'ttl',
+      'ObjectId',
+      'ISODate',
+      'NumberInt',
+      'NumberLong',
+      'NumberDecimal',
+      'Double',
+      'Timestamp',
+      'UUID',
+      'BinData',
+      'MinKey',
+      'MaxKey',
+      'EJSON',
+      'MongoServerError',
+      'Date',
+    ];
     const types = plain(h.value(`[${names.map((n) => `typeof ${n}`).join(', ')}]`)) as string[];
-    assert.deepEqual(types, ['object', 'function', 'function', 'function', 'object', 'function', 'function', 'object', 'object', 'function', 'function', 'function', 'function', 'function',
-      'function', 'function', 'function', 'function', 'function', 'function', 'object', 'function', 'function']);
+    assert.deepEqual(types, [
+      'object',
+      'function',
+      'function',
+      'function',
+      'object',
+      'function',
+      'function',
+      'object',
+      'object',
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'object',
+      'function',
+      'function',
+    ]);
   });
 });

@@ -3,7 +3,20 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as vm from 'node:vm';
 import {
-  Binary, BSONRegExp, BSONSymbol, Code, DBRef, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, UUID,
+  Binary,
+  BSONRegExp,
+  BSONSymbol,
+  Code,
+  DBRef,
+  Decimal128,
+  Double,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+  UUID,
 } from 'bson';
 import { formatBson, fullDepth, render, renderForPrint, shellDisplay, toRelaxedEjson } from '../../../src/shell/render';
 import { harness } from './helpers';
@@ -20,8 +33,16 @@ describe('formatBson: each BSON type in mongosh 2.x form', () => {
     ['Decimal128', Decimal128.fromString('0.1'), "Decimal128('0.1')"],
     ['Timestamp', new Timestamp({ t: 1700000000, i: 3 }), 'Timestamp({ t: 1700000000, i: 3 })'],
     ['UUID', new UUID('01234567-89ab-cdef-0123-456789abcdef'), "UUID('01234567-89ab-cdef-0123-456789abcdef')"],
-    ['UUID as Binary subtype 4', new Binary(Buffer.from('0123456789abcdef0123456789abcdef', 'hex'), 4), "UUID('01234567-89ab-cdef-0123-456789abcdef')"],
-    ['MD5', new Binary(Buffer.from('0123456789abcdef0123456789abcdef', 'hex'), 5), "MD5('0123456789abcdef0123456789abcdef')"],
+    [
+      'UUID as Binary subtype 4',
+      new Binary(Buffer.from('0123456789abcdef0123456789abcdef', 'hex'), 4),
+      "UUID('01234567-89ab-cdef-0123-456789abcdef')",
+    ],
+    [
+      'MD5',
+      new Binary(Buffer.from('0123456789abcdef0123456789abcdef', 'hex'), 5),
+      "MD5('0123456789abcdef0123456789abcdef')",
+    ],
     ['Binary', new Binary(Buffer.from('hello'), 0), "Binary.createFromBase64('aGVsbG8=', 0)"],
     ['Binary of another subtype', new Binary(Buffer.from([1, 2]), 128), "Binary.createFromBase64('AQI=', 128)"],
     ['MinKey', new MinKey(), 'MinKey()'],
@@ -79,11 +100,21 @@ describe('render', () => {
       `{\n  acknowledged: true,\n  insertedId: ObjectId('${OID}')\n}`,
     );
     assert.equal(
-      render([{ _id: 1, name: 'one' }, { _id: 2, name: 'two' }]),
+      render([
+        { _id: 1, name: 'one' },
+        { _id: 2, name: 'two' },
+      ]),
       "[ { _id: 1, name: 'one' }, { _id: 2, name: 'two' } ]",
     );
-    const long = render({ description: 'a fairly long string value here', other: 'another fairly long value', n: { deep: [1, 2] } });
-    assert.equal(long, "{\n  description: 'a fairly long string value here',\n  other: 'another fairly long value',\n  n: { deep: [ 1, 2 ] }\n}");
+    const long = render({
+      description: 'a fairly long string value here',
+      other: 'another fairly long value',
+      n: { deep: [1, 2] },
+    });
+    assert.equal(
+      long,
+      "{\n  description: 'a fairly long string value here',\n  other: 'another fairly long value',\n  n: { deep: [ 1, 2 ] }\n}",
+    );
   });
 
   it('quotes keys that are not identifiers', () => {
@@ -134,18 +165,29 @@ describe('render', () => {
 
 describe('toRelaxedEjson', () => {
   it('serializes with relaxed EJSON (dates as ISO strings, numbers plain)', () => {
-    assert.deepEqual(toRelaxedEjson({ d: new Date('2026-01-01T00:00:00Z'), l: Long.fromNumber(5), i: new Int32(3), o: new ObjectId(OID) }), {
-      d: { $date: '2026-01-01T00:00:00Z' },
-      l: 5,
-      i: 3,
-      o: { $oid: OID },
-    });
+    assert.deepEqual(
+      toRelaxedEjson({
+        d: new Date('2026-01-01T00:00:00Z'),
+        l: Long.fromNumber(5),
+        i: new Int32(3),
+        o: new ObjectId(OID),
+      }),
+      {
+        d: { $date: '2026-01-01T00:00:00Z' },
+        l: 5,
+        i: 3,
+        o: { $oid: OID },
+      },
+    );
     assert.deepEqual(toRelaxedEjson(Decimal128.fromString('1.5')), { $numberDecimal: '1.5' });
   });
 
   it('is undefined for values without an EJSON form', () => {
     assert.equal(toRelaxedEjson(undefined), undefined);
-    assert.equal(toRelaxedEjson(() => 1), undefined);
+    assert.equal(
+      toRelaxedEjson(() => 1),
+      undefined,
+    );
     const cycle: Record<string, unknown> = {};
     cycle.c = cycle;
     assert.equal(toRelaxedEjson(cycle), undefined);
@@ -184,7 +226,10 @@ describe('rendering in a session', () => {
   it('documents read back show int32 as plain numbers, as mongosh reads them', () => {
     const h = harness();
     h.run(`db.c.insertOne({ _id: 1, n: NumberInt(5), l: NumberLong(6), t: ISODate('2026-01-01T00:00:00Z') })`);
-    assert.equal(h.rendered('db.c.findOne()'), "{ _id: 1, n: 5, l: Long('6'), t: ISODate('2026-01-01T00:00:00.000Z') }");
+    assert.equal(
+      h.rendered('db.c.findOne()'),
+      "{ _id: 1, n: 5, l: Long('6'), t: ISODate('2026-01-01T00:00:00.000Z') }",
+    );
   });
 
   it('statement results carry relaxed EJSON beside the text', () => {

@@ -44,8 +44,14 @@ describe('ShellRuntime', () => {
 
   it('refuses invalid database names, at creation too', () => {
     const { engine, runtime } = world();
-    assert.throws(() => runtime.use('a.b'), (e: unknown) => (e as { name: string }).name === 'MongoServerError');
-    assert.throws(() => createShellWorld(engine, 'bad/name'), (e: unknown) => (e as { name: string }).name === 'MongoServerError');
+    assert.throws(
+      () => runtime.use('a.b'),
+      (e: unknown) => (e as { name: string }).name === 'MongoServerError',
+    );
+    assert.throws(
+      () => createShellWorld(engine, 'bad/name'),
+      (e: unknown) => (e as { name: string }).name === 'MongoServerError',
+    );
   });
 
   it('converts values both ways through the boundary', () => {

@@ -26,7 +26,10 @@ describe('evaluate', () => {
     assert.equal(result.ok, true);
     assert.equal(result.statements.length, 4);
     const [decl, print, times, done] = result.statements;
-    assert.deepEqual([decl.line, decl.column, decl.endLine, decl.source, decl.value, decl.rendered, decl.ejson], [1, 1, 1, 'const n = 1 + 1', undefined, undefined, undefined]);
+    assert.deepEqual(
+      [decl.line, decl.column, decl.endLine, decl.source, decl.value, decl.rendered, decl.ejson],
+      [1, 1, 1, 'const n = 1 + 1', undefined, undefined, undefined],
+    );
     assert.deepEqual([print.line, print.column, print.output], [2, 1, ['n is 2']]);
     assert.deepEqual([times.line, times.column, times.value, times.rendered, times.ejson], [2, 19, 20, '20', 20]);
     assert.deepEqual([done.line, done.value, done.rendered, done.ejson], [4, 'done', 'done', 'done']);
@@ -63,7 +66,12 @@ describe('evaluate', () => {
     assert.equal(result.statements.length, 1);
     const s = result.statements[0];
     assert.equal(s.ok, false);
-    assert.deepEqual(s.error, { name: 'SyntaxError', message: 'Unexpected token (line 3, column 8)', line: 3, column: 8 });
+    assert.deepEqual(s.error, {
+      name: 'SyntaxError',
+      message: 'Unexpected token (line 3, column 8)',
+      line: 3,
+      column: 8,
+    });
     assert.equal(s.line, 3);
     assert.equal(s.source, '  a: 1,,');
     assert.equal(s.rendered, 'SyntaxError: Unexpected token (line 3, column 8)');
@@ -71,7 +79,9 @@ describe('evaluate', () => {
 
   it('let/const/class/function declarations persist across statements and evaluate() calls', () => {
     const h = harness();
-    h.run('let counter = 1\nconst base = 10\nclass Point { constructor(x) { this.x = x } }\nfunction twice(v) { return 2 * v }\nvar legacy = 5');
+    h.run(
+      'let counter = 1\nconst base = 10\nclass Point { constructor(x) { this.x = x } }\nfunction twice(v) { return 2 * v }\nvar legacy = 5',
+    );
     h.run('counter += 1');
     assert.equal(h.value('counter + base + new Point(3).x + twice(2) + legacy'), 2 + 10 + 3 + 4 + 5);
   });
@@ -89,7 +99,10 @@ describe('evaluate', () => {
     const h = harness();
     const result = h.run('const r = f()\nfunction f() { return "hoisted" }\nr');
     assert.equal(result.ok, true);
-    assert.deepEqual(result.statements.map((s) => s.source.split('\n')[0]), ['const r = f()', 'function f() { return "hoisted" }', 'r']);
+    assert.deepEqual(
+      result.statements.map((s) => s.source.split('\n')[0]),
+      ['const r = f()', 'function f() { return "hoisted" }', 'r'],
+    );
     assert.equal(result.statements[2].value, 'hoisted');
   });
 
@@ -135,7 +148,15 @@ describe('evaluate', () => {
     const bad = h.failure('db.c.find().maxTimeMS(-1).toArray()');
     assert.deepEqual([bad.error?.code, bad.error?.codeName], [2, 'BadValue']);
     assert.match(bad.error?.message ?? '', /out of range/);
-    for (const code of ['db.c.countDocuments({}, { maxTimeMS: 1.5 })', 'db.c.distinct("n", {}, { maxTimeMS: "x" })', 'db.c.updateMany({}, { $set: { a: 1 } }, { maxTimeMS: -3 })', 'db.c.deleteMany({ n: 1 }, { maxTimeMS: -3 })', 'db.c.aggregate([], { maxTimeMS: -3 }).toArray()', 'db.c.findOneAndUpdate({}, { $set: { a: 1 } }, { maxTimeMS: -3 })', 'db.c.find({}, {}, { maxTimeMS: -3 }).toArray()']) {
+    for (const code of [
+      'db.c.countDocuments({}, { maxTimeMS: 1.5 })',
+      'db.c.distinct("n", {}, { maxTimeMS: "x" })',
+      'db.c.updateMany({}, { $set: { a: 1 } }, { maxTimeMS: -3 })',
+      'db.c.deleteMany({ n: 1 }, { maxTimeMS: -3 })',
+      'db.c.aggregate([], { maxTimeMS: -3 }).toArray()',
+      'db.c.findOneAndUpdate({}, { $set: { a: 1 } }, { maxTimeMS: -3 })',
+      'db.c.find({}, {}, { maxTimeMS: -3 }).toArray()',
+    ]) {
       assert.equal(h.failure(code).error?.code, 2, code);
     }
     assert.equal(h.value('db.c.countDocuments({ a: 1 })'), 0, 'the rejected writes changed nothing');
@@ -169,8 +190,14 @@ describe('evaluate', () => {
 
   it('lineOffset and filename place statements and errors in the surrounding file', () => {
     const h = harness();
-    const result = h.run('db.c.insertOne({ a: 1 })\n\nfunction boom() {\n  throw new Error("inside")\n}\nboom()', { filename: 'notebook.ttlbook', lineOffset: 20 });
-    assert.deepEqual(result.statements.map((s) => s.line), [21, 23, 26]);
+    const result = h.run('db.c.insertOne({ a: 1 })\n\nfunction boom() {\n  throw new Error("inside")\n}\nboom()', {
+      filename: 'notebook.ttlbook',
+      lineOffset: 20,
+    });
+    assert.deepEqual(
+      result.statements.map((s) => s.line),
+      [21, 23, 26],
+    );
     const failed = result.statements[2];
     assert.equal(failed.error?.line, 24);
     assert.equal(failed.error?.column, 9);

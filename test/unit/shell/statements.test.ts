@@ -27,7 +27,10 @@ describe('splitStatements', () => {
 
   it('marks top-level function declarations as hoisted, and nothing else', () => {
     const statements = splitStatements('f()\nfunction f() { return 1 }\nconst g = function () {}\nclass C {}');
-    assert.deepEqual(statements.map((s) => s.hoisted), [false, true, false, false]);
+    assert.deepEqual(
+      statements.map((s) => s.hoisted),
+      [false, true, false, false],
+    );
   });
 
   it('returns no statements for empty or comment-only source', () => {

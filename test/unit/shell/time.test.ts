@@ -62,7 +62,7 @@ describe('createClockDate', () => {
     assert.equal((Date.prototype as unknown as Record<string, unknown>).addDays, undefined);
     assert.equal(new ClockDate().constructor, ClockDate);
     assert.ok(new Date(0) instanceof ClockDate);
-    assert.ok(!(({}) instanceof ClockDate));
+    assert.ok(!({} instanceof ClockDate));
   });
 
   it('makes host dates: instanceof Date both ways', () => {
@@ -97,12 +97,22 @@ describe('Date inside the shell reads the engine clock', () => {
     assert.equal(h.value('clock.now().addHours(1).getTime()'), START + 3_600_000);
     assert.equal((Date.prototype as unknown as Record<string, unknown>).addHours, undefined);
     assert.equal(harness().value('typeof new Date().addHours'), 'undefined', 'another session does not see it');
-    assert.deepEqual(plain(h.value('[new Date().constructor === Date, ObjectId().getTimestamp() instanceof Date, EJSON.parse(\'{"$date":"2026-01-01T00:00:00Z"}\') instanceof Date]')), [true, true, true]);
+    assert.deepEqual(
+      plain(
+        h.value(
+          '[new Date().constructor === Date, ObjectId().getTimestamp() instanceof Date, EJSON.parse(\'{"$date":"2026-01-01T00:00:00Z"}\') instanceof Date]',
+        ),
+      ),
+      [true, true, true],
+    );
   });
 
   it('explicit dates are untouched and instanceof Date inside the script', () => {
     const h = harness();
-    assert.deepEqual(plain(h.value(`[new Date(0).getTime(), new Date('2013-07-22T14:00:00Z') instanceof Date, typeof Date.now()]`)), [0, true, 'number']);
+    assert.deepEqual(
+      plain(h.value(`[new Date(0).getTime(), new Date('2013-07-22T14:00:00Z') instanceof Date, typeof Date.now()]`)),
+      [0, true, 'number'],
+    );
   });
 });
 
@@ -136,7 +146,9 @@ describe('sleep', () => {
     const h = harness({ clock: new SystemClock() });
     try {
       h.engine.runCommand('admin', { setParameter: 1, ttlMonitorSleepSecs: 1 });
-      h.run('db.s.createIndex({ t: 1 }, { expireAfterSeconds: 0 }); db.s.insertOne({ t: new Date(Date.now() - 1000) })');
+      h.run(
+        'db.s.createIndex({ t: 1 }, { expireAfterSeconds: 0 }); db.s.insertOne({ t: new Date(Date.now() - 1000) })',
+      );
       const passesBefore = h.engine.ttlMetrics.passes;
       const started = Date.now();
       h.last('sleep(1100)');
@@ -180,13 +192,19 @@ describe('clock helper', () => {
     assert.equal(move.ttlPasses, 120);
     assert.equal(move.deletedDocuments, 1);
     assert.equal(h.value('db.sessions.countDocuments()'), 1);
-    assert.equal(h.rendered('clock.advance(90000)'), "{\n  now: ISODate('2026-01-01T02:01:30.000Z'),\n  ttlPasses: 1,\n  deletedDocuments: 0\n}");
+    assert.equal(
+      h.rendered('clock.advance(90000)'),
+      "{\n  now: ISODate('2026-01-01T02:01:30.000Z'),\n  ttlPasses: 1,\n  deletedDocuments: 0\n}",
+    );
     assert.equal((h.value('clock.advance("3d").now') as Date).getTime(), START + 7_290_000 + 259_200_000);
   });
 
   it('clock.set() moves forward only', () => {
     const h = harness();
-    assert.equal((h.value('clock.set(ISODate("2026-01-02T00:00:00Z")).now') as Date).toISOString(), '2026-01-02T00:00:00.000Z');
+    assert.equal(
+      (h.value('clock.set(ISODate("2026-01-02T00:00:00Z")).now') as Date).toISOString(),
+      '2026-01-02T00:00:00.000Z',
+    );
     h.last('clock.set(ISODate("2026-01-02T00:00:00Z"))'); // the same time is fine
     const back = h.failure('clock.set(ISODate("2025-12-31T00:00:00Z"))');
     assert.equal(back.error?.name, 'RangeError');
@@ -217,7 +235,11 @@ describe('ttl helper', () => {
     const h = harness();
     h.run(`db.e.createIndex({ at: 1 }, { expireAfterSeconds: 0 })
       db.e.insertMany([{ at: new Date(Date.now() - 1000) }, { at: new Date(Date.now() - 1000) }, { at: new Date(Date.now() + 1e9) }])`);
-    const report = h.value('ttl.runPass()') as { deleted: number; subPasses: number; visits: Array<{ collection: string; deleted: number }> };
+    const report = h.value('ttl.runPass()') as {
+      deleted: number;
+      subPasses: number;
+      visits: Array<{ collection: string; deleted: number }>;
+    };
     assert.equal(report.deleted, 2);
     assert.ok(report.subPasses >= 1);
     assert.equal(report.visits[0].collection, 'e');
@@ -239,25 +261,43 @@ describe('ttl helper', () => {
 describe('ttl helpers for legacy catalogs (rules 4.1–4.3)', () => {
   it('ttl.loadLegacyIndex puts a NaN TTL index in the catalog; nanIndexes/invalidIndexes list it; passes skip it', () => {
     const h = harness();
-    assert.equal(h.failure('db.events.createIndex({ createdAt: 1 }, { expireAfterSeconds: NaN })').error?.name, 'MongoServerError');
+    assert.equal(
+      h.failure('db.events.createIndex({ createdAt: 1 }, { expireAfterSeconds: NaN })').error?.name,
+      'MongoServerError',
+    );
     h.run("db.events.insertOne({ createdAt: new Date('2020-01-01T00:00:00Z') })");
-    assert.equal(h.value("ttl.loadLegacyIndex('events', { v: 2, key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: NaN })"), 'createdAt_1');
+    assert.equal(
+      h.value(
+        "ttl.loadLegacyIndex('events', { v: 2, key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: NaN })",
+      ),
+      'createdAt_1',
+    );
     const nan = h.value('ttl.nanIndexes()') as Array<Record<string, unknown>>;
     assert.equal(nan.length, 1);
-    assert.deepEqual([nan[0].db, nan[0].collection, nan[0].index, nan[0].problem], ['test', 'events', 'createdAt_1', 'NaN']);
+    assert.deepEqual(
+      [nan[0].db, nan[0].collection, nan[0].index, nan[0].problem],
+      ['test', 'events', 'createdAt_1', 'NaN'],
+    );
     assert.equal((h.value('ttl.invalidIndexes()') as unknown[]).length, 1);
     h.run('sleep(61000)');
     assert.equal(h.value('db.events.countDocuments()'), 1);
     assert.equal(h.value('db.events.getIndexes()[1].expireAfterSeconds'), 2147483647);
     assert.equal(h.failure('ttl.loadLegacyIndex("events")').error?.name, 'TypeError');
-    assert.equal(h.failure("ttl.loadLegacyIndex('events', { key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: 5 })").error?.codeName, 'IndexOptionsConflict');
+    assert.equal(
+      h.failure("ttl.loadLegacyIndex('events', { key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: 5 })")
+        .error?.codeName,
+      'IndexOptionsConflict',
+    );
   });
 });
 
 describe('the MongoDB TTL docs examples, verbatim', () => {
   it('index-ttl: db.eventlog.createIndex( { "lastModifiedDate": 1 }, { expireAfterSeconds: 3600 } )', () => {
     const h = harness();
-    assert.equal(h.value('db.eventlog.createIndex( { "lastModifiedDate": 1 }, { expireAfterSeconds: 3600 } )'), 'lastModifiedDate_1');
+    assert.equal(
+      h.value('db.eventlog.createIndex( { "lastModifiedDate": 1 }, { expireAfterSeconds: 3600 } )'),
+      'lastModifiedDate_1',
+    );
     h.run('db.eventlog.insertOne({ lastModifiedDate: new Date(), event: "login" })');
     h.run('sleep(3599 * 1000)');
     assert.equal(h.value('db.eventlog.countDocuments()'), 1);
@@ -268,11 +308,15 @@ describe('the MongoDB TTL docs examples, verbatim', () => {
   it('collMod: db.runCommand({collMod: "tickets", index: {keyPattern: {"lastModifiedDate": 1}, expireAfterSeconds: 100}})', () => {
     const h = harness();
     h.run('db.tickets.createIndex({ "lastModifiedDate": 1 }, { expireAfterSeconds: 3600 })');
-    const reply = h.value('db.runCommand({collMod: "tickets", index: {keyPattern: {"lastModifiedDate": 1}, expireAfterSeconds: 100}})') as Record<string, unknown>;
+    const reply = h.value(
+      'db.runCommand({collMod: "tickets", index: {keyPattern: {"lastModifiedDate": 1}, expireAfterSeconds: 100}})',
+    ) as Record<string, unknown>;
     assert.equal(reply.ok, 1);
     assert.equal(String(reply.expireAfterSeconds_old), '3600');
     assert.equal(String(reply.expireAfterSeconds_new), '100');
-    const spec = (h.value('db.tickets.getIndexes()') as Array<Record<string, unknown>>).find((i) => i.name === 'lastModifiedDate_1');
+    const spec = (h.value('db.tickets.getIndexes()') as Array<Record<string, unknown>>).find(
+      (i) => i.name === 'lastModifiedDate_1',
+    );
     assert.equal(spec?.expireAfterSeconds, 100);
     h.run('db.tickets.insertOne({ lastModifiedDate: new Date() }); sleep(161 * 1000)');
     assert.equal(h.value('db.tickets.countDocuments()'), 0);

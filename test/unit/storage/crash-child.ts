@@ -21,15 +21,23 @@ async function main(): Promise<void> {
   const { engine, store } = opened;
   const clock = engine.clock as VirtualClock;
   const run = (cmd: Document) => engine.runCommand('app', cmd);
-  if (!engine.getCollection('app', 'c')) run({ createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }] });
-  const ids = (): number[] => ((run({ find: 'c', projection: { _id: 1 }, batchSize: 1_000_000 }).cursor as Document).firstBatch as Document[]).map((d) => Number(d._id));
+  if (!engine.getCollection('app', 'c'))
+    run({ createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }] });
+  const ids = (): number[] =>
+    (
+      (run({ find: 'c', projection: { _id: 1 }, batchSize: 1_000_000 }).cursor as Document).firstBatch as Document[]
+    ).map((d) => Number(d._id));
   let live = ids();
   let nextId = live.reduce((a, b) => Math.max(a, b), 0) + 1;
   say(`R ${JSON.stringify({ docs: live.length, now: clock.now() })}`);
   for (;;) {
     const pick = int(100);
     if (pick < 40 || live.length < 5) {
-      const docs = Array.from({ length: 1 + int(5) }, () => ({ _id: nextId++, v: int(1000), t: new Date(clock.now() + (int(240) - 120) * 60_000) }));
+      const docs = Array.from({ length: 1 + int(5) }, () => ({
+        _id: nextId++,
+        v: int(1000),
+        t: new Date(clock.now() + (int(240) - 120) * 60_000),
+      }));
       say(`B ${JSON.stringify({ put: docs })}`);
       run({ insert: 'c', documents: docs });
       live.push(...docs.map((d) => d._id));

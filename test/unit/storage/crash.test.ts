@@ -26,7 +26,16 @@ interface Model {
   clock: number;
 }
 
-type Effect = { put?: Array<{ _id: number; v: number; t: string }>; set?: { _id: number; v: number }; del?: number[]; idx?: { v_1: boolean }; eas?: number; ttl?: true | number[]; now?: number; compact?: true };
+type Effect = {
+  put?: Array<{ _id: number; v: number; t: string }>;
+  set?: { _id: number; v: number };
+  del?: number[];
+  idx?: { v_1: boolean };
+  eas?: number;
+  ttl?: true | number[];
+  now?: number;
+  compact?: true;
+};
 
 function apply(model: Model, e: Effect): void {
   if (e.put) for (const d of e.put) model.docs.set(d._id, { v: d.v, t: Date.parse(d.t) });
@@ -39,7 +48,11 @@ function apply(model: Model, e: Effect): void {
 }
 
 /** Run the child until it is killed; returns the acknowledged effects and the one in flight. */
-function runChild(dir: string, seed: number, killAfterMs: number): Promise<{ acked: Effect[]; pending?: Effect; stderr: string; ready: boolean }> {
+function runChild(
+  dir: string,
+  seed: number,
+  killAfterMs: number,
+): Promise<{ acked: Effect[]; pending?: Effect; stderr: string; ready: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD, dir, String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -98,11 +111,16 @@ describe('crash safety: SIGKILL at random moments (fsync mode)', () => {
       const opened = openStoredEngine(dir, { engine: { clock: new VirtualClock(Date.UTC(2026, 0, 1)) } });
       try {
         torn += opened.recovery.problems.filter((p) => /torn/.test(p)).length;
-        assert.ok(!opened.recovery.stoppedAt, `round ${round}: corruption reported after a plain kill: ${opened.recovery.problems.join('; ')}`);
+        assert.ok(
+          !opened.recovery.stoppedAt,
+          `round ${round}: corruption reported after a plain kill: ${opened.recovery.problems.join('; ')}`,
+        );
         const engine = opened.engine;
         const coll = engine.getCollection('app', 'c');
         const docs: Model['docs'] = new Map();
-        if (coll) for (const r of coll.records.values()) docs.set(Number(r.doc._id), { v: Number(r.doc.v), t: (r.doc.t as Date).getTime() });
+        if (coll)
+          for (const r of coll.records.values())
+            docs.set(Number(r.doc._id), { v: Number(r.doc.v), t: (r.doc.t as Date).getTime() });
         const specs = coll ? [...coll.indexes.values()].map((i) => i.spec) : [];
         const actual: Model = {
           docs,
@@ -116,32 +134,62 @@ describe('crash safety: SIGKILL at random moments (fsync mode)', () => {
           inFlightSeen++;
           if (pending.ttl) {
             // A TTL pass in flight: some of its visits may be stored. Only deletions, of documents it could delete.
-            for (const id of actual.docs.keys()) assert.ok(model.docs.has(id), `round ${round}: document ${id} appeared during a TTL pass`);
-            for (const [id, d] of model.docs) if (!actual.docs.has(id)) assert.ok(d.t + model.eas * 1000 <= actual.clock + 61_000, `round ${round}: TTL deleted unexpired ${id}`);
+            for (const id of actual.docs.keys())
+              assert.ok(model.docs.has(id), `round ${round}: document ${id} appeared during a TTL pass`);
+            for (const [id, d] of model.docs)
+              if (!actual.docs.has(id))
+                assert.ok(
+                  d.t + model.eas * 1000 <= actual.clock + 61_000,
+                  `round ${round}: TTL deleted unexpired ${id}`,
+                );
             model = { ...cloneModel(model), docs: new Map([...model.docs].filter(([id]) => actual.docs.has(id))) };
           } else {
             const withPending = cloneModel(model);
             apply(withPending, pending);
-            assert.ok(matches(withPending), `round ${round}: the write in flight (${JSON.stringify(pending)}) is half-applied`);
+            assert.ok(
+              matches(withPending),
+              `round ${round}: the write in flight (${JSON.stringify(pending)}) is half-applied`,
+            );
             model = withPending;
           }
           inFlightApplied++;
         }
         // TTL settings intact; indexes agree with the documents.
         if (coll) {
-          assert.equal(coll.indexes.get('t_1')?.spec.expireAfterSeconds !== undefined, true, `round ${round}: the TTL index lost its expireAfterSeconds`);
+          assert.equal(
+            coll.indexes.get('t_1')?.spec.expireAfterSeconds !== undefined,
+            true,
+            `round ${round}: the TTL index lost its expireAfterSeconds`,
+          );
           for (const index of coll.indexes.values()) {
-            const viaIndex = engine.runCommand('app', { find: 'c', filter: {}, hint: index.name, projection: { _id: 1 }, batchSize: 1_000_000 });
-            const ids = ((viaIndex.cursor as Document).firstBatch as Document[]).map((d) => Number(d._id)).sort((a, b) => a - b);
-            assert.deepEqual(ids, [...docs.keys()].sort((a, b) => a - b), `round ${round}: index ${index.name} disagrees with the documents`);
+            const viaIndex = engine.runCommand('app', {
+              find: 'c',
+              filter: {},
+              hint: index.name,
+              projection: { _id: 1 },
+              batchSize: 1_000_000,
+            });
+            const ids = ((viaIndex.cursor as Document).firstBatch as Document[])
+              .map((d) => Number(d._id))
+              .sort((a, b) => a - b);
+            assert.deepEqual(
+              ids,
+              [...docs.keys()].sort((a, b) => a - b),
+              `round ${round}: index ${index.name} disagrees with the documents`,
+            );
           }
         }
-        assert.ok(actual.clock >= model.clock, `round ${round}: the clock ran backwards (${actual.clock} < ${model.clock})`);
+        assert.ok(
+          actual.clock >= model.clock,
+          `round ${round}: the clock ran backwards (${actual.clock} < ${model.clock})`,
+        );
         model.clock = actual.clock;
       } finally {
         closeStoredEngine(opened);
       }
     }
-    console.log(`crash rounds: ${ROUNDS}; documents at the end: ${model.docs.size}; kills with a write in flight that was stored: ${inFlightApplied} of ${inFlightSeen} differing; torn tails cut: ${torn}`);
+    console.log(
+      `crash rounds: ${ROUNDS}; documents at the end: ${model.docs.size}; kills with a write in flight that was stored: ${inFlightApplied} of ${inFlightSeen} differing; torn tails cut: ${torn}`,
+    );
   });
 });

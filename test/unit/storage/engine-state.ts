@@ -10,7 +10,9 @@ import type { Document, Engine } from '../../../src/engine';
 /** Everything a user can see of an engine, as canonical EJSON (types included). */
 export function dump(engine: Engine): string {
   const out: Document = {};
-  const dbs = (engine.runCommand('admin', { listDatabases: 1, nameOnly: true }).databases as Document[]).map((d) => String(d.name)).sort();
+  const dbs = (engine.runCommand('admin', { listDatabases: 1, nameOnly: true }).databases as Document[])
+    .map((d) => String(d.name))
+    .sort();
   for (const db of dbs) {
     const colls = ((engine.runCommand(db, { listCollections: 1 }).cursor as Document).firstBatch as Document[])
       .map((c): Document => ({ ...c, info: { ...(c.info as Document), uuid: undefined } }))
@@ -40,18 +42,29 @@ export function assertIndexesAgree(engine: Engine, context = ''): void {
         tree.checkValid(true);
         const perRid = new Map<number, number>();
         tree.forEachPair((_key, record) => {
-          assert.ok(live.has(record.rid), `${context}${coll.ns} ${index.name}: an entry of a removed document (rid ${record.rid})`);
+          assert.ok(
+            live.has(record.rid),
+            `${context}${coll.ns} ${index.name}: an entry of a removed document (rid ${record.rid})`,
+          );
           perRid.set(record.rid, (perRid.get(record.rid) ?? 0) + 1);
         });
         for (const record of coll.records.values()) {
           const keys = index.keysOf(record.doc);
-          assert.equal(perRid.get(record.rid) ?? 0, keys ? keys.length : 0, `${context}${coll.ns} ${index.name}: entries of rid ${record.rid}`);
+          assert.equal(
+            perRid.get(record.rid) ?? 0,
+            keys ? keys.length : 0,
+            `${context}${coll.ns} ${index.name}: entries of rid ${record.rid}`,
+          );
         }
       }
       if (!coll.indexes.has('_id_')) continue;
       for (const record of coll.records.values()) {
         const found = engine.runCommand(db.name, { find: coll.name, filter: { _id: record.doc._id }, batchSize: 2 });
-        assert.equal(((found.cursor as Document).firstBatch as Document[]).length, 1, `${context}${coll.ns}: _id ${EJSON.stringify({ id: record.doc._id })} found once`);
+        assert.equal(
+          ((found.cursor as Document).firstBatch as Document[]).length,
+          1,
+          `${context}${coll.ns}: _id ${EJSON.stringify({ id: record.doc._id })} found once`,
+        );
       }
     }
   }

@@ -12,7 +12,13 @@ import * as path from 'node:path';
 import { Binary, BSON, Decimal128, EJSON, Int32, Long, ObjectId, Timestamp } from 'bson';
 import { encodeFrame } from '../../../src/storage/frames';
 import { Engine, loadLegacyIndexSpec, VirtualClock, type Document } from '../../../src/engine';
-import { clearDataFolder, closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
+import {
+  clearDataFolder,
+  closeStoredEngine,
+  compact,
+  openStoredEngine,
+  type OpenedEngine,
+} from '../../../src/storage/engine-store';
 import { prng } from '../helpers/prng';
 import { exportDatabaseText, importDatabaseText } from '../../../src/engine/storage/export';
 import { dump } from './engine-state';
@@ -21,7 +27,11 @@ const T0 = Date.UTC(2026, 0, 1);
 const HOUR = 3_600_000;
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-engine-store-'));
 
-function open(dir: string, startMs = T0, flavor: 'mongodb' | 'cosmos' = 'mongodb'): OpenedEngine & { clock: VirtualClock } {
+function open(
+  dir: string,
+  startMs = T0,
+  flavor: 'mongodb' | 'cosmos' = 'mongodb',
+): OpenedEngine & { clock: VirtualClock } {
   const clock = new VirtualClock(startMs);
   const opened = openStoredEngine(dir, { engine: { clock, flavor } });
   return { ...opened, clock };
@@ -34,24 +44,56 @@ function close(o: OpenedEngine): void {
 /** A workload touching every kind of stored state. */
 function workload(engine: Engine, clock: VirtualClock): void {
   const app = engine.db('app');
-  engine.runCommand('app', { createIndexes: 'events', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }, { key: { kind: 1 }, name: 'kind_1', partialFilterExpression: { kind: 'x' } }] });
+  engine.runCommand('app', {
+    createIndexes: 'events',
+    indexes: [
+      { key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 },
+      { key: { kind: 1 }, name: 'kind_1', partialFilterExpression: { kind: 'x' } },
+    ],
+  });
   app.collection('events').insertMany([
-    { _id: 1, t: new Date(T0 - 2 * HOUR), n: 20, i: new Int32(20), l: Long.fromString('9007199254740993'), dec: Decimal128.fromString('1.50'), ts: new Timestamp({ t: 1, i: 2 }), neg0: -0 },
+    {
+      _id: 1,
+      t: new Date(T0 - 2 * HOUR),
+      n: 20,
+      i: new Int32(20),
+      l: Long.fromString('9007199254740993'),
+      dec: Decimal128.fromString('1.50'),
+      ts: new Timestamp({ t: 1, i: 2 }),
+      neg0: -0,
+    },
     { _id: 2, t: new Date(T0 + HOUR), kind: 'x', nested: { a: [1, new Int32(2), { b: new Date(0) }] } },
     { _id: 'three', t: 'not a date' },
     { _id: new ObjectId('65a1b2c3d4e5f60718293a4b'), t: [new Date(T0 + 5 * HOUR), new Date(T0 - 10 * HOUR)] },
   ]);
-  engine.runCommand('app', { update: 'events', updates: [{ q: { _id: 2 }, u: { $set: { n: 1.5 }, $inc: { c: new Int32(1) } } }] });
+  engine.runCommand('app', {
+    update: 'events',
+    updates: [{ q: { _id: 2 }, u: { $set: { n: 1.5 }, $inc: { c: new Int32(1) } } }],
+  });
   engine.runCommand('app', { delete: 'events', deletes: [{ q: { _id: 'three' }, limit: 1 }] });
   engine.runCommand('app', { collMod: 'events', index: { name: 't_1', expireAfterSeconds: 1800 } });
   engine.runCommand('app', { collMod: 'events', index: { name: 'kind_1', hidden: true } });
   engine.runCommand('app', { create: 'log', capped: true, size: 4096, max: 3 });
   for (let i = 0; i < 5; i++) app.collection('log').insertOne({ i });
-  engine.runCommand('app', { create: 'sessions', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 600 });
+  engine.runCommand('app', {
+    create: 'sessions',
+    clusteredIndex: { key: { _id: 1 }, unique: true },
+    expireAfterSeconds: 600,
+  });
   app.collection('sessions').insertMany([{ _id: new Date(T0 - HOUR) }, { _id: new Date(T0 + HOUR) }]);
-  engine.runCommand('app', { create: 'metrics', timeseries: { timeField: 'at', metaField: 'm', granularity: 'minutes' }, expireAfterSeconds: 86400 });
-  engine.runCommand('app', { createIndexes: 'metrics', indexes: [{ key: { at: 1 }, name: 'dbg', expireAfterSeconds: 60, partialFilterExpression: { m: 'debug' } }] });
-  app.collection('metrics').insertMany([{ at: new Date(T0), m: 'debug', v: 1 }, { at: new Date(T0), m: 'info', v: new Int32(2) }]);
+  engine.runCommand('app', {
+    create: 'metrics',
+    timeseries: { timeField: 'at', metaField: 'm', granularity: 'minutes' },
+    expireAfterSeconds: 86400,
+  });
+  engine.runCommand('app', {
+    createIndexes: 'metrics',
+    indexes: [{ key: { at: 1 }, name: 'dbg', expireAfterSeconds: 60, partialFilterExpression: { m: 'debug' } }],
+  });
+  app.collection('metrics').insertMany([
+    { at: new Date(T0), m: 'debug', v: 1 },
+    { at: new Date(T0), m: 'info', v: new Int32(2) },
+  ]);
   loadLegacyIndexSpec(engine, 'app', 'legacy', { key: { purgeAt: 1 }, name: 'purgeAt_1', expireAfterSeconds: NaN });
   engine.runCommand('app', { insert: 'old', documents: [{ _id: 1 }] });
   engine.runCommand('admin', { renameCollection: 'app.old', to: 'other.renamed' });
@@ -89,11 +131,20 @@ describe('engine on a data folder', () => {
     workload(a.engine, a.clock);
     const result = await compact(a.engine, a.store);
     assert.ok(result.bytes > 0 && result.documents > 0);
-    a.engine.db('app').collection('events').insertOne({ _id: 'after', t: new Date(T0) });
+    a.engine
+      .db('app')
+      .collection('events')
+      .insertOne({ _id: 'after', t: new Date(T0) });
     a.engine.runCommand('app', { collMod: 'events', index: { name: 't_1', expireAfterSeconds: 7200 } });
     const before = dump(a.engine);
     close(a);
-    assert.deepEqual(fs.readdirSync(dir).filter((f) => !f.startsWith('LOCK')).sort(), ['journal-1.ttlj', 'snapshot-1.ttls', 'ttl-store.manifest', 'ttl-workbench.json']);
+    assert.deepEqual(
+      fs
+        .readdirSync(dir)
+        .filter((f) => !f.startsWith('LOCK'))
+        .sort(),
+      ['journal-1.ttlj', 'snapshot-1.ttls', 'ttl-store.manifest', 'ttl-workbench.json'],
+    );
     const b = open(dir);
     assert.equal(b.recovery.snapshot, 1);
     assert.equal(dump(b.engine), before);
@@ -103,15 +154,39 @@ describe('engine on a data folder', () => {
   it('TTL keeps working after a reopen: documents expire by their stored dates and the stored expireAfterSeconds', () => {
     const dir = tmpDir();
     const a = open(dir);
-    a.engine.runCommand('app', { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }] });
-    a.engine.db('app').collection('c').insertMany([{ _id: 1, t: new Date(T0) }, { _id: 2, t: new Date(T0 + 2 * HOUR) }]);
+    a.engine.runCommand('app', {
+      createIndexes: 'c',
+      indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }],
+    });
+    a.engine
+      .db('app')
+      .collection('c')
+      .insertMany([
+        { _id: 1, t: new Date(T0) },
+        { _id: 2, t: new Date(T0 + 2 * HOUR) },
+      ]);
     close(a);
     const b = open(dir);
     b.clock.advance(HOUR + 60_000);
-    assert.deepEqual(b.engine.db('app').collection('c').find({}).map((d) => d._id), [2]);
+    assert.deepEqual(
+      b.engine
+        .db('app')
+        .collection('c')
+        .find({})
+        .map((d) => d._id),
+      [2],
+    );
     close(b);
     const c = open(dir);
-    assert.deepEqual(c.engine.db('app').collection('c').find({}).map((d) => d._id), [2], 'the TTL delete was journaled');
+    assert.deepEqual(
+      c.engine
+        .db('app')
+        .collection('c')
+        .find({})
+        .map((d) => d._id),
+      [2],
+      'the TTL delete was journaled',
+    );
     assert.ok(c.clock.now() >= T0 + HOUR, 'at least the time of the stored TTL delete');
     close(c);
   });
@@ -133,8 +208,14 @@ describe('engine on a data folder', () => {
   it('Cosmos flavor: each document keeps its _ts, so per-document ttl expires from the original write', () => {
     const dir = tmpDir();
     const a = open(dir, T0, 'cosmos');
-    a.engine.runCommand('app', { createIndexes: 'items', indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 3600 }] });
-    a.engine.db('app').collection('items').insertOne({ _id: 1, ttl: new Int32(600) });
+    a.engine.runCommand('app', {
+      createIndexes: 'items',
+      indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 3600 }],
+    });
+    a.engine
+      .db('app')
+      .collection('items')
+      .insertOne({ _id: 1, ttl: new Int32(600) });
     a.clock.advance(300_000); // written at T0; 5 min later the document has 5 min left
     a.engine.persistClock();
     close(a);
@@ -162,20 +243,37 @@ describe('engine on a damaged data folder', () => {
   function folderWith(n: number): { dir: string; journal: string } {
     const dir = tmpDir();
     const a = open(dir);
-    for (let i = 0; i < n; i++) a.engine.db('app').collection('c').insertOne({ _id: i, pad: 'x'.repeat(i % 13) });
+    for (let i = 0; i < n; i++)
+      a.engine
+        .db('app')
+        .collection('c')
+        .insertOne({ _id: i, pad: 'x'.repeat(i % 13) });
     a.engine.close();
     a.store.close(); // no clean-close frame: the journal ends with the last insert
     return { dir, journal: path.join(dir, 'journal-0.ttlj') };
   }
 
-  const idsIn = (o: OpenedEngine) => o.engine.db('app').collection('c').find({}).map((d) => d._id as number);
+  const idsIn = (o: OpenedEngine) =>
+    o.engine
+      .db('app')
+      .collection('c')
+      .find({})
+      .map((d) => d._id as number);
 
   it('a journal truncated at random byte offsets always opens, with the whole commands before the cut', () => {
     const { dir, journal } = folderWith(40);
     const original = fs.readFileSync(journal);
     const manifest = fs.readFileSync(path.join(dir, 'ttl-store.manifest'));
     let previous = -1;
-    for (const cut of [0, 1, 7, 8, 9, ...Array.from({ length: 40 }, (_, i) => Math.floor(((i + 1) * original.length) / 41)), original.length - 1]) {
+    for (const cut of [
+      0,
+      1,
+      7,
+      8,
+      9,
+      ...Array.from({ length: 40 }, (_, i) => Math.floor(((i + 1) * original.length) / 41)),
+      original.length - 1,
+    ]) {
       // Each cut starts from the folder as closed (a recovery saves a snapshot of what it found).
       for (const f of fs.readdirSync(dir)) if (/^(journal|snapshot)-/.test(f)) fs.rmSync(path.join(dir, f));
       fs.writeFileSync(path.join(dir, 'ttl-store.manifest'), manifest);
@@ -183,12 +281,22 @@ describe('engine on a damaged data folder', () => {
       const o = open(dir);
       const ids = idsIn(o);
       // A prefix: ids 0..k-1 in order (the collection's creation is in the first frame).
-      assert.deepEqual(ids, Array.from({ length: ids.length }, (_, i) => i), `cut at ${cut}`);
+      assert.deepEqual(
+        ids,
+        Array.from({ length: ids.length }, (_, i) => i),
+        `cut at ${cut}`,
+      );
       assert.ok(ids.length >= previous || cut === 0, 'a longer file never recovers less');
       previous = ids.length;
-      if (cut < original.length && cut > 0) assert.match(o.notes.join('\n'), /torn last record|damaged at byte offset/, `cut at ${cut} is reported`);
+      if (cut < original.length && cut > 0)
+        assert.match(o.notes.join('\n'), /torn last record|damaged at byte offset/, `cut at ${cut} is reported`);
       // The clean close's manifest knows how many records there were: any cut is a loss, said as such.
-      if (cut < original.length) assert.match(o.notes.join('\n'), /were committed, but the files hold only \d+: journal-0\.ttlj was cut short/, `cut at ${cut} is a reported loss`);
+      if (cut < original.length)
+        assert.match(
+          o.notes.join('\n'),
+          /were committed, but the files hold only \d+: journal-0\.ttlj was cut short/,
+          `cut at ${cut} is a reported loss`,
+        );
       o.engine.close();
       o.store.close();
     }
@@ -203,11 +311,17 @@ describe('engine on a damaged data folder', () => {
       const at = Math.floor(rand() * original.length);
       damaged[at] ^= 1 + Math.floor(rand() * 255);
       // Each round starts from the damaged journal alone (a round's recovery saves a snapshot).
-      for (const f of fs.readdirSync(dir)) if (f.startsWith('journal-') || f.startsWith('snapshot-') || f === 'ttl-store.manifest') fs.rmSync(path.join(dir, f));
+      for (const f of fs.readdirSync(dir))
+        if (f.startsWith('journal-') || f.startsWith('snapshot-') || f === 'ttl-store.manifest')
+          fs.rmSync(path.join(dir, f));
       fs.writeFileSync(journal, damaged);
       const o = open(dir);
       const ids = idsIn(o);
-      assert.deepEqual(ids, Array.from({ length: ids.length }, (_, i) => i), `flip at ${at}`);
+      assert.deepEqual(
+        ids,
+        Array.from({ length: ids.length }, (_, i) => i),
+        `flip at ${at}`,
+      );
       assert.ok(ids.length < 40, `flip at ${at}: the damaged commit and those after it are not applied`);
       assert.match(o.notes.join('\n'), /damaged at byte offset \d+|torn last record/, `flip at ${at} is reported`);
       o.engine.close();
@@ -220,7 +334,10 @@ describe('clearing a folder on close', () => {
   it('runs while the lock is still held (a reset: no other window opens the folder half cleared), and leaves nothing of the stored state', () => {
     const dir = tmpDir();
     const a = open(dir);
-    a.engine.db('app').collection('c').insertMany([{ _id: 1 }, { _id: 2 }]);
+    a.engine
+      .db('app')
+      .collection('c')
+      .insertMany([{ _id: 1 }, { _id: 2 }]);
     let lockHeld = false;
     closeStoredEngine(a, () => {
       lockHeld = fs.existsSync(path.join(dir, 'LOCK'));
@@ -234,17 +351,35 @@ describe('clearing a folder on close', () => {
   });
 });
 
-describe('files larger than the reader\'s window', () => {
+describe("files larger than the reader's window", () => {
   it('binary values come back byte for byte (a decoded Binary must not stay a view of the reused read window)', () => {
     const dir = tmpDir();
     const a = open(dir);
     const bytesOf = (i: number) => Buffer.alloc(50_000, i % 251);
-    for (let i = 0; i < 120; i++) a.engine.runCommand('app', { insert: 'b', documents: [{ _id: i, bin: new Binary(bytesOf(i)), uuid: new Binary(Buffer.alloc(16, i), 4) }] });
+    for (let i = 0; i < 120; i++)
+      a.engine.runCommand('app', {
+        insert: 'b',
+        documents: [{ _id: i, bin: new Binary(bytesOf(i)), uuid: new Binary(Buffer.alloc(16, i), 4) }],
+      });
     close(a);
-    assert.ok(fs.statSync(path.join(dir, 'journal-0.ttlj')).size > 4 * 1024 * 1024, 'the journal spans several windows');
+    assert.ok(
+      fs.statSync(path.join(dir, 'journal-0.ttlj')).size > 4 * 1024 * 1024,
+      'the journal spans several windows',
+    );
     const b = open(dir);
-    const wrong = b.engine.db('app').collection('b').find({}).filter((d) => !Buffer.from((d.bin as Binary).buffer).equals(bytesOf(d._id as number)) || !Buffer.from((d.uuid as Binary).buffer).equals(Buffer.alloc(16, d._id as number)));
-    assert.deepEqual(wrong.map((d) => d._id), []);
+    const wrong = b.engine
+      .db('app')
+      .collection('b')
+      .find({})
+      .filter(
+        (d) =>
+          !Buffer.from((d.bin as Binary).buffer).equals(bytesOf(d._id as number)) ||
+          !Buffer.from((d.uuid as Binary).buffer).equals(Buffer.alloc(16, d._id as number)),
+      );
+    assert.deepEqual(
+      wrong.map((d) => d._id),
+      [],
+    );
     close(b);
   });
 
@@ -252,11 +387,18 @@ describe('files larger than the reader\'s window', () => {
     const dir = tmpDir();
     const a = open(dir);
     const bytesOf = (i: number) => Buffer.alloc(40_000, (i * 7) % 251);
-    for (let i = 0; i < 150; i++) a.engine.runCommand('app', { insert: 'b', documents: [{ _id: new ObjectId(), i, bin: new Binary(bytesOf(i)), n: new Int32(i) }] });
+    for (let i = 0; i < 150; i++)
+      a.engine.runCommand('app', {
+        insert: 'b',
+        documents: [{ _id: new ObjectId(), i, bin: new Binary(bytesOf(i)), n: new Int32(i) }],
+      });
     const before = dump(a.engine);
     await compact(a.engine, a.store);
     close(a);
-    assert.ok(fs.statSync(path.join(dir, 'snapshot-1.ttls')).size > 4 * 1024 * 1024, 'the snapshot spans several windows');
+    assert.ok(
+      fs.statSync(path.join(dir, 'snapshot-1.ttls')).size > 4 * 1024 * 1024,
+      'the snapshot spans several windows',
+    );
     const b = open(dir);
     assert.equal(b.recovery.snapshot, 1);
     assert.equal(dump(b.engine), before);
@@ -268,7 +410,16 @@ describe('records that pass their checksum but are not what an engine writes', (
   it('are damage at their offset (reported, kept aside), never an internal error; the commits before them are recovered, none of their ops applied', () => {
     const bad: Array<[string, Document]> = [
       ['an op list that is a number', { t: new Date(T0), ops: 5 }],
-      ['a put of a number', { t: new Date(T0), ops: [{ put: 'app.c', d: { _id: 'half', x: 1 } }, { put: 'app.c', d: 7 }] }],
+      [
+        'a put of a number',
+        {
+          t: new Date(T0),
+          ops: [
+            { put: 'app.c', d: { _id: 'half', x: 1 } },
+            { put: 'app.c', d: 7 },
+          ],
+        },
+      ],
       ['an index list that is a number', { t: new Date(T0), ops: [{ cat: 'app.c', o: {}, ix: 3 }] }],
       ['an op of no known kind', { t: new Date(T0), ops: [{ upsert: 'app.c' }] }],
       ['a time that is a string', { t: 'yesterday', ops: [] }],
@@ -276,15 +427,35 @@ describe('records that pass their checksum but are not what an engine writes', (
     for (const [what, record] of bad) {
       const dir = tmpDir();
       const a = open(dir);
-      a.engine.db('app').collection('c').insertMany([{ _id: 1 }, { _id: 2 }]);
+      a.engine
+        .db('app')
+        .collection('c')
+        .insertMany([{ _id: 1 }, { _id: 2 }]);
       close(a);
       const journal = path.join(dir, 'journal-0.ttlj');
       const goodEnd = fs.statSync(journal).size;
       fs.appendFileSync(journal, encodeFrame(BSON.serialize(record)));
       const b = open(dir);
-      assert.deepEqual(b.engine.db('app').collection('c').find({}).map((d) => d._id), [1, 2], `${what}: the earlier commits, and nothing of the bad one`);
-      assert.match(b.notes.join('\n'), new RegExp(`journal-0\\.ttlj: damaged at byte offset ${goodEnd} \\(a record passes its CRC-32 check but cannot be applied`), what);
-      assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('journal-0.ttlj.damaged-')), `${what}: kept aside`);
+      assert.deepEqual(
+        b.engine
+          .db('app')
+          .collection('c')
+          .find({})
+          .map((d) => d._id),
+        [1, 2],
+        `${what}: the earlier commits, and nothing of the bad one`,
+      );
+      assert.match(
+        b.notes.join('\n'),
+        new RegExp(
+          `journal-0\\.ttlj: damaged at byte offset ${goodEnd} \\(a record passes its CRC-32 check but cannot be applied`,
+        ),
+        what,
+      );
+      assert.ok(
+        fs.readdirSync(dir).some((f) => f.startsWith('journal-0.ttlj.damaged-')),
+        `${what}: kept aside`,
+      );
       close(b);
       const c = open(dir);
       assert.deepEqual(c.notes, [], `${what}: the next open is clean`);
@@ -299,15 +470,26 @@ describe('background compaction', () => {
     const dir = tmpDir();
     const results: unknown[] = [];
     const clock = new VirtualClock(T0);
-    const o = openStoredEngine(dir, { compactAfterBytes: 20_000, engine: { clock }, onCompaction: (r) => results.push(r) });
-    for (let i = 0; i < 400; i++) o.engine.db('app').collection('c').insertOne({ _id: i, pad: 'x'.repeat(40) });
+    const o = openStoredEngine(dir, {
+      compactAfterBytes: 20_000,
+      engine: { clock },
+      onCompaction: (r) => results.push(r),
+    });
+    for (let i = 0; i < 400; i++)
+      o.engine
+        .db('app')
+        .collection('c')
+        .insertOne({ _id: i, pad: 'x'.repeat(40) });
     assert.equal(results.length, 0, 'nothing ran inside the commands');
     while (results.length === 0) await new Promise((r) => setTimeout(r, 5));
     assert.ok(!(results[0] instanceof Error), String(results[0]));
     for (let i = 400; i < 410; i++) o.engine.db('app').collection('c').insertOne({ _id: i });
     closeStoredEngine(o);
     const files = fs.readdirSync(dir);
-    assert.ok(files.some((f) => /^snapshot-\d+\.ttls$/.test(f)), files.join(', '));
+    assert.ok(
+      files.some((f) => /^snapshot-\d+\.ttls$/.test(f)),
+      files.join(', '),
+    );
     const b = openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) } });
     assert.equal(b.engine.getCollection('app', 'c')!.count, 410);
     assert.ok(b.recovery.snapshot !== undefined);
@@ -325,19 +507,36 @@ describe('export and import', () => {
     assert.equal(summary.database, 'app');
     const view = (e: Engine) => {
       const out: Document = {};
-      for (const c of ((e.runCommand('app', { listCollections: 1 }).cursor as Document).firstBatch as Document[]).map((x) => String(x.name)).sort()) {
+      for (const c of ((e.runCommand('app', { listCollections: 1 }).cursor as Document).firstBatch as Document[])
+        .map((x) => String(x.name))
+        .sort()) {
         out[c] = {
           indexes: (e.runCommand('app', { listIndexes: c }).cursor as Document).firstBatch,
           docs: (e.runCommand('app', { find: c, batchSize: 100_000 }).cursor as Document).firstBatch,
-          options: ((e.runCommand('app', { listCollections: 1, filter: { name: c } }).cursor as Document).firstBatch as Document[])[0].options,
+          options: (
+            (e.runCommand('app', { listCollections: 1, filter: { name: c } }).cursor as Document)
+              .firstBatch as Document[]
+          )[0].options,
         };
       }
       return EJSON.stringify(out, { relaxed: false });
     };
     assert.equal(view(fresh), view(engine));
-    assert.ok(Number.isNaN(fresh.getCollection('app', 'legacy')!.indexes.get('purgeAt_1')!.spec.expireAfterSeconds), 'the legacy NaN stays NaN in the catalog');
-    const names = ((fresh.runCommand('app', { listCollections: 1, nameOnly: true }).cursor as Document).firstBatch as Document[]).map((c) => `app.${String(c.name)}`).sort();
-    assert.throws(() => importDatabaseText(fresh, text), (err: Error & { code?: number }) => err.code === 48 && err.message.startsWith(`${names.join(', ')} already exist: import into another database, or drop them first`));
+    assert.ok(
+      Number.isNaN(fresh.getCollection('app', 'legacy')!.indexes.get('purgeAt_1')!.spec.expireAfterSeconds),
+      'the legacy NaN stays NaN in the catalog',
+    );
+    const names = (
+      (fresh.runCommand('app', { listCollections: 1, nameOnly: true }).cursor as Document).firstBatch as Document[]
+    )
+      .map((c) => `app.${String(c.name)}`)
+      .sort();
+    assert.throws(
+      () => importDatabaseText(fresh, text),
+      (err: Error & { code?: number }) =>
+        err.code === 48 &&
+        err.message.startsWith(`${names.join(', ')} already exist: import into another database, or drop them first`),
+    );
     assert.equal(importDatabaseText(fresh, text, 'copy').collections, summary.collections);
   });
 });

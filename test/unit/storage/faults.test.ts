@@ -29,8 +29,22 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 let folders = 0;
 const newDir = () => path.join(root, `f${folders++}`);
 
-type Phase = 'open a new folder' | 'open with a torn tail' | 'open a damaged folder' | 'writes (fsync)' | 'writes (batched)' | 'compaction' | 'close';
-type Outcome = 'not reached' | 'write refused' | 'opened read-only' | 'open refused' | 'compaction failed, writes go on' | 'compaction failed, writes refused' | 'absorbed';
+type Phase =
+  | 'open a new folder'
+  | 'open with a torn tail'
+  | 'open a damaged folder'
+  | 'writes (fsync)'
+  | 'writes (batched)'
+  | 'compaction'
+  | 'close';
+type Outcome =
+  | 'not reached'
+  | 'write refused'
+  | 'opened read-only'
+  | 'open refused'
+  | 'compaction failed, writes go on'
+  | 'compaction failed, writes refused'
+  | 'absorbed';
 
 const PHASES: Array<{ phase: Phase; ops: FsOp[] }> = [
   { phase: 'open a new folder', ops: ['mkdir', 'open', 'write', 'fsync', 'read'] },
@@ -52,18 +66,34 @@ const EMPTY = (() => {
 
 let seq = 0;
 function insert(engine: Engine, n = 3): void {
-  const docs = Array.from({ length: n }, () => ({ _id: seq++, t: new Date(T0 + seq * 1000), v: seq % 7, pad: 'p'.repeat(seq % 50) }));
+  const docs = Array.from({ length: n }, () => ({
+    _id: seq++,
+    t: new Date(T0 + seq * 1000),
+    v: seq % 7,
+    pad: 'p'.repeat(seq % 50),
+  }));
   engine.runCommand('app', { insert: 'c', documents: docs });
 }
 
 function openWith(dir: string, io: FaultyFs | undefined, durability: Durability = 'fsync'): OpenedEngine {
-  return openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) }, autoCompact: false, durability, ...(io ? { fs: io.fs } : {}) });
+  return openStoredEngine(dir, {
+    engine: { clock: new VirtualClock(T0) },
+    autoCompact: false,
+    durability,
+    ...(io ? { fs: io.fs } : {}),
+  });
 }
 
 /** A folder holding a TTL index, a secondary index and some acknowledged documents. */
 function prepared(dir: string): string {
   const o = openWith(dir, undefined);
-  o.engine.runCommand('app', { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }, { key: { v: 1 }, name: 'v_1' }] });
+  o.engine.runCommand('app', {
+    createIndexes: 'c',
+    indexes: [
+      { key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 },
+      { key: { v: 1 }, name: 'v_1' },
+    ],
+  });
   for (let i = 0; i < 20; i++) insert(o.engine);
   const state = dump(o.engine);
   closeStoredEngine(o);
@@ -73,7 +103,10 @@ function prepared(dir: string): string {
 /** An error the storage path may give: it names the disk's failure, and is no JavaScript slip. */
 function assertStorageError(err: unknown, code: FsErrno, context: string): void {
   assert.ok(err instanceof Error, `${context}: threw a non-error ${String(err)}`);
-  assert.ok(!(err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError), `${context}: internal error ${err.stack}`);
+  assert.ok(
+    !(err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError),
+    `${context}: internal error ${err.stack}`,
+  );
   assert.match(err.message, new RegExp(code), `${context}: the message names the failure: ${err.message}`);
 }
 
@@ -93,7 +126,13 @@ interface Run {
 }
 
 /** Writes until one is refused (or `count` pass): the dumps a reopen may show. */
-function writes(engine: Engine, code: FsErrno, context: string, count: number, onRefused: () => void): { lastAck: string; failed?: string } {
+function writes(
+  engine: Engine,
+  code: FsErrno,
+  context: string,
+  count: number,
+  onRefused: () => void,
+): { lastAck: string; failed?: string } {
   let lastAck = dump(engine);
   for (let i = 0; i < count; i++) {
     try {
@@ -106,14 +145,26 @@ function writes(engine: Engine, code: FsErrno, context: string, count: number, o
       const failed = dump(engine);
       onRefused();
       // Nothing more is acknowledged through a journal that failed.
-      assert.throws(() => insert(engine), (e: unknown) => e instanceof EngineError && e.code === 1 && /Durable storage failed earlier/.test(e.message), `${context}: a later write is refused too`);
+      assert.throws(
+        () => insert(engine),
+        (e: unknown) => e instanceof EngineError && e.code === 1 && /Durable storage failed earlier/.test(e.message),
+        `${context}: a later write is refused too`,
+      );
       return { lastAck, failed };
     }
   }
   return { lastAck };
 }
 
-async function runScenario(dir: string, phase: Phase, op: FsOp, nth: number, code: FsErrno, sticky: boolean, io: FaultyFs): Promise<Run> {
+async function runScenario(
+  dir: string,
+  phase: Phase,
+  op: FsOp,
+  nth: number,
+  code: FsErrno,
+  sticky: boolean,
+  io: FaultyFs,
+): Promise<Run> {
   const context = `${phase}: ${op} #${nth}${sticky ? '+' : ''} ${code}`;
   let outcome: Outcome = 'absorbed';
   const refused = () => (outcome = 'write refused');
@@ -150,7 +201,11 @@ async function runScenario(dir: string, phase: Phase, op: FsOp, nth: number, cod
       }
       if (o.store.readOnly) {
         outcome = 'opened read-only';
-        assert.match(o.notes.join('\n'), new RegExp(`${code}[^]*read-only|read-only[^]*${code}`), `${context}: the note says why`);
+        assert.match(
+          o.notes.join('\n'),
+          new RegExp(`${code}[^]*read-only|read-only[^]*${code}`),
+          `${context}: the note says why`,
+        );
         allowed = [dump(o.engine)];
         closeQuietly(o, code, context);
         break;
@@ -215,7 +270,13 @@ describe('fault injection: ENOSPC and EIO at chosen calls of the storage file in
       for (const { phase, ops } of PHASES) {
         for (const op of ops) {
           for (const code of ['ENOSPC', 'EIO'] as FsErrno[]) {
-            for (const [nth, sticky] of [[1, false], [2, false], [3, false], [1, true], [2, true]] as Array<[number, boolean]>) {
+            for (const [nth, sticky] of [
+              [1, false],
+              [2, false],
+              [3, false],
+              [1, true],
+              [2, true],
+            ] as Array<[number, boolean]>) {
               const io = new FaultyFs();
               const context = `${phase}: ${op} #${nth}${sticky ? '+' : ''} ${code}`;
               const dir = newDir();
@@ -228,7 +289,10 @@ describe('fault injection: ENOSPC and EIO at chosen calls of the storage file in
               const again = openWith(dir, undefined);
               try {
                 const state = dump(again.engine);
-                assert.ok(run.allowed.includes(state), `${context} (${run.outcome}): the reopened state is not the acknowledged one${again.notes.length ? `; notes: ${again.notes.join(' | ')}` : ''}`);
+                assert.ok(
+                  run.allowed.includes(state),
+                  `${context} (${run.outcome}): the reopened state is not the acknowledged one${again.notes.length ? `; notes: ${again.notes.join(' | ')}` : ''}`,
+                );
                 assertIndexesAgree(again.engine, `${context}: `);
               } finally {
                 closeStoredEngine(again);
@@ -243,6 +307,8 @@ describe('fault injection: ENOSPC and EIO at chosen calls of the storage file in
       process.off('unhandledRejection', onUnhandled);
     }
     const lines = [...table].map(([key, row]) => `| ${key} | ${[...row].map(([o, n]) => `${o}: ${n}`).join(', ')} |`);
-    console.log(`fault scenarios: ${scenarios}\n| phase | call | outcomes |\n|---|---|---|\n${lines.map((l) => l.replace(' | ', ' | ')).join('\n')}`);
+    console.log(
+      `fault scenarios: ${scenarios}\n| phase | call | outcomes |\n|---|---|---|\n${lines.map((l) => l.replace(' | ', ' | ')).join('\n')}`,
+    );
   });
 });

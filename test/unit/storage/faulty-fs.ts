@@ -12,7 +12,11 @@ export type FsErrno = 'ENOSPC' | 'EIO';
 
 function errnoError(code: FsErrno, syscall: string): NodeJS.ErrnoException {
   const text = code === 'ENOSPC' ? 'no space left on device' : 'i/o error';
-  return Object.assign(new Error(`${code}: ${text}, ${syscall}`), { code, errno: code === 'ENOSPC' ? -28 : -5, syscall });
+  return Object.assign(new Error(`${code}: ${text}, ${syscall}`), {
+    code,
+    errno: code === 'ENOSPC' ? -28 : -5,
+    syscall,
+  });
 }
 
 export class FaultyFs {

@@ -25,13 +25,31 @@ const T0 = Date.UTC(2026, 0, 1);
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-field-names-'));
 
 const NAMES = [
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__',
-  '__defineSetter__', '__lookupGetter__', '__lookupSetter__', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString',
-  'length', 'then', 'toJSON', 'x', 'a b', 'é', '0', '1', '',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  'length',
+  'then',
+  'toJSON',
+  'x',
+  'a b',
+  'é',
+  '0',
+  '1',
+  '',
 ];
 
 const open = (dir: string): OpenedEngine => openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) } });
-
 
 /** Canonical EJSON: own keys in order, values with their BSON types. */
 const canonical = (doc: unknown): string => EJSON.stringify(doc, { relaxed: false });
@@ -49,7 +67,8 @@ describe('stored documents keep fields named __proto__ (issue 27 item 1)', () =>
     assert.equal(EJSON.stringify(allDocs(o.engine, 'p')[0]), '{"_id":1,"__proto__":5,"x":1}');
     closeStoredEngine(o);
     o = open(dir);
-    const found = (o.engine.runCommand('t', { find: 'p', filter: { _id: 1 } }).cursor as Document).firstBatch as Document[];
+    const found = (o.engine.runCommand('t', { find: 'p', filter: { _id: 1 } }).cursor as Document)
+      .firstBatch as Document[];
     assert.equal(found.length, 1);
     assert.equal(EJSON.stringify(found[0]), '{"_id":1,"__proto__":5,"x":1}');
     assert.equal(o.engine.runCommand('t', { count: 'p' }).n, 1);
@@ -58,19 +77,33 @@ describe('stored documents keep fields named __proto__ (issue 27 item 1)', () =>
 
   it('EJSON export and import keep __proto__ and inherited names (indexes on them too)', () => {
     const engine = new Engine({ clock: new VirtualClock(T0) });
-    const doc = JSON.parse('{"_id": 1, "__proto__": {"__proto__": 2}, "constructor": [{"__proto__": 3}], "toString": 4}') as Document;
+    const doc = JSON.parse(
+      '{"_id": 1, "__proto__": {"__proto__": 2}, "constructor": [{"__proto__": 3}], "toString": 4}',
+    ) as Document;
     engine.runCommand('t', { insert: 'p', documents: [doc, { _id: 2 }] });
-    engine.runCommand('t', { createIndexes: 'p', indexes: [{ key: JSON.parse('{"__proto__.__proto__": 1}') as Document, name: 'pp' }, { key: { toString: 1 }, name: 'ts' }] });
+    engine.runCommand('t', {
+      createIndexes: 'p',
+      indexes: [
+        { key: JSON.parse('{"__proto__.__proto__": 1}') as Document, name: 'pp' },
+        { key: { toString: 1 }, name: 'ts' },
+      ],
+    });
     const text = exportDatabaseText(engine, 't');
     const other = new Engine({ clock: new VirtualClock(T0) });
     importDatabaseText(other, text, 'u');
     const back = (other.runCommand('u', { find: 'p', filter: { _id: 1 } }).cursor as Document).firstBatch as Document[];
     assertPlain(back, 'imported');
     assert.equal(EJSON.stringify(back[0]), EJSON.stringify(doc));
-    const keys = ((other.runCommand('u', { listIndexes: 'p' }).cursor as Document).firstBatch as Document[]).map((i) => EJSON.stringify(i.key as Document));
+    const keys = ((other.runCommand('u', { listIndexes: 'p' }).cursor as Document).firstBatch as Document[]).map((i) =>
+      EJSON.stringify(i.key as Document),
+    );
     assert.deepEqual(keys, ['{"_id":1}', '{"__proto__.__proto__":1}', '{"toString":1}']);
-    const viaIndex = (other.runCommand('u', { find: 'p', filter: { toString: null }, hint: 'ts' }).cursor as Document).firstBatch as Document[];
-    assert.deepEqual(viaIndex.map((d) => d._id), [2]);
+    const viaIndex = (other.runCommand('u', { find: 'p', filter: { toString: null }, hint: 'ts' }).cursor as Document)
+      .firstBatch as Document[];
+    assert.deepEqual(
+      viaIndex.map((d) => d._id),
+      [2],
+    );
   });
 
   it('storableDocument / documentFromStorage keep __proto__ at every level', () => {
@@ -106,7 +139,9 @@ describe('stored documents keep fields named __proto__ (issue 27 item 1)', () =>
 
   it('flat batches hold inherited names other than __proto__ as ordinary fields', () => {
     const writer = new FlatBatchWriter();
-    const doc = JSON.parse('{"_id": 1, "constructor": 1, "toString": "s", "valueOf": null, "hasOwnProperty": true}') as Document;
+    const doc = JSON.parse(
+      '{"_id": 1, "constructor": 1, "toString": "s", "valueOf": null, "hasOwnProperty": true}',
+    ) as Document;
     const fields = flatFields(doc);
     assert.deepEqual(fields, ['_id', 'constructor', 'toString', 'valueOf', 'hasOwnProperty']);
     writer.add(doc, fields);
@@ -133,12 +168,22 @@ function randomName(rand: Rand): string {
 /** A value a flat batch can hold (double, string, ObjectId, date, boolean, null). */
 function flatValue(rand: Rand): unknown {
   switch (Math.floor(rand() * 6)) {
-    case 0: return Math.floor(rand() * 1000) / 4;
-    case 1: return pick(rand, ['', 'x', 'constructor', '__proto__', 'é😀']);
-    case 2: return new ObjectId(Math.floor(rand() * 2 ** 31).toString(16).padStart(24, '0'));
-    case 3: return new Date(T0 + Math.floor(rand() * 1e9));
-    case 4: return rand() < 0.5;
-    default: return null;
+    case 0:
+      return Math.floor(rand() * 1000) / 4;
+    case 1:
+      return pick(rand, ['', 'x', 'constructor', '__proto__', 'é😀']);
+    case 2:
+      return new ObjectId(
+        Math.floor(rand() * 2 ** 31)
+          .toString(16)
+          .padStart(24, '0'),
+      );
+    case 3:
+      return new Date(T0 + Math.floor(rand() * 1e9));
+    case 4:
+      return rand() < 0.5;
+    default:
+      return null;
   }
 }
 
@@ -146,10 +191,14 @@ function randomValue(rand: Rand, depth: number): unknown {
   const r = rand();
   if (depth >= 4 || r < 0.5) {
     switch (Math.floor(rand() * 5)) {
-      case 0: return new Int32(Math.floor(rand() * 100) - 50);
-      case 1: return Long.fromNumber(Math.floor(rand() * 1e6));
-      case 2: return Decimal128.fromString(String(Math.floor(rand() * 1000) / 10));
-      default: return flatValue(rand);
+      case 0:
+        return new Int32(Math.floor(rand() * 100) - 50);
+      case 1:
+        return Long.fromNumber(Math.floor(rand() * 1e6));
+      case 2:
+        return Decimal128.fromString(String(Math.floor(rand() * 1000) / 10));
+      default:
+        return flatValue(rand);
     }
   }
   if (r < 0.75) return randomObject(rand, depth + 1, 4);
@@ -192,10 +241,15 @@ function state(engine: Engine, where: string): Map<number, string> {
 
 function assertSameState(engine: Engine, model: Map<number, string>, where: string): void {
   const got = state(engine, where);
-  assert.deepEqual([...got.keys()].sort((a, b) => a - b), [...model.keys()].sort((a, b) => a - b), `${where}: the same _ids`);
+  assert.deepEqual(
+    [...got.keys()].sort((a, b) => a - b),
+    [...model.keys()].sort((a, b) => a - b),
+    `${where}: the same _ids`,
+  );
   for (const [id, text] of model) {
     assert.equal(got.get(id), text, `${where}: document ${id}`);
-    const one = (engine.runCommand('t', { find: 'docs', filter: { _id: id } }).cursor as Document).firstBatch as Document[];
+    const one = (engine.runCommand('t', { find: 'docs', filter: { _id: id } }).cursor as Document)
+      .firstBatch as Document[];
     assert.equal(one.length, 1, `${where}: find by _id ${id}`);
     assert.equal(canonical(one[0]), text, `${where}: find by _id ${id}`);
   }
@@ -233,7 +287,21 @@ describe('property: random field names survive reopen and compaction', () => {
               if (name === '_id' || name === '') continue;
               const value = randomValue(rand, 1);
               const before = EJSON.parse(model.get(id)!, { relaxed: false }) as Document;
-              const res = engine.runCommand('t', { update: 'docs', updates: [{ q: { _id: id }, u: { $set: ((): Document => { const s: Document = {}; setField(s, name, value); return s; })() } }] });
+              const res = engine.runCommand('t', {
+                update: 'docs',
+                updates: [
+                  {
+                    q: { _id: id },
+                    u: {
+                      $set: ((): Document => {
+                        const s: Document = {};
+                        setField(s, name, value);
+                        return s;
+                      })(),
+                    },
+                  },
+                ],
+              });
               assert.equal(res.n, 1, EJSON.stringify(res));
               setField(before, name, value);
               model.set(id, canonical(before));

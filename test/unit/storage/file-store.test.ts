@@ -17,12 +17,16 @@ import { encodeFrame, scanFrames } from '../../../src/storage/frames';
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-store-'));
 
 /** A key-value state: snapshot records are {k, v}; journal records {set: k, v} or {del: k}. */
-function open(dir: string, options: Parameters<typeof FileStore.open>[1] = {}): { store: FileStore; state: Map<string, string>; report: RecoveryReport } {
+function open(
+  dir: string,
+  options: Parameters<typeof FileStore.open>[1] = {},
+): { store: FileStore; state: Map<string, string>; report: RecoveryReport } {
   const store = FileStore.open(dir, options);
   const state = new Map<string, string>();
   const report = store.recover({
     snapshotRecord: (d: Document) => void state.set(String(d.k), String(d.v)),
-    journalRecord: (d: Document) => (d.del !== undefined ? void state.delete(String(d.del)) : void state.set(String(d.set), String(d.v))),
+    journalRecord: (d: Document) =>
+      d.del !== undefined ? void state.delete(String(d.del)) : void state.set(String(d.set), String(d.v)),
   });
   return { store, state, report };
 }
@@ -71,7 +75,13 @@ describe('file store: recovery', () => {
     // A temporary snapshot file left by the crash is not a snapshot.
     fs.writeFileSync(path.join(dir, '.snapshot-1.ttls.123.tmp'), 'partial');
     const b = open(dir);
-    assert.deepEqual([...b.state], [['a', '1'], ['b', '2']]);
+    assert.deepEqual(
+      [...b.state],
+      [
+        ['a', '1'],
+        ['b', '2'],
+      ],
+    );
     assert.equal(b.report.snapshot, undefined);
     assert.ok(!fs.readdirSync(dir).some((f) => f.endsWith('.tmp')), 'the temporary file is cleaned up');
     b.store.close();
@@ -106,7 +116,11 @@ describe('file store: recovery', () => {
     fs.writeFileSync(path.join(dir, `snapshot-${g2}.ttls`), Buffer.from('not a snapshot at all, just bytes'));
     a.store.close();
     const b = open(dir);
-    assert.deepEqual([...b.state].sort(), [['a', '1'], ['b', '2'], ['c', '3']]);
+    assert.deepEqual([...b.state].sort(), [
+      ['a', '1'],
+      ['b', '2'],
+      ['c', '3'],
+    ]);
     assert.equal(b.report.snapshot, 1);
     assert.match(b.report.problems[0], /snapshot-2\.ttls is damaged/);
     b.store.close();
@@ -125,15 +139,25 @@ describe('file store: recovery', () => {
     const header = BSON.deserialize(frames[0].payload);
     const newer = [BSON.serialize({ ...header, format: 99 }), ...frames.slice(1).map((f) => f.payload)];
     fs.writeFileSync(file, Buffer.concat(newer.map((p) => encodeFrame(p))));
-    const files = () => fs.readdirSync(dir).sort().map((f) => [f, fs.readFileSync(path.join(dir, f)).toString('hex')]);
+    const files = () =>
+      fs
+        .readdirSync(dir)
+        .sort()
+        .map((f) => [f, fs.readFileSync(path.join(dir, f)).toString('hex')]);
     const before = files();
     for (let attempt = 0; attempt < 2; attempt++) {
       // The second attempt meets the same refusal, not a lock left by the first.
-      assert.throws(() => open(dir), (err: unknown) => {
-        assert.ok(err instanceof NewerFormatError);
-        assert.match(err.message, /snapshot-1\.ttls .* newer TTL Workbench \(storage format 99; this version reads up to \d+\)\. Update the extension/);
-        return true;
-      });
+      assert.throws(
+        () => open(dir),
+        (err: unknown) => {
+          assert.ok(err instanceof NewerFormatError);
+          assert.match(
+            err.message,
+            /snapshot-1\.ttls .* newer TTL Workbench \(storage format 99; this version reads up to \d+\)\. Update the extension/,
+          );
+          return true;
+        },
+      );
     }
     assert.deepEqual(files(), before);
   });
@@ -147,11 +171,20 @@ describe('file store: recovery', () => {
     const b = open(dir);
     assert.deepEqual([...b.state], [['a', '1']]);
     assert.equal(b.report.problems.length, 1);
-    assert.match(b.report.problems[0], /journal-0\.ttlj: a torn last record \(7 bytes at offset \d+, a crash mid-append; it was never acknowledged\) was cut off/);
+    assert.match(
+      b.report.problems[0],
+      /journal-0\.ttlj: a torn last record \(7 bytes at offset \d+, a crash mid-append; it was never acknowledged\) was cut off/,
+    );
     b.store.append({ set: 'b', v: '2' });
     b.store.close();
     const c = open(dir);
-    assert.deepEqual([...c.state], [['a', '1'], ['b', '2']]);
+    assert.deepEqual(
+      [...c.state],
+      [
+        ['a', '1'],
+        ['b', '2'],
+      ],
+    );
     assert.deepEqual(c.report.problems, []);
     c.store.close();
   });
@@ -169,16 +202,27 @@ describe('file store: recovery', () => {
     const b = open(dir);
     assert.ok(b.report.stoppedAt, 'stopped at the damage');
     assert.ok(b.state.size >= 1 && b.state.size < 5);
-    assert.match(b.report.problems[0], /journal-0\.ttlj: damaged at byte offset \d+ \(a record fails its CRC-32 check\); everything before it was recovered/);
+    assert.match(
+      b.report.problems[0],
+      /journal-0\.ttlj: damaged at byte offset \d+ \(a record fails its CRC-32 check\); everything before it was recovered/,
+    );
     assert.equal(b.report.needsBaseSnapshot, true);
-    assert.throws(() => b.store.append({ set: 'early', v: 'x' }), /recovered from a damaged folder is not saved yet/, 'no write before the recovered state is the base');
+    assert.throws(
+      () => b.store.append({ set: 'early', v: 'x' }),
+      /recovered from a damaged folder is not saved yet/,
+      'no write before the recovered state is the base',
+    );
     const kept = b.store.saveRecoveredState(snapshotOf(b.state));
     assert.match(kept.join('\n'), /journal-0\.ttlj was kept as journal-0\.ttlj\.damaged-\d+/);
     assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('journal-0.ttlj.damaged-')));
     b.store.append({ set: 'later', v: 'x' });
     b.store.close();
     const c = open(dir);
-    assert.deepEqual(new Map([...c.state].filter(([k]) => k !== 'later')), b.state, 'the recovered records survive the next open');
+    assert.deepEqual(
+      new Map([...c.state].filter(([k]) => k !== 'later')),
+      b.state,
+      'the recovered records survive the next open',
+    );
     assert.equal(c.state.get('later'), 'x');
     assert.deepEqual(c.report.problems, []);
     c.store.close();
@@ -192,18 +236,31 @@ describe('file store: snapshot order', () => {
       const a = open(dir);
       a.store.append({ set: 'j', v: 'journal' });
       const g = a.store.beginCompaction();
-      a.store.writeSnapshot(g, [{ k: 'a', v: '1' }, { k: 'b', v: '2' }, { k: 'a', v: '3' }]);
+      a.store.writeSnapshot(g, [
+        { k: 'a', v: '1' },
+        { k: 'b', v: '2' },
+        { k: 'a', v: '3' },
+      ]);
       a.store.close();
       const file = path.join(dir, `snapshot-${g}.ttls`);
       const bytes = fs.readFileSync(file);
       const frames = scanFrames(bytes).frames;
-      const whole = (i: number) => bytes.subarray(frames[i].offset, i + 1 < frames.length ? frames[i + 1].offset : bytes.length);
-      const footer = (records: number) => encodeFrame(BSON.serialize({ ...BSON.deserialize(frames[4].payload), records }));
-      const edited = edit === 'swap' ? Buffer.concat([whole(0), whole(3), whole(2), whole(1), whole(4)]) : Buffer.concat([whole(0), whole(1), whole(2), footer(2)]);
+      const whole = (i: number) =>
+        bytes.subarray(frames[i].offset, i + 1 < frames.length ? frames[i + 1].offset : bytes.length);
+      const footer = (records: number) =>
+        encodeFrame(BSON.serialize({ ...BSON.deserialize(frames[4].payload), records }));
+      const edited =
+        edit === 'swap'
+          ? Buffer.concat([whole(0), whole(3), whole(2), whole(1), whole(4)])
+          : Buffer.concat([whole(0), whole(1), whole(2), footer(2)]);
       fs.writeFileSync(file, edited);
       assert.equal(scanFrames(edited).damage, undefined, `${edit}: every frame is whole`);
       const b = open(dir);
-      assert.match(b.report.problems.join('\n'), /snapshot-1\.ttls is damaged: its records are whole but not the ones written, in that order/, edit);
+      assert.match(
+        b.report.problems.join('\n'),
+        /snapshot-1\.ttls is damaged: its records are whole but not the ones written, in that order/,
+        edit,
+      );
       assert.equal(b.report.needsBaseSnapshot, true);
       b.store.close();
     }
@@ -226,14 +283,32 @@ describe('file store: sequence numbers', () => {
       a.store.close();
       const file = path.join(dir, 'journal-0.ttlj');
       const f = frameBytes(file);
-      const edited = edit === 'cut' ? [f[0], f[1], f[3], f[4], f[5]] : edit === 'repeat' ? [f[0], f[1], f[2], f[2], f[3], f[4], f[5]] : [f[0], f[1], f[3], f[2], f[4], f[5]];
+      const edited =
+        edit === 'cut'
+          ? [f[0], f[1], f[3], f[4], f[5]]
+          : edit === 'repeat'
+            ? [f[0], f[1], f[2], f[2], f[3], f[4], f[5]]
+            : [f[0], f[1], f[3], f[2], f[4], f[5]];
       fs.writeFileSync(file, Buffer.concat(edited));
       const b = open(dir);
       const where = edit === 'repeat' ? 3 : 2;
-      assert.deepEqual([...b.state.keys()], Array.from({ length: where }, (_, i) => `k${i}`), `${edit}: the records before it`);
-      const reason = edit === 'cut' ? /1 record is missing before this one \(sequence number 4 after 2\)/ : edit === 'repeat' ? /a record repeats sequence number 3 \(after 3\)/ : /1 record is missing before this one \(sequence number 4 after 2\)/;
+      assert.deepEqual(
+        [...b.state.keys()],
+        Array.from({ length: where }, (_, i) => `k${i}`),
+        `${edit}: the records before it`,
+      );
+      const reason =
+        edit === 'cut'
+          ? /1 record is missing before this one \(sequence number 4 after 2\)/
+          : edit === 'repeat'
+            ? /a record repeats sequence number 3 \(after 3\)/
+            : /1 record is missing before this one \(sequence number 4 after 2\)/;
       assert.match(b.report.problems[0], reason, edit);
-      assert.deepEqual(b.report.stoppedAt?.offset, edited.slice(0, where).reduce((n, x) => n + x.length, 0), `${edit}: at the offset of the first record out of sequence`);
+      assert.deepEqual(
+        b.report.stoppedAt?.offset,
+        edited.slice(0, where).reduce((n, x) => n + x.length, 0),
+        `${edit}: at the offset of the first record out of sequence`,
+      );
       b.store.close();
     }
   });
@@ -247,12 +322,24 @@ describe('file store: sequence numbers', () => {
         const g = o.store.beginCompaction();
         o.store.append({ set: 'during', v: 'compaction' });
         o.state.set('during', 'compaction');
-        o.store.writeSnapshot(g, snapshotOf(new Map([...o.state, ...Array.from({ length: 10 }, (_, i): [string, string] => [`r${Math.floor(i / 5)}i${i % 5}`, 'x'])])));
+        o.store.writeSnapshot(
+          g,
+          snapshotOf(
+            new Map([
+              ...o.state,
+              ...Array.from({ length: 10 }, (_, i): [string, string] => [`r${Math.floor(i / 5)}i${i % 5}`, 'x']),
+            ]),
+          ),
+        );
       }
       o.store.close();
       if (round === 2) fs.appendFileSync(path.join(dir, 'journal-1.ttlj'), Buffer.from([40, 0, 0, 0, 1]));
       o = open(dir);
-      assert.deepEqual(o.report.problems.filter((p) => !/torn/.test(p)), [], `round ${round}`);
+      assert.deepEqual(
+        o.report.problems.filter((p) => !/torn/.test(p)),
+        [],
+        `round ${round}`,
+      );
     }
     assert.equal(o.state.size, 21);
     o.store.close();
@@ -267,7 +354,10 @@ describe('file store: the manifest', () => {
     a.store.append({ set: 'a', v: '1' });
     a.store.append({ set: 'b', v: '2' });
     const g = a.store.beginCompaction();
-    a.store.writeSnapshot(g, [{ k: 'a', v: '1' }, { k: 'b', v: '2' }]);
+    a.store.writeSnapshot(g, [
+      { k: 'a', v: '1' },
+      { k: 'b', v: '2' },
+    ]);
     a.store.append({ set: 'c', v: '3' });
     a.store.close();
     return dir;
@@ -275,9 +365,24 @@ describe('file store: the manifest', () => {
 
   it('a deleted or emptied journal, or a deleted snapshot, is reported by name (no checksum can see a file that is gone), and what is left becomes the new base', () => {
     const cases: Array<[string, (dir: string) => void, RegExp, string[]]> = [
-      ['journal deleted', (dir) => fs.rmSync(path.join(dir, 'journal-1.ttlj')), /records up to sequence number 3 were committed, but the files hold only 2: the journal is missing/, ['a', 'b']],
-      ['journal emptied', (dir) => fs.writeFileSync(path.join(dir, 'journal-1.ttlj'), ''), /records up to sequence number 3 were committed, but the files hold only 2: journal-1\.ttlj was cut short or emptied/, ['a', 'b']],
-      ['snapshot deleted', (dir) => fs.rmSync(path.join(dir, 'snapshot-1.ttls')), /snapshot-1\.ttls is missing: the folder's manifest names it/, ['c']],
+      [
+        'journal deleted',
+        (dir) => fs.rmSync(path.join(dir, 'journal-1.ttlj')),
+        /records up to sequence number 3 were committed, but the files hold only 2: the journal is missing/,
+        ['a', 'b'],
+      ],
+      [
+        'journal emptied',
+        (dir) => fs.writeFileSync(path.join(dir, 'journal-1.ttlj'), ''),
+        /records up to sequence number 3 were committed, but the files hold only 2: journal-1\.ttlj was cut short or emptied/,
+        ['a', 'b'],
+      ],
+      [
+        'snapshot deleted',
+        (dir) => fs.rmSync(path.join(dir, 'snapshot-1.ttls')),
+        /snapshot-1\.ttls is missing: the folder's manifest names it/,
+        ['c'],
+      ],
     ];
     for (const [what, harm, message, keys] of cases) {
       const dir = folder();
@@ -312,7 +417,11 @@ describe('file store: the manifest', () => {
     const b = open(dir);
     assert.deepEqual(b.report.problems, []);
     b.store.close();
-    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'ttl-store.manifest'), 'utf8')), { format: 1, snapshot: 1, seq: 3 });
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'ttl-store.manifest'), 'utf8')), {
+      format: 1,
+      snapshot: 1,
+      seq: 3,
+    });
   });
 });
 
@@ -324,11 +433,13 @@ describe('file store: names', () => {
     a.store.close();
     fs.copyFileSync(path.join(dir, 'journal-0.ttlj'), path.join(dir, 'journal-00.ttlj'));
     fs.writeFileSync(path.join(dir, 'snapshot-99999999999999999999.ttls'), 'not read');
-    fs.writeFileSync(path.join(dir, 'notes.txt'), 'not the store\'s: not mentioned');
+    fs.writeFileSync(path.join(dir, 'notes.txt'), "not the store's: not mentioned");
     const b = open(dir);
     assert.deepEqual([...b.state], [['n', '1']]);
     assert.equal(b.report.journalRecords, 1, 'journal-0 once');
-    assert.deepEqual(b.report.problems, ['ignored 2 files whose names are not one this store writes: journal-00.ttlj, snapshot-99999999999999999999.ttls']);
+    assert.deepEqual(b.report.problems, [
+      'ignored 2 files whose names are not one this store writes: journal-00.ttlj, snapshot-99999999999999999999.ttls',
+    ]);
     b.store.close();
   });
 });
@@ -338,7 +449,10 @@ describe('file store: one writer', () => {
     const dir = tmpDir();
     const a = open(dir, { holder: 'test window' });
     a.store.append({ set: 'a', v: '1' });
-    assert.throws(() => FileStore.open(dir), (err: unknown) => err instanceof FolderLockedError && /in use by process \d+ \(test window\)/.test(err.message));
+    assert.throws(
+      () => FileStore.open(dir),
+      (err: unknown) => err instanceof FolderLockedError && /in use by process \d+ \(test window\)/.test(err.message),
+    );
     const ro = open(dir, { allowReadOnly: true });
     assert.equal(ro.store.readOnly, true);
     assert.deepEqual([...ro.state], [['a', '1']], 'a reader sees what the writer committed');
@@ -352,7 +466,11 @@ describe('file store: one writer', () => {
     fs.writeFileSync(path.join(dir, 'LOCK'), '\u0000garbage{');
     assert.throws(
       () => FileStore.open(dir),
-      (err: unknown) => err instanceof FolderLockedError && /names no process/.test(err.message) && /delete .*LOCK/.test(err.message) && !/process 0/.test(err.message),
+      (err: unknown) =>
+        err instanceof FolderLockedError &&
+        /names no process/.test(err.message) &&
+        /delete .*LOCK/.test(err.message) &&
+        !/process 0/.test(err.message),
     );
   });
 });

@@ -65,7 +65,10 @@ describe('journal files', () => {
   });
 
   it('a missing journal reads as empty', () => {
-    assert.deepEqual(readJournal(path.join(tmpDir(), 'nope.ttlj'), () => assert.fail('no record')), { frames: 0, validEnd: 0, bytes: 0 });
+    assert.deepEqual(
+      readJournal(path.join(tmpDir(), 'nope.ttlj'), () => assert.fail('no record')),
+      { frames: 0, validEnd: 0, bytes: 0 },
+    );
   });
 });
 
@@ -113,7 +116,9 @@ describe('the one-writer lock', () => {
   it('a lock left by a process that died (kill -9) is taken over', () => {
     const dir = tmpDir();
     // A real process that is gone by now: its pid cannot be signalled.
-    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
     const deadPid = Number(child.stdout);
     fs.writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: deadPid, since: '2026-01-01T00:00:00Z' }));
     const taken = acquireLock(dir);
@@ -122,7 +127,7 @@ describe('the one-writer lock', () => {
     taken.release();
   });
 
-  it('a terminated worker thread\'s lock (same pid) is taken over only by the successor that names its owner token', () => {
+  it("a terminated worker thread's lock (same pid) is taken over only by the successor that names its owner token", () => {
     const dir = tmpDir();
     const dead = acquireLock(dir, 'worker 1', undefined, { owner: 'token-1' });
     assert.ok(dead.ok);
@@ -131,7 +136,10 @@ describe('the one-writer lock', () => {
     const wrong = acquireLock(dir, 'other', undefined, { owner: 'token-x', takeOverFrom: ['token-y'] });
     assert.ok(!wrong.ok);
     assert.equal(wrong.holder.owner, 'token-1');
-    const successor = acquireLock(dir, 'worker 2', undefined, { owner: 'token-2', takeOverFrom: ['token-0', 'token-1'] });
+    const successor = acquireLock(dir, 'worker 2', undefined, {
+      owner: 'token-2',
+      takeOverFrom: ['token-0', 'token-1'],
+    });
     assert.ok(successor.ok);
     assert.equal(successor.tookOverFrom?.owner, 'token-1');
     // The dead worker's release (had it run late) leaves the successor's lock alone.

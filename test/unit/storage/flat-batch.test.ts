@@ -12,10 +12,39 @@ import { decodeFlatBatch, FlatBatchWriter, flatFields } from '../../../src/engin
 import type { Document } from '../../../src/engine';
 import { prng } from '../helpers/prng';
 
-const NAMES = ['_id', 'createdAt', 'n', 'name', 'constructor', '0', '10', 'a"b', 'back\\slash', 'line\u2028sep', 'é', '', '$x', 'a.b'];
+const NAMES = [
+  '_id',
+  'createdAt',
+  'n',
+  'name',
+  'constructor',
+  '0',
+  '10',
+  'a"b',
+  'back\\slash',
+  'line\u2028sep',
+  'é',
+  '',
+  '$x',
+  'a.b',
+];
 
 function randomString(r: () => number): string {
-  const pieces = ['', 'a', 'user', 'é', '𝄞', '\u2028', '"', '\\', 'x'.repeat(31), 'y'.repeat(32), 'z'.repeat(33), '中文', '\n'];
+  const pieces = [
+    '',
+    'a',
+    'user',
+    'é',
+    '𝄞',
+    '\u2028',
+    '"',
+    '\\',
+    'x'.repeat(31),
+    'y'.repeat(32),
+    'z'.repeat(33),
+    '中文',
+    '\n',
+  ];
   let s = '';
   const n = Math.floor(r() * 4);
   for (let i = 0; i < n; i++) s += pieces[Math.floor(r() * pieces.length)];
@@ -24,14 +53,24 @@ function randomString(r: () => number): string {
 
 function randomValue(r: () => number): unknown {
   switch (Math.floor(r() * 9)) {
-    case 0: return [0, -0, 1.5, NaN, Infinity, -Infinity, 2 ** 53 + 2, -1e-310, Number.MAX_VALUE][Math.floor(r() * 9)];
-    case 1: return Math.floor(r() * 1e6);
-    case 2: return randomString(r);
-    case 3: return new ObjectId();
-    case 4: return new Date([0, -1, 8.64e15, -8.64e15, Date.UTC(2026, 0, 1) + Math.floor(r() * 1e10), NaN][Math.floor(r() * 6)]);
-    case 5: return r() < 0.5;
-    case 6: return null;
-    default: return r() * 1e9;
+    case 0:
+      return [0, -0, 1.5, NaN, Infinity, -Infinity, 2 ** 53 + 2, -1e-310, Number.MAX_VALUE][Math.floor(r() * 9)];
+    case 1:
+      return Math.floor(r() * 1e6);
+    case 2:
+      return randomString(r);
+    case 3:
+      return new ObjectId();
+    case 4:
+      return new Date(
+        [0, -1, 8.64e15, -8.64e15, Date.UTC(2026, 0, 1) + Math.floor(r() * 1e10), NaN][Math.floor(r() * 6)],
+      );
+    case 5:
+      return r() < 0.5;
+    case 6:
+      return null;
+    default:
+      return r() * 1e9;
   }
 }
 
@@ -111,7 +150,10 @@ describe('flat snapshot batches', () => {
       }
     }
     const back = decodeFlatBatch(viaBson(writer.take()));
-    assert.deepEqual(back.map((d) => d.a), [1, 2, 4, 5, 6, 8]);
+    assert.deepEqual(
+      back.map((d) => d.a),
+      [1, 2, 4, 5, 6, 8],
+    );
     assert.deepEqual(Object.keys(back[4]), ['b', 'a']);
   });
 

@@ -41,7 +41,15 @@ describe('CRC-32', () => {
     const rand = prng(3);
     const buf = Buffer.from(Array.from({ length: 4096 }, () => Math.floor(rand() * 256)));
     assert.equal(crc32Portable(Buffer.from('123456789')), 0xcbf43926);
-    for (const [s, e] of [[0, 4096], [1, 4095], [100, 101], [7, 7], [0, 513], [3, 600]]) assert.equal(crc32(buf, s, e), crc32Portable(buf, s, e), `${s}..${e}`);
+    for (const [s, e] of [
+      [0, 4096],
+      [1, 4095],
+      [100, 101],
+      [7, 7],
+      [0, 513],
+      [3, 600],
+    ])
+      assert.equal(crc32(buf, s, e), crc32Portable(buf, s, e), `${s}..${e}`);
   });
 });
 
@@ -49,7 +57,10 @@ describe('journal frames', () => {
   it('round-trips records in order', () => {
     const { buf, ends } = journalOf(50);
     const scan = scanFrames(buf);
-    assert.deepEqual(ids(scan.frames), Array.from({ length: 50 }, (_, i) => i));
+    assert.deepEqual(
+      ids(scan.frames),
+      Array.from({ length: 50 }, (_, i) => i),
+    );
     assert.equal(scan.validEnd, ends[49]);
     assert.equal(scan.damage, undefined);
   });
@@ -92,7 +103,11 @@ describe('journal frames', () => {
       damaged[at] ^= 1 + Math.floor(rand() * 255);
       const hit = starts.findIndex((s, i) => at >= s && at < ends[i]);
       const scan = scanFrames(damaged);
-      assert.deepEqual(ids(scan.frames), Array.from({ length: hit }, (_, i) => i), `byte ${at} (record ${hit})`);
+      assert.deepEqual(
+        ids(scan.frames),
+        Array.from({ length: hit }, (_, i) => i),
+        `byte ${at} (record ${hit})`,
+      );
       assert.equal(scan.damage?.kind, 'corrupt', `byte ${at}`);
       assert.equal(scan.damage?.offset, starts[hit]);
       assert.ok(scan.damage?.kind === 'corrupt' && (scan.damage.resumesAt ?? -1) > starts[hit]);
@@ -124,13 +139,21 @@ describe('journal frames', () => {
       damaged[at] ^= 0x40;
       const scan = scanFrames(damaged);
       assert.deepEqual(ids(scan.frames), [0, 1, 2, 3, 4], `byte ${at}`);
-      assert.deepEqual(scan.damage, { kind: 'corrupt', offset: ends[4], reason: 'a record fails its CRC-32 check' }, `byte ${at}`);
+      assert.deepEqual(
+        scan.damage,
+        { kind: 'corrupt', offset: ends[4], reason: 'a record fails its CRC-32 check' },
+        `byte ${at}`,
+      );
     }
   });
 
   it('a zero-filled tail (a file extended before its data reached the disk) is torn; other bytes after the last record are damage', () => {
     const { buf, ends } = journalOf(4);
-    assert.deepEqual(scanFrames(Buffer.concat([buf, Buffer.alloc(5000)])).damage, { kind: 'torn', offset: ends[3], bytes: 5000 });
+    assert.deepEqual(scanFrames(Buffer.concat([buf, Buffer.alloc(5000)])).damage, {
+      kind: 'torn',
+      offset: ends[3],
+      bytes: 5000,
+    });
     const junk = Buffer.from('this is not a record, and nothing wrote it here');
     const scan = scanFrames(Buffer.concat([buf, junk]));
     assert.equal(scan.frames.length, 4);
@@ -147,7 +170,14 @@ describe('journal frames', () => {
     assert.equal((tailOnly.damage as { resumesAt?: number }).resumesAt, undefined);
     const later = encodeFrame(BSON.serialize({ op: 'put', i: 99 }));
     const withRecord = scanFrames(Buffer.concat([buf, garbage, later]));
-    assert.deepEqual(withRecord.damage && { kind: withRecord.damage.kind, offset: withRecord.damage.offset, resumesAt: (withRecord.damage as { resumesAt?: number }).resumesAt }, { kind: 'corrupt', offset: ends[2], resumesAt: ends[2] + garbage.length });
+    assert.deepEqual(
+      withRecord.damage && {
+        kind: withRecord.damage.kind,
+        offset: withRecord.damage.offset,
+        resumesAt: (withRecord.damage as { resumesAt?: number }).resumesAt,
+      },
+      { kind: 'corrupt', offset: ends[2], resumesAt: ends[2] + garbage.length },
+    );
   });
 
   it('a file read through a small window gives what a scan of the whole buffer gives, for random damage', () => {
@@ -159,12 +189,19 @@ describe('journal frames', () => {
       const damaged = Buffer.from(buf);
       const kind = round % 3;
       if (kind === 0) damaged[Math.floor(rand() * damaged.length)] ^= 0xff;
-      const bytes = kind === 1 ? damaged.subarray(0, Math.floor(rand() * damaged.length)) : kind === 2 ? Buffer.concat([damaged, Buffer.alloc(Math.floor(rand() * 300), 7)]) : damaged;
+      const bytes =
+        kind === 1
+          ? damaged.subarray(0, Math.floor(rand() * damaged.length))
+          : kind === 2
+            ? Buffer.concat([damaged, Buffer.alloc(Math.floor(rand() * 300), 7)])
+            : damaged;
       fs.writeFileSync(file, bytes);
       const expected = scanFrames(bytes);
       const got: number[] = [];
       const fd = fs.openSync(file, 'r');
-      const walk = walkFrames(new FileSource(fs, fd, bytes.length, 64), (payload) => got.push(BSON.deserialize(payload).i as number));
+      const walk = walkFrames(new FileSource(fs, fd, bytes.length, 64), (payload) =>
+        got.push(BSON.deserialize(payload).i as number),
+      );
       fs.closeSync(fd);
       assert.deepEqual(got, ids(expected.frames), `round ${round}`);
       assert.deepEqual([walk.validEnd, walk.damage], [expected.validEnd, expected.damage], `round ${round}`);
@@ -182,4 +219,3 @@ describe('journal frames', () => {
     assert.match((scan.damage as { reason: string }).reason, /length field is damaged/);
   });
 });
-

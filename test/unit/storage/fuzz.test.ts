@@ -51,11 +51,31 @@ async function template(name: string, compacted: boolean, seed: number, commits:
     engine.runCommand('app', cmd);
     states.push(dump(engine));
   };
-  run(o.engine, { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }, { key: { u: 1 }, name: 'u_1', unique: true, sparse: true }] });
+  run(o.engine, {
+    createIndexes: 'c',
+    indexes: [
+      { key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 },
+      { key: { u: 1 }, name: 'u_1', unique: true, sparse: true },
+    ],
+  });
   for (let i = 0; i < commits; i++) {
     const pick = int(10);
-    if (pick < 5) run(o.engine, { insert: 'c', documents: Array.from({ length: 1 + int(3) }, (_, k) => ({ _id: i * 10 + k, u: `u${i * 10 + k}`, v: int(9), t: new Date(T0 + int(100) * 60_000), a: [int(4), { b: 'x'.repeat(int(20)) }] })) });
-    else if (pick < 7) run(o.engine, { update: 'c', updates: [{ q: { v: int(9) }, u: { $inc: { n: 1 }, $set: { w: int(99) } }, multi: true }] });
+    if (pick < 5)
+      run(o.engine, {
+        insert: 'c',
+        documents: Array.from({ length: 1 + int(3) }, (_, k) => ({
+          _id: i * 10 + k,
+          u: `u${i * 10 + k}`,
+          v: int(9),
+          t: new Date(T0 + int(100) * 60_000),
+          a: [int(4), { b: 'x'.repeat(int(20)) }],
+        })),
+      });
+    else if (pick < 7)
+      run(o.engine, {
+        update: 'c',
+        updates: [{ q: { v: int(9) }, u: { $inc: { n: 1 }, $set: { w: int(99) } }, multi: true }],
+      });
     else if (pick < 8) run(o.engine, { delete: 'c', deletes: [{ q: { v: int(9) }, limit: 1 }] });
     else if (pick < 9) run(o.engine, { insert: 'other', documents: [{ _id: `o${i}`, at: new Date(T0) }] });
     else run(o.engine, { collMod: 'c', index: { name: 't_1', expireAfterSeconds: 600 * (1 + int(6)) } });
@@ -80,15 +100,36 @@ type Kind =
   | 'file emptied'
   | 'file replaced'
   | 'stray name';
-const KINDS: Kind[] = ['bit flips', 'overwrite', 'truncate', 'garbage appended', 'frame dropped', 'frame repeated', 'frames swapped', 'length 0', 'length 2^32-1', 'wrong types, checksum recomputed', 'file deleted', 'file emptied', 'file replaced', 'stray name'];
+const KINDS: Kind[] = [
+  'bit flips',
+  'overwrite',
+  'truncate',
+  'garbage appended',
+  'frame dropped',
+  'frame repeated',
+  'frames swapped',
+  'length 0',
+  'length 2^32-1',
+  'wrong types, checksum recomputed',
+  'file deleted',
+  'file emptied',
+  'file replaced',
+  'stray name',
+];
 
-const storeFiles = (dir: string) => fs.readdirSync(dir).filter((f) => /^(journal-\d+\.ttlj|snapshot-\d+\.ttls|ttl-store\.manifest|ttl-workbench\.json)$/.test(f)).sort();
+const storeFiles = (dir: string) =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => /^(journal-\d+\.ttlj|snapshot-\d+\.ttls|ttl-store\.manifest|ttl-workbench\.json)$/.test(f))
+    .sort();
 const framed = (f: string) => /\.(ttlj|ttls)$/.test(f);
 
 /** The whole frames of a file as byte ranges, and what follows them. */
 function framesOf(bytes: Buffer): { parts: Buffer[]; rest: Buffer } {
   const scan = scanFrames(bytes);
-  const parts = scan.frames.map((f, i) => bytes.subarray(f.offset, i + 1 < scan.frames.length ? scan.frames[i + 1].offset : scan.validEnd));
+  const parts = scan.frames.map((f, i) =>
+    bytes.subarray(f.offset, i + 1 < scan.frames.length ? scan.frames[i + 1].offset : scan.validEnd),
+  );
   return { parts, rest: bytes.subarray(scan.validEnd) };
 }
 
@@ -100,7 +141,20 @@ function wrongTypes(payload: Buffer, rand: () => number): Buffer {
     // A type the field never has (a value of a valid type, rewritten with its checksum, is
     // indistinguishable from a real write: no store can tell).
     const op = pick(doc.ops as Record<string, unknown>[]);
-    const wrong: Record<string, unknown[]> = { put: [42, null], d: ['x', 7, [1]], del: [42, null], id: [[1, 2]], cat: [3], o: ['x', 5], ix: [3, 'x'], drop: [7], ren: [7], to: [null], param: [9], ts: ['x'] };
+    const wrong: Record<string, unknown[]> = {
+      put: [42, null],
+      d: ['x', 7, [1]],
+      del: [42, null],
+      id: [[1, 2]],
+      cat: [3],
+      o: ['x', 5],
+      ix: [3, 'x'],
+      drop: [7],
+      ren: [7],
+      to: [null],
+      param: [9],
+      ts: ['x'],
+    };
     const key = pick(Object.keys(op).filter((k) => k in wrong));
     if (key) op[key] = pick(wrong[key]);
     else doc.ops = 'ops';
@@ -122,7 +176,17 @@ function mutate(dir: string, kind: Kind, rand: () => number): { file: string; wh
   const files = storeFiles(dir);
   const framedFiles = files.filter(framed);
   const pick = (xs: string[]) => xs[int(xs.length)];
-  const name = ['bit flips', 'overwrite', 'truncate', 'garbage appended', 'file deleted', 'file emptied', 'file replaced'].includes(kind) ? pick(files) : pick(framedFiles);
+  const name = [
+    'bit flips',
+    'overwrite',
+    'truncate',
+    'garbage appended',
+    'file deleted',
+    'file emptied',
+    'file replaced',
+  ].includes(kind)
+    ? pick(files)
+    : pick(framedFiles);
   const file = path.join(dir, name);
   const bytes = fs.readFileSync(file);
   const at = int(Math.max(1, bytes.length));
@@ -160,7 +224,11 @@ function mutate(dir: string, kind: Kind, rand: () => number): { file: string; wh
       return { file: name, what: `replaced by a copy of ${source}` };
     }
     case 'stray name': {
-      const stray = pick([`${name.replace(/-(\d+)\./, '-0$1.')}`, name.replace(/-(\d+)\./, '-99999999999999999999.'), `${name}.bak`]);
+      const stray = pick([
+        `${name.replace(/-(\d+)\./, '-0$1.')}`,
+        name.replace(/-(\d+)\./, '-99999999999999999999.'),
+        `${name}.bak`,
+      ]);
       fs.copyFileSync(file, path.join(dir, stray));
       return { file: stray, what: `a copy named ${stray}` };
     }
@@ -232,7 +300,15 @@ describe('storage fuzzing against an oracle of acknowledged states', () => {
         opened = openDir(dir);
       } catch (err) {
         assert.ok(err instanceof Error, `${label}: threw ${String(err)}`);
-        assert.ok(!(err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError || err instanceof SyntaxError), `${label}: internal error ${(err).stack}`);
+        assert.ok(
+          !(
+            err instanceof TypeError ||
+            err instanceof RangeError ||
+            err instanceof ReferenceError ||
+            err instanceof SyntaxError
+          ),
+          `${label}: internal error ${err.stack}`,
+        );
         assert.ok(err.message.includes(dir), `${label}: the refusal names the file: ${err.message}`);
         outcome = 'refused';
       }
@@ -245,11 +321,18 @@ describe('storage fuzzing against an oracle of acknowledged states', () => {
           const problems = opened.notes.filter((p) => !/^ignored (a file|\d+ files) whose name/.test(p));
           assertIndexesAgree(opened.engine, `${label}: `);
           if (problems.length === 0) {
-            assert.ok(state === last, `${label}: SILENT LOSS — nothing was reported, but the state is not the last acknowledged one`);
+            assert.ok(
+              state === last,
+              `${label}: SILENT LOSS — nothing was reported, but the state is not the last acknowledged one`,
+            );
             outcome = 'clean';
           } else {
             outcome = t.states.includes(state) ? 'recovered: a prefix' : 'recovered: what the rest holds';
-            if (outcome !== 'recovered: a prefix') assert.ok(problems.some((p) => /snapshot-\d+\.ttls|the journal is missing|journal-\d+\.ttlj/.test(p)), `${label}: a state outside the history needs a lost file named: ${problems.join(' | ')}`);
+            if (outcome !== 'recovered: a prefix')
+              assert.ok(
+                problems.some((p) => /snapshot-\d+\.ttls|the journal is missing|journal-\d+\.ttlj/.test(p)),
+                `${label}: a state outside the history needs a lost file named: ${problems.join(' | ')}`,
+              );
           }
         } finally {
           closeStoredEngine(opened);
@@ -265,7 +348,11 @@ describe('storage fuzzing against an oracle of acknowledged states', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     fs.rmSync(root, { recursive: true, force: true });
-    const lines = KINDS.map((k) => `| ${k} | ${[...(table.get(k) ?? new Map())].map(([o, c]) => `${o} ${c}`).join(', ')} |`);
-    console.log(`storage fuzz: ${CASES} cases; slowest open ${slowest.toFixed(0)} ms; peak RSS ${(peakRss / 1048576).toFixed(0)} MB\n| mutation | outcomes |\n|---|---|\n${lines.join('\n')}`);
+    const lines = KINDS.map(
+      (k) => `| ${k} | ${[...(table.get(k) ?? new Map())].map(([o, c]) => `${o} ${c}`).join(', ')} |`,
+    );
+    console.log(
+      `storage fuzz: ${CASES} cases; slowest open ${slowest.toFixed(0)} ms; peak RSS ${(peakRss / 1048576).toFixed(0)} MB\n| mutation | outcomes |\n|---|---|\n${lines.join('\n')}`,
+    );
   });
 });

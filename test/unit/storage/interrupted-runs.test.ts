@@ -48,7 +48,8 @@ const CLI = path.resolve(__dirname, '..', '..', '..', '..', 'dist', 'cli.js');
 const BATCH = 10_000;
 
 const tmpDir = (tag: string) => fs.mkdtempSync(path.join(os.tmpdir(), `ttl-interrupted-${tag}-`));
-const open = (dir: string, options: { durability?: 'batched' } = {}): OpenedEngine => openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) }, autoCompact: false, ...options });
+const open = (dir: string, options: { durability?: 'batched' } = {}): OpenedEngine =>
+  openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) }, autoCompact: false, ...options });
 /** Back to the event loop: the other kind of run's timers and pipes get their turn between opens. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -56,7 +57,12 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Opens 2 and 3 of a folder after the first: nothing left to report, the same state each time.
  * `atLast` runs on the third open's engine (what a user does next).
  */
-async function reopenTwice(dir: string, state: string, where: string, atLast?: (again: OpenedEngine) => void): Promise<void> {
+async function reopenTwice(
+  dir: string,
+  state: string,
+  where: string,
+  atLast?: (again: OpenedEngine) => void,
+): Promise<void> {
   for (const reopen of [2, 3]) {
     await turn();
     const again = open(dir);
@@ -138,12 +144,30 @@ function exportText(): string {
       { key: { u: 1 }, name: 'u_1', unique: true },
     ],
   });
-  engine.runCommand('app', { create: 'logs', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 7200 });
+  engine.runCommand('app', {
+    create: 'logs',
+    clusteredIndex: { key: { _id: 1 }, unique: true },
+    expireAfterSeconds: 7200,
+  });
   engine.runCommand('app', { create: 'recent', capped: true, size: 4 << 20, max: 5000 });
-  const events = Array.from({ length: 10_400 }, (_, i) => ({ _id: i, u: 7 * i + int(7), at: new Date(T0 + (int(96) - 24) * 3_600_000) }));
+  const events = Array.from({ length: 10_400 }, (_, i) => ({
+    _id: i,
+    u: 7 * i + int(7),
+    at: new Date(T0 + (int(96) - 24) * 3_600_000),
+  }));
   engine.runCommand('app', { insert: 'events', documents: events });
-  engine.runCommand('app', { insert: 'logs', documents: Array.from({ length: 600 }, (_, i) => ({ _id: new Date(T0 + i * 1000), level: ['info', 'warn', 'error'][int(3)], n: i })) });
-  engine.runCommand('app', { insert: 'recent', documents: Array.from({ length: 400 }, (_, i) => ({ n: i, meta: { k: int(9) } })) });
+  engine.runCommand('app', {
+    insert: 'logs',
+    documents: Array.from({ length: 600 }, (_, i) => ({
+      _id: new Date(T0 + i * 1000),
+      level: ['info', 'warn', 'error'][int(3)],
+      n: i,
+    })),
+  });
+  engine.runCommand('app', {
+    insert: 'recent',
+    documents: Array.from({ length: 400 }, (_, i) => ({ n: i, meta: { k: int(9) } })),
+  });
   const text = exportDatabaseText(engine, 'app');
   engine.close();
   return text;
@@ -193,7 +217,12 @@ interface ExportedCollection {
  * message otherwise. Returns the partly imported collection, if any. The documents themselves are
  * compared only on request (the dump comparison covers them; this names the first difference).
  */
-function assertImportPrefix(engine: Engine, exported: ExportedCollection[], context: string, compareDocuments = false): string | undefined {
+function assertImportPrefix(
+  engine: Engine,
+  exported: ExportedCollection[],
+  context: string,
+  compareDocuments = false,
+): string | undefined {
   let cut: string | undefined; // the first collection not complete: every later one must be absent
   let partial: string | undefined;
   for (const c of exported) {
@@ -202,19 +231,31 @@ function assertImportPrefix(engine: Engine, exported: ExportedCollection[], cont
       cut ??= c.name;
       continue;
     }
-    assert.equal(cut, undefined, `${context}: app.${c.name} is there but app.${cut}, imported before it, is not complete`);
+    assert.equal(
+      cut,
+      undefined,
+      `${context}: app.${c.name} is there but app.${cut}, imported before it, is not complete`,
+    );
     assert.equal(ejson(coll.options as Document), c.options, `${context}: app.${c.name} options`);
     const specs = [...coll.indexes.values()].map((i) => ejson(i.spec));
     const indexed = specs.length === c.indexes.length;
-    assert.deepEqual(specs, c.indexes.slice(0, specs.length), `${context}: app.${c.name} indexes are not a prefix of the exported ones (the ones create makes, then all)`);
+    assert.deepEqual(
+      specs,
+      c.indexes.slice(0, specs.length),
+      `${context}: app.${c.name} indexes are not a prefix of the exported ones (the ones create makes, then all)`,
+    );
     const count = coll.records.size;
     assert.ok(indexed || count === 0, `${context}: app.${c.name} has ${count} documents before its indexes`);
-    assert.ok(count === c.docs.length || count % BATCH === 0, `${context}: app.${c.name} holds ${count} of ${c.docs.length} documents: not whole batches of ${BATCH}`);
+    assert.ok(
+      count === c.docs.length || count % BATCH === 0,
+      `${context}: app.${c.name} holds ${count} of ${c.docs.length} documents: not whole batches of ${BATCH}`,
+    );
     if (compareDocuments) {
       let i = 0;
       for (const r of coll.records.values()) {
         const doc = ejson(r.doc);
-        if (doc !== c.docs[i]) assert.fail(`${context}: app.${c.name} document ${i} is ${doc}, exported as ${c.docs[i]}`);
+        if (doc !== c.docs[i])
+          assert.fail(`${context}: app.${c.name} document ${i} is ${doc}, exported as ${c.docs[i]}`);
         i++;
       }
     }
@@ -225,7 +266,6 @@ function assertImportPrefix(engine: Engine, exported: ExportedCollection[], cont
   }
   return partial;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // 2. `run --data DIR` interrupted
@@ -243,7 +283,11 @@ const rowText = (r: Row) => `${r.u}|${r.t}|${r.v}`;
  */
 function writeScript(file: string, rand: () => number, firstId: number, statements: number): Row[][] {
   const int = (n: number) => Math.floor(rand() * n);
-  const lines = ['db.k.createIndex({t: 1}, {expireAfterSeconds: 3600});', 'db.k.createIndex({u: 1}, {unique: true});', 'print("R");'];
+  const lines = [
+    'db.k.createIndex({t: 1}, {expireAfterSeconds: 3600});',
+    'db.k.createIndex({u: 1}, {unique: true});',
+    'print("R");',
+  ];
   const inserts: Row[][] = [];
   let id = firstId;
   for (let j = 0; j < statements; j++) {
@@ -252,7 +296,10 @@ function writeScript(file: string, rand: () => number, firstId: number, statemen
       return { id: n, u: `u${n}`, t: T0 + int(86_400) * 1000, v: int(100) };
     });
     inserts.push(rows);
-    lines.push(`db.k.insertMany([${rows.map((r) => `{_id: ${r.id}, u: "${r.u}", t: new Date(${r.t}), v: ${r.v}}`).join(', ')}]);`, `print("A ${j}");`);
+    lines.push(
+      `db.k.insertMany([${rows.map((r) => `{_id: ${r.id}, u: "${r.u}", t: new Date(${r.t}), v: ${r.v}}`).join(', ')}]);`,
+      `print("A ${j}");`,
+    );
   }
   fs.writeFileSync(file, `${lines.join('\n')}\n`);
   return inserts;
@@ -263,7 +310,11 @@ function rowsOf(engine: Engine): { rows: Map<number, string>; indexes: string[] 
   const coll = engine.getCollection(RUN_DB, 'k');
   const rows = new Map<number, string>();
   if (!coll) return { rows, indexes: [] };
-  for (const r of coll.records.values()) rows.set(Number(r.doc._id), rowText({ id: Number(r.doc._id), u: String(r.doc.u), t: (r.doc.t as Date).getTime(), v: Number(r.doc.v) }));
+  for (const r of coll.records.values())
+    rows.set(
+      Number(r.doc._id),
+      rowText({ id: Number(r.doc._id), u: String(r.doc.u), t: (r.doc.t as Date).getTime(), v: Number(r.doc.v) }),
+    );
   const t = coll.indexes.get('t_1')?.spec;
   const u = coll.indexes.get('u_1')?.spec;
   if (t) assert.equal(Number(t.expireAfterSeconds), 3600, 't_1 keeps its expireAfterSeconds');
@@ -271,7 +322,8 @@ function rowsOf(engine: Engine): { rows: Map<number, string>; indexes: string[] 
   return { rows, indexes: [...coll.indexes.keys()] };
 }
 
-const sameRows = (a: Map<number, string>, b: Map<number, string>) => a.size === b.size && [...a].every(([id, text]) => b.get(id) === text);
+const sameRows = (a: Map<number, string>, b: Map<number, string>) =>
+  a.size === b.size && [...a].every(([id, text]) => b.get(id) === text);
 
 interface RunTally {
   /** Rounds where an insert beyond the last acknowledgement read was stored. */
@@ -291,27 +343,49 @@ interface RunTally {
  * its event loop) and dies with it. So what lies beyond the last acknowledgement read is checked
  * as "a prefix of the script's inserts, each whole" and counted, not bounded by it.
  */
-async function verifyRun(dir: string, model: Map<number, string>, inserts: Row[][], result: Killed, context: string, tally: RunTally): Promise<Map<number, string>> {
+async function verifyRun(
+  dir: string,
+  model: Map<number, string>,
+  inserts: Row[][],
+  result: Killed,
+  context: string,
+  tally: RunTally,
+): Promise<Map<number, string>> {
   const acked = result.lines.filter((l) => /^A \d+$/.test(l)).reduce((n, l) => Math.max(n, Number(l.slice(2)) + 1), 0);
   const where = `${context} (${result.killed ? `killed, ${acked} inserts acknowledged` : 'finished'})`;
   let state: string;
   const next = new Map(model);
   const first = open(dir);
   try {
-    assert.equal(first.recovery.stoppedAt, undefined, `${where}: corruption reported after a plain kill: ${first.recovery.problems.join('; ')}`);
+    assert.equal(
+      first.recovery.stoppedAt,
+      undefined,
+      `${where}: corruption reported after a plain kill: ${first.recovery.problems.join('; ')}`,
+    );
     tally.torn += first.recovery.problems.filter((p) => /torn/.test(p)).length;
     assertIndexesAgree(first.engine, `${where}: `);
     const { rows, indexes } = rowsOf(first.engine);
-    assert.ok(['', '_id_', '_id_ t_1', '_id_ t_1 u_1'].includes(indexes.join(' ')), `${where}: indexes ${indexes.join(' ')}`);
-    const missing = [...model.keys(), ...inserts.slice(0, acked).flatMap((rs) => rs.map((r) => r.id))].filter((id) => !rows.has(id));
-    assert.deepEqual(missing.slice(0, 10), [], `${where}: ${missing.length} acknowledged (or earlier) documents are missing`);
+    assert.ok(
+      ['', '_id_', '_id_ t_1', '_id_ t_1 u_1'].includes(indexes.join(' ')),
+      `${where}: indexes ${indexes.join(' ')}`,
+    );
+    const missing = [...model.keys(), ...inserts.slice(0, acked).flatMap((rs) => rs.map((r) => r.id))].filter(
+      (id) => !rows.has(id),
+    );
+    assert.deepEqual(
+      missing.slice(0, 10),
+      [],
+      `${where}: ${missing.length} acknowledged (or earlier) documents are missing`,
+    );
     let stored = 0;
     while (stored < inserts.length && inserts[stored].every((r) => rows.has(r.id))) stored++;
     for (const rs of inserts.slice(0, stored)) for (const r of rs) next.set(r.id, rowText(r));
     if (!sameRows(rows, next)) {
       const extra = [...rows.keys()].filter((id) => !next.has(id));
       const changed = [...next.keys()].filter((id) => rows.has(id) && rows.get(id) !== next.get(id));
-      assert.fail(`${where}: the documents are not the earlier ones plus the script's first ${stored} inserts, each whole: ${extra.length} more (${extra.slice(0, 5).join(', ')}), ${changed.length} changed (${changed.slice(0, 5).join(', ')})`);
+      assert.fail(
+        `${where}: the documents are not the earlier ones plus the script's first ${stored} inserts, each whole: ${extra.length} more (${extra.slice(0, 5).join(', ')}), ${changed.length} changed (${changed.slice(0, 5).join(', ')})`,
+      );
     }
     if (stored > acked) tally.inFlightStored++;
     if (stored > acked + 1) tally.beyondLastAck++;
@@ -348,8 +422,13 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
       const calibration = tmpDir('import-full');
       const done = await runKilled([IMPORT_CHILD, calibration, exportFile], 'S', undefined);
       const commands = dumps.length - 1;
-      assert.equal(done.lines.filter((l) => l.startsWith('A ')).length, commands, 'the child counts the same commands as the replay');
-      const at = (line: string) => [...done.arrival].find(([l]) => l === line || (line === 'D' && l.startsWith('D ')))![1];
+      assert.equal(
+        done.lines.filter((l) => l.startsWith('A ')).length,
+        commands,
+        'the child counts the same commands as the replay',
+      );
+      const at = (line: string) =>
+        [...done.arrival].find(([l]) => l === line || (line === 'D' && l.startsWith('D ')))![1];
       {
         const o = open(calibration);
         assert.equal(dump(o.engine), full, 'a whole import gives the exported state');
@@ -382,14 +461,19 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
         const result = await runKilled([IMPORT_CHILD, dir, exportFile], kill.from, kill.after);
         const finished = !result.killed || result.lines.some((l) => l.startsWith('D '));
         if (!finished) killedDuringImport++;
-        const last = (tag: string) => result.lines.filter((l) => l.startsWith(tag)).reduce((n, l) => Math.max(n, Number(l.slice(2))), 0);
+        const last = (tag: string) =>
+          result.lines.filter((l) => l.startsWith(tag)).reduce((n, l) => Math.max(n, Number(l.slice(2))), 0);
         const acknowledged = last('A ');
         const begun = last('B ');
         const context = `round ${round} (killed ${kill.after.toFixed(0)} ms after ${kill.from}, ${finished ? 'after the import returned' : `${acknowledged} commands acknowledged, ${begun} begun`})`;
         let expected: string;
         const first = open(dir);
         try {
-          assert.equal(first.recovery.stoppedAt, undefined, `${context}: corruption reported after a plain kill: ${first.recovery.problems.join('; ')}`);
+          assert.equal(
+            first.recovery.stoppedAt,
+            undefined,
+            `${context}: corruption reported after a plain kill: ${first.recovery.problems.join('; ')}`,
+          );
           torn += first.recovery.problems.filter((p) => /torn/.test(p)).length;
           assertIndexesAgree(first.engine, `${context}: `);
           if (assertImportPrefix(first.engine, exported, context)) partialSeen++;
@@ -399,10 +483,18 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
             assertImportPrefix(first.engine, exported, context, true);
             assert.fail(`${context}: the state is not the one after any prefix of the import's commands`);
           }
-          assert.ok(step >= acknowledged, `${context}: an acknowledged command is missing (the state is the one after ${step} commands: ${labels[step]})`);
+          assert.ok(
+            step >= acknowledged,
+            `${context}: an acknowledged command is missing (the state is the one after ${step} commands: ${labels[step]})`,
+          );
           assert.ok(step <= begun, `${context}: the state is the one after ${step} commands, beyond the one in flight`);
           if (step > acknowledged) inFlightStored++;
-          if (finished) assert.equal(step, dumps.length - 1, `${context}: the import returned, yet the folder does not hold all of it`);
+          if (finished)
+            assert.equal(
+              step,
+              dumps.length - 1,
+              `${context}: the import returned, yet the folder does not hold all of it`,
+            );
           seen.set(labels[step], (seen.get(labels[step]) ?? 0) + 1);
         } finally {
           closeStoredEngine(first);
@@ -414,8 +506,13 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
               () => importDatabaseText(again.engine, text),
               (err: Error & { code?: number }) => {
                 assert.equal(err.code, 48, `${context}: a retry is refused with NamespaceExists: ${err.message}`);
-                const present = exported.filter((c) => again.engine.getCollection('app', c.name)).map((c) => `app.${c.name}`);
-                assert.ok(err.message.startsWith(`${present.join(', ')} already exist`), `${context}: the refusal names every collection the import left (${present.join(', ')}): ${err.message}`);
+                const present = exported
+                  .filter((c) => again.engine.getCollection('app', c.name))
+                  .map((c) => `app.${c.name}`);
+                assert.ok(
+                  err.message.startsWith(`${present.join(', ')} already exist`),
+                  `${context}: the refusal names every collection the import left (${present.join(', ')}): ${err.message}`,
+                );
                 retryMessages.add(err.message);
                 return true;
               },
@@ -423,7 +520,11 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
             assert.equal(dump(again.engine), expected, `${context}: a refused retry changes nothing`);
           } else if (retriedFromNothing < 2) {
             importDatabaseText(again.engine, text);
-            assert.equal(dump(again.engine), full, `${context}: a retry after a kill that stored nothing imports everything`);
+            assert.equal(
+              dump(again.engine),
+              full,
+              `${context}: a retry after a kill that stored nothing imports everything`,
+            );
             retriedFromNothing++;
           }
         });
@@ -433,7 +534,10 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
       console.log(
         `import kill rounds: ${IMPORT_ROUNDS}; import of ${exported.reduce((n, c) => n + c.docs.length, 0)} documents ~${done.ms.toFixed(0)} ms (parse ~${at('B 1').toFixed(0)} ms); ` +
           `killed during the import: ${killedDuringImport} (command in flight stored: ${inFlightStored}); partial collections seen: ${partialSeen}; torn tails cut: ${torn}; ` +
-          `states: ${labels.filter((l) => seen.has(l)).map((l) => `${l} ${seen.get(l)}`).join(', ')}; retries from nothing completed: ${retriedFromNothing}`,
+          `states: ${labels
+            .filter((l) => seen.has(l))
+            .map((l) => `${l} ${seen.get(l)}`)
+            .join(', ')}; retries from nothing completed: ${retriedFromNothing}`,
       );
       console.log(`import retry messages: ${[...retryMessages].join(' | ')}`);
     });
@@ -455,7 +559,11 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
         const inserts = writeScript(script, rand, round * 100_000, 1_000);
         // One round in five is killed from the spawn on (while the CLI loads and opens the folder), the others once the script runs.
         const fromSpawn = round % 5 === 4;
-        const result = await runKilled(cliArgs(dir, script), fromSpawn ? undefined : 'R', fromSpawn ? rand() * 600 : rand() * 400);
+        const result = await runKilled(
+          cliArgs(dir, script),
+          fromSpawn ? undefined : 'R',
+          fromSpawn ? rand() * 600 : rand() * 400,
+        );
         if (!result.killed) finished++;
         else if (!result.lines.includes('R')) beforeReady++;
         acknowledged += result.lines.filter((l) => /^A \d+$/.test(l)).length;
@@ -463,7 +571,9 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
       }
       fs.rmSync(dir, { recursive: true, force: true });
       fs.rmSync(scripts, { recursive: true, force: true });
-      console.log(`run --data kill rounds: ${RUN_ROUNDS}; killed before the script started: ${beforeReady}; finished before the kill: ${finished}; inserts acknowledged: ${acknowledged}; documents at the end: ${model.size}; rounds with inserts stored beyond the last acknowledgement read: ${tally.inFlightStored} (more than one: ${tally.beyondLastAck}); torn tails cut: ${tally.torn}`);
+      console.log(
+        `run --data kill rounds: ${RUN_ROUNDS}; killed before the script started: ${beforeReady}; finished before the kill: ${finished}; inserts acknowledged: ${acknowledged}; documents at the end: ${model.size}; rounds with inserts stored beyond the last acknowledgement read: ${tally.inFlightStored} (more than one: ${tally.beyondLastAck}); torn tails cut: ${tally.torn}`,
+      );
     });
 
     it(`after journal damage: the run reports it and the documents it recovered; killed mid-way, the next open holds those plus the acknowledged ones (${DAMAGED_ROUNDS} rounds)`, async () => {
@@ -471,8 +581,18 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
       const template = tmpDir('damaged-template');
       {
         const o = open(template, { durability: 'batched' });
-        o.engine.runCommand(RUN_DB, { createIndexes: 'k', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }, { key: { u: 1 }, name: 'u_1', unique: true }] });
-        for (let i = 0; i < 400; i++) o.engine.runCommand(RUN_DB, { insert: 'k', documents: [{ _id: 5_000_000 + i, u: `u${5_000_000 + i}`, t: new Date(T0 + i * 1000), v: i % 100 }] });
+        o.engine.runCommand(RUN_DB, {
+          createIndexes: 'k',
+          indexes: [
+            { key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 },
+            { key: { u: 1 }, name: 'u_1', unique: true },
+          ],
+        });
+        for (let i = 0; i < 400; i++)
+          o.engine.runCommand(RUN_DB, {
+            insert: 'k',
+            documents: [{ _id: 5_000_000 + i, u: `u${5_000_000 + i}`, t: new Date(T0 + i * 1000), v: i % 100 }],
+          });
         closeStoredEngine(o);
       }
       const scripts = tmpDir('damaged-scripts');
@@ -499,21 +619,33 @@ describe('runs killed mid-way with SIGKILL', { concurrency: true }, () => {
           closeStoredEngine(o);
         }
         fs.rmSync(reference, { recursive: true, force: true });
-        assert.ok(model.size > 0 && model.size < 400, `round ${round}: damage at ${at} of ${bytes.length} recovers part of the journal (${model.size})`);
+        assert.ok(
+          model.size > 0 && model.size < 400,
+          `round ${round}: damage at ${at} of ${bytes.length} recovers part of the journal (${model.size})`,
+        );
         recovered.push(model.size);
         const script = path.join(scripts, `round-${round}.js`);
         const inserts = writeScript(script, rand, 6_000_000 + round * 100_000, 1_000);
         const result = await runKilled(cliArgs(dir, script), 'R', rand() * 400);
         const context = `round ${round} (4 bytes overwritten at ${at} of ${bytes.length})`;
-        assert.match(result.stderr, /journal-0\.ttlj: damaged at byte offset \d+/, `${context}: the run reports the damage`);
-        assert.ok(result.stderr.includes(`the recovered state (${model.size} documents: `), `${context}: the run says how many documents it recovered (${model.size}): ${result.stderr}`);
+        assert.match(
+          result.stderr,
+          /journal-0\.ttlj: damaged at byte offset \d+/,
+          `${context}: the run reports the damage`,
+        );
+        assert.ok(
+          result.stderr.includes(`the recovered state (${model.size} documents: `),
+          `${context}: the run says how many documents it recovered (${model.size}): ${result.stderr}`,
+        );
         acknowledged += result.lines.filter((l) => /^A \d+$/.test(l)).length;
         await verifyRun(dir, model, inserts, result, context, tally);
         fs.rmSync(dir, { recursive: true, force: true });
       }
       fs.rmSync(template, { recursive: true, force: true });
       fs.rmSync(scripts, { recursive: true, force: true });
-      console.log(`run --data after damage: ${DAMAGED_ROUNDS} rounds; documents recovered of 400: ${recovered.join(', ')}; inserts acknowledged after the damage: ${acknowledged}; rounds with inserts stored beyond the last acknowledgement read: ${tally.inFlightStored} (more than one: ${tally.beyondLastAck}); torn tails cut: ${tally.torn}`);
+      console.log(
+        `run --data after damage: ${DAMAGED_ROUNDS} rounds; documents recovered of 400: ${recovered.join(', ')}; inserts acknowledged after the damage: ${acknowledged}; rounds with inserts stored beyond the last acknowledgement read: ${tally.inFlightStored} (more than one: ${tally.beyondLastAck}); torn tails cut: ${tally.torn}`,
+      );
     });
   });
 });

@@ -35,10 +35,20 @@ describe('refused deep writes on a durable engine', () => {
   it('writes refused for nesting (181 levels, 100,000 levels, a 100,000-component path) leave the journal and a reopened engine unchanged', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-depth-'));
     const a = openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) } });
-    a.engine.runCommand('app', { insert: 'c', documents: [{ _id: 1, k: 1 }, { _id: 2, ...nested(180) }] });
+    a.engine.runCommand('app', {
+      insert: 'c',
+      documents: [
+        { _id: 1, k: 1 },
+        { _id: 2, ...nested(180) },
+      ],
+    });
     a.engine.runCommand('app', { createIndexes: 'c', indexes: [{ key: { a: 1 }, name: 'a_1' }] });
     const before = snapshot(a.engine);
-    const journalBytes = () => fs.readdirSync(dir).filter((f) => f.endsWith('.ttlj')).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+    const journalBytes = () =>
+      fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.ttlj'))
+        .reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
     const journalBefore = journalBytes();
     const refused = [
       { insert: 'c', documents: [{ _id: 3, ...nested(181) }] },
@@ -50,7 +60,12 @@ describe('refused deep writes on a durable engine', () => {
       const reply = a.engine.runCommand('app', cmd);
       assert.equal((reply.writeErrors as Document[])[0].code, 15);
     }
-    expectError(() => a.engine.runCommand('app', { findAndModify: 'c', query: { _id: 1 }, update: { x: nested(DEEP) } }), 15, undefined, 'Overflow');
+    expectError(
+      () => a.engine.runCommand('app', { findAndModify: 'c', query: { _id: 1 }, update: { x: nested(DEEP) } }),
+      15,
+      undefined,
+      'Overflow',
+    );
     assert.equal(snapshot(a.engine), before);
     assert.equal(journalBytes(), journalBefore);
     closeStoredEngine(a);
@@ -66,7 +81,7 @@ describe('EJSON import refuses too-deep data before it creates anything', () => 
     source.runCommand('app', { insert: 'c', documents: [{ _id: 1 }] });
     const text = exportDatabaseText(source, 'app');
     const parsed = EJSON.parse(text, { relaxed: false }) as Document;
-    ((parsed.collections as Document[])[0]).documents = docs;
+    (parsed.collections as Document[])[0].documents = docs;
     return EJSON.stringify(parsed, { relaxed: false });
   }
 
@@ -74,13 +89,21 @@ describe('EJSON import refuses too-deep data before it creates anything', () => 
     const ok = new Engine();
     assert.equal(importDatabaseText(ok, exported([{ _id: 1, ...nested(180) }])).documents, 1);
     const fresh = new Engine();
-    expectError(() => importDatabaseText(fresh, exported([{ _id: 1 }, { _id: 2, ...nested(181) }])), 15, /more than 180 levels/, 'Overflow');
+    expectError(
+      () => importDatabaseText(fresh, exported([{ _id: 1 }, { _id: 2, ...nested(181) }])),
+      15,
+      /more than 180 levels/,
+      'Overflow',
+    );
     assert.deepEqual(fresh.runCommand('admin', { listDatabases: 1, nameOnly: true }).databases, []);
   });
 
   it('EJSON text nested 100,000 levels is refused with Overflow (no stack overflow) and creates nothing', () => {
     const fresh = new Engine();
-    const deepText = exported([]).replace('"documents":[]', `"documents":[${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}]`);
+    const deepText = exported([]).replace(
+      '"documents":[]',
+      `"documents":[${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}]`,
+    );
     assert.notEqual(deepText, exported([]));
     expectError(() => importDatabaseText(fresh, deepText), 15, /nests more than 202 levels/, 'Overflow');
     assert.deepEqual(fresh.runCommand('admin', { listDatabases: 1, nameOnly: true }).databases, []);

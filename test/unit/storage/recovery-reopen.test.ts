@@ -14,7 +14,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { VirtualClock, type Engine } from '../../../src/engine';
-import { acknowledgeDamage, closeStoredEngine, compact, openStoredEngine, type OpenedEngine } from '../../../src/storage/engine-store';
+import {
+  acknowledgeDamage,
+  closeStoredEngine,
+  compact,
+  openStoredEngine,
+  type OpenedEngine,
+} from '../../../src/storage/engine-store';
 import { prng } from '../helpers/prng';
 import { assertIndexesAgree, dump } from './engine-state';
 
@@ -32,10 +38,20 @@ function workload(engine: Engine, rand: () => number, from: number, commands: nu
     const id = from + i;
     const pick = int(10);
     if (pick < 6) {
-      const docs = Array.from({ length: 1 + int(4) }, (_, k) => ({ _id: id * 10 + k, u: `u${id * 10 + k}`, v: int(50), t: new Date(T0 + (int(48) - 24) * 3_600_000), tags: [int(5), int(5)], s: 'x'.repeat(int(40)) }));
+      const docs = Array.from({ length: 1 + int(4) }, (_, k) => ({
+        _id: id * 10 + k,
+        u: `u${id * 10 + k}`,
+        v: int(50),
+        t: new Date(T0 + (int(48) - 24) * 3_600_000),
+        tags: [int(5), int(5)],
+        s: 'x'.repeat(int(40)),
+      }));
       engine.runCommand('app', { insert: 'c', documents: docs });
     } else if (pick < 8) {
-      engine.runCommand('app', { update: 'c', updates: [{ q: { v: int(50) }, u: { $set: { v: int(50), w: { n: int(9) } } }, multi: true }] });
+      engine.runCommand('app', {
+        update: 'c',
+        updates: [{ q: { v: int(50) }, u: { $set: { v: int(50), w: { n: int(9) } } }, multi: true }],
+      });
     } else if (pick < 9) {
       engine.runCommand('app', { delete: 'c', deletes: [{ q: { v: int(50) }, limit: 1 }] });
     } else {
@@ -58,7 +74,11 @@ async function buildFolder(compacted: boolean): Promise<string> {
       { key: { s: 1 }, name: 's_1', partialFilterExpression: { v: { $gt: 25 } } },
     ],
   });
-  o.engine.runCommand('app', { create: 's', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 7200 });
+  o.engine.runCommand('app', {
+    create: 's',
+    clusteredIndex: { key: { _id: 1 }, unique: true },
+    expireAfterSeconds: 7200,
+  });
   workload(o.engine, rand, 0, 150);
   if (compacted) {
     await compact(o.engine, o.store);
@@ -73,7 +93,10 @@ type Kind = 'flip' | 'zero' | 'truncate' | 'garbage' | 'snapshot-flip' | 'snapsh
 const KINDS: Kind[] = ['flip', 'zero', 'truncate', 'garbage', 'snapshot-flip', 'snapshot-zero', 'snapshot-truncate'];
 
 function newest(dir: string, re: RegExp): string {
-  const files = fs.readdirSync(dir).filter((f) => re.test(f)).sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]));
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => re.test(f))
+    .sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]));
   return path.join(dir, files[files.length - 1]);
 }
 
@@ -128,7 +151,12 @@ describe('recovered data survives every later reopen', () => {
       let expected: string;
       try {
         assertIndexesAgree(first.engine, `${label}, first open: `);
-        const outcome = first.recovery.stoppedAt || first.recovery.needsBaseSnapshot ? 'recovered from damage' : first.recovery.problems.length ? 'torn tail cut' : 'clean';
+        const outcome =
+          first.recovery.stoppedAt || first.recovery.needsBaseSnapshot
+            ? 'recovered from damage'
+            : first.recovery.problems.length
+              ? 'torn tail cut'
+              : 'clean';
         outcomes.set(`${kind}: ${outcome}`, (outcomes.get(`${kind}: ${outcome}`) ?? 0) + 1);
         expected = dump(first.engine);
       } finally {
@@ -138,7 +166,11 @@ describe('recovered data survives every later reopen', () => {
         const again = open(dir);
         try {
           assert.deepEqual(again.recovery.problems, [], `${label}, reopen ${round}: no new damage`);
-          assert.equal(dump(again.engine), expected, `${label}, reopen ${round}: the state is the first recovery plus the acknowledged writes`);
+          assert.equal(
+            dump(again.engine),
+            expected,
+            `${label}, reopen ${round}: the state is the first recovery plus the acknowledged writes`,
+          );
           assertIndexesAgree(again.engine, `${label}, reopen ${round}: `);
           if (round % 2 === 1) {
             workload(again.engine, rand, 10_000 * (n + 1) + round * 100, 5);
@@ -150,7 +182,9 @@ describe('recovered data survives every later reopen', () => {
       }
       fs.rmSync(dir, { recursive: true, force: true });
     }
-    console.log(`reopen loops: ${CASES} damaged folders x 6 opens; outcomes: ${[...outcomes].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    console.log(
+      `reopen loops: ${CASES} damaged folders x 6 opens; outcomes: ${[...outcomes].map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    );
   });
 
   it('a damaged journal is kept aside under a second name, and the state recovered before the damage is saved before any write', async () => {
@@ -174,13 +208,24 @@ describe('recovered data survives every later reopen', () => {
     assert.deepEqual(fs.readFileSync(path.join(dir, kept)), bytes, 'the damaged bytes are kept as they were');
     closeStoredEngine(first);
     const second = open(dir);
-    assert.equal(second.engine.getCollection('app', 'c')!.records.size, count, 'the recovered documents are still there at the next open');
-    assert.match(second.damage?.recoveries[0].notes.join('\n') ?? '', /journal-0\.ttlj: damaged at byte offset/, 'the damage is still shown at the next open');
+    assert.equal(
+      second.engine.getCollection('app', 'c')!.records.size,
+      count,
+      'the recovered documents are still there at the next open',
+    );
+    assert.match(
+      second.damage?.recoveries[0].notes.join('\n') ?? '',
+      /journal-0\.ttlj: damaged at byte offset/,
+      'the damage is still shown at the next open',
+    );
     acknowledgeDamage(dir);
     closeStoredEngine(second);
     const third = open(dir);
     assert.equal(third.damage, undefined, 'acknowledged');
-    assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('journal-0.ttlj.damaged-')), 'the kept copy stays after the acknowledgement');
+    assert.ok(
+      fs.readdirSync(dir).some((f) => f.startsWith('journal-0.ttlj.damaged-')),
+      'the kept copy stays after the acknowledgement',
+    );
     closeStoredEngine(third);
   });
 });
@@ -206,7 +251,11 @@ describe('kill -9 while the recovered state is being saved', () => {
     // Bigger than the workload folder, so saving takes long enough to be hit.
     {
       const o = open(template);
-      for (let i = 0; i < 12; i++) o.engine.runCommand('app', { insert: 'bulk', documents: Array.from({ length: 500 }, (_, k) => ({ _id: i * 500 + k, p: 'y'.repeat(60), t: new Date(T0) })) });
+      for (let i = 0; i < 12; i++)
+        o.engine.runCommand('app', {
+          insert: 'bulk',
+          documents: Array.from({ length: 500 }, (_, k) => ({ _id: i * 500 + k, p: 'y'.repeat(60), t: new Date(T0) })),
+        });
       closeStoredEngine(o);
     }
     const journal = newest(template, /^journal-\d+\.ttlj$/);
@@ -228,14 +277,24 @@ describe('kill -9 while the recovered state is being saved', () => {
       fs.cpSync(template, dir, { recursive: true });
       // One or two kills in a row, then a clean open.
       const kills = 1 + Math.floor(rand() * 2);
-      for (let k = 0; k < kills; k++) if (!(await runChild(spawn, dir, rand() * openMs * 1.2)).finished) killedBeforeDone++;
+      for (let k = 0; k < kills; k++)
+        if (!(await runChild(spawn, dir, rand() * openMs * 1.2)).finished) killedBeforeDone++;
       const after = stateOf(dir);
-      assert.equal(after.dump, expected, `round ${round}: the state after ${kills} kill(s) differs from the first recovery`);
-      assert.ok(fs.readdirSync(dir).some((f) => /\.damaged-\d+$/.test(f)), `round ${round}: the damaged journal is kept`);
+      assert.equal(
+        after.dump,
+        expected,
+        `round ${round}: the state after ${kills} kill(s) differs from the first recovery`,
+      );
+      assert.ok(
+        fs.readdirSync(dir).some((f) => /\.damaged-\d+$/.test(f)),
+        `round ${round}: the damaged journal is kept`,
+      );
       if (fs.readdirSync(dir).filter((f) => /\.damaged-\d+$/.test(f)).length > 1) lingering++;
       fs.rmSync(dir, { recursive: true, force: true });
     }
-    console.log(`recovery kill rounds: ${ROUNDS}; open with save ~${openMs.toFixed(0)} ms; children killed before they finished: ${killedBeforeDone}; folders with more than one kept name: ${lingering}`);
+    console.log(
+      `recovery kill rounds: ${ROUNDS}; open with save ~${openMs.toFixed(0)} ms; children killed before they finished: ${killedBeforeDone}; folders with more than one kept name: ${lingering}`,
+    );
   });
 });
 
@@ -243,7 +302,11 @@ describe('kill -9 while the recovered state is being saved', () => {
  * Open `dir` in a child (which exits by itself once open), and kill it `killAfterMs` after it
  * says it starts opening. Resolves whether it finished first, and how long its open took.
  */
-function runChild(spawn: typeof childProcessSpawn, dir: string, killAfterMs: number | undefined): Promise<{ finished: boolean; ms: number }> {
+function runChild(
+  spawn: typeof childProcessSpawn,
+  dir: string,
+  killAfterMs: number | undefined,
+): Promise<{ finished: boolean; ms: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';

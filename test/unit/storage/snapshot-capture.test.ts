@@ -23,7 +23,12 @@ function eagerPicture(engine: Engine): Map<string, string[]> {
     for (const coll of db.collections.values()) {
       out.set(
         coll.ns,
-        [...coll.records.values()].map((r) => EJSON.stringify({ doc: r.doc, ts: engine.flavor === 'cosmos' ? cosmosStampOf(coll, r.rid) : null }, { relaxed: false })),
+        [...coll.records.values()].map((r) =>
+          EJSON.stringify(
+            { doc: r.doc, ts: engine.flavor === 'cosmos' ? cosmosStampOf(coll, r.rid) : null },
+            { relaxed: false },
+          ),
+        ),
       );
     }
   }
@@ -32,18 +37,26 @@ function eagerPicture(engine: Engine): Map<string, string[]> {
 
 function valueOf(r: () => number): unknown {
   switch (Math.floor(r() * 5)) {
-    case 0: return new Int32(Math.floor(r() * 100));
-    case 1: return Long.fromNumber(Math.floor(r() * 100));
-    case 2: return -0;
-    default: return Math.floor(r() * 100);
+    case 0:
+      return new Int32(Math.floor(r() * 100));
+    case 1:
+      return Long.fromNumber(Math.floor(r() * 100));
+    case 2:
+      return -0;
+    default:
+      return Math.floor(r() * 100);
   }
 }
 
 function populate(engine: Engine, r: () => number): void {
   for (const name of ['a', 'b', 'c']) {
-    engine.runCommand('app', { createIndexes: name, indexes: [{ key: { at: 1 }, name: 'at_1', expireAfterSeconds: 60 }] });
+    engine.runCommand('app', {
+      createIndexes: name,
+      indexes: [{ key: { at: 1 }, name: 'at_1', expireAfterSeconds: 60 }],
+    });
     const docs: Document[] = [];
-    for (let i = 0; i < 3000; i++) docs.push({ _id: `${name}${i}`, at: new Date(T0 + Math.floor(r() * 600_000)), v: valueOf(r), tag: `t${i % 7}` });
+    for (let i = 0; i < 3000; i++)
+      docs.push({ _id: `${name}${i}`, at: new Date(T0 + Math.floor(r() * 600_000)), v: valueOf(r), tag: `t${i % 7}` });
     engine.runCommand('app', { insert: name, documents: docs });
   }
 }
@@ -55,10 +68,16 @@ function randomWrite(engine: Engine, clock: VirtualClock, r: () => number): void
   switch (Math.floor(r() * 8)) {
     case 0:
     case 1:
-      engine.runCommand('app', { update: name, updates: [{ q: { _id: id }, u: { $set: { v: valueOf(r) }, $inc: { n: 1 } } }] });
+      engine.runCommand('app', {
+        update: name,
+        updates: [{ q: { _id: id }, u: { $set: { v: valueOf(r) }, $inc: { n: 1 } } }],
+      });
       return;
     case 2:
-      engine.runCommand('app', { update: name, updates: [{ q: { tag: `t${Math.floor(r() * 7)}` }, u: { $set: { bulk: true } }, multi: true }] });
+      engine.runCommand('app', {
+        update: name,
+        updates: [{ q: { tag: `t${Math.floor(r() * 7)}` }, u: { $set: { bulk: true } }, multi: true }],
+      });
       return;
     case 3:
       engine.runCommand('app', { delete: name, deletes: [{ q: { _id: id }, limit: 1 }] });
@@ -67,7 +86,10 @@ function randomWrite(engine: Engine, clock: VirtualClock, r: () => number): void
       engine.runCommand('app', { delete: name, deletes: [{ q: { tag: `t${Math.floor(r() * 7)}` }, limit: 0 }] });
       return;
     case 5:
-      engine.runCommand('app', { insert: name, documents: [{ _id: `new${Math.floor(r() * 1e9)}`, at: new Date(clock.now()), v: 1 }] });
+      engine.runCommand('app', {
+        insert: name,
+        documents: [{ _id: `new${Math.floor(r() * 1e9)}`, at: new Date(clock.now()), v: 1 }],
+      });
       return;
     case 6:
       // A TTL pass deletes a slice of the expired documents.
@@ -79,7 +101,12 @@ function randomWrite(engine: Engine, clock: VirtualClock, r: () => number): void
 }
 
 /** Read the captured records while writing in between; returns what the snapshot holds. */
-function readWhileWriting(engine: Engine, clock: VirtualClock, r: () => number, writesBetween: number): Map<string, string[]> {
+function readWhileWriting(
+  engine: Engine,
+  clock: VirtualClock,
+  r: () => number,
+  writesBetween: number,
+): Map<string, string[]> {
   const state = captureSnapshot(engine);
   const out = new Map<string, string[]>();
   let current: string[] = [];
@@ -92,7 +119,9 @@ function readWhileWriting(engine: Engine, clock: VirtualClock, r: () => number, 
         const docs = rec.flat !== undefined ? decodeFlatBatch(rec) : ((rec.plain ?? rec.typed) as Document[]);
         docs.forEach((d, i) => {
           const doc = rec.typed !== undefined ? documentFromStorage(d) : d;
-          current.push(EJSON.stringify({ doc, ts: (rec.ts as unknown[] | undefined)?.[i] ?? null }, { relaxed: false }));
+          current.push(
+            EJSON.stringify({ doc, ts: (rec.ts as unknown[] | undefined)?.[i] ?? null }, { relaxed: false }),
+          );
         });
       }
       for (let w = 0; w < writesBetween; w++) randomWrite(engine, clock, r);
@@ -156,16 +185,31 @@ describe('snapshot capture', () => {
     const engine = new Engine({ clock: new VirtualClock(T0) });
     engine.runCommand('app', {
       insert: 'c',
-      documents: [{ _id: 1, n: 2 }, { _id: 2, n: new Int32(2) }, { _id: 3, n: -0 }, { _id: 4, n: 2.5 }, { _id: 5, sub: { a: 1 } }, { _id: 6, sub: { a: -0 } }],
+      documents: [
+        { _id: 1, n: 2 },
+        { _id: 2, n: new Int32(2) },
+        { _id: 3, n: -0 },
+        { _id: 4, n: 2.5 },
+        { _id: 5, sub: { a: 1 } },
+        { _id: 6, sub: { a: -0 } },
+      ],
     });
     const state = captureSnapshot(engine);
-    const batches = [...snapshotRecords(state)].filter((rec) => rec.flat !== undefined || rec.plain !== undefined || rec.typed !== undefined);
+    const batches = [...snapshotRecords(state)].filter(
+      (rec) => rec.flat !== undefined || rec.plain !== undefined || rec.typed !== undefined,
+    );
     state.release();
     const kind = (b: Document) => (b.flat !== undefined ? 'flat' : b.plain !== undefined ? 'plain' : 'typed');
     const docs = (b: Document) => (b.flat !== undefined ? decodeFlatBatch(b) : ((b.plain ?? b.typed) as Document[]));
     assert.deepEqual(
       batches.map((b) => [kind(b), docs(b).map((d) => Number(d._id))]),
-      [['flat', [1]], ['typed', [2]], ['flat', [3, 4]], ['plain', [5]], ['typed', [6]]],
+      [
+        ['flat', [1]],
+        ['typed', [2]],
+        ['flat', [3, 4]],
+        ['plain', [5]],
+        ['typed', [6]],
+      ],
     );
     assert.ok(Object.is(docs(batches[2])[0].n, -0), 'a flat double keeps its sign');
   });

@@ -27,7 +27,9 @@ let source: MatchDeadlineSource = () => {
   return {
     remainingMs: () => deadline.remainingMs(),
     expire: () => {
-      throw timeLimitError(`operation exceeded time limit: a regular expression match ran past the ${deadline.limitMs} ms limit; use a pattern without backreferences or lookaround, or allow more time`);
+      throw timeLimitError(
+        `operation exceeded time limit: a regular expression match ran past the ${deadline.limitMs} ms limit; use a pattern without backreferences or lookaround, or allow more time`,
+      );
     },
   };
 };
@@ -49,7 +51,10 @@ export function deadlineIn(limitMs: number, now: () => number = () => performanc
   return {
     remainingMs: () => expiresAt - now(),
     expire: () => {
-      throw new EngineError(ErrorCode.MaxTimeMSExpired, `operation exceeded time limit: a regular expression match ran past the ${limitMs} ms limit`);
+      throw new EngineError(
+        ErrorCode.MaxTimeMSExpired,
+        `operation exceeded time limit: a regular expression match ran past the ${limitMs} ms limit`,
+      );
     },
   };
 }

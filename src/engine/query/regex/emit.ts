@@ -19,12 +19,19 @@ const WORD_CLASS = '[0-9A-Za-z_]';
 /** Backreferences, lookaround, atomic groups, possessive quantifiers: beyond a finite automaton. */
 export function needsBacktracking(node: Node): boolean {
   switch (node.t) {
-    case 'backref': case 'look': return true;
-    case 'group': return node.kind === 'atomic' || needsBacktracking(node.body);
-    case 'quant': return node.mode === 'possessive' || needsBacktracking(node.body);
-    case 'seq': return node.items.some(needsBacktracking);
-    case 'alt': return node.alts.some(needsBacktracking);
-    default: return false;
+    case 'backref':
+    case 'look':
+      return true;
+    case 'group':
+      return node.kind === 'atomic' || needsBacktracking(node.body);
+    case 'quant':
+      return node.mode === 'possessive' || needsBacktracking(node.body);
+    case 'seq':
+      return node.items.some(needsBacktracking);
+    case 'alt':
+      return node.alts.some(needsBacktracking);
+    default:
+      return false;
   }
 }
 
@@ -54,7 +61,8 @@ export function backtrackingIsLinear(parsed: ParsedPattern): boolean {
         for (const a of node.alts) p = Math.min(PATH_LIMIT + 1, p + walk(a, inRepeat));
         return p;
       }
-      case 'group': return walk(node.body, inRepeat);
+      case 'group':
+        return walk(node.body, inRepeat);
       case 'quant': {
         if (node.max <= 1) {
           // x? is an alternation of two.
@@ -71,7 +79,8 @@ export function backtrackingIsLinear(parsed: ParsedPattern): boolean {
         for (let k = node.min; k <= node.max && p <= PATH_LIMIT; k++) p += body ** k;
         return Math.min(PATH_LIMIT + 1, p);
       }
-      default: return 1;
+      default:
+        return 1;
     }
   };
   const paths = walk(root, false);
@@ -85,11 +94,16 @@ export function backtrackingIsLinear(parsed: ParsedPattern): boolean {
 
 function startsAnchored(node: Node): boolean {
   switch (node.t) {
-    case 'assert': return node.kind === 'bol' || node.kind === 'A';
-    case 'seq': return node.items.length > 0 && startsAnchored(node.items[0]);
-    case 'alt': return node.alts.every(startsAnchored);
-    case 'group': return node.kind !== 'atomic' && startsAnchored(node.body);
-    default: return false;
+    case 'assert':
+      return node.kind === 'bol' || node.kind === 'A';
+    case 'seq':
+      return node.items.length > 0 && startsAnchored(node.items[0]);
+    case 'alt':
+      return node.alts.every(startsAnchored);
+    case 'group':
+      return node.kind !== 'atomic' && startsAnchored(node.body);
+    default:
+      return false;
   }
 }
 
@@ -99,17 +113,27 @@ function uniformCase(node: Node): boolean | 'mixed' {
   let mixed = false;
   const visit = (n: Node): void => {
     switch (n.t) {
-      case 'char': case 'set': case 'backref':
+      case 'char':
+      case 'set':
+      case 'backref':
         if (seen === undefined) seen = n.i;
         else if (seen !== n.i) mixed = true;
         return;
-      case 'seq': n.items.forEach(visit); return;
-      case 'alt': n.alts.forEach(visit); return;
-      case 'group': case 'look': case 'quant': visit(n.body); return;
+      case 'seq':
+        n.items.forEach(visit);
+        return;
+      case 'alt':
+        n.alts.forEach(visit);
+        return;
+      case 'group':
+      case 'look':
+      case 'quant':
+        visit(n.body);
+        return;
     }
   };
   visit(node);
-  return mixed ? 'mixed' : seen ?? false;
+  return mixed ? 'mixed' : (seen ?? false);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -136,12 +160,18 @@ export function emitJs(parsed: ParsedPattern): JsRegex {
   };
   const emit = (n: Node): string => {
     switch (n.t) {
-      case 'empty': return '(?:)';
-      case 'char': return mixed && n.i ? jsSet(withCaseVariants([[n.cp, n.cp]]), [], false) : jsChar(n.cp);
-      case 'set': return jsSet(mixed && n.i ? withCaseVariants(n.ranges) : n.ranges, n.props, n.negated);
-      case 'any': return n.s ? '[\\s\\S]' : '[^\\n]';
-      case 'seq': return n.items.map(emit).join('');
-      case 'alt': return `(?:${n.alts.map(emit).join('|')})`;
+      case 'empty':
+        return '(?:)';
+      case 'char':
+        return mixed && n.i ? jsSet(withCaseVariants([[n.cp, n.cp]]), [], false) : jsChar(n.cp);
+      case 'set':
+        return jsSet(mixed && n.i ? withCaseVariants(n.ranges) : n.ranges, n.props, n.negated);
+      case 'any':
+        return n.s ? '[\\s\\S]' : '[^\\n]';
+      case 'seq':
+        return n.items.map(emit).join('');
+      case 'alt':
+        return `(?:${n.alts.map(emit).join('|')})`;
       case 'group':
         if (n.kind === 'capture') {
           groupMap.set(n.index, ++next);
@@ -149,28 +179,45 @@ export function emitJs(parsed: ParsedPattern): JsRegex {
         }
         if (n.kind === 'atomic') return atomic(() => emit(n.body));
         return `(?:${emit(n.body)})`;
-      case 'look': return `(?${n.behind ? '<' : ''}${n.negated ? '!' : '='}${emit(n.body)})`;
+      case 'look':
+        return `(?${n.behind ? '<' : ''}${n.negated ? '!' : '='}${emit(n.body)})`;
       case 'quant': {
         const q = (): string => `(?:${emit(n.body)})${quantifier(n.min, n.max)}`;
         if (n.mode === 'possessive') return atomic(q);
         return n.mode === 'lazy' ? `${q()}?` : q();
       }
-      case 'backref': return `(?:\\\u0000${n.index}\u0000)`;
+      case 'backref':
+        return `(?:\\\u0000${n.index}\u0000)`;
       case 'assert':
         switch (n.kind) {
-          case 'bol': case 'A': return '^';
-          case 'z': return '$';
-          case 'eol': case 'Z': return '(?=\\n?$)';
-          case 'mbol': return '(?:^|(?<=\\n)(?=[\\s\\S]))';
-          case 'meol': return '(?=\\n|$)';
-          case 'b': return globalI || mixed ? `(?:(?<=${WORD_CLASS})(?!${WORD_CLASS})|(?<!${WORD_CLASS})(?=${WORD_CLASS}))` : '\\b';
-          case 'B': return globalI || mixed ? `(?:(?<=${WORD_CLASS})(?=${WORD_CLASS})|(?<!${WORD_CLASS})(?!${WORD_CLASS}))` : '\\B';
+          case 'bol':
+          case 'A':
+            return '^';
+          case 'z':
+            return '$';
+          case 'eol':
+          case 'Z':
+            return '(?=\\n?$)';
+          case 'mbol':
+            return '(?:^|(?<=\\n)(?=[\\s\\S]))';
+          case 'meol':
+            return '(?=\\n|$)';
+          case 'b':
+            return globalI || mixed
+              ? `(?:(?<=${WORD_CLASS})(?!${WORD_CLASS})|(?<!${WORD_CLASS})(?=${WORD_CLASS}))`
+              : '\\b';
+          case 'B':
+            return globalI || mixed
+              ? `(?:(?<=${WORD_CLASS})(?=${WORD_CLASS})|(?<!${WORD_CLASS})(?!${WORD_CLASS}))`
+              : '\\B';
         }
     }
   };
   // NUL brackets a group number that emit() wrote as a placeholder: no pattern text contains one.
   // eslint-disable-next-line no-control-regex
-  const source = emit(parsed.root).replace(/\u0000(\d+)\u0000/g, (_, index: string) => String(groupMap.get(Number(index))));
+  const source = emit(parsed.root).replace(/\u0000(\d+)\u0000/g, (_, index: string) =>
+    String(groupMap.get(Number(index))),
+  );
   return { source, flags: globalI ? 'iu' : 'u' };
 }
 
@@ -188,7 +235,9 @@ function jsChar(cp: number): string {
 }
 
 function isPlainChar(cp: number): boolean {
-  return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) || cp === 0x5f || cp === 0x20;
+  return (
+    (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) || cp === 0x5f || cp === 0x20
+  );
 }
 
 function jsProp(p: Prop): string {
@@ -241,13 +290,16 @@ export function emitRe2(parsed: ParsedPattern, approximate: boolean): string | n
 
   const emit = (n: Node, atEnd: boolean): string => {
     switch (n.t) {
-      case 'empty': return '(?:)';
-      case 'char': return caseWrap(n.i, re2Char(n.cp));
+      case 'empty':
+        return '(?:)';
+      case 'char':
+        return caseWrap(n.i, re2Char(n.cp));
       case 'set': {
         if (n.props.some((p) => p.name === 'LC')) return inexact(n.negated ? '(?s:.)' : '(?s:.)');
         return caseWrap(n.i, re2Set(n.ranges, n.props, n.negated));
       }
-      case 'any': return n.s ? '(?s:.)' : '[^\\n]';
+      case 'any':
+        return n.s ? '(?s:.)' : '[^\\n]';
       case 'seq': {
         let out = '';
         for (let k = 0; k < n.items.length; k++) {
@@ -264,29 +316,40 @@ export function emitRe2(parsed: ParsedPattern, approximate: boolean): string | n
         }
         return out;
       }
-      case 'alt': return `(?:${n.alts.map((a) => emit(a, atEnd)).join('|')})`;
+      case 'alt':
+        return `(?:${n.alts.map((a) => emit(a, atEnd)).join('|')})`;
       case 'group':
         if (n.kind === 'atomic') inexact('');
         return `(?:${emit(n.body, atEnd)})`;
-      case 'look': return inexact('(?:)');
+      case 'look':
+        return inexact('(?:)');
       case 'quant': {
         if (n.mode === 'possessive') inexact('');
         const q = `(?:${emit(n.body, false)})${quantifier(n.min, n.max)}`;
         return n.mode === 'lazy' ? `${q}?` : q;
       }
-      case 'backref': return inexact('(?s:.*)');
+      case 'backref':
+        return inexact('(?s:.*)');
       case 'assert':
         switch (n.kind) {
-          case 'bol': case 'A': return '\\A';
-          case 'z': return '\\z';
-          case 'eol': case 'Z':
+          case 'bol':
+          case 'A':
+            return '\\A';
+          case 'z':
+            return '\\z';
+          case 'eol':
+          case 'Z':
             // PCRE's $ also matches before a final newline. RE2 has no lookahead; at the very end
             // of the pattern, consuming that newline decides the same match.
             return atEnd ? '(?:\\n?\\z)' : inexact('(?:)');
-          case 'mbol': return inexact('(?m:^)');
-          case 'meol': return '(?m:$)';
-          case 'b': return '\\b';
-          case 'B': return '\\B';
+          case 'mbol':
+            return inexact('(?m:^)');
+          case 'meol':
+            return '(?m:$)';
+          case 'b':
+            return '\\b';
+          case 'B':
+            return '\\B';
         }
     }
   };

@@ -50,34 +50,113 @@ interface Flags {
 
 const MAX_CP = 0x10ffff;
 const DIGIT: Ranges = [[0x30, 0x39]];
-const WORD: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+const WORD: Ranges = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
 // PCRE2 \s: space, \t \n \v \f \r (VT included since PCRE 8.34).
-const SPACE: Ranges = [[0x09, 0x0d], [0x20, 0x20]];
-const HSPACE: Ranges = [[0x09, 0x09], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x180e, 0x180e], [0x2000, 0x200a], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000]];
-const VSPACE: Ranges = [[0x0a, 0x0d], [0x85, 0x85], [0x2028, 0x2029]];
+const SPACE: Ranges = [
+  [0x09, 0x0d],
+  [0x20, 0x20],
+];
+const HSPACE: Ranges = [
+  [0x09, 0x09],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x180e, 0x180e],
+  [0x2000, 0x200a],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+];
+const VSPACE: Ranges = [
+  [0x0a, 0x0d],
+  [0x85, 0x85],
+  [0x2028, 0x2029],
+];
 
 /** POSIX classes as PCRE defines them without UCP (ASCII). */
 const POSIX: Record<string, Ranges> = {
-  alpha: [[0x41, 0x5a], [0x61, 0x7a]],
+  alpha: [
+    [0x41, 0x5a],
+    [0x61, 0x7a],
+  ],
   digit: DIGIT,
-  alnum: [[0x30, 0x39], [0x41, 0x5a], [0x61, 0x7a]],
+  alnum: [
+    [0x30, 0x39],
+    [0x41, 0x5a],
+    [0x61, 0x7a],
+  ],
   upper: [[0x41, 0x5a]],
   lower: [[0x61, 0x7a]],
   space: SPACE,
-  blank: [[0x09, 0x09], [0x20, 0x20]],
-  punct: [[0x21, 0x2f], [0x3a, 0x40], [0x5b, 0x60], [0x7b, 0x7e]],
+  blank: [
+    [0x09, 0x09],
+    [0x20, 0x20],
+  ],
+  punct: [
+    [0x21, 0x2f],
+    [0x3a, 0x40],
+    [0x5b, 0x60],
+    [0x7b, 0x7e],
+  ],
   print: [[0x20, 0x7e]],
   graph: [[0x21, 0x7e]],
-  cntrl: [[0x00, 0x1f], [0x7f, 0x7f]],
-  xdigit: [[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]],
+  cntrl: [
+    [0x00, 0x1f],
+    [0x7f, 0x7f],
+  ],
+  xdigit: [
+    [0x30, 0x39],
+    [0x41, 0x46],
+    [0x61, 0x66],
+  ],
   word: WORD,
   ascii: [[0x00, 0x7f]],
 };
 
 /** Unicode general categories PCRE knows by their short names. */
 const CATEGORIES = new Set([
-  'C', 'Cc', 'Cf', 'Cn', 'Co', 'Cs', 'L', 'Ll', 'Lm', 'Lo', 'Lt', 'Lu', 'M', 'Mc', 'Me', 'Mn', 'N', 'Nd', 'Nl', 'No',
-  'P', 'Pc', 'Pd', 'Pe', 'Pf', 'Pi', 'Po', 'Ps', 'S', 'Sc', 'Sk', 'Sm', 'So', 'Z', 'Zl', 'Zp', 'Zs',
+  'C',
+  'Cc',
+  'Cf',
+  'Cn',
+  'Co',
+  'Cs',
+  'L',
+  'Ll',
+  'Lm',
+  'Lo',
+  'Lt',
+  'Lu',
+  'M',
+  'Mc',
+  'Me',
+  'Mn',
+  'N',
+  'Nd',
+  'Nl',
+  'No',
+  'P',
+  'Pc',
+  'Pd',
+  'Pe',
+  'Pf',
+  'Pi',
+  'Po',
+  'Ps',
+  'S',
+  'Sc',
+  'Sk',
+  'Sm',
+  'So',
+  'Z',
+  'Zl',
+  'Zp',
+  'Zs',
 ]);
 
 export function invalidRegex(message: string): EngineError {
@@ -126,8 +205,16 @@ class Parser {
   private readonly backrefs: Array<{ node: Extract<Node, { t: 'backref' }>; name?: string }> = [];
   private lookbehindDepth = 0;
 
-  constructor(private readonly src: string, options: string) {
-    this.flags = { i: options.includes('i'), m: options.includes('m'), s: options.includes('s'), x: options.includes('x') };
+  constructor(
+    private readonly src: string,
+    options: string,
+  ) {
+    this.flags = {
+      i: options.includes('i'),
+      m: options.includes('m'),
+      s: options.includes('s'),
+      x: options.includes('x'),
+    };
     this.totalGroups = countCapturingGroups(src);
   }
 
@@ -228,16 +315,17 @@ class Parser {
 
   private readQuantifier(): { min: number; max: number } | null {
     const ch = this.peek();
-    if (ch === '*') return this.pos++, { min: 0, max: Infinity };
-    if (ch === '+') return this.pos++, { min: 1, max: Infinity };
-    if (ch === '?') return this.pos++, { min: 0, max: 1 };
+    if (ch === '*') return (this.pos++, { min: 0, max: Infinity });
+    if (ch === '+') return (this.pos++, { min: 1, max: Infinity });
+    if (ch === '?') return (this.pos++, { min: 0, max: 1 });
     if (ch !== '{') return null;
     // {n}, {n,}, {n,m}; anything else is a literal '{' in PCRE.
     const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(this.pos, this.pos + 24));
     if (!m) return null;
     const min = Number(m[1]);
     const max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
-    if (min > 65535 || (max !== Infinity && max > 65535)) throw invalidRegex(`number too big in {} quantifier at offset ${this.pos}`);
+    if (min > 65535 || (max !== Infinity && max > 65535))
+      throw invalidRegex(`number too big in {} quantifier at offset ${this.pos}`);
     if (max < min) throw invalidRegex(`numbers out of order in {} quantifier at offset ${this.pos}`);
     this.pos += m[0].length;
     return { min, max };
@@ -265,10 +353,13 @@ class Parser {
         return { t: 'assert', kind: this.flags.m ? 'meol' : 'eol' };
       case '\\':
         return this.parseEscape();
-      case '*': case '+': case '?':
+      case '*':
+      case '+':
+      case '?':
         throw invalidRegex(`quantifier does not follow a repeatable item at offset ${this.pos}`);
       case '{':
-        if (this.readQuantifierPeek()) throw invalidRegex(`quantifier does not follow a repeatable item at offset ${this.pos}`);
+        if (this.readQuantifierPeek())
+          throw invalidRegex(`quantifier does not follow a repeatable item at offset ${this.pos}`);
         break;
     }
     const cp = this.src.codePointAt(this.pos)!;
@@ -326,7 +417,7 @@ class Parser {
         throw unsupported('a branch reset group');
       } else if (c === '(') {
         throw unsupported('a conditional group');
-      } else if (c === 'R' || /[0-9+&-]/.test(c) && this.isRecursion()) {
+      } else if (c === 'R' || (/[0-9+&-]/.test(c) && this.isRecursion())) {
         throw unsupported('recursion');
       } else if (c === 'C') {
         throw unsupported('a callout');
@@ -364,7 +455,8 @@ class Parser {
 
   private readName(close: string): string {
     const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(this.src.slice(this.pos));
-    if (!m || this.src[this.pos + m[0].length] !== close) throw invalidRegex(`syntax error in subpattern name (missing terminator?) at offset ${this.pos}`);
+    if (!m || this.src[this.pos + m[0].length] !== close)
+      throw invalidRegex(`syntax error in subpattern name (missing terminator?) at offset ${this.pos}`);
     this.pos += m[0].length + 1;
     return m[0];
   }
@@ -410,34 +502,51 @@ class Parser {
     const c = this.peek();
     this.pos++;
     switch (c) {
-      case 'A': return { t: 'assert', kind: 'A' };
-      case 'z': return { t: 'assert', kind: 'z' };
-      case 'Z': return { t: 'assert', kind: 'Z' };
-      case 'G': return { t: 'assert', kind: 'A' }; // the start of the (only) match attempt
-      case 'b': return { t: 'assert', kind: 'b' };
-      case 'B': return { t: 'assert', kind: 'B' };
+      case 'A':
+        return { t: 'assert', kind: 'A' };
+      case 'z':
+        return { t: 'assert', kind: 'z' };
+      case 'Z':
+        return { t: 'assert', kind: 'Z' };
+      case 'G':
+        return { t: 'assert', kind: 'A' }; // the start of the (only) match attempt
+      case 'b':
+        return { t: 'assert', kind: 'b' };
+      case 'B':
+        return { t: 'assert', kind: 'B' };
       case 'Q': {
         const end = this.src.indexOf('\\E', this.pos);
         const text = this.src.slice(this.pos, end < 0 ? undefined : end);
         this.pos = end < 0 ? this.src.length : end + 2;
         const items = [...text].map((s) => this.charNode(s.codePointAt(0)!));
-        return items.length === 0 ? { t: 'empty' } : items.length === 1 ? items[0] : { t: 'group', kind: 'plain', index: 0, body: { t: 'seq', items } };
+        return items.length === 0
+          ? { t: 'empty' }
+          : items.length === 1
+            ? items[0]
+            : { t: 'group', kind: 'plain', index: 0, body: { t: 'seq', items } };
       }
-      case 'E': return { t: 'empty' };
-      case 'N': return { t: 'set', ranges: [[0x0a, 0x0a]], props: [], negated: true, i: false };
+      case 'E':
+        return { t: 'empty' };
+      case 'N':
+        return { t: 'set', ranges: [[0x0a, 0x0a]], props: [], negated: true, i: false };
       case 'R': {
         const single: Node = { t: 'set', ranges: VSPACE, props: [], negated: false, i: false };
         const crlf: Node = { t: 'seq', items: [this.rawChar(0x0d), this.rawChar(0x0a)] };
         return { t: 'group', kind: 'atomic', index: 0, body: { t: 'alt', alts: [crlf, single] } };
       }
-      case 'K': throw unsupported('\\K');
-      case 'X': throw unsupported('\\X');
-      case 'C': throw unsupported('\\C');
-      case 'g': return this.parseGReference(start);
+      case 'K':
+        throw unsupported('\\K');
+      case 'X':
+        throw unsupported('\\X');
+      case 'C':
+        throw unsupported('\\C');
+      case 'g':
+        return this.parseGReference(start);
       case 'k': {
         const open = this.peek();
         const close = open === '<' ? '>' : open === "'" ? "'" : open === '{' ? '}' : '';
-        if (!close) throw invalidRegex(`\\k is not followed by a braced, angle-bracketed, or quoted name at offset ${start}`);
+        if (!close)
+          throw invalidRegex(`\\k is not followed by a braced, angle-bracketed, or quoted name at offset ${start}`);
         this.pos++;
         return this.backref(0, this.readName(close));
       }
@@ -487,17 +596,28 @@ class Parser {
   /** \d \w \s \h \v \p{..} and their negations, as sets; undefined for other escapes. */
   private classEscape(c: string, start: number): { ranges: Ranges; props: Prop[]; negated: boolean } | undefined {
     switch (c) {
-      case 'd': return { ranges: DIGIT, props: [], negated: false };
-      case 'D': return { ranges: DIGIT, props: [], negated: true };
-      case 'w': return { ranges: WORD, props: [], negated: false };
-      case 'W': return { ranges: WORD, props: [], negated: true };
-      case 's': return { ranges: SPACE, props: [], negated: false };
-      case 'S': return { ranges: SPACE, props: [], negated: true };
-      case 'h': return { ranges: HSPACE, props: [], negated: false };
-      case 'H': return { ranges: HSPACE, props: [], negated: true };
-      case 'v': return { ranges: VSPACE, props: [], negated: false };
-      case 'V': return { ranges: VSPACE, props: [], negated: true };
-      case 'p': case 'P': {
+      case 'd':
+        return { ranges: DIGIT, props: [], negated: false };
+      case 'D':
+        return { ranges: DIGIT, props: [], negated: true };
+      case 'w':
+        return { ranges: WORD, props: [], negated: false };
+      case 'W':
+        return { ranges: WORD, props: [], negated: true };
+      case 's':
+        return { ranges: SPACE, props: [], negated: false };
+      case 'S':
+        return { ranges: SPACE, props: [], negated: true };
+      case 'h':
+        return { ranges: HSPACE, props: [], negated: false };
+      case 'H':
+        return { ranges: HSPACE, props: [], negated: true };
+      case 'v':
+        return { ranges: VSPACE, props: [], negated: false };
+      case 'V':
+        return { ranges: VSPACE, props: [], negated: true };
+      case 'p':
+      case 'P': {
         let name: string;
         if (this.peek() === '{') {
           const end = this.src.indexOf('}', this.pos);
@@ -515,9 +635,11 @@ class Parser {
         }
         name = name.replace(/[\s_-]/g, '');
         if (name === 'Any') return { ranges: [[0, MAX_CP]], props: [], negated };
-        if (name === 'L&' || name === 'LC') return { ranges: [], props: [{ name: 'LC', script: false, negated: false }], negated };
+        if (name === 'L&' || name === 'LC')
+          return { ranges: [], props: [{ name: 'LC', script: false, negated: false }], negated };
         const script = !CATEGORIES.has(name);
-        if (script && !/^[A-Z][A-Za-z]+$/.test(name)) throw invalidRegex(`unknown property name after \\P or \\p at offset ${start}`);
+        if (script && !/^[A-Z][A-Za-z]+$/.test(name))
+          throw invalidRegex(`unknown property name after \\P or \\p at offset ${start}`);
         return { ranges: [], props: [{ name, script, negated: false }], negated };
       }
     }
@@ -527,12 +649,18 @@ class Parser {
   /** A single-character escape: \n, \x41, \x{263a}, \o{101}, \0, \cA, \. ... */
   private charEscape(c: string, start: number): number {
     switch (c) {
-      case 'a': return 0x07;
-      case 'e': return 0x1b;
-      case 'f': return 0x0c;
-      case 'n': return 0x0a;
-      case 'r': return 0x0d;
-      case 't': return 0x09;
+      case 'a':
+        return 0x07;
+      case 'e':
+        return 0x1b;
+      case 'f':
+        return 0x0c;
+      case 'n':
+        return 0x0a;
+      case 'r':
+        return 0x0d;
+      case 't':
+        return 0x09;
       case '0': {
         const m = /^[0-7]{0,2}/.exec(this.src.slice(this.pos))![0];
         this.pos += m.length;
@@ -556,7 +684,8 @@ class Parser {
       }
       case 'c': {
         const next = this.peek();
-        if (!next || next.charCodeAt(0) > 127) throw invalidRegex(`\\c must be followed by a printable ASCII character at offset ${start}`);
+        if (!next || next.charCodeAt(0) > 127)
+          throw invalidRegex(`\\c must be followed by a printable ASCII character at offset ${start}`);
         this.pos++;
         return next.toUpperCase().charCodeAt(0) ^ 0x40;
       }
@@ -570,7 +699,8 @@ class Parser {
 
   private checkCodePoint(cp: number, start: number): number {
     if (cp > MAX_CP) throw invalidRegex(`character code point value in \\x{} or \\o{} is too large at offset ${start}`);
-    if (cp >= 0xd800 && cp <= 0xdfff) throw invalidRegex(`disallowed Unicode code point (>= 0xd800 && <= 0xdfff) at offset ${start}`);
+    if (cp >= 0xd800 && cp <= 0xdfff)
+      throw invalidRegex(`disallowed Unicode code point (>= 0xd800 && <= 0xdfff) at offset ${start}`);
     return cp;
   }
 
@@ -603,7 +733,11 @@ class Parser {
           continue;
         }
       }
-      if (c === '[' && (this.peek(1) === '.' || this.peek(1) === '=') && /^\[([.=]).*?\1\]/.test(this.src.slice(this.pos))) {
+      if (
+        c === '[' &&
+        (this.peek(1) === '.' || this.peek(1) === '=') &&
+        /^\[([.=]).*?\1\]/.test(this.src.slice(this.pos))
+      ) {
         throw invalidRegex(`POSIX collating elements are not supported at offset ${this.pos}`);
       }
       let lo: number;
@@ -631,7 +765,8 @@ class Parser {
           for (const s of text) ranges.push([s.codePointAt(0)!, s.codePointAt(0)!]);
           continue;
         } else if (e === 'E') continue;
-        else if (e === 'N' || e === 'R' || e === 'X') throw invalidRegex(`escape sequence is invalid in character class at offset ${escStart + 1}`);
+        else if (e === 'N' || e === 'R' || e === 'X')
+          throw invalidRegex(`escape sequence is invalid in character class at offset ${escStart + 1}`);
         else lo = this.charEscape(e, escStart);
       } else {
         lo = this.src.codePointAt(this.pos)!;
@@ -683,10 +818,18 @@ function checkLookbehind(body: Node, start: number): void {
 /** Minimum and maximum number of code points a node consumes (Infinity when unbounded). */
 export function widths(node: Node): { min: number; max: number } {
   switch (node.t) {
-    case 'empty': case 'assert': case 'look': return { min: 0, max: 0 };
-    case 'char': case 'set': case 'any': return { min: 1, max: 1 };
-    case 'backref': return { min: 0, max: Infinity };
-    case 'group': return widths(node.body);
+    case 'empty':
+    case 'assert':
+    case 'look':
+      return { min: 0, max: 0 };
+    case 'char':
+    case 'set':
+    case 'any':
+      return { min: 1, max: 1 };
+    case 'backref':
+      return { min: 0, max: Infinity };
+    case 'group':
+      return widths(node.body);
     case 'seq': {
       let min = 0;
       let max = 0;

@@ -51,7 +51,10 @@ function render(payload: unknown, element: HTMLElement): void {
   const tbody = document.createElement('tbody');
   table.rows.forEach((row, i) => {
     const tr = document.createElement('tr');
-    tr.append(cell('td', String(i + 1), 'ttlw-index'), ...row.map((v) => (v === undefined ? cell('td', '—', 'ttlw-missing') : cell('td', v))));
+    tr.append(
+      cell('td', String(i + 1), 'ttlw-index'),
+      ...row.map((v) => (v === undefined ? cell('td', '—', 'ttlw-missing') : cell('td', v))),
+    );
     tbody.append(tr);
   });
   t.append(thead, tbody);

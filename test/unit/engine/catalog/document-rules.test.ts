@@ -11,7 +11,13 @@ describe('prepareForInsert', () => {
   it('copies a document that starts with _id: dates and nested values copied, Double unwrapped, undefined as null, symbol keys dropped', () => {
     const when = new Date(5);
     const nested = { at: new Date(6), list: [1, undefined] };
-    const input: Record<string | symbol, unknown> = { _id: new ObjectId(), when, d: new Double(2.5), u: undefined, nested };
+    const input: Record<string | symbol, unknown> = {
+      _id: new ObjectId(),
+      when,
+      d: new Double(2.5),
+      u: undefined,
+      nested,
+    };
     input[Symbol('s')] = 1;
     const stored = prepareForInsert(input, { generateId: true, nowMs: 0 });
     assert.deepEqual(Object.keys(stored), ['_id', 'when', 'd', 'u', 'nested']);

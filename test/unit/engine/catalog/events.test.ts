@@ -54,7 +54,13 @@ describe('batching: one delivery per command', () => {
     assert.equal(batches.length, 1, 'the listener is called once for the command');
     const batch = batches[0];
     const inserted = only(batch, 'documentsInserted');
-    assert.deepEqual(inserted, { kind: 'documentsInserted', db: DB, collection: 'big', count: 10_000, cause: 'command' });
+    assert.deepEqual(inserted, {
+      kind: 'documentsInserted',
+      db: DB,
+      collection: 'big',
+      count: 10_000,
+      cause: 'command',
+    });
     assert.deepEqual(only(batch, 'databaseCreated'), { kind: 'databaseCreated', db: DB });
     assert.deepEqual(only(batch, 'collectionCreated'), { kind: 'collectionCreated', db: DB, collection: 'big' });
     assert.equal(batch.length, 3);
@@ -64,9 +70,14 @@ describe('batching: one delivery per command', () => {
     const engine = new Engine();
     run(engine, { create: 'big' });
     const { batches } = recorder(engine);
-    engine.db(DB).collection('big').insertMany(Array.from({ length: 10_000 }, (_, i) => ({ i })));
+    engine
+      .db(DB)
+      .collection('big')
+      .insertMany(Array.from({ length: 10_000 }, (_, i) => ({ i })));
     assert.equal(batches.length, 1);
-    assert.deepEqual(batches[0], [{ kind: 'documentsInserted', db: DB, collection: 'big', count: 10_000, cause: 'command' }]);
+    assert.deepEqual(batches[0], [
+      { kind: 'documentsInserted', db: DB, collection: 'big', count: 10_000, cause: 'command' },
+    ]);
   });
 
   it('an insert into an existing collection carries only documentsInserted', () => {
@@ -135,7 +146,14 @@ describe('batching: one delivery per command', () => {
 describe('document events', () => {
   it('update: documentsUpdated counts modified documents only', () => {
     const engine = new Engine();
-    run(engine, { insert: 'c', documents: [{ _id: 1, a: 1 }, { _id: 2, a: 2 }, { _id: 3, a: 3 }] });
+    run(engine, {
+      insert: 'c',
+      documents: [
+        { _id: 1, a: 1 },
+        { _id: 2, a: 2 },
+        { _id: 3, a: 3 },
+      ],
+    });
     const { batches } = recorder(engine);
     run(engine, { update: 'c', updates: [{ q: {}, u: { $set: { a: 1 } }, multi: true }] });
     assert.deepEqual(batches, [[{ kind: 'documentsUpdated', db: DB, collection: 'c', count: 2, cause: 'command' }]]);
@@ -170,7 +188,13 @@ describe('document events', () => {
     const engine = new Engine();
     run(engine, { insert: 'c', documents: [{ _id: 1 }, { _id: 2 }] });
     const { batches } = recorder(engine);
-    run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { a: 1 } } }, { q: { _id: 2 }, u: { $set: { a: 1 } } }] });
+    run(engine, {
+      update: 'c',
+      updates: [
+        { q: { _id: 1 }, u: { $set: { a: 1 } } },
+        { q: { _id: 2 }, u: { $set: { a: 1 } } },
+      ],
+    });
     assert.deepEqual(batches, [[{ kind: 'documentsUpdated', db: DB, collection: 'c', count: 2, cause: 'command' }]]);
   });
 
@@ -193,7 +217,12 @@ describe('catalog events', () => {
     const engine = new Engine();
     const { batches } = recorder(engine);
     run(engine, { create: 'c' });
-    assert.deepEqual(batches, [[{ kind: 'databaseCreated', db: DB }, { kind: 'collectionCreated', db: DB, collection: 'c' }]]);
+    assert.deepEqual(batches, [
+      [
+        { kind: 'databaseCreated', db: DB },
+        { kind: 'collectionCreated', db: DB, collection: 'c' },
+      ],
+    ]);
   });
 
   it('create in an existing database: collectionCreated only', () => {
@@ -228,7 +257,10 @@ describe('catalog events', () => {
     const { batches } = recorder(engine);
     run(engine, { dropDatabase: 1 });
     assert.equal(batches.length, 1);
-    const dropped = batches[0].filter((e) => e.kind === 'collectionDropped').map((e) => (e as { collection: string }).collection).sort();
+    const dropped = batches[0]
+      .filter((e) => e.kind === 'collectionDropped')
+      .map((e) => (e as { collection: string }).collection)
+      .sort();
     assert.deepEqual(dropped, ['a', 'b']);
     only(batches[0], 'databaseDropped');
   });
@@ -240,7 +272,13 @@ describe('catalog events', () => {
     const { batches } = recorder(engine);
     run(engine, { renameCollection: 'app.old', to: 'app.new' }, 'admin');
     assert.equal(batches.length, 1);
-    assert.deepEqual(only(batches[0], 'collectionRenamed'), { kind: 'collectionRenamed', db: DB, collection: 'old', toDb: DB, toCollection: 'new' });
+    assert.deepEqual(only(batches[0], 'collectionRenamed'), {
+      kind: 'collectionRenamed',
+      db: DB,
+      collection: 'old',
+      toDb: DB,
+      toCollection: 'new',
+    });
   });
 
   it('renameCollection with dropTarget: the replaced target is reported dropped in the same batch', () => {
@@ -269,7 +307,13 @@ describe('index events', () => {
     const engine = new Engine();
     run(engine, { create: 'c' });
     const { batches } = recorder(engine);
-    run(engine, { createIndexes: 'c', indexes: [{ key: { a: 1 }, name: 'a_1' }, { key: { b: 1 }, name: 'b_1' }] });
+    run(engine, {
+      createIndexes: 'c',
+      indexes: [
+        { key: { a: 1 }, name: 'a_1' },
+        { key: { b: 1 }, name: 'b_1' },
+      ],
+    });
     assert.deepEqual(batches, [[{ kind: 'indexesCreated', db: DB, collection: 'c', names: ['a_1', 'b_1'] }]]);
   });
 
@@ -279,7 +323,13 @@ describe('index events', () => {
     const { batches } = recorder(engine);
     run(engine, { createIndexes: 'c', indexes: [{ key: { a: 1 }, name: 'a_1' }] });
     assert.deepEqual(batches, []);
-    run(engine, { createIndexes: 'c', indexes: [{ key: { a: 1 }, name: 'a_1' }, { key: { b: 1 }, name: 'b_1' }] });
+    run(engine, {
+      createIndexes: 'c',
+      indexes: [
+        { key: { a: 1 }, name: 'a_1' },
+        { key: { b: 1 }, name: 'b_1' },
+      ],
+    });
     assert.deepEqual(batches, [[{ kind: 'indexesCreated', db: DB, collection: 'c', names: ['b_1'] }]]);
   });
 
@@ -293,7 +343,13 @@ describe('index events', () => {
 
   it('dropIndexes "*": one indexesDropped with every dropped name', () => {
     const engine = new Engine();
-    run(engine, { createIndexes: 'c', indexes: [{ key: { a: 1 }, name: 'a_1' }, { key: { b: 1 }, name: 'b_1' }] });
+    run(engine, {
+      createIndexes: 'c',
+      indexes: [
+        { key: { a: 1 }, name: 'a_1' },
+        { key: { b: 1 }, name: 'b_1' },
+      ],
+    });
     const { batches } = recorder(engine);
     run(engine, { dropIndexes: 'c', index: '*' });
     assert.equal(batches.length, 1);

@@ -17,7 +17,10 @@ describe('RecordStore', () => {
     for (let rid = 1; rid <= 5000; rid++) if (rid % 3 !== 0 || (rid > 1024 && rid <= 3072)) store.delete(rid);
     const expected = [];
     for (let rid = 1; rid <= 5000; rid++) if (rid % 3 === 0 && !(rid > 1024 && rid <= 3072)) expected.push(rid);
-    assert.deepEqual([...store.values()].map((r) => r.rid), expected);
+    assert.deepEqual(
+      [...store.values()].map((r) => r.rid),
+      expected,
+    );
     assert.equal(store.size, expected.length);
     assert.equal(store.first()?.rid, 3);
     assert.equal(store.get(2000), undefined);
@@ -37,7 +40,10 @@ describe('RecordStore', () => {
     assert.equal(store.first(), undefined);
     store.add(rec(3));
     store.add(rec(2000));
-    assert.deepEqual([...store.values()].map((r) => r.rid), [3, 2000]);
+    assert.deepEqual(
+      [...store.values()].map((r) => r.rid),
+      [3, 2000],
+    );
   });
 
   it('handles rids beyond 2^32', () => {
@@ -47,7 +53,10 @@ describe('RecordStore', () => {
     store.add(rec(big));
     assert.equal(store.get(big)?.rid, big);
     assert.equal(store.get(5), undefined);
-    assert.deepEqual([...store.values()].map((r) => r.rid), [7, big]);
+    assert.deepEqual(
+      [...store.values()].map((r) => r.rid),
+      [7, big],
+    );
   });
 
   it('agrees with a sorted model under TTL-like churn: rising rids, the oldest deleted in runs, holes trimmed, a pinned old record, a rid below them all', () => {
@@ -97,9 +106,14 @@ describe('RecordStore', () => {
         assert.equal(store.size, expected.length);
         assert.equal(store.first()?.rid, expected[0]);
         if (step % 20 === 0) {
-          assert.deepEqual([...store.values()].map((x) => x.rid), expected, `round ${round} step ${step}`);
+          assert.deepEqual(
+            [...store.values()].map((x) => x.rid),
+            expected,
+            `round ${round} step ${step}`,
+          );
           const fromChunks: number[] = [];
-          for (const [first, slots] of store.chunkSlots()) slots.forEach((x, i) => x && (assert.equal(x.rid, first + i), fromChunks.push(x.rid)));
+          for (const [first, slots] of store.chunkSlots())
+            slots.forEach((x, i) => x && (assert.equal(x.rid, first + i), fromChunks.push(x.rid)));
           assert.deepEqual(fromChunks, expected);
         }
       }

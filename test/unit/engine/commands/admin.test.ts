@@ -9,7 +9,6 @@ import { Engine, EngineError, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 import { expectError } from '../../helpers/expect-error';
 
-
 function admin(engine: Engine, cmd: Document): Document {
   return engine.runCommand('admin', cmd);
 }
@@ -46,7 +45,7 @@ describe('hello and isMaster', () => {
     assert.equal(Number(reply.minWireVersion), 0);
     assert.equal(Number(reply.maxWireVersion), 25, '8.0 speaks wire version 25');
     assert.ok(reply.localTime instanceof Date);
-    assert.equal((reply.localTime).getTime(), Date.UTC(2025, 5, 1));
+    assert.equal(reply.localTime.getTime(), Date.UTC(2025, 5, 1));
     assert.equal(reply.readOnly, false);
   });
 
@@ -123,7 +122,7 @@ describe('serverStatus', () => {
     const ttl = (reply.metrics as Document).ttl as Document;
     for (const field of ['deletedDocuments', 'passes', 'subPasses']) {
       assert.ok(ttl[field] instanceof Long, `metrics.ttl.${field} is a Long`);
-      assert.equal((ttl[field]).toNumber(), 0);
+      assert.equal(ttl[field].toNumber(), 0);
     }
   });
 
@@ -136,7 +135,8 @@ describe('serverStatus', () => {
     assert.equal(reply.version, admin(engine, { buildInfo: 1 }).version);
     assert.equal((reply.localTime as Date).getTime(), Date.UTC(2025, 0, 1));
     const op = reply.opcounters as Document;
-    for (const k of ['insert', 'query', 'update', 'delete', 'getmore', 'command']) assert.ok(op[k] instanceof Long, `opcounters.${k} is a Long`);
+    for (const k of ['insert', 'query', 'update', 'delete', 'getmore', 'command'])
+      assert.ok(op[k] instanceof Long, `opcounters.${k} is a Long`);
     assert.equal((op.insert as Long).toNumber(), 2, 'opcounters.insert counts documents');
     assert.equal((op.query as Long).toNumber(), 1);
   });
@@ -156,7 +156,7 @@ describe('serverStatus', () => {
     engine.runCommand('app', { update: 'c', updates: [{ q: {}, u: { $set: { a: 1 } }, multi: true }] });
     engine.runCommand('app', { delete: 'c', deletes: [{ q: { _id: 1 }, limit: 1 }] });
     engine.runCommand('app', { find: 'c', filter: {} });
-    const doc = ((admin(engine, { serverStatus: 1 }).metrics as Document).document) as Document;
+    const doc = (admin(engine, { serverStatus: 1 }).metrics as Document).document as Document;
     assert.deepEqual(
       Object.fromEntries(['inserted', 'updated', 'deleted', 'returned'].map((k) => [k, (doc[k] as Long).toNumber()])),
       { inserted: 3, updated: 3, deleted: 1, returned: 2 },
@@ -240,7 +240,10 @@ describe('setParameter', () => {
     admin(engine, { setParameter: 1, ttlIndexDeleteTargetDocs: new Int32(100) });
     assert.equal(plain(admin(engine, { getParameter: 1, ttlIndexDeleteTargetDocs: 1 }).ttlIndexDeleteTargetDocs), 100);
     admin(engine, { setParameter: 1, ttlIndexDeleteTargetTimeMS: Long.fromNumber(250) });
-    assert.equal(plain(admin(engine, { getParameter: 1, ttlIndexDeleteTargetTimeMS: 1 }).ttlIndexDeleteTargetTimeMS), 250);
+    assert.equal(
+      plain(admin(engine, { getParameter: 1, ttlIndexDeleteTargetTimeMS: 1 }).ttlIndexDeleteTargetTimeMS),
+      250,
+    );
   });
 
   it('0 means unlimited for ttlIndexDeleteTargetDocs / ttlIndexDeleteTargetTimeMS and is accepted, as is ttlMonitorSubPassTargetSecs 0', () => {
@@ -286,7 +289,7 @@ describe('setParameter', () => {
     assert.equal(plain(admin(engine, { getParameter: 1, ttlMonitorSleepSecs: 1 }).ttlMonitorSleepSecs), 60);
   });
 
-  it('several parameters in one command are all set; `was` is the first one\'s old value', () => {
+  it("several parameters in one command are all set; `was` is the first one's old value", () => {
     const engine = new Engine();
     const reply = admin(engine, { setParameter: 1, ttlMonitorSleepSecs: 5, ttlMonitorEnabled: false });
     assert.equal(reply.ok, 1);
@@ -309,10 +312,33 @@ describe('listCommands and unknown commands', () => {
     assert.equal(reply.ok, 1);
     const commands = reply.commands as Document;
     for (const name of [
-      'hello', 'isMaster', 'ping', 'buildInfo', 'serverStatus', 'getParameter', 'setParameter', 'listCommands',
-      'create', 'drop', 'dropDatabase', 'renameCollection', 'listDatabases', 'listCollections',
-      'createIndexes', 'listIndexes', 'dropIndexes',
-      'insert', 'find', 'getMore', 'killCursors', 'update', 'delete', 'findAndModify', 'count', 'distinct', 'aggregate',
+      'hello',
+      'isMaster',
+      'ping',
+      'buildInfo',
+      'serverStatus',
+      'getParameter',
+      'setParameter',
+      'listCommands',
+      'create',
+      'drop',
+      'dropDatabase',
+      'renameCollection',
+      'listDatabases',
+      'listCollections',
+      'createIndexes',
+      'listIndexes',
+      'dropIndexes',
+      'insert',
+      'find',
+      'getMore',
+      'killCursors',
+      'update',
+      'delete',
+      'findAndModify',
+      'count',
+      'distinct',
+      'aggregate',
       'explain',
     ]) {
       assert.ok(commands[name], `listCommands includes ${name}`);

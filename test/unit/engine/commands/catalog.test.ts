@@ -10,7 +10,6 @@ import { expectError } from '../../helpers/expect-error';
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-
 function cursorOf(reply: Document): Document {
   return reply.cursor as Document;
 }
@@ -65,7 +64,7 @@ describe('create', () => {
     const i = info.info as Document;
     assert.equal(i.readOnly, false);
     assert.ok(i.uuid instanceof Binary, 'info.uuid is a BSON Binary');
-    assert.equal((i.uuid).sub_type, Binary.SUBTYPE_UUID);
+    assert.equal(i.uuid.sub_type, Binary.SUBTYPE_UUID);
     assert.deepEqual(listIndexes(engine, 'app', 'events'), [{ v: 2, key: { _id: 1 }, name: '_id_' }]);
   });
 
@@ -142,16 +141,25 @@ describe('create', () => {
       const engine = new Engine();
       engine.runCommand('app', { create: 'log', capped: true, size: 1 << 20, max: 3 });
       for (let i = 1; i <= 5; i++) engine.runCommand('app', { insert: 'log', documents: [{ _id: i }] });
-      assert.deepEqual(findAll(engine, 'app', 'log').map((d) => d._id), [3, 4, 5]);
+      assert.deepEqual(
+        findAll(engine, 'app', 'log').map((d) => d._id),
+        [3, 4, 5],
+      );
       assert.equal(engine.runCommand('app', { count: 'log' }).n, 3);
     });
 
     it('evicts the oldest documents beyond max within one multi-document insert', () => {
       const engine = new Engine();
       engine.runCommand('app', { create: 'log', capped: true, size: 1 << 20, max: 2 });
-      const reply = engine.runCommand('app', { insert: 'log', documents: [{ _id: 'a' }, { _id: 'b' }, { _id: 'c' }, { _id: 'd' }] });
+      const reply = engine.runCommand('app', {
+        insert: 'log',
+        documents: [{ _id: 'a' }, { _id: 'b' }, { _id: 'c' }, { _id: 'd' }],
+      });
       assert.equal(reply.n, 4, 'every insert succeeded');
-      assert.deepEqual(findAll(engine, 'app', 'log').map((d) => d._id), ['c', 'd']);
+      assert.deepEqual(
+        findAll(engine, 'app', 'log').map((d) => d._id),
+        ['c', 'd'],
+      );
     });
 
     it('evicts the oldest documents beyond size bytes', () => {
@@ -171,8 +179,16 @@ describe('create', () => {
       engine.runCommand('app', { create: 'log', capped: true, size: 1 << 20, max: 2 });
       engine.runCommand('app', { createIndexes: 'log', indexes: [{ key: { k: 1 }, name: 'k_1' }] });
       for (let i = 1; i <= 4; i++) engine.runCommand('app', { insert: 'log', documents: [{ _id: i, k: i }] });
-      const viaIndex = drain(engine, 'app', engine.runCommand('app', { find: 'log', filter: { k: { $gte: 0 } }, hint: 'k_1' }), 'log');
-      assert.deepEqual(viaIndex.map((d) => d._id), [3, 4]);
+      const viaIndex = drain(
+        engine,
+        'app',
+        engine.runCommand('app', { find: 'log', filter: { k: { $gte: 0 } }, hint: 'k_1' }),
+        'log',
+      );
+      assert.deepEqual(
+        viaIndex.map((d) => d._id),
+        [3, 4],
+      );
       assert.deepEqual(findAll(engine, 'app', 'log', { k: 1 }), []);
     });
   });
@@ -206,7 +222,10 @@ describe('create', () => {
 
     it('lists custom bucketing (bucketMaxSpanSeconds = bucketRoundingSeconds) without a granularity', () => {
       const engine = new Engine();
-      engine.runCommand('app', { create: 'w', timeseries: { timeField: 't', bucketMaxSpanSeconds: 600, bucketRoundingSeconds: 600 } });
+      engine.runCommand('app', {
+        create: 'w',
+        timeseries: { timeField: 't', bucketMaxSpanSeconds: 600, bucketRoundingSeconds: 600 },
+      });
       const ts = (collectionInfo(engine, 'app', 'w')!.options as Document).timeseries as Document;
       assert.equal(ts.granularity, undefined);
       assert.equal(Number(ts.bucketMaxSpanSeconds), 600);
@@ -218,7 +237,7 @@ describe('create', () => {
       engine.runCommand('app', { create: 'weather', timeseries: { timeField: 't' }, expireAfterSeconds: 3600 });
       const options = collectionInfo(engine, 'app', 'weather')!.options as Document;
       assert.ok(options.expireAfterSeconds instanceof Long, 'expireAfterSeconds is a Long');
-      assert.equal((options.expireAfterSeconds).toNumber(), 3600);
+      assert.equal(options.expireAfterSeconds.toNumber(), 3600);
     });
 
     it('requires timeField: 40414', () => {
@@ -249,7 +268,10 @@ describe('create', () => {
 
     it('cannot be capped', () => {
       const engine = new Engine();
-      assert.throws(() => engine.runCommand('app', { create: 'w', capped: true, size: 4096, timeseries: { timeField: 't' } }), EngineError);
+      assert.throws(
+        () => engine.runCommand('app', { create: 'w', capped: true, size: 4096, timeseries: { timeField: 't' } }),
+        EngineError,
+      );
       assert.equal(collectionInfo(engine, 'app', 'w'), undefined);
     });
   });
@@ -281,30 +303,49 @@ describe('create', () => {
       const engine = new Engine();
       engine.runCommand('app', { create: 'c', clusteredIndex: { key: { _id: 1 }, unique: true } });
       engine.runCommand('app', { insert: 'c', documents: [{ _id: 3 }, { _id: 1 }, { _id: 2 }] });
-      assert.deepEqual(findAll(engine, 'app', 'c').map((d) => d._id), [1, 2, 3]);
+      assert.deepEqual(
+        findAll(engine, 'app', 'c').map((d) => d._id),
+        [1, 2, 3],
+      );
     });
 
     it('requires unique: true: 5979700', () => {
       const engine = new Engine();
       expectError(() => engine.runCommand('app', { create: 'c', clusteredIndex: { key: { _id: 1 } } }), 5979700);
-      expectError(() => engine.runCommand('app', { create: 'c', clusteredIndex: { key: { _id: 1 }, unique: false } }), 5979700);
+      expectError(
+        () => engine.runCommand('app', { create: 'c', clusteredIndex: { key: { _id: 1 }, unique: false } }),
+        5979700,
+      );
       assert.equal(collectionInfo(engine, 'app', 'c'), undefined);
     });
 
     it('requires the key {_id: 1}: 197 InvalidIndexSpecificationOption', () => {
       const engine = new Engine();
-      expectError(() => engine.runCommand('app', { create: 'c', clusteredIndex: { key: { a: 1 }, unique: true } }), 197);
-      expectError(() => engine.runCommand('app', { create: 'c', clusteredIndex: { key: { _id: -1 }, unique: true } }), 197);
-      expectError(() => engine.runCommand('app', { create: 'c', clusteredIndex: { key: { _id: 1, a: 1 }, unique: true } }), 197);
+      expectError(
+        () => engine.runCommand('app', { create: 'c', clusteredIndex: { key: { a: 1 }, unique: true } }),
+        197,
+      );
+      expectError(
+        () => engine.runCommand('app', { create: 'c', clusteredIndex: { key: { _id: -1 }, unique: true } }),
+        197,
+      );
+      expectError(
+        () => engine.runCommand('app', { create: 'c', clusteredIndex: { key: { _id: 1, a: 1 }, unique: true } }),
+        197,
+      );
       assert.equal(collectionInfo(engine, 'app', 'c'), undefined);
     });
 
     it('shows a collection-level expireAfterSeconds as a Long (rule 5.6)', () => {
       const engine = new Engine();
-      engine.runCommand('app', { create: 'c', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 60 });
+      engine.runCommand('app', {
+        create: 'c',
+        clusteredIndex: { key: { _id: 1 }, unique: true },
+        expireAfterSeconds: 60,
+      });
       const options = collectionInfo(engine, 'app', 'c')!.options as Document;
       assert.ok(options.expireAfterSeconds instanceof Long);
-      assert.equal((options.expireAfterSeconds).toNumber(), 60);
+      assert.equal(options.expireAfterSeconds.toNumber(), 60);
     });
   });
 
@@ -352,7 +393,10 @@ describe('drop', () => {
     engine.runCommand('app', { drop: 'c' });
     engine.runCommand('app', { insert: 'c', documents: [{ a: 2 }] });
     assert.equal(findAll(engine, 'app', 'c').length, 1);
-    assert.deepEqual(listIndexes(engine, 'app', 'c').map((i) => i.name), ['_id_']);
+    assert.deepEqual(
+      listIndexes(engine, 'app', 'c').map((i) => i.name),
+      ['_id_'],
+    );
   });
 });
 
@@ -381,12 +425,24 @@ describe('dropDatabase', () => {
 describe('renameCollection', () => {
   it('renames within a database, keeping documents and indexes', () => {
     const engine = new Engine();
-    engine.runCommand('app', { insert: 'old', documents: [{ _id: 1, a: 1 }, { _id: 2, a: 2 }] });
+    engine.runCommand('app', {
+      insert: 'old',
+      documents: [
+        { _id: 1, a: 1 },
+        { _id: 2, a: 2 },
+      ],
+    });
     engine.runCommand('app', { createIndexes: 'old', indexes: [{ key: { a: 1 }, name: 'a_1', unique: true }] });
     assert.deepEqual(engine.runCommand('admin', { renameCollection: 'app.old', to: 'app.new' }), { ok: 1 });
     assert.equal(collectionInfo(engine, 'app', 'old'), undefined);
-    assert.deepEqual(findAll(engine, 'app', 'new').map((d) => d._id), [1, 2]);
-    assert.deepEqual(listIndexes(engine, 'app', 'new').map((i) => i.name), ['_id_', 'a_1']);
+    assert.deepEqual(
+      findAll(engine, 'app', 'new').map((d) => d._id),
+      [1, 2],
+    );
+    assert.deepEqual(
+      listIndexes(engine, 'app', 'new').map((i) => i.name),
+      ['_id_', 'a_1'],
+    );
     // The unique index still works under the new name.
     const dup = engine.runCommand('app', { insert: 'new', documents: [{ _id: 3, a: 1 }] });
     assert.equal((dup.writeErrors as Document[])[0].code, 11000);
@@ -397,7 +453,10 @@ describe('renameCollection', () => {
     const engine = new Engine();
     engine.runCommand('src', { insert: 'c', documents: [{ _id: 1 }] });
     engine.runCommand('admin', { renameCollection: 'src.c', to: 'dst.d' });
-    assert.deepEqual(findAll(engine, 'dst', 'd').map((d) => d._id), [1]);
+    assert.deepEqual(
+      findAll(engine, 'dst', 'd').map((d) => d._id),
+      [1],
+    );
     assert.deepEqual(databaseNames(engine), ['dst'], 'the emptied source database disappears');
   });
 
@@ -419,8 +478,14 @@ describe('renameCollection', () => {
     engine.runCommand('app', { insert: 'a', documents: [{ _id: 'from-a' }] });
     engine.runCommand('app', { insert: 'b', documents: [{ _id: 'from-b' }] });
     expectError(() => engine.runCommand('admin', { renameCollection: 'app.a', to: 'app.b' }), 48);
-    assert.deepEqual(findAll(engine, 'app', 'a').map((d) => d._id), ['from-a']);
-    assert.deepEqual(findAll(engine, 'app', 'b').map((d) => d._id), ['from-b']);
+    assert.deepEqual(
+      findAll(engine, 'app', 'a').map((d) => d._id),
+      ['from-a'],
+    );
+    assert.deepEqual(
+      findAll(engine, 'app', 'b').map((d) => d._id),
+      ['from-b'],
+    );
   });
 
   it('dropTarget: true replaces an existing target', () => {
@@ -430,8 +495,15 @@ describe('renameCollection', () => {
     engine.runCommand('app', { createIndexes: 'b', indexes: [{ key: { x: 1 }, name: 'x_1' }] });
     assert.equal(engine.runCommand('admin', { renameCollection: 'app.a', to: 'app.b', dropTarget: true }).ok, 1);
     assert.equal(collectionInfo(engine, 'app', 'a'), undefined);
-    assert.deepEqual(findAll(engine, 'app', 'b').map((d) => d._id), ['from-a']);
-    assert.deepEqual(listIndexes(engine, 'app', 'b').map((i) => i.name), ['_id_'], "the target's indexes went with it");
+    assert.deepEqual(
+      findAll(engine, 'app', 'b').map((d) => d._id),
+      ['from-a'],
+    );
+    assert.deepEqual(
+      listIndexes(engine, 'app', 'b').map((i) => i.name),
+      ['_id_'],
+      "the target's indexes went with it",
+    );
   });
 
   it('renaming to itself is refused (20 IllegalOperation)', () => {
@@ -483,10 +555,17 @@ describe('listDatabases', () => {
   it('filter selects databases', () => {
     const engine = new Engine();
     for (const db of ['app1', 'app2', 'other']) engine.runCommand(db, { create: 'c' });
-    const reply = engine.runCommand('admin', { listDatabases: 1, nameOnly: true, filter: { name: { $regex: '^app' } } });
+    const reply = engine.runCommand('admin', {
+      listDatabases: 1,
+      nameOnly: true,
+      filter: { name: { $regex: '^app' } },
+    });
     assert.deepEqual((reply.databases as Document[]).map((d) => d.name).sort(), ['app1', 'app2']);
     const one = engine.runCommand('admin', { listDatabases: 1, filter: { name: 'other' } });
-    assert.deepEqual((one.databases as Document[]).map((d) => d.name), ['other']);
+    assert.deepEqual(
+      (one.databases as Document[]).map((d) => d.name),
+      ['other'],
+    );
   });
 });
 
@@ -511,16 +590,30 @@ describe('listCollections', () => {
     engine.runCommand('app', { create: 'plain' });
     engine.runCommand('app', { create: 'series', timeseries: { timeField: 't' } });
     engine.runCommand('app', { create: 'other' });
-    assert.deepEqual(listCollections(engine, 'app', { filter: { name: 'plain' } }).map((c) => c.name), ['plain']);
-    assert.deepEqual(listCollections(engine, 'app', { filter: { type: 'timeseries' } }).map((c) => c.name), ['series']);
-    assert.deepEqual(listCollections(engine, 'app', { filter: { name: { $in: ['plain', 'other'] } } }).map((c) => c.name).sort(), ['other', 'plain']);
+    assert.deepEqual(
+      listCollections(engine, 'app', { filter: { name: 'plain' } }).map((c) => c.name),
+      ['plain'],
+    );
+    assert.deepEqual(
+      listCollections(engine, 'app', { filter: { type: 'timeseries' } }).map((c) => c.name),
+      ['series'],
+    );
+    assert.deepEqual(
+      listCollections(engine, 'app', { filter: { name: { $in: ['plain', 'other'] } } })
+        .map((c) => c.name)
+        .sort(),
+      ['other', 'plain'],
+    );
   });
 
   it('filter on options (capped collections)', () => {
     const engine = new Engine();
     engine.runCommand('app', { create: 'plain' });
     engine.runCommand('app', { create: 'log', capped: true, size: 4096 });
-    assert.deepEqual(listCollections(engine, 'app', { filter: { 'options.capped': true } }).map((c) => c.name), ['log']);
+    assert.deepEqual(
+      listCollections(engine, 'app', { filter: { 'options.capped': true } }).map((c) => c.name),
+      ['log'],
+    );
   });
 
   it('nameOnly: true returns {name, type} only', () => {
@@ -530,7 +623,10 @@ describe('listCollections', () => {
     const docs = listCollections(engine, 'app', { nameOnly: true });
     assert.deepEqual(
       docs.sort((x, y) => String(x.name).localeCompare(String(y.name))),
-      [{ name: 'a', type: 'collection' }, { name: 'ts', type: 'timeseries' }],
+      [
+        { name: 'a', type: 'collection' },
+        { name: 'ts', type: 'timeseries' },
+      ],
     );
   });
 

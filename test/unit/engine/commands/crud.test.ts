@@ -11,7 +11,6 @@ import { expectError } from '../../helpers/expect-error';
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-
 const DB = 'app';
 
 function run(engine: Engine, cmd: Document): Document {
@@ -104,9 +103,19 @@ describe('insert', () => {
 
   it('ordered: false goes on after errors and reports each', () => {
     const engine = new Engine();
-    const reply = run(engine, { insert: 'c', ordered: false, documents: [{ _id: 1 }, { _id: 1 }, { _id: [2] }, { _id: 3 }] });
+    const reply = run(engine, {
+      insert: 'c',
+      ordered: false,
+      documents: [{ _id: 1 }, { _id: 1 }, { _id: [2] }, { _id: 3 }],
+    });
     assert.equal(reply.n, 2);
-    assert.deepEqual(writeErrors(reply).map((e) => [e.index, e.code]), [[1, 11000], [2, 53]]);
+    assert.deepEqual(
+      writeErrors(reply).map((e) => [e.index, e.code]),
+      [
+        [1, 11000],
+        [2, 53],
+      ],
+    );
     assert.deepEqual(ids(find(engine)), [1, 3]);
   });
 
@@ -206,15 +215,15 @@ describe('BSON type fidelity', () => {
     assert.equal(doc.dbl, 1.5);
     assert.equal(typeof doc.whole, 'number', 'a JS number is a BSON double and stays one');
     assert.ok(doc.i32 instanceof Int32);
-    assert.equal((doc.i32).value, 7);
+    assert.equal(doc.i32.value, 7);
     assert.ok(doc.i64 instanceof Long);
-    assert.equal((doc.i64).toString(), '9007199254740993', 'no precision lost beyond 2^53');
+    assert.equal(doc.i64.toString(), '9007199254740993', 'no precision lost beyond 2^53');
     assert.ok(doc.dec instanceof Decimal128);
-    assert.equal((doc.dec).toString(), '0.1');
+    assert.equal(doc.dec.toString(), '0.1');
     assert.ok(doc.oid instanceof ObjectId);
-    assert.equal((doc.oid).toHexString(), '65a0f0f0f0f0f0f0f0f0f0f0');
+    assert.equal(doc.oid.toHexString(), '65a0f0f0f0f0f0f0f0f0f0f0');
     assert.ok(doc.when instanceof Date);
-    assert.equal((doc.when).getTime(), 1700000000000);
+    assert.equal(doc.when.getTime(), 1700000000000);
     const nested = doc.nested as Document;
     assert.ok(nested.i32 instanceof Int32);
     const arr = nested.arr as unknown[];
@@ -248,7 +257,9 @@ describe('BSON type fidelity', () => {
 
   it('$set stores the given type', () => {
     const engine = seeded([{ _id: 1 }]);
-    update(engine, [{ q: { _id: 1 }, u: { $set: { a: new Int32(5), b: Long.fromNumber(6), c: Decimal128.fromString('7.5'), d: 8 } } }]);
+    update(engine, [
+      { q: { _id: 1 }, u: { $set: { a: new Int32(5), b: Long.fromNumber(6), c: Decimal128.fromString('7.5'), d: 8 } } },
+    ]);
     const doc = one(engine, 1)!;
     assert.ok(doc.a instanceof Int32);
     assert.ok(doc.b instanceof Long);
@@ -261,7 +272,7 @@ describe('BSON type fidelity', () => {
     update(engine, [{ q: { _id: 1 }, u: { $inc: { n: new Int32(2) } } }]);
     const n = one(engine, 1)!.n;
     assert.ok(n instanceof Int32, `expected Int32, got ${String(n)}`);
-    assert.equal((n).value, 3);
+    assert.equal(n.value, 3);
   });
 
   it('$inc: Int32 overflow promotes to Long', () => {
@@ -269,18 +280,20 @@ describe('BSON type fidelity', () => {
     update(engine, [{ q: { _id: 1 }, u: { $inc: { n: new Int32(1) } } }]);
     const n = one(engine, 1)!.n;
     assert.ok(n instanceof Long, `expected Long, got ${String(n)}`);
-    assert.equal((n).toString(), '2147483648');
+    assert.equal(n.toString(), '2147483648');
   });
 
   it('$inc: Int32 + double is a double; Int32 + Long is a Long; Long + Decimal128 is a Decimal128', () => {
     const engine = seeded([{ _id: 1, a: new Int32(1), b: new Int32(1), c: Long.fromNumber(1) }]);
-    update(engine, [{ q: { _id: 1 }, u: { $inc: { a: 0.5, b: Long.fromNumber(1), c: Decimal128.fromString('0.25') } } }]);
+    update(engine, [
+      { q: { _id: 1 }, u: { $inc: { a: 0.5, b: Long.fromNumber(1), c: Decimal128.fromString('0.25') } } },
+    ]);
     const doc = one(engine, 1)!;
     assert.equal(doc.a, 1.5);
     assert.ok(doc.b instanceof Long);
-    assert.equal((doc.b).toNumber(), 2);
+    assert.equal(doc.b.toNumber(), 2);
     assert.ok(doc.c instanceof Decimal128);
-    assert.equal((doc.c).toString(), '1.25');
+    assert.equal(doc.c.toString(), '1.25');
   });
 
   it('$inc on a missing field creates it with the increment and its type', () => {
@@ -288,7 +301,7 @@ describe('BSON type fidelity', () => {
     update(engine, [{ q: { _id: 1 }, u: { $inc: { n: Long.fromNumber(5) } } }]);
     const n = one(engine, 1)!.n;
     assert.ok(n instanceof Long);
-    assert.equal((n).toNumber(), 5);
+    assert.equal(n.toNumber(), 5);
   });
 
   it('$mul: Int32 × Int32 stays Int32', () => {
@@ -296,7 +309,7 @@ describe('BSON type fidelity', () => {
     update(engine, [{ q: { _id: 1 }, u: { $mul: { n: new Int32(4) } } }]);
     const n = one(engine, 1)!.n;
     assert.ok(n instanceof Int32);
-    assert.equal((n).value, 12);
+    assert.equal(n.value, 12);
   });
 
   it('$inc on a non-numeric field → write error 14 TypeMismatch', () => {
@@ -318,7 +331,8 @@ describe('BSON type fidelity', () => {
 
   it('findAndModify, aggregate and distinct results are copies too', () => {
     const engine = seeded([{ _id: 1, nested: { a: 1 } }]);
-    const fam = run(engine, { findAndModify: 'c', query: { _id: 1 }, update: { $set: { b: 1 } }, new: true }).value as Document;
+    const fam = run(engine, { findAndModify: 'c', query: { _id: 1 }, update: { $set: { b: 1 } }, new: true })
+      .value as Document;
     (fam.nested as Document).a = 2;
     const agg = firstBatch(run(engine, { aggregate: 'c', pipeline: [], cursor: {} }))[0];
     (agg.nested as Document).a = 3;
@@ -346,7 +360,7 @@ describe('find', () => {
     const cursor = reply.cursor as Document;
     assert.equal(cursor.ns, 'app.c');
     assert.ok(cursor.id instanceof Long, 'cursor id is a Long');
-    assert.ok((cursor.id).isZero());
+    assert.ok(cursor.id.isZero());
     assert.deepEqual(ids(cursor.firstBatch as Document[]), [1, 3]);
   });
 
@@ -513,8 +527,14 @@ describe('find', () => {
     const id = cursorId(run(engine, { find: 'c', filter: {}, batchSize: 1 }));
     const reply = run(engine, { killCursors: 'c', cursors: [id, Long.fromNumber(999999)] });
     assert.equal(reply.ok, 1);
-    assert.deepEqual((reply.cursorsKilled as Long[]).map((l) => l.toString()), [id.toString()]);
-    assert.deepEqual((reply.cursorsNotFound as Long[]).map((l) => l.toString()), ['999999']);
+    assert.deepEqual(
+      (reply.cursorsKilled as Long[]).map((l) => l.toString()),
+      [id.toString()],
+    );
+    assert.deepEqual(
+      (reply.cursorsNotFound as Long[]).map((l) => l.toString()),
+      ['999999'],
+    );
     assert.deepEqual(reply.cursorsAlive, []);
     assert.deepEqual(reply.cursorsUnknown, []);
     expectError(() => run(engine, { getMore: id, collection: 'c' }), 43);
@@ -582,14 +602,21 @@ describe('distinct', () => {
 
 describe('update', () => {
   it('$set on one document: {n: 1, nModified: 1, ok: 1}', () => {
-    const engine = seeded([{ _id: 1, a: 1 }, { _id: 2, a: 1 }]);
+    const engine = seeded([
+      { _id: 1, a: 1 },
+      { _id: 2, a: 1 },
+    ]);
     const reply = update(engine, [{ q: { a: 1 }, u: { $set: { b: 2 } } }]);
     assert.deepEqual(reply, { n: 1, nModified: 1, ok: 1 });
     assert.equal(find(engine, { b: 2 }).length, 1, 'multi defaults to false');
   });
 
   it('multi: true updates every match', () => {
-    const engine = seeded([{ _id: 1, a: 1 }, { _id: 2, a: 1 }, { _id: 3, a: 2 }]);
+    const engine = seeded([
+      { _id: 1, a: 1 },
+      { _id: 2, a: 1 },
+      { _id: 3, a: 2 },
+    ]);
     const reply = update(engine, [{ q: { a: 1 }, u: { $set: { b: 2 } }, multi: true }]);
     assert.equal(reply.n, 2);
     assert.equal(reply.nModified, 2);
@@ -597,7 +624,10 @@ describe('update', () => {
   });
 
   it('nModified counts only documents that actually changed', () => {
-    const engine = seeded([{ _id: 1, a: 1 }, { _id: 2, a: 2 }]);
+    const engine = seeded([
+      { _id: 1, a: 1 },
+      { _id: 2, a: 2 },
+    ]);
     const reply = update(engine, [{ q: {}, u: { $set: { a: 1 } }, multi: true }]);
     assert.equal(reply.n, 2);
     assert.equal(reply.nModified, 1);
@@ -617,18 +647,20 @@ describe('update', () => {
 
   it('operators: $unset, $rename, $push, $addToSet, $pull, $min, $max, $mul', () => {
     const engine = seeded([{ _id: 1, a: 1, b: 2, list: [1, 2], set: ['x'], lo: 5, hi: 5, m: 3 }]);
-    update(engine, [{
-      q: { _id: 1 },
-      u: {
-        $unset: { a: '' },
-        $rename: { b: 'bee' },
-        $push: { list: 3 },
-        $addToSet: { set: { $each: ['x', 'y'] } },
-        $min: { lo: 2 },
-        $max: { hi: 9 },
-        $mul: { m: 2 },
+    update(engine, [
+      {
+        q: { _id: 1 },
+        u: {
+          $unset: { a: '' },
+          $rename: { b: 'bee' },
+          $push: { list: 3 },
+          $addToSet: { set: { $each: ['x', 'y'] } },
+          $min: { lo: 2 },
+          $max: { hi: 9 },
+          $mul: { m: 2 },
+        },
       },
-    }]);
+    ]);
     assert.deepEqual(one(engine, 1), { _id: 1, list: [1, 2, 3], set: ['x', 'y'], lo: 2, hi: 9, m: 6, bee: 2 });
     update(engine, [{ q: { _id: 1 }, u: { $pull: { list: { $gte: 2 } } } }]);
     assert.deepEqual(one(engine, 1)!.list, [1]);
@@ -646,7 +678,7 @@ describe('update', () => {
     update(engine, [{ q: { _id: 1 }, u: { $currentDate: { at: true } } }]);
     const at = one(engine, 1)!.at;
     assert.ok(at instanceof Date);
-    assert.equal((at).getTime(), Date.UTC(2024, 0, 2, 3, 4, 5));
+    assert.equal(at.getTime(), Date.UTC(2024, 0, 2, 3, 4, 5));
   });
 
   it('conflicting operators on one path → 40 ConflictingUpdateOperators', () => {
@@ -720,12 +752,19 @@ describe('update', () => {
       { q: { _id: 3 }, u: { $set: { a: 1 } } },
     ]);
     assert.equal(ordered.n, 1);
-    assert.deepEqual(writeErrors(ordered).map((e) => [e.index, e.code]), [[1, 66]]);
+    assert.deepEqual(
+      writeErrors(ordered).map((e) => [e.index, e.code]),
+      [[1, 66]],
+    );
     assert.equal(one(engine, 3)!.a, undefined);
-    const unordered = update(engine, [
-      { q: { _id: 2 }, u: { $set: { _id: 20 } } },
-      { q: { _id: 3 }, u: { $set: { a: 1 } } },
-    ], { ordered: false });
+    const unordered = update(
+      engine,
+      [
+        { q: { _id: 2 }, u: { $set: { _id: 20 } } },
+        { q: { _id: 3 }, u: { $set: { a: 1 } } },
+      ],
+      { ordered: false },
+    );
     assert.equal(unordered.n, 1);
     assert.equal(one(engine, 3)!.a, 1);
   });
@@ -742,11 +781,13 @@ describe('update', () => {
 
     it('seeds the new document from equality conditions of the query (not from ranges)', () => {
       const engine = new Engine();
-      const reply = update(engine, [{
-        q: { a: 1, 'b.c': 'x', n: { $gt: 5 }, $and: [{ d: 4 }], e: { $eq: 5 } },
-        u: { $set: { z: true } },
-        upsert: true,
-      }]);
+      const reply = update(engine, [
+        {
+          q: { a: 1, 'b.c': 'x', n: { $gt: 5 }, $and: [{ d: 4 }], e: { $eq: 5 } },
+          u: { $set: { z: true } },
+          upsert: true,
+        },
+      ]);
       const id = (reply.upserted as Document[])[0]._id;
       assert.ok(id instanceof ObjectId, 'a generated ObjectId _id');
       const doc = one(engine, id)!;
@@ -777,7 +818,10 @@ describe('update', () => {
 
     it('the typed API reports upsertedId and upsertedCount', () => {
       const engine = new Engine();
-      const r = engine.db(DB).collection('c').updateOne({ _id: 5 }, { $set: { a: 1 } }, { upsert: true });
+      const r = engine
+        .db(DB)
+        .collection('c')
+        .updateOne({ _id: 5 }, { $set: { a: 1 } }, { upsert: true });
       assert.deepEqual(r, { matchedCount: 0, modifiedCount: 0, upsertedCount: 1, upsertedId: 5 });
     });
   });
@@ -787,7 +831,12 @@ describe('update', () => {
 
 describe('delete', () => {
   it('limit: 1 deletes one match; limit: 0 deletes all matches', () => {
-    const engine = seeded([{ _id: 1, k: 'x' }, { _id: 2, k: 'x' }, { _id: 3, k: 'x' }, { _id: 4, k: 'y' }]);
+    const engine = seeded([
+      { _id: 1, k: 'x' },
+      { _id: 2, k: 'x' },
+      { _id: 3, k: 'x' },
+      { _id: 4, k: 'y' },
+    ]);
     assert.deepEqual(run(engine, { delete: 'c', deletes: [{ q: { k: 'x' }, limit: 1 }] }), { n: 1, ok: 1 });
     assert.equal(find(engine, { k: 'x' }).length, 2);
     assert.deepEqual(run(engine, { delete: 'c', deletes: [{ q: { k: 'x' }, limit: 0 }] }), { n: 2, ok: 1 });
@@ -796,7 +845,13 @@ describe('delete', () => {
 
   it('several statements add up', () => {
     const engine = seeded([{ _id: 1 }, { _id: 2 }, { _id: 3 }]);
-    const reply = run(engine, { delete: 'c', deletes: [{ q: { _id: 1 }, limit: 1 }, { q: { _id: { $gte: 2 } }, limit: 0 }] });
+    const reply = run(engine, {
+      delete: 'c',
+      deletes: [
+        { q: { _id: 1 }, limit: 1 },
+        { q: { _id: { $gte: 2 } }, limit: 0 },
+      ],
+    });
     assert.equal(reply.n, 3);
     assert.deepEqual(find(engine), []);
   });
@@ -821,7 +876,11 @@ describe('delete', () => {
 // ---- findAndModify ------------------------------------------------------------------------------------
 
 describe('findAndModify', () => {
-  const docs = () => [{ _id: 1, n: 3, s: 'c' }, { _id: 2, n: 1, s: 'a' }, { _id: 3, n: 2, s: 'b' }];
+  const docs = () => [
+    { _id: 1, n: 3, s: 'c' },
+    { _id: 2, n: 1, s: 'a' },
+    { _id: 3, n: 2, s: 'b' },
+  ];
 
   it('returns the document before the update by default', () => {
     const engine = seeded(docs());
@@ -840,9 +899,21 @@ describe('findAndModify', () => {
 
   it('sort chooses which match is modified', () => {
     const engine = seeded(docs());
-    const asc = run(engine, { findAndModify: 'c', query: {}, sort: { n: 1 }, update: { $set: { picked: 1 } }, new: true });
+    const asc = run(engine, {
+      findAndModify: 'c',
+      query: {},
+      sort: { n: 1 },
+      update: { $set: { picked: 1 } },
+      new: true,
+    });
     assert.equal((asc.value as Document)._id, 2);
-    const desc = run(engine, { findAndModify: 'c', query: {}, sort: { s: -1 }, update: { $set: { picked: 2 } }, new: true });
+    const desc = run(engine, {
+      findAndModify: 'c',
+      query: {},
+      sort: { s: -1 },
+      update: { $set: { picked: 2 } },
+      new: true,
+    });
     assert.equal((desc.value as Document)._id, 1);
   });
 
@@ -863,7 +934,13 @@ describe('findAndModify', () => {
 
   it('upsert with new: true returns the inserted document and lastErrorObject.upserted', () => {
     const engine = new Engine();
-    const reply = run(engine, { findAndModify: 'c', query: { _id: 'u', a: 1 }, update: { $set: { b: 2 } }, upsert: true, new: true });
+    const reply = run(engine, {
+      findAndModify: 'c',
+      query: { _id: 'u', a: 1 },
+      update: { $set: { b: 2 } },
+      upsert: true,
+      new: true,
+    });
     assert.deepEqual(reply.value, { _id: 'u', a: 1, b: 2 });
     assert.deepEqual(reply.lastErrorObject, { n: 1, updatedExisting: false, upserted: 'u' });
   });
@@ -878,7 +955,13 @@ describe('findAndModify', () => {
 
   it('fields projects the returned document', () => {
     const engine = seeded(docs());
-    const reply = run(engine, { findAndModify: 'c', query: { _id: 1 }, update: { $set: { x: 1 } }, new: true, fields: { s: 1, _id: 0 } });
+    const reply = run(engine, {
+      findAndModify: 'c',
+      query: { _id: 1 },
+      update: { $set: { x: 1 } },
+      new: true,
+      fields: { s: 1, _id: 0 },
+    });
     assert.deepEqual(reply.value, { s: 'c' });
   });
 
@@ -929,13 +1012,28 @@ describe('aggregate', () => {
       { $group: { _id: '$item', total: { $sum: '$qty' }, n: { $sum: 1 } } },
       { $sort: { _id: 1 } },
     ]);
-    assert.deepEqual(out.map((d) => [d._id, Number(d.total), Number(d.n)]), [['apple', 6, 2], ['pear', 2, 1]]);
+    assert.deepEqual(
+      out.map((d) => [d._id, Number(d.total), Number(d.n)]),
+      [
+        ['apple', 6, 2],
+        ['pear', 2, 1],
+      ],
+    );
   });
 
   it('$group with $avg, $min, $max, $push and a computed expression', () => {
     const engine = seeded(sales);
     const [g] = agg(engine, [
-      { $group: { _id: null, revenue: { $sum: { $multiply: ['$qty', '$price'] } }, avgQty: { $avg: '$qty' }, minP: { $min: '$price' }, maxP: { $max: '$price' }, items: { $push: '$item' } } },
+      {
+        $group: {
+          _id: null,
+          revenue: { $sum: { $multiply: ['$qty', '$price'] } },
+          avgQty: { $avg: '$qty' },
+          minP: { $min: '$price' },
+          maxP: { $max: '$price' },
+          items: { $push: '$item' },
+        },
+      },
     ]);
     assert.equal(Number(g.revenue), 5 * 2 + 2 * 3 + 1 * 2 + 10 * 1);
     assert.equal(Number(g.avgQty), 4.5);
@@ -970,7 +1068,13 @@ describe('aggregate', () => {
       { $addFields: { total: { $multiply: ['$qty', '$price'] } } },
       { $project: { _id: 0, tags: 1, total: 1 } },
     ]);
-    assert.deepEqual(out.map((d) => [d.tags, Number(d.total)]), [['fruit', 10], ['red', 10]]);
+    assert.deepEqual(
+      out.map((d) => [d.tags, Number(d.total)]),
+      [
+        ['fruit', 10],
+        ['red', 10],
+      ],
+    );
   });
 
   it('honours cursor.batchSize with getMore', () => {

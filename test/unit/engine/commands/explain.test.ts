@@ -10,7 +10,6 @@ import { expectError } from '../../helpers/expect-error';
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-
 const DB = 'app';
 
 function run(engine: Engine, cmd: Document): Document {
@@ -171,7 +170,10 @@ describe('hint', () => {
     index(engine, { g: 1 }, 'g_1');
     const explain = explainFind(engine, { filter: { n: 42 }, hint: 'g_1' });
     assert.equal(ixscanOf(explain)?.indexName, 'g_1');
-    assert.deepEqual(find(engine, { n: 42 }, { hint: 'g_1' }).map((d) => d._id), [42]);
+    assert.deepEqual(
+      find(engine, { n: 42 }, { hint: 'g_1' }).map((d) => d._id),
+      [42],
+    );
   });
 
   it('by key pattern', () => {
@@ -189,7 +191,11 @@ describe('hint', () => {
 
   it('an index that does not exist → 2 BadValue', () => {
     const engine = thousand();
-    expectError(() => explainFind(engine, { filter: { n: 1 }, hint: 'nope_1' }), 2, /hint provided does not correspond to an existing index/);
+    expectError(
+      () => explainFind(engine, { filter: { n: 1 }, hint: 'nope_1' }),
+      2,
+      /hint provided does not correspond to an existing index/,
+    );
     expectError(() => run(engine, { find: 'c', filter: { n: 1 }, hint: { nope: 1 } }), 2);
   });
 });
@@ -212,7 +218,10 @@ describe('sort and the plan', () => {
     assert.ok(!stageNames(explain).includes('SORT'));
     assert.equal(ixscanOf(explain)?.direction, 'backward');
     const docs = find(engine, { n: { $gte: 995 } }, { sort: { n: -1 } });
-    assert.deepEqual(docs.map((d) => d.n), [999, 998, 997, 996, 995]);
+    assert.deepEqual(
+      docs.map((d) => d.n),
+      [999, 998, 997, 996, 995],
+    );
   });
 
   it('a sort with no filter can use an index instead of sorting', () => {
@@ -228,7 +237,10 @@ describe('sort and the plan', () => {
     index(engine, { g: 1, n: 1 }, 'g_1_n_1');
     const explain = explainFind(engine, { filter: { g: 3 }, sort: { n: -1 } });
     assert.ok(!stageNames(explain).includes('SORT'));
-    assert.deepEqual(find(engine, { g: 3 }, { sort: { n: -1 }, limit: 3 }).map((d) => d.n), [993, 983, 973]);
+    assert.deepEqual(
+      find(engine, { g: 3 }, { sort: { n: -1 }, limit: 3 }).map((d) => d.n),
+      [993, 983, 973],
+    );
   });
 
   it('a sort the index cannot provide adds a SORT stage above the scan', () => {
@@ -264,7 +276,10 @@ describe('executionStats', () => {
     const s = stats(explainFind(engine, { filter: { n: { $gte: 100, $lt: 110 } } }));
     assert.equal(s.executionSuccess, true);
     assert.equal(Number(s.nReturned), 10);
-    assert.ok(Number(s.totalKeysExamined) >= 10 && Number(s.totalKeysExamined) <= 11, `keys examined: ${String(s.totalKeysExamined)}`);
+    assert.ok(
+      Number(s.totalKeysExamined) >= 10 && Number(s.totalKeysExamined) <= 11,
+      `keys examined: ${String(s.totalKeysExamined)}`,
+    );
     assert.equal(Number(s.totalDocsExamined), 10);
     assert.equal(typeof s.executionTimeMillis, 'number');
   });
@@ -361,7 +376,10 @@ describe('explain reply and explained commands', () => {
     for (const cmd of cmds) {
       const reply = run(engine, { explain: cmd, verbosity: 'queryPlanner' });
       assert.equal(reply.ok, 1, Object.keys(cmd)[0]);
-      assert.ok(stages(reply).some((s) => s.stage === 'IXSCAN'), `${Object.keys(cmd)[0]} uses the index`);
+      assert.ok(
+        stages(reply).some((s) => s.stage === 'IXSCAN'),
+        `${Object.keys(cmd)[0]} uses the index`,
+      );
     }
   });
 
@@ -471,9 +489,16 @@ describe('an index never changes results', () => {
     const indexed = new Engine();
     run(indexed, { insert: 'c', documents: docs.filter((d) => !Array.isArray(d.v)) });
     run(indexed, { createIndexes: 'c', indexes: [{ key: { v: 1, _id: 1 }, name: 'v_1__id_1' }] });
-    for (const sort of [{ v: 1, _id: 1 }, { v: -1, _id: -1 }]) {
+    for (const sort of [
+      { v: 1, _id: 1 },
+      { v: -1, _id: -1 },
+    ]) {
       for (const q of [{}, { v: { $gte: 1 } }, { v: { $lt: 'n' } }]) {
-        assert.deepEqual(resultsFor(indexed, q, sort), resultsFor(plain, q, sort), `sort ${JSON.stringify(sort)} query ${JSON.stringify(q)}`);
+        assert.deepEqual(
+          resultsFor(indexed, q, sort),
+          resultsFor(plain, q, sort),
+          `sort ${JSON.stringify(sort)} query ${JSON.stringify(q)}`,
+        );
       }
     }
   });

@@ -10,7 +10,6 @@ import { expectError } from '../../helpers/expect-error';
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-
 function drain(engine: Engine, db: string, reply: Document, collection: string): Document[] {
   const cursor = reply.cursor as Document;
   const out = [...(cursor.firstBatch as Document[])];
@@ -97,7 +96,10 @@ describe('createIndexes reply (rule 9.2)', () => {
 
   it('several specs at once: numIndexesAfter counts them all', () => {
     const engine = setup();
-    const reply = createIndexes(engine, [{ key: { a: 1 }, name: 'a_1' }, { key: { b: -1 }, name: 'b_-1' }]);
+    const reply = createIndexes(engine, [
+      { key: { a: 1 }, name: 'a_1' },
+      { key: { b: -1 }, name: 'b_-1' },
+    ]);
     assert.equal(Number(reply.numIndexesBefore), 1);
     assert.equal(Number(reply.numIndexesAfter), 3);
     assert.deepEqual(indexNames(engine), ['_id_', 'a_1', 'b_-1']);
@@ -133,7 +135,10 @@ describe('createIndexes reply (rule 9.2)', () => {
   it('rule 2.2: when only some requested specs exist: note "index already exists"', () => {
     const engine = setup();
     createIndexes(engine, [{ key: { a: 1 }, name: 'a_1' }]);
-    const reply = createIndexes(engine, [{ key: { a: 1 }, name: 'a_1' }, { key: { b: 1 }, name: 'b_1' }]);
+    const reply = createIndexes(engine, [
+      { key: { a: 1 }, name: 'a_1' },
+      { key: { b: 1 }, name: 'b_1' },
+    ]);
     assert.equal(Number(reply.numIndexesBefore), 2);
     assert.equal(Number(reply.numIndexesAfter), 3);
     assert.equal(reply.note, 'index already exists');
@@ -201,7 +206,11 @@ describe('duplicates and conflicts (rules 2.2–2.6)', () => {
   it('rule 2.3: same name, same key, hidden differs → 85 IndexOptionsConflict', () => {
     const engine = setup();
     createIndexes(engine, [{ key: { a: 1 }, name: 'a_1' }]);
-    expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: 'a_1', hidden: true }]), 85, /same name but different options/);
+    expectError(
+      () => createIndexes(engine, [{ key: { a: 1 }, name: 'a_1', hidden: true }]),
+      85,
+      /same name but different options/,
+    );
   });
 
   it('rule 2.3: same name, same key, expireAfterSeconds present vs absent → 85', () => {
@@ -220,7 +229,11 @@ describe('duplicates and conflicts (rules 2.2–2.6)', () => {
   it('rule 2.4: another name, same key and options → 85 "Index already exists with a different name"', () => {
     const engine = setup();
     createIndexes(engine, [{ key: { a: 1 }, name: 'a_1' }]);
-    expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: 'other' }]), 85, /already exists with a different name: a_1/);
+    expectError(
+      () => createIndexes(engine, [{ key: { a: 1 }, name: 'other' }]),
+      85,
+      /already exists with a different name: a_1/,
+    );
     assert.deepEqual(indexNames(engine), ['_id_', 'a_1']);
   });
 
@@ -243,7 +256,10 @@ describe('duplicates and conflicts (rules 2.2–2.6)', () => {
     createIndexes(engine, [{ key: { a: 1 }, name: 'a_1' }]);
     expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: 'a_1', unique: true }]), 86);
     expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: 'a_1', sparse: true }]), 86);
-    expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: 'a_1', partialFilterExpression: { a: { $gt: 0 } } }]), 86);
+    expectError(
+      () => createIndexes(engine, [{ key: { a: 1 }, name: 'a_1', partialFilterExpression: { a: { $gt: 0 } } }]),
+      86,
+    );
   });
 
   it('rule 2.5: a compound key in another field order is a different key → 86 with the same name', () => {
@@ -254,8 +270,12 @@ describe('duplicates and conflicts (rules 2.2–2.6)', () => {
 
   it('rule 2.6: two indexes on one key are allowed when they differ in partialFilterExpression and name', () => {
     const engine = setup();
-    createIndexes(engine, [{ key: { t: 1 }, name: 't_small', expireAfterSeconds: 60, partialFilterExpression: { kind: 'small' } }]);
-    createIndexes(engine, [{ key: { t: 1 }, name: 't_big', expireAfterSeconds: 3600, partialFilterExpression: { kind: 'big' } }]);
+    createIndexes(engine, [
+      { key: { t: 1 }, name: 't_small', expireAfterSeconds: 60, partialFilterExpression: { kind: 'small' } },
+    ]);
+    createIndexes(engine, [
+      { key: { t: 1 }, name: 't_big', expireAfterSeconds: 3600, partialFilterExpression: { kind: 'big' } },
+    ]);
     assert.deepEqual(indexNames(engine), ['_id_', 't_small', 't_big']);
   });
 
@@ -268,7 +288,10 @@ describe('duplicates and conflicts (rules 2.2–2.6)', () => {
 
   it('a key in the opposite direction is a different index ({a: 1} and {a: -1})', () => {
     const engine = setup();
-    createIndexes(engine, [{ key: { a: 1 }, name: 'a_1' }, { key: { a: -1 }, name: 'a_-1' }]);
+    createIndexes(engine, [
+      { key: { a: 1 }, name: 'a_1' },
+      { key: { a: -1 }, name: 'a_-1' },
+    ]);
     assert.deepEqual(indexNames(engine), ['_id_', 'a_1', 'a_-1']);
   });
 
@@ -290,7 +313,14 @@ describe('spec validation', () => {
 
   it('one invalid spec fails the whole command: the valid specs before it are not created', () => {
     const engine = setup();
-    expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: 'a_1' }, { key: { b: 1 }, name: 'b_1', bogus: 1 }]), 197);
+    expectError(
+      () =>
+        createIndexes(engine, [
+          { key: { a: 1 }, name: 'a_1' },
+          { key: { b: 1 }, name: 'b_1', bogus: 1 },
+        ]),
+      197,
+    );
     assert.deepEqual(indexNames(engine), ['_id_']);
   });
 
@@ -331,8 +361,18 @@ describe('spec validation', () => {
 
   it('rule 2.7: a batch that would cross 64 creates none of its indexes', () => {
     const engine = setup();
-    createIndexes(engine, Array.from({ length: 60 }, (_, i) => ({ key: { [`f${i}`]: 1 }, name: `f${i}_1` })));
-    expectError(() => createIndexes(engine, Array.from({ length: 5 }, (_, i) => ({ key: { [`g${i}`]: 1 }, name: `g${i}_1` }))), 67);
+    createIndexes(
+      engine,
+      Array.from({ length: 60 }, (_, i) => ({ key: { [`f${i}`]: 1 }, name: `f${i}_1` })),
+    );
+    expectError(
+      () =>
+        createIndexes(
+          engine,
+          Array.from({ length: 5 }, (_, i) => ({ key: { [`g${i}`]: 1 }, name: `g${i}_1` })),
+        ),
+      67,
+    );
     assert.equal(listIndexes(engine).length, 61);
   });
 });
@@ -382,7 +422,7 @@ describe('listIndexes (rule 9.1)', () => {
     createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 3600 }]);
     const entry = listIndexes(engine)[1];
     assert.ok(entry.expireAfterSeconds instanceof Int32, `expected Int32, got ${typeof entry.expireAfterSeconds}`);
-    assert.equal((entry.expireAfterSeconds).value, 3600);
+    assert.equal(entry.expireAfterSeconds.value, 3600);
   });
 
   it('keeps the key values as given (a Long direction stays a Long)', () => {
@@ -399,13 +439,19 @@ describe('listIndexes (rule 9.1)', () => {
 
   it('returns a cursor with ns "<db>.<coll>" that honours cursor.batchSize', () => {
     const engine = setup();
-    createIndexes(engine, [{ key: { a: 1 }, name: 'a_1' }, { key: { b: 1 }, name: 'b_1' }]);
+    createIndexes(engine, [
+      { key: { a: 1 }, name: 'a_1' },
+      { key: { b: 1 }, name: 'b_1' },
+    ]);
     const reply = engine.runCommand(DB, { listIndexes: 'c', cursor: { batchSize: 1 } });
     const cursor = reply.cursor as Document;
     assert.equal(cursor.ns, 'app.c');
     assert.equal((cursor.firstBatch as Document[]).length, 1);
     assert.ok(!Long.fromValue(cursor.id as Long).isZero());
-    assert.deepEqual(drain(engine, DB, reply, 'c').map((i) => i.name), ['_id_', 'a_1', 'b_1']);
+    assert.deepEqual(
+      drain(engine, DB, reply, 'c').map((i) => i.name),
+      ['_id_', 'a_1', 'b_1'],
+    );
   });
 
   it('listed documents are copies: mutating one does not change the catalog', () => {
@@ -425,7 +471,11 @@ describe('listIndexes (rule 9.1)', () => {
 describe('dropIndexes', () => {
   function withIndexes(): Engine {
     const engine = setup([{ a: 1, b: 1 }]);
-    createIndexes(engine, [{ key: { a: 1 }, name: 'a_1' }, { key: { b: 1 }, name: 'b_1' }, { key: { a: 1, b: 1 }, name: 'a_1_b_1' }]);
+    createIndexes(engine, [
+      { key: { a: 1 }, name: 'a_1' },
+      { key: { b: 1 }, name: 'b_1' },
+      { key: { a: 1, b: 1 }, name: 'a_1_b_1' },
+    ]);
     return engine;
   }
 
@@ -481,7 +531,10 @@ describe('dropIndexes', () => {
 
   it('a key pattern matching two indexes → 181 AmbiguousIndexKeyPattern', () => {
     const engine = setup();
-    createIndexes(engine, [{ key: { a: 1 }, name: 'a_plain' }, { key: { a: 1 }, name: 'a_part', partialFilterExpression: { a: { $gt: 1 } } }]);
+    createIndexes(engine, [
+      { key: { a: 1 }, name: 'a_plain' },
+      { key: { a: 1 }, name: 'a_part', partialFilterExpression: { a: { $gt: 1 } } },
+    ]);
     expectError(() => engine.runCommand(DB, { dropIndexes: 'c', index: { a: 1 } }), 181);
   });
 
@@ -520,7 +573,10 @@ describe('unique indexes', () => {
     assert.equal(err.code, 11000);
     assert.deepEqual(err.keyPattern, { email: 1 });
     assert.deepEqual(err.keyValue, { email: 'a@x' });
-    assert.match(err.errmsg as string, /^E11000 duplicate key error collection: app\.c index: email_1 dup key: \{ email: "a@x" \}/);
+    assert.match(
+      err.errmsg as string,
+      /^E11000 duplicate key error collection: app\.c index: email_1 dup key: \{ email: "a@x" \}/,
+    );
     assert.equal(find(engine).length, 1);
   });
 
@@ -571,15 +627,31 @@ describe('unique indexes', () => {
 
   it('partial unique: documents outside the filter are not constrained', () => {
     const engine = setup();
-    createIndexes(engine, [{ key: { email: 1 }, name: 'email_1', unique: true, partialFilterExpression: { active: true } }]);
-    assert.equal(insert(engine, [{ email: 'x', active: false }, { email: 'x', active: false }, { email: 'x', active: true }]).n, 3);
+    createIndexes(engine, [
+      { key: { email: 1 }, name: 'email_1', unique: true, partialFilterExpression: { active: true } },
+    ]);
+    assert.equal(
+      insert(engine, [
+        { email: 'x', active: false },
+        { email: 'x', active: false },
+        { email: 'x', active: true },
+      ]).n,
+      3,
+    );
     assert.equal((insert(engine, [{ email: 'x', active: true }]).writeErrors as Document[])[0].code, 11000);
   });
 
   it('compound unique: only the full key must be unique', () => {
     const engine = setup();
     createIndexes(engine, [{ key: { a: 1, b: 1 }, name: 'a_1_b_1', unique: true }]);
-    assert.equal(insert(engine, [{ a: 1, b: 1 }, { a: 1, b: 2 }, { a: 2, b: 1 }]).n, 3);
+    assert.equal(
+      insert(engine, [
+        { a: 1, b: 1 },
+        { a: 1, b: 2 },
+        { a: 2, b: 1 },
+      ]).n,
+      3,
+    );
     const [err] = insert(engine, [{ a: 1, b: 2 }]).writeErrors as Document[];
     assert.equal(err.code, 11000);
     assert.deepEqual(err.keyValue, { a: 1, b: 2 });
@@ -597,15 +669,24 @@ describe('unique indexes', () => {
   it('an update that would duplicate a key fails with 11000 and leaves the document unchanged', () => {
     const engine = setup();
     createIndexes(engine, [{ key: { a: 1 }, name: 'a_1', unique: true }]);
-    insert(engine, [{ _id: 1, a: 1 }, { _id: 2, a: 2 }]);
-    const reply = engine.runCommand(DB, { update: 'c', updates: [{ q: { _id: 2 }, u: { $set: { a: 1, b: 'changed' } } }] });
+    insert(engine, [
+      { _id: 1, a: 1 },
+      { _id: 2, a: 2 },
+    ]);
+    const reply = engine.runCommand(DB, {
+      update: 'c',
+      updates: [{ q: { _id: 2 }, u: { $set: { a: 1, b: 'changed' } } }],
+    });
     assert.equal((reply.writeErrors as Document[])[0].code, 11000);
     assert.equal(reply.nModified, 0);
     assert.deepEqual(find(engine, { _id: 2 }), [{ _id: 2, a: 2 }]);
   });
 
   it('building a unique index over existing duplicates fails with 11000 and leaves no index', () => {
-    const engine = setup([{ _id: 1, a: 1 }, { _id: 2, a: 1 }]);
+    const engine = setup([
+      { _id: 1, a: 1 },
+      { _id: 2, a: 1 },
+    ]);
     const err = expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: 'a_1', unique: true }]), 11000);
     assert.match(err.message, /E11000 duplicate key error/);
     assert.deepEqual(indexNames(engine), ['_id_']);
@@ -613,8 +694,18 @@ describe('unique indexes', () => {
   });
 
   it('a unique build failure in a multi-spec command creates none of the specs', () => {
-    const engine = setup([{ _id: 1, a: 1, b: 1 }, { _id: 2, a: 1, b: 2 }]);
-    expectError(() => createIndexes(engine, [{ key: { b: 1 }, name: 'b_1', unique: true }, { key: { a: 1 }, name: 'a_1', unique: true }]), 11000);
+    const engine = setup([
+      { _id: 1, a: 1, b: 1 },
+      { _id: 2, a: 1, b: 2 },
+    ]);
+    expectError(
+      () =>
+        createIndexes(engine, [
+          { key: { b: 1 }, name: 'b_1', unique: true },
+          { key: { a: 1 }, name: 'a_1', unique: true },
+        ]),
+      11000,
+    );
     assert.deepEqual(indexNames(engine), ['_id_']);
   });
 
@@ -644,7 +735,13 @@ describe('sparse indexes', () => {
 
   it('sparse + partialFilterExpression → 67 CannotCreateIndex (rule 8.4)', () => {
     const engine = setup();
-    expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: 'a_1', sparse: true, partialFilterExpression: { a: { $gt: 1 } } }]), 67);
+    expectError(
+      () =>
+        createIndexes(engine, [
+          { key: { a: 1 }, name: 'a_1', sparse: true, partialFilterExpression: { a: { $gt: 1 } } },
+        ]),
+      67,
+    );
   });
 });
 
@@ -682,7 +779,11 @@ describe('partialFilterExpression (rule 8)', () => {
   for (const [label, filter] of refused) {
     it(`rule 8.1: ${label} → 67 "Expression not supported in partial index"`, () => {
       const engine = setup();
-      expectError(() => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', partialFilterExpression: filter }]), 67, /not supported in partial index/);
+      expectError(
+        () => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', partialFilterExpression: filter }]),
+        67,
+        /not supported in partial index/,
+      );
       assert.deepEqual(indexNames(engine), ['_id_']);
     });
   }
@@ -755,21 +856,31 @@ describe('multikey and compound indexes', () => {
   });
 
   it('a document is returned once even when several of its elements match', () => {
-    const engine = setup([{ _id: 1, n: [1, 2, 3] }, { _id: 2, n: [9] }]);
+    const engine = setup([
+      { _id: 1, n: [1, 2, 3] },
+      { _id: 2, n: [9] },
+    ]);
     createIndexes(engine, [{ key: { n: 1 }, name: 'n_1' }]);
     assert.deepEqual(ids(find(engine, { n: { $gte: 1, $lte: 3 } })), [1]);
     assert.deepEqual(ids(find(engine, { n: { $in: [1, 2, 3] } })), [1]);
   });
 
   it('range conditions on a multikey field may be met by different elements (mongod semantics)', () => {
-    const engine = setup([{ _id: 1, n: [1, 10] }, { _id: 2, n: [5] }, { _id: 3, n: [20] }]);
+    const engine = setup([
+      { _id: 1, n: [1, 10] },
+      { _id: 2, n: [5] },
+      { _id: 3, n: [20] },
+    ]);
     createIndexes(engine, [{ key: { n: 1 }, name: 'n_1' }]);
     // [1, 10]: 10 > 4 and 1 < 6, so it matches although no single element lies in (4, 6).
     assert.deepEqual(ids(find(engine, { n: { $gt: 4, $lt: 6 } })).sort(), [1, 2]);
   });
 
   it('an empty array is indexed (as undefined) and found by {tags: []}', () => {
-    const engine = setup([{ _id: 1, tags: [] }, { _id: 2, tags: ['x'] }]);
+    const engine = setup([
+      { _id: 1, tags: [] },
+      { _id: 2, tags: ['x'] },
+    ]);
     createIndexes(engine, [{ key: { tags: 1 }, name: 'tags_1' }]);
     assert.deepEqual(ids(find(engine, { tags: [] })), [1]);
   });
@@ -834,14 +945,20 @@ describe('index maintenance by writes', () => {
     engine.runCommand(DB, { delete: 'c', deletes: [{ q: { a: 9 }, limit: 1 }] });
     const viaIndex = ids(find(engine, { a: { $gte: 0 } }, { hint: 'a_1' }));
     const viaScan = ids(find(engine, { a: { $gte: 0 } }, { hint: { $natural: 1 } }));
-    assert.deepEqual([...viaIndex].sort((x, y) => Number(x) - Number(y)), [...viaScan].sort((x, y) => Number(x) - Number(y)));
+    assert.deepEqual(
+      [...viaIndex].sort((x, y) => Number(x) - Number(y)),
+      [...viaScan].sort((x, y) => Number(x) - Number(y)),
+    );
     assert.deepEqual(find(engine, { a: 3 }), []);
     assert.deepEqual(ids(find(engine, { a: 103 })), [3]);
     assert.deepEqual(find(engine, { a: 9 }), []);
   });
 
   it('a new index covers documents inserted before it', () => {
-    const engine = setup([{ _id: 1, a: 'x' }, { _id: 2, a: 'y' }]);
+    const engine = setup([
+      { _id: 1, a: 'x' },
+      { _id: 2, a: 'y' },
+    ]);
     createIndexes(engine, [{ key: { a: 1 }, name: 'a_1' }]);
     assert.deepEqual(ids(find(engine, { a: 'y' }, { hint: 'a_1' })), [2]);
   });

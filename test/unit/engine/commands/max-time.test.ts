@@ -9,7 +9,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BSON, Double, Int32, Long } from 'bson';
 import { Engine, EngineError, VirtualClock, type Document } from '../../../../src/engine';
-import { InterruptAfterChecks, InterruptFlag, OperationDeadline, checkForInterrupt, parseMaxTimeMS, withInterrupts } from '../../../../src/engine/interrupt';
+import {
+  InterruptAfterChecks,
+  InterruptFlag,
+  OperationDeadline,
+  checkForInterrupt,
+  parseMaxTimeMS,
+  withInterrupts,
+} from '../../../../src/engine/interrupt';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -56,8 +63,17 @@ describe('maxTimeMS validation (mongod parseMaxTimeMS)', () => {
       [NaN, /non-integral value/],
     ];
     for (const [value, message] of cases) {
-      for (const cmd of [{ find: 'c' }, { count: 'c' }, { update: 'c', updates: [{ q: {}, u: { $set: { a: 1 } } }] }, { aggregate: 'c', pipeline: [], cursor: {} }]) {
-        assert.throws(() => engine.runCommand('app', { ...cmd, maxTimeMS: value }), (err: EngineError) => err.code === 2 && err.codeName === 'BadValue' && message.test(err.message), `${JSON.stringify(cmd)} maxTimeMS ${String(value)}`);
+      for (const cmd of [
+        { find: 'c' },
+        { count: 'c' },
+        { update: 'c', updates: [{ q: {}, u: { $set: { a: 1 } } }] },
+        { aggregate: 'c', pipeline: [], cursor: {} },
+      ]) {
+        assert.throws(
+          () => engine.runCommand('app', { ...cmd, maxTimeMS: value }),
+          (err: EngineError) => err.code === 2 && err.codeName === 'BadValue' && message.test(err.message),
+          `${JSON.stringify(cmd)} maxTimeMS ${String(value)}`,
+        );
       }
     }
     // A rejected command changed nothing.
@@ -68,7 +84,10 @@ describe('maxTimeMS validation (mongod parseMaxTimeMS)', () => {
 describe('maxTimeMS on commands (real elapsed time, checked at safe points)', () => {
   const commands: Array<[string, Document]> = [
     ['find', { find: 'c', filter: { n: { $gte: 0 } }, sort: { g: 1, n: -1 } }],
-    ['aggregate', { aggregate: 'c', pipeline: [{ $group: { _id: '$g', s: { $sum: '$n' } } }, { $sort: { s: 1 } }], cursor: {} }],
+    [
+      'aggregate',
+      { aggregate: 'c', pipeline: [{ $group: { _id: '$g', s: { $sum: '$n' } } }, { $sort: { s: 1 } }], cursor: {} },
+    ],
     ['count', { count: 'c', query: { n: { $lt: 90 } } }],
     ['distinct', { distinct: 'c', key: 'n', query: { g: { $ne: 'x' } } }],
     ['findAndModify', { findAndModify: 'c', query: { n: 99, g: 'none' }, update: { $set: { hit: true } } }],
@@ -78,8 +97,14 @@ describe('maxTimeMS on commands (real elapsed time, checked at safe points)', ()
   for (const [name, cmd] of commands) {
     it(`${name} fails with MaxTimeMSExpired (50) once its time is up, and runs to the end with time to spare`, () => {
       const engine = engineWithTicks();
-      assert.equal(codeOf(() => engine.runCommand('app', { ...cmd, maxTimeMS: 5 })), 50);
-      assert.equal(codeOf(() => engine.runCommand('app', { ...cmd, maxTimeMS: 1_000_000 })), undefined);
+      assert.equal(
+        codeOf(() => engine.runCommand('app', { ...cmd, maxTimeMS: 5 })),
+        50,
+      );
+      assert.equal(
+        codeOf(() => engine.runCommand('app', { ...cmd, maxTimeMS: 1_000_000 })),
+        undefined,
+      );
     });
   }
 
@@ -103,7 +128,16 @@ describe('maxTimeMS on commands (real elapsed time, checked at safe points)', ()
     const frames: Document[] = [];
     const engine = engineWithTicks({ commit: (f) => void frames.push(BSON.deserialize(BSON.serialize(f))) });
     const framesBefore = frames.length;
-    assert.equal(codeOf(() => engine.runCommand('app', { update: 'c', updates: [{ q: {}, u: { $set: { done: true } }, multi: true }], maxTimeMS: 60 })), 50);
+    assert.equal(
+      codeOf(() =>
+        engine.runCommand('app', {
+          update: 'c',
+          updates: [{ q: {}, u: { $set: { done: true } }, multi: true }],
+          maxTimeMS: 60,
+        }),
+      ),
+      50,
+    );
     const updated = engine.runCommand('app', { count: 'c', query: { done: true } }).n as number;
     assert.ok(updated > 0 && updated < 5000, `a part was updated (${updated})`);
     assert.equal(frames.length, framesBefore + 1, 'one frame for the stopped command');
@@ -117,7 +151,10 @@ describe('maxTimeMS on commands (real elapsed time, checked at safe points)', ()
     engine.runCommand('app', { createIndexes: 'c', indexes: [{ key: { k: 1 }, name: 'k_1', unique: true }] });
     const stop = new InterruptAfterChecks(300);
     const docs = Array.from({ length: 1000 }, (_, i) => ({ _id: i, k: i }));
-    assert.equal(codeOf(() => withInterrupts(stop, () => engine.runCommand('app', { insert: 'c', documents: docs }))), 11601);
+    assert.equal(
+      codeOf(() => withInterrupts(stop, () => engine.runCommand('app', { insert: 'c', documents: docs }))),
+      11601,
+    );
     const count = engine.runCommand('app', { count: 'c' }).n;
     assert.equal(count, 299);
     assert.equal(engine.runCommand('app', { count: 'c', query: { k: { $gte: 0 } }, hint: { k: 1 } }).n, 299);
@@ -129,7 +166,11 @@ describe('interrupt sources', () => {
     const flag = new InterruptFlag();
     withInterrupts(flag, () => checkForInterrupt());
     flag.request();
-    assert.throws(() => withInterrupts(flag, () => checkForInterrupt()), (err: EngineError) => err.code === 11601 && err.codeName === 'Interrupted' && /operation was interrupted/.test(err.message));
+    assert.throws(
+      () => withInterrupts(flag, () => checkForInterrupt()),
+      (err: EngineError) =>
+        err.code === 11601 && err.codeName === 'Interrupted' && /operation was interrupted/.test(err.message),
+    );
     flag.reset();
     withInterrupts(flag, () => checkForInterrupt());
     // Outside withInterrupts nothing is installed: a check is free and never throws.
@@ -146,9 +187,16 @@ describe('interrupt sources', () => {
     });
     assert.equal(reads, 1 + 10, 'one read at construction, one per 100 checks');
     now = 10;
-    assert.throws(() => withInterrupts(deadline, () => {
-      for (let i = 0; i < 100; i++) checkForInterrupt();
-    }), (err: EngineError) => err.code === 50);
-    assert.throws(() => withInterrupts(deadline, () => checkForInterrupt()), (err: EngineError) => err.code === 50);
+    assert.throws(
+      () =>
+        withInterrupts(deadline, () => {
+          for (let i = 0; i < 100; i++) checkForInterrupt();
+        }),
+      (err: EngineError) => err.code === 50,
+    );
+    assert.throws(
+      () => withInterrupts(deadline, () => checkForInterrupt()),
+      (err: EngineError) => err.code === 50,
+    );
   });
 });

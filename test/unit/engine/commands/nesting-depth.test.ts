@@ -40,7 +40,14 @@ function run(engine: Engine, cmd: Document): Document {
 function setup(): Engine {
   const engine = new Engine();
   run(engine, { insert: 'c', documents: [{ _id: 1, k: 1 }] });
-  run(engine, { createIndexes: 'c', indexes: [{ key: { a: 1 }, name: 'a_1' }, { key: { x: 1 }, name: 'x_1' }, { key: { k: 1 }, name: 'k_1' }] });
+  run(engine, {
+    createIndexes: 'c',
+    indexes: [
+      { key: { a: 1 }, name: 'a_1' },
+      { key: { x: 1 }, name: 'x_1' },
+      { key: { k: 1 }, name: 'k_1' },
+    ],
+  });
   return engine;
 }
 
@@ -84,7 +91,10 @@ describe('inserts are refused past 180 levels of nesting with code 15 (Overflow)
     const engine = setup();
     const before = state(engine);
     assertOverflowWriteError(run(engine, { insert: 'c', documents: [{ _id: 3, ...nested(DEEP) }] }), STORED_TOO_DEEP);
-    assertOverflowWriteError(run(engine, { insert: 'c', documents: [{ _id: 4, x: nestedArray(DEEP) }] }), STORED_TOO_DEEP);
+    assertOverflowWriteError(
+      run(engine, { insert: 'c', documents: [{ _id: 4, x: nestedArray(DEEP) }] }),
+      STORED_TOO_DEEP,
+    );
     assert.deepEqual(state(engine), before);
   });
 
@@ -92,10 +102,25 @@ describe('inserts are refused past 180 levels of nesting with code 15 (Overflow)
     const engine = setup();
     // The document (1) + an array 179 deep = 180.
     assert.equal(run(engine, { insert: 'c', documents: [{ _id: 2, x: nestedArray(179) }] }).n, 1);
-    assertOverflowWriteError(run(engine, { insert: 'c', documents: [{ _id: 3, x: nestedArray(180) }] }), STORED_TOO_DEEP);
+    assertOverflowWriteError(
+      run(engine, { insert: 'c', documents: [{ _id: 3, x: nestedArray(180) }] }),
+      STORED_TOO_DEEP,
+    );
     // 180 non-empty levels with an empty document, or an empty array, at level 181.
-    assert.equal(run(engine, { insert: 'c', documents: [{ _id: 4, ...nested(180, {}) }, { _id: 5, ...nested(180, []) }] }).n, 2);
-    assertOverflowWriteError(run(engine, { insert: 'c', documents: [{ _id: 6, ...nested(180, { z: 1 }) }] }), STORED_TOO_DEEP);
+    assert.equal(
+      run(engine, {
+        insert: 'c',
+        documents: [
+          { _id: 4, ...nested(180, {}) },
+          { _id: 5, ...nested(180, []) },
+        ],
+      }).n,
+      2,
+    );
+    assertOverflowWriteError(
+      run(engine, { insert: 'c', documents: [{ _id: 6, ...nested(180, { z: 1 }) }] }),
+      STORED_TOO_DEEP,
+    );
   });
 
   it('an ordered insert stops at the too-deep document; an unordered one stores the others', () => {
@@ -136,7 +161,10 @@ describe('updates are refused when the document would nest past 180 levels (code
       assert.equal(ok.nModified, 1, JSON.stringify(ok));
       run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { k: 1 } }] });
       const before = state(engine);
-      assertOverflowWriteError(run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: c.at(181) }] }), UPDATED_TOO_DEEP);
+      assertOverflowWriteError(
+        run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: c.at(181) }] }),
+        UPDATED_TOO_DEEP,
+      );
       assert.deepEqual(state(engine), before);
     });
   }
@@ -144,8 +172,14 @@ describe('updates are refused when the document would nest past 180 levels (code
   it('a $set path of 100,000 components is refused with Overflow (no stack overflow) and changes nothing', () => {
     const engine = setup();
     const before = state(engine);
-    assertOverflowWriteError(run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { [pathOf(DEEP)]: 1 } } }] }), UPDATED_TOO_DEEP);
-    assertOverflowWriteError(run(engine, { update: 'c', updates: [{ q: {}, u: { $set: { [pathOf(DEEP)]: 1 } }, multi: true }] }), UPDATED_TOO_DEEP);
+    assertOverflowWriteError(
+      run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { [pathOf(DEEP)]: 1 } } }] }),
+      UPDATED_TOO_DEEP,
+    );
+    assertOverflowWriteError(
+      run(engine, { update: 'c', updates: [{ q: {}, u: { $set: { [pathOf(DEEP)]: 1 } }, multi: true }] }),
+      UPDATED_TOO_DEEP,
+    );
     assert.deepEqual(state(engine), before);
   });
 
@@ -153,7 +187,10 @@ describe('updates are refused when the document would nest past 180 levels (code
     const engine = setup();
     run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { x: nested(179) } } }] });
     const before = state(engine);
-    assertOverflowWriteError(run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { [`x.${pathOf(179)}`]: { b: 1 } } } }] }), UPDATED_TOO_DEEP);
+    assertOverflowWriteError(
+      run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { [`x.${pathOf(179)}`]: { b: 1 } } } }] }),
+      UPDATED_TOO_DEEP,
+    );
     assert.deepEqual(state(engine), before);
   });
 
@@ -161,7 +198,12 @@ describe('updates are refused when the document would nest past 180 levels (code
     const engine = setup();
     const before = state(engine);
     for (const u of [{ $set: { x: nested(DEEP) } }, { $push: { x: nestedArray(DEEP) } }, { k: 1, x: nested(DEEP) }]) {
-      expectError(() => run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u }] }), 15, COMMAND_TOO_DEEP, 'Overflow');
+      expectError(
+        () => run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u }] }),
+        15,
+        COMMAND_TOO_DEEP,
+        'Overflow',
+      );
     }
     assert.deepEqual(state(engine), before);
   });
@@ -170,24 +212,65 @@ describe('updates are refused when the document would nest past 180 levels (code
 describe('upserts and findAndModify apply the same limits', () => {
   it('an upsert making a document 180 levels deep inserts it; 181 and a 100,000-component path are refused with Overflow', () => {
     const engine = setup();
-    assert.equal((run(engine, { update: 'c', updates: [{ q: { _id: 2 }, u: { $set: { [pathOf(180)]: 1 } }, upsert: true }] }).upserted as Document[]).length, 1);
+    assert.equal(
+      (
+        run(engine, { update: 'c', updates: [{ q: { _id: 2 }, u: { $set: { [pathOf(180)]: 1 } }, upsert: true }] })
+          .upserted as Document[]
+      ).length,
+      1,
+    );
     const before = state(engine);
-    assertOverflowWriteError(run(engine, { update: 'c', updates: [{ q: { _id: 3 }, u: { $set: { [pathOf(181)]: 1 } }, upsert: true }] }), STORED_TOO_DEEP);
-    assertOverflowWriteError(run(engine, { update: 'c', updates: [{ q: { _id: 3 }, u: { $set: { [pathOf(DEEP)]: 1 } }, upsert: true }] }), STORED_TOO_DEEP);
-    assertOverflowWriteError(run(engine, { update: 'c', updates: [{ q: { _id: 3 }, u: { x: nested(180) }, upsert: true }] }), STORED_TOO_DEEP);
+    assertOverflowWriteError(
+      run(engine, { update: 'c', updates: [{ q: { _id: 3 }, u: { $set: { [pathOf(181)]: 1 } }, upsert: true }] }),
+      STORED_TOO_DEEP,
+    );
+    assertOverflowWriteError(
+      run(engine, { update: 'c', updates: [{ q: { _id: 3 }, u: { $set: { [pathOf(DEEP)]: 1 } }, upsert: true }] }),
+      STORED_TOO_DEEP,
+    );
+    assertOverflowWriteError(
+      run(engine, { update: 'c', updates: [{ q: { _id: 3 }, u: { x: nested(180) }, upsert: true }] }),
+      STORED_TOO_DEEP,
+    );
     assert.deepEqual(state(engine), before);
   });
 
   it('findAndModify: 180 levels are stored, 181 levels and a 100,000-component path are refused with Overflow, nothing changes', () => {
     const engine = setup();
-    const ok = run(engine, { findAndModify: 'c', query: { _id: 1 }, update: { $set: { [pathOf(180)]: 1 } }, new: true });
+    const ok = run(engine, {
+      findAndModify: 'c',
+      query: { _id: 1 },
+      update: { $set: { [pathOf(180)]: 1 } },
+      new: true,
+    });
     assert.equal(ok.ok, 1);
     run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { k: 1 } }] });
     const before = state(engine);
-    expectError(() => run(engine, { findAndModify: 'c', query: { _id: 1 }, update: { $set: { [pathOf(181)]: 1 } } }), 15, UPDATED_TOO_DEEP, 'Overflow');
-    expectError(() => run(engine, { findAndModify: 'c', query: { _id: 1 }, update: { $set: { [pathOf(DEEP)]: 1 } } }), 15, UPDATED_TOO_DEEP, 'Overflow');
-    expectError(() => run(engine, { findAndModify: 'c', query: { _id: 7 }, update: { $set: { [pathOf(DEEP)]: 1 } }, upsert: true }), 15, STORED_TOO_DEEP, 'Overflow');
-    expectError(() => run(engine, { findAndModify: 'c', query: { _id: 1 }, update: { x: nested(DEEP) } }), 15, COMMAND_TOO_DEEP, 'Overflow');
+    expectError(
+      () => run(engine, { findAndModify: 'c', query: { _id: 1 }, update: { $set: { [pathOf(181)]: 1 } } }),
+      15,
+      UPDATED_TOO_DEEP,
+      'Overflow',
+    );
+    expectError(
+      () => run(engine, { findAndModify: 'c', query: { _id: 1 }, update: { $set: { [pathOf(DEEP)]: 1 } } }),
+      15,
+      UPDATED_TOO_DEEP,
+      'Overflow',
+    );
+    expectError(
+      () =>
+        run(engine, { findAndModify: 'c', query: { _id: 7 }, update: { $set: { [pathOf(DEEP)]: 1 } }, upsert: true }),
+      15,
+      STORED_TOO_DEEP,
+      'Overflow',
+    );
+    expectError(
+      () => run(engine, { findAndModify: 'c', query: { _id: 1 }, update: { x: nested(DEEP) } }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
     assert.deepEqual(state(engine), before);
   });
 });
@@ -199,7 +282,12 @@ describe('commands nested more than 200 levels below the command are refused wit
     assert.equal(run(engine, { find: 'c', filter: { x: nested(199) } }).ok, 1);
     expectError(() => run(engine, { find: 'c', filter: { x: nested(200) } }), 15, COMMAND_TOO_DEEP, 'Overflow');
     expectError(() => run(engine, { find: 'c', filter: { x: nested(DEEP) } }), 15, COMMAND_TOO_DEEP, 'Overflow');
-    expectError(() => run(engine, { find: 'c', filter: { x: { $in: [nestedArray(DEEP)] } } }), 15, COMMAND_TOO_DEEP, 'Overflow');
+    expectError(
+      () => run(engine, { find: 'c', filter: { x: { $in: [nestedArray(DEEP)] } } }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
   });
 
   it('find: $and/$or/$nor/$not/$elemMatch nested 100,000 deep are refused, as is a deep projection or sort', () => {
@@ -209,7 +297,13 @@ describe('commands nested more than 200 levels below the command are refused wit
       for (let i = 0; i < DEEP; i++) f = wrap(f);
       return f;
     };
-    for (const filter of [chain((f) => ({ $and: [f] })), chain((f) => ({ $or: [f] })), chain((f) => ({ $nor: [f] })), { x: chain((f) => ({ $not: f })) }, { x: chain((f) => ({ $elemMatch: f })) }]) {
+    for (const filter of [
+      chain((f) => ({ $and: [f] })),
+      chain((f) => ({ $or: [f] })),
+      chain((f) => ({ $nor: [f] })),
+      { x: chain((f) => ({ $not: f })) },
+      { x: chain((f) => ({ $elemMatch: f })) },
+    ]) {
       expectError(() => run(engine, { find: 'c', filter }), 15, COMMAND_TOO_DEEP, 'Overflow');
     }
     expectError(() => run(engine, { find: 'c', projection: nested(DEEP) }), 15, COMMAND_TOO_DEEP, 'Overflow');
@@ -220,9 +314,24 @@ describe('commands nested more than 200 levels below the command are refused wit
     const engine = setup();
     const before = state(engine);
     const filter = { x: nested(DEEP) };
-    expectError(() => run(engine, { delete: 'c', deletes: [{ q: filter, limit: 0 }] }), 15, COMMAND_TOO_DEEP, 'Overflow');
-    expectError(() => run(engine, { update: 'c', updates: [{ q: filter, u: { $set: { k: 2 } } }] }), 15, COMMAND_TOO_DEEP, 'Overflow');
-    expectError(() => run(engine, { findAndModify: 'c', query: filter, remove: true }), 15, COMMAND_TOO_DEEP, 'Overflow');
+    expectError(
+      () => run(engine, { delete: 'c', deletes: [{ q: filter, limit: 0 }] }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
+    expectError(
+      () => run(engine, { update: 'c', updates: [{ q: filter, u: { $set: { k: 2 } } }] }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
+    expectError(
+      () => run(engine, { findAndModify: 'c', query: filter, remove: true }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
     expectError(() => run(engine, { count: 'c', query: filter }), 15, COMMAND_TOO_DEEP, 'Overflow');
     expectError(() => run(engine, { distinct: 'c', key: 'k', query: filter }), 15, COMMAND_TOO_DEEP, 'Overflow');
     assert.deepEqual(state(engine), before);
@@ -232,8 +341,18 @@ describe('commands nested more than 200 levels below the command are refused wit
     const engine = setup();
     // {aggregate (0), pipeline (1), stage (2), $match filter (3..200)}.
     assert.equal(run(engine, { aggregate: 'c', pipeline: [{ $match: { x: nested(197) } }], cursor: {} }).ok, 1);
-    expectError(() => run(engine, { aggregate: 'c', pipeline: [{ $match: { x: nested(198) } }], cursor: {} }), 15, COMMAND_TOO_DEEP, 'Overflow');
-    expectError(() => run(engine, { aggregate: 'c', pipeline: [{ $match: { x: nested(DEEP) } }], cursor: {} }), 15, COMMAND_TOO_DEEP, 'Overflow');
+    expectError(
+      () => run(engine, { aggregate: 'c', pipeline: [{ $match: { x: nested(198) } }], cursor: {} }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
+    expectError(
+      () => run(engine, { aggregate: 'c', pipeline: [{ $match: { x: nested(DEEP) } }], cursor: {} }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
   });
 
   it('aggregate: an expression nested to the limit runs, one level more and 100,000 levels are refused', () => {
@@ -246,16 +365,50 @@ describe('commands nested more than 200 levels below the command are refused wit
     // {aggregate (0), pipeline (1), stage (2), $project (3), x's expression (4..200)}: 197 operators.
     const ok = run(engine, { aggregate: 'c', pipeline: [{ $project: { x: abs(197) } }], cursor: {} });
     assert.deepEqual(((ok.cursor as Document).firstBatch as Document[])[0], { _id: 1, x: 1 });
-    expectError(() => run(engine, { aggregate: 'c', pipeline: [{ $project: { x: abs(198) } }], cursor: {} }), 15, COMMAND_TOO_DEEP, 'Overflow');
-    expectError(() => run(engine, { aggregate: 'c', pipeline: [{ $project: { x: abs(DEEP) } }], cursor: {} }), 15, COMMAND_TOO_DEEP, 'Overflow');
-    expectError(() => run(engine, { aggregate: 'c', pipeline: [{ $project: { x: { $literal: nested(DEEP) } } }], cursor: {} }), 15, COMMAND_TOO_DEEP, 'Overflow');
-    expectError(() => run(engine, { aggregate: 'c', pipeline: [{ $match: { $expr: abs(DEEP) } }], cursor: {} }), 15, COMMAND_TOO_DEEP, 'Overflow');
+    expectError(
+      () => run(engine, { aggregate: 'c', pipeline: [{ $project: { x: abs(198) } }], cursor: {} }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
+    expectError(
+      () => run(engine, { aggregate: 'c', pipeline: [{ $project: { x: abs(DEEP) } }], cursor: {} }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
+    expectError(
+      () => run(engine, { aggregate: 'c', pipeline: [{ $project: { x: { $literal: nested(DEEP) } } }], cursor: {} }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
+    expectError(
+      () => run(engine, { aggregate: 'c', pipeline: [{ $match: { $expr: abs(DEEP) } }], cursor: {} }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
   });
 
   it('a deep value inside an explained command or a createIndexes partial filter is refused', () => {
     const engine = setup();
-    expectError(() => run(engine, { explain: { find: 'c', filter: { x: nested(DEEP) } } }), 15, COMMAND_TOO_DEEP, 'Overflow');
-    expectError(() => run(engine, { createIndexes: 'c', indexes: [{ key: { y: 1 }, name: 'y_1', partialFilterExpression: { y: nested(DEEP) } }] }), 15, COMMAND_TOO_DEEP, 'Overflow');
+    expectError(
+      () => run(engine, { explain: { find: 'c', filter: { x: nested(DEEP) } } }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
+    expectError(
+      () =>
+        run(engine, {
+          createIndexes: 'c',
+          indexes: [{ key: { y: 1 }, name: 'y_1', partialFilterExpression: { y: nested(DEEP) } }],
+        }),
+      15,
+      COMMAND_TOO_DEEP,
+      'Overflow',
+    );
     assert.deepEqual(Object.keys(state(engine).indexes).sort(), ['_id_', 'a_1', 'k_1', 'x_1']);
   });
 });
@@ -264,10 +417,26 @@ describe('filter field paths are limited to 180 components (code 5729100)', () =
   it('a path of 180 components matches, 181 and 100,000 components are refused', () => {
     const engine = setup();
     run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { [pathOf(180)]: 1 } } }] });
-    const found = (run(engine, { find: 'c', filter: { [pathOf(180)]: 1 } }).cursor as Document).firstBatch as Document[];
+    const found = (run(engine, { find: 'c', filter: { [pathOf(180)]: 1 } }).cursor as Document)
+      .firstBatch as Document[];
     assert.equal(found.length, 1);
-    expectError(() => run(engine, { find: 'c', filter: { [pathOf(181)]: 1 } }), 5729100, /FieldPath is too long.*at most 180/, 'Location5729100');
-    expectError(() => run(engine, { find: 'c', filter: { [pathOf(DEEP)]: 1 } }), 5729100, /FieldPath is too long/, 'Location5729100');
-    expectError(() => run(engine, { find: 'c', filter: { $or: [{ [pathOf(DEEP)]: 1 }] } }), 5729100, /FieldPath is too long/, 'Location5729100');
+    expectError(
+      () => run(engine, { find: 'c', filter: { [pathOf(181)]: 1 } }),
+      5729100,
+      /FieldPath is too long.*at most 180/,
+      'Location5729100',
+    );
+    expectError(
+      () => run(engine, { find: 'c', filter: { [pathOf(DEEP)]: 1 } }),
+      5729100,
+      /FieldPath is too long/,
+      'Location5729100',
+    );
+    expectError(
+      () => run(engine, { find: 'c', filter: { $or: [{ [pathOf(DEEP)]: 1 }] } }),
+      5729100,
+      /FieldPath is too long/,
+      'Location5729100',
+    );
   });
 });

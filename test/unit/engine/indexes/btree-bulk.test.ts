@@ -24,7 +24,11 @@ describe('bulk load of a B+ tree', () => {
     it(`${n.toLocaleString('en-US')} sorted keys give a valid tree holding them all, in order`, () => {
       const keys = Array.from({ length: n }, (_, i) => i * 2);
       const tree = new BTree<number, string>(undefined, cmp);
-      loadSorted(tree, [...keys], keys.map((k) => `v${k}`));
+      loadSorted(
+        tree,
+        [...keys],
+        keys.map((k) => `v${k}`),
+      );
       tree.checkValid(true);
       assert.equal(tree.size, n);
       assert.deepEqual(tree.keysArray(), keys);
@@ -33,7 +37,10 @@ describe('bulk load of a B+ tree', () => {
       for (let i = 0; i < n; i += 3) tree.set(i * 2 + 1, 'odd');
       for (let i = 0; i < n; i += 2) tree.delete(i * 2);
       tree.checkValid(true);
-      const expected = [...keys.filter((_, i) => i % 2 === 1), ...Array.from({ length: Math.ceil(n / 3) }, (_, j) => j * 3 * 2 + 1)].sort(cmp);
+      const expected = [
+        ...keys.filter((_, i) => i % 2 === 1),
+        ...Array.from({ length: Math.ceil(n / 3) }, (_, j) => j * 3 * 2 + 1),
+      ].sort(cmp);
       assert.deepEqual(tree.keysArray(), expected);
     });
   }
@@ -119,7 +126,11 @@ describe('bulk range deletion', () => {
       return a - b;
     };
     const tree = new BTree<number, number>(undefined, counting, 32);
-    loadSorted(tree, Array.from({ length: 200_000 }, (_, i) => i), Array.from({ length: 200_000 }, (_, i) => i));
+    loadSorted(
+      tree,
+      Array.from({ length: 200_000 }, (_, i) => i),
+      Array.from({ length: 200_000 }, (_, i) => i),
+    );
     const doomed = Array.from({ length: 100 }, (_, i) => 1000 + i * 1990);
     compares = 0;
     assert.equal(deleteSortedInBulk(tree, doomed), 100);
@@ -155,7 +166,13 @@ describe('bulk range deletion', () => {
   });
 
   it('a single-key range takes that key only when present; an empty range or no room takes nothing', () => {
-    const tree = new BTree<number, number>([[1, 10], [3, 30]], cmp);
+    const tree = new BTree<number, number>(
+      [
+        [1, 10],
+        [3, 30],
+      ],
+      cmp,
+    );
     assert.deepEqual(takeRangeInBulk(tree, 2, 2, 5), []);
     assert.deepEqual(takeRangeInBulk(tree, 0, 9, 0), []);
     assert.deepEqual(takeRangeInBulk(tree, 3, 3, 5), [30]);
@@ -168,14 +185,24 @@ describe('bulk range deletion', () => {
     const taken = takeRangeInBulk(tree, 50, 150, 60);
     assert.equal(taken.length, 60);
     tree.checkValid(true);
-    assert.deepEqual(tree.keysArray(), [...Array.from({ length: 50 }, (_, i) => i), ...Array.from({ length: 90 }, (_, i) => 110 + i)]);
+    assert.deepEqual(tree.keysArray(), [
+      ...Array.from({ length: 50 }, (_, i) => i),
+      ...Array.from({ length: 90 }, (_, i) => 110 + i),
+    ]);
   });
 
   it('other edit walks keep their per-entry behaviour', () => {
-    const tree = new BTree<number, number>(Array.from({ length: 100 }, (_, i) => [i, i] as [number, number]), cmp);
+    const tree = new BTree<number, number>(
+      Array.from({ length: 100 }, (_, i) => [i, i] as [number, number]),
+      cmp,
+    );
     tree.editRange(0, 99, true, (k) => (k % 2 === 0 ? { delete: true } : { value: k * 10 }));
     tree.checkValid(true);
-    assert.deepEqual(tree.toArray().slice(0, 3), [[1, 10], [3, 30], [5, 50]]);
+    assert.deepEqual(tree.toArray().slice(0, 3), [
+      [1, 10],
+      [3, 30],
+      [5, 50],
+    ]);
     assert.equal(tree.size, 50);
   });
 });
@@ -188,15 +215,24 @@ describe('createIndex on a full collection builds the index in one pass', () => 
     const values = () => {
       const k = Math.floor(r() * 9);
       switch (k) {
-        case 0: return new Date(Date.UTC(2026, 0, 1) + Math.floor(r() * 1e9));
-        case 1: return Math.floor(r() * 50) - 25;
-        case 2: return new Int32(Math.floor(r() * 50));
-        case 3: return Long.fromNumber(Math.floor(r() * 50));
-        case 4: return Decimal128.fromString(String(Math.floor(r() * 50) / 2));
-        case 5: return `s${Math.floor(r() * 30)}`;
-        case 6: return [Math.floor(r() * 10), Math.floor(r() * 10), 3];
-        case 7: return null;
-        default: return undefined;
+        case 0:
+          return new Date(Date.UTC(2026, 0, 1) + Math.floor(r() * 1e9));
+        case 1:
+          return Math.floor(r() * 50) - 25;
+        case 2:
+          return new Int32(Math.floor(r() * 50));
+        case 3:
+          return Long.fromNumber(Math.floor(r() * 50));
+        case 4:
+          return Decimal128.fromString(String(Math.floor(r() * 50) / 2));
+        case 5:
+          return `s${Math.floor(r() * 30)}`;
+        case 6:
+          return [Math.floor(r() * 10), Math.floor(r() * 10), 3];
+        case 7:
+          return null;
+        default:
+          return undefined;
       }
     };
     for (let i = 0; i < 3000; i++) {
@@ -225,7 +261,10 @@ describe('createIndex on a full collection builds the index in one pass', () => 
       const stepwise = new Engine();
       stepwise.db('t').runCommand({ createIndexes: 'c', indexes: [spec] });
       const source = fill(7).getCollection('t', 'c')!;
-      stepwise.db('t').collection('c').insertMany([...source.records.values()].map((r) => r.doc));
+      stepwise
+        .db('t')
+        .collection('c')
+        .insertMany([...source.records.values()].map((r) => r.doc));
       const a = bulk.getCollection('t', 'c')!.indexes.get(String(spec.name))!;
       const b = stepwise.getCollection('t', 'c')!.indexes.get(String(spec.name))!;
       a.tree.checkValid(true);
@@ -234,7 +273,10 @@ describe('createIndex on a full collection builds the index in one pass', () => 
       const ids = (tree: BTree<unknown[], { doc: Document }>) => tree.valuesArray().map((rec) => rec.doc._id);
       assert.deepEqual(ids(a.tree), ids(b.tree));
       assert.equal(a.multikey, b.multikey);
-      assert.deepEqual(entriesOf(a.tree).map((e) => (e as unknown[]).slice(0, -1)), entriesOf(b.tree).map((e) => (e as unknown[]).slice(0, -1)));
+      assert.deepEqual(
+        entriesOf(a.tree).map((e) => (e as unknown[]).slice(0, -1)),
+        entriesOf(b.tree).map((e) => (e as unknown[]).slice(0, -1)),
+      );
     });
   }
 
@@ -245,14 +287,35 @@ describe('createIndex on a full collection builds the index in one pass', () => 
     engine.db('t').runCommand({ createIndexes: 'c', indexes: [{ key: { at: 1 }, name: 'at_1' }] });
     const index = engine.getCollection('t', 'c')!.indexes.get('at_1')!;
     index.tree.checkValid(true);
-    assert.deepEqual(index.tree.valuesArray().map((r) => r.doc._id), docs.map((d) => d._id));
-    const found = engine.db('t').collection('c').find({ at: { $gte: new Date(Date.UTC(2026, 0, 1) + 4000_000) } });
+    assert.deepEqual(
+      index.tree.valuesArray().map((r) => r.doc._id),
+      docs.map((d) => d._id),
+    );
+    const found = engine
+      .db('t')
+      .collection('c')
+      .find({ at: { $gte: new Date(Date.UTC(2026, 0, 1) + 4000_000) } });
     assert.equal(found.length, 1000);
   });
 });
 
 describe('entry order for a one-pass build', () => {
-  const specials = [0, -0, 1, -1, Infinity, -Infinity, Number.MIN_VALUE, -Number.MIN_VALUE, Number.MAX_VALUE, -Number.MAX_VALUE, 0.1, 2 ** 53, -(2 ** 53), 1e-300];
+  const specials = [
+    0,
+    -0,
+    1,
+    -1,
+    Infinity,
+    -Infinity,
+    Number.MIN_VALUE,
+    -Number.MIN_VALUE,
+    Number.MAX_VALUE,
+    -Number.MAX_VALUE,
+    0.1,
+    2 ** 53,
+    -(2 ** 53),
+    1e-300,
+  ];
   for (const direction of [1, -1] as const) {
     for (const kind of ['numbers', 'dates'] as const) {
       it(`${kind}, direction ${direction}: the radix order equals the entry comparator's, equal values in rid order`, () => {
@@ -272,7 +335,10 @@ describe('entry order for a one-pass build', () => {
         const cmp = entryComparator([direction]);
         const expected = [...entries].sort(cmp);
         const order = entryOrder(entries, cmp, direction);
-        assert.deepEqual(Array.from(order, (i) => entries[i]), expected);
+        assert.deepEqual(
+          Array.from(order, (i) => entries[i]),
+          expected,
+        );
       });
     }
   }

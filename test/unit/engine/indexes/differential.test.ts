@@ -34,13 +34,24 @@ function model(a: unknown, b: unknown): number {
   const rb = rank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
   switch (ra) {
-    case 3: return Math.sign(num(a) - num(b));
-    case 4: return Math.sign(Buffer.compare(Buffer.from(a as string, 'utf8'), Buffer.from(b as string, 'utf8')));
-    case 5: return Math.sign(num((a as { x: number }).x) - num((b as { x: number }).x));
-    case 8: return (a as ObjectId).toHexString() < (b as ObjectId).toHexString() ? -1 : (a as ObjectId).toHexString() > (b as ObjectId).toHexString() ? 1 : 0;
-    case 9: return a === b ? 0 : a ? 1 : -1;
-    case 10: return Math.sign((a as Date).getTime() - (b as Date).getTime());
-    default: return 0;
+    case 3:
+      return Math.sign(num(a) - num(b));
+    case 4:
+      return Math.sign(Buffer.compare(Buffer.from(a as string, 'utf8'), Buffer.from(b as string, 'utf8')));
+    case 5:
+      return Math.sign(num((a as { x: number }).x) - num((b as { x: number }).x));
+    case 8:
+      return (a as ObjectId).toHexString() < (b as ObjectId).toHexString()
+        ? -1
+        : (a as ObjectId).toHexString() > (b as ObjectId).toHexString()
+          ? 1
+          : 0;
+    case 9:
+      return a === b ? 0 : a ? 1 : -1;
+    case 10:
+      return Math.sign((a as Date).getTime() - (b as Date).getTime());
+    default:
+      return 0;
   }
 }
 
@@ -49,18 +60,34 @@ function model(a: unknown, b: unknown): number {
 function randomScalar(r: () => number): unknown {
   const n = Math.floor(r() * 200) - 100;
   switch (Math.floor(r() * 12)) {
-    case 0: return n + 0.5;
-    case 1: return new Int32(n);
-    case 2: return Long.fromNumber(n * 3);
-    case 3: return Decimal128.fromString(`${n}.25`);
-    case 4: return ['', 'a', 'ab', 'b', 'Z', 'é', '\u{1F600}', 'zz'][Math.floor(r() * 8)];
-    case 5: return new Date(Date.UTC(2026, 0, 1) + n * 3600_000);
-    case 6: return new ObjectId((Math.floor(r() * 0xffffff)).toString(16).padStart(24, '0'));
-    case 7: return r() < 0.5;
-    case 8: return null;
-    case 9: return { x: n };
-    case 10: return r() < 0.5 ? new MinKey() : new MaxKey();
-    default: return n;
+    case 0:
+      return n + 0.5;
+    case 1:
+      return new Int32(n);
+    case 2:
+      return Long.fromNumber(n * 3);
+    case 3:
+      return Decimal128.fromString(`${n}.25`);
+    case 4:
+      return ['', 'a', 'ab', 'b', 'Z', 'é', '\u{1F600}', 'zz'][Math.floor(r() * 8)];
+    case 5:
+      return new Date(Date.UTC(2026, 0, 1) + n * 3600_000);
+    case 6:
+      return new ObjectId(
+        Math.floor(r() * 0xffffff)
+          .toString(16)
+          .padStart(24, '0'),
+      );
+    case 7:
+      return r() < 0.5;
+    case 8:
+      return null;
+    case 9:
+      return { x: n };
+    case 10:
+      return r() < 0.5 ? new MinKey() : new MaxKey();
+    default:
+      return n;
   }
 }
 
@@ -93,7 +120,10 @@ describe('differential: index scans and sorts against a brute-force model', () =
     const keys = [...index.tree.keys()].map((k) => index.valuesOf(k)[0]);
     assert.ok(keys.length > docs.length, 'multikey documents add entries');
     for (let i = 1; i < keys.length; i++) {
-      assert.ok(model(keys[i - 1], keys[i]) <= 0, `entry ${i - 1} (${String(keys[i - 1])}) <= entry ${i} (${String(keys[i])})`);
+      assert.ok(
+        model(keys[i - 1], keys[i]) <= 0,
+        `entry ${i - 1} (${String(keys[i - 1])}) <= entry ${i} (${String(keys[i])})`,
+      );
     }
   });
 
@@ -108,11 +138,22 @@ describe('differential: index scans and sorts against a brute-force model', () =
     test(`range $gte/$lt on ${label} matches the brute-force answer and uses the index`, () => {
       const filter = { v: { $gte: low, $lt: high } };
       const expected = docs
-        .filter((d) => 'v' in d && values(d.v).some((e) => rank(e) === rank(low) && model(e, low) >= 0) && values(d.v).some((e) => rank(e) === rank(high) && model(e, high) < 0))
+        .filter(
+          (d) =>
+            'v' in d &&
+            values(d.v).some((e) => rank(e) === rank(low) && model(e, low) >= 0) &&
+            values(d.v).some((e) => rank(e) === rank(high) && model(e, high) < 0),
+        )
         .map((d) => d._id)
         .sort((a, b) => (a as number) - (b as number));
-      const viaIndex = coll.find(filter).map((d) => d._id as number).sort((a, b) => a - b);
-      const viaScan = plain.find(filter).map((d) => d._id as number).sort((a, b) => a - b);
+      const viaIndex = coll
+        .find(filter)
+        .map((d) => d._id as number)
+        .sort((a, b) => a - b);
+      const viaScan = plain
+        .find(filter)
+        .map((d) => d._id as number)
+        .sort((a, b) => a - b);
       assert.deepEqual(viaIndex, expected);
       assert.deepEqual(viaScan, expected);
       assert.ok(expected.length > 0, 'the probe selects something');
@@ -124,10 +165,17 @@ describe('differential: index scans and sorts against a brute-force model', () =
   test('equality on a mixed-type value finds scalars and array elements', () => {
     for (const probe of [new Int32(7), 'ab', true, null]) {
       const expected = docs
-        .filter((d) => (probe === null && !('v' in d)) || values(d.v).some((e) => rank(e) === rank(probe) && model(e, probe) === 0))
+        .filter(
+          (d) =>
+            (probe === null && !('v' in d)) ||
+            values(d.v).some((e) => rank(e) === rank(probe) && model(e, probe) === 0),
+        )
         .map((d) => d._id as number)
         .sort((a, b) => a - b);
-      const got = coll.find({ v: probe }).map((d) => d._id as number).sort((a, b) => a - b);
+      const got = coll
+        .find({ v: probe })
+        .map((d) => d._id as number)
+        .sort((a, b) => a - b);
       assert.deepEqual(got, expected, `v == ${String(probe)}`);
     }
   });

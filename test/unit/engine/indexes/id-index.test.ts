@@ -28,7 +28,13 @@ describe('_id index', () => {
   it('treats every numeric form of one value as the same _id (1, 1.0, NumberInt, NumberLong, Double, Decimal128)', () => {
     const { c } = collection();
     c.insertOne({ _id: 1 });
-    for (const same of [new Int32(1), Long.fromNumber(1), new Double(1), Decimal128.fromString('1.0'), Decimal128.fromString('1')]) {
+    for (const same of [
+      new Int32(1),
+      Long.fromNumber(1),
+      new Double(1),
+      Decimal128.fromString('1.0'),
+      Decimal128.fromString('1'),
+    ]) {
       assert.equal(insertCode(c, { _id: same }), 11000, `duplicate of 1: ${String(same)}`);
     }
     assert.equal(c.findOne({ _id: Decimal128.fromString('1.00') })?._id, 1);
@@ -100,25 +106,40 @@ describe('_id index', () => {
     for (const id of ids) c.insertOne({ _id: id % 3 === 0 ? new Int32(id) : id });
     const sorted = [...ids].sort((a, b) => a - b);
     const range = (lo: number, hi: number) => c.find({ _id: { $gte: lo, $lt: hi } }).map((d) => Number(d._id));
-    assert.deepEqual(range(1000, 5000), sorted.filter((v) => v >= 1000 && v < 5000));
+    assert.deepEqual(
+      range(1000, 5000),
+      sorted.filter((v) => v >= 1000 && v < 5000),
+    );
     // The ordered tree now exists; later writes must keep it in step.
     c.insertOne({ _id: 2500.5 });
     c.deleteMany({ _id: { $lt: 2000 } });
     const expected = [...sorted.filter((v) => v >= 2000 && v < 5000), 2500.5].sort((a, b) => a - b);
     assert.deepEqual(range(0, 5000), expected);
-    assert.deepEqual(c.find({}, { sort: { _id: -1 }, limit: 3 }).map((d) => Number(d._id)), [...sorted].reverse().slice(0, 3));
+    assert.deepEqual(
+      c.find({}, { sort: { _id: -1 }, limit: 3 }).map((d) => Number(d._id)),
+      [...sorted].reverse().slice(0, 3),
+    );
     assert.equal(c.countDocuments({}), ids.size + 1 - sorted.filter((v) => v < 2000).length);
   });
 
   it('explains an _id point query as an IXSCAN with bounds, and $in returns documents in _id order', () => {
     const { engine, c } = collection();
     c.insertMany([{ _id: 3 }, { _id: 1 }, { _id: 2 }]);
-    const explain = engine.runCommand('t', { explain: { find: 'c', filter: { _id: { $in: [3, 1, 2, 1] } } }, verbosity: 'executionStats' });
+    const explain = engine.runCommand('t', {
+      explain: { find: 'c', filter: { _id: { $in: [3, 1, 2, 1] } } },
+      verbosity: 'executionStats',
+    });
     const text = JSON.stringify(explain);
     assert.match(text, /"indexName":"_id_"/);
     assert.ok(text.includes('"[2, 2]"'), 'explain still describes the bounds');
-    assert.deepEqual(c.find({ _id: { $in: [3, 1, 2, 1] } }).map((d) => d._id), [1, 2, 3]);
-    assert.deepEqual(c.find({ _id: { $in: [3, 1, 2] } }, { sort: { _id: -1 } }).map((d) => d._id), [3, 2, 1]);
+    assert.deepEqual(
+      c.find({ _id: { $in: [3, 1, 2, 1] } }).map((d) => d._id),
+      [1, 2, 3],
+    );
+    assert.deepEqual(
+      c.find({ _id: { $in: [3, 1, 2] } }, { sort: { _id: -1 } }).map((d) => d._id),
+      [3, 2, 1],
+    );
   });
 
   it('builds its ordered tree only when something needs _id order', () => {
@@ -130,7 +151,10 @@ describe('_id index', () => {
     c.findOne({ _id: 1 });
     c.deleteOne({ _id: 2 });
     assert.equal(built(), false);
-    assert.deepEqual(c.find({ _id: { $gt: 0 } }).map((d) => d._id), [1]);
+    assert.deepEqual(
+      c.find({ _id: { $gt: 0 } }).map((d) => d._id),
+      [1],
+    );
     assert.equal(built(), true);
     assert.equal(index.size, 1);
   });
@@ -140,7 +164,18 @@ describe('_id index', () => {
     const engine = new Engine({ clock: new VirtualClock(t0) });
     const c = engine.db('t').collection('c');
     c.createIndex({ at: 1 }, { expireAfterSeconds: 0 });
-    const ids = () => [new ObjectId('65a1b2c3d4e5f60718293a4b'), 7, new Int32(8), Long.fromNumber(9), 2.5, 'k', new BSONSymbol('s'), new Date(5), -0, NaN];
+    const ids = () => [
+      new ObjectId('65a1b2c3d4e5f60718293a4b'),
+      7,
+      new Int32(8),
+      Long.fromNumber(9),
+      2.5,
+      'k',
+      new BSONSymbol('s'),
+      new Date(5),
+      -0,
+      NaN,
+    ];
     const old = new Date(t0 - 1000);
     // deleteOne, one by one
     for (const id of ids()) {
@@ -153,14 +188,20 @@ describe('_id index', () => {
     c.insertMany(ids().map((id) => ({ _id: id, at: old, v: 3 })));
     engine.ttl.runPass();
     assert.equal(c.countDocuments({}), 0);
-    for (const id of ids()) assert.equal(insertCode(c, { _id: id, v: 4 }), undefined, `${String(id)} free after the TTL pass`);
+    for (const id of ids())
+      assert.equal(insertCode(c, { _id: id, v: 4 }), undefined, `${String(id)} free after the TTL pass`);
     for (const id of ids()) assert.equal(c.findOne({ _id: id })?.v, 4, String(id));
   });
 
   it('serves {_id: value} reads and writes by direct lookup with the same answers as a scan', () => {
     const { engine, c } = collection();
     const id = new ObjectId();
-    c.insertMany([{ _id: id, a: 1 }, { _id: 'k', a: 2 }, { _id: new Int32(7), a: 3 }, { _id: new Date(9), a: 4 }]);
+    c.insertMany([
+      { _id: id, a: 1 },
+      { _id: 'k', a: 2 },
+      { _id: new Int32(7), a: 3 },
+      { _id: new Date(9), a: 4 },
+    ]);
     assert.equal(c.findOne({ _id: 7 })?.a, 3);
     assert.equal(c.findOne({ _id: new Date(9) })?.a, 4);
     assert.equal(c.findOne({ _id: 9 }), null);

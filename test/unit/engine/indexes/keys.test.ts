@@ -8,7 +8,11 @@ import { type EngineError } from '../../../../src/engine/errors';
 
 const keysOf = (doc: object, key: object) => {
   const p = parseKeyPattern(key);
-  return documentKeys(doc as never, p.fields, p.fields.map((f) => f.path.split('.'))).keys;
+  return documentKeys(
+    doc as never,
+    p.fields,
+    p.fields.map((f) => f.path.split('.')),
+  ).keys;
 };
 
 describe('index key generation', () => {
@@ -31,11 +35,17 @@ describe('index key generation', () => {
   });
 
   test('compound keys take the cartesian product with one array field', () => {
-    assert.deepEqual(keysOf({ a: 1, b: [2, 3] }, { a: 1, b: 1 }), [[1, 2], [1, 3]]);
+    assert.deepEqual(keysOf({ a: 1, b: [2, 3] }, { a: 1, b: 1 }), [
+      [1, 2],
+      [1, 3],
+    ]);
   });
 
   test('parallel arrays in a compound key are refused with 171', () => {
-    assert.throws(() => keysOf({ a: [1, 2], b: [3, 4] }, { a: 1, b: 1 }), (e: EngineError) => e.code === 171 && e.codeName === 'CannotIndexParallelArrays');
+    assert.throws(
+      () => keysOf({ a: [1, 2], b: [3, 4] }, { a: 1, b: 1 }),
+      (e: EngineError) => e.code === 171 && e.codeName === 'CannotIndexParallelArrays',
+    );
   });
 });
 
@@ -50,7 +60,11 @@ describe('key patterns', () => {
 
   test('zero, unknown plugins and empty patterns are refused with 67', () => {
     for (const key of [{ a: 0 }, { a: 'fancy' }, {}, { a: true }]) {
-      assert.throws(() => parseKeyPattern(key), (e: EngineError) => e.code === 67, JSON.stringify(key));
+      assert.throws(
+        () => parseKeyPattern(key),
+        (e: EngineError) => e.code === 67,
+        JSON.stringify(key),
+      );
     }
   });
 
@@ -64,10 +78,20 @@ describe('key patterns', () => {
 describe('B+ tree index', () => {
   test('entries are ordered by value then record id, descending fields reversed', () => {
     const index = new BTreeIndex({ v: 2, key: { a: 1, b: -1 }, name: 'a_1_b_-1' });
-    const docs = [{ a: 2, b: 1 }, { a: 1, b: 1 }, { a: 1, b: 5 }, { a: 'x', b: 0 }];
+    const docs = [
+      { a: 2, b: 1 },
+      { a: 1, b: 1 },
+      { a: 1, b: 5 },
+      { a: 'x', b: 0 },
+    ];
     docs.forEach((doc, i) => index.add({ rid: i + 1, doc, idSlot: -1 }, index.keysOf(doc)));
     const order = [...index.tree.keys()].map((k) => index.valuesOf(k));
-    assert.deepEqual(order, [[1, 5], [1, 1], [2, 1], ['x', 0]]);
+    assert.deepEqual(order, [
+      [1, 5],
+      [1, 1],
+      [2, 1],
+      ['x', 0],
+    ]);
   });
 
   test('a sparse index leaves out documents missing every key field', () => {

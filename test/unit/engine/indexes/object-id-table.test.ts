@@ -106,7 +106,10 @@ describe('ObjectId table', () => {
       model.set(id.toHexString(), { id, rec });
     }
     // 300 ids over 8 home slots make one run of 300: the last ones sit ~290 slots past their home.
-    assert.ok([...model.values()].every((e) => e.rec.idSlot < 8), 'each record remembers its home slot');
+    assert.ok(
+      [...model.values()].every((e) => e.rec.idSlot < 8),
+      'each record remembers its home slot',
+    );
     const order = [...model.keys()].sort(() => rand() - 0.5);
     for (let i = 0; i < order.length; i++) {
       const { rec } = model.get(order[i])!;

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Decimal128, Int32, Long } from 'bson';
-import { compilePipeline, pipelineWrites, runPipeline, unsupportedPipelineStage } from '../../../../src/engine/query/aggregate';
+import {
+  compilePipeline,
+  pipelineWrites,
+  runPipeline,
+  unsupportedPipelineStage,
+} from '../../../../src/engine/query/aggregate';
 import type { Document } from '../../../../src/engine/values/types';
 import { expectError } from '../../helpers/expect-error';
 import { isInt32, isLong } from '../../helpers/bson-assert';
@@ -11,9 +16,6 @@ const NOW = new Date('2030-06-01T12:00:00Z');
 function run(input: Document[], pipeline: Document[]): Document[] {
   return runPipeline(input, pipeline, { now: NOW });
 }
-
-
-
 
 const people: Document[] = [
   { _id: 1, name: 'ann', age: 30, city: 'Oslo', tags: ['a', 'b'] },
@@ -81,7 +83,10 @@ describe('pipeline structure', () => {
   });
 
   test('let variables are visible as $$name in every stage', () => {
-    const out = runPipeline([{ _id: 1, a: 2 }], [{ $project: { x: { $multiply: ['$a', '$$factor'] } } }], { now: NOW, let: { factor: { $add: [1, 2] } } });
+    const out = runPipeline([{ _id: 1, a: 2 }], [{ $project: { x: { $multiply: ['$a', '$$factor'] } } }], {
+      now: NOW,
+      let: { factor: { $add: [1, 2] } },
+    });
     assert.deepEqual(out, [{ _id: 1, x: 6 }]);
     expectError(() => runPipeline([], [], { now: NOW, let: { Bad: 1 } }), 16870);
   });
@@ -94,7 +99,10 @@ describe('pipeline structure', () => {
 
 describe('$match, $limit, $skip, $sort', () => {
   test('$match filters with query semantics', () => {
-    assert.deepEqual(run(people, [{ $match: { city: 'Oslo' } }]).map((d) => d._id), [1, 3]);
+    assert.deepEqual(
+      run(people, [{ $match: { city: 'Oslo' } }]).map((d) => d._id),
+      [1, 3],
+    );
   });
 
   test('$match requires an object (15959)', () => {
@@ -103,7 +111,10 @@ describe('$match, $limit, $skip, $sort', () => {
 
   test('$sort then $skip then $limit', () => {
     const out = run(people, [{ $sort: { age: -1, _id: 1 } }, { $skip: 1 }, { $limit: 2 }]);
-    assert.deepEqual(out.map((d) => d._id), [1, 2]);
+    assert.deepEqual(
+      out.map((d) => d._id),
+      [1, 2],
+    );
   });
 
   test('$limit stops pulling from upstream', () => {
@@ -181,7 +192,10 @@ describe('$project', () => {
   });
 
   test('computed fields come after included fields and missing results are omitted', () => {
-    const out = run([doc], [{ $project: { total: { $add: ['$a', '$b.c'] }, a: 1, gone: '$nope', lit: { $literal: 1 } } }]);
+    const out = run(
+      [doc],
+      [{ $project: { total: { $add: ['$a', '$b.c'] }, a: 1, gone: '$nope', lit: { $literal: 1 } } }],
+    );
     assert.deepEqual(out, [{ _id: 7, a: 1, total: 3, lit: 1 }]);
   });
 
@@ -194,12 +208,22 @@ describe('$project', () => {
   });
 
   test('a computed dotted path through an array applies to each document element; scalars drop out', () => {
-    assert.deepEqual(run([{ _id: 1, e: [{ f: 1 }, 2] }], [{ $project: { 'e.k': 'v' } }]), [{ _id: 1, e: [{ k: 'v' }] }]);
+    assert.deepEqual(run([{ _id: 1, e: [{ f: 1 }, 2] }], [{ $project: { 'e.k': 'v' } }]), [
+      { _id: 1, e: [{ k: 'v' }] },
+    ]);
   });
 
   test('mixing inclusion and exclusion is an error', () => {
-    expectError(() => run([doc], [{ $project: { a: 1, b: 0 } }]), 31254, /Cannot do exclusion on field b in inclusion projection/);
-    expectError(() => run([doc], [{ $project: { b: 0, a: 1 } }]), 31253, /Cannot do inclusion on field a in exclusion projection/);
+    expectError(
+      () => run([doc], [{ $project: { a: 1, b: 0 } }]),
+      31254,
+      /Cannot do exclusion on field b in inclusion projection/,
+    );
+    expectError(
+      () => run([doc], [{ $project: { b: 0, a: 1 } }]),
+      31253,
+      /Cannot do inclusion on field a in exclusion projection/,
+    );
     expectError(() => run([doc], [{ $project: { b: 0, x: '$a' } }]), 31252);
   });
 
@@ -232,12 +256,16 @@ describe('$addFields / $set / $unset', () => {
   });
 
   test('a nested object merges into an existing subdocument', () => {
-    assert.deepEqual(run([{ _id: 1, a: { b: 1 } }], [{ $addFields: { a: { c: 2 } } }]), [{ _id: 1, a: { b: 1, c: 2 } }]);
+    assert.deepEqual(run([{ _id: 1, a: { b: 1 } }], [{ $addFields: { a: { c: 2 } } }]), [
+      { _id: 1, a: { b: 1, c: 2 } },
+    ]);
     assert.deepEqual(run([{ _id: 1, a: { b: 1 } }], [{ $addFields: { 'a.c': 2 } }]), [{ _id: 1, a: { b: 1, c: 2 } }]);
   });
 
   test('numbers and booleans are literal values in $addFields, not flags', () => {
-    assert.deepEqual(run([{ _id: 1 }], [{ $addFields: { one: 1, no: false, empty: {} } }]), [{ _id: 1, one: 1, no: false, empty: {} }]);
+    assert.deepEqual(run([{ _id: 1 }], [{ $addFields: { one: 1, no: false, empty: {} } }]), [
+      { _id: 1, one: 1, no: false, empty: {} },
+    ]);
   });
 
   test('$$REMOVE removes a field', () => {
@@ -245,7 +273,9 @@ describe('$addFields / $set / $unset', () => {
   });
 
   test('$addFields on a dotted path through an array sets the field in every element', () => {
-    assert.deepEqual(run([{ _id: 1, e: [{ f: 1 }, 2] }], [{ $addFields: { 'e.k': 'v' } }]), [{ _id: 1, e: [{ f: 1, k: 'v' }, { k: 'v' }] }]);
+    assert.deepEqual(run([{ _id: 1, e: [{ f: 1 }, 2] }], [{ $addFields: { 'e.k': 'v' } }]), [
+      { _id: 1, e: [{ f: 1, k: 'v' }, { k: 'v' }] },
+    ]);
   });
 
   test('$addFields replaces a scalar on a dotted path with a subdocument', () => {
@@ -276,7 +306,10 @@ describe('$group', () => {
 
   test('groups by a field path; null and missing keys share the null group', () => {
     const out = run(sales, [{ $group: { _id: '$item', n: { $count: {} } } }]);
-    assert.deepEqual(out.map((d) => d._id), ['a', 'b', null]);
+    assert.deepEqual(
+      out.map((d) => d._id),
+      ['a', 'b', null],
+    );
     isInt32(out[0].n, 2);
     isInt32(out[2].n, 2);
   });
@@ -307,13 +340,18 @@ describe('$group', () => {
   });
 
   test('$sum with a decimal is a decimal', () => {
-    const [g] = run([{ v: Decimal128.fromString('1.25') }, { v: new Int32(2) }], [{ $group: { _id: null, s: { $sum: '$v' } } }]);
+    const [g] = run(
+      [{ v: Decimal128.fromString('1.25') }, { v: new Int32(2) }],
+      [{ $group: { _id: null, s: { $sum: '$v' } } }],
+    );
     assert.ok(g.s instanceof Decimal128);
     assert.equal(g.s.toString(), '3.25');
   });
 
   test('$avg is a double, ignores non-numbers, and is null with no numbers', () => {
-    const [g] = run(sales, [{ $group: { _id: null, a: { $avg: '$qty' }, p: { $avg: '$price' }, n: { $avg: '$item' } } }]);
+    const [g] = run(sales, [
+      { $group: { _id: null, a: { $avg: '$qty' }, p: { $avg: '$price' }, n: { $avg: '$item' } } },
+    ]);
     assert.equal(g.a, 3);
     assert.equal(typeof g.a, 'number');
     assert.equal(g.p, 35.5 / 3);
@@ -321,14 +359,19 @@ describe('$group', () => {
   });
 
   test('$min / $max ignore null and missing', () => {
-    const [g] = run(sales, [{ $group: { _id: null, lo: { $min: '$price' }, hi: { $max: '$item' }, none: { $max: '$nope' } } }]);
+    const [g] = run(sales, [
+      { $group: { _id: null, lo: { $min: '$price' }, hi: { $max: '$item' }, none: { $max: '$nope' } } },
+    ]);
     assert.equal(g.lo, 5.5);
     assert.equal(g.hi, 'b');
     assert.equal(g.none, null);
   });
 
   test('$first / $last take values in input order, missing becomes null', () => {
-    const out = run(sales, [{ $sort: { _id: 1 } }, { $group: { _id: null, f: { $first: '$item' }, l: { $last: '$item' } } }]);
+    const out = run(sales, [
+      { $sort: { _id: 1 } },
+      { $group: { _id: null, f: { $first: '$item' }, l: { $last: '$item' } } },
+    ]);
     assert.deepEqual(out, [{ _id: null, f: 'a', l: null }]);
   });
 
@@ -346,12 +389,21 @@ describe('$group', () => {
       { a: Long.fromNumber(1), b: 'y' },
     ];
     const out = run(docs, [{ $group: { _id: { a: '$a', b: '$b' }, n: { $sum: new Int32(1) } } }]);
-    assert.deepEqual(out.map((d) => d._id), [{ a: 1, b: 'x' }, { a: Long.fromNumber(1), b: 'y' }]);
+    assert.deepEqual(
+      out.map((d) => d._id),
+      [
+        { a: 1, b: 'x' },
+        { a: Long.fromNumber(1), b: 'y' },
+      ],
+    );
     isInt32(out[0].n, 2);
   });
 
   test('_id can be a computed expression such as a date part', () => {
-    const out = run(sales.slice(0, 3), [{ $group: { _id: { $dayOfMonth: '$day' }, n: { $count: {} } } }, { $sort: { _id: 1 } }]);
+    const out = run(sales.slice(0, 3), [
+      { $group: { _id: { $dayOfMonth: '$day' }, n: { $count: {} } } },
+      { $sort: { _id: 1 } },
+    ]);
     assert.equal(out.length, 2);
     isInt32(out[0]._id, 1);
     isInt32(out[0].n, 2);
@@ -363,7 +415,11 @@ describe('$group', () => {
 
   test('group validation errors carry mongod codes', () => {
     expectError(() => run([], [{ $group: { n: { $sum: 1 } } }]), 15955);
-    expectError(() => run([], [{ $group: { _id: null, n: { $bogus: 1 } } }]), 15952, /unknown group operator '\$bogus'/);
+    expectError(
+      () => run([], [{ $group: { _id: null, n: { $bogus: 1 } } }]),
+      15952,
+      /unknown group operator '\$bogus'/,
+    );
     expectError(() => run([], [{ $group: { _id: null, n: 1 } }]), 40234);
     expectError(() => run([], [{ $group: { _id: null, 'a.b': { $sum: 1 } } }]), 40235);
     expectError(() => run([], [{ $group: { _id: null, n: { $sum: [1, 2] } } }]), 40237);
@@ -405,7 +461,14 @@ describe('$count and $sortByCount', () => {
 describe('$unwind', () => {
   test('the string form emits one document per element, dropping empty, null, and missing', () => {
     const out = run(people, [{ $unwind: '$tags' }]);
-    assert.deepEqual(out.map((d) => [d._id, d.tags]), [[1, 'a'], [1, 'b'], [4, 'solo']]);
+    assert.deepEqual(
+      out.map((d) => [d._id, d.tags]),
+      [
+        [1, 'a'],
+        [1, 'b'],
+        [4, 'solo'],
+      ],
+    );
   });
 
   test('includeArrayIndex adds a Long index (null for non-arrays)', () => {
@@ -427,7 +490,10 @@ describe('$unwind', () => {
 
   test('a dotted path unwinds an array inside a subdocument', () => {
     const out = run([{ _id: 1, a: { b: [1, 2], c: 0 } }], [{ $unwind: '$a.b' }]);
-    assert.deepEqual(out, [{ _id: 1, a: { b: 1, c: 0 } }, { _id: 1, a: { b: 2, c: 0 } }]);
+    assert.deepEqual(out, [
+      { _id: 1, a: { b: 1, c: 0 } },
+      { _id: 1, a: { b: 2, c: 0 } },
+    ]);
   });
 
   test('a path through an array of documents is missing (no fan-out)', () => {
@@ -460,7 +526,11 @@ describe('$replaceRoot / $replaceWith', () => {
   });
 
   test('a non-object new root is error 40228', () => {
-    expectError(() => run([{ _id: 1, a: 2 }], [{ $replaceRoot: { newRoot: '$a' } }]), 40228, /Type of resulting value: 'double'/);
+    expectError(
+      () => run([{ _id: 1, a: 2 }], [{ $replaceRoot: { newRoot: '$a' } }]),
+      40228,
+      /Type of resulting value: 'double'/,
+    );
     expectError(() => run([{ _id: 1 }], [{ $replaceWith: '$nope' }]), 40228, /'missing'/);
   });
 
@@ -497,7 +567,13 @@ describe('end-to-end', () => {
     ];
     const out = run(docs, [
       { $match: { expireAt: { $exists: true } } },
-      { $group: { _id: { $dateToString: { date: '$expireAt', format: '%Y-%m-%d' } }, bytes: { $sum: '$size' }, n: { $sum: new Int32(1) } } },
+      {
+        $group: {
+          _id: { $dateToString: { date: '$expireAt', format: '%Y-%m-%d' } },
+          bytes: { $sum: '$size' },
+          n: { $sum: new Int32(1) },
+        },
+      },
       { $sort: { _id: 1 } },
       { $project: { _id: 0, day: '$_id', bytes: 1, n: 1 } },
     ]);

@@ -16,7 +16,18 @@ function setup() {
   const docs: Document[] = [];
   for (let i = 0; i < 600; i++) {
     const k = Math.floor(r() * 40);
-    const v = [k, new Int32(k), Long.fromNumber(k), k + 0.5, `s${k}`, new Date(k * 1000), k % 2 === 0, null, Number.NaN, Decimal128.fromString(String(k))][i % 10];
+    const v = [
+      k,
+      new Int32(k),
+      Long.fromNumber(k),
+      k + 0.5,
+      `s${k}`,
+      new Date(k * 1000),
+      k % 2 === 0,
+      null,
+      Number.NaN,
+      Decimal128.fromString(String(k)),
+    ][i % 10];
     const doc: Document = { n: i, a: v, m: i % 7 === 0 ? [k, k + 1] : k, s: k };
     if (i % 11 === 0) delete doc.a;
     docs.push(doc);
@@ -29,11 +40,29 @@ function setup() {
 }
 
 const filters: Document[] = [
-  { a: 5 }, { a: new Int32(7) }, { a: Long.fromNumber(9) }, { a: 's12' }, { a: new Date(3000) }, { a: true }, { a: false },
-  { a: { $gt: 10 } }, { a: { $gte: 10, $lt: 20 } }, { a: { $lte: 's2' } }, { a: { $gt: new Date(10_000) } },
-  { a: { $in: [1, 2, 's3', new Date(4000)] } }, { a: { $in: [1, 1.0, new Int32(1)] } }, { a: { $eq: 12.5 } },
-  { a: null }, { a: Number.NaN }, { a: { $gt: Number.NaN } }, { a: { $ne: 3 } }, { a: Decimal128.fromString('4.0') },
-  { m: 3 }, { m: { $gt: 30 } }, { s: { $gte: 20 } }, { s: 4 },
+  { a: 5 },
+  { a: new Int32(7) },
+  { a: Long.fromNumber(9) },
+  { a: 's12' },
+  { a: new Date(3000) },
+  { a: true },
+  { a: false },
+  { a: { $gt: 10 } },
+  { a: { $gte: 10, $lt: 20 } },
+  { a: { $lte: 's2' } },
+  { a: { $gt: new Date(10_000) } },
+  { a: { $in: [1, 2, 's3', new Date(4000)] } },
+  { a: { $in: [1, 1.0, new Int32(1)] } },
+  { a: { $eq: 12.5 } },
+  { a: null },
+  { a: Number.NaN },
+  { a: { $gt: Number.NaN } },
+  { a: { $ne: 3 } },
+  { a: Decimal128.fromString('4.0') },
+  { m: 3 },
+  { m: { $gt: 30 } },
+  { s: { $gte: 20 } },
+  { s: 4 },
 ];
 
 describe('count from index entries (COUNT_SCAN)', () => {
@@ -52,7 +81,15 @@ describe('count from index entries (COUNT_SCAN)', () => {
     const coll = engine.getCollection('t', 'c')!;
     assert.equal(typeof coveredCount(coll, { a: { $gte: 10, $lt: 20 } }, undefined), 'number');
     assert.equal(typeof coveredCount(coll, { a: 's12' }, undefined), 'number');
-    for (const filter of [{ m: 3 }, { s: 4 }, { a: null }, { a: Number.NaN }, { a: { $ne: 3 } }, { a: 1, n: 2 }, { a: { $in: [1, 1.0] } }]) {
+    for (const filter of [
+      { m: 3 },
+      { s: 4 },
+      { a: null },
+      { a: Number.NaN },
+      { a: { $ne: 3 } },
+      { a: 1, n: 2 },
+      { a: { $in: [1, 1.0] } },
+    ]) {
       assert.equal(coveredCount(coll, filter, undefined), undefined, JSON.stringify(filter));
     }
   });

@@ -12,9 +12,6 @@ function ev(expr: unknown, doc: Document = {}, vars?: Vars): unknown {
   return compileExpression(expr)(doc, vars);
 }
 
-
-
-
 function isDecimal(v: unknown, s: string): void {
   assert.ok(v instanceof Decimal128, `expected Decimal128, got ${String(v)}`);
   assert.equal(v.toString(), s);
@@ -293,7 +290,15 @@ describe('comparison and boolean operators', () => {
     assert.equal(ev({ $eq: [Long.fromNumber(2), dec('2.0')] }), true);
     assert.equal(ev({ $gt: ['a', 5] }), true, 'strings sort after numbers');
     assert.equal(ev({ $lt: [null, 0] }), true);
-    assert.equal(ev({ $ne: [[1, 2], [1, 2]] }), false);
+    assert.equal(
+      ev({
+        $ne: [
+          [1, 2],
+          [1, 2],
+        ],
+      }),
+      false,
+    );
   });
 
   test('missing is not equal to null and sorts before it', () => {
@@ -615,7 +620,20 @@ describe('valueKey', () => {
   });
 
   test('different values get different keys', () => {
-    const values = [1, '1', true, null, [1], { a: 1 }, { a: '1' }, new Date(1), dec('0.1'), 0.1, Long.fromString('9007199254740993'), 2 ** 53];
+    const values = [
+      1,
+      '1',
+      true,
+      null,
+      [1],
+      { a: 1 },
+      { a: '1' },
+      new Date(1),
+      dec('0.1'),
+      0.1,
+      Long.fromString('9007199254740993'),
+      2 ** 53,
+    ];
     assert.equal(new Set(values.map(valueKey)).size, values.length);
   });
 

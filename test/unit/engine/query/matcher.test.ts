@@ -106,7 +106,11 @@ describe('matcher: numeric type fidelity', () => {
   test('Decimal128 ranges against doubles are exact', () => {
     const f = { n: { $gte: Decimal128.fromString('2.5'), $lt: Decimal128.fromString('3') } };
     assert.deepEqual(selected(f, [{ n: 2.4 }, { n: 2.5 }, { n: new Int32(3) }, { n: 2.99 }]), [1, 3]);
-    assert.equal(matches({ n: { $gt: Decimal128.fromString('0.1') } }, { n: 0.1 }), true, 'double 0.1 is slightly above 1/10');
+    assert.equal(
+      matches({ n: { $gt: Decimal128.fromString('0.1') } }, { n: 0.1 }),
+      true,
+      'double 0.1 is slightly above 1/10',
+    );
   });
 
   test('NaN equals NaN and is neither greater nor less than anything', () => {
@@ -133,7 +137,10 @@ describe('matcher: numeric type fidelity', () => {
 describe('matcher: type bracketing', () => {
   test('$gt on a number matches only numbers', () => {
     const f = { a: { $gt: 1 } };
-    assert.deepEqual(selected(f, [{ a: 'x' }, { a: true }, { a: new Date() }, { a: {} }, { a: 2 }, { a: null }, {}]), [4]);
+    assert.deepEqual(
+      selected(f, [{ a: 'x' }, { a: true }, { a: new Date() }, { a: {} }, { a: 2 }, { a: null }, {}]),
+      [4],
+    );
   });
 
   test('$lt on a string matches only strings (and symbols)', () => {
@@ -147,7 +154,10 @@ describe('matcher: type bracketing', () => {
 
   test('$gt MinKey matches every value, including missing', () => {
     const f = { a: { $gt: new MinKey() } };
-    assert.deepEqual(selected(f, [{ a: 1 }, { a: 'x' }, { a: null }, {}, { a: new MinKey() }, { a: new MaxKey() }]), [0, 1, 2, 3, 5]);
+    assert.deepEqual(
+      selected(f, [{ a: 1 }, { a: 'x' }, { a: null }, {}, { a: new MinKey() }, { a: new MaxKey() }]),
+      [0, 1, 2, 3, 5],
+    );
   });
 
   test('$lt MaxKey matches everything but MaxKey; $lte MaxKey matches MaxKey too', () => {
@@ -328,7 +338,18 @@ describe('matcher: arrays', () => {
 
   test('$in mixes strings, numbers of every type, dates and regexes', () => {
     const f = { a: { $in: ['x', Long.fromNumber(7), new Date(5), /^pre/, Decimal128.fromString('0.1'), true] } };
-    const docs = [{ a: 'x' }, { a: 7 }, { a: new Int32(7) }, { a: new Date(5) }, { a: 'prefix' }, { a: Decimal128.fromString('0.1') }, { a: 0.1 }, { a: true }, { a: 'y' }, { a: 1 }];
+    const docs = [
+      { a: 'x' },
+      { a: 7 },
+      { a: new Int32(7) },
+      { a: new Date(5) },
+      { a: 'prefix' },
+      { a: Decimal128.fromString('0.1') },
+      { a: 0.1 },
+      { a: true },
+      { a: 'y' },
+      { a: 1 },
+    ];
     assert.deepEqual(selected(f, docs), [0, 1, 2, 3, 4, 5, 7]);
   });
 
@@ -366,8 +387,24 @@ describe('matcher: arrays', () => {
       },
     };
     assert.equal(matches(f, { items: [{ size: 'M', qty: 60, num: 100, color: 'green' }] }), true);
-    assert.equal(matches(f, { items: [{ size: 'M', qty: 60 }, { num: 100, color: 'green' }] }), true);
-    assert.equal(matches(f, { items: [{ size: 'M', qty: 40 }, { num: 100, color: 'green' }] }), false);
+    assert.equal(
+      matches(f, {
+        items: [
+          { size: 'M', qty: 60 },
+          { num: 100, color: 'green' },
+        ],
+      }),
+      true,
+    );
+    assert.equal(
+      matches(f, {
+        items: [
+          { size: 'M', qty: 40 },
+          { num: 100, color: 'green' },
+        ],
+      }),
+      false,
+    );
   });
 });
 
@@ -459,11 +496,20 @@ describe('matcher: $elemMatch', () => {
     const f = { s: { $elemMatch: { $gte: 80, $lt: 85 } } };
     assert.equal(matches(f, { s: [82, 90] }), true);
     assert.equal(matches(f, { s: [79, 90] }), false);
-    assert.equal(matches({ s: { $gte: 80, $lt: 85 } }, { s: [79, 90] }), true, 'without $elemMatch different elements may satisfy each');
+    assert.equal(
+      matches({ s: { $gte: 80, $lt: 85 } }, { s: [79, 90] }),
+      true,
+      'without $elemMatch different elements may satisfy each',
+    );
   });
 
   test('document form: one element document satisfies every condition', () => {
-    const doc = { r: [{ p: 'x', s: 8 }, { p: 'y', s: 9 }] };
+    const doc = {
+      r: [
+        { p: 'x', s: 8 },
+        { p: 'y', s: 9 },
+      ],
+    };
     assert.equal(matches({ r: { $elemMatch: { p: 'x', s: { $gte: 8 } } } }, doc), true);
     assert.equal(matches({ r: { $elemMatch: { p: 'x', s: 9 } } }, doc), false);
     assert.equal(matches({ 'r.p': 'x', 'r.s': 9 }, doc), true, 'dotted paths may be satisfied by different elements');
@@ -523,7 +569,10 @@ describe('matcher: logical operators', () => {
   });
 
   test('$not negates the whole field condition', () => {
-    assert.deepEqual(selected({ a: { $not: { $gt: 5 } } }, [{ a: 3 }, { a: 7 }, {}, { a: 'x' }, { a: [1, 9] }]), [0, 2, 3]);
+    assert.deepEqual(
+      selected({ a: { $not: { $gt: 5 } } }, [{ a: 3 }, { a: 7 }, {}, { a: 'x' }, { a: [1, 9] }]),
+      [0, 2, 3],
+    );
   });
 
   test('$not with a regex matches non-matching strings and non-strings', () => {
@@ -552,8 +601,18 @@ describe('matcher: logical operators', () => {
 
 describe('matcher: $type', () => {
   const docs: Document[] = [
-    { v: 1 }, { v: new Int32(1) }, { v: Long.fromNumber(1) }, { v: Decimal128.fromString('1') },
-    { v: 'x' }, { v: new Date(0) }, { v: null }, {}, { v: [1, 'x'] }, { v: { a: 1 } }, { v: new ObjectId() }, { v: true },
+    { v: 1 },
+    { v: new Int32(1) },
+    { v: Long.fromNumber(1) },
+    { v: Decimal128.fromString('1') },
+    { v: 'x' },
+    { v: new Date(0) },
+    { v: null },
+    {},
+    { v: [1, 'x'] },
+    { v: { a: 1 } },
+    { v: new ObjectId() },
+    { v: true },
   ];
 
   test('type names select exactly one BSON type', () => {
@@ -660,7 +719,18 @@ describe('matcher: $regex', () => {
 describe('matcher: $mod and bit operators', () => {
   test('$mod truncates values toward zero and matches numbers only', () => {
     const f = { n: { $mod: [4, 1] } };
-    assert.deepEqual(selected(f, [{ n: 5 }, { n: 5.9 }, { n: 6 }, { n: new Int32(9) }, { n: Long.fromNumber(13) }, { n: '5' }, { n: NaN }]), [0, 1, 3, 4]);
+    assert.deepEqual(
+      selected(f, [
+        { n: 5 },
+        { n: 5.9 },
+        { n: 6 },
+        { n: new Int32(9) },
+        { n: Long.fromNumber(13) },
+        { n: '5' },
+        { n: NaN },
+      ]),
+      [0, 1, 3, 4],
+    );
     assert.equal(matches({ n: { $mod: [4, -1] } }, { n: -5 }), true);
   });
 
@@ -690,21 +760,58 @@ describe('matcher: $mod and bit operators', () => {
 
 describe('matcher: $geoWithin', () => {
   test('$box contains legacy points inclusively', () => {
-    const f = { loc: { $geoWithin: { $box: [[0, 0], [10, 10]] } } };
-    assert.deepEqual(selected(f, [{ loc: [5, 5] }, { loc: [10, 10] }, { loc: [11, 5] }, { loc: { x: 1, y: 2 } }, {}]), [0, 1, 3]);
+    const f = {
+      loc: {
+        $geoWithin: {
+          $box: [
+            [0, 0],
+            [10, 10],
+          ],
+        },
+      },
+    };
+    assert.deepEqual(
+      selected(f, [{ loc: [5, 5] }, { loc: [10, 10] }, { loc: [11, 5] }, { loc: { x: 1, y: 2 } }, {}]),
+      [0, 1, 3],
+    );
   });
 
   test('$center and $polygon on the plane', () => {
     assert.equal(matches({ p: { $geoWithin: { $center: [[0, 0], 5] } } }, { p: [3, 4] }), true);
     assert.equal(matches({ p: { $geoWithin: { $center: [[0, 0], 5] } } }, { p: [4, 4] }), false);
-    const tri = { p: { $geoWithin: { $polygon: [[0, 0], [10, 0], [0, 10]] } } };
+    const tri = {
+      p: {
+        $geoWithin: {
+          $polygon: [
+            [0, 0],
+            [10, 0],
+            [0, 10],
+          ],
+        },
+      },
+    };
     assert.equal(matches(tri, { p: [2, 2] }), true);
     assert.equal(matches(tri, { p: [8, 8] }), false);
   });
 
   test('$geometry polygon contains GeoJSON points on the sphere', () => {
     const f = {
-      loc: { $geoWithin: { $geometry: { type: 'Polygon', coordinates: [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]] } } },
+      loc: {
+        $geoWithin: {
+          $geometry: {
+            type: 'Polygon',
+            coordinates: [
+              [
+                [0, 0],
+                [10, 0],
+                [10, 10],
+                [0, 10],
+                [0, 0],
+              ],
+            ],
+          },
+        },
+      },
     };
     assert.equal(matches(f, { loc: { type: 'Point', coordinates: [5, 5] } }), true);
     assert.equal(matches(f, { loc: { type: 'Point', coordinates: [15, 5] } }), false);
@@ -724,7 +831,11 @@ describe('matcher: $geoWithin', () => {
 
 describe('matcher: parse errors', () => {
   test('unknown top-level operator', () => {
-    assertError({ $foo: 1 }, 2, /^unknown top level operator: \$foo\. If you have a field name that starts with a '\$' symbol/);
+    assertError(
+      { $foo: 1 },
+      2,
+      /^unknown top level operator: \$foo\. If you have a field name that starts with a '\$' symbol/,
+    );
     assertError({ $not: { a: 1 } }, 2, /unknown top level operator: \$not/);
   });
 

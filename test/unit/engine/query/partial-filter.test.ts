@@ -52,7 +52,18 @@ describe('partialFilterExpression: rule 8.1 allowed expressions', () => {
   });
 
   test('rule 8.1: $geoWithin is allowed', () => {
-    assert.doesNotThrow(() => validatePartialFilterExpression({ loc: { $geoWithin: { $box: [[0, 0], [1, 1]] } } }));
+    assert.doesNotThrow(() =>
+      validatePartialFilterExpression({
+        loc: {
+          $geoWithin: {
+            $box: [
+              [0, 0],
+              [1, 1],
+            ],
+          },
+        },
+      }),
+    );
   });
 
   test('rule 8.1: implicit top-level $and of several fields is allowed', () => {

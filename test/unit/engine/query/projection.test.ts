@@ -11,7 +11,6 @@ function project(spec: Document, doc: Document): Document {
   return fn(doc);
 }
 
-
 const DOC = { _id: 1, a: 1, b: 'x', c: { d: 1, e: 2 }, arr: [1, 2, 3, 4, 5] };
 
 describe('compileProjection: no projection', () => {
@@ -39,7 +38,12 @@ describe('compileProjection: inclusion', () => {
   });
 
   it('accepts true and any non-zero number (NumberInt, NumberLong) as inclusion', () => {
-    assert.deepEqual(project({ a: true, b: new Int32(1), arr: Long.fromNumber(-1) }, DOC), { _id: 1, a: 1, b: 'x', arr: [1, 2, 3, 4, 5] });
+    assert.deepEqual(project({ a: true, b: new Int32(1), arr: Long.fromNumber(-1) }, DOC), {
+      _id: 1,
+      a: 1,
+      b: 'x',
+      arr: [1, 2, 3, 4, 5],
+    });
   });
 
   it('omits fields the document does not have', () => {
@@ -93,11 +97,19 @@ describe('compileProjection: exclusion', () => {
 
 describe('compileProjection: mixing inclusion and exclusion', () => {
   it('refuses an exclusion in an inclusion projection (31254)', () => {
-    expectError(() => compileProjection({ a: 1, b: 0 }), 31254, 'Cannot do exclusion on field b in inclusion projection');
+    expectError(
+      () => compileProjection({ a: 1, b: 0 }),
+      31254,
+      'Cannot do exclusion on field b in inclusion projection',
+    );
   });
 
   it('refuses an inclusion in an exclusion projection (31253)', () => {
-    expectError(() => compileProjection({ b: 0, a: 1 }), 31253, 'Cannot do inclusion on field a in exclusion projection');
+    expectError(
+      () => compileProjection({ b: 0, a: 1 }),
+      31253,
+      'Cannot do inclusion on field a in exclusion projection',
+    );
   });
 
   it('applies the rule to nested _id fields too', () => {
@@ -152,7 +164,16 @@ describe('compileProjection: $slice', () => {
 });
 
 describe('compileProjection: $elemMatch', () => {
-  const doc = { _id: 1, z: 0, items: [{ k: 1, v: 'a' }, { k: 2, v: 'b' }, { k: 2, v: 'c' }], nums: [1, 5, 9] };
+  const doc = {
+    _id: 1,
+    z: 0,
+    items: [
+      { k: 1, v: 'a' },
+      { k: 2, v: 'b' },
+      { k: 2, v: 'c' },
+    ],
+    nums: [1, 5, 9],
+  };
 
   it('returns only the first matching element', () => {
     assert.deepEqual(project({ items: { $elemMatch: { k: 2 } } }, doc), { _id: 1, items: [{ k: 2, v: 'b' }] });
@@ -172,7 +193,11 @@ describe('compileProjection: $elemMatch', () => {
   });
 
   it('refuses a nested field (31275) and a non-document argument (31274)', () => {
-    expectError(() => compileProjection({ 'a.b': { $elemMatch: { x: 1 } } }), 31275, 'Cannot use $elemMatch projection on a nested field.');
+    expectError(
+      () => compileProjection({ 'a.b': { $elemMatch: { x: 1 } } }),
+      31275,
+      'Cannot use $elemMatch projection on a nested field.',
+    );
     expectError(() => compileProjection({ a: { $elemMatch: 1 } }), 31274);
   });
 });
@@ -230,9 +255,9 @@ describe('compileProjection: copies', () => {
   it('copies $slice and $elemMatch results', () => {
     const doc = { _id: 1, a: [{ k: 1 }], s: [[1]] };
     const r1 = project({ a: { $elemMatch: { k: 1 } } }, doc);
-    ((r1.a as Document[])[0]).k = 2;
+    (r1.a as Document[])[0].k = 2;
     const r2 = project({ s: { $slice: 1 } }, doc);
-    ((r2.s as unknown[][])[0]).push(2);
+    (r2.s as unknown[][])[0].push(2);
     assert.deepEqual(doc, { _id: 1, a: [{ k: 1 }], s: [[1]] });
   });
 });

@@ -144,18 +144,32 @@ describe('$regex: options behave as PCRE (where JavaScript differs)', () => {
 
 describe('$regex: invalid patterns and options get mongod codes', () => {
   test('an invalid option is 51108 " invalid flag in regex options: <flag>"', () => {
-    expectError(() => compileFilter({ s: { $regex: 'a', $options: 'iz' } }), 51108, ' invalid flag in regex options: z', 'Location51108');
+    expectError(
+      () => compileFilter({ s: { $regex: 'a', $options: 'iz' } }),
+      51108,
+      ' invalid flag in regex options: z',
+      'Location51108',
+    );
     expectError(() => compileFilter({ s: new BSONRegExp('a', 'l') }), 51108, ' invalid flag in regex options: l');
   });
 
   test('patterns PCRE refuses are 51091 "Regular expression is invalid: ..."', () => {
     for (const bad of ['a)', '(a', '[b-a]', 'a**', '\\y', 'x{3,2}', '(?<=a+)b', '\\2(a)', '[[:alfa:]]']) {
-      expectError(() => compileFilter({ s: { $regex: bad } }), 51091, /^Regular expression is invalid: /, 'Location51091');
+      expectError(
+        () => compileFilter({ s: { $regex: bad } }),
+        51091,
+        /^Regular expression is invalid: /,
+        'Location51091',
+      );
     }
   });
 
   test('an embedded null byte is BadValue', () => {
-    expectError(() => compileFilter({ s: { $regex: 'a\0b' } }), 2, 'Regular expression cannot contain an embedded null byte');
+    expectError(
+      () => compileFilter({ s: { $regex: 'a\0b' } }),
+      2,
+      'Regular expression cannot contain an embedded null byte',
+    );
   });
 });
 
@@ -203,9 +217,20 @@ describe('$regex: patterns only a backtracking engine runs', () => {
 describe('regex: the operation deadline reaches a backtracking match', () => {
   test("a find's maxTimeMS stops a scan whose backreference pattern runs under vm timeouts: MaxTimeMSExpired (50)", () => {
     const engine = new Engine();
-    engine.runCommand('app', { insert: 'c', documents: Array.from({ length: 3000 }, (_, i) => ({ _id: i, s: `${'xy'.repeat(50)}aa` })) });
+    engine.runCommand('app', {
+      insert: 'c',
+      documents: Array.from({ length: 3000 }, (_, i) => ({ _id: i, s: `${'xy'.repeat(50)}aa` })),
+    });
     expectError(() => engine.runCommand('app', { find: 'c', filter: { s: { $regex: '(\\w)\\1' } }, maxTimeMS: 1 }), 50);
     // Without a limit the same find completes (every document matches at "aa").
-    assert.equal(((engine.runCommand('app', { find: 'c', filter: { s: { $regex: '(\\w)\\1' } }, batchSize: 5000 }).cursor as Document).firstBatch as Document[]).length, 3000);
+    assert.equal(
+      (
+        (
+          engine.runCommand('app', { find: 'c', filter: { s: { $regex: '(\\w)\\1' } }, batchSize: 5000 })
+            .cursor as Document
+        ).firstBatch as Document[]
+      ).length,
+      3000,
+    );
   });
 });

@@ -11,7 +11,6 @@ function sorted(spec: Document, docs: Document[]): unknown[] {
   return [...docs].sort(cmp).map((d) => d._id);
 }
 
-
 describe('compileSort: specification', () => {
   it('returns undefined for no sort and for {}', () => {
     assert.equal(compileSort(undefined), undefined);
@@ -19,11 +18,18 @@ describe('compileSort: specification', () => {
   });
 
   it('accepts 1 and -1 of any numeric type', () => {
-    assert.deepEqual(parseSort({ a: new Int32(1), b: Long.fromNumber(-1), c: -1.0 }).map((f) => f.direction), [1, -1, -1]);
+    assert.deepEqual(
+      parseSort({ a: new Int32(1), b: Long.fromNumber(-1), c: -1.0 }).map((f) => f.direction),
+      [1, -1, -1],
+    );
   });
 
   it('refuses other numbers with 15975', () => {
-    expectError(() => compileSort({ a: 2 }), 15975, '$sort key ordering must be 1 (for ascending) or -1 (for descending)');
+    expectError(
+      () => compileSort({ a: 2 }),
+      15975,
+      '$sort key ordering must be 1 (for ascending) or -1 (for descending)',
+    );
     expectError(() => compileSort({ a: 0 }), 15975);
   });
 
@@ -51,7 +57,11 @@ describe('compileSort: specification', () => {
 
 describe('compileSort: ordering', () => {
   it('sorts numbers ascending and descending', () => {
-    const docs = [{ _id: 1, a: 3 }, { _id: 2, a: 1 }, { _id: 3, a: 2 }];
+    const docs = [
+      { _id: 1, a: 3 },
+      { _id: 2, a: 1 },
+      { _id: 3, a: 2 },
+    ];
     assert.deepEqual(sorted({ a: 1 }, docs), [2, 3, 1]);
     assert.deepEqual(sorted({ a: -1 }, docs), [1, 3, 2]);
   });
@@ -87,21 +97,37 @@ describe('compileSort: ordering', () => {
   });
 
   it('sorts arrays by their smallest element ascending and largest descending', () => {
-    const docs = [{ _id: 1, a: [5, 1] }, { _id: 2, a: 3 }, { _id: 3, a: [4, 2] }];
+    const docs = [
+      { _id: 1, a: [5, 1] },
+      { _id: 2, a: 3 },
+      { _id: 3, a: [4, 2] },
+    ];
     assert.deepEqual(sorted({ a: 1 }, docs), [1, 3, 2]);
     assert.deepEqual(sorted({ a: -1 }, docs), [1, 3, 2]);
-    const docs2 = [{ _id: 1, a: [0, 2] }, { _id: 2, a: 3 }, { _id: 3, a: [1, 10] }];
+    const docs2 = [
+      { _id: 1, a: [0, 2] },
+      { _id: 2, a: 3 },
+      { _id: 3, a: [1, 10] },
+    ];
     assert.deepEqual(sorted({ a: -1 }, docs2), [3, 2, 1]);
   });
 
   it('sorts an empty array below null', () => {
-    const docs = [{ _id: 'null', a: null }, { _id: 'empty', a: [] }, { _id: 'one', a: 1 }];
+    const docs = [
+      { _id: 'null', a: null },
+      { _id: 'empty', a: [] },
+      { _id: 'one', a: 1 },
+    ];
     assert.deepEqual(sorted({ a: 1 }, docs), ['empty', 'null', 'one']);
     assert.deepEqual(sorted({ a: -1 }, docs), ['one', 'null', 'empty']);
   });
 
   it('sorts by a dotted path through embedded documents', () => {
-    const docs = [{ _id: 1, a: { b: 2 } }, { _id: 2, a: { b: 1 } }, { _id: 3, a: 5 }];
+    const docs = [
+      { _id: 1, a: { b: 2 } },
+      { _id: 2, a: { b: 1 } },
+      { _id: 3, a: 5 },
+    ];
     assert.deepEqual(sorted({ 'a.b': 1 }, docs), [3, 2, 1]);
   });
 
@@ -117,18 +143,28 @@ describe('compileSort: ordering', () => {
   });
 
   it('uses a positional component as an array index', () => {
-    const docs = [{ _id: 1, a: [3, 0] }, { _id: 2, a: [1, 9] }];
+    const docs = [
+      { _id: 1, a: [3, 0] },
+      { _id: 2, a: [1, 9] },
+    ];
     assert.deepEqual(sorted({ 'a.0': 1 }, docs), [2, 1]);
   });
 
   it('breaks ties with the next sort field', () => {
-    const docs = [{ _id: 1, a: 1, b: 2 }, { _id: 2, a: 1, b: 1 }, { _id: 3, a: 0, b: 5 }];
+    const docs = [
+      { _id: 1, a: 1, b: 2 },
+      { _id: 2, a: 1, b: 1 },
+      { _id: 3, a: 0, b: 5 },
+    ];
     assert.deepEqual(sorted({ a: 1, b: -1 }, docs), [3, 1, 2]);
     assert.deepEqual(sorted({ a: 1, b: 1 }, docs), [3, 2, 1]);
   });
 
   it('sorts dates and strings', () => {
-    const docs = [{ _id: 1, d: new Date(20), s: 'b' }, { _id: 2, d: new Date(10), s: 'a' }];
+    const docs = [
+      { _id: 1, d: new Date(20), s: 'b' },
+      { _id: 2, d: new Date(10), s: 'a' },
+    ];
     assert.deepEqual(sorted({ d: 1 }, docs), [2, 1]);
     assert.deepEqual(sorted({ s: -1 }, docs), [1, 2]);
   });
@@ -140,7 +176,10 @@ describe('compileSort: ordering', () => {
   });
 
   it('allows two sort fields under the same array', () => {
-    const docs = [{ _id: 1, a: [{ b: 1, c: 2 }] }, { _id: 2, a: [{ b: 0, c: 1 }] }];
+    const docs = [
+      { _id: 1, a: [{ b: 1, c: 2 }] },
+      { _id: 2, a: [{ b: 0, c: 1 }] },
+    ];
     assert.deepEqual(sorted({ 'a.b': 1, 'a.c': 1 }, docs), [2, 1]);
   });
 });

@@ -25,7 +25,6 @@ function updated(doc: Document, spec: Document, c: UpdateContext = ctx): Documen
   return applyUpdate(doc, spec, c).doc;
 }
 
-
 /** Deep copy for "was the input mutated?" checks (bson values are immutable, shared). */
 function snapshot(doc: Document): string {
   return JSON.stringify(doc, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
@@ -50,7 +49,11 @@ describe('isOperatorUpdate', () => {
   });
 
   it('rejects a $-field inside a replacement document as mongod does (52)', () => {
-    expectError(() => isOperatorUpdate({ a: 1, $set: { b: 1 } }), 52, /The dollar \(\$\) prefixed field '\$set' in '\$set' is not allowed/);
+    expectError(
+      () => isOperatorUpdate({ a: 1, $set: { b: 1 } }),
+      52,
+      /The dollar \(\$\) prefixed field '\$set' in '\$set' is not allowed/,
+    );
   });
 });
 
@@ -64,7 +67,11 @@ describe('applyUpdate: parsing', () => {
   });
 
   it('rejects an operator whose argument is not a document (9)', () => {
-    expectError(() => update({ _id: 1 }, { $set: 'x' }), 9, /Modifiers operate on fields but we found type string instead.*\{\$set: "x"\}/);
+    expectError(
+      () => update({ _id: 1 }, { $set: 'x' }),
+      9,
+      /Modifiers operate on fields but we found type string instead.*\{\$set: "x"\}/,
+    );
   });
 
   it('accepts an empty operator ({$set: {}}) as a no-op', () => {
@@ -75,12 +82,24 @@ describe('applyUpdate: parsing', () => {
   });
 
   it('reports two operators on the same path as ConflictingUpdateOperators (40)', () => {
-    expectError(() => update({ _id: 1 }, { $set: { a: 1 }, $inc: { a: 1 } }), 40, "Updating the path 'a' would create a conflict at 'a'");
+    expectError(
+      () => update({ _id: 1 }, { $set: { a: 1 }, $inc: { a: 1 } }),
+      40,
+      "Updating the path 'a' would create a conflict at 'a'",
+    );
   });
 
   it('reports a path under another updated path as a conflict at the shorter path', () => {
-    expectError(() => update({ _id: 1 }, { $set: { a: 1 }, $inc: { 'a.b': 1 } }), 40, "Updating the path 'a.b' would create a conflict at 'a'");
-    expectError(() => update({ _id: 1 }, { $set: { 'a.b': 1 }, $unset: { a: 1 } }), 40, "Updating the path 'a' would create a conflict at 'a'");
+    expectError(
+      () => update({ _id: 1 }, { $set: { a: 1 }, $inc: { 'a.b': 1 } }),
+      40,
+      "Updating the path 'a.b' would create a conflict at 'a'",
+    );
+    expectError(
+      () => update({ _id: 1 }, { $set: { 'a.b': 1 }, $unset: { a: 1 } }),
+      40,
+      "Updating the path 'a' would create a conflict at 'a'",
+    );
   });
 
   it('reports conflicts within one operator too', () => {
@@ -88,18 +107,31 @@ describe('applyUpdate: parsing', () => {
   });
 
   it('does not treat sibling paths sharing a prefix string as a conflict', () => {
-    assert.deepEqual(updated({ _id: 1 }, { $set: { a: 1, ab: 2, 'c.d': 3, 'c.e': 4 } }), { _id: 1, a: 1, ab: 2, c: { d: 3, e: 4 } });
+    assert.deepEqual(updated({ _id: 1 }, { $set: { a: 1, ab: 2, 'c.d': 3, 'c.e': 4 } }), {
+      _id: 1,
+      a: 1,
+      ab: 2,
+      c: { d: 3, e: 4 },
+    });
   });
 
   it('refuses positional operators with a clear BadValue (2)', () => {
-    expectError(() => update({ _id: 1, a: [1] }, { $set: { 'a.$': 2 } }), 2, /positional operators .* are not supported yet/);
+    expectError(
+      () => update({ _id: 1, a: [1] }, { $set: { 'a.$': 2 } }),
+      2,
+      /positional operators .* are not supported yet/,
+    );
     expectError(() => update({ _id: 1, a: [1] }, { $set: { 'a.$[]': 2 } }), 2, /not supported yet/);
     expectError(() => update({ _id: 1, a: [1] }, { $inc: { 'a.$[x].b': 2 } }), 2, /not supported yet/);
   });
 
   it('refuses empty paths and empty path components (56)', () => {
     expectError(() => update({ _id: 1 }, { $set: { '': 1 } }), 56, 'An empty update path is not valid.');
-    expectError(() => update({ _id: 1 }, { $set: { 'a..b': 1 } }), 56, "The update path 'a..b' contains an empty field name, which is not allowed.");
+    expectError(
+      () => update({ _id: 1 }, { $set: { 'a..b': 1 } }),
+      56,
+      "The update path 'a..b' contains an empty field name, which is not allowed.",
+    );
   });
 
   it('refuses $-prefixed field names in update paths (52)', () => {
@@ -185,7 +217,10 @@ describe('$set', () => {
 
   it('indexes into arrays with numeric components', () => {
     assert.deepEqual(updated({ _id: 1, a: [1, 2, 3] }, { $set: { 'a.1': 9 } }), { _id: 1, a: [1, 9, 3] });
-    assert.deepEqual(updated({ _id: 1, a: [{ b: 1 }, { b: 2 }] }, { $set: { 'a.1.b': 5 } }), { _id: 1, a: [{ b: 1 }, { b: 5 }] });
+    assert.deepEqual(updated({ _id: 1, a: [{ b: 1 }, { b: 2 }] }, { $set: { 'a.1.b': 5 } }), {
+      _id: 1,
+      a: [{ b: 1 }, { b: 5 }],
+    });
   });
 
   it('pads an array with nulls when setting past its end', () => {
@@ -194,12 +229,24 @@ describe('$set', () => {
   });
 
   it('fails with PathNotViable (28) through a scalar', () => {
-    expectError(() => update({ _id: 1, a: 'str' }, { $set: { 'a.b': 1 } }), 28, 'Cannot create field \'b\' in element {a: "str"}');
-    expectError(() => update({ _id: 1, a: null }, { $set: { 'a.b': 1 } }), 28, "Cannot create field 'b' in element {a: null}");
+    expectError(
+      () => update({ _id: 1, a: 'str' }, { $set: { 'a.b': 1 } }),
+      28,
+      'Cannot create field \'b\' in element {a: "str"}',
+    );
+    expectError(
+      () => update({ _id: 1, a: null }, { $set: { 'a.b': 1 } }),
+      28,
+      "Cannot create field 'b' in element {a: null}",
+    );
   });
 
   it('fails with PathNotViable (28) for a field name on an array', () => {
-    expectError(() => update({ _id: 1, a: ['x', 'y'] }, { $set: { 'a.b': 1 } }), 28, 'Cannot create field \'b\' in element {a: [ "x", "y" ]}');
+    expectError(
+      () => update({ _id: 1, a: ['x', 'y'] }, { $set: { 'a.b': 1 } }),
+      28,
+      'Cannot create field \'b\' in element {a: [ "x", "y" ]}',
+    );
   });
 
   it('adds new fields in lexicographic order, like mongod', () => {
@@ -228,7 +275,11 @@ describe('$set', () => {
       66,
       "Performing an update on the path '_id' would modify the immutable field '_id'",
     );
-    expectError(() => update({ _id: { x: 1 } }, { $set: { '_id.x': 2 } }), 66, /path '_id\.x' would modify the immutable field '_id'/);
+    expectError(
+      () => update({ _id: { x: 1 } }, { $set: { '_id.x': 2 } }),
+      66,
+      /path '_id\.x' would modify the immutable field '_id'/,
+    );
   });
 
   it('refuses changing the type of _id even to an equal value (binary comparison)', () => {
@@ -268,19 +319,19 @@ describe('$inc', () => {
   it('keeps NumberInt + NumberInt as NumberInt', () => {
     const r = updated({ _id: 1, n: new Int32(5) }, { $inc: { n: new Int32(2) } });
     assert.ok(r.n instanceof Int32);
-    assert.equal((r.n).value, 7);
+    assert.equal(r.n.value, 7);
   });
 
   it('promotes NumberInt overflow to NumberLong', () => {
     const r = updated({ _id: 1, n: new Int32(2147483647) }, { $inc: { n: new Int32(1) } });
     assert.ok(r.n instanceof Long);
-    assert.equal((r.n).toString(), '2147483648');
+    assert.equal(r.n.toString(), '2147483648');
   });
 
   it('gives NumberLong for NumberInt + NumberLong', () => {
     const r = updated({ _id: 1, n: new Int32(1) }, { $inc: { n: Long.fromNumber(2) } });
     assert.ok(r.n instanceof Long);
-    assert.equal((r.n).toNumber(), 3);
+    assert.equal(r.n.toNumber(), 3);
   });
 
   it('gives a double for NumberLong + double', () => {
@@ -296,15 +347,18 @@ describe('$inc', () => {
   it('adds Decimal128 exactly', () => {
     const r = updated({ _id: 1, n: Decimal128.fromString('1.5') }, { $inc: { n: Decimal128.fromString('2') } });
     assert.ok(r.n instanceof Decimal128);
-    assert.equal((r.n).toString(), '3.5');
-    const tenths = updated({ _id: 1, n: Decimal128.fromString('0.1') }, { $inc: { n: Decimal128.fromString('0.2') } }).n;
+    assert.equal(r.n.toString(), '3.5');
+    const tenths = updated(
+      { _id: 1, n: Decimal128.fromString('0.1') },
+      { $inc: { n: Decimal128.fromString('0.2') } },
+    ).n;
     assert.equal(compareValues(tenths, Decimal128.fromString('0.3')), 0);
   });
 
   it('gives Decimal128 for int + Decimal128', () => {
     const r = updated({ _id: 1, n: new Int32(1) }, { $inc: { n: Decimal128.fromString('1.5') } });
     assert.ok(r.n instanceof Decimal128);
-    assert.equal((r.n).toString(), '2.5');
+    assert.equal(r.n.toString(), '2.5');
   });
 
   it('creates a missing field with the increment, keeping its type', () => {
@@ -332,7 +386,11 @@ describe('$inc', () => {
   });
 
   it('refuses a non-numeric increment with TypeMismatch (14)', () => {
-    expectError(() => update({ _id: 1 }, { $inc: { a: 'x' } }), 14, 'Cannot increment with non-numeric argument: {a: "x"}');
+    expectError(
+      () => update({ _id: 1 }, { $inc: { a: 'x' } }),
+      14,
+      'Cannot increment with non-numeric argument: {a: "x"}',
+    );
   });
 
   it('refuses incrementing a non-numeric field with TypeMismatch (14)', () => {
@@ -358,7 +416,7 @@ describe('$mul', () => {
   it('promotes NumberInt overflow to NumberLong', () => {
     const r = updated({ _id: 1, n: new Int32(65536) }, { $mul: { n: new Int32(65536) } });
     assert.ok(r.n instanceof Long);
-    assert.equal((r.n).toString(), '4294967296');
+    assert.equal(r.n.toString(), '4294967296');
   });
 
   it('multiplies doubles', () => {
@@ -369,13 +427,21 @@ describe('$mul', () => {
     assert.deepEqual(updated({ _id: 1 }, { $mul: { n: new Int32(5) } }).n, new Int32(0));
     const l = updated({ _id: 1 }, { $mul: { n: Long.fromNumber(5) } }).n;
     assert.ok(l instanceof Long);
-    assert.equal((l).toNumber(), 0);
+    assert.equal(l.toNumber(), 0);
     assert.equal(updated({ _id: 1 }, { $mul: { n: 5 } }).n, 0);
   });
 
   it('refuses a non-numeric multiplier and field (14)', () => {
-    expectError(() => update({ _id: 1 }, { $mul: { a: true } }), 14, 'Cannot multiply with non-numeric argument: {a: true}');
-    expectError(() => update({ _id: 1, a: [1] }, { $mul: { a: 2 } }), 14, /Cannot apply \$mul to a value of non-numeric type.*of non-numeric type array/);
+    expectError(
+      () => update({ _id: 1 }, { $mul: { a: true } }),
+      14,
+      'Cannot multiply with non-numeric argument: {a: true}',
+    );
+    expectError(
+      () => update({ _id: 1, a: [1] }, { $mul: { a: 2 } }),
+      14,
+      /Cannot apply \$mul to a value of non-numeric type.*of non-numeric type array/,
+    );
   });
 });
 
@@ -426,7 +492,11 @@ describe('$rename', () => {
   });
 
   it('refuses the same source and target (2)', () => {
-    expectError(() => update({ _id: 1, a: 1 }, { $rename: { a: 'a' } }), 2, 'The source and target field for $rename must differ: a: "a"');
+    expectError(
+      () => update({ _id: 1, a: 1 }, { $rename: { a: 'a' } }),
+      2,
+      'The source and target field for $rename must differ: a: "a"',
+    );
   });
 
   it('refuses a source and target on the same path (2)', () => {
@@ -434,15 +504,27 @@ describe('$rename', () => {
   });
 
   it('refuses a non-string target (2)', () => {
-    expectError(() => update({ _id: 1, a: 1 }, { $rename: { a: true } }), 2, "The 'to' field for $rename must be a string: a: true");
+    expectError(
+      () => update({ _id: 1, a: 1 }, { $rename: { a: true } }),
+      2,
+      "The 'to' field for $rename must be a string: a: true",
+    );
   });
 
   it('refuses a source inside an array (2)', () => {
-    expectError(() => update({ _id: 1, a: [{ b: 1 }] }, { $rename: { 'a.0.b': 'c' } }), 2, /The source field cannot be an array element, 'a\.0\.b'/);
+    expectError(
+      () => update({ _id: 1, a: [{ b: 1 }] }, { $rename: { 'a.0.b': 'c' } }),
+      2,
+      /The source field cannot be an array element, 'a\.0\.b'/,
+    );
   });
 
   it('refuses a target inside an array (2)', () => {
-    expectError(() => update({ _id: 1, a: 1, t: [] }, { $rename: { a: 't.x' } }), 2, /The destination field cannot be an array element/);
+    expectError(
+      () => update({ _id: 1, a: 1, t: [] }, { $rename: { a: 't.x' } }),
+      2,
+      /The destination field cannot be an array element/,
+    );
   });
 
   it('conflicts with another operator on its source or target (40)', () => {
@@ -478,7 +560,10 @@ describe('$push', () => {
 
   it('inserts at $position, counting negative positions from the end', () => {
     assert.deepEqual(updated({ _id: 1, a: [1, 2, 3] }, { $push: { a: { $each: [9], $position: 0 } } }).a, [9, 1, 2, 3]);
-    assert.deepEqual(updated({ _id: 1, a: [1, 2, 3] }, { $push: { a: { $each: [9], $position: -1 } } }).a, [1, 2, 9, 3]);
+    assert.deepEqual(
+      updated({ _id: 1, a: [1, 2, 3] }, { $push: { a: { $each: [9], $position: -1 } } }).a,
+      [1, 2, 9, 3],
+    );
     assert.deepEqual(updated({ _id: 1, a: [1, 2] }, { $push: { a: { $each: [9], $position: 10 } } }).a, [1, 2, 9]);
   });
 
@@ -514,11 +599,31 @@ describe('$push', () => {
   });
 
   it('refuses a non-array $each, an unknown clause and bad $slice/$position/$sort (2)', () => {
-    expectError(() => update({ _id: 1 }, { $push: { a: { $each: 1 } } }), 2, /The argument to \$each in \$push must be an array/);
-    expectError(() => update({ _id: 1 }, { $push: { a: { $each: [], $foo: 1 } } }), 2, 'Unrecognized clause in $push: $foo');
-    expectError(() => update({ _id: 1 }, { $push: { a: { $each: [], $slice: 'x' } } }), 2, /\$slice must be an integral value/);
-    expectError(() => update({ _id: 1 }, { $push: { a: { $each: [], $slice: 1.5 } } }), 2, /\$slice must be an integral value/);
-    expectError(() => update({ _id: 1 }, { $push: { a: { $each: [], $position: 'x' } } }), 2, /\$position must be an integer/);
+    expectError(
+      () => update({ _id: 1 }, { $push: { a: { $each: 1 } } }),
+      2,
+      /The argument to \$each in \$push must be an array/,
+    );
+    expectError(
+      () => update({ _id: 1 }, { $push: { a: { $each: [], $foo: 1 } } }),
+      2,
+      'Unrecognized clause in $push: $foo',
+    );
+    expectError(
+      () => update({ _id: 1 }, { $push: { a: { $each: [], $slice: 'x' } } }),
+      2,
+      /\$slice must be an integral value/,
+    );
+    expectError(
+      () => update({ _id: 1 }, { $push: { a: { $each: [], $slice: 1.5 } } }),
+      2,
+      /\$slice must be an integral value/,
+    );
+    expectError(
+      () => update({ _id: 1 }, { $push: { a: { $each: [], $position: 'x' } } }),
+      2,
+      /\$position must be an integer/,
+    );
     expectError(() => update({ _id: 1 }, { $push: { a: { $each: [], $sort: 2 } } }), 2, /The \$sort is invalid/);
     expectError(() => update({ _id: 1 }, { $push: { a: { $each: [], $sort: {} } } }), 2, /pattern is empty/);
   });
@@ -535,7 +640,10 @@ describe('$addToSet', () => {
   });
 
   it('compares documents including field order', () => {
-    assert.equal((updated({ _id: 1, a: [{ x: 1, y: 2 }] }, { $addToSet: { a: { y: 2, x: 1 } } }).a as unknown[]).length, 2);
+    assert.equal(
+      (updated({ _id: 1, a: [{ x: 1, y: 2 }] }, { $addToSet: { a: { y: 2, x: 1 } } }).a as unknown[]).length,
+      2,
+    );
   });
 
   it('adds each new $each element once', () => {
@@ -577,7 +685,19 @@ describe('$pull and $pullAll', () => {
   });
 
   it('removes array elements equal to an array value', () => {
-    assert.deepEqual(updated({ _id: 1, a: [[1, 2], [2, 1]] }, { $pull: { a: [1, 2] } }).a, [[2, 1]]);
+    assert.deepEqual(
+      updated(
+        {
+          _id: 1,
+          a: [
+            [1, 2],
+            [2, 1],
+          ],
+        },
+        { $pull: { a: [1, 2] } },
+      ).a,
+      [[2, 1]],
+    );
   });
 
   it('is a no-op on a missing field', () => {
@@ -593,7 +713,11 @@ describe('$pull and $pullAll', () => {
   });
 
   it('$pullAll requires an array argument (2)', () => {
-    expectError(() => update({ _id: 1, a: [1] }, { $pullAll: { a: 1 } }), 2, '$pullAll requires an array argument but was given a double');
+    expectError(
+      () => update({ _id: 1, a: [1] }, { $pullAll: { a: 1 } }),
+      2,
+      '$pullAll requires an array argument but was given a double',
+    );
   });
 });
 
@@ -614,7 +738,11 @@ describe('$pop', () => {
   });
 
   it('refuses a non-array field with TypeMismatch (14)', () => {
-    expectError(() => update({ _id: 1, a: { b: 1 } }, { $pop: { a: 1 } }), 14, "Path 'a' contains an element of non-array type 'object'");
+    expectError(
+      () => update({ _id: 1, a: { b: 1 } }, { $pop: { a: 1 } }),
+      14,
+      "Path 'a' contains an element of non-array type 'object'",
+    );
   });
 });
 
@@ -622,11 +750,14 @@ describe('$currentDate', () => {
   it('sets a date with true', () => {
     const r = updated({ _id: 1 }, { $currentDate: { at: true } });
     assert.ok(r.at instanceof Date);
-    assert.equal((r.at).getTime(), NOW.getTime());
+    assert.equal(r.at.getTime(), NOW.getTime());
   });
 
   it('sets a date with {$type: "date"}', () => {
-    assert.equal((updated({ _id: 1 }, { $currentDate: { at: { $type: 'date' } } }).at as Date).getTime(), NOW.getTime());
+    assert.equal(
+      (updated({ _id: 1 }, { $currentDate: { at: { $type: 'date' } } }).at as Date).getTime(),
+      NOW.getTime(),
+    );
   });
 
   it('sets a timestamp with {$type: "timestamp"}, distinct within one second', () => {
@@ -646,8 +777,16 @@ describe('$currentDate', () => {
 
   it('refuses other specifications (2)', () => {
     expectError(() => update({ _id: 1 }, { $currentDate: { at: 1 } }), 2, /is not valid type for \$currentDate/);
-    expectError(() => update({ _id: 1 }, { $currentDate: { at: { $type: 'int' } } }), 2, /required to be 'date' or 'timestamp'/);
-    expectError(() => update({ _id: 1 }, { $currentDate: { at: { type: 'date' } } }), 2, /The only valid field of the option is '\$type'/);
+    expectError(
+      () => update({ _id: 1 }, { $currentDate: { at: { $type: 'int' } } }),
+      2,
+      /required to be 'date' or 'timestamp'/,
+    );
+    expectError(
+      () => update({ _id: 1 }, { $currentDate: { at: { type: 'date' } } }),
+      2,
+      /The only valid field of the option is '\$type'/,
+    );
   });
 });
 
@@ -659,7 +798,11 @@ describe('$setOnInsert', () => {
   });
 
   it('applies when an upsert inserts', () => {
-    assert.deepEqual(updated({ _id: 1 }, { $setOnInsert: { a: 1 }, $set: { b: 2 } }, insertCtx), { _id: 1, a: 1, b: 2 });
+    assert.deepEqual(updated({ _id: 1 }, { $setOnInsert: { a: 1 }, $set: { b: 2 } }, insertCtx), {
+      _id: 1,
+      a: 1,
+      b: 2,
+    });
   });
 
   it('still conflicts with other operators on the same path (40)', () => {
@@ -669,15 +812,24 @@ describe('$setOnInsert', () => {
 
 describe('$bit', () => {
   it('applies and / or / xor to NumberInt', () => {
-    assert.deepEqual(updated({ _id: 1, n: new Int32(0b1100) }, { $bit: { n: { and: new Int32(0b1010) } } }).n, new Int32(0b1000));
-    assert.deepEqual(updated({ _id: 1, n: new Int32(0b1100) }, { $bit: { n: { or: new Int32(0b0011) } } }).n, new Int32(0b1111));
-    assert.deepEqual(updated({ _id: 1, n: new Int32(0b1100) }, { $bit: { n: { xor: new Int32(0b0110) } } }).n, new Int32(0b1010));
+    assert.deepEqual(
+      updated({ _id: 1, n: new Int32(0b1100) }, { $bit: { n: { and: new Int32(0b1010) } } }).n,
+      new Int32(0b1000),
+    );
+    assert.deepEqual(
+      updated({ _id: 1, n: new Int32(0b1100) }, { $bit: { n: { or: new Int32(0b0011) } } }).n,
+      new Int32(0b1111),
+    );
+    assert.deepEqual(
+      updated({ _id: 1, n: new Int32(0b1100) }, { $bit: { n: { xor: new Int32(0b0110) } } }).n,
+      new Int32(0b1010),
+    );
   });
 
   it('gives NumberLong when a long is involved', () => {
     const r = updated({ _id: 1, n: new Int32(1) }, { $bit: { n: { or: Long.fromNumber(2) } } });
     assert.ok(r.n instanceof Long);
-    assert.equal((r.n).toNumber(), 3);
+    assert.equal(r.n.toNumber(), 3);
   });
 
   it('refuses doubles (2)', () => {
@@ -735,7 +887,11 @@ describe('upsertSeed', () => {
   });
 
   it('takes equalities from top-level $and and a one-clause $or', () => {
-    assert.deepEqual(upsertSeed({ $and: [{ a: 1 }, { b: { $lt: 1 } }, { c: 2 }], $or: [{ d: 4 }] }), { a: 1, c: 2, d: 4 });
+    assert.deepEqual(upsertSeed({ $and: [{ a: 1 }, { b: { $lt: 1 } }, { c: 2 }], $or: [{ d: 4 }] }), {
+      a: 1,
+      c: 2,
+      d: 4,
+    });
     assert.deepEqual(upsertSeed({ $or: [{ a: 1 }, { b: 2 }] }), {});
   });
 
@@ -758,11 +914,19 @@ describe('upsertSeed', () => {
   });
 
   it('refuses the same path matched twice (54)', () => {
-    expectError(() => upsertSeed({ a: 1, $and: [{ a: 2 }] }), 54, "cannot infer query fields to set, path 'a' is matched twice");
+    expectError(
+      () => upsertSeed({ a: 1, $and: [{ a: 2 }] }),
+      54,
+      "cannot infer query fields to set, path 'a' is matched twice",
+    );
   });
 
   it('refuses overlapping paths (54)', () => {
-    expectError(() => upsertSeed({ a: { x: 1 }, 'a.b': 2 }), 54, "cannot infer query fields to set, both paths 'a' and 'a.b' are matched");
+    expectError(
+      () => upsertSeed({ a: { x: 1 }, 'a.b': 2 }),
+      54,
+      "cannot infer query fields to set, both paths 'a' and 'a.b' are matched",
+    );
   });
 
   it('clones the filter values', () => {

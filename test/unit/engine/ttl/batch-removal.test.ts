@@ -112,7 +112,11 @@ describe('rules 7.7–7.9: TTL batches keep every other index in step', () => {
             });
             for (const record of coll.records.values()) {
               const keys = index.keysOf(record.doc);
-              assert.equal(perRid.get(record.rid) ?? 0, keys ? keys.length : 0, `${index.name}: entries of rid ${record.rid}`);
+              assert.equal(
+                perRid.get(record.rid) ?? 0,
+                keys ? keys.length : 0,
+                `${index.name}: entries of rid ${record.rid}`,
+              );
             }
           }
 
@@ -120,11 +124,26 @@ describe('rules 7.7–7.9: TTL batches keep every other index in step', () => {
           const sorted = (xs: unknown[]) => xs.map(String).sort();
           const idsOf = (filter: Document, hint: Document) => sorted(c.find(filter, { hint }).map((d) => d._id));
           const expect = (pred: (d: Document) => boolean) => sorted(survivors.filter(pred).map((d) => d._id));
-          assert.deepEqual(idsOf({ name: 'user7' }, { name: 1 }), expect((d) => d.name === 'user7'));
-          assert.deepEqual(idsOf({ tag: 't3', n: { $gte: 50 } }, { tag: 1, n: -1 }), expect((d) => d.tag === 't3' && (d.n as number) >= 50));
-          assert.deepEqual(idsOf({ tags: 'b2' }, { tags: 1 }), expect((d) => (d.tags as string[]).includes('b2')));
-          assert.deepEqual(idsOf({ opt: 4 }, { opt: 1 }), expect((d) => d.opt === 4));
-          assert.deepEqual(idsOf({ k: 8 }, { k: 1 }), expect((d) => d.k === 8));
+          assert.deepEqual(
+            idsOf({ name: 'user7' }, { name: 1 }),
+            expect((d) => d.name === 'user7'),
+          );
+          assert.deepEqual(
+            idsOf({ tag: 't3', n: { $gte: 50 } }, { tag: 1, n: -1 }),
+            expect((d) => d.tag === 't3' && (d.n as number) >= 50),
+          );
+          assert.deepEqual(
+            idsOf({ tags: 'b2' }, { tags: 1 }),
+            expect((d) => (d.tags as string[]).includes('b2')),
+          );
+          assert.deepEqual(
+            idsOf({ opt: 4 }, { opt: 1 }),
+            expect((d) => d.opt === 4),
+          );
+          assert.deepEqual(
+            idsOf({ k: 8 }, { k: 1 }),
+            expect((d) => d.k === 8),
+          );
           // _id point reads and the unique index: a deleted document's values are free again.
           for (const d of docs.slice(0, 300)) {
             const alive = survivors.includes(d);

@@ -21,7 +21,6 @@ function setup(options: Partial<EngineOptions> = {}): { engine: Engine; clock: V
   return { engine, clock };
 }
 
-
 function run(engine: Engine, cmd: Document): Document {
   return engine.runCommand(DB, cmd);
 }
@@ -31,7 +30,11 @@ function collMod(engine: Engine, index: Document, coll = 'c'): Document {
 }
 
 function indexNamed(engine: Engine, name: string, coll = 'c'): Document | undefined {
-  return engine.db(DB).collection(coll).listIndexes().find((i) => i.name === name);
+  return engine
+    .db(DB)
+    .collection(coll)
+    .listIndexes()
+    .find((i) => i.name === name);
 }
 
 function listedEAS(engine: Engine, name: string, coll = 'c'): number | undefined {
@@ -84,10 +87,21 @@ describe('collMod TTL: rules 3.1–3.2 (value type and range)', () => {
 
   it('rule 3.1: Long, Int32, double and decimal values are accepted', () => {
     const { engine } = withIndexes();
-    assert.equal(asNumber(collMod(engine, { name: 't_1', expireAfterSeconds: Long.fromNumber(10) }).expireAfterSeconds_new), 10);
-    assert.equal(asNumber(collMod(engine, { name: 't_1', expireAfterSeconds: new Int32(20) }).expireAfterSeconds_new), 20);
+    assert.equal(
+      asNumber(collMod(engine, { name: 't_1', expireAfterSeconds: Long.fromNumber(10) }).expireAfterSeconds_new),
+      10,
+    );
+    assert.equal(
+      asNumber(collMod(engine, { name: 't_1', expireAfterSeconds: new Int32(20) }).expireAfterSeconds_new),
+      20,
+    );
     assert.equal(asNumber(collMod(engine, { name: 't_1', expireAfterSeconds: 30 }).expireAfterSeconds_new), 30);
-    assert.equal(asNumber(collMod(engine, { name: 't_1', expireAfterSeconds: Decimal128.fromString('40') }).expireAfterSeconds_new), 40);
+    assert.equal(
+      asNumber(
+        collMod(engine, { name: 't_1', expireAfterSeconds: Decimal128.fromString('40') }).expireAfterSeconds_new,
+      ),
+      40,
+    );
     assert.equal(listedEAS(engine, 't_1'), 40);
   });
 
@@ -114,7 +128,12 @@ describe('collMod TTL: rules 3.1–3.2 (value type and range)', () => {
 
   it('rule 3.2: a negative value is refused with 72 InvalidOptions', () => {
     const { engine } = withIndexes();
-    expectError(() => collMod(engine, { name: 't_1', expireAfterSeconds: -1 }), 72, /cannot be less than 0/, 'InvalidOptions');
+    expectError(
+      () => collMod(engine, { name: 't_1', expireAfterSeconds: -1 }),
+      72,
+      /cannot be less than 0/,
+      'InvalidOptions',
+    );
     assert.equal(listedEAS(engine, 't_1'), 3600, 'unchanged');
   });
 
@@ -130,17 +149,31 @@ describe('collMod TTL: rules 3.1–3.2 (value type and range)', () => {
 describe('collMod TTL: rules 3.3–3.4 (identifying the index)', () => {
   it('rule 3.3: keyPattern and name both given → 72', () => {
     const { engine } = withIndexes();
-    expectError(() => collMod(engine, { keyPattern: { t: 1 }, name: 't_1', expireAfterSeconds: 5 }), 72, /Cannot specify both key pattern and name/, 'InvalidOptions');
+    expectError(
+      () => collMod(engine, { keyPattern: { t: 1 }, name: 't_1', expireAfterSeconds: 5 }),
+      72,
+      /Cannot specify both key pattern and name/,
+      'InvalidOptions',
+    );
   });
 
   it('rule 3.3: neither keyPattern nor name → 72', () => {
     const { engine } = withIndexes();
-    expectError(() => collMod(engine, { expireAfterSeconds: 5 }), 72, /Must specify either index name or key pattern/, 'InvalidOptions');
+    expectError(
+      () => collMod(engine, { expireAfterSeconds: 5 }),
+      72,
+      /Must specify either index name or key pattern/,
+      'InvalidOptions',
+    );
   });
 
   it('rule 3.3: no modification field → 72', () => {
     const { engine } = withIndexes();
-    expectError(() => collMod(engine, { name: 't_1' }), 72, /no expireAfterSeconds, hidden, unique, or prepareUnique field/);
+    expectError(
+      () => collMod(engine, { name: 't_1' }),
+      72,
+      /no expireAfterSeconds, hidden, unique, or prepareUnique field/,
+    );
   });
 
   it('rule 3.3: an unknown field inside index → 40415', () => {
@@ -150,12 +183,21 @@ describe('collMod TTL: rules 3.3–3.4 (identifying the index)', () => {
 
   it('rule 3.4: a missing index by name → 27 IndexNotFound', () => {
     const { engine } = withIndexes();
-    expectError(() => collMod(engine, { name: 'nope', expireAfterSeconds: 5 }), 27, /cannot find index nope for ns app\.c/, 'IndexNotFound');
+    expectError(
+      () => collMod(engine, { name: 'nope', expireAfterSeconds: 5 }),
+      27,
+      /cannot find index nope for ns app\.c/,
+      'IndexNotFound',
+    );
   });
 
   it('rule 3.4: a missing index by key pattern → 27 IndexNotFound', () => {
     const { engine } = withIndexes();
-    expectError(() => collMod(engine, { keyPattern: { zz: 1 }, expireAfterSeconds: 5 }), 27, /cannot find index .*zz.* for ns app\.c/);
+    expectError(
+      () => collMod(engine, { keyPattern: { zz: 1 }, expireAfterSeconds: 5 }),
+      27,
+      /cannot find index .*zz.* for ns app\.c/,
+    );
   });
 
   it('rule 3.4: a key pattern matching two indexes → 181 AmbiguousIndexKeyPattern', () => {
@@ -167,7 +209,12 @@ describe('collMod TTL: rules 3.3–3.4 (identifying the index)', () => {
         { key: { t: 1 }, name: 'b', expireAfterSeconds: 60, partialFilterExpression: { k: 2 } },
       ],
     });
-    expectError(() => collMod(engine, { keyPattern: { t: 1 }, expireAfterSeconds: 5 }), 181, undefined, 'AmbiguousIndexKeyPattern');
+    expectError(
+      () => collMod(engine, { keyPattern: { t: 1 }, expireAfterSeconds: 5 }),
+      181,
+      undefined,
+      'AmbiguousIndexKeyPattern',
+    );
     // By name it works.
     assert.equal(asNumber(collMod(engine, { name: 'b', expireAfterSeconds: 5 }).expireAfterSeconds_new), 5);
   });
@@ -180,7 +227,12 @@ describe('collMod TTL: rules 3.3–3.4 (identifying the index)', () => {
 
   it('rule 3.4: a missing collection → 26 NamespaceNotFound', () => {
     const { engine } = setup();
-    expectError(() => collMod(engine, { name: 't_1', expireAfterSeconds: 5 }, 'missing'), 26, /ns does not exist/, 'NamespaceNotFound');
+    expectError(
+      () => collMod(engine, { name: 't_1', expireAfterSeconds: 5 }, 'missing'),
+      26,
+      /ns does not exist/,
+      'NamespaceNotFound',
+    );
   });
 });
 
@@ -197,13 +249,16 @@ describe('collMod TTL: rule 3.5 (converting a non-TTL index)', () => {
     assert.deepEqual(Object.keys(reply).sort(), ['expireAfterSeconds_new', 'ok']);
     const listed = indexNamed(engine, 'u_1')!;
     assert.ok(listed.expireAfterSeconds instanceof Int32);
-    assert.equal((listed.expireAfterSeconds).value, 100);
+    assert.equal(listed.expireAfterSeconds.value, 100);
   });
 
   it('rule 3.5: the monitor uses a converted index from the next pass on', () => {
     const { engine, clock } = withIndexes();
     const c = engine.db(DB).collection('c');
-    c.insertMany([{ _id: 1, u: new Date(T0 - HOUR) }, { _id: 2, u: new Date(T0 + HOUR) }]);
+    c.insertMany([
+      { _id: 1, u: new Date(T0 - HOUR) },
+      { _id: 2, u: new Date(T0 + HOUR) },
+    ]);
     clock.advance(60_000);
     assert.deepEqual(ids(engine), [1, 2], 'not TTL yet');
     collMod(engine, { keyPattern: { u: 1 }, expireAfterSeconds: 60 });
@@ -213,8 +268,17 @@ describe('collMod TTL: rule 3.5 (converting a non-TTL index)', () => {
 
   it('rule 3.5: converting the _id index → 72', () => {
     const { engine } = withIndexes();
-    expectError(() => collMod(engine, { name: '_id_', expireAfterSeconds: 10 }), 72, /the _id field does not support TTL indexes/, 'InvalidOptions');
-    expectError(() => collMod(engine, { keyPattern: { _id: 1 }, expireAfterSeconds: 10 }), 72, /_id field does not support TTL/);
+    expectError(
+      () => collMod(engine, { name: '_id_', expireAfterSeconds: 10 }),
+      72,
+      /the _id field does not support TTL indexes/,
+      'InvalidOptions',
+    );
+    expectError(
+      () => collMod(engine, { keyPattern: { _id: 1 }, expireAfterSeconds: 10 }),
+      72,
+      /_id field does not support TTL/,
+    );
     assert.equal(indexNamed(engine, '_id_')!.expireAfterSeconds, undefined);
   });
 
@@ -247,7 +311,13 @@ describe('collMod TTL: rule 3.5 (converting a non-TTL index)', () => {
     const { engine, clock } = setup();
     run(engine, { create: 'cap', capped: true, size: 1 << 20 });
     run(engine, { createIndexes: 'cap', indexes: [{ key: { t: 1 }, name: 't_1' }] });
-    engine.db(DB).collection('cap').insertMany([{ _id: 1, t: new Date(T0 - HOUR) }, { _id: 2, t: new Date(T0 + HOUR) }]);
+    engine
+      .db(DB)
+      .collection('cap')
+      .insertMany([
+        { _id: 1, t: new Date(T0 - HOUR) },
+        { _id: 2, t: new Date(T0 + HOUR) },
+      ]);
     const reply = collMod(engine, { name: 't_1', expireAfterSeconds: 10 }, 'cap');
     assert.equal(asNumber(reply.expireAfterSeconds_new), 10);
     clock.advance(60_000);
@@ -305,7 +375,11 @@ describe('collMod TTL: rule 3.6 (changing an existing value)', () => {
   it('rule 3.9: an existing non-number expireAfterSeconds → 72 (legacy catalog simulated)', () => {
     const { engine } = setup();
     loadLegacyIndexSpec(engine, DB, 'c', { v: 2, key: { t: 1 }, name: 't_1', expireAfterSeconds: 'soon' });
-    expectError(() => collMod(engine, { name: 't_1', expireAfterSeconds: 10 }), 72, /existing expireAfterSeconds field is not a number/);
+    expectError(
+      () => collMod(engine, { name: 't_1', expireAfterSeconds: 10 }),
+      72,
+      /existing expireAfterSeconds field is not a number/,
+    );
   });
 
   it('rule 3.6: dryRun reports without changing', () => {
@@ -333,7 +407,11 @@ describe('collMod TTL: rule 3.7 (time-series collections)', () => {
   it('rule 3.7: by name as well', () => {
     const { engine } = setup();
     engine.db(DB).createCollection('ts', { timeseries: { timeField: 't', metaField: 'm' } });
-    const names = engine.db(DB).collection('ts').listIndexes().map((i) => i.name as string);
+    const names = engine
+      .db(DB)
+      .collection('ts')
+      .listIndexes()
+      .map((i) => i.name as string);
     assert.ok(names.length > 0, 'the time-series collection has its {m: 1, t: 1} index');
     expectError(() => collMod(engine, { name: names[0], expireAfterSeconds: 60 }, 'ts'), 72, /time-series/);
   });
@@ -374,13 +452,21 @@ describe('collMod TTL: rule 3.10 (hidden in the same request)', () => {
 
   it('rule 3.10: prepareUnique combined with expireAfterSeconds → 72, nothing changes', () => {
     const { engine } = withIndexes();
-    expectError(() => collMod(engine, { name: 't_1', expireAfterSeconds: 5, prepareUnique: true }), 72, /prepareUnique/);
+    expectError(
+      () => collMod(engine, { name: 't_1', expireAfterSeconds: 5, prepareUnique: true }),
+      72,
+      /prepareUnique/,
+    );
     assert.equal(listedEAS(engine, 't_1'), 3600);
   });
 
   it('rule 3.10: unique: false with expireAfterSeconds → 2, nothing changes', () => {
     const { engine } = withIndexes();
-    expectError(() => collMod(engine, { name: 't_1', expireAfterSeconds: 5, unique: false }), 2, /Cannot make index non-unique/);
+    expectError(
+      () => collMod(engine, { name: 't_1', expireAfterSeconds: 5, unique: false }),
+      2,
+      /Cannot make index non-unique/,
+    );
     assert.equal(listedEAS(engine, 't_1'), 3600);
   });
 
@@ -397,7 +483,13 @@ describe('collMod TTL: rule 3.10 (hidden in the same request)', () => {
 
   it('rule 3.10 / 1.13: a TTL index hidden by collMod keeps deleting', () => {
     const { engine, clock } = withIndexes();
-    engine.db(DB).collection('c').insertMany([{ _id: 1, t: new Date(T0 - 2 * HOUR) }, { _id: 2, t: new Date(T0) }]);
+    engine
+      .db(DB)
+      .collection('c')
+      .insertMany([
+        { _id: 1, t: new Date(T0 - 2 * HOUR) },
+        { _id: 2, t: new Date(T0) },
+      ]);
     collMod(engine, { name: 't_1', hidden: true });
     clock.advance(60_000);
     assert.deepEqual(ids(engine), [2]);
@@ -417,7 +509,10 @@ describe('collMod TTL: rule 3.11 (changes take effect at the next pass)', () => 
   it('rule 3.11: lowering EAS deletes at the next pass, not before', () => {
     const { engine, clock } = withIndexes();
     const c = engine.db(DB).collection('c');
-    c.insertMany([{ _id: 1, t: new Date(T0 - 600_000) }, { _id: 2, t: new Date(T0 + 10 * HOUR) }]);
+    c.insertMany([
+      { _id: 1, t: new Date(T0 - 600_000) },
+      { _id: 2, t: new Date(T0 + 10 * HOUR) },
+    ]);
     clock.advance(60_000);
     assert.deepEqual(ids(engine), [1, 2], 'EAS 3600: not yet expired');
     collMod(engine, { name: 't_1', expireAfterSeconds: 60 });
@@ -440,7 +535,10 @@ describe('collMod TTL: rule 3.11 (changes take effect at the next pass)', () => 
 
   it('rule 3.11: an explicit runPass right after collMod uses the new value', () => {
     const { engine } = withIndexes();
-    engine.db(DB).collection('c').insertOne({ _id: 1, t: new Date(T0 - 100_000) });
+    engine
+      .db(DB)
+      .collection('c')
+      .insertOne({ _id: 1, t: new Date(T0 - 100_000) });
     assert.equal(engine.ttl.runPass().deleted, 0);
     collMod(engine, { name: 't_1', expireAfterSeconds: 100 });
     assert.equal(engine.ttl.runPass().deleted, 1);
@@ -483,7 +581,10 @@ describe('collMod TTL: rule 5.5 (top-level expireAfterSeconds of clustered colle
     run(engine, { collMod: 'cl', expireAfterSeconds: 60 });
     run(engine, { collMod: 'cl', expireAfterSeconds: 'off' });
     assert.equal(listedCollectionEAS(engine), undefined);
-    engine.db(DB).collection('cl').insertOne({ _id: new Date(T0 - 2 * HOUR) });
+    engine
+      .db(DB)
+      .collection('cl')
+      .insertOne({ _id: new Date(T0 - 2 * HOUR) });
     clock.advance(120_000);
     assert.equal(ids(engine, 'cl').length, 1);
   });
@@ -526,7 +627,10 @@ describe('collMod TTL: rule 5.5 (top-level expireAfterSeconds of clustered colle
   it('rule 5.5: a change of the clustered EAS takes effect at the next pass', () => {
     const { engine, clock } = clustered();
     run(engine, { collMod: 'cl', expireAfterSeconds: 7200 });
-    engine.db(DB).collection('cl').insertOne({ _id: new Date(T0 - HOUR) });
+    engine
+      .db(DB)
+      .collection('cl')
+      .insertOne({ _id: new Date(T0 - HOUR) });
     clock.advance(60_000);
     assert.equal(ids(engine, 'cl').length, 1);
     run(engine, { collMod: 'cl', expireAfterSeconds: 60 });

@@ -8,13 +8,21 @@ import assert from 'node:assert/strict';
 import { Decimal128, Double, Int32, Long } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
-import { cosmosDocumentTTL, cosmosExpiryOf, cosmosTimestampOf, cosmosTTLStatus } from '../../../../src/engine/ttl/cosmos';
+import {
+  cosmosDocumentTTL,
+  cosmosExpiryOf,
+  cosmosTimestampOf,
+  cosmosTTLStatus,
+} from '../../../../src/engine/ttl/cosmos';
 
 const T0 = Date.UTC(2026, 0, 1);
 const DB = 'app';
 const SEC = 1000;
 
-function setup(flavor: 'cosmos' | 'mongodb' = 'cosmos', parameters?: Record<string, unknown>): { engine: Engine; clock: VirtualClock } {
+function setup(
+  flavor: 'cosmos' | 'mongodb' = 'cosmos',
+  parameters?: Record<string, unknown>,
+): { engine: Engine; clock: VirtualClock } {
   const clock = new VirtualClock(T0);
   const engine = new Engine({ flavor, clock, ...(parameters ? { parameters } : {}) });
   return { engine, clock };
@@ -25,7 +33,9 @@ function coll(engine: Engine, name = 'c') {
 }
 
 function ids(engine: Engine, name = 'c'): unknown[] {
-  return coll(engine, name).find({}, { sort: { _id: 1 } }).map((d) => d._id);
+  return coll(engine, name)
+    .find({}, { sort: { _id: 1 } })
+    .map((d) => d._id);
 }
 
 function recordOf(engine: Engine, id: unknown, name = 'c') {
@@ -45,7 +55,10 @@ describe('Cosmos flavor: the system _ts (rule 10.1)', () => {
     const { engine } = setup();
     withDefault(engine, 3600);
     const c = coll(engine);
-    c.insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 2, ttl: 50 }]);
+    c.insertMany([
+      { _id: 1, a: 1 },
+      { _id: 2, a: 2, ttl: 50 },
+    ]);
     c.updateOne({ _id: 1 }, { $set: { b: 1 } });
     for (const doc of c.find()) assert.equal('_ts' in doc, false);
     for (const doc of c.find({}, { projection: { _ts: 1 } })) assert.deepEqual(Object.keys(doc), ['_id']);
@@ -95,7 +108,12 @@ describe('Cosmos flavor: collection TTL through the _ts index (rule 10.1)', () =
     const c = recordOf(engine, 3);
     assert.equal(cosmosExpiryOf(c.collection, c.record), null);
     const status = cosmosTTLStatus(a.collection)!;
-    assert.deepEqual(status, { defaultSeconds: 100, indexName: '_ts_1', expiring: 2, nextExpiry: new Date(T0 + 7 * SEC) });
+    assert.deepEqual(status, {
+      defaultSeconds: 100,
+      indexName: '_ts_1',
+      expiring: 2,
+      nextExpiry: new Date(T0 + 7 * SEC),
+    });
   });
 
   it('rule 10.1: every write resets the clock (an update postpones the expiry)', () => {
@@ -155,8 +173,14 @@ describe('Cosmos flavor: collection TTL through the _ts index (rule 10.1)', () =
     clock.advance(60 * SEC);
     assert.equal(coll(engine).countDocuments(), 0);
     const pass = engine.ttl.status().lastPass!;
-    assert.deepEqual(pass.visits.filter((v) => v.collection === 'c').map((v) => v.deleted), [10, 10, 5]);
-    assert.deepEqual(pass.visits.map((v) => v.target), ['index _ts_1', 'index _ts_1', 'index _ts_1']);
+    assert.deepEqual(
+      pass.visits.filter((v) => v.collection === 'c').map((v) => v.deleted),
+      [10, 10, 5],
+    );
+    assert.deepEqual(
+      pass.visits.map((v) => v.target),
+      ['index _ts_1', 'index _ts_1', 'index _ts_1'],
+    );
   });
 
   it('rule 7.11: Cosmos TTL deletes reach listeners with cause "ttl"', () => {
@@ -171,7 +195,10 @@ describe('Cosmos flavor: collection TTL through the _ts index (rule 10.1)', () =
     const deletes = seen.filter((e) => e.kind === 'documentsDeleted');
     assert.ok(deletes.length > 0);
     assert.ok(deletes.every((e) => e.cause === 'ttl'));
-    assert.equal(deletes.reduce((n, e) => n + (e.count ?? 0), 0), 2);
+    assert.equal(
+      deletes.reduce((n, e) => n + (e.count ?? 0), 0),
+      2,
+    );
   });
 });
 
@@ -328,7 +355,10 @@ describe('Cosmos flavor: per-document ttl (rules 10.2–10.4)', () => {
   it('rule 10.1: a stored field named _ts is not the system _ts (the monitor does not walk the _ts index as dates)', () => {
     const { engine, clock } = setup();
     withDefault(engine, 100);
-    coll(engine).insertMany([{ _id: 1, _ts: new Date(T0 - 365 * 24 * 3600 * SEC), ttl: -1 }, { _id: 2, _ts: new Date(T0 - 1000 * SEC) }]);
+    coll(engine).insertMany([
+      { _id: 1, _ts: new Date(T0 - 365 * 24 * 3600 * SEC), ttl: -1 },
+      { _id: 2, _ts: new Date(T0 - 1000 * SEC) },
+    ]);
     clock.advance(60 * SEC);
     assert.deepEqual(ids(engine), [1, 2], 'expiry follows the system _ts (the last write), not the stored field');
     clock.advance(60 * SEC);
@@ -339,7 +369,10 @@ describe('Cosmos flavor: per-document ttl (rules 10.2–10.4)', () => {
 describe('Cosmos flavor: replies and the mongodb flavor', () => {
   it('rule 10.5: the createIndexes reply carries _t: "CreateIndexesResponse"', () => {
     const { engine } = setup();
-    const reply = engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 60 }] });
+    const reply = engine.runCommand(DB, {
+      createIndexes: 'c',
+      indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 60 }],
+    });
     assert.equal(reply._t, 'CreateIndexesResponse');
     assert.equal(reply.ok, 1);
     const listed = engine.runCommand(DB, { listIndexes: 'c' }).cursor as Document;
@@ -356,7 +389,11 @@ describe('Cosmos flavor: replies and the mongodb flavor', () => {
   it('rule 7.8: in the cosmos flavor an ordinary TTL index on a date field still works as in mongod', () => {
     const { engine, clock } = setup();
     coll(engine).createIndex({ at: 1 }, { expireAfterSeconds: 0 });
-    coll(engine).insertMany([{ _id: 1, at: new Date(T0 + 30 * SEC) }, { _id: 2, at: new Date(T0 + 3600 * SEC) }, { _id: 3, ttl: 1 }]);
+    coll(engine).insertMany([
+      { _id: 1, at: new Date(T0 + 30 * SEC) },
+      { _id: 2, at: new Date(T0 + 3600 * SEC) },
+      { _id: 3, ttl: 1 },
+    ]);
     clock.advance(60 * SEC);
     assert.deepEqual(ids(engine), [2, 3]);
   });
@@ -364,13 +401,21 @@ describe('Cosmos flavor: replies and the mongodb flavor', () => {
   it('mongodb flavor: a ttl field means nothing and a _ts TTL index only sees real _ts dates (rule 7.8)', () => {
     const { engine, clock } = setup('mongodb');
     withDefault(engine, 10);
-    coll(engine).insertMany([{ _id: 1, ttl: 5 }, { _id: 2 }, { _id: 3, _ts: new Date(T0) }, { _id: 4, ttl: -1, _ts: new Date(T0) }]);
+    coll(engine).insertMany([
+      { _id: 1, ttl: 5 },
+      { _id: 2 },
+      { _id: 3, _ts: new Date(T0) },
+      { _id: 4, ttl: -1, _ts: new Date(T0) },
+    ]);
     clock.advance(60 * SEC);
     assert.deepEqual(ids(engine), [1, 2]);
     const { collection, record } = recordOf(engine, 1);
     assert.equal(cosmosTimestampOf(collection, record), undefined, 'no _ts is tracked in the mongodb flavor');
     assert.equal(cosmosExpiryOf(collection, record), undefined);
     const pass = engine.ttl.status().lastPass!;
-    assert.deepEqual(pass.visits.map((v) => v.target), ['index _ts_1']);
+    assert.deepEqual(
+      pass.visits.map((v) => v.target),
+      ['index _ts_1'],
+    );
   });
 });

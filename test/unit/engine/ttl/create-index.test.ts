@@ -21,7 +21,6 @@ function setup(options: Partial<EngineOptions> = {}): { engine: Engine; clock: V
   return { engine, clock };
 }
 
-
 function run(engine: Engine, cmd: Document): Document {
   return engine.runCommand(DB, cmd);
 }
@@ -106,8 +105,17 @@ describe('createIndex TTL: rules 1.2–1.4 (value checks, 67 CannotCreateIndex)'
     it(`rule 1.2: ${label} is refused with 67 CannotCreateIndex`, () => {
       const { engine } = setup();
       run(engine, { create: 'c' });
-      expectError(() => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: value }]), 67, NUMERIC_MSG, 'CannotCreateIndex');
-      assert.deepEqual(listIndexes(engine).map((i) => i.name), ['_id_'], 'nothing created');
+      expectError(
+        () => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: value }]),
+        67,
+        NUMERIC_MSG,
+        'CannotCreateIndex',
+      );
+      assert.deepEqual(
+        listIndexes(engine).map((i) => i.name),
+        ['_id_'],
+        'nothing created',
+      );
     });
   }
 
@@ -120,7 +128,12 @@ describe('createIndex TTL: rules 1.2–1.4 (value checks, 67 CannotCreateIndex)'
       { key: { c: 1 }, name: 'c_1', expireAfterSeconds: 30 },
       { key: { d: 1 }, name: 'd_1', expireAfterSeconds: Decimal128.fromString('40') },
     ]);
-    for (const [name, n] of [['a_1', 10], ['b_1', 20], ['c_1', 30], ['d_1', 40]] as Array<[string, number]>) {
+    for (const [name, n] of [
+      ['a_1', 10],
+      ['b_1', 20],
+      ['c_1', 30],
+      ['d_1', 40],
+    ] as Array<[string, number]>) {
       const eas = indexNamed(engine, name)!.expireAfterSeconds;
       assert.ok(eas instanceof Int32, `${name} lists an Int32`);
       assert.equal(eas.value, n);
@@ -137,23 +150,36 @@ describe('createIndex TTL: rules 1.2–1.4 (value checks, 67 CannotCreateIndex)'
     const { engine } = setup();
     run(engine, { create: 'c' });
     expectError(
-      () => createIndexes(engine, [
-        { key: { a: 1 }, name: 'a_1', expireAfterSeconds: 10 },
-        { key: { b: 1 }, name: 'b_1', expireAfterSeconds: 'ten' },
-      ]),
+      () =>
+        createIndexes(engine, [
+          { key: { a: 1 }, name: 'a_1', expireAfterSeconds: 10 },
+          { key: { b: 1 }, name: 'b_1', expireAfterSeconds: 'ten' },
+        ]),
       67,
     );
-    assert.deepEqual(listIndexes(engine).map((i) => i.name), ['_id_']);
+    assert.deepEqual(
+      listIndexes(engine).map((i) => i.name),
+      ['_id_'],
+    );
   });
 
   it('rule 1.3: NaN is refused with 67 CannotCreateIndex', () => {
     const { engine } = setup();
-    expectError(() => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: NaN }]), 67, /must not be NaN/, 'CannotCreateIndex');
+    expectError(
+      () => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: NaN }]),
+      67,
+      /must not be NaN/,
+      'CannotCreateIndex',
+    );
   });
 
   it('rule 1.3: decimal NaN is refused with 67', () => {
     const { engine } = setup();
-    expectError(() => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: Decimal128.fromString('NaN') }]), 67, /must not be NaN/);
+    expectError(
+      () => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: Decimal128.fromString('NaN') }]),
+      67,
+      /must not be NaN/,
+    );
   });
 
   it('rule 1.3: NaN is refused in 7.0 too', () => {
@@ -182,14 +208,28 @@ describe('createIndex TTL: rules 1.2–1.4 (value checks, 67 CannotCreateIndex)'
 
   it('rule 1.4: 9223372036854775808 and 999999999999999 are refused with 67', () => {
     const { engine } = setup();
-    expectError(() => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 9223372036854775808 }]), 67);
+    expectError(
+      () => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 9223372036854775808 }]),
+      67,
+    );
     expectError(() => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 999999999999999 }]), 67);
-    expectError(() => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: Long.fromString('9223372036854775807') }]), 67);
+    expectError(
+      () =>
+        createIndexes(engine, [
+          { key: { t: 1 }, name: 't_1', expireAfterSeconds: Long.fromString('9223372036854775807') },
+        ]),
+      67,
+    );
   });
 
   it('rule 1.4: -1 is refused with 67 (cannot be less than 0)', () => {
     const { engine } = setup();
-    expectError(() => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: -1 }]), 67, /cannot be less than 0/, 'CannotCreateIndex');
+    expectError(
+      () => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: -1 }]),
+      67,
+      /cannot be less than 0/,
+      'CannotCreateIndex',
+    );
   });
 
   it('rule 1.4: 2147483647 is accepted', () => {
@@ -259,13 +299,19 @@ describe('createIndex TTL: rule 1.5 (order of checks)', () => {
 
   it('rule 1.5: an unknown option (197) wins over a negative EAS on a compound key', () => {
     const { engine } = setup();
-    expectError(() => createIndexes(engine, [{ key: { a: 1, b: 1 }, name: 'ab', expireAfterSeconds: -5, bogus: true }]), 197);
+    expectError(
+      () => createIndexes(engine, [{ key: { a: 1, b: 1 }, name: 'ab', expireAfterSeconds: -5, bogus: true }]),
+      197,
+    );
   });
 
   it('rule 1.5: capped+clustered (6049202) wins over a bad EAS', () => {
     const { engine } = setup();
     run(engine, { create: 'cc', capped: true, size: 65536, clusteredIndex: { key: { _id: 1 }, unique: true } });
-    expectError(() => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 'abc' }], 'cc'), 6049202);
+    expectError(
+      () => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 'abc' }], 'cc'),
+      6049202,
+    );
   });
 });
 
@@ -281,7 +327,10 @@ describe('createIndex TTL: rules 1.6–1.7 (key shape)', () => {
       /TTL indexes are single-field indexes, compound indexes do not support TTL/,
       'CannotCreateIndex',
     );
-    assert.deepEqual(listIndexes(engine).map((i) => i.name), ['_id_']);
+    assert.deepEqual(
+      listIndexes(engine).map((i) => i.name),
+      ['_id_'],
+    );
   });
 
   it('rule 1.6: the same compound key without EAS is fine', () => {
@@ -336,7 +385,10 @@ describe('createIndex TTL: rule 1.8 (capped collections)', () => {
       /Cannot create TTL index on a capped collection/,
       'CannotCreateIndex',
     );
-    assert.deepEqual(listIndexes(engine, 'cap').map((i) => i.name), ['_id_']);
+    assert.deepEqual(
+      listIndexes(engine, 'cap').map((i) => i.name),
+      ['_id_'],
+    );
   });
 
   it('rule 1.8: 7.0 accepts a non-TTL index on a capped collection', () => {
@@ -375,13 +427,20 @@ describe('createIndex TTL: rule 1.9 (special index types)', () => {
 
   it('rule 1.9: wildcard {"a.$**": 1} with EAS is refused with 67', () => {
     const { engine } = setup();
-    expectError(() => createIndexes(engine, [{ key: { 'a.$**': 1 }, name: 'wc', expireAfterSeconds: 60 }]), 67, /wildcard/);
+    expectError(
+      () => createIndexes(engine, [{ key: { 'a.$**': 1 }, name: 'wc', expireAfterSeconds: 60 }]),
+      67,
+      /wildcard/,
+    );
   });
 
   it('rule 1.9: a hashed TTL index is accepted, listed, and never expires anything', () => {
     const { engine, clock } = setup();
     const c = engine.db(DB).collection('c');
-    c.insertMany([{ _id: 1, t: new Date(T0 - 10 * HOUR) }, { _id: 2, t: new Date(0) }]);
+    c.insertMany([
+      { _id: 1, t: new Date(T0 - 10 * HOUR) },
+      { _id: 2, t: new Date(0) },
+    ]);
     assert.equal(c.createIndex({ t: 'hashed' }, { expireAfterSeconds: 0 }), 't_hashed');
     assert.equal((indexNamed(engine, 't_hashed')!.expireAfterSeconds as Int32).value, 0);
     twoPasses(engine, clock);
@@ -408,7 +467,10 @@ describe('createIndex TTL: rule 1.9 (special index types)', () => {
   it('rule 1.9: a text TTL index is accepted, listed, and never expires anything', () => {
     const { engine, clock } = setup();
     const c = engine.db(DB).collection('c');
-    c.insertMany([{ _id: 1, t: new Date(T0 - 10 * HOUR) }, { _id: 2, t: 'some words' }]);
+    c.insertMany([
+      { _id: 1, t: new Date(T0 - 10 * HOUR) },
+      { _id: 2, t: 'some words' },
+    ]);
     c.createIndex({ t: 'text' }, { expireAfterSeconds: 0 });
     assert.ok(indexNamed(engine, 't_text'));
     twoPasses(engine, clock);
@@ -424,7 +486,10 @@ describe('createIndex TTL: rules 1.13–1.14 (hidden, sparse, unique, partial)',
   it('rule 1.13: a hidden TTL index still deletes', () => {
     const { engine, clock } = setup();
     const c = engine.db(DB).collection('c');
-    c.insertMany([{ _id: 1, t: new Date(T0 - 2 * HOUR) }, { _id: 2, t: new Date(T0 + 2 * HOUR) }]);
+    c.insertMany([
+      { _id: 1, t: new Date(T0 - 2 * HOUR) },
+      { _id: 2, t: new Date(T0 + 2 * HOUR) },
+    ]);
     c.createIndex({ t: 1 }, { expireAfterSeconds: 60, hidden: true });
     const listed = indexNamed(engine, 't_1')!;
     assert.equal(listed.hidden, true);
@@ -446,7 +511,10 @@ describe('createIndex TTL: rules 1.13–1.14 (hidden, sparse, unique, partial)',
   it('rule 1.14: unique + TTL is accepted and deletes', () => {
     const { engine, clock } = setup();
     const c = engine.db(DB).collection('c');
-    c.insertMany([{ _id: 1, t: new Date(T0 - 2 * HOUR) }, { _id: 2, t: new Date(T0 + 2 * HOUR) }]);
+    c.insertMany([
+      { _id: 1, t: new Date(T0 - 2 * HOUR) },
+      { _id: 2, t: new Date(T0 + 2 * HOUR) },
+    ]);
     c.createIndex({ t: 1 }, { expireAfterSeconds: 60, unique: true });
     assert.equal(indexNamed(engine, 't_1')!.unique, true);
     twoPasses(engine, clock);
@@ -458,7 +526,10 @@ describe('createIndex TTL: rules 1.13–1.14 (hidden, sparse, unique, partial)',
   it('rule 1.14: partialFilterExpression + TTL is accepted and deletes only matching documents', () => {
     const { engine, clock } = setup();
     const c = engine.db(DB).collection('c');
-    c.insertMany([{ _id: 1, t: new Date(T0 - 2 * HOUR), z: 2 }, { _id: 2, t: new Date(T0 - 2 * HOUR) }]);
+    c.insertMany([
+      { _id: 1, t: new Date(T0 - 2 * HOUR), z: 2 },
+      { _id: 2, t: new Date(T0 - 2 * HOUR) },
+    ]);
     c.createIndex({ t: 1 }, { expireAfterSeconds: 60, partialFilterExpression: { z: { $exists: true } } });
     assert.deepEqual(indexNamed(engine, 't_1')!.partialFilterExpression, { z: { $exists: true } });
     twoPasses(engine, clock);
@@ -467,7 +538,16 @@ describe('createIndex TTL: rules 1.13–1.14 (hidden, sparse, unique, partial)',
 
   it('rule 1.14: unique + partial + hidden + TTL combine', () => {
     const { engine } = setup();
-    createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 5, unique: true, hidden: true, partialFilterExpression: { k: 1 } }]);
+    createIndexes(engine, [
+      {
+        key: { t: 1 },
+        name: 't_1',
+        expireAfterSeconds: 5,
+        unique: true,
+        hidden: true,
+        partialFilterExpression: { k: 1 },
+      },
+    ]);
     const listed = indexNamed(engine, 't_1')!;
     assert.equal(listed.unique, true);
     assert.equal(listed.hidden, true);
@@ -477,7 +557,10 @@ describe('createIndex TTL: rules 1.13–1.14 (hidden, sparse, unique, partial)',
   it('rule 1.14: sparse + partial together is 67 even with EAS', () => {
     const { engine } = setup();
     expectError(
-      () => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60, sparse: true, partialFilterExpression: { z: 1 } }]),
+      () =>
+        createIndexes(engine, [
+          { key: { t: 1 }, name: 't_1', expireAfterSeconds: 60, sparse: true, partialFilterExpression: { z: 1 } },
+        ]),
       67,
       /cannot mix "partialFilterExpression" and "sparse" options/,
     );
@@ -547,7 +630,11 @@ describe('createIndex TTL: rules 2.1–2.4 (names, duplicates, conflicts)', () =
   it('rule 2.3: hidden differs (same name, key and EAS) → 85', () => {
     const { engine } = setup();
     createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60 }]);
-    expectError(() => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60, hidden: true }]), 85, /same name but different options/);
+    expectError(
+      () => createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60, hidden: true }]),
+      85,
+      /same name but different options/,
+    );
   });
 
   it('rule 2.4: another name, same key and options → 85 "Index already exists with a different name"', () => {
@@ -602,7 +689,10 @@ describe('createIndex TTL: rules 2.1–2.4 (names, duplicates, conflicts)', () =
       { key: { t: 1 }, name: 'short', expireAfterSeconds: 60, partialFilterExpression: { kind: 'a' } },
       { key: { t: 1 }, name: 'long', expireAfterSeconds: 3600, partialFilterExpression: { kind: 'b' } },
     ]);
-    assert.deepEqual(listIndexes(engine).map((i) => i.name), ['_id_', 'short', 'long']);
+    assert.deepEqual(
+      listIndexes(engine).map((i) => i.name),
+      ['_id_', 'short', 'long'],
+    );
   });
 });
 
@@ -617,7 +707,7 @@ describe('createIndex TTL: rule 9.1 (listIndexes shape)', () => {
     assert.equal(Number(listed.v), 2);
     assert.deepEqual(listed.key, { t: 1 });
     assert.ok(listed.expireAfterSeconds instanceof Int32, 'expireAfterSeconds is an Int32');
-    assert.equal((listed.expireAfterSeconds).value, 3600);
+    assert.equal(listed.expireAfterSeconds.value, 3600);
     assert.equal('ns' in listed, false, 'no ns field');
   });
 
@@ -637,7 +727,9 @@ describe('createIndex TTL: rule 9.1 (listIndexes shape)', () => {
 
   it('rule 9.1 / 1.14: partial, hidden, sparse and unique are listed when set', () => {
     const { engine } = setup();
-    createIndexes(engine, [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 1, sparse: true, unique: true, hidden: true }]);
+    createIndexes(engine, [
+      { key: { t: 1 }, name: 't_1', expireAfterSeconds: 1, sparse: true, unique: true, hidden: true },
+    ]);
     const listed = indexNamed(engine, 't_1')!;
     assert.equal(listed.sparse, true);
     assert.equal(listed.unique, true);
@@ -655,12 +747,15 @@ describe('create clustered collection: rules 5.1–5.3', () => {
     const options = info.options as Document;
     assert.ok(options.clusteredIndex);
     assert.ok(options.expireAfterSeconds instanceof Long, 'int64 (rule 5.6)');
-    assert.equal((options.expireAfterSeconds).toNumber(), 3600);
+    assert.equal(options.expireAfterSeconds.toNumber(), 3600);
   });
 
   it('rule 5.1: clusteredIndex without unique: true → 5979700', () => {
     const { engine } = setup();
-    expectError(() => run(engine, { create: 'cl', clusteredIndex: { key: { _id: 1 } }, expireAfterSeconds: 10 }), 5979700);
+    expectError(
+      () => run(engine, { create: 'cl', clusteredIndex: { key: { _id: 1 } }, expireAfterSeconds: 10 }),
+      5979700,
+    );
     expectError(() => run(engine, { create: 'cl', clusteredIndex: { key: { _id: 1 }, unique: false } }), 5979700);
     assert.deepEqual(engine.db(DB).collectionNames(), []);
   });
@@ -683,13 +778,22 @@ describe('create clustered collection: rules 5.1–5.3', () => {
 
   it('rule 5.3: negative clustered EAS → 72 "cannot be less than 0"', () => {
     const { engine } = setup();
-    expectError(() => run(engine, { create: 'cl', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: -1 }), 72, /cannot be less than 0/);
+    expectError(
+      () => run(engine, { create: 'cl', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: -1 }),
+      72,
+      /cannot be less than 0/,
+    );
   });
 
   it('rule 5.3: 2147483647 is refused for a clustered collection (72, acceptable range)', () => {
     const { engine } = setup();
     expectError(
-      () => run(engine, { create: 'cl', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 2147483647 }),
+      () =>
+        run(engine, {
+          create: 'cl',
+          clusteredIndex: { key: { _id: 1 }, unique: true },
+          expireAfterSeconds: 2147483647,
+        }),
       72,
       /must be within an acceptable range, try a lower number/,
     );
@@ -700,19 +804,33 @@ describe('create clustered collection: rules 5.1–5.3', () => {
     const { engine } = setup();
     const nowSecs = Math.floor(T0 / 1000);
     run(engine, { create: 'ok', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: nowSecs });
-    expectError(() => run(engine, { create: 'bad', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: nowSecs + 1 }), 72);
+    expectError(
+      () =>
+        run(engine, {
+          create: 'bad',
+          clusteredIndex: { key: { _id: 1 }, unique: true },
+          expireAfterSeconds: nowSecs + 1,
+        }),
+      72,
+    );
   });
 
   it('rule 5.3: a non-numeric clustered EAS → 14', () => {
     const { engine } = setup();
-    expectError(() => run(engine, { create: 'cl', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: '60' }), 14);
+    expectError(
+      () => run(engine, { create: 'cl', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: '60' }),
+      14,
+    );
   });
 
   it('rule 1.11: a secondary TTL index on a clustered collection is allowed', () => {
     const { engine, clock } = setup();
     run(engine, { create: 'cl', clusteredIndex: { key: { _id: 1 }, unique: true } });
     const c = engine.db(DB).collection('cl');
-    c.insertMany([{ _id: 1, t: new Date(T0 - HOUR) }, { _id: 2, t: new Date(T0 + HOUR) }]);
+    c.insertMany([
+      { _id: 1, t: new Date(T0 - HOUR) },
+      { _id: 2, t: new Date(T0 + HOUR) },
+    ]);
     c.createIndex({ t: 1 }, { expireAfterSeconds: 60 });
     twoPasses(engine, clock);
     assert.deepEqual(ids(engine, 'cl'), [2]);

@@ -19,7 +19,6 @@ const T0 = Date.UTC(2026, 0, 1);
 const FIELDS = ['a', 'b', 'c'] as const;
 type Field = (typeof FIELDS)[number];
 
-
 // ---- the reference model ----------------------------------------------------------------------
 
 /** Per field: no index, a plain index, or a TTL index with its effective seconds. */
@@ -106,7 +105,11 @@ interface Options {
   mixedDirections: boolean;
 }
 
-function runScenario(seed: number, operations: number, options: Options): { advances: number; passes: number; ttlDeleted: number } {
+function runScenario(
+  seed: number,
+  operations: number,
+  options: Options,
+): { advances: number; passes: number; ttlDeleted: number } {
   const rnd = prng(seed);
   const clock = new VirtualClock(T0);
   const engine = new Engine({ clock });
@@ -184,7 +187,11 @@ function runScenario(seed: number, operations: number, options: Options): { adva
       const keys = [...model.docs.keys()];
       if (keys.length === 0) continue;
       const id = keys[Math.floor(rnd() * keys.length)];
-      assert.equal(c.deleteOne({ _id: id }).deletedCount, 1, `seed ${seed}: document ${id} exists in the engine before deleteOne`);
+      assert.equal(
+        c.deleteOne({ _id: id }).deletedCount,
+        1,
+        `seed ${seed}: document ${id} exists in the engine before deleteOne`,
+      );
       model.docs.delete(id);
       log.push(`delete ${id}`);
     } else if (r < 0.56) {
@@ -206,7 +213,10 @@ function runScenario(seed: number, operations: number, options: Options): { adva
         }
       } else if (idx.kind === 'plain') {
         if (k < 0.7) {
-          const reply = engine.runCommand(DB, { collMod: COLL, index: { keyPattern: keyOf(f), expireAfterSeconds: s } });
+          const reply = engine.runCommand(DB, {
+            collMod: COLL,
+            index: { keyPattern: keyOf(f), expireAfterSeconds: s },
+          });
           assert.equal('expireAfterSeconds_old' in reply, false, 'conversion has no _old');
           model.indexes.set(f, { kind: 'ttl', seconds: Math.trunc(s) });
           log.push(`convert ${f} ${s}`);

@@ -5,7 +5,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Int32, Long, ObjectId, Timestamp } from 'bson';
-import { Engine, findInvalidTTLIndexes, loadLegacyIndexSpec, type Document, type EngineEvent, type EngineOptions } from '../../../../src/engine';
+import {
+  Engine,
+  findInvalidTTLIndexes,
+  loadLegacyIndexSpec,
+  type Document,
+  type EngineEvent,
+  type EngineOptions,
+} from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 import { expectError } from '../../helpers/expect-error';
 
@@ -21,7 +28,6 @@ function setup(options: Partial<EngineOptions> = {}): { engine: Engine; clock: V
   const engine = new Engine({ clock, ...options });
   return { engine, clock };
 }
-
 
 function admin(engine: Engine, cmd: Document): Document {
   return engine.runCommand('admin', cmd);
@@ -226,7 +232,10 @@ describe('TTL monitor: rule 7.3 (sub-passes and visit budgets)', () => {
     insertExpired(engine, 120_000);
     const report = engine.ttl.runPass();
     assert.equal(report.subPasses, 1);
-    assert.deepEqual(report.visits.map((v) => v.deleted), [50_000, 50_000, 20_000]);
+    assert.deepEqual(
+      report.visits.map((v) => v.deleted),
+      [50_000, 50_000, 20_000],
+    );
     assert.equal(report.deleted, 120_000);
     assert.equal(count(engine), 0);
     const m = engine.ttl.status().metrics;
@@ -241,7 +250,10 @@ describe('TTL monitor: rule 7.3 (sub-passes and visit budgets)', () => {
     insertExpired(engine, 120_000);
     const report = engine.ttl.runPass();
     assert.equal(report.subPasses, 3);
-    assert.deepEqual(report.visits.map((v) => v.deleted), [50_000, 50_000, 20_000]);
+    assert.deepEqual(
+      report.visits.map((v) => v.deleted),
+      [50_000, 50_000, 20_000],
+    );
     assert.equal(count(engine), 0);
     const m = engine.ttl.status().metrics;
     assert.equal(m.passes, 1);
@@ -255,8 +267,14 @@ describe('TTL monitor: rule 7.3 (sub-passes and visit budgets)', () => {
     clock.advance(MIN);
     const report = engine.ttl.status().lastPass!;
     assert.equal(report.subPasses, 1);
-    assert.deepEqual(report.visits.map((v) => v.deleted), [10, 10, 5]);
-    assert.deepEqual(report.visits.map((v) => v.outcome), ['more', 'more', 'done']);
+    assert.deepEqual(
+      report.visits.map((v) => v.deleted),
+      [10, 10, 5],
+    );
+    assert.deepEqual(
+      report.visits.map((v) => v.outcome),
+      ['more', 'more', 'done'],
+    );
     assert.equal(count(engine), 0);
     assert.equal(passes(engine), 1);
   });
@@ -268,7 +286,10 @@ describe('TTL monitor: rule 7.3 (sub-passes and visit budgets)', () => {
     insertExpired(engine, 15, 10 * HOUR, 'a');
     insertExpired(engine, 3, 10 * HOUR, 'b');
     const report = engine.ttl.runPass();
-    assert.deepEqual(report.visits.map((v) => `${v.collection}:${v.deleted}`), ['a:10', 'b:3', 'a:5']);
+    assert.deepEqual(
+      report.visits.map((v) => `${v.collection}:${v.deleted}`),
+      ['a:10', 'b:3', 'a:5'],
+    );
     assert.equal(count(engine, 'a') + count(engine, 'b'), 0);
   });
 
@@ -289,7 +310,10 @@ describe('TTL monitor: rule 7.3 (sub-passes and visit budgets)', () => {
     coll(engine).createIndex({ t: 1 }, { expireAfterSeconds: 60 });
     insertExpired(engine, 3000);
     const report = engine.ttl.runPass();
-    assert.deepEqual(report.visits.map((v) => v.deleted), [3000]);
+    assert.deepEqual(
+      report.visits.map((v) => v.deleted),
+      [3000],
+    );
   });
 
   it('rule 7.1: ttlMonitorBatchDeletes false → legacy unbounded delete per index (one visit)', () => {
@@ -300,7 +324,10 @@ describe('TTL monitor: rule 7.3 (sub-passes and visit budgets)', () => {
     insertExpired(engine, 35);
     clock.advance(MIN);
     const report = engine.ttl.status().lastPass!;
-    assert.deepEqual(report.visits.map((v) => v.deleted), [35]);
+    assert.deepEqual(
+      report.visits.map((v) => v.deleted),
+      [35],
+    );
     assert.equal(report.subPasses, 1);
     assert.equal(count(engine), 0);
   });
@@ -343,7 +370,11 @@ describe('TTL monitor: a pass in steps (a host that must not be held for a whole
     });
     clock.advance(60_000);
     assert.ok(steps, 'the timer handed the pass to the driver');
-    assert.deepEqual([count(engine, 'a'), count(engine, 'b'), count(engine, 'c')], [5, 5, 5], 'nothing ran before the first step');
+    assert.deepEqual(
+      [count(engine, 'a'), count(engine, 'b'), count(engine, 'c')],
+      [5, 5, 5],
+      'nothing ran before the first step',
+    );
     assert.equal(steps.next().done, false);
     assert.deepEqual([count(engine, 'a'), count(engine, 'b'), count(engine, 'c')], [0, 5, 5], 'one visit per step');
     engine.runCommand(DB, { drop: 'c' });
@@ -351,7 +382,14 @@ describe('TTL monitor: a pass in steps (a host that must not be held for a whole
     while (!steps.next().done) n++;
     assert.equal(n, 3, 'three visits: a, b, then c (dropped)');
     const last = engine.ttl.status().lastPass!;
-    assert.deepEqual(last.visits.map((v) => [v.collection, v.deleted, v.outcome]), [['a', 5, 'done'], ['b', 5, 'done'], ['c', 0, 'skipped']]);
+    assert.deepEqual(
+      last.visits.map((v) => [v.collection, v.deleted, v.outcome]),
+      [
+        ['a', 5, 'done'],
+        ['b', 5, 'done'],
+        ['c', 0, 'skipped'],
+      ],
+    );
     // The monitor sleeps again only once the driver says the pass ended (rule 7.2: sleep after a pass).
     assert.equal(engine.ttl.status().nextPassAt, null);
     finish();
@@ -386,9 +424,11 @@ describe('TTL monitor: rules 7.6 / 4.2 (index validity at each visit)', () => {
     assert.equal(count(engine), 3);
     const visit = engine.ttl.status().lastPass!.visits.find((v) => v.target === 'index t_1');
     assert.equal(visit?.outcome, 'skipped');
-    const listed = coll(engine).listIndexes().find((i) => i.name === 't_1')!;
+    const listed = coll(engine)
+      .listIndexes()
+      .find((i) => i.name === 't_1')!;
     assert.ok(listed.expireAfterSeconds instanceof Int32);
-    assert.equal((listed.expireAfterSeconds).value, 2147483647);
+    assert.equal(listed.expireAfterSeconds.value, 2147483647);
   });
 
   it('rule 4.2: a legacy negative or out-of-range EAS index deletes nothing', () => {
@@ -434,7 +474,10 @@ describe('TTL monitor: rules 7.6 / 4.2 (index validity at each visit)', () => {
       if (serverVersion === '8.0') assert.equal(Number((stored as Int32).valueOf()), 100, '8.0 rewrites to 100');
       else assert.equal(stored, 100.9, '7.0 keeps the double');
       // Passes at T0 + 60 s: threshold T0 + 60 s − 100 s.
-      coll(engine).insertMany([{ _id: 'at', t: new Date(T0 - 40_000) }, { _id: 'after', t: new Date(T0 - 40_000 + 1) }]);
+      coll(engine).insertMany([
+        { _id: 'at', t: new Date(T0 - 40_000) },
+        { _id: 'after', t: new Date(T0 - 40_000 + 1) },
+      ]);
       clock.advance(MIN);
       assert.deepEqual(ids(engine), ['after'], serverVersion);
     }
@@ -531,7 +574,11 @@ describe('TTL monitor: rules 7.7–7.8 (threshold and which values expire)', () 
 
   it('rule 5.4: clustered TTL: _id dates before 1970 are not deleted, Date(0) and later are', () => {
     const { engine, clock } = setup();
-    engine.runCommand(DB, { create: 'cl', clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 3600 });
+    engine.runCommand(DB, {
+      create: 'cl',
+      clusteredIndex: { key: { _id: 1 }, unique: true },
+      expireAfterSeconds: 3600,
+    });
     const pre1970 = new Date(-1000);
     const farPast = new Date(Date.UTC(1900, 0, 1));
     coll(engine, 'cl').insertMany([
@@ -542,7 +589,9 @@ describe('TTL monitor: rules 7.7–7.8 (threshold and which values expire)', () 
       { _id: new Date(T0 + 2 * HOUR) },
     ]);
     clock.advance(MIN);
-    const left = ids(engine, 'cl').map((d) => (d as Date).getTime()).sort((a, b) => a - b);
+    const left = ids(engine, 'cl')
+      .map((d) => (d as Date).getTime())
+      .sort((a, b) => a - b);
     assert.deepEqual(left, [farPast.getTime(), pre1970.getTime(), T0 + 2 * HOUR]);
   });
 
@@ -570,7 +619,10 @@ describe('TTL monitor: rules 7.7–7.8 (threshold and which values expire)', () 
     coll(engine, 'cl').insertMany(docs);
     clock.advance(MIN);
     const report = engine.ttl.status().lastPass!;
-    assert.deepEqual(report.visits.filter((v) => v.collection === 'cl').map((v) => v.deleted), [10, 10, 5]);
+    assert.deepEqual(
+      report.visits.filter((v) => v.collection === 'cl').map((v) => v.deleted),
+      [10, 10, 5],
+    );
     assert.equal(count(engine, 'cl'), 1);
     assert.equal(passes(engine), 1);
   });
@@ -797,9 +849,14 @@ describe('TTL monitor: lifecycle, events and metrics', () => {
     const batches: EngineEvent[][] = [];
     engine.onDidChange((events) => batches.push([...events]));
     clock.advance(MIN);
-    const deleted = batches.flat().filter((e) => e.kind === 'documentsDeleted') as Array<EngineEvent & { count: number; cause: string }>;
+    const deleted = batches.flat().filter((e) => e.kind === 'documentsDeleted') as Array<
+      EngineEvent & { count: number; cause: string }
+    >;
     assert.ok(deleted.every((e) => e.cause === 'ttl'));
-    assert.equal(deleted.reduce((s, e) => s + e.count, 0), 120);
+    assert.equal(
+      deleted.reduce((s, e) => s + e.count, 0),
+      120,
+    );
     assert.ok(deleted.length <= 3, `at most one event per visit, got ${deleted.length}`);
   });
 

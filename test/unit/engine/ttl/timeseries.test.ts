@@ -133,7 +133,11 @@ describe('time-series bucketing (rule 6.2)', () => {
       [{ timeField: 't', metaField: 'm', granularity: 'seconds' }, '2026-01-01T10:17:00.000Z', 3600],
       [{ timeField: 't', metaField: 'm', granularity: 'minutes' }, '2026-01-01T10:00:00.000Z', 86400],
       [{ timeField: 't', metaField: 'm', granularity: 'hours' }, '2026-01-01T00:00:00.000Z', 2592000],
-      [{ timeField: 't', metaField: 'm', bucketMaxSpanSeconds: 600, bucketRoundingSeconds: 600 }, '2026-01-01T10:10:00.000Z', 600],
+      [
+        { timeField: 't', metaField: 'm', bucketMaxSpanSeconds: 600, bucketRoundingSeconds: 600 },
+        '2026-01-01T10:10:00.000Z',
+        600,
+      ],
     ];
     for (const [timeseries, min, span] of cases) {
       const { engine, buckets } = setup({ timeseries });
@@ -202,9 +206,18 @@ describe('time-series bucketing (rule 6.2)', () => {
       { _id: 2, t: at(T0 + MINUTE), m: 'a', v: 2 },
     ]);
     engine.runCommand(DB, { update: 'ts', updates: [{ q: { _id: 2 }, u: { $set: { v: 3 } } }] });
-    assert.deepEqual(buckets.buckets().map((b) => [b.meta, b.count]), [['a', 2]]);
+    assert.deepEqual(
+      buckets.buckets().map((b) => [b.meta, b.count]),
+      [['a', 2]],
+    );
     engine.runCommand(DB, { update: 'ts', updates: [{ q: { _id: 2 }, u: { $set: { m: 'b' } } }] });
-    assert.deepEqual(buckets.buckets().map((b) => [b.meta, b.count]), [['a', 1], ['b', 1]]);
+    assert.deepEqual(
+      buckets.buckets().map((b) => [b.meta, b.count]),
+      [
+        ['a', 1],
+        ['b', 1],
+      ],
+    );
     engine.runCommand(DB, { update: 'ts', updates: [{ q: { _id: 1 }, u: { $set: { t: at(T0 + 3 * HOUR) } } }] });
     assert.deepEqual(buckets.buckets().map(iso), [
       { min: '2026-01-01T00:01:00.000Z', max: '2026-01-01T00:01:00.000Z', count: 1, meta: 'b' },
@@ -272,7 +285,10 @@ describe('time-series collection-level TTL (rules 6.1, 6.2, 7.10)', () => {
   });
 
   it('rule 6.2: bucketMaxSpanSeconds given explicitly is the span TTL waits for', () => {
-    const { engine, clock } = setup({ timeseries: { timeField: 't', bucketMaxSpanSeconds: 600, bucketRoundingSeconds: 600 }, expireAfterSeconds: 60 });
+    const { engine, clock } = setup({
+      timeseries: { timeField: 't', bucketMaxSpanSeconds: 600, bucketRoundingSeconds: 600 },
+      expireAfterSeconds: 60,
+    });
     insert(engine, [{ _id: 1, t: at(T0 + 3 * MINUTE) }]);
     // Bucket min 00:00, span 10 min, EAS 1 min: eligible at 00:11.
     advanceTo(clock, 10 * MINUTE);
@@ -322,7 +338,10 @@ describe('time-series collection-level TTL (rules 6.1, 6.2, 7.10)', () => {
 
 describe('ttlIndexDeleteTargetDocs and time-series visits (rule 7.3)', () => {
   it('rule 7.3: ttlIndexDeleteTargetDocs counts bucket documents: with 2, five expired buckets of 10 take visits of 2, 2 and 1 buckets in one pass', () => {
-    const { engine, clock } = setup({ expireAfterSeconds: 0 }, { parameters: { ttlIndexDeleteTargetDocs: 2, ttlMonitorEnabled: false } });
+    const { engine, clock } = setup(
+      { expireAfterSeconds: 0 },
+      { parameters: { ttlIndexDeleteTargetDocs: 2, ttlMonitorEnabled: false } },
+    );
     const docs: Document[] = [];
     for (let b = 0; b < 5; b++) for (let i = 0; i < 10; i++) docs.push({ t: at(T0 + i), m: `meta${b}` });
     insert(engine, docs);
@@ -350,7 +369,9 @@ describe('partial TTL indexes on a time-series collection (rule 6.4)', () => {
     const { engine, clock } = setup({ expireAfterSeconds: 86400 });
     engine.runCommand(DB, {
       createIndexes: 'ts',
-      indexes: [{ key: { t: 1 }, name: 'debug_ttl', expireAfterSeconds: 60, partialFilterExpression: { 'm.level': 'debug' } }],
+      indexes: [
+        { key: { t: 1 }, name: 'debug_ttl', expireAfterSeconds: 60, partialFilterExpression: { 'm.level': 'debug' } },
+      ],
     });
     insert(engine, [
       { _id: 1, t: at(T0), m: { level: 'debug', host: 'a' } },
@@ -377,7 +398,14 @@ describe('partial TTL indexes on a time-series collection (rule 6.4)', () => {
     const { engine, clock } = setup();
     engine.runCommand(DB, {
       createIndexes: 'ts',
-      indexes: [{ key: { t: 1 }, name: 'tmp_ttl', expireAfterSeconds: 0, partialFilterExpression: { m: { $in: ['tmp', 'scratch'] } } }],
+      indexes: [
+        {
+          key: { t: 1 },
+          name: 'tmp_ttl',
+          expireAfterSeconds: 0,
+          partialFilterExpression: { m: { $in: ['tmp', 'scratch'] } },
+        },
+      ],
     });
     const docs: Document[] = [];
     for (let i = 0; i < 1500; i++) docs.push({ t: at(T0 + i * 10), m: 'tmp' });
@@ -424,10 +452,13 @@ describe('extended-range dates switch time-series TTL off (rule 6.3)', () => {
       advanceTo(clock, 2 * DAY);
       assert.deepEqual(ids(engine), [1, 2, 3]);
       const visits = engine.ttl.status().lastPass!.visits.filter((v) => v.collection === 'ts');
-      assert.deepEqual(visits.map((v) => [v.target, v.outcome]), [
-        ['collection', 'skipped'],
-        ['index debug_ttl', 'skipped'],
-      ]);
+      assert.deepEqual(
+        visits.map((v) => [v.target, v.outcome]),
+        [
+          ['collection', 'skipped'],
+          ['index debug_ttl', 'skipped'],
+        ],
+      );
       assert.match(visits[0].reason ?? '', /extended range/);
       assert.equal(engine.ttlMetrics.deletedDocuments, 0);
     });
@@ -447,7 +478,9 @@ describe('extended-range dates switch time-series TTL off (rule 6.3)', () => {
 
   it('rule 6.3: the edges are 1970-01-01T00:00:00Z and 2038-01-19T03:14:07Z (the bucket start mongod checks)', () => {
     const edge = (time: number) => {
-      const { engine, buckets } = setup({ timeseries: { timeField: 't', bucketMaxSpanSeconds: 1, bucketRoundingSeconds: 1 } });
+      const { engine, buckets } = setup({
+        timeseries: { timeField: 't', bucketMaxSpanSeconds: 1, bucketRoundingSeconds: 1 },
+      });
       insert(engine, [{ t: at(time) }]);
       return buckets.requiresExtendedRange;
     };
@@ -490,29 +523,52 @@ describe('time-series expiry counts agree with what the monitor deletes (rules 6
     ]);
     // Bucket a@00:00 (2 measurements) is due at 01:10, b@00:30 at 01:40, a@03:00 at 04:10.
     const at69 = timeseriesExpiryCounts(coll, undefined, T0 + 69 * MINUTE, 3600);
-    assert.deepEqual(at69, { expiredNow: 0, dueWithinWindow: 3 }, 'both early buckets fall due within the hour, the 03:00 one does not');
+    assert.deepEqual(
+      at69,
+      { expiredNow: 0, dueWithinWindow: 3 },
+      'both early buckets fall due within the hour, the 03:00 one does not',
+    );
     const at70 = timeseriesExpiryCounts(coll, undefined, T0 + 70 * MINUTE, 1800);
-    assert.deepEqual(at70, { expiredNow: 2, dueWithinWindow: 1 }, 'the bound is inclusive: a@00:00 is expired at 01:10 exactly');
+    assert.deepEqual(
+      at70,
+      { expiredNow: 2, dueWithinWindow: 1 },
+      'the bound is inclusive: a@00:00 is expired at 01:10 exactly',
+    );
     engine.runCommand('admin', { setParameter: 1, ttlMonitorEnabled: true });
     advanceTo(clock, 70 * MINUTE);
     engine.ttl.runPass();
     assert.deepEqual(ids(engine), [3, 4], 'the pass deleted the 2 counted measurements');
-    assert.deepEqual(timeseriesExpiryCounts(coll, undefined, T0 + 70 * MINUTE, 1800), { expiredNow: 0, dueWithinWindow: 1 });
+    assert.deepEqual(timeseriesExpiryCounts(coll, undefined, T0 + 70 * MINUTE, 1800), {
+      expiredNow: 0,
+      dueWithinWindow: 1,
+    });
   });
 
   it('rule 6.4: a partial TTL index counts only the buckets whose meta matches its filter; the cap bounds the count', () => {
     const { engine, coll } = setup({}, { parameters: { ttlMonitorEnabled: false } });
     engine.runCommand(DB, {
       createIndexes: 'ts',
-      indexes: [{ key: { t: 1 }, name: 'debug_ttl', expireAfterSeconds: 60, partialFilterExpression: { 'm.level': 'debug' } }],
+      indexes: [
+        { key: { t: 1 }, name: 'debug_ttl', expireAfterSeconds: 60, partialFilterExpression: { 'm.level': 'debug' } },
+      ],
     });
     const docs: Document[] = [];
     for (let i = 0; i < 30; i++) docs.push({ t: at(T0 + i * SECOND), m: { level: i % 3 === 0 ? 'debug' : 'info' } });
     insert(engine, docs);
-    assert.deepEqual(timeseriesExpiryCounts(coll, 'debug_ttl', T0 + HOUR + MINUTE, 60), { expiredNow: 10, dueWithinWindow: 0 });
+    assert.deepEqual(timeseriesExpiryCounts(coll, 'debug_ttl', T0 + HOUR + MINUTE, 60), {
+      expiredNow: 10,
+      dueWithinWindow: 0,
+    });
     assert.deepEqual(timeseriesExpiryCounts(coll, 'debug_ttl', T0 + HOUR, 60), { expiredNow: 0, dueWithinWindow: 10 });
-    assert.deepEqual(timeseriesExpiryCounts(coll, 'debug_ttl', T0 + HOUR + MINUTE, 60, 4), { expiredNow: 4, dueWithinWindow: 0 });
-    assert.deepEqual(timeseriesExpiryCounts(coll, undefined, T0 + DAY, 60), { reason: 'expireAfterSeconds was removed' }, 'no collection-level TTL: nothing to count');
+    assert.deepEqual(timeseriesExpiryCounts(coll, 'debug_ttl', T0 + HOUR + MINUTE, 60, 4), {
+      expiredNow: 4,
+      dueWithinWindow: 0,
+    });
+    assert.deepEqual(
+      timeseriesExpiryCounts(coll, undefined, T0 + DAY, 60),
+      { reason: 'expireAfterSeconds was removed' },
+      'no collection-level TTL: nothing to count',
+    );
   });
 
   it('rule 6.3: an extended-range collection reports why nothing is counted', () => {

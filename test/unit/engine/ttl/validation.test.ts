@@ -23,7 +23,6 @@ import { expectError } from '../../helpers/expect-error';
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-
 const NUMERIC_MSG = /TTL index 'expireAfterSeconds' option must be numeric, but received a type of '([a-zA-Z]+)'/;
 const NAN_MSG = /TTL index 'expireAfterSeconds' option must not be NaN/;
 const RANGE_MSG_80 = /TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer/;
@@ -194,7 +193,7 @@ describe('ttl validation: rule 1.4 (range and truncation)', () => {
     const v8 = checkIndexExpireAfterSeconds(10000.7, '8.0');
     assert.equal(v8.seconds, 10000);
     assert.ok(v8.stored instanceof Int32, '8.0 stores the truncated value as an Int32');
-    assert.equal((v8.stored).value, 10000);
+    assert.equal(v8.stored.value, 10000);
     const v7 = checkIndexExpireAfterSeconds(10000.7, '7.0');
     assert.equal(v7.seconds, 10000, 'the observable expiry is the same in 7.0');
     assert.equal(v7.stored, 10000.7, '7.0 keeps the double as given');
@@ -204,7 +203,7 @@ describe('ttl validation: rule 1.4 (range and truncation)', () => {
     for (const v of [3600, new Int32(3600), Long.fromNumber(3600), Decimal128.fromString('3600')]) {
       const r = checkIndexExpireAfterSeconds(v, '8.0');
       assert.ok(r.stored instanceof Int32);
-      assert.equal((r.stored).value, 3600);
+      assert.equal(r.stored.value, 3600);
     }
   });
 
@@ -261,7 +260,10 @@ describe('ttl validation: rules 1.6, 1.8, 1.9 (whole TTL specs)', () => {
 
   it('rule 1.6: a single-field key passes', () => {
     assert.equal(checkTTLIndexSpec({ key: { a: 1 }, name: 'a_1', expireAfterSeconds: 10 }, facts()).seconds, 10);
-    assert.equal(checkTTLIndexSpec({ key: { 'a.b': -1 }, name: 'a.b_-1', expireAfterSeconds: 10 }, facts()).seconds, 10);
+    assert.equal(
+      checkTTLIndexSpec({ key: { 'a.b': -1 }, name: 'a.b_-1', expireAfterSeconds: 10 }, facts()).seconds,
+      10,
+    );
   });
 
   it('rule 1.9: wildcard {"$**": 1} with EAS is refused with 67', () => {
@@ -282,17 +284,27 @@ describe('ttl validation: rules 1.6, 1.8, 1.9 (whole TTL specs)', () => {
 
   it('rule 1.9: hashed, 2dsphere, 2d and text single-field TTL specs pass validation', () => {
     for (const dir of ['hashed', '2dsphere', '2d', 'text']) {
-      assert.equal(checkTTLIndexSpec({ key: { a: dir }, name: `a_${dir}`, expireAfterSeconds: 10 }, facts()).seconds, 10);
+      assert.equal(
+        checkTTLIndexSpec({ key: { a: dir }, name: `a_${dir}`, expireAfterSeconds: 10 }, facts()).seconds,
+        10,
+      );
     }
   });
 
   it('rule 1.8: 8.0 accepts a TTL index on a capped collection', () => {
-    assert.equal(checkTTLIndexSpec({ key: { a: 1 }, name: 'a_1', expireAfterSeconds: 5 }, facts({ capped: true })).seconds, 5);
+    assert.equal(
+      checkTTLIndexSpec({ key: { a: 1 }, name: 'a_1', expireAfterSeconds: 5 }, facts({ capped: true })).seconds,
+      5,
+    );
   });
 
   it('rule 1.8: 7.0 refuses a TTL index on a capped collection with 67', () => {
     expectError(
-      () => checkTTLIndexSpec({ key: { a: 1 }, name: 'a_1', expireAfterSeconds: 5 }, facts({ capped: true, serverVersion: '7.0' })),
+      () =>
+        checkTTLIndexSpec(
+          { key: { a: 1 }, name: 'a_1', expireAfterSeconds: 5 },
+          facts({ capped: true, serverVersion: '7.0' }),
+        ),
       67,
       /Cannot create TTL index on a capped collection/,
     );
@@ -301,7 +313,11 @@ describe('ttl validation: rules 1.6, 1.8, 1.9 (whole TTL specs)', () => {
   it('rule 1.8: capped + clustered is refused with 6049202 in both versions', () => {
     for (const serverVersion of ['8.0', '7.0'] as const) {
       expectError(
-        () => checkTTLIndexSpec({ key: { a: 1 }, name: 'a_1', expireAfterSeconds: 5 }, facts({ capped: true, clustered: true, serverVersion })),
+        () =>
+          checkTTLIndexSpec(
+            { key: { a: 1 }, name: 'a_1', expireAfterSeconds: 5 },
+            facts({ capped: true, clustered: true, serverVersion }),
+          ),
         6049202,
         /TTL secondary indexes are not allowed on a capped clustered collection/,
       );
@@ -310,17 +326,27 @@ describe('ttl validation: rules 1.6, 1.8, 1.9 (whole TTL specs)', () => {
 
   it('rule 1.5: capped+clustered (6049202) is checked before the EAS value', () => {
     expectError(
-      () => checkTTLIndexSpec({ key: { a: 1 }, name: 'a_1', expireAfterSeconds: 'abc' }, facts({ capped: true, clustered: true })),
+      () =>
+        checkTTLIndexSpec(
+          { key: { a: 1 }, name: 'a_1', expireAfterSeconds: 'abc' },
+          facts({ capped: true, clustered: true }),
+        ),
       6049202,
     );
   });
 
   it('rule 1.5: a bad EAS on a compound key is still 67', () => {
-    expectError(() => checkTTLIndexSpec({ key: { a: 1, b: 1 }, name: 'a_1_b_1', expireAfterSeconds: 'x' }, facts()), 67);
+    expectError(
+      () => checkTTLIndexSpec({ key: { a: 1, b: 1 }, name: 'a_1_b_1', expireAfterSeconds: 'x' }, facts()),
+      67,
+    );
   });
 
   it('rule 1.11: a clustered (not capped) collection accepts a secondary TTL index', () => {
-    assert.equal(checkTTLIndexSpec({ key: { a: 1 }, name: 'a_1', expireAfterSeconds: 5 }, facts({ clustered: true })).seconds, 5);
+    assert.equal(
+      checkTTLIndexSpec({ key: { a: 1 }, name: 'a_1', expireAfterSeconds: 5 }, facts({ clustered: true })).seconds,
+      5,
+    );
   });
 });
 
@@ -452,7 +478,11 @@ describe('ttl validation: rule 5.3 (clustered / time-series collection EAS)', ()
   });
 
   it('rule 5.3: 2147483647 is refused with 72 for clustered collections (beyond now since 1970)', () => {
-    expectError(() => checkClusteredExpireAfterSeconds(2147483647, JAN_2026), 72, /must be within an acceptable range, try a lower number/);
+    expectError(
+      () => checkClusteredExpireAfterSeconds(2147483647, JAN_2026),
+      72,
+      /must be within an acceptable range, try a lower number/,
+    );
   });
 
   it('rule 5.3: exactly the seconds since the epoch is accepted; one more is refused', () => {

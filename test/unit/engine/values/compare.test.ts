@@ -44,7 +44,14 @@ describe('BSON type order', () => {
 
 describe('numbers compare by value across int, long, double and decimal', () => {
   test('1, NumberInt(1), NumberLong(1), Double(1) and Decimal128("1") are equal', () => {
-    const ones = [1, new Int32(1), Long.fromNumber(1), new Double(1), Decimal128.fromString('1'), Decimal128.fromString('1.000')];
+    const ones = [
+      1,
+      new Int32(1),
+      Long.fromNumber(1),
+      new Double(1),
+      Decimal128.fromString('1'),
+      Decimal128.fromString('1.000'),
+    ];
     for (const a of ones) for (const b of ones) assert.ok(valuesEqual(a, b), `${String(a)} == ${String(b)}`);
   });
 
@@ -116,17 +123,17 @@ describe('arithmetic keeps MongoDB type promotion', () => {
   test('int + int stays Int32, and overflows into Long', () => {
     const r = addNumbers(new Int32(2), new Int32(3));
     assert.ok(r instanceof Int32);
-    assert.equal((r).value, 5);
+    assert.equal(r.value, 5);
     const o = addNumbers(new Int32(2147483647), new Int32(1));
     assert.ok(o instanceof Long);
-    assert.equal((o).toString(), '2147483648');
+    assert.equal(o.toString(), '2147483648');
   });
 
   test('long + double is a double; long * long stays Long', () => {
     assert.equal(addNumbers(Long.fromNumber(2), 0.5), 2.5);
     const m = multiplyNumbers(Long.fromNumber(3), Long.fromNumber(4));
     assert.ok(m instanceof Long);
-    assert.equal((m).toNumber(), 12);
+    assert.equal(m.toNumber(), 12);
   });
 
   test('decimal arithmetic is exact', () => {

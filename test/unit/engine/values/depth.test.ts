@@ -55,6 +55,11 @@ describe('command depth and field path limits', () => {
   it('a field path may have 180 components (code 5729100 past that)', () => {
     checkFieldPathLength('a' + '.a'.repeat(179));
     checkFieldPathLength('a'.repeat(10_000));
-    expectError(() => checkFieldPathLength('a' + '.a'.repeat(180)), 5729100, /FieldPath is too long/, 'Location5729100');
+    expectError(
+      () => checkFieldPathLength('a' + '.a'.repeat(180)),
+      5729100,
+      /FieldPath is too long/,
+      'Location5729100',
+    );
   });
 });

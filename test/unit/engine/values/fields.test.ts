@@ -18,7 +18,12 @@ describe('own-field helpers', () => {
     assert.equal(Object.getPrototypeOf(o), Object.prototype);
     assert.deepEqual(Object.keys(o), ['__proto__', 'constructor']);
     assert.equal(o.polluted, undefined);
-    assert.deepEqual(Object.getOwnPropertyDescriptor(o, '__proto__'), { value: { polluted: 1 }, writable: true, enumerable: true, configurable: true });
+    assert.deepEqual(Object.getOwnPropertyDescriptor(o, '__proto__'), {
+      value: { polluted: 1 },
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
     setField(o, '__proto__', 3);
     assert.equal(Object.getOwnPropertyDescriptor(o, '__proto__')?.value, 3, 'a second write replaces the field');
   });
@@ -39,7 +44,8 @@ describe('own-field helpers', () => {
 });
 
 describe('clones keep every field name', () => {
-  const doc = () => J('{"_id": 1, "__proto__": {"__proto__": [{"__proto__": 1}]}, "constructor": 2, "toString": {"valueOf": 3}}');
+  const doc = () =>
+    J('{"_id": 1, "__proto__": {"__proto__": [{"__proto__": 1}]}, "constructor": 2, "toString": {"valueOf": 3}}');
   const text = (d: unknown) => JSON.stringify(d);
 
   for (const [name, copy] of [
@@ -54,7 +60,11 @@ describe('clones keep every field name', () => {
       assert.equal(text(out), text(input));
       assert.equal(Object.getPrototypeOf(out), Object.prototype);
       assert.equal(Object.getPrototypeOf(out.__proto__), Object.prototype);
-      assert.notEqual(Object.getOwnPropertyDescriptor(out, '__proto__')?.value, Object.getOwnPropertyDescriptor(input, '__proto__')?.value, 'a copy, not shared');
+      assert.notEqual(
+        Object.getOwnPropertyDescriptor(out, '__proto__')?.value,
+        Object.getOwnPropertyDescriptor(input, '__proto__')?.value,
+        'a copy, not shared',
+      );
     });
   }
 });
