@@ -3,7 +3,8 @@
  * a diagnostic links to. The checks themselves live in `checks/` and call the engine's
  * `ttl/validation.ts`; this table holds no logic.
  */
-import type { Severity } from './types';
+/** How a problem shows in the editor; each rule has one (the table below). */
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
 
 const TTL_DOC = 'https://www.mongodb.com/docs/manual/core/index-ttl/';
 const EXPIRE_DOC = 'https://www.mongodb.com/docs/manual/tutorial/expire-data/';

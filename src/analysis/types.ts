@@ -4,9 +4,10 @@
  * UTF-16 indices into the analysed text (a file, or one notebook cell when `cell` is set).
  */
 import type { Document } from '../engine';
-import type { RuleCode } from './rules';
+import type { RuleCode, Severity } from './rules';
 
-export type Severity = 'error' | 'warning' | 'information' | 'hint';
+// Severity lives with the rule table that assigns it (rules.ts); re-exported for the analysis API.
+export type { Severity };
 
 export interface Span {
   start: number;
