@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { AnalysisOptions } from '../../analysis';
-import type { Backend } from '../backend/backend';
+import { changesCatalog, type Backend } from '../backend/backend';
 import { DIAGNOSTICS_SECTION, readDiagnosticsSettings } from './diagnostics-settings';
 import { diagnosticsOf, DocumentAnalyzer, isAnalysable } from './document-analysis';
 import { EngineSnapshot } from './engine-snapshot';
@@ -46,7 +46,9 @@ export class LiveDiagnostics implements vscode.Disposable {
       }),
     );
     this.unsubscribe = backend.onDidChange((events) => {
-      if (events.every((e) => e.kind === 'clockChanged' || e.kind === 'monitorRan')) return;
+      // The analysis reads names, options and index specs only: documents written by a running
+      // cell (a batch every 25 ms) must not re-analyse every visible file.
+      if (!events.some(changesCatalog)) return;
       this.snapshot.invalidate();
       this.refreshEngine();
     });

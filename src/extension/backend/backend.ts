@@ -114,6 +114,31 @@ export type BackendEvent =
 
 export type BackendListener = (events: readonly BackendEvent[]) => void;
 
+/**
+ * Whether an event changes what `catalog()` answers (names, options, index specs): document counts,
+ * clock moves, passes and storage notes do not. The engine host, its client and the diagnostics
+ * (which read only the catalog) ask the same question.
+ */
+export function changesCatalog(event: BackendEvent): boolean {
+  return (
+    !('count' in event) &&
+    event.kind !== 'clockChanged' &&
+    event.kind !== 'monitorRan' &&
+    event.kind !== 'storageChanged'
+  );
+}
+
+/** Tells every listener; one that throws is logged and the others are still told. */
+export function notifyListeners(listeners: Iterable<BackendListener>, events: readonly BackendEvent[]): void {
+  for (const l of listeners) {
+    try {
+      l(events);
+    } catch (err) {
+      console.error('TTL Workbench: a backend listener threw', err);
+    }
+  }
+}
+
 export interface EngineSettings {
   clock: ClockMode;
   flavor: 'mongodb' | 'cosmos';

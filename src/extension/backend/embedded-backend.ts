@@ -36,6 +36,7 @@ import type {
   PlaygroundSession,
   StorageInfo,
 } from './backend';
+import { notifyListeners } from './backend';
 import { EmbeddedPlayground } from './embedded-playground';
 import { exportDatabaseText, importDatabaseText } from '../../engine/storage/export';
 import type { Durability } from '../../storage/journal';
@@ -163,13 +164,7 @@ export class EmbeddedBackend implements Backend {
   }
 
   private emit(events: readonly BackendEvent[]): void {
-    for (const l of this.listeners) {
-      try {
-        l(events);
-      } catch (err) {
-        console.error('TTL Workbench: a backend listener threw', err);
-      }
-    }
+    notifyListeners(this.listeners, events);
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
-import type { BackendEvent, PlaygroundSession } from '../backend/backend';
+import { changesCatalog, type BackendEvent, type PlaygroundSession } from '../backend/backend';
 import { EmbeddedBackend } from '../backend/embedded-backend';
 import type { FromWorker, ToWorker, WorkerHeapStats } from './protocol';
 import { decodeValue, encodeError, encodeValue } from './wire-values';
@@ -49,7 +49,7 @@ class EventPump {
           continue;
         }
         this.counts.set(key, this.pending.length);
-      } else if (e.kind !== 'clockChanged' && e.kind !== 'monitorRan' && e.kind !== 'storageChanged') {
+      } else if (changesCatalog(e)) {
         catalogChanged = true;
       }
       this.pending.push(e);
