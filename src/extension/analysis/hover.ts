@@ -36,10 +36,12 @@ export class TTLValueHover implements vscode.HoverProvider {
           : '.',
     );
     // The count needs the engine; a long cell may hold it. The words above never wait for it.
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const eligible = await Promise.race([
       this.eligibleNow(site).catch(() => undefined),
-      new Promise<string>((resolve) => setTimeout(() => resolve(BUSY), HOVER_WAIT_MS)),
+      new Promise<string>((resolve) => (timer = setTimeout(() => resolve(BUSY), HOVER_WAIT_MS))),
     ]);
+    clearTimeout(timer);
     if (eligible) md.appendMarkdown(`\n\n${eligible}`);
     return new vscode.Hover(md, rangeOf(doc, site));
   }

@@ -224,6 +224,20 @@ function salvageAndCheck(dir: string, expectCode: number): { r: ReturnType<typeo
   return { r, to };
 }
 
+/** A closed folder holding the workload in snapshot-1 and one more insert in journal-1 after it. */
+async function compactedWithOneMore(): Promise<string> {
+  const dir = tmpDir();
+  const a = open(dir);
+  workload(a.engine, a.clock);
+  await compact(a.engine, a.store);
+  a.engine
+    .db('app')
+    .collection('events')
+    .insertOne({ _id: 'after', t: new Date(T0) });
+  closeStoredEngine(a);
+  return dir;
+}
+
 describe('ttl-workbench verify', () => {
   test('a clean folder: exit 0, its files with sizes, documents and indexes per collection, records read; nothing changed', () => {
     const dir = journalFolder();
@@ -257,15 +271,7 @@ describe('ttl-workbench verify', () => {
   });
 
   test('a damaged snapshot: exit 1, named with its offset, not loaded; the journal after it is still read; nothing changed', async () => {
-    const dir = tmpDir();
-    const a = open(dir);
-    workload(a.engine, a.clock);
-    await compact(a.engine, a.store);
-    a.engine
-      .db('app')
-      .collection('events')
-      .insertOne({ _id: 'after', t: new Date(T0) });
-    closeStoredEngine(a);
+    const dir = await compactedWithOneMore();
     const { frame } = flipMiddle(path.join(dir, 'snapshot-1.ttls'));
     const r = verify(dir);
     assert.equal(r.code, 1, r.stdout + r.stderr);
@@ -433,15 +439,7 @@ describe('ttl-workbench salvage', () => {
   });
 
   test('a clean folder (a torn tail included): exit 0, everything copied', async () => {
-    const dir = tmpDir();
-    const a = open(dir);
-    workload(a.engine, a.clock);
-    await compact(a.engine, a.store);
-    a.engine
-      .db('app')
-      .collection('events')
-      .insertOne({ _id: 'after', t: new Date(T0) });
-    closeStoredEngine(a);
+    const dir = await compactedWithOneMore();
     fs.appendFileSync(path.join(dir, 'journal-1.ttlj'), Buffer.from([200, 0, 0, 0, 1, 2, 3]));
     const { r } = salvageAndCheck(dir, 0);
     assert.match(r.stdout, /note: the torn last record \(never acknowledged\) was not copied/);

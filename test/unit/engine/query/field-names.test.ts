@@ -8,24 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EJSON } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
-import { assertPlain } from '../../helpers/plain-objects';
-
-/** Names every plain object inherits (or whose assignment has a side effect). */
-export const INHERITED_NAMES = [
-  '__proto__',
-  'constructor',
-  'prototype',
-  'toString',
-  'hasOwnProperty',
-  'valueOf',
-  '__defineGetter__',
-  '__defineSetter__',
-  '__lookupGetter__',
-  '__lookupSetter__',
-  'isPrototypeOf',
-  'propertyIsEnumerable',
-  'toLocaleString',
-];
+import { assertPlain, INHERITED_NAMES } from '../../helpers/plain-objects';
 
 /** JSON text to a value: unlike an object literal, `"__proto__"` is an own key. */
 const J = (text: string): Document => JSON.parse(text) as Document;
