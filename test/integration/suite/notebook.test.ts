@@ -406,9 +406,10 @@ suite('Playground notebooks', function () {
 
   test('engine host: the tree and the status bar follow writes of one notebook while a long cell of another runs', async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true });
-    // Many statements, each real work and no output: the worker serves other requests between them.
+    // Many statements, each real work (a scan of 20,000 documents) and no output, far more than the
+    // test needs (it interrupts the cell at the end): the worker serves other requests between them.
     const long = await untitled({}, [
-      `use("busy")\n${Array.from({ length: 2000 }, (_, k) => `void db.work.insertMany(Array.from({ length: 200 }, (_, i) => ({ k: ${k}, i })))`).join('\n')}`,
+      `use("busy")\nvoid db.work.insertMany(Array.from({ length: 20000 }, (_, i) => ({ i })))\n${Array.from({ length: 5000 }, () => 'void db.work.countDocuments({ i: { $gte: 0 } })').join('\n')}`,
     ]);
     const running = vscode.commands.executeCommand('notebook.execute', long.uri);
     await delay(300);
