@@ -10,7 +10,10 @@ const path = require('node:path');
 const production = process.argv.includes('--production');
 const entries = [
   { in: 'src/engine/index.ts', out: 'engine' },
+  // The extension in two steps: what activation loads (source analysis, stand-ins), and what the
+  // first need for data loads (src/extension/workbench.ts: the engine host's client, tree, commands).
   { in: 'src/extension/main.ts', out: 'extension' },
+  { in: 'src/extension/workbench.ts', out: 'workbench' },
   // The engine host: the worker thread the extension starts (src/extension/engine-host/client.ts).
   { in: 'src/extension/engine-host/worker-main.ts', out: 'engine-host' },
   { in: 'src/cli/main.ts', out: 'cli' },

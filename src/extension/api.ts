@@ -1,6 +1,8 @@
 /**
  * What `activate()` returns: the seams integration tests (and other extensions) use instead of
- * the UI. Everything data-related goes through `backend` (asynchronous).
+ * the UI. Everything data-related goes through `backend` (asynchronous). Reading `backend`,
+ * `treeProvider`, `diagnostics`, `notebooks` or the status bar starts the engine if it has not
+ * started (`engineStartedBy()` then says "the extension API").
  */
 import type * as vscode from 'vscode';
 import type { Backend } from './backend/backend';
@@ -26,4 +28,8 @@ export interface TTLWorkbenchApi {
   activationMs: number;
   /** Playground notebooks: each notebook's engine, and when its runs are done. */
   notebooks: NotebookApi;
+  /** What started the engine ("the Databases view", "the command ttlWorkbench.x", ...); undefined while it has not. */
+  engineStartedBy(): string | undefined;
+  /** The activation and engine-start lines the extension wrote to its log, oldest first. */
+  lifecycleLog(): string[];
 }

@@ -1,223 +1,118 @@
 /**
- * Activation: one embedded engine per window (virtual clock by default), running in the engine
- * host's worker thread (engine-host/), the "Databases" view, commands, diagnostics and the status
- * bar. Deactivation closes the engine (data folder synced, lock released) and ends the worker.
+ * Activation in steps. What a JavaScript or TypeScript file needs starts at once and is light: the
+ * source analysis (diagnostics, hovers, quick fixes, CodeLens), the notebook format, the Databases
+ * view's frame and a stand-in for every command. The engine, its worker thread and everything that
+ * works on data (workbench.ts, bundled apart as dist/workbench.js) start on first need: the
+ * Databases view shown, a command run, a playground notebook opened, or the API asked for data.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { TTLWorkbenchApi } from './api';
-import type { Backend } from './backend/backend';
-import { EngineHost, type RestartReason } from './engine-host/client';
-import { registerCollectionCommands } from './commands/collections';
-import type { Services } from './commands/context';
-import { registerEngineCommands } from './commands/engine';
-import { registerIndexCommands } from './commands/indexes';
-import { registerProblemCommands } from './commands/problems';
-import { registerStorageCommands } from './commands/storage';
-import { registerEngineHostCommands } from './commands/engine-host';
-import { registerSourceAnalysisCommands } from './commands/source-analysis';
+import { contributedCommands, registerCommandStubs } from './activation/command-stubs';
+import { DeferredTreeProvider } from './activation/deferred-tree';
 import { registerSourceAnalysis } from './analysis/register';
-import { TTLDiagnostics } from './diagnostics';
-import { registerNotebooks } from './notebook';
-import { readSettings, SECTION, type WorkbenchSettings } from './settings';
-import { ClockStatusBar } from './status-bar';
-import { DatabasesTreeProvider } from './tree/provider';
+import type { TTLWorkbenchApi } from './api';
+import { EngineLink } from './engine-link';
+import { NOTEBOOK_TYPE, TtlbookSerializer } from './notebook/serializer';
+import type { TreeNode } from './tree/nodes';
 import { Notifier } from './ui/notifier';
+import type * as WorkbenchModule from './workbench';
+import type { Workbench, WorkbenchDeps } from './workbench';
 
 export const VIEW_ID = 'ttlWorkbench.databases';
 
-let activeHost: EngineHost | undefined;
+/** Commands the source analysis registers itself: they never need the engine. */
+const ENGINE_FREE_COMMANDS = new Set(['ttlWorkbench.checkWorkspace', 'ttlWorkbench.replaceTTLValue']);
+
+let running: Workbench | undefined;
 
 export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
   const started = performance.now();
   const output = vscode.window.createOutputChannel('TTL Workbench', { log: true });
-  const settings = readSettings();
+  const lifecycle: string[] = [];
+  const note = (text: string) => {
+    lifecycle.push(text);
+    output.info(text);
+  };
   const notifier = new Notifier(output);
-  const host = startEngineHost(context, settings, output, notifier);
-  activeHost = host;
-  const backend = openBackend(context, host, settings, output);
-  const tree = new DatabasesTreeProvider(backend);
+  const engine = new EngineLink();
+  const sourceAnalysis = registerSourceAnalysis(engine, { notifier });
+
+  let startedBy: string | undefined;
+  let stubs: vscode.Disposable | undefined;
+  const tree = new DeferredTreeProvider<TreeNode>(() => start('the Databases view'));
   const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
-  const diagnostics = new TTLDiagnostics(backend);
-  diagnostics.onDidUpdate = (problems) => {
-    tree.model.setProblems(problems);
-    tree.refresh();
-  };
-  const isolatedBackend: Services['isolatedBackend'] = (engineSettings, options) =>
-    host.open(
-      { settings: engineSettings, ...(options.startMs !== undefined ? { startMs: options.startMs } : {}) },
-      { scratch: true },
-    );
-  const services: Services = {
-    backend,
-    isolatedBackend,
-    engineHost: host,
-    tree,
-    treeView,
-    notifier,
-    settings: readSettings,
-    diagnostics,
-    output,
-  };
-  const statusBar = new ClockStatusBar(backend);
-  const sourceAnalysis = registerSourceAnalysis(backend);
-  const notebooks = registerNotebooks(context, services);
 
-  const setClockContext = () =>
-    backend.clock().then(
-      (c) => vscode.commands.executeCommand('setContext', 'ttlWorkbench.clockMode', c.mode),
-      () => undefined,
-    );
-  void setClockContext();
+  /** Starts the engine side once; `reason` names the need, for the log. */
+  const start = (reason: string): Workbench => {
+    if (running) return running;
+    const t0 = performance.now();
+    stubs?.dispose();
+    stubs = undefined;
+    const deps: WorkbenchDeps = { context, output, notifier, treeView, live: sourceAnalysis.live };
+    // A separate bundle, required only now: its code is not even parsed until the engine is needed.
+    const bundle = path.join(context.extensionPath, 'dist', 'workbench.js');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a bundle of its own, loaded at run time
+    const { startWorkbench } = require(bundle) as typeof WorkbenchModule;
+    const workbench = startWorkbench(deps);
+    running = workbench;
+    startedBy = reason;
+    engine.attach(workbench.backend);
+    tree.connect(workbench.tree);
+    note(`Engine started (${reason}) in ${(performance.now() - t0).toFixed(1)} ms.`);
+    return workbench;
+  };
+  const workbench = () => running ?? start('the extension API');
 
+  stubs = registerCommandStubs(
+    contributedCommands(context).filter((id) => !ENGINE_FREE_COMMANDS.has(id)),
+    (reason) => start(reason),
+  );
+  const onNotebook = (nb: vscode.NotebookDocument) => {
+    if (nb.notebookType === NOTEBOOK_TYPE && !running) start('a playground notebook');
+  };
   context.subscriptions.push(
     output,
     treeView,
     tree,
-    diagnostics,
-    statusBar,
-    ...registerCollectionCommands(services),
-    ...registerIndexCommands(services),
-    ...registerEngineCommands(services),
-    ...registerProblemCommands(services),
-    ...registerStorageCommands(services),
-    ...registerEngineHostCommands(services),
+    engine,
     ...sourceAnalysis.disposables,
-    ...registerSourceAnalysisCommands(services, sourceAnalysis.live),
-    ...notebooks.disposables,
-    {
-      dispose: backend.onDidChange((events) => {
-        if (events.some((e) => e.kind === 'clockChanged' || e.kind === 'reset')) void setClockContext();
-      }),
-    },
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!e.affectsConfiguration(SECTION)) return;
-      const next = readSettings();
-      if (e.affectsConfiguration(`${SECTION}.clock`)) void backend.setClockMode(next.clock);
-      if (e.affectsConfiguration(`${SECTION}.flavor`) || e.affectsConfiguration(`${SECTION}.serverVersion`)) {
-        notifier.showAndForget(
-          'info',
-          `Emulate ${next.flavor === 'cosmos' ? 'the Cosmos DB flavor' : 'MongoDB'} ${next.serverVersion}: a new engine is needed (the data go).`,
-          ['Reset Engine'],
-          (c) =>
-            c === 'Reset Engine'
-              ? vscode.commands.executeCommand('ttlWorkbench.resetEngine', {
-                  flavor: next.flavor,
-                  serverVersion: next.serverVersion,
-                })
-              : undefined,
-        );
-      }
-    }),
-    { dispose: () => backend.dispose() },
+    vscode.workspace.registerNotebookSerializer(NOTEBOOK_TYPE, new TtlbookSerializer(), { transientOutputs: true }),
+    vscode.workspace.onDidOpenNotebookDocument(onNotebook),
+    { dispose: () => stubs?.dispose() },
   );
+  for (const nb of vscode.workspace.notebookDocuments) onNotebook(nb);
 
   const activationMs = performance.now() - started;
-  output.info(
-    `TTL Workbench activated in ${activationMs.toFixed(1)} ms (${settings.flavor} ${settings.serverVersion}, ${settings.clock} clock).`,
-  );
+  note(`TTL Workbench activated in ${activationMs.toFixed(1)} ms; the engine starts when it is first needed.`);
   return {
-    backend,
-    treeProvider: tree,
+    get backend() {
+      return workbench().backend;
+    },
+    get treeProvider() {
+      return workbench().tree;
+    },
     treeView,
-    diagnostics: diagnostics.collection,
-    statusBarText: () => statusBar.text,
+    get diagnostics() {
+      return workbench().diagnostics.collection;
+    },
+    statusBarText: () => workbench().statusBar.text,
     messages: () => notifier.messages,
     whenIdle: async () => {
-      await tree.whenIdle();
-      await statusBar.whenIdle();
+      await running?.whenIdle();
       await sourceAnalysis.live.whenIdle();
     },
     sourceDiagnostics: sourceAnalysis.live.collection,
     activationMs,
-    notebooks: notebooks.api,
+    get notebooks() {
+      return workbench().notebooks;
+    },
+    engineStartedBy: () => startedBy,
+    lifecycleLog: () => [...lifecycle],
   };
 }
 
-/** The worker thread every engine of the window runs in (ttlWorkbench.engineHost.maxHeapMb). */
-function startEngineHost(
-  context: vscode.ExtensionContext,
-  settings: WorkbenchSettings,
-  output: vscode.LogOutputChannel,
-  notifier: Notifier,
-): EngineHost {
-  const host: EngineHost = new EngineHost({
-    workerPath: path.join(context.extensionPath, 'dist', 'engine-host.js'),
-    maxHeapMb: settings.engineHostMaxHeapMb,
-    log: (text, severity) => (severity === 'error' ? output.error(text) : output.info(text)),
-    onRestart: (reason: RestartReason, lostInMemory: boolean) => {
-      if (reason.kind === 'requested') return; // the command reports it
-      const what =
-        reason.kind === 'outOfMemory'
-          ? `The TTL Workbench engine ran out of memory (limit ${host.maxHeapMb ?? settings.engineHostMaxHeapMb} MB, ttlWorkbench.engineHost.maxHeapMb) and was restarted`
-          : reason.kind === 'crashed'
-            ? `The TTL Workbench engine host stopped (${reason.detail}) and was restarted`
-            : 'The TTL Workbench engine host was restarted to end code that ignored the interrupt';
-      const data = lostInMemory
-        ? 'the in-memory engine starts empty.'
-        : 'every acknowledged write was reopened from the data folder.';
-      notifier.showAndForget('warning', `${what}: ${data}`, ['Show Log'], () => output.show());
-    },
-    confirmRestart: async (message) =>
-      (await vscode.window.showWarningMessage(message, 'Restart Engine Host', 'Keep Waiting')) ===
-      'Restart Engine Host',
-  });
-  return host;
-}
-
-/**
- * The engine, in its data folder (ttlWorkbench.storage): the workspace's storage folder, the
- * global one, or none. A folder that cannot be opened leaves the window with an in-memory engine
- * and says why, rather than failing activation.
- */
-function openBackend(
-  context: vscode.ExtensionContext,
-  host: EngineHost,
-  settings: WorkbenchSettings,
-  output: vscode.LogOutputChannel,
-): Backend {
-  const base =
-    settings.storage === 'global'
-      ? context.globalStorageUri
-      : settings.storage === 'workspace'
-        ? (context.storageUri ?? context.globalStorageUri)
-        : undefined;
-  const dataDir = base ? path.join(base.fsPath, 'engine') : undefined;
-  const engineSettings = { clock: settings.clock, flavor: settings.flavor, serverVersion: settings.serverVersion };
-  if (!dataDir) return host.open({ settings: engineSettings });
-  let failed = false;
-  const backend = host.open(
-    { settings: engineSettings, dataDir, durability: settings.durability },
-    {
-      onOpenFailed: (err) => {
-        failed = true;
-        output.error(`Cannot open the data folder ${dataDir}: ${err.message}`);
-        void vscode.window.showErrorMessage(
-          `TTL Workbench could not open its data folder (${err.message}); this window's engine is in memory and its data will not be kept.`,
-        );
-      },
-    },
-  );
-  void backend.storageInfo().then(
-    (info) => {
-      if (failed) return;
-      output.info(
-        `Data folder ${dataDir} (${settings.durability}): ${info.restoredDocuments.toLocaleString('en-US')} documents restored.`,
-      );
-      for (const note of info.notes) output.warn(note);
-      if (info.readOnly || info.notes.length) {
-        void vscode.window
-          .showWarningMessage(`TTL Workbench data folder: ${info.notes.join(' ')}`, 'Show Log')
-          .then((c) => (c ? output.show() : undefined));
-      }
-    },
-    () => undefined,
-  );
-  return backend;
-}
-
 export function deactivate(): Promise<void> | undefined {
-  const host = activeHost;
-  activeHost = undefined;
-  return host?.dispose();
+  const workbench = running;
+  running = undefined;
+  return workbench?.dispose();
 }

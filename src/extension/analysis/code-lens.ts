@@ -48,7 +48,7 @@ export async function applyDefinition(
   snapshot: EngineSnapshot,
   args: ApplyArgs,
 ): Promise<{ ok: boolean; db: string; reply?: Document; code?: number; codeName?: string; message?: string }> {
-  const db = args.db ?? (await snapshot.refresh()).collection({ collection: args.collection })?.db ?? 'test';
+  const db = args.db ?? (await snapshot.refresh())?.collection({ collection: args.collection })?.db ?? 'test';
   try {
     const reply = await backend.runCommand(db, args.command);
     return { ok: true, db, reply };

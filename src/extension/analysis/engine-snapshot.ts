@@ -2,16 +2,18 @@
  * What the embedded engine knows, as the analysis layer's `EngineFacts`: collections and their
  * indexes from the Backend's catalog snapshot (asynchronous), kept until the engine changes. The analysis is
  * synchronous, so it reads the last snapshot; a change rebuilds it and re-runs the diagnostics.
+ * Before the engine has started there are no facts (undefined), not an empty engine: the analysis
+ * then skips the checks that compare code with the engine.
  */
 import { engineFactsFrom, type EngineCollectionFacts, type EngineFacts } from '../../analysis';
-import type { Backend } from '../backend/backend';
+import type { EngineLink } from '../engine-link';
 
 export class EngineSnapshot {
   private facts: EngineFacts | undefined;
-  private building: Promise<EngineFacts> | undefined;
+  private building: Promise<EngineFacts | undefined> | undefined;
   private generation = 0;
 
-  constructor(private readonly backend: Backend) {}
+  constructor(private readonly engine: EngineLink) {}
 
   /** The last snapshot (undefined until the first one is built). */
   get current(): EngineFacts | undefined {
@@ -23,7 +25,7 @@ export class EngineSnapshot {
     this.building = undefined;
   }
 
-  async refresh(): Promise<EngineFacts> {
+  async refresh(): Promise<EngineFacts | undefined> {
     if (this.building) return this.building;
     const generation = this.generation;
     const building = this.read().then((facts) => {
@@ -34,9 +36,11 @@ export class EngineSnapshot {
     return building;
   }
 
-  private async read(): Promise<EngineFacts> {
+  private async read(): Promise<EngineFacts | undefined> {
+    const backend = this.engine.backend;
+    if (!backend) return undefined;
     // One catalog snapshot: a backend on the engine host's thread answers it without waiting on the engine.
-    const catalog = await this.backend.catalog();
+    const catalog = await backend.catalog();
     const collections: EngineCollectionFacts[] = catalog.collections.map((c) => {
       const ts = c.options.timeseries as { timeField?: unknown; metaField?: unknown } | undefined;
       return {

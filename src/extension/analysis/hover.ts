@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { secondsInWords, type TTLValueSite } from '../../analysis';
-import type { Backend } from '../backend/backend';
+import type { EngineLink } from '../engine-link';
 import { countReplyN, eligibleWords, expiredNowCount, PREVIEW_CAP } from '../logic/expiry-counts';
 import { inDocument, rangeOf, type DocumentAnalyzer } from './document-analysis';
 import type { EngineSnapshot } from './engine-snapshot';
@@ -17,7 +17,7 @@ const BUSY = 'Embedded engine: busy (a playground cell is running); hover again 
 export class TTLValueHover implements vscode.HoverProvider {
   constructor(
     private readonly analyzer: DocumentAnalyzer,
-    private readonly backend: Backend,
+    private readonly engine: EngineLink,
     private readonly snapshot: EngineSnapshot,
   ) {}
 
@@ -47,10 +47,12 @@ export class TTLValueHover implements vscode.HoverProvider {
   }
 
   private async eligibleNow(site: TTLValueSite): Promise<string | undefined> {
-    if (!site.ns || !site.field) return undefined;
-    const known = (this.snapshot.current ?? (await this.snapshot.refresh())).collection(site.ns);
+    // Hovering never starts the engine: without it there is nothing to count.
+    const backend = this.engine.backend;
+    if (!site.ns || !site.field || !backend) return undefined;
+    const known = (this.snapshot.current ?? (await this.snapshot.refresh()))?.collection(site.ns);
     if (!known) return undefined;
-    const now = (await this.backend.clock()).now.getTime();
+    const now = (await backend.clock()).now.getTime();
     const cmd = expiredNowCount(
       {
         collection: known.name,
@@ -62,7 +64,7 @@ export class TTLValueHover implements vscode.HoverProvider {
       now,
       PREVIEW_CAP,
     );
-    const n = countReplyN(await this.backend.runCommand(known.db, cmd));
+    const n = countReplyN(await backend.runCommand(known.db, cmd));
     return `Embedded engine, ${known.db}.${known.name}: ${eligibleWords(n, PREVIEW_CAP)}`;
   }
 }

@@ -6,7 +6,8 @@
  */
 import * as vscode from 'vscode';
 import type { AnalysisOptions } from '../../analysis';
-import { changesCatalog, type Backend } from '../backend/backend';
+import { changesCatalog } from '../backend/backend';
+import type { EngineLink } from '../engine-link';
 import { DIAGNOSTICS_SECTION, readDiagnosticsSettings } from './diagnostics-settings';
 import { diagnosticsOf, DocumentAnalyzer, isAnalysable } from './document-analysis';
 import { EngineSnapshot } from './engine-snapshot';
@@ -20,14 +21,14 @@ export class LiveDiagnostics implements vscode.Disposable {
   private settings = readDiagnosticsSettings();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly unsubscribe: () => void;
+  private readonly unsubscribe: Array<() => void>;
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
   /** Files filled by "Check Workspace": kept when their editor closes. */
   readonly checkedByWorkspace = new Set<string>();
 
-  constructor(backend: Backend) {
-    this.snapshot = new EngineSnapshot(backend);
+  constructor(engine: EngineLink) {
+    this.snapshot = new EngineSnapshot(engine);
     this.analyzer = new DocumentAnalyzer(() => this.options());
     this.disposables.push(
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
@@ -45,13 +46,18 @@ export class LiveDiagnostics implements vscode.Disposable {
         this.analyzeVisible();
       }),
     );
-    this.unsubscribe = backend.onDidChange((events) => {
-      // The analysis reads names, options and index specs only: documents written by a running
-      // cell (a batch every 25 ms) must not re-analyse every visible file.
-      if (!events.some(changesCatalog)) return;
+    const engineChanged = () => {
       this.snapshot.invalidate();
       this.refreshEngine();
-    });
+    };
+    this.unsubscribe = [
+      engine.onDidStart(engineChanged),
+      engine.onDidChange((events) => {
+        // The analysis reads names, options and index specs only: documents written by a running
+        // cell (a batch every 25 ms) must not re-analyse every visible file.
+        if (events.some(changesCatalog)) engineChanged();
+      }),
+    ];
     this.refreshEngine();
   }
 
@@ -149,7 +155,7 @@ export class LiveDiagnostics implements vscode.Disposable {
 
   dispose(): void {
     for (const t of this.timers.values()) clearTimeout(t);
-    this.unsubscribe();
+    for (const u of this.unsubscribe) u();
     this.collection.dispose();
     for (const d of this.disposables) d.dispose();
   }

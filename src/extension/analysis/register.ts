@@ -1,6 +1,13 @@
-/** Wires the source analysis into VS Code: diagnostics, quick fixes, hover and CodeLens providers. */
+/**
+ * Wires the source analysis into VS Code: diagnostics, quick fixes, hover and CodeLens providers,
+ * and the commands that need no engine (Check Workspace, the NaN quick fix's prompt). This is what
+ * a JavaScript or TypeScript file activates; it reads the engine through the link once the engine
+ * has started, and never starts it.
+ */
 import * as vscode from 'vscode';
-import type { Backend } from '../backend/backend';
+import type { EngineLink } from '../engine-link';
+import { registerSourceCommands } from '../commands/source-analysis';
+import type { CommandHost } from '../commands/context';
 import { ApplyToEngineLens } from './code-lens';
 import { SourceCodeActions } from './code-actions';
 import { LiveDiagnostics } from './live-diagnostics';
@@ -15,17 +22,21 @@ export const SOURCE_SELECTOR: vscode.DocumentSelector = [
   { pattern: '**/*.ttlbook' },
 ];
 
-export function registerSourceAnalysis(backend: Backend): { live: LiveDiagnostics; disposables: vscode.Disposable[] } {
-  const live = new LiveDiagnostics(backend);
+export function registerSourceAnalysis(
+  engine: EngineLink,
+  commands: CommandHost,
+): { live: LiveDiagnostics; disposables: vscode.Disposable[] } {
+  const live = new LiveDiagnostics(engine);
   const lens = new ApplyToEngineLens(live.analyzer);
   const disposables: vscode.Disposable[] = [
     live,
     vscode.languages.registerCodeActionsProvider(SOURCE_SELECTOR, new SourceCodeActions(live.analyzer), {
       providedCodeActionKinds: SourceCodeActions.kinds,
     }),
-    vscode.languages.registerHoverProvider(SOURCE_SELECTOR, new TTLValueHover(live.analyzer, backend, live.snapshot)),
+    vscode.languages.registerHoverProvider(SOURCE_SELECTOR, new TTLValueHover(live.analyzer, engine, live.snapshot)),
     vscode.languages.registerCodeLensProvider(SOURCE_SELECTOR, lens),
-    { dispose: backend.onDidChange(() => lens.refresh()) },
+    { dispose: engine.onDidChange(() => lens.refresh()) },
+    ...registerSourceCommands(commands, live),
   ];
   live.analyzeVisible();
   return { live, disposables };

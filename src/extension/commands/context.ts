@@ -16,7 +16,13 @@ import { isTreeNode, type TreeNode } from '../tree/nodes';
 import type { Notifier } from '../ui/notifier';
 import type { TTLDiagnostics } from '../diagnostics';
 
-export interface Services {
+/** What registerCommand needs: where a refusal is shown, and the engine once it has started. */
+export interface CommandHost {
+  notifier: Notifier;
+  backend?: Backend;
+}
+
+export interface Services extends CommandHost {
   backend: Backend;
   /** A new engine of its own (an isolated notebook's), in the same engine host as `backend`. */
   isolatedBackend: (settings: Partial<EngineSettings>, options: { startMs?: number }) => Backend;
@@ -94,7 +100,7 @@ export interface CommandSpec {
 }
 
 /** Register a command: its result is returned; a refusal is shown (with a remedy) and returned. */
-export function registerCommand(services: Services, spec: CommandSpec): vscode.Disposable {
+export function registerCommand(services: CommandHost, spec: CommandSpec): vscode.Disposable {
   return vscode.commands.registerCommand(spec.id, async (arg: unknown): Promise<CommandResult> => {
     const inv = invocationOf(arg);
     try {
@@ -107,7 +113,7 @@ export function registerCommand(services: Services, spec: CommandSpec): vscode.D
 }
 
 async function reportError(
-  services: Services,
+  services: CommandHost,
   spec: CommandSpec,
   inv: Invocation,
   err: unknown,
@@ -120,7 +126,7 @@ async function reportError(
     try {
       const target = targetArgs(inv);
       const extra = spec.remedyContext ? await spec.remedyContext(inv, facts) : {};
-      const info = await services.backend.info().catch(() => undefined);
+      const info = await services.backend?.info().catch(() => undefined);
       remedies = remediesFor(facts, {
         command: spec.id,
         ...target,

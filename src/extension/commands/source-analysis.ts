@@ -1,6 +1,7 @@
 /**
- * Commands of the source diagnostics: Check Workspace, Apply to Engine (the CodeLens), and the
- * NaN quick fix's value prompt. Each takes an argument object and returns its result.
+ * Commands of the source diagnostics: Check Workspace and the NaN quick fix's value prompt, which
+ * need no engine and register with the analysis, and Apply to Engine (the CodeLens), which
+ * registers with the engine. Each takes an argument object and returns its result.
  */
 import * as vscode from 'vscode';
 import type { Document } from '../../engine';
@@ -8,9 +9,9 @@ import { checkWorkspace } from '../analysis/check-workspace';
 import { applyDefinition } from '../analysis/code-lens';
 import { replaceTTLValue } from '../analysis/code-actions';
 import type { LiveDiagnostics } from '../analysis/live-diagnostics';
-import { registerCommand, reportSuccess, WorkbenchError, type Services } from './context';
+import { registerCommand, reportSuccess, WorkbenchError, type CommandHost, type Services } from './context';
 
-export function registerSourceAnalysisCommands(services: Services, live: LiveDiagnostics): vscode.Disposable[] {
+export function registerSourceCommands(services: CommandHost, live: LiveDiagnostics): vscode.Disposable[] {
   return [
     registerCommand(services, {
       id: 'ttlWorkbench.checkWorkspace',
@@ -30,23 +31,6 @@ export function registerSourceAnalysisCommands(services: Services, live: LiveDia
       },
     }),
     registerCommand(services, {
-      id: 'ttlWorkbench.applyDefinition',
-      action: 'Apply to Engine',
-      run: async (inv) => {
-        const { collection, command, db } = inv.args as { collection?: unknown; command?: unknown; db?: unknown };
-        if (typeof collection !== 'string' || !command || typeof command !== 'object')
-          throw new WorkbenchError('Apply to Engine needs {collection, command} (the CodeLens passes them).');
-        const r = await applyDefinition(services.backend, live.snapshot, {
-          collection,
-          command: command as Document,
-          ...(typeof db === 'string' ? { db } : {}),
-        });
-        if (!r.ok) throw Object.assign(new Error(r.message ?? 'refused'), { code: r.code, codeName: r.codeName });
-        reportSuccess(services, inv, `Applied to ${r.db}.${collection}.`);
-        return { ok: true, db: r.db, reply: r.reply };
-      },
-    }),
-    registerCommand(services, {
       id: 'ttlWorkbench.replaceTTLValue',
       action: 'Replace expireAfterSeconds',
       run: async (inv) => {
@@ -59,4 +43,24 @@ export function registerSourceAnalysisCommands(services: Services, live: LiveDia
       },
     }),
   ];
+}
+
+export function registerApplyDefinition(services: Services, live: LiveDiagnostics): vscode.Disposable {
+  return registerCommand(services, {
+    id: 'ttlWorkbench.applyDefinition',
+    action: 'Apply to Engine',
+    run: async (inv) => {
+      const { collection, command, db } = inv.args as { collection?: unknown; command?: unknown; db?: unknown };
+      if (typeof collection !== 'string' || !command || typeof command !== 'object')
+        throw new WorkbenchError('Apply to Engine needs {collection, command} (the CodeLens passes them).');
+      const r = await applyDefinition(services.backend, live.snapshot, {
+        collection,
+        command: command as Document,
+        ...(typeof db === 'string' ? { db } : {}),
+      });
+      if (!r.ok) throw Object.assign(new Error(r.message ?? 'refused'), { code: r.code, codeName: r.codeName });
+      reportSuccess(services, inv, `Applied to ${r.db}.${collection}.`);
+      return { ok: true, db: r.db, reply: r.reply };
+    },
+  });
 }

@@ -1,7 +1,8 @@
 /**
- * Playground notebooks: the `.ttlbook` serializer, the "TTL Engine" controller, the engines they
- * run on, completion in cells, the toolbar / status bar engine display and the commands. One call
- * from activate() registers it all.
+ * Playground notebooks: the "TTL Engine" controller, the engines they run on, completion in cells,
+ * the toolbar / status bar engine display and the commands. One call from the workbench registers
+ * it all; the `.ttlbook` serializer registers at activation (main.ts), as opening a notebook needs
+ * no engine.
  */
 import * as vscode from 'vscode';
 import type { Services } from '../commands/context';
@@ -9,7 +10,6 @@ import { registerNotebookCommands } from './commands';
 import { registerPlaygroundCompletion } from './completion';
 import { PlaygroundController, type CellRunSummary } from './controller';
 import { NotebookEngines, type NotebookEngine } from './engines';
-import { TtlbookSerializer, NOTEBOOK_TYPE } from './serializer';
 import { NotebookEngineStatus } from './status';
 
 /** What the extension's API exposes of notebooks (tests use it instead of the UI). */
@@ -45,7 +45,6 @@ export function registerNotebooks(
   );
   const status = new NotebookEngineStatus(engines);
   const disposables: vscode.Disposable[] = [
-    vscode.workspace.registerNotebookSerializer(NOTEBOOK_TYPE, new TtlbookSerializer(), { transientOutputs: true }),
     controller,
     status,
     engines,

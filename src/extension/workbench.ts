@@ -1,0 +1,225 @@
+/**
+ * The engine side of the extension, started on first need (main.ts): the engine host's worker
+ * thread and the window's engine in it, the Databases tree's data, the commands that work on data,
+ * the NaN audit, playground notebooks and the clock in the status bar. Bundled on its own
+ * (dist/workbench.js), so a window that only shows diagnostics in source files never loads it.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Backend } from './backend/backend';
+import { EngineHost, type RestartReason } from './engine-host/client';
+import { registerCollectionCommands } from './commands/collections';
+import type { Services } from './commands/context';
+import { registerEngineCommands } from './commands/engine';
+import { registerIndexCommands } from './commands/indexes';
+import { registerProblemCommands } from './commands/problems';
+import { registerStorageCommands } from './commands/storage';
+import { registerEngineHostCommands } from './commands/engine-host';
+import { registerApplyDefinition } from './commands/source-analysis';
+import type { LiveDiagnostics } from './analysis/live-diagnostics';
+import { TTLDiagnostics } from './diagnostics';
+import { registerNotebooks, type NotebookApi } from './notebook';
+import { readSettings, SECTION, type WorkbenchSettings } from './settings';
+import { ClockStatusBar } from './status-bar';
+import type { TreeNode } from './tree/nodes';
+import { DatabasesTreeProvider } from './tree/provider';
+import type { Notifier } from './ui/notifier';
+
+/** What the light part made at activation and hands over. */
+export interface WorkbenchDeps {
+  context: vscode.ExtensionContext;
+  output: vscode.LogOutputChannel;
+  notifier: Notifier;
+  treeView: vscode.TreeView<TreeNode>;
+  live: LiveDiagnostics;
+}
+
+export interface Workbench {
+  backend: Backend;
+  tree: DatabasesTreeProvider;
+  diagnostics: TTLDiagnostics;
+  statusBar: ClockStatusBar;
+  notebooks: NotebookApi;
+  /** Resolves when the tree and the status bar have caught up with every event so far. */
+  whenIdle(): Promise<void>;
+  /** Closes the engine (data folder synced, lock released) and ends the worker. */
+  dispose(): Promise<void>;
+}
+
+export function startWorkbench({ context, output, notifier, treeView, live }: WorkbenchDeps): Workbench {
+  const settings = readSettings();
+  const host = startEngineHost(context, settings, output, notifier);
+  const backend = openBackend(context, host, settings, output);
+  const tree = new DatabasesTreeProvider(backend);
+  const diagnostics = new TTLDiagnostics(backend);
+  diagnostics.onDidUpdate = (problems) => {
+    tree.model.setProblems(problems);
+    tree.refresh();
+  };
+  const isolatedBackend: Services['isolatedBackend'] = (engineSettings, options) =>
+    host.open(
+      { settings: engineSettings, ...(options.startMs !== undefined ? { startMs: options.startMs } : {}) },
+      { scratch: true },
+    );
+  const services: Services = {
+    backend,
+    isolatedBackend,
+    engineHost: host,
+    tree,
+    treeView,
+    notifier,
+    settings: readSettings,
+    diagnostics,
+    output,
+  };
+  const statusBar = new ClockStatusBar(backend);
+  const notebooks = registerNotebooks(context, services);
+
+  const setClockContext = () =>
+    backend.clock().then(
+      (c) => vscode.commands.executeCommand('setContext', 'ttlWorkbench.clockMode', c.mode),
+      () => undefined,
+    );
+  void setClockContext();
+
+  const disposables: vscode.Disposable[] = [
+    tree,
+    diagnostics,
+    statusBar,
+    ...registerCollectionCommands(services),
+    ...registerIndexCommands(services),
+    ...registerEngineCommands(services),
+    ...registerProblemCommands(services),
+    ...registerStorageCommands(services),
+    ...registerEngineHostCommands(services),
+    registerApplyDefinition(services, live),
+    ...notebooks.disposables,
+    {
+      dispose: backend.onDidChange((events) => {
+        if (events.some((e) => e.kind === 'clockChanged' || e.kind === 'reset')) void setClockContext();
+      }),
+    },
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration(SECTION)) return;
+      const next = readSettings();
+      if (e.affectsConfiguration(`${SECTION}.clock`)) void backend.setClockMode(next.clock);
+      if (e.affectsConfiguration(`${SECTION}.flavor`) || e.affectsConfiguration(`${SECTION}.serverVersion`)) {
+        notifier.showAndForget(
+          'info',
+          `Emulate ${next.flavor === 'cosmos' ? 'the Cosmos DB flavor' : 'MongoDB'} ${next.serverVersion}: a new engine is needed (the data go).`,
+          ['Reset Engine'],
+          (c) =>
+            c === 'Reset Engine'
+              ? vscode.commands.executeCommand('ttlWorkbench.resetEngine', {
+                  flavor: next.flavor,
+                  serverVersion: next.serverVersion,
+                })
+              : undefined,
+        );
+      }
+    }),
+  ];
+  output.info(
+    `Engine: ${settings.flavor} ${settings.serverVersion}, ${settings.clock} clock, storage ${settings.storage}.`,
+  );
+  return {
+    backend,
+    tree,
+    diagnostics,
+    statusBar,
+    notebooks: notebooks.api,
+    whenIdle: async () => {
+      await tree.whenIdle();
+      await statusBar.whenIdle();
+    },
+    dispose: async () => {
+      try {
+        await host.dispose();
+      } finally {
+        for (const d of disposables) d.dispose();
+        backend.dispose();
+      }
+    },
+  };
+}
+/** The worker thread every engine of the window runs in (ttlWorkbench.engineHost.maxHeapMb). */
+function startEngineHost(
+  context: vscode.ExtensionContext,
+  settings: WorkbenchSettings,
+  output: vscode.LogOutputChannel,
+  notifier: Notifier,
+): EngineHost {
+  const host: EngineHost = new EngineHost({
+    workerPath: path.join(context.extensionPath, 'dist', 'engine-host.js'),
+    maxHeapMb: settings.engineHostMaxHeapMb,
+    log: (text, severity) => (severity === 'error' ? output.error(text) : output.info(text)),
+    onRestart: (reason: RestartReason, lostInMemory: boolean) => {
+      if (reason.kind === 'requested') return; // the command reports it
+      const what =
+        reason.kind === 'outOfMemory'
+          ? `The TTL Workbench engine ran out of memory (limit ${host.maxHeapMb ?? settings.engineHostMaxHeapMb} MB, ttlWorkbench.engineHost.maxHeapMb) and was restarted`
+          : reason.kind === 'crashed'
+            ? `The TTL Workbench engine host stopped (${reason.detail}) and was restarted`
+            : 'The TTL Workbench engine host was restarted to end code that ignored the interrupt';
+      const data = lostInMemory
+        ? 'the in-memory engine starts empty.'
+        : 'every acknowledged write was reopened from the data folder.';
+      notifier.showAndForget('warning', `${what}: ${data}`, ['Show Log'], () => output.show());
+    },
+    confirmRestart: async (message) =>
+      (await vscode.window.showWarningMessage(message, 'Restart Engine Host', 'Keep Waiting')) ===
+      'Restart Engine Host',
+  });
+  return host;
+}
+
+/**
+ * The engine, in its data folder (ttlWorkbench.storage): the workspace's storage folder, the
+ * global one, or none. A folder that cannot be opened leaves the window with an in-memory engine
+ * and says why, rather than failing activation.
+ */
+function openBackend(
+  context: vscode.ExtensionContext,
+  host: EngineHost,
+  settings: WorkbenchSettings,
+  output: vscode.LogOutputChannel,
+): Backend {
+  const base =
+    settings.storage === 'global'
+      ? context.globalStorageUri
+      : settings.storage === 'workspace'
+        ? (context.storageUri ?? context.globalStorageUri)
+        : undefined;
+  const dataDir = base ? path.join(base.fsPath, 'engine') : undefined;
+  const engineSettings = { clock: settings.clock, flavor: settings.flavor, serverVersion: settings.serverVersion };
+  if (!dataDir) return host.open({ settings: engineSettings });
+  let failed = false;
+  const backend = host.open(
+    { settings: engineSettings, dataDir, durability: settings.durability },
+    {
+      onOpenFailed: (err) => {
+        failed = true;
+        output.error(`Cannot open the data folder ${dataDir}: ${err.message}`);
+        void vscode.window.showErrorMessage(
+          `TTL Workbench could not open its data folder (${err.message}); this window's engine is in memory and its data will not be kept.`,
+        );
+      },
+    },
+  );
+  void backend.storageInfo().then(
+    (info) => {
+      if (failed) return;
+      output.info(
+        `Data folder ${dataDir} (${settings.durability}): ${info.restoredDocuments.toLocaleString('en-US')} documents restored.`,
+      );
+      for (const note of info.notes) output.warn(note);
+      if (info.readOnly || info.notes.length) {
+        void vscode.window
+          .showWarningMessage(`TTL Workbench data folder: ${info.notes.join(' ')}`, 'Show Log')
+          .then((c) => (c ? output.show() : undefined));
+      }
+    },
+    () => undefined,
+  );
+  return backend;
+}
