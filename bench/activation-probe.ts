@@ -1,10 +1,12 @@
 /**
  * One cold activation, in a fresh process (run by extension-bench.ts and by the unit test
  * test/unit/bench/activation-probe.test.ts): loads the bundled extension (dist/extension.js) with
- * the `vscode` stand-in, calls activate() and deactivate(), and prints the times as JSON. `engine`
- * instead of `extension` loads dist/engine.js alone, the reference row of the table.
+ * the `vscode` stand-in, calls activate(), then starts the engine as its first need would (reading
+ * the API's `backend` loads dist/workbench.js and starts the engine host), calls deactivate(), and
+ * prints the times and the process's memory at each step as JSON. `engine` instead of `extension`
+ * loads dist/engine.js alone, the reference row of the table.
  *
- * Activation opens durable storage as in VS Code (the default ttlWorkbench.storage, "workspace"):
+ * The engine opens durable storage as in VS Code (the default ttlWorkbench.storage, "workspace"):
  * the context's storageUri and globalStorageUri are folders in a fresh temporary directory,
  * removed afterwards. The probe checks that the engine really lives in that folder, and reports
  * anything that went wrong (a throw, a MissingShimMemberError, an error the extension logged or
@@ -15,9 +17,21 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fakeExtensionContext, installVscodeShim, shimReport } from './vscode-shim';
 
+export interface Memory {
+  rssMb: number;
+  heapUsedMb: number;
+}
+
 export interface ProbeResult {
   loadMs: number;
   activateMs: number;
+  /** Reading the API's backend: requiring dist/workbench.js and starting the engine (extension only). */
+  engineStartMs?: number;
+  /** From that read until the engine answered storageInfo (the worker's start and the folder's open). */
+  engineReadyMs?: number;
+  /** The process after activation, and after the engine started (the worker's heap is in rss). */
+  memoryActivated?: Memory;
+  memoryEngine?: Memory;
   /** The activation time activate() itself reports (its API's activationMs). */
   reported?: number;
   /** The engine's storage after activation (extension only). */
@@ -31,6 +45,11 @@ interface ActivatedApi {
   backend?: { storageInfo(): Promise<{ mode: string; dir?: string; readOnly: boolean }> };
   whenIdle?: () => Promise<void>;
 }
+
+const memory = (): Memory => {
+  const m = process.memoryUsage();
+  return { rssMb: m.rss / 2 ** 20, heapUsedMb: m.heapUsed / 2 ** 20 };
+};
 
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
@@ -46,11 +65,17 @@ async function probeExtension(
     const api = mod.activate!(context) as ActivatedApi | undefined;
     result.activateMs = performance.now() - a0;
     result.reported = api?.activationMs;
-    // Not timed: let activation's follow-up work run (the storage report, the first refreshes),
-    // so that what it logs or throws is seen here.
+    // Not timed: let activation's follow-up work run, so that what it logs or throws is seen here.
     await api?.whenIdle?.();
-    const info = await api?.backend?.storageInfo();
+    result.memoryActivated = memory();
+    const s0 = performance.now();
+    const backend = api?.backend;
+    result.engineStartMs = performance.now() - s0;
+    const info = await backend?.storageInfo();
+    result.engineReadyMs = performance.now() - s0;
+    await api?.whenIdle?.();
     await new Promise((resolve) => setTimeout(resolve, 10));
+    result.memoryEngine = memory();
     result.storage = info && { mode: info.mode, dir: info.dir, readOnly: info.readOnly };
     const expected = path.join(storageDir, 'workspace', 'engine');
     if (!info || info.mode !== 'folder' || info.readOnly || path.resolve(info.dir ?? '') !== expected) {

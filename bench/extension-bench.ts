@@ -69,9 +69,13 @@ function activationReport(options: ExtensionBenchOptions, write: (text: string) 
     `| ${label} | ${ms(median(xs))} | ${ms(Math.min(...xs))} | ${ms(Math.max(...xs))} |`;
   const total = ext.map((r) => r.loadMs + r.activateMs);
   const warnings = [...new Set(ext.flatMap((r) => r.warnings))];
+  const mb = (label: string, xs: number[]) =>
+    `| ${label} | ${median(xs).toFixed(1)} MB | ${Math.min(...xs).toFixed(1)} MB | ${Math.max(...xs).toFixed(1)} MB |`;
   write(
     [
-      `\n## Activation of the bundled extension (dist/extension.js, ${runs} fresh processes; target: under 50 ms)`,
+      `\n## Activation of the bundled extension (dist/extension.js, ${runs} fresh processes; target: under 30 ms)`,
+      '',
+      'What a JavaScript file activates (the source analysis), then the engine started as its first need would start it.',
       '',
       '| what | median | min | max |',
       '|---|---|---|---|',
@@ -88,10 +92,26 @@ function activationReport(options: ExtensionBenchOptions, write: (text: string) 
         'reference: require(dist/engine.js) alone',
         eng.map((r) => r.loadMs),
       ),
+      row(
+        'first need: require(dist/workbench.js) and start the engine host',
+        ext.map((r) => r.engineStartMs ?? NaN),
+      ),
+      row(
+        'first need until the engine answers (worker started, data folder opened)',
+        ext.map((r) => r.engineReadyMs ?? NaN),
+      ),
+      mb(
+        'process rss after activation',
+        ext.map((r) => r.memoryActivated?.rssMb ?? NaN),
+      ),
+      mb(
+        'process rss with the engine started',
+        ext.map((r) => r.memoryEngine?.rssMb ?? NaN),
+      ),
       '',
       `Ratio: loading the extension bundle / loading the engine bundle alone = ${(median(ext.map((r) => r.loadMs)) / median(eng.map((r) => r.loadMs))).toFixed(2)}x. ` +
-        `Target ${median(total) < 50 ? 'MET' : 'MISSED'}: ${ms(median(total))} median.`,
-      `activate() opened durable storage (ttlWorkbench.storage "workspace", a fresh temporary folder each run).`,
+        `Target ${median(total) < 30 ? 'MET' : 'MISSED'}: ${ms(median(total))} median.`,
+      `The engine opened durable storage (ttlWorkbench.storage "workspace", a fresh temporary folder each run).`,
       ...warnings.map((w) => `Warning logged or shown on activation: ${w}`),
       '',
     ].join('\n'),

@@ -406,6 +406,13 @@ export function fakeExtensionContext(extensionPath: string, storageDir: string):
     globalStoragePath: globalStorage,
     logPath: logs,
     extensionMode: 1, // ExtensionMode.Production
+    // The manifest, as VS Code reads it (activation registers a stand-in for each contributed command).
+    extension: strict('context.extension', {
+      id: 'ttl-workbench.ttl-workbench',
+      extensionPath,
+      extensionUri: Uri.file(extensionPath),
+      packageJSON: JSON.parse(fs.readFileSync(nodePath.join(extensionPath, 'package.json'), 'utf8')) as unknown,
+    }),
     workspaceState: strict('context.workspaceState', memento),
     globalState: strict('context.globalState', { ...memento, setKeysForSync: () => undefined }),
   });

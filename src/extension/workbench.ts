@@ -15,7 +15,7 @@ import { registerIndexCommands } from './commands/indexes';
 import { registerProblemCommands } from './commands/problems';
 import { registerStorageCommands } from './commands/storage';
 import { registerEngineHostCommands } from './commands/engine-host';
-import { registerApplyDefinition } from './commands/source-analysis';
+import { registerApplyDefinition } from './commands/apply-definition';
 import type { LiveDiagnostics } from './analysis/live-diagnostics';
 import { TTLDiagnostics } from './diagnostics';
 import { registerNotebooks, type NotebookApi } from './notebook';

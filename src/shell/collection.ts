@@ -8,6 +8,7 @@ import { objectIdAt, type Document } from '../engine';
 import { AggregationCursor, FindCursor, type FindSpec } from './cursor';
 import { fullDepth, shellDisplay } from './render';
 import type { DatabaseLike, ShellRuntime } from './runtime';
+import { defaultIndexName } from '../engine/indexes/key-pattern';
 
 /** Internal state under a symbol: invisible to scripts' Object.keys, EJSON and collection names. */
 const STATE = Symbol('collectionState');
@@ -27,21 +28,8 @@ export interface UpdateResultShape {
   upsertedCount: number;
 }
 
-/** The driver's default index name: `<field>_<value>` pairs joined by `_` (`a_1_b_-1`). */
-export function defaultIndexName(key: Document): string {
-  return Object.entries(key)
-    .map(([field, value]) => `${field}_${indexValueText(value)}`)
-    .join('_');
-}
-
-function indexValueText(value: unknown): string {
-  if (value !== null && typeof value === 'object') {
-    const v = value as { _bsontype?: string; value?: unknown; toString(): string };
-    if (v._bsontype === 'Int32' || v._bsontype === 'Double') return String(v.value);
-    if (v._bsontype === 'Long' || v._bsontype === 'Decimal128') return String(Number(v.toString()));
-  }
-  return String(value);
-}
+/** The driver's default index name (`a_1_b_-1`) is the engine's, which mongod uses too. */
+export { defaultIndexName };
 
 /**
  * The document with an `_id`, made here as the driver does so the result can name it. Like the

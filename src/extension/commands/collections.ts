@@ -1,6 +1,7 @@
 /** Collection commands: Create Collection…, Drop Collection, Insert Sample Documents, collection TTL. */
 import * as vscode from 'vscode';
-import { ttlRules, type Document } from '../../engine';
+import type { Document } from '../../engine';
+import * as ttlRules from '../../engine/ttl/validation';
 import {
   createCollectionCommand,
   createCollectionOptions,

@@ -5,8 +5,9 @@
  * first and explain a refusal while the user types.
  */
 import * as vscode from 'vscode';
-import { ttlRules, type Document } from '../../engine';
-import { defaultIndexName } from '../../shell/collection';
+import type { Document } from '../../engine';
+import * as ttlRules from '../../engine/ttl/validation';
+import { defaultIndexName } from '../../engine/indexes/key-pattern';
 import type { CollectionInfo, IndexInfo } from '../backend/backend';
 import { formatCount, formatSeconds } from '../logic/durations';
 import { countReplyN, eligibleWords, expiredNowCount, newlyEligibleCount, PREVIEW_CAP } from '../logic/expiry-counts';

@@ -1,15 +1,13 @@
 /**
- * Commands of the source diagnostics: Check Workspace and the NaN quick fix's value prompt, which
- * need no engine and register with the analysis, and Apply to Engine (the CodeLens), which
- * registers with the engine. Each takes an argument object and returns its result.
+ * Commands of the source diagnostics that need no engine: Check Workspace and the NaN quick fix's
+ * value prompt. They register with the analysis (Apply to Engine, which needs the engine, is
+ * apply-definition.ts). Each takes an argument object and returns its result.
  */
 import * as vscode from 'vscode';
-import type { Document } from '../../engine';
 import { checkWorkspace } from '../analysis/check-workspace';
-import { applyDefinition } from '../analysis/code-lens';
 import { replaceTTLValue } from '../analysis/code-actions';
 import type { LiveDiagnostics } from '../analysis/live-diagnostics';
-import { registerCommand, reportSuccess, WorkbenchError, type CommandHost, type Services } from './context';
+import { registerCommand, WorkbenchError, type CommandHost } from './context';
 
 export function registerSourceCommands(services: CommandHost, live: LiveDiagnostics): vscode.Disposable[] {
   return [
@@ -43,24 +41,4 @@ export function registerSourceCommands(services: CommandHost, live: LiveDiagnost
       },
     }),
   ];
-}
-
-export function registerApplyDefinition(services: Services, live: LiveDiagnostics): vscode.Disposable {
-  return registerCommand(services, {
-    id: 'ttlWorkbench.applyDefinition',
-    action: 'Apply to Engine',
-    run: async (inv) => {
-      const { collection, command, db } = inv.args as { collection?: unknown; command?: unknown; db?: unknown };
-      if (typeof collection !== 'string' || !command || typeof command !== 'object')
-        throw new WorkbenchError('Apply to Engine needs {collection, command} (the CodeLens passes them).');
-      const r = await applyDefinition(services.backend, live.snapshot, {
-        collection,
-        command: command as Document,
-        ...(typeof db === 'string' ? { db } : {}),
-      });
-      if (!r.ok) throw Object.assign(new Error(r.message ?? 'refused'), { code: r.code, codeName: r.codeName });
-      reportSuccess(services, inv, `Applied to ${r.db}.${collection}.`);
-      return { ok: true, db: r.db, reply: r.reply };
-    },
-  });
 }

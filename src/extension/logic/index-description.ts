@@ -4,7 +4,8 @@
  * TTL index, which seconds the monitor uses and whether its key can expire anything are the
  * engine's rules (`ttlRules`); this module only puts them into words.
  */
-import { ttlRules, type Document } from '../../engine';
+import type { Document } from '../../engine';
+import * as ttlRules from '../../engine/ttl/validation';
 import { formatSeconds } from './durations';
 
 /** What a backend knows about one index. */

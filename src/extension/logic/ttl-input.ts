@@ -5,9 +5,11 @@
  * capped by version, time series). A refusal comes back as words plus mongod's code, so the input
  * box can explain it while the user types.
  */
-import { EngineError, ttlRules, type Document } from '../../engine';
+import type { Document } from '../../engine';
+import { EngineError } from '../../engine/errors';
+import * as ttlRules from '../../engine/ttl/validation';
 import { normalizeIndexSpec } from '../../engine/indexes/index-spec';
-import { defaultIndexName } from '../../shell/collection';
+import { defaultIndexName } from '../../engine/indexes/key-pattern';
 import { formatSeconds, parseTTLDuration } from './durations';
 
 export interface TTLTargetFacts {

@@ -15,11 +15,13 @@ import { fakeExtensionContext, installVscodeShim, MissingShimMemberError } from 
 
 const root = path.resolve(__dirname, '../../../..');
 
-test('the activation probe activates the bundled extension on durable storage in a temporary folder, without errors', () => {
+test('the activation probe activates the bundled extension, then starts its engine on durable storage in a temporary folder, without errors', () => {
   const result = probe(root, 'extension'); // throws if the probe failed or reported an error
   assert.deepEqual(result.errors, []);
   assert.deepEqual(result.warnings, []);
   assert.ok(result.loadMs > 0 && result.activateMs > 0, JSON.stringify(result));
+  assert.ok(result.engineStartMs! > 0 && result.engineReadyMs! >= result.engineStartMs!, JSON.stringify(result));
+  assert.ok(result.memoryActivated!.rssMb > 0 && result.memoryEngine!.rssMb > 0, JSON.stringify(result));
   assert.equal(typeof result.reported, 'number');
   assert.equal(result.storage?.mode, 'folder');
   assert.equal(result.storage?.readOnly, false);
