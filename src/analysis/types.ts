@@ -40,7 +40,7 @@ export interface Problem extends Span {
   message: string;
   /** The MongoDB documentation page that explains the rule. */
   docs: string;
-  /** Section of ttl-semantics.md the rule restates. */
+  /** The rule of docs/ttl-rules.md this diagnostic restates (its number, e.g. "1.2"). */
   specRule: string;
   fixes: Fix[];
   related?: RelatedSpan[];

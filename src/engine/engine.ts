@@ -36,7 +36,7 @@ import type {
 
 export interface EngineOptions {
   clock?: Clock;
-  /** Which mongod the engine emulates where TTL rules differ (ttl-semantics.md). Default 8.0. */
+  /** Which mongod the engine emulates where TTL rules differ (docs/ttl-rules.md). Default 8.0. */
   serverVersion?: ServerVersion;
   flavor?: Flavor;
   role?: ReplicationRole;

@@ -1,6 +1,6 @@
 /**
  * Server parameters (getParameter / setParameter). The TTL monitor's knobs are mongod's, with its
- * defaults and constraints (ttl-semantics.md rule 7.1); listeners hear about changes so the monitor
+ * defaults and constraints (docs/ttl-rules.md rule 7.1); listeners hear about changes so the monitor
  * can reschedule when the sleep interval changes.
  */
 import { fail } from '../errors';

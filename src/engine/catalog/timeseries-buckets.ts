@@ -1,5 +1,5 @@
 /**
- * Time-series buckets (ttl-semantics.md rules 6.2, 6.3). The engine stores a time-series
+ * Time-series buckets (docs/ttl-rules.md rules 6.2, 6.3). The engine stores a time-series
  * collection's measurements as ordinary records; this observer keeps, next to them, the bucket
  * layout mongod's bucket catalog would have produced, because time-series TTL works on buckets:
  *

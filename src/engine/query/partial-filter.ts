@@ -1,5 +1,5 @@
 /**
- * Validation of an index's partialFilterExpression (ttl-semantics.md section 8).
+ * Validation of an index's partialFilterExpression (docs/ttl-rules.md section 8).
  *
  * mongod parses the filter like any query (so parse errors and banned features such as $expr
  * surface with the matcher's codes, rule 8.2) and then walks the parsed expression tree, accepting

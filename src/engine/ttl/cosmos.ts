@@ -1,5 +1,5 @@
 /**
- * Azure Cosmos DB for MongoDB (RU) TTL, the engine's "cosmos" flavor (ttl-semantics.md §10).
+ * Azure Cosmos DB for MongoDB (RU) TTL, the engine's "cosmos" flavor (docs/ttl-rules.md §10).
  *
  * - Every write stamps a system `_ts` (seconds, last modification; rule 10.1). It is record metadata
  *   kept here, never a field of the stored document, so find/aggregate/projections cannot show it.

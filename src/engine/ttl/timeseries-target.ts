@@ -1,5 +1,5 @@
 /**
- * Time-series TTL (ttl-semantics.md rules 6.1–6.4, 7.10, 7.12). mongod deletes whole buckets of a
+ * Time-series TTL (docs/ttl-rules.md rules 6.1–6.4, 7.10, 7.12). mongod deletes whole buckets of a
  * time-series collection, never single measurements:
  *
  * - collection-level `expireAfterSeconds` (6.1, 6.2, 7.10): a bounded scan of the buckets by their

@@ -126,7 +126,7 @@ describe('engine host: the worker-backed Backend', () => {
     assert.deepEqual(back.slice(1), [null, 'text', 3]);
   });
 
-  it('answers every Backend call exactly as the in-thread backend does, errors with code and codeName (rule 1.2)', async () => {
+  it('answers every Backend call exactly as the in-thread backend does, errors with code and codeName (rule 1.6)', async () => {
     const host = newHost();
     const worker = host.open({ settings: {}, startMs: NOW });
     const local = new EmbeddedBackend({}, { startMs: NOW });

@@ -19,7 +19,7 @@ describe('parseTTLDuration', () => {
     assert.deepEqual(parseTTLDuration(' 1h30m '), { seconds: 5400, atDate: false });
   });
 
-  it('reads 0 and "at the date in the field" as expireAfterSeconds 0 (rule 1.3: expire at the stored date)', () => {
+  it('reads 0 and "at the date in the field" as expireAfterSeconds 0 (rule 7.8: expire at the stored date)', () => {
     for (const t of ['0', 'at', 'at the date in the field', 'At the date'])
       assert.deepEqual(parseTTLDuration(t), { seconds: 0, atDate: true });
   });

@@ -32,7 +32,7 @@ describe('describeIndex', () => {
     assert.equal(d.convertible, false);
   });
 
-  it('says expireAfterSeconds 0 expires at the date in the field (rule 1.3)', () => {
+  it('says expireAfterSeconds 0 expires at the date in the field (rule 7.8)', () => {
     assert.equal(
       indexRowText({ name: 'expireAt_1', spec: spec({ expireAt: 1 }, { expireAfterSeconds: 0 }) }),
       'expireAt_1 — expires at the date in expireAt',

@@ -1,6 +1,6 @@
 /**
  * Server-level commands: hello/isMaster, ping, buildInfo, serverStatus, getParameter/setParameter
- * (the TTL monitor parameters of ttl-semantics.md rule 7.1), listCommands, unknown commands.
+ * (the TTL monitor parameters of docs/ttl-rules.md rule 7.1), listCommands, unknown commands.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * Index commands: createIndexes, listIndexes, dropIndexes, and how indexes constrain writes
- * (unique, sparse, partial, multikey, parallel arrays). Index rules cite ttl-semantics.md §2, §8, §9.
+ * (unique, sparse, partial, multikey, parallel arrays). Index rules cite docs/ttl-rules.md §2, §8, §9.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * collMod and TTL (ttl-semantics.md §3.1–3.11, §5.5): changing and converting TTL indexes, the
+ * collMod and TTL (docs/ttl-rules.md §3.1–3.11, §5.5): changing and converting TTL indexes, the
  * errors, the reply shapes, and when a change takes effect on the monitor.
  */
 import { describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * The Cosmos flavor's TTL (ttl-semantics.md §10): a hidden system `_ts` stamped by every write, the
+ * The Cosmos flavor's TTL (docs/ttl-rules.md §10): a hidden system `_ts` stamped by every write, the
  * `_ts` TTL index as collection default, per-document `ttl` overrides, and Cosmos reply fields.
  * Everything runs on a VirtualClock; the monitor passes every 60 s of virtual time.
  */

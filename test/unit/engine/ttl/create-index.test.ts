@@ -1,6 +1,6 @@
 /**
  * createIndex / createIndexes with TTL options through engine.runCommand and the typed handles
- * (ttl-semantics.md §1, §2.2–2.4, §5.1–5.3, §9.1). Everything runs on a VirtualClock.
+ * (docs/ttl-rules.md §1, §2.2–2.4, §5.1–5.3, §9.1). Everything runs on a VirtualClock.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

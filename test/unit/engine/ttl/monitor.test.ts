@@ -1,5 +1,5 @@
 /**
- * The TTL monitor (ttl-semantics.md §7.1–7.9, 7.12, 5.4): parameters, cadence on the virtual clock,
+ * The TTL monitor (docs/ttl-rules.md §7.1–7.9, 7.12, 5.4): parameters, cadence on the virtual clock,
  * passes / sub-passes / visit budgets, which documents expire, roles, events and metrics.
  */
 import { describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * Time-series bucketing and time-series TTL (ttl-semantics.md §6, §7.10, §7.12): how measurements
+ * Time-series bucketing and time-series TTL (docs/ttl-rules.md §6, §7.10, §7.12): how measurements
  * are grouped into buckets, when a bucket expires under the collection-level expireAfterSeconds or
  * a partial TTL index on the meta, the extended-range switch-off, and what the metrics count. All
  * on a virtual clock: the monitor runs a pass every 60 s of it.

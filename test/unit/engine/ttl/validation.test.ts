@@ -1,5 +1,5 @@
 /**
- * The pure TTL rule functions of src/engine/ttl/validation.ts, rule by rule (ttl-semantics.md
+ * The pure TTL rule functions of src/engine/ttl/validation.ts, rule by rule (docs/ttl-rules.md
  * §1.1–1.4, 1.6, 1.9, 3.1, 3.2, 4.2, 5.3). No engine, no clock: only values in, checks out.
  */
 import { describe, it } from 'node:test';
