@@ -53,17 +53,17 @@ function unreachableMessage(codes: readonly string[]): string {
   return [
     `${codes.join(', ')} ${codes.length === 1 ? 'is' : 'are'} in src/analysis/rules.ts, but analyzeText reports ${codes.length === 1 ? 'it' : 'them'} on no fixture file`,
     `(${FIXTURE_DIRS.join(', ')}), neither without an engine nor with the fixtures' engine state.`,
-    'Check the "Add a diagnostic rule" steps of docs/ARCHITECTURE.md:',
-    '- the check is called from runChecks in src/analysis/analyze.ts (a definition without a TTL option',
-    '  never reaches the checks inside the index loop past its `!def.ttl` guard);',
-    '- the definitions it needs are found: the callee name is in INTERESTING (src/analysis/scan.ts) and',
-    '  DefinitionFinder (src/analysis/definitions.ts) builds them; Mongoose schema.index(...) becomes a',
-    '  definition only when its options hold `expires` or `expireAfterSeconds`;',
-    '- a file with the case passes the NEEDED_WORDS pre-filter of src/analysis/analyze.ts (a text with none',
-    '  of those words is not parsed at all);',
-    '- engine facts it reads are filled by src/extension/analysis/engine-snapshot.ts, and the state is in',
-    '  FIXTURE_ENGINE_STATE (test/unit/analysis/engine-fixture.ts);',
-    `- its fixtures exist with a positive case: ${fixtures.join(', ')}.`,
+    'Check these steps of "Add a diagnostic rule" in docs/ARCHITECTURE.md:',
+    '- 4 Call: the check is called from runChecks in src/analysis/analyze.ts (a definition without a',
+    '  TTL option never gets past the `!def.ttl` guard of the index loop);',
+    '- 6 Definitions: the callee name is in INTERESTING (src/analysis/scan.ts) and DefinitionFinder',
+    '  (src/analysis/definitions.ts) builds the definition; Mongoose schema.index(...) becomes one only',
+    '  when its options hold `expires` or `expireAfterSeconds`;',
+    '- 7 Pre-filter: the fixture text has one of the NEEDED_WORDS of src/analysis/analyze.ts (a text',
+    '  with none of them is not parsed at all);',
+    '- 8 Engine facts: src/extension/analysis/engine-snapshot.ts fills the facts the check reads, and',
+    '  FIXTURE_ENGINE_STATE (test/unit/analysis/engine-fixture.ts) holds the state its fixtures need;',
+    `- 9 Tests: the fixtures exist with a positive case: ${fixtures.join(', ')}.`,
   ].join('\n');
 }
 
