@@ -1,4 +1,4 @@
-/** Static TTL analysis of source text (see docs/ARCHITECTURE.md, "Diagnostics"). No `vscode` here. */
+/** Static TTL analysis of source text (see docs/ARCHITECTURE.md, "The analysis"). No `vscode` here. */
 export { analyzeCells, analyzeText, type CellInput } from './analyze';
 export { applyEdits } from './edits';
 export { AnalysisSession, type ContentChange, type UpdateInfo } from './session';

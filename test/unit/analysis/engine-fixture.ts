@@ -37,12 +37,23 @@ export function factsOf(engine: Engine): EngineFacts {
   return engineFactsFrom(collections);
 }
 
-/** app.sessions with lastSeen_1 (expireAfterSeconds 3600), as TTL011's fixtures expect. */
+/**
+ * The engine state that fixtures marked "needs the engine" are written against: app.sessions has
+ * lastSeen_1 (expireAfterSeconds 3600), as TTL011's fixtures expect. Commands as [database, command].
+ */
+export const FIXTURE_ENGINE_STATE: ReadonlyArray<readonly [string, Document]> = [
+  [
+    'app',
+    {
+      createIndexes: 'sessions',
+      indexes: [{ key: { lastSeen: 1 }, name: 'lastSeen_1', expireAfterSeconds: 3600 }],
+    },
+  ],
+];
+
+/** An engine holding `FIXTURE_ENGINE_STATE`. */
 export function sessionsEngine(): Engine {
   const engine = new Engine({ clock: new VirtualClock(new Date('2026-01-01T00:00:00Z')) });
-  engine.runCommand('app', {
-    createIndexes: 'sessions',
-    indexes: [{ key: { lastSeen: 1 }, name: 'lastSeen_1', expireAfterSeconds: 3600 }],
-  });
+  for (const [db, command] of FIXTURE_ENGINE_STATE) engine.runCommand(db, structuredClone(command));
   return engine;
 }
