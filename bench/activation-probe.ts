@@ -22,7 +22,12 @@ export interface Memory {
   heapUsedMb: number;
 }
 
+/** How the probe starts the engine: reading the API's backend, or running a command (its stand-in). */
+export type StartBy = 'api' | 'command';
+
 export interface ProbeResult {
+  /** What the extension says started its engine (its API's engineStartedBy()). */
+  startedBy?: string;
   loadMs: number;
   activateMs: number;
   /** Reading the API's backend: requiring dist/workbench.js and starting the engine (extension only). */
@@ -42,6 +47,7 @@ export interface ProbeResult {
 
 interface ActivatedApi {
   activationMs?: number;
+  engineStartedBy?: () => string | undefined;
   backend?: { storageInfo(): Promise<{ mode: string; dir?: string; readOnly: boolean }> };
   whenIdle?: () => Promise<void>;
 }
@@ -57,6 +63,7 @@ async function probeExtension(
   mod: { activate?: (ctx: unknown) => unknown; deactivate?: () => void },
   root: string,
   result: ProbeResult,
+  startBy: StartBy,
 ): Promise<void> {
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-bench-probe-'));
   const context = fakeExtensionContext(root, storageDir);
@@ -68,9 +75,19 @@ async function probeExtension(
     // Not timed: let activation's follow-up work run, so that what it logs or throws is seen here.
     await api?.whenIdle?.();
     result.memoryActivated = memory();
+    if (api?.engineStartedBy?.() !== undefined) result.errors.push(`activation started the engine`);
     const s0 = performance.now();
+    if (startBy === 'command') {
+      // A data command run before anything started the engine: its stand-in starts it, then runs it.
+      const vscode = require('vscode') as {
+        commands: { executeCommand(id: string, ...args: unknown[]): Promise<unknown> };
+      };
+      const reply = (await vscode.commands.executeCommand('ttlWorkbench.runTTLPass', {})) as { ok?: boolean };
+      if (reply?.ok !== true) result.errors.push(`Run TTL Pass through its stand-in answered ${JSON.stringify(reply)}`);
+    }
     const backend = api?.backend;
     result.engineStartMs = performance.now() - s0;
+    result.startedBy = api?.engineStartedBy?.();
     const info = await backend?.storageInfo();
     result.engineReadyMs = performance.now() - s0;
     await api?.whenIdle?.();
@@ -94,8 +111,9 @@ async function probeExtension(
 }
 
 async function main(): Promise<void> {
-  const [root, what = 'extension'] = process.argv.slice(2);
-  if (!root) throw new Error('usage: node out/bench/activation-probe.js <repository root> [extension|engine]');
+  const [root, what = 'extension', startBy = 'api'] = process.argv.slice(2);
+  if (!root || (startBy !== 'api' && startBy !== 'command'))
+    throw new Error('usage: node out/bench/activation-probe.js <repository root> [extension|engine] [api|command]');
   const result: ProbeResult = { loadMs: 0, activateMs: 0, warnings: [], errors: [] };
   process.on('unhandledRejection', (reason) => result.errors.push(`unhandled rejection: ${describe(reason)}`));
   installVscodeShim();
@@ -106,7 +124,7 @@ async function main(): Promise<void> {
       deactivate?: () => void;
     };
     result.loadMs = performance.now() - t0;
-    if (what === 'extension') await probeExtension(mod, root, result);
+    if (what === 'extension') await probeExtension(mod, root, result, startBy);
   } catch (err) {
     result.errors.push(`threw ${err instanceof Error ? (err.stack ?? describe(err)) : String(err)}`);
   }

@@ -12,7 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import type { ProbeResult } from './activation-probe';
+import type { ProbeResult, StartBy } from './activation-probe';
 import { installVscodeShim, shimReport } from './vscode-shim';
 
 export interface ExtensionBenchOptions {
@@ -37,9 +37,10 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
  * One run of bench/activation-probe.ts in a fresh process; throws if it failed or reported an
  * error (activation threw, used a member the vscode stand-in lacks, logged or showed an error).
  */
-export function probe(root: string, what: 'extension' | 'engine'): ProbeResult {
+export function probe(root: string, what: 'extension' | 'engine', startBy: StartBy = 'api'): ProbeResult {
   const script = path.join(root, 'out', 'bench', 'activation-probe.js');
-  const r = spawnSync(process.execPath, [script, root, what], { encoding: 'utf8' });
+  // A probe that hangs (a worker left running) fails instead of stalling the bench or the test.
+  const r = spawnSync(process.execPath, [script, root, what, startBy], { encoding: 'utf8', timeout: 120_000 });
   const last = r.stdout?.trim().split('\n').pop();
   let result: ProbeResult | undefined;
   try {

@@ -104,6 +104,8 @@ const quietEvent = (_listener: unknown): Disposable => new Disposable();
 /** A registration: kept by nothing, disposable. */
 const register = (..._args: unknown[]): Disposable => new Disposable();
 
+const commandHandlers = new Map<string, (...args: unknown[]) => unknown>();
+
 /** File Uris only (what the extension's storage and paths use). */
 class Uri {
   private constructor(
@@ -318,9 +320,15 @@ function makeVscode(): Record<string, unknown> {
       registerNotebookSerializer: register,
       registerTextDocumentContentProvider: register,
     }),
+    // Commands as VS Code keeps them: one handler per id (a second registration throws), run by
+    // executeCommand; VS Code's own commands (setContext, views) do nothing here.
     commands: strict('vscode.commands', {
-      registerCommand: register,
-      executeCommand: async () => undefined,
+      registerCommand: (id: string, handler: (...args: unknown[]) => unknown) => {
+        if (commandHandlers.has(id)) throw new Error(`command '${id}' already exists`);
+        commandHandlers.set(id, handler);
+        return new Disposable(() => commandHandlers.delete(id));
+      },
+      executeCommand: async (id: string, ...args: unknown[]) => commandHandlers.get(id)?.(...args),
     }),
     languages: strict('vscode.languages', {
       createDiagnosticCollection: (name = '') => new DiagnosticCollection(name),

@@ -20,9 +20,6 @@ import type { Workbench, WorkbenchDeps } from './workbench';
 
 export const VIEW_ID = 'ttlWorkbench.databases';
 
-/** Commands the source analysis registers itself: they never need the engine. */
-const ENGINE_FREE_COMMANDS = new Set(['ttlWorkbench.checkWorkspace', 'ttlWorkbench.replaceTTLValue']);
-
 let running: Workbench | undefined;
 
 export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
@@ -49,11 +46,25 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     stubs?.dispose();
     stubs = undefined;
     const deps: WorkbenchDeps = { context, output, notifier, treeView, live: sourceAnalysis.live };
-    // A separate bundle, required only now: its code is not even parsed until the engine is needed.
-    const bundle = path.join(context.extensionPath, 'dist', 'workbench.js');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a bundle of its own, loaded at run time
-    const { startWorkbench } = require(bundle) as typeof WorkbenchModule;
-    const workbench = startWorkbench(deps);
+    let workbench: Workbench;
+    try {
+      // A separate bundle, required only now: its code is not even parsed until the engine is needed.
+      const bundle = path.join(context.extensionPath, 'dist', 'workbench.js');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a bundle of its own, loaded at run time
+      const { startWorkbench } = require(bundle) as typeof WorkbenchModule;
+      workbench = startWorkbench(deps);
+    } catch (err) {
+      stubs = standIns(); // the next need tries again
+      const message = err instanceof Error ? err.message : String(err);
+      output.error(`The engine could not start (${reason}): ${err instanceof Error ? err.stack : message}`);
+      notifier.showAndForget(
+        'error',
+        `TTL Workbench could not start its engine: ${message}. The next command tries again; the log has the details.`,
+        ['Show Log'],
+        () => output.show(),
+      );
+      throw err;
+    }
     running = workbench;
     startedBy = reason;
     engine.attach(workbench.backend);
@@ -63,10 +74,10 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
   };
   const workbench = () => running ?? start('the extension API');
 
-  stubs = registerCommandStubs(
-    contributedCommands(context).filter((id) => !ENGINE_FREE_COMMANDS.has(id)),
-    (reason) => start(reason),
-  );
+  // The source analysis registered its own commands, which never need the engine.
+  const needEngine = contributedCommands(context).filter((id) => !sourceAnalysis.commandIds.includes(id));
+  const standIns = () => registerCommandStubs(needEngine, (reason) => start(reason));
+  stubs = standIns();
   const onNotebook = (nb: vscode.NotebookDocument) => {
     if (nb.notebookType === NOTEBOOK_TYPE && !running) start('a playground notebook');
   };

@@ -46,12 +46,39 @@ export interface Workbench {
   dispose(): Promise<void>;
 }
 
-export function startWorkbench({ context, output, notifier, treeView, live }: WorkbenchDeps): Workbench {
+/**
+ * Starts the engine host and the window's engine, then everything that works on them. If a step
+ * throws, what the earlier steps made is undone (the worker ended, commands unregistered), so
+ * the caller can put its stand-ins back and try again at the next need.
+ */
+export function startWorkbench(deps: WorkbenchDeps): Workbench {
   const settings = readSettings();
-  const host = startEngineHost(context, settings, output, notifier);
-  const backend = openBackend(context, host, settings, output);
+  const host = startEngineHost(deps.context, settings, deps.output, deps.notifier);
+  const disposables: vscode.Disposable[] = [];
+  let backend: Backend | undefined;
+  try {
+    backend = openBackend(deps.context, host, settings, deps.output);
+    return assemble(deps, settings, host, backend, disposables);
+  } catch (err) {
+    for (const d of disposables.reverse()) d.dispose();
+    backend?.dispose();
+    void host.dispose();
+    throw err;
+  }
+}
+
+/** Everything that works on the engine; each part goes into `disposables` as soon as it exists. */
+function assemble(
+  { context, output, notifier, treeView, live }: WorkbenchDeps,
+  settings: WorkbenchSettings,
+  host: EngineHost,
+  backend: Backend,
+  disposables: vscode.Disposable[],
+): Workbench {
   const tree = new DatabasesTreeProvider(backend);
+  disposables.push(tree);
   const diagnostics = new TTLDiagnostics(backend);
+  disposables.push(diagnostics);
   diagnostics.onDidUpdate = (problems) => {
     tree.model.setProblems(problems);
     tree.refresh();
@@ -73,7 +100,9 @@ export function startWorkbench({ context, output, notifier, treeView, live }: Wo
     output,
   };
   const statusBar = new ClockStatusBar(backend);
+  disposables.push(statusBar);
   const notebooks = registerNotebooks(context, services);
+  disposables.push(...notebooks.disposables);
 
   const setClockContext = () =>
     backend.clock().then(
@@ -82,10 +111,7 @@ export function startWorkbench({ context, output, notifier, treeView, live }: Wo
     );
   void setClockContext();
 
-  const disposables: vscode.Disposable[] = [
-    tree,
-    diagnostics,
-    statusBar,
+  disposables.push(
     ...registerCollectionCommands(services),
     ...registerIndexCommands(services),
     ...registerEngineCommands(services),
@@ -93,7 +119,6 @@ export function startWorkbench({ context, output, notifier, treeView, live }: Wo
     ...registerStorageCommands(services),
     ...registerEngineHostCommands(services),
     registerApplyDefinition(services, live),
-    ...notebooks.disposables,
     {
       dispose: backend.onDidChange((events) => {
         if (events.some((e) => e.kind === 'clockChanged' || e.kind === 'reset')) void setClockContext();
@@ -118,7 +143,7 @@ export function startWorkbench({ context, output, notifier, treeView, live }: Wo
         );
       }
     }),
-  ];
+  );
   output.info(
     `Engine: ${settings.flavor} ${settings.serverVersion}, ${settings.clock} clock, storage ${settings.storage}.`,
   );

@@ -25,8 +25,9 @@ export const SOURCE_SELECTOR: vscode.DocumentSelector = [
 export function registerSourceAnalysis(
   engine: EngineLink,
   commands: CommandHost,
-): { live: LiveDiagnostics; disposables: vscode.Disposable[] } {
+): { live: LiveDiagnostics; commandIds: string[]; disposables: vscode.Disposable[] } {
   const live = new LiveDiagnostics(engine);
+  const sourceCommands = registerSourceCommands(commands, live);
   const lens = new ApplyToEngineLens(live.analyzer);
   const disposables: vscode.Disposable[] = [
     live,
@@ -36,8 +37,8 @@ export function registerSourceAnalysis(
     vscode.languages.registerHoverProvider(SOURCE_SELECTOR, new TTLValueHover(live.analyzer, engine, live.snapshot)),
     vscode.languages.registerCodeLensProvider(SOURCE_SELECTOR, lens),
     { dispose: engine.onDidChange(() => lens.refresh()) },
-    ...registerSourceCommands(commands, live),
+    ...sourceCommands.disposables,
   ];
   live.analyzeVisible();
-  return { live, disposables };
+  return { live, commandIds: sourceCommands.ids, disposables };
 }

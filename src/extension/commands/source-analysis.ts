@@ -7,11 +7,15 @@ import * as vscode from 'vscode';
 import { checkWorkspace } from '../analysis/check-workspace';
 import { replaceTTLValue } from '../analysis/code-actions';
 import type { LiveDiagnostics } from '../analysis/live-diagnostics';
-import { registerCommand, WorkbenchError, type CommandHost } from './context';
+import { registerCommand, WorkbenchError, type CommandHost, type CommandSpec } from './context';
 
-export function registerSourceCommands(services: CommandHost, live: LiveDiagnostics): vscode.Disposable[] {
-  return [
-    registerCommand(services, {
+/** Registers the commands; `ids` names them, so activation stands in for every other command only. */
+export function registerSourceCommands(
+  services: CommandHost,
+  live: LiveDiagnostics,
+): { ids: string[]; disposables: vscode.Disposable[] } {
+  const specs: CommandSpec[] = [
+    {
       id: 'ttlWorkbench.checkWorkspace',
       action: 'Check Workspace',
       run: async (inv) => {
@@ -27,8 +31,8 @@ export function registerSourceCommands(services: CommandHost, live: LiveDiagnost
           );
         return { ...r, message: text };
       },
-    }),
-    registerCommand(services, {
+    },
+    {
       id: 'ttlWorkbench.replaceTTLValue',
       action: 'Replace expireAfterSeconds',
       run: async (inv) => {
@@ -39,6 +43,7 @@ export function registerSourceCommands(services: CommandHost, live: LiveDiagnost
         if (!r.ok && r.message !== 'cancelled') throw new WorkbenchError(r.message ?? 'not replaced');
         return r.ok ? { ok: true, seconds: r.seconds } : { ok: false, cancelled: true };
       },
-    }),
+    },
   ];
+  return { ids: specs.map((c) => c.id), disposables: specs.map((c) => registerCommand(services, c)) };
 }

@@ -72,6 +72,13 @@ suite('Activation in steps', function () {
       'the negative expireAfterSeconds is reported',
     );
     assert.equal(api.engineStartedBy(), undefined, 'the engine did not start for a JavaScript file');
+    // Check Workspace reads source files only: it runs without starting the engine.
+    const checked = await vscode.commands.executeCommand<{ files: number; problems: number }>(
+      'ttlWorkbench.checkWorkspace',
+      { quiet: true },
+    );
+    assert.ok(checked.files >= 1 && checked.problems >= 5, JSON.stringify(checked));
+    assert.equal(api.engineStartedBy(), undefined, 'Check Workspace did not start the engine');
     assert.ok(
       !api.lifecycleLog().some((l) => l.includes('Engine started')),
       `no "Engine started" line in the log: ${api.lifecycleLog().join(' | ')}`,

@@ -17,6 +17,7 @@ import { describe, test } from 'node:test';
 import { analyzeText, RULE_CODES, sourceKindOf, type AnalysisOptions, type EngineFacts } from '../../../src/analysis';
 import { EngineSnapshot } from '../../../src/extension/analysis/engine-snapshot';
 import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend';
+import { EngineLink } from '../../../src/extension/engine-link';
 import { FIXTURE_ENGINE_STATE } from './engine-fixture';
 
 const root = path.resolve(__dirname, '../../../..');
@@ -42,7 +43,11 @@ async function connectedEngineFacts(): Promise<EngineFacts> {
   const backend = new EmbeddedBackend({}, { startMs: Date.parse('2026-01-01T00:00:00Z') });
   try {
     for (const [db, command] of FIXTURE_ENGINE_STATE) await backend.runCommand(db, structuredClone(command));
-    return await new EngineSnapshot(backend).refresh();
+    const engine = new EngineLink();
+    engine.attach(backend);
+    const facts = await new EngineSnapshot(engine).refresh();
+    assert.ok(facts, 'an attached engine gives facts');
+    return facts;
   } finally {
     backend.dispose();
   }

@@ -22,6 +22,7 @@ test('the activation probe activates the bundled extension, then starts its engi
   assert.ok(result.loadMs > 0 && result.activateMs > 0, JSON.stringify(result));
   assert.ok(result.engineStartMs! > 0 && result.engineReadyMs! >= result.engineStartMs!, JSON.stringify(result));
   assert.ok(result.memoryActivated!.rssMb > 0 && result.memoryEngine!.rssMb > 0, JSON.stringify(result));
+  assert.equal(result.startedBy, 'the extension API');
   assert.equal(typeof result.reported, 'number');
   assert.equal(result.storage?.mode, 'folder');
   assert.equal(result.storage?.readOnly, false);
@@ -32,6 +33,14 @@ test('the activation probe activates the bundled extension, then starts its engi
     false,
     'the temporary storage folder is removed afterwards',
   );
+});
+
+test('a data command run before the engine started starts it through its stand-in and runs (activation in steps)', () => {
+  // The probe fails (and probe() throws) if activation started the engine, or if the command's
+  // stand-in did not hand the call to the real command once the engine had started.
+  const result = probe(root, 'extension', 'command');
+  assert.equal(result.startedBy, 'the command ttlWorkbench.runTTLPass');
+  assert.equal(result.storage?.mode, 'folder');
 });
 
 test('the extension section runs to the end at a tiny size', async () => {
