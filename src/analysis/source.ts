@@ -34,7 +34,9 @@ export interface Unit {
 export function sourceKindOf(fileNameOrLanguage: string): SourceKind | undefined {
   const s = fileNameOrLanguage.toLowerCase();
   switch (s) {
+    // ttl-mongosh: a playground notebook's code cells in the notebook editor (mongosh is JavaScript).
     case 'javascript':
+    case 'ttl-mongosh':
       return 'js';
     case 'javascriptreact':
       return 'jsx';

@@ -566,6 +566,27 @@ suite('Playground notebooks', function () {
     assert.ok(opts.includes('expireAfterSeconds') && opts.includes('partialFilterExpression'), opts.join(', '));
   });
 
+  test("cells in the notebook editor get TTL diagnostics, and a later cell sees an earlier cell's capped collection (rule 1.8)", async () => {
+    const nb = await untitled({}, [
+      "db.createCollection('log', { capped: true, size: 4096 })",
+      { md: 'A TTL index on a capped collection, with a negative value:' },
+      'db.log.createIndex({ at: 1 }, { expireAfterSeconds: -1 })',
+    ]);
+    const [, indexCell] = codeCells(nb);
+    const codes = async () => {
+      await api.whenIdle();
+      const list = vscode.languages
+        .getDiagnostics(indexCell.document.uri)
+        .filter((d) => d.source === 'TTL Workbench')
+        .map((d) => String(typeof d.code === 'object' ? d.code.value : d.code))
+        .sort();
+      return list.length >= 2 ? list : undefined;
+    };
+    let found: string[] | undefined;
+    for (let i = 0; i < 100 && !(found = await codes()); i++) await delay(100);
+    assert.deepEqual(found, ['TTL003', 'TTL008'], 'the negative value (TTL003) and the capped collection (TTL008)');
+  });
+
   test('"New Playground Notebook" opens the guided sample on the shared engine; "Open Example Playgrounds" lists and opens the examples', async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
     const created = await vscode.commands.executeCommand<{ ok: boolean; uri: string }>(

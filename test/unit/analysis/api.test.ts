@@ -16,8 +16,9 @@ import {
 
 describe('analysis API', () => {
   test("notebook cells: offsets per cell, and a later cell sees an earlier cell's capped collection (rule 1.8)", () => {
+    // ttl-mongosh is the language of a playground notebook's code cells in the notebook editor.
     const r = analyzeCells([
-      { text: "db.createCollection('log', { capped: true, size: 4096 })", language: 'javascript' },
+      { text: "db.createCollection('log', { capped: true, size: 4096 })", language: 'ttl-mongosh' },
       { text: '# not code', language: 'markdown' },
       { text: 'db.log.createIndex({ at: 1 }, { expireAfterSeconds: -1 })', language: 'javascript' },
     ]);
@@ -134,8 +135,9 @@ describe('analysis API', () => {
         'a.d.ts',
         'a.json',
         'typescriptreact',
+        'ttl-mongosh',
       ].map(sourceKindOf),
-      ['js', 'js', 'js', 'jsx', 'ts', 'ts', 'tsx', 'ttlbook', undefined, undefined, 'tsx'],
+      ['js', 'js', 'js', 'jsx', 'ts', 'ts', 'tsx', 'ttlbook', undefined, undefined, 'tsx', 'js'],
     );
   });
 

@@ -201,10 +201,10 @@ describe('package.json manifest', () => {
       'syntaxes/ttl-mongosh.language-configuration.json',
       'media/icon.png',
       'media/ttl-workbench.svg',
-      // "Open Example Playgrounds" reads every example; README shows its images from inside the
-      // installed extension (relative links).
+      // "Open Example Playgrounds" reads every example; README's relative links (its images, the
+      // TTL rules) resolve inside the installed extension.
       ...fs.readdirSync(path.join(root, 'examples')).map((f) => `examples/${f}`),
-      ...[...readme.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]),
+      ...new Set([...readme.matchAll(/\]\(([^)#:]+)\)/g)].map((m) => m[1])),
     ].sort();
     const missing = expected.filter((f) => !files.includes(f));
     const unexpected = files.filter((f) => !expected.includes(f));
