@@ -115,6 +115,16 @@ export default tseslint.config(
       message: 'Formats import nothing of the project.',
     },
   ]),
+  layer('src/wire', [
+    {
+      group: ['vscode'],
+      message: 'The wire endpoint is plain Node: the CLI, test suites and the engine host serve it.',
+    },
+    {
+      group: ['**/extension/**', '**/shell/**', '**/cli/**', '**/analysis/**'],
+      message: 'The wire endpoint serves the engine and its storage only.',
+    },
+  ]),
   layer('src/cli', [
     { group: ['vscode'], message: 'The CLI runs without VS Code.' },
     { group: ['**/extension/**'], message: 'The CLI does not use the extension.' },

@@ -1,0 +1,123 @@
+/**
+ * A command as it arrives over the wire, made into the engine's `runCommand` call, and the reply
+ * made into what mongod sends. What drivers add to every command (`$db`, `lsid`,
+ * `$readPreference`, `$clusterTime`, API version fields) is read here and taken off. Errors
+ * become `{ok: 0, errmsg, code, codeName}`. Cursors belong to the connection that opened them.
+ */
+import { Long } from 'bson';
+import type { Engine } from '../engine';
+import { EngineError, fail } from '../engine/errors';
+import type { Document } from '../engine/values/types';
+import { CONTROL_COMMAND, runControlCommand } from './control';
+
+/** Fields drivers send along with any command, which the engine's handlers do not take. */
+const GENERIC_FIELDS = [
+  '$db',
+  'lsid',
+  '$clusterTime',
+  '$readPreference',
+  'apiVersion',
+  'apiStrict',
+  'apiDeprecationErrors',
+  '$client',
+];
+
+/** Session commands: a standalone server keeps no session state the engine needs. */
+const SESSION_COMMANDS = new Set(['endSessions', 'killSessions', 'killAllSessions', 'refreshSessions']);
+
+/** What one connection holds between commands. */
+export interface ConnectionState {
+  readonly id: number;
+  /** Ids (as strings) of the cursors this connection opened and has not exhausted or killed. */
+  readonly cursors: Set<string>;
+}
+
+/** Runs one command for a connection; never throws (an error is the reply). */
+export function runWireCommand(engine: Engine, connection: ConnectionState, command: Document): Document {
+  const dbName = typeof command.$db === 'string' ? command.$db : 'admin';
+  try {
+    const cmd = withoutGenericFields(command);
+    const name = Object.keys(cmd)[0];
+    if (cmd.txnNumber !== undefined || cmd.startTransaction !== undefined || cmd.autocommit !== undefined)
+      fail(
+        'IllegalOperation',
+        'Transaction numbers are only allowed on a replica set member or mongos: this is a standalone server (as the TTL Workbench endpoint always is). Run without a transaction or retryable writes.',
+      );
+    if (name !== undefined && SESSION_COMMANDS.has(name)) return { ok: 1 };
+    if (name === 'startSession') return { id: { id: command.lsid ?? null }, timeoutMinutes: 30, ok: 1 };
+    if (name === CONTROL_COMMAND) return runControlCommand(engine, dbName, cmd);
+    if (name === 'getMore' || name === 'killCursors') checkOwnCursors(connection, name, cmd);
+    if (name === 'getParameter' && cmd.featureCompatibilityVersion !== undefined && dbName === 'admin')
+      return featureCompatibilityVersion(engine, cmd);
+    const reply = engine.runCommand(dbName, cmd);
+    trackCursors(connection, name, cmd, reply);
+    if (name === 'hello' || name === 'isMaster' || name === 'ismaster')
+      return { ...reply, connectionId: connection.id };
+    return reply;
+  } catch (err) {
+    return errorReply(err);
+  }
+}
+
+function withoutGenericFields(command: Document): Document {
+  const out: Document = {};
+  for (const key of Object.keys(command)) if (!GENERIC_FIELDS.includes(key)) out[key] = command[key];
+  return out;
+}
+
+function cursorKey(id: unknown): string | undefined {
+  if (id instanceof Long) return id.toString();
+  if (typeof id === 'number' || typeof id === 'bigint') return String(id);
+  return undefined;
+}
+
+function checkOwnCursors(connection: ConnectionState, name: string, cmd: Document): void {
+  const ids = name === 'getMore' ? [cmd.getMore] : Array.isArray(cmd.cursors) ? (cmd.cursors as unknown[]) : [];
+  for (const id of ids) {
+    const key = cursorKey(id);
+    if (key !== undefined && key !== '0' && !connection.cursors.has(key))
+      fail('CursorNotFound', `cursor id ${key} not found: cursors belong to the connection that opened them.`);
+  }
+}
+
+/** Remember the cursors a reply opened; forget the ones exhausted or killed. */
+function trackCursors(connection: ConnectionState, name: string | undefined, cmd: Document, reply: Document): void {
+  const cursor = reply.cursor as Document | undefined;
+  const id = cursorKey(cursor?.id);
+  if (name === 'getMore') {
+    if (id === '0') connection.cursors.delete(cursorKey(cmd.getMore) ?? '');
+  } else if (name === 'killCursors') {
+    for (const c of (cmd.cursors as unknown[]) ?? []) connection.cursors.delete(cursorKey(c) ?? '');
+  } else if (id !== undefined && id !== '0') {
+    connection.cursors.add(id);
+  }
+}
+
+function featureCompatibilityVersion(engine: Engine, cmd: Document): Document {
+  const others = Object.keys(cmd).filter((k) => k !== 'getParameter' && k !== 'featureCompatibilityVersion');
+  const rest = others.length
+    ? engine.runCommand('admin', { getParameter: 1, ...Object.fromEntries(others.map((k) => [k, cmd[k]])) })
+    : { ok: 1 };
+  return { featureCompatibilityVersion: { version: engine.serverVersion }, ...rest };
+}
+
+/** mongod's error reply; write errors stay in the command's own reply (ok: 1, writeErrors). */
+export function errorReply(err: unknown): Document {
+  if (err instanceof EngineError || (err instanceof Error && typeof (err as { code?: unknown }).code === 'number')) {
+    const e = err as Error & { code: number; codeName?: string; errorLabels?: string[] };
+    const extra: Document = {};
+    for (const key of Object.keys(e))
+      if (!['code', 'codeName', 'errorLabels', 'message', 'stack', 'name'].includes(key))
+        extra[key] = (e as unknown as Document)[key];
+    return {
+      ok: 0,
+      errmsg: e.message,
+      code: e.code,
+      codeName: e.codeName ?? 'UnknownError',
+      ...(e.errorLabels ? { errorLabels: e.errorLabels } : {}),
+      ...extra,
+    };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { ok: 0, errmsg: `internal error: ${message}`, code: 1, codeName: 'InternalError' };
+}

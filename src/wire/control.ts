@@ -1,0 +1,85 @@
+/**
+ * `{ttlWorkbench: <action>}`, the admin command that lets a test move time over the wire. A real
+ * mongod answers it with CommandNotFound (59), so test code can tell where it runs:
+ *
+ *   {ttlWorkbench: "status"}                          clock and TTL monitor
+ *   {ttlWorkbench: "advanceClock", by: "2h" | <ms>}   virtual clock forward, due TTL passes run
+ *   {ttlWorkbench: "setClock", to: <date>}            virtual clock forward to a date
+ *   {ttlWorkbench: "runTTLPass"}                      one TTL pass now
+ */
+import type { Engine, VirtualClock } from '../engine';
+import { fail } from '../engine/errors';
+import type { Document } from '../engine/values/types';
+import { parseDuration } from '../formats/duration';
+
+export const CONTROL_COMMAND = 'ttlWorkbench';
+
+const ACTIONS = 'status, advanceClock, setClock, runTTLPass';
+
+export function runControlCommand(engine: Engine, dbName: string, cmd: Document): Document {
+  if (dbName !== 'admin')
+    fail('Unauthorized', `${CONTROL_COMMAND} may only be run against the admin database: db.adminCommand({...}).`);
+  switch (cmd[CONTROL_COMMAND]) {
+    case 'status':
+      return { ...clockOf(engine), ttl: engine.ttl.status(), ok: 1 };
+    case 'advanceClock': {
+      const clock = virtualClock(engine, 'advanceClock');
+      const ms = parseDuration(cmd.by);
+      if (typeof ms !== 'number')
+        fail('BadValue', `advanceClock needs by: a duration such as "90s", "2h", "1d" or milliseconds (${ms.error}).`);
+      return moved(engine, () => clock.advance(ms));
+    }
+    case 'setClock': {
+      const clock = virtualClock(engine, 'setClock');
+      const to = cmd.to instanceof Date ? cmd.to.getTime() : typeof cmd.to === 'string' ? Date.parse(cmd.to) : NaN;
+      if (!Number.isFinite(to))
+        fail('BadValue', 'setClock needs to: a date, e.g. {to: ISODate("2026-01-01T00:00:00Z")}.');
+      if (to < clock.now())
+        fail(
+          'BadValue',
+          `setClock only moves forward: the clock reads ${new Date(clock.now()).toISOString()}. Time never runs backwards on the engine.`,
+        );
+      return moved(engine, () => clock.set(to));
+    }
+    case 'runTTLPass': {
+      const report = engine.ttl.runPass();
+      return {
+        deleted: report.deleted,
+        subPasses: report.subPasses,
+        ...(report.skipped ? { skipped: report.skipped } : {}),
+        ...clockOf(engine),
+        ok: 1,
+      };
+    }
+    default:
+      fail(
+        'BadValue',
+        `${CONTROL_COMMAND} needs one of: ${ACTIONS}; e.g. {${CONTROL_COMMAND}: "advanceClock", by: "2h"}.`,
+      );
+  }
+}
+
+function clockOf(engine: Engine): Document {
+  return { clock: engine.clock.kind, now: new Date(engine.clock.now()) };
+}
+
+function virtualClock(engine: Engine, action: string): VirtualClock {
+  if (engine.clock.kind !== 'virtual')
+    fail(
+      'IllegalOperation',
+      `${action} needs the virtual clock, but this server runs on the system clock, where time passes by itself. Start it with --clock virtual.`,
+    );
+  return engine.clock as VirtualClock;
+}
+
+function moved(engine: Engine, step: () => number): Document {
+  const before = { passes: engine.ttlMetrics.passes, deleted: engine.ttlMetrics.deletedDocuments };
+  step();
+  engine.persistClock();
+  return {
+    ...clockOf(engine),
+    ttlPasses: engine.ttlMetrics.passes - before.passes,
+    deletedDocuments: engine.ttlMetrics.deletedDocuments - before.deleted,
+    ok: 1,
+  };
+}
