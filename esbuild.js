@@ -17,6 +17,8 @@ const entries = [
   // The engine host: the worker thread the extension starts (src/extension/engine-host/client.ts).
   { in: 'src/extension/engine-host/worker-main.ts', out: 'engine-host' },
   { in: 'src/cli/main.ts', out: 'cli' },
+  // The wire endpoint for test suites: startServer() (src/wire/index.ts), with its declarations.
+  { in: 'src/wire/index.ts', out: 'server' },
 ].filter((e) => fs.existsSync(path.join(__dirname, e.in)));
 
 const version = require('./package.json').version;
@@ -53,4 +55,14 @@ esbuild
   .then(() =>
     fs.existsSync(path.join(__dirname, renderer.entryPoints.renderer)) ? esbuild.build(renderer) : undefined,
   )
+  .then(() => {
+    // dist/server.d.ts re-exports the declarations tsc writes under dist/types.
+    const tsc = require.resolve('typescript/bin/tsc');
+    const r = require('node:child_process').spawnSync(process.execPath, [tsc, '-p', 'tsconfig.server.json'], {
+      cwd: __dirname,
+      stdio: 'inherit',
+    });
+    if (r.status !== 0) throw new Error('declarations of dist/server.js failed');
+    fs.writeFileSync(path.join(__dirname, 'dist', 'server.d.ts'), "export * from './types/wire/index';\n");
+  })
   .catch(() => process.exit(1));

@@ -18,6 +18,18 @@ export interface CheckOptions {
   disabledRules: string[];
 }
 
+export interface ServeOptions {
+  port: number;
+  host: string;
+  clock: 'virtual' | 'system';
+  now?: Date;
+  flavor: 'mongodb' | 'cosmos';
+  serverVersion: '8.0' | '7.0';
+  data?: string;
+  /** user:password for SCRAM-SHA-256 (absent: no authentication). */
+  auth?: { user: string; password: string };
+}
+
 export interface VerifyOptions {
   data: string;
 }
@@ -32,6 +44,7 @@ export type ParsedArgs =
   | { command: 'version' }
   | { command: 'run'; options: RunOptions }
   | { command: 'check'; options: CheckOptions }
+  | { command: 'serve'; options: ServeOptions }
   | { command: 'verify'; options: VerifyOptions }
   | { command: 'salvage'; options: SalvageOptions };
 
@@ -42,6 +55,7 @@ export const HELP = `ttl-workbench — run mongosh playgrounds against TTL Workb
 Usage:
   ttl-workbench run [options] FILE...     run .js mongosh scripts and .ttlbook notebooks
   ttl-workbench check [options] [PATH...] find TTL mistakes in index definitions (no engine needed)
+  ttl-workbench serve [options]           serve the engine to MongoDB clients (driver, mongosh, Mongoose)
   ttl-workbench verify --data DIR         check a data folder offline, changing nothing in it
   ttl-workbench salvage --data DIR --to NEW
                                           copy everything recoverable from DIR into a new folder
@@ -85,6 +99,18 @@ Exit codes: 0 clean (a torn last record alone is reported but is not damage: it 
 crash interrupted, never acknowledged, which the next open cuts off); 1 damage found; 2 bad
 usage (no --data, DIR missing or not a data folder).
 
+serve starts an engine and serves it over the MongoDB wire protocol until SIGINT or SIGTERM. Its
+first line of output is the connection string, mongodb://127.0.0.1:PORT/.
+  --port N                   the port (default 27017; 0 picks a free one)
+  --bind ADDRESS             the address to listen on (default 127.0.0.1: this machine only)
+  --clock, --now, --flavor, --server-version, --data   as for run
+  --auth USER:PASSWORD       require SCRAM-SHA-256 authentication with these credentials
+Over the wire, {ttlWorkbench: "advanceClock", by: "2h"} (an admin command) moves the virtual
+clock and runs the TTL passes that fall due; "setClock" (to: DATE), "runTTLPass" and "status"
+too. A real mongod answers it with CommandNotFound (59).
+Exit codes: 0 stopped by SIGINT or SIGTERM; 1 could not start (port in use, data folder locked);
+2 bad usage.
+
 salvage reads DIR like verify (changing nothing in it) and writes the state it recovers into NEW
 (which must not exist or be empty) as a fresh data folder of the same flavor and server version:
 documents, collection options, index and TTL specs exactly as stored, parameters, TTL metrics and
@@ -125,9 +151,10 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
     return { command: 'salvage', options: { data, to } };
   }
+  if (command === 'serve') return { command: 'serve', options: parseServeArgs(rest) };
   if (command !== 'run')
     throw new UsageError(
-      `unknown command '${command}': use 'ttl-workbench run FILE...', 'check [PATH...]', 'verify --data DIR' or 'salvage --data DIR --to NEW' (see --help)`,
+      `unknown command '${command}': use 'ttl-workbench run FILE...', 'check [PATH...]', 'serve', 'verify --data DIR' or 'salvage --data DIR --to NEW' (see --help)`,
     );
   const options: RunOptions = { files: [], clock: 'virtual', json: false, timeoutMs: 10_000 };
   for (let i = 0; i < rest.length; i++) {
@@ -232,4 +259,72 @@ function parseFolderArgs(command: string, rest: string[], flags: string[]): { da
     out[key] = valueOf(rest, i++, arg);
   }
   return out;
+}
+
+function parseServeArgs(rest: string[]): ServeOptions {
+  const options: ServeOptions = {
+    port: 27017,
+    host: '127.0.0.1',
+    clock: 'virtual',
+    flavor: 'mongodb',
+    serverVersion: '8.0',
+  };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    switch (arg) {
+      case '--port': {
+        const v = Number(valueOf(rest, i++, arg));
+        if (!Number.isInteger(v) || v < 0 || v > 65535)
+          throw new UsageError('--port needs a port number from 0 to 65535 (0 picks a free one)');
+        options.port = v;
+        break;
+      }
+      case '--bind':
+        options.host = valueOf(rest, i++, arg);
+        break;
+      case '--clock': {
+        const v = valueOf(rest, i++, arg);
+        if (v !== 'virtual' && v !== 'system')
+          throw new UsageError(`--clock must be 'virtual' or 'system', got '${v}'`);
+        options.clock = v;
+        break;
+      }
+      case '--now': {
+        const v = valueOf(rest, i++, arg);
+        const d = new Date(v);
+        if (Number.isNaN(d.getTime()))
+          throw new UsageError(`--now needs an ISO date such as 2026-01-01T00:00:00Z, got '${v}'`);
+        options.now = d;
+        break;
+      }
+      case '--flavor': {
+        const v = valueOf(rest, i++, arg);
+        if (v !== 'mongodb' && v !== 'cosmos')
+          throw new UsageError(`--flavor must be 'mongodb' or 'cosmos', got '${v}'`);
+        options.flavor = v;
+        break;
+      }
+      case '--server-version':
+        options.serverVersion = serverVersionOf(valueOf(rest, i++, arg));
+        break;
+      case '--data':
+        options.data = valueOf(rest, i++, arg);
+        break;
+      case '--auth': {
+        const v = valueOf(rest, i++, arg);
+        const colon = v.indexOf(':');
+        if (colon <= 0 || colon === v.length - 1)
+          throw new UsageError('--auth needs USER:PASSWORD, e.g. --auth app:secret');
+        options.auth = { user: v.slice(0, colon), password: v.slice(colon + 1) };
+        break;
+      }
+      default:
+        throw new UsageError(`unknown option '${arg}' for serve (see --help)`);
+    }
+  }
+  if (options.now && options.clock === 'system')
+    throw new UsageError('--now sets the virtual clock; it cannot be combined with --clock system');
+  if (options.data !== undefined && options.clock === 'system')
+    throw new UsageError('--data keeps a virtual clock with the data; it cannot be combined with --clock system');
+  return options;
 }

@@ -3,11 +3,12 @@ import { HELP, parseArgs, UsageError } from './args';
 import { checkPaths, formatJson, formatText } from './check';
 import { PathError } from './check-files';
 import { runFile } from './run-file';
+import { serveCommand } from './serve';
 import { salvageCommand, verifyCommand } from './verify';
 
 declare const TTL_WORKBENCH_VERSION: string | undefined;
 
-function main(argv: string[]): number {
+function main(argv: string[]): number | Promise<number> {
   let parsed;
   try {
     parsed = parseArgs(argv);
@@ -39,6 +40,7 @@ function main(argv: string[]): number {
   }
   const write = (t: string) => process.stdout.write(t);
   const writeErr = (t: string) => process.stderr.write(t);
+  if (parsed.command === 'serve') return serveCommand(parsed.options, write, writeErr);
   if (parsed.command === 'verify') return verifyCommand(parsed.options, write, writeErr);
   if (parsed.command === 'salvage') return salvageCommand(parsed.options, write, writeErr);
   for (const file of parsed.options.files) {
@@ -54,4 +56,11 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-process.exitCode = main(process.argv.slice(2));
+const code = main(process.argv.slice(2));
+if (typeof code === 'number') process.exitCode = code;
+else
+  void code.then((c) => {
+    // serve ends here: its sockets and timers are closed, and nothing else should hold the process.
+    process.exitCode = c;
+    process.exit(c);
+  });

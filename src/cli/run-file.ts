@@ -6,8 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Engine, SystemClock, VirtualClock } from '../engine';
-import { closeStoredEngine, openStoredEngine } from '../storage/engine-store';
+import { openProcessEngine, type ProcessEngine } from '../storage/process-engine';
 import { errorText, outputText, statementOutputs } from '../shell/cell-outputs';
 import { ShellSession, type StatementResult } from '../shell/session';
 import { codeCells, engineRequestOf, parseTtlbook, type EngineRequest, type TtlbookCell } from '../formats/ttlbook';
@@ -21,45 +20,19 @@ export interface RunOutcome {
 
 type Write = (text: string) => void;
 
-interface RunEngine {
-  engine: Engine;
-  /** What the user should know about the data folder (damage repaired, a read-only open). */
-  notes: string[];
-  close(): void;
-}
-
-function engineFor(options: RunOptions, meta: EngineRequest): RunEngine {
-  const flavor = options.flavor ?? meta.flavor ?? 'mongodb';
-  const serverVersion = options.serverVersion ?? meta.serverVersion;
-  const start = options.now ?? meta.now ?? new Date();
-  if (options.data !== undefined) {
-    // A kept engine continues from its stored time; --now (or the notebook's engine.now) may move
-    // it forward, never back. A new folder starts at --now, else the current time.
-    const asked = options.now ?? meta.now;
-    const clock = new VirtualClock(asked ?? 0);
-    const opened = openStoredEngine(options.data, {
-      engine: { clock, flavor, serverVersion },
-      holder: 'ttl-workbench run',
-    });
-    const notes = [...opened.notes];
-    if (opened.storedClockMs === undefined && asked === undefined) {
-      // From 0 to now without running the passes of every minute in between.
-      opened.engine.ttl.suspendSleep();
-      clock.set(Date.now());
-      opened.engine.ttl.restartSleep();
-    }
-    if (asked !== undefined && opened.storedClockMs !== undefined && asked.getTime() < opened.storedClockMs) {
-      notes.push(
-        `its clock is at ${new Date(opened.storedClockMs).toISOString()}, later than the ${asked.toISOString()} asked for: time never runs backwards, so the run continues from the stored time.`,
-      );
-    }
-    return { engine: opened.engine, notes, close: () => closeStoredEngine(opened) };
-  }
-  const engine =
-    options.clock === 'system' || meta.clock === 'system'
-      ? new Engine({ clock: new SystemClock(), flavor, serverVersion })
-      : new Engine({ clock: new VirtualClock(start), flavor, serverVersion });
-  return { engine, notes: [], close: () => engine.close() };
+function engineFor(options: RunOptions, meta: EngineRequest): ProcessEngine {
+  const now = options.now ?? meta.now;
+  return openProcessEngine({
+    // A kept engine's clock is the virtual one stored with its data, whatever a notebook asks for.
+    clock: options.data === undefined && (options.clock === 'system' || meta.clock === 'system') ? 'system' : 'virtual',
+    ...(now ? { now } : {}),
+    flavor: options.flavor ?? meta.flavor ?? 'mongodb',
+    ...((options.serverVersion ?? meta.serverVersion)
+      ? { serverVersion: options.serverVersion ?? meta.serverVersion }
+      : {}),
+    ...(options.data !== undefined ? { data: options.data } : {}),
+    holder: 'ttl-workbench run',
+  });
 }
 
 /** The code cells of a file: a notebook's code cells, or a script as one cell. */
@@ -100,7 +73,7 @@ export function runFile(file: string, options: RunOptions, out: Write, err: Writ
     err(`${shown}: ${meta.error}\n`);
     return { ok: false, statements: 0 };
   }
-  let run: RunEngine;
+  let run: ProcessEngine;
   try {
     run = engineFor(options, meta);
   } catch (e) {

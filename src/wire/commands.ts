@@ -65,9 +65,12 @@ function withoutGenericFields(command: Document): Document {
   return out;
 }
 
+/** A cursor id as the client sent it: a Long, or a smaller number (Int32, double) a driver promoted. */
 function cursorKey(id: unknown): string | undefined {
   if (id instanceof Long) return id.toString();
   if (typeof id === 'number' || typeof id === 'bigint') return String(id);
+  const wrapped = (id as { _bsontype?: string; value?: unknown } | null)?.value;
+  if (typeof wrapped === 'number') return String(wrapped);
   return undefined;
 }
 
