@@ -22,8 +22,13 @@ export interface Memory {
   heapUsedMb: number;
 }
 
-/** How the probe starts the engine: reading the API's backend, or running a command (its stand-in). */
-export type StartBy = 'api' | 'command';
+/**
+ * How the probe starts the engine: reading the API's backend; running a command (its stand-in);
+ * or `failing-start`: a command while dist/workbench.js is missing (the start fails, is reported,
+ * and the command answers {ok: false}), then the same command once the bundle is back (it starts).
+ */
+export type StartBy = 'api' | 'command' | 'failing-start';
+const START_BY: readonly StartBy[] = ['api', 'command', 'failing-start'];
 
 export interface ProbeResult {
   /** What the extension says started its engine (its API's engineStartedBy()). */
@@ -43,6 +48,12 @@ export interface ProbeResult {
   storage?: { mode: string; dir?: string; readOnly: boolean };
   warnings: string[];
   errors: string[];
+  /** failing-start: what the failed start reported (the log's and the notification's errors). */
+  reportedFailure?: string[];
+}
+
+interface CommandsApi {
+  commands: { executeCommand(id: string, ...args: unknown[]): Promise<unknown> };
 }
 
 interface ActivatedApi {
@@ -60,7 +71,7 @@ const memory = (): Memory => {
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
 async function probeExtension(
-  mod: { activate?: (ctx: unknown) => unknown; deactivate?: () => void },
+  mod: { activate?: (ctx: unknown) => unknown; deactivate?: () => Promise<void> | undefined },
   root: string,
   result: ProbeResult,
   startBy: StartBy,
@@ -77,11 +88,20 @@ async function probeExtension(
     result.memoryActivated = memory();
     if (api?.engineStartedBy?.() !== undefined) result.errors.push(`activation started the engine`);
     const s0 = performance.now();
-    if (startBy === 'command') {
+    const vscode = require('vscode') as CommandsApi;
+    if (startBy === 'failing-start') {
+      const reply = (await vscode.commands.executeCommand('ttlWorkbench.runTTLPass', {})) as { ok?: boolean };
+      if (reply?.ok !== false)
+        result.errors.push(`with no workbench bundle, Run TTL Pass answered ${JSON.stringify(reply)}`);
+      if (api?.engineStartedBy?.() !== undefined) result.errors.push('a failed start counts as started');
+      // The failure is reported: keep those errors apart from unexpected ones.
+      const report = shimReport();
+      result.reportedFailure = report.errors.filter((e) => /could not start/.test(e));
+      report.errors.splice(0, report.errors.length, ...report.errors.filter((e) => !/could not start/.test(e)));
+      fs.copyFileSync(workbenchBundleOf(process.argv[2]), path.join(root, 'dist', 'workbench.js'));
+    }
+    if (startBy === 'command' || startBy === 'failing-start') {
       // A data command run before anything started the engine: its stand-in starts it, then runs it.
-      const vscode = require('vscode') as {
-        commands: { executeCommand(id: string, ...args: unknown[]): Promise<unknown> };
-      };
       const reply = (await vscode.commands.executeCommand('ttlWorkbench.runTTLPass', {})) as { ok?: boolean };
       if (reply?.ok !== true) result.errors.push(`Run TTL Pass through its stand-in answered ${JSON.stringify(reply)}`);
     }
@@ -102,29 +122,51 @@ async function probeExtension(
     }
   } finally {
     try {
+      // VS Code's order: deactivate() (awaited), then the subscriptions.
+      await mod.deactivate?.();
       for (const d of context.subscriptions.splice(0)) d.dispose();
-      mod.deactivate?.();
+      const lock = path.join(storageDir, 'workspace', 'engine', 'LOCK');
+      if (fs.existsSync(lock)) result.errors.push(`deactivate() left the data folder locked (${lock})`);
     } finally {
       fs.rmSync(storageDir, { recursive: true, force: true });
     }
   }
 }
 
+const workbenchBundleOf = (root: string) => path.join(root, 'dist', 'workbench.js');
+
+/** A copy of the installed extension without dist/workbench.js (failing-start). */
+function extensionWithoutWorkbench(root: string): string {
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-bench-broken-'));
+  fs.mkdirSync(path.join(copy, 'dist'));
+  fs.copyFileSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
+  for (const f of ['extension.js', 'engine-host.js'])
+    fs.copyFileSync(path.join(root, 'dist', f), path.join(copy, 'dist', f));
+  return copy;
+}
+
 async function main(): Promise<void> {
   const [root, what = 'extension', startBy = 'api'] = process.argv.slice(2);
-  if (!root || (startBy !== 'api' && startBy !== 'command'))
-    throw new Error('usage: node out/bench/activation-probe.js <repository root> [extension|engine] [api|command]');
+  if (!root || !START_BY.includes(startBy as StartBy))
+    throw new Error(
+      `usage: node out/bench/activation-probe.js <repository root> [extension|engine] [${START_BY.join('|')}]`,
+    );
   const result: ProbeResult = { loadMs: 0, activateMs: 0, warnings: [], errors: [] };
   process.on('unhandledRejection', (reason) => result.errors.push(`unhandled rejection: ${describe(reason)}`));
   installVscodeShim();
   try {
+    const installed = startBy === 'failing-start' ? extensionWithoutWorkbench(root) : root;
     const t0 = performance.now();
-    const mod = require(path.join(root, 'dist', `${what}.js`)) as {
+    const mod = require(path.join(installed, 'dist', `${what}.js`)) as {
       activate?: (ctx: unknown) => unknown;
-      deactivate?: () => void;
+      deactivate?: () => Promise<void> | undefined;
     };
     result.loadMs = performance.now() - t0;
-    if (what === 'extension') await probeExtension(mod, root, result, startBy);
+    try {
+      if (what === 'extension') await probeExtension(mod, installed, result, startBy as StartBy);
+    } finally {
+      if (installed !== root) fs.rmSync(installed, { recursive: true, force: true });
+    }
   } catch (err) {
     result.errors.push(`threw ${err instanceof Error ? (err.stack ?? describe(err)) : String(err)}`);
   }

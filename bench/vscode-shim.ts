@@ -328,7 +328,13 @@ function makeVscode(): Record<string, unknown> {
         commandHandlers.set(id, handler);
         return new Disposable(() => commandHandlers.delete(id));
       },
-      executeCommand: async (id: string, ...args: unknown[]) => commandHandlers.get(id)?.(...args),
+      executeCommand: async (id: string, ...args: unknown[]) => {
+        const handler = commandHandlers.get(id);
+        if (handler) return handler(...args);
+        // VS Code rejects an unknown command; the extension's own must all be registered.
+        if (id.startsWith('ttlWorkbench.')) throw new Error(`command '${id}' not found`);
+        return undefined;
+      },
     }),
     languages: strict('vscode.languages', {
       createDiagnosticCollection: (name = '') => new DiagnosticCollection(name),

@@ -5,22 +5,20 @@
  * works on data (workbench.ts, bundled apart as dist/workbench.js) start on first need: the
  * Databases view shown, a command run, a playground notebook opened, or the API asked for data.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { contributedCommands, registerCommandStubs } from './activation/command-stubs';
+import { contributedCommands } from './activation/command-stubs';
 import { DeferredTreeProvider } from './activation/deferred-tree';
+import { EngineStarter } from './activation/engine-starter';
 import { registerSourceAnalysis } from './analysis/register';
 import type { TTLWorkbenchApi } from './api';
 import { EngineLink } from './engine-link';
 import { NOTEBOOK_TYPE, TtlbookSerializer } from './notebook/serializer';
 import type { TreeNode } from './tree/nodes';
 import { Notifier } from './ui/notifier';
-import type * as WorkbenchModule from './workbench';
-import type { Workbench, WorkbenchDeps } from './workbench';
 
 export const VIEW_ID = 'ttlWorkbench.databases';
 
-let running: Workbench | undefined;
+let starter: EngineStarter | undefined;
 
 export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
   const started = performance.now();
@@ -33,63 +31,36 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
   const notifier = new Notifier(output);
   const engine = new EngineLink();
   const sourceAnalysis = registerSourceAnalysis(engine, { notifier });
-
-  let startedBy: string | undefined;
-  let stubs: vscode.Disposable | undefined;
-  const tree = new DeferredTreeProvider<TreeNode>(() => start('the Databases view'));
+  const tree: DeferredTreeProvider<TreeNode> = new DeferredTreeProvider<TreeNode>(
+    (): boolean => engines.tryStart('the Databases view') !== undefined,
+  );
   const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
-
-  /** Starts the engine side once; `reason` names the need, for the log. */
-  const start = (reason: string): Workbench => {
-    if (running) return running;
-    const t0 = performance.now();
-    stubs?.dispose();
-    stubs = undefined;
-    const deps: WorkbenchDeps = { context, output, notifier, treeView, live: sourceAnalysis.live };
-    let workbench: Workbench;
-    try {
-      // A separate bundle, required only now: its code is not even parsed until the engine is needed.
-      const bundle = path.join(context.extensionPath, 'dist', 'workbench.js');
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a bundle of its own, loaded at run time
-      const { startWorkbench } = require(bundle) as typeof WorkbenchModule;
-      workbench = startWorkbench(deps);
-    } catch (err) {
-      stubs = standIns(); // the next need tries again
-      const message = err instanceof Error ? err.message : String(err);
-      output.error(`The engine could not start (${reason}): ${err instanceof Error ? err.stack : message}`);
-      notifier.showAndForget(
-        'error',
-        `TTL Workbench could not start its engine: ${message}. The next command tries again; the log has the details.`,
-        ['Show Log'],
-        () => output.show(),
-      );
-      throw err;
-    }
-    running = workbench;
-    startedBy = reason;
-    engine.attach(workbench.backend);
-    tree.connect(workbench.tree);
-    note(`Engine started (${reason}) in ${(performance.now() - t0).toFixed(1)} ms.`);
-    return workbench;
-  };
-  const workbench = () => running ?? start('the extension API');
-
-  // The source analysis registered its own commands, which never need the engine.
-  const needEngine = contributedCommands(context).filter((id) => !sourceAnalysis.commandIds.includes(id));
-  const standIns = () => registerCommandStubs(needEngine, (reason) => start(reason));
-  stubs = standIns();
+  const engines: EngineStarter = new EngineStarter({
+    context,
+    output,
+    notifier,
+    treeView,
+    tree,
+    live: sourceAnalysis.live,
+    engine,
+    // The source analysis registered its own commands, which never need the engine.
+    commandIds: contributedCommands(context).filter((id) => !sourceAnalysis.commandIds.includes(id)),
+    note,
+  });
+  starter = engines;
+  const workbench = () => engines.workbench ?? engines.start('the extension API');
   const onNotebook = (nb: vscode.NotebookDocument) => {
-    if (nb.notebookType === NOTEBOOK_TYPE && !running) start('a playground notebook');
+    if (nb.notebookType === NOTEBOOK_TYPE && !engines.workbench) engines.tryStart('a playground notebook');
   };
   context.subscriptions.push(
     output,
     treeView,
     tree,
     engine,
+    engines,
     ...sourceAnalysis.disposables,
     vscode.workspace.registerNotebookSerializer(NOTEBOOK_TYPE, new TtlbookSerializer(), { transientOutputs: true }),
     vscode.workspace.onDidOpenNotebookDocument(onNotebook),
-    { dispose: () => stubs?.dispose() },
   );
   for (const nb of vscode.workspace.notebookDocuments) onNotebook(nb);
 
@@ -109,7 +80,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     statusBarText: () => workbench().statusBar.text,
     messages: () => notifier.messages,
     whenIdle: async () => {
-      await running?.whenIdle();
+      await engines.workbench?.whenIdle();
       await sourceAnalysis.live.whenIdle();
     },
     sourceDiagnostics: sourceAnalysis.live.collection,
@@ -117,13 +88,13 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     get notebooks() {
       return workbench().notebooks;
     },
-    engineStartedBy: () => startedBy,
+    engineStartedBy: () => engines.startedBy,
     lifecycleLog: () => [...lifecycle],
   };
 }
 
 export function deactivate(): Promise<void> | undefined {
-  const workbench = running;
-  running = undefined;
-  return workbench?.dispose();
+  const current = starter;
+  starter = undefined;
+  return current?.deactivate();
 }

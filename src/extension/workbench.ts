@@ -55,12 +55,14 @@ export function startWorkbench(deps: WorkbenchDeps): Workbench {
   const settings = readSettings();
   const host = startEngineHost(deps.context, settings, deps.output, deps.notifier);
   const disposables: vscode.Disposable[] = [];
+  // Every command registered on the way, also those of a family whose registration threw part-way.
+  const commands: vscode.Disposable[] = [];
   let backend: Backend | undefined;
   try {
     backend = openBackend(deps.context, host, settings, deps.output);
-    return assemble(deps, settings, host, backend, disposables);
+    return assemble(deps, settings, host, backend, disposables, (d) => commands.push(d));
   } catch (err) {
-    for (const d of disposables.reverse()) d.dispose();
+    for (const d of [...disposables.reverse(), ...commands]) d.dispose();
     backend?.dispose();
     void host.dispose();
     throw err;
@@ -74,6 +76,7 @@ function assemble(
   host: EngineHost,
   backend: Backend,
   disposables: vscode.Disposable[],
+  track: (registration: vscode.Disposable) => void,
 ): Workbench {
   const tree = new DatabasesTreeProvider(backend);
   disposables.push(tree);
@@ -98,6 +101,7 @@ function assemble(
     settings: readSettings,
     diagnostics,
     output,
+    track,
   };
   const statusBar = new ClockStatusBar(backend);
   disposables.push(statusBar);

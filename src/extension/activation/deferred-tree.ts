@@ -2,7 +2,8 @@
  * The Databases view's data provider from activation on, before the engine exists. VS Code asks a
  * tree for its rows only while the view is visible, so the first `getChildren` is the moment the
  * user looks at the databases: it starts the engine (`start`) and from then on every call goes to
- * the real provider.
+ * the real provider. If the engine cannot start, the view shows no rows (the starter sets the
+ * view's message saying why).
  */
 import * as vscode from 'vscode';
 
@@ -12,8 +13,8 @@ export class DeferredTreeProvider<T> implements vscode.TreeDataProvider<T>, vsco
   private forwarding: vscode.Disposable | undefined;
   readonly onDidChangeTreeData = this.changed.event;
 
-  /** `start` makes the engine and calls `connect` with its tree before it returns. */
-  constructor(private readonly start: () => void) {}
+  /** `start` makes the engine and calls `connect` with its tree before it returns true. */
+  constructor(private readonly start: () => boolean) {}
 
   connect(real: vscode.TreeDataProvider<T>): void {
     this.real = real;
@@ -21,22 +22,18 @@ export class DeferredTreeProvider<T> implements vscode.TreeDataProvider<T>, vsco
     this.changed.fire(undefined);
   }
 
-  private provider(): vscode.TreeDataProvider<T> {
-    if (!this.real) this.start();
-    if (!this.real) throw new Error('the Databases view has no engine');
-    return this.real;
-  }
-
   getChildren(element?: T): vscode.ProviderResult<T[]> {
-    return this.provider().getChildren(element);
+    if (!this.real && !this.start()) return [];
+    return this.real?.getChildren(element) ?? [];
   }
 
+  // Elements exist only once the real provider has given them: the calls below always have it.
   getTreeItem(element: T): vscode.TreeItem | Thenable<vscode.TreeItem> {
-    return this.provider().getTreeItem(element);
+    return this.real!.getTreeItem(element);
   }
 
   getParent(element: T): vscode.ProviderResult<T> {
-    return this.provider().getParent?.(element);
+    return this.real?.getParent?.(element);
   }
 
   resolveTreeItem(
@@ -44,8 +41,7 @@ export class DeferredTreeProvider<T> implements vscode.TreeDataProvider<T>, vsco
     element: T,
     token: vscode.CancellationToken,
   ): vscode.ProviderResult<vscode.TreeItem> {
-    const real = this.provider();
-    return real.resolveTreeItem ? real.resolveTreeItem(item, element, token) : item;
+    return this.real?.resolveTreeItem ? this.real.resolveTreeItem(item, element, token) : item;
   }
 
   dispose(): void {

@@ -20,6 +20,8 @@ import type { TTLDiagnostics } from '../diagnostics';
 export interface CommandHost {
   notifier: Notifier;
   backend?: Backend;
+  /** Told of every command registered, so a start that fails part-way can unregister them all. */
+  track?: (registration: vscode.Disposable) => void;
 }
 
 export interface Services extends CommandHost {
@@ -101,7 +103,7 @@ export interface CommandSpec {
 
 /** Register a command: its result is returned; a refusal is shown (with a remedy) and returned. */
 export function registerCommand(services: CommandHost, spec: CommandSpec): vscode.Disposable {
-  return vscode.commands.registerCommand(spec.id, async (arg: unknown): Promise<CommandResult> => {
+  const registration = vscode.commands.registerCommand(spec.id, async (arg: unknown): Promise<CommandResult> => {
     const inv = invocationOf(arg);
     try {
       return await spec.run(inv);
@@ -110,6 +112,8 @@ export function registerCommand(services: CommandHost, spec: CommandSpec): vscod
       return reportError(services, spec, inv, err);
     }
   });
+  services.track?.(registration);
+  return registration;
 }
 
 async function reportError(

@@ -36,22 +36,37 @@ export function registerNotebooks(
     ...services.settings(),
     playgroundTimeLimitMs: playgroundTimeLimitMs(),
   }));
-  const controller = new PlaygroundController(engines, (text, notebook) =>
-    services.notifier.showAndForget('warning', text, ['Run All Cells Against a Fresh Engine'], (choice) =>
-      choice
-        ? vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: notebook.uri.toString() })
-        : undefined,
-    ),
-  );
-  const status = new NotebookEngineStatus(engines);
-  const disposables: vscode.Disposable[] = [
-    controller,
-    status,
-    engines,
-    registerPlaygroundCompletion(engines),
-    ...registerNotebookCommands({ services, engines, controller, extensionUri: context.extensionUri }),
-  ];
-  const api: NotebookApi = {
+  // Each part is kept as soon as it exists: if a later one throws, the earlier ones go (a
+  // controller left registered would refuse its id to the next start).
+  const disposables: vscode.Disposable[] = [engines];
+  try {
+    const controller = new PlaygroundController(engines, (text, notebook) =>
+      services.notifier.showAndForget('warning', text, ['Run All Cells Against a Fresh Engine'], (choice) =>
+        choice
+          ? vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: notebook.uri.toString() })
+          : undefined,
+      ),
+    );
+    disposables.push(controller);
+    const status = new NotebookEngineStatus(engines);
+    disposables.push(status);
+    disposables.push(registerPlaygroundCompletion(engines));
+    disposables.push(
+      ...registerNotebookCommands({ services, engines, controller, extensionUri: context.extensionUri }),
+    );
+    return { disposables, api: notebookApi(engines, controller, status) };
+  } catch (err) {
+    for (const d of disposables.reverse()) d.dispose();
+    throw err;
+  }
+}
+
+function notebookApi(
+  engines: NotebookEngines,
+  controller: PlaygroundController,
+  status: NotebookEngineStatus,
+): NotebookApi {
+  return {
     engineFor: (nb) => engines.engineFor(nb),
     whenIdle: (nb) => controller.whenIdle(nb),
     engineStatusText: async () => {
@@ -59,5 +74,4 @@ export function registerNotebooks(
       return status.text;
     },
   };
-  return { disposables, api };
 }

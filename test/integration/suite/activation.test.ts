@@ -9,21 +9,10 @@ import * as path from 'node:path';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { TTLWorkbenchApi } from '../../../src/extension/api';
+import { delay, until } from './wait';
 
 const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
 const FIXTURES = path.resolve(__dirname, '../../../../test/integration/fixtures/diagnostics');
-
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000) {
-  const start = Date.now();
-  while (Date.now() - start < timeoutMs) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await delay(20);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function memory(): string {
   const m = process.memoryUsage();
@@ -56,10 +45,15 @@ suite('Activation in steps', function () {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     await vscode.window.showTextDocument(doc);
     const shown = performance.now() - t1;
-    const problems = await until('the diagnostics of values.js', () => {
-      const list = vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'TTL Workbench');
-      return list.length ? list : undefined;
-    });
+    const problems = await until(
+      'the diagnostics of values.js',
+      () => {
+        const list = vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'TTL Workbench');
+        return list.length ? list : undefined;
+      },
+      20_000,
+      20,
+    );
     const firstDiagnostics = performance.now() - t1;
     await delay(2000); // what starts in the background has started
     console.log(
@@ -86,6 +80,7 @@ suite('Activation in steps', function () {
   });
 
   test('showing the Databases view starts the engine', async () => {
+    api = await vscode.extensions.getExtension<TTLWorkbenchApi>(EXTENSION_ID)!.activate();
     await vscode.commands.executeCommand('workbench.view.extension.ttlWorkbench');
     const reason = await until('the engine to start', () => api.engineStartedBy());
     assert.equal(reason, 'the Databases view');

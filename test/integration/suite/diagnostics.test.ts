@@ -8,28 +8,12 @@ import * as path from 'node:path';
 import { suite, suiteSetup, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { TTLWorkbenchApi } from '../../../src/extension/api';
+import { until } from './wait';
 
 const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
 const FIXTURES = path.resolve(__dirname, '../../../../test/integration/fixtures/diagnostics');
 let api: TTLWorkbenchApi;
 let folder: string;
-
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const start = Date.now();
-  let last: T | undefined;
-  while (Date.now() - start < timeoutMs) {
-    last = await probe();
-    if (last !== undefined) return last;
-    await delay(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function ours(uri: vscode.Uri): vscode.Diagnostic[] {
   return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'TTL Workbench');
