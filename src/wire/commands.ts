@@ -2,13 +2,14 @@
  * A command as it arrives over the wire, made into the engine's `runCommand` call, and the reply
  * made into what mongod sends. What drivers add to every command (`$db`, `lsid`,
  * `$readPreference`, `$clusterTime`, API version fields) is read here and taken off. Errors
- * become `{ok: 0, errmsg, code, codeName}`. Cursors belong to the connection that opened them.
+ * become `{ok: 0, errmsg, code, codeName}`. Who may continue a cursor: cursor-owners.ts.
  */
-import { Long } from 'bson';
+import { Binary, Long } from 'bson';
 import type { Engine } from '../engine';
 import { EngineError, fail } from '../engine/errors';
 import type { Document } from '../engine/values/types';
 import { CONTROL_COMMAND, runControlCommand } from './control';
+import type { CursorOwners } from './cursor-owners';
 
 /** Fields drivers send along with any command, which the engine's handlers do not take. */
 const GENERIC_FIELDS = [
@@ -25,11 +26,11 @@ const GENERIC_FIELDS = [
 /** Session commands: a standalone server keeps no session state the engine needs. */
 const SESSION_COMMANDS = new Set(['endSessions', 'killSessions', 'killAllSessions', 'refreshSessions']);
 
-/** What one connection holds between commands. */
+/** What a command needs to know of its connection. */
 export interface ConnectionState {
   readonly id: number;
-  /** Ids (as strings) of the cursors this connection opened and has not exhausted or killed. */
-  readonly cursors: Set<string>;
+  /** The server's record of who opened each cursor. */
+  readonly owners: CursorOwners;
 }
 
 /** Runs one command for a connection; never throws (an error is the reply). */
@@ -43,14 +44,18 @@ export function runWireCommand(engine: Engine, connection: ConnectionState, comm
         'IllegalOperation',
         'Transaction numbers are only allowed on a replica set member or mongos: this is a standalone server (as the TTL Workbench endpoint always is). Run without a transaction or retryable writes.',
       );
-    if (name !== undefined && SESSION_COMMANDS.has(name)) return { ok: 1 };
+    if (name !== undefined && SESSION_COMMANDS.has(name)) {
+      if (name === 'endSessions' || name === 'killSessions') endSessions(engine, connection, cmd[name]);
+      return { ok: 1 };
+    }
     if (name === 'startSession') return { id: { id: command.lsid ?? null }, timeoutMinutes: 30, ok: 1 };
     if (name === CONTROL_COMMAND) return runControlCommand(engine, dbName, cmd);
-    if (name === 'getMore' || name === 'killCursors') checkOwnCursors(connection, name, cmd);
+    const session = sessionKey(command.lsid);
+    if (name === 'getMore') connection.owners.checkGetMore(cursorKey(cmd.getMore) ?? '', session);
     if (name === 'getParameter' && cmd.featureCompatibilityVersion !== undefined && dbName === 'admin')
       return featureCompatibilityVersion(engine, cmd);
     const reply = engine.runCommand(dbName, cmd);
-    trackCursors(connection, name, cmd, reply);
+    trackCursors(connection, session, name, cmd, reply);
     if (name === 'hello' || name === 'isMaster' || name === 'ismaster')
       return { ...reply, connectionId: connection.id };
     return reply;
@@ -74,26 +79,40 @@ function cursorKey(id: unknown): string | undefined {
   return undefined;
 }
 
-function checkOwnCursors(connection: ConnectionState, name: string, cmd: Document): void {
-  const ids = name === 'getMore' ? [cmd.getMore] : Array.isArray(cmd.cursors) ? (cmd.cursors as unknown[]) : [];
-  for (const id of ids) {
-    const key = cursorKey(id);
-    if (key !== undefined && key !== '0' && !connection.cursors.has(key))
-      fail('CursorNotFound', `cursor id ${key} not found: cursors belong to the connection that opened them.`);
+/** The session a command runs in: its lsid's UUID, as hex. */
+function sessionKey(lsid: unknown): string | undefined {
+  const id = (lsid as { id?: unknown } | undefined)?.id;
+  return id instanceof Binary ? id.toString('hex') : undefined;
+}
+
+/** Remember who opened the cursors a reply opened; forget the ones exhausted or killed. */
+function trackCursors(
+  connection: ConnectionState,
+  session: string | undefined,
+  name: string | undefined,
+  cmd: Document,
+  reply: Document,
+): void {
+  const id = cursorKey((reply.cursor as Document | undefined)?.id);
+  if (name === 'getMore') {
+    if (id === '0') connection.owners.closed(cursorKey(cmd.getMore) ?? '');
+  } else if (name === 'killCursors') {
+    for (const c of Array.isArray(cmd.cursors) ? (cmd.cursors as unknown[]) : [])
+      connection.owners.closed(cursorKey(c) ?? '');
+  } else if (id !== undefined && id !== '0') {
+    connection.owners.opened(id, session, connection.id);
   }
 }
 
-/** Remember the cursors a reply opened; forget the ones exhausted or killed. */
-function trackCursors(connection: ConnectionState, name: string | undefined, cmd: Document, reply: Document): void {
-  const cursor = reply.cursor as Document | undefined;
-  const id = cursorKey(cursor?.id);
-  if (name === 'getMore') {
-    if (id === '0') connection.cursors.delete(cursorKey(cmd.getMore) ?? '');
-  } else if (name === 'killCursors') {
-    for (const c of (cmd.cursors as unknown[]) ?? []) connection.cursors.delete(cursorKey(c) ?? '');
-  } else if (id !== undefined && id !== '0') {
-    connection.cursors.add(id);
+/** endSessions / killSessions: the sessions' cursors end with them. */
+function endSessions(engine: Engine, connection: ConnectionState, list: unknown): void {
+  const sessions = new Set<string>();
+  for (const entry of Array.isArray(list) ? list : []) {
+    const key = sessionKey(entry);
+    if (key) sessions.add(key);
   }
+  const cursors = connection.owners.takeOfSessions(sessions);
+  if (cursors.length) engine.cursors.kill(cursors.map((c) => BigInt(c)));
 }
 
 function featureCompatibilityVersion(engine: Engine, cmd: Document): Document {
@@ -106,7 +125,8 @@ function featureCompatibilityVersion(engine: Engine, cmd: Document): Document {
 
 /** mongod's error reply; write errors stay in the command's own reply (ok: 1, writeErrors). */
 export function errorReply(err: unknown): Document {
-  if (err instanceof EngineError || (err instanceof Error && typeof (err as { code?: unknown }).code === 'number')) {
+  if (err instanceof EngineError) return err.toReply();
+  if (err instanceof Error && typeof (err as { code?: unknown }).code === 'number') {
     const e = err as Error & { code: number; codeName?: string; errorLabels?: string[] };
     const extra: Document = {};
     for (const key of Object.keys(e))

@@ -12,6 +12,7 @@ import { storableDocument } from '../engine/storage/values';
 import { cloneValue } from '../engine/values/clone';
 import type { Document } from '../engine/values/types';
 import { errorReply, runWireCommand, type ConnectionState } from './commands';
+import type { CursorOwners } from './cursor-owners';
 import {
   FrameError,
   HEADER_BYTES,
@@ -34,6 +35,8 @@ const BSON_BUFFER_BYTES = 17 * 1024 * 1024;
 export interface ConnectionOptions {
   engine: Engine;
   id: number;
+  /** The server's record of who opened each cursor. */
+  owners: CursorOwners;
   log: (line: string) => void;
   /** Called once the socket has closed, whatever closed it. */
   onClose: (connection: WireConnection) => void;
@@ -45,7 +48,7 @@ let nextResponseId = 1;
 
 export class WireConnection implements ConnectionState {
   readonly id: number;
-  readonly cursors = new Set<string>();
+  readonly owners: CursorOwners;
   /** Whether this connection has authenticated (always true on a server without auth). */
   authenticated = false;
   private chunks: Buffer[] = [];
@@ -57,6 +60,7 @@ export class WireConnection implements ConnectionState {
     private readonly options: ConnectionOptions,
   ) {
     this.id = options.id;
+    this.owners = options.owners;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', () => this.close());
@@ -164,19 +168,19 @@ export class WireConnection implements ConnectionState {
     for (const part of parts) this.socket.write(part);
   }
 
-  /** Closes the socket and kills the connection's cursors (they die with it, as on mongod). */
+  /** Closes the socket and kills the cursors it opened without a session (they end with it). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.chunks = [];
     this.buffered = 0;
-    if (this.cursors.size) {
+    const cursors = this.owners.takeOfConnection(this.id);
+    if (cursors.length) {
       try {
-        this.options.engine.cursors.kill([...this.cursors].map((id) => BigInt(id)));
+        this.options.engine.cursors.kill(cursors.map((id) => BigInt(id)));
       } catch {
         // The engine is closing: its cursors go with it.
       }
-      this.cursors.clear();
     }
     this.socket.destroy();
     this.options.onClose(this);

@@ -7,6 +7,7 @@ import * as net from 'node:net';
 import type { Engine } from '../engine';
 import type { Document } from '../engine/values/types';
 import { WireConnection } from './connection';
+import { CursorOwners } from './cursor-owners';
 
 export interface WireServerOptions {
   engine: Engine;
@@ -24,6 +25,7 @@ export interface WireServerOptions {
 export class WireServer {
   private readonly server: net.Server;
   private readonly connections = new Set<WireConnection>();
+  private readonly owners = new CursorOwners();
   private nextId = 1;
   private listening: { host: string; port: number } | undefined;
 
@@ -58,6 +60,7 @@ export class WireServer {
     const connection = new WireConnection(socket, {
       engine: this.options.engine,
       id: this.nextId++,
+      owners: this.owners,
       log: this.options.log ?? (() => undefined),
       onClose: (c) => this.connections.delete(c),
       ...(this.options.intercept ? { intercept: this.options.intercept } : {}),

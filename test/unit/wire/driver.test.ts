@@ -99,7 +99,7 @@ describe('wire endpoint: the official driver', () => {
     assert.equal(await c.countDocuments(), 3);
   });
 
-  test('cursors over several batches (batchSize), and a getMore from another connection is refused', async () => {
+  test('cursors over several batches (batchSize); a getMore from another session is refused (50738)', async () => {
     const c = client.db('cur').collection('many');
     await c.insertMany(Array.from({ length: 1000 }, (_, i) => ({ i })));
     const seen: number[] = [];
@@ -107,29 +107,46 @@ describe('wire endpoint: the official driver', () => {
     assert.equal(seen.length, 1000);
     assert.deepEqual(seen.slice(0, 3), [0, 1, 2]);
 
-    // The raw commands, to hold the cursor id: another connection cannot continue it.
-    const first = await client.db('cur').command({ find: 'many', batchSize: 2 });
+    // Ten cursors read at once through the pool: a cursor's getMore runs on whichever connection
+    // is free, in the cursor's session.
+    const all = await Promise.all(Array.from({ length: 10 }, () => c.find({}, { batchSize: 3 }).toArray()));
+    assert.deepEqual(
+      all.map((docs) => docs.length),
+      Array(10).fill(1000),
+    );
+
+    // The raw commands, to hold the cursor id: another client (another session) cannot continue it.
+    const session = client.startSession();
+    const first = await client.db('cur').command({ find: 'many', batchSize: 2 }, { session });
     const id = (first.cursor as { id: unknown }).id;
     const other = new MongoClient(server.uri, { maxPoolSize: 1 });
     try {
       await assert.rejects(other.db('cur').command({ getMore: id, collection: 'many' }), (e: unknown) => {
-        assert.equal((e as MongoServerError).code, 43);
+        assert.equal((e as MongoServerError).code, 50738);
+        assert.match((e as MongoServerError).message, /which was created in session/);
         return true;
       });
     } finally {
       await other.close();
     }
-    const more = await client.db('cur').command({ getMore: id, collection: 'many', batchSize: 3 });
+    const more = await client.db('cur').command({ getMore: id, collection: 'many', batchSize: 3 }, { session });
     assert.equal((more.cursor as { nextBatch: unknown[] }).nextBatch.length, 3);
-    await client.db('cur').command({ killCursors: 'many', cursors: [id] });
+    // endSessions (what client.close() sends for its pooled sessions) ends the session's cursors.
+    await session.endSession();
+    await client.db('admin').command({ endSessions: [session.id] });
+    await assert.rejects(client.db('cur').command({ getMore: id, collection: 'many' }), { code: 43 });
   });
 
-  test("a connection's cursors die with it", async () => {
+  test('a cursor opened without a session ends with its connection', async () => {
     const before = server.engine.cursors.count;
-    const other = new MongoClient(server.uri, { maxPoolSize: 1 });
-    await other.db('cur').command({ find: 'many', batchSize: 1 });
+    const socket = net.connect(server.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    const reply = new Promise<Buffer>((r) => socket.once('data', r));
+    socket.write(opMsg({ find: 'many', batchSize: 1, $db: 'cur' }));
+    const doc = BSON.deserialize((await reply).subarray(21));
+    assert.equal(doc.ok, 1);
     assert.equal(server.engine.cursors.count, before + 1);
-    await other.close();
+    socket.destroy();
     for (let i = 0; i < 50 && server.engine.cursors.count > before; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(server.engine.cursors.count, before);
   });
@@ -254,4 +271,13 @@ function crc32c(bytes: Uint8Array): number {
     for (let k = 0; k < 8; k++) crc = crc & 1 ? 0x82f63b78 ^ (crc >>> 1) : crc >>> 1;
   }
   return (crc ^ 0xffffffff) >>> 0;
+}
+
+function opMsg(command: Record<string, unknown>): Buffer {
+  const body = BSON.serialize(command);
+  const head = Buffer.alloc(21);
+  head.writeInt32LE(21 + body.length, 0);
+  head.writeInt32LE(1, 4);
+  head.writeInt32LE(2013, 12);
+  return Buffer.concat([head, Buffer.from(body)]);
 }
