@@ -160,31 +160,6 @@ export function parseArgs(argv: string[]): ParsedArgs {
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     switch (arg) {
-      case '--clock': {
-        const v = valueOf(rest, i++, arg);
-        if (v !== 'virtual' && v !== 'system')
-          throw new UsageError(`--clock must be 'virtual' or 'system', got '${v}'`);
-        options.clock = v;
-        break;
-      }
-      case '--now': {
-        const v = valueOf(rest, i++, arg);
-        const d = new Date(v);
-        if (Number.isNaN(d.getTime()))
-          throw new UsageError(`--now needs an ISO date such as 2026-01-01T00:00:00Z, got '${v}'`);
-        options.now = d;
-        break;
-      }
-      case '--flavor': {
-        const v = valueOf(rest, i++, arg);
-        if (v !== 'mongodb' && v !== 'cosmos')
-          throw new UsageError(`--flavor must be 'mongodb' or 'cosmos', got '${v}'`);
-        options.flavor = v;
-        break;
-      }
-      case '--server-version':
-        options.serverVersion = serverVersionOf(valueOf(rest, i++, arg));
-        break;
       case '--json':
         options.json = true;
         break;
@@ -194,22 +169,19 @@ export function parseArgs(argv: string[]): ParsedArgs {
         options.timeoutMs = v;
         break;
       }
-      case '--data':
-        options.data = valueOf(rest, i++, arg);
-        break;
-      default:
+      default: {
+        const used = engineArg(rest, i, options);
+        if (used) {
+          i += used - 1;
+          break;
+        }
         if (arg.startsWith('--')) throw new UsageError(`unknown option '${arg}' (see --help)`);
         options.files.push(arg);
+      }
     }
   }
   if (options.files.length === 0) throw new UsageError('run needs at least one FILE (.js or .ttlbook)');
-  if (options.now && options.clock === 'system')
-    throw new UsageError('--now sets the virtual clock; it cannot be combined with --clock system');
-  if (options.data !== undefined && options.clock === 'system') {
-    throw new UsageError(
-      '--data keeps a virtual clock with the data (time never runs backwards across runs); it cannot be combined with --clock system',
-    );
-  }
+  checkEngineArgs(options);
   return { command: 'run', options };
 }
 
@@ -282,34 +254,6 @@ function parseServeArgs(rest: string[]): ServeOptions {
       case '--bind':
         options.host = valueOf(rest, i++, arg);
         break;
-      case '--clock': {
-        const v = valueOf(rest, i++, arg);
-        if (v !== 'virtual' && v !== 'system')
-          throw new UsageError(`--clock must be 'virtual' or 'system', got '${v}'`);
-        options.clock = v;
-        break;
-      }
-      case '--now': {
-        const v = valueOf(rest, i++, arg);
-        const d = new Date(v);
-        if (Number.isNaN(d.getTime()))
-          throw new UsageError(`--now needs an ISO date such as 2026-01-01T00:00:00Z, got '${v}'`);
-        options.now = d;
-        break;
-      }
-      case '--flavor': {
-        const v = valueOf(rest, i++, arg);
-        if (v !== 'mongodb' && v !== 'cosmos')
-          throw new UsageError(`--flavor must be 'mongodb' or 'cosmos', got '${v}'`);
-        options.flavor = v;
-        break;
-      }
-      case '--server-version':
-        options.serverVersion = serverVersionOf(valueOf(rest, i++, arg));
-        break;
-      case '--data':
-        options.data = valueOf(rest, i++, arg);
-        break;
       case '--auth': {
         const v = valueOf(rest, i++, arg);
         const colon = v.indexOf(':');
@@ -318,13 +262,66 @@ function parseServeArgs(rest: string[]): ServeOptions {
         options.auth = { user: v.slice(0, colon), password: v.slice(colon + 1) };
         break;
       }
-      default:
-        throw new UsageError(`unknown option '${arg}' for serve (see --help)`);
+      default: {
+        const used = engineArg(rest, i, options);
+        if (!used) throw new UsageError(`unknown option '${arg}' for serve (see --help)`);
+        i += used - 1;
+      }
     }
   }
+  checkEngineArgs(options);
+  return options;
+}
+
+/** The engine options run and serve share. */
+interface EngineArgs {
+  clock: 'virtual' | 'system';
+  now?: Date;
+  flavor?: 'mongodb' | 'cosmos';
+  serverVersion?: '8.0' | '7.0';
+  data?: string;
+}
+
+/** Reads one engine option at rest[i] into `options`; returns how many arguments it took (0: not one). */
+function engineArg(rest: string[], i: number, options: EngineArgs): number {
+  const arg = rest[i];
+  switch (arg) {
+    case '--clock': {
+      const v = valueOf(rest, i, arg);
+      if (v !== 'virtual' && v !== 'system') throw new UsageError(`--clock must be 'virtual' or 'system', got '${v}'`);
+      options.clock = v;
+      return 2;
+    }
+    case '--now': {
+      const v = valueOf(rest, i, arg);
+      const d = new Date(v);
+      if (Number.isNaN(d.getTime()))
+        throw new UsageError(`--now needs an ISO date such as 2026-01-01T00:00:00Z, got '${v}'`);
+      options.now = d;
+      return 2;
+    }
+    case '--flavor': {
+      const v = valueOf(rest, i, arg);
+      if (v !== 'mongodb' && v !== 'cosmos') throw new UsageError(`--flavor must be 'mongodb' or 'cosmos', got '${v}'`);
+      options.flavor = v;
+      return 2;
+    }
+    case '--server-version':
+      options.serverVersion = serverVersionOf(valueOf(rest, i, arg));
+      return 2;
+    case '--data':
+      options.data = valueOf(rest, i, arg);
+      return 2;
+    default:
+      return 0;
+  }
+}
+
+function checkEngineArgs(options: EngineArgs): void {
   if (options.now && options.clock === 'system')
     throw new UsageError('--now sets the virtual clock; it cannot be combined with --clock system');
   if (options.data !== undefined && options.clock === 'system')
-    throw new UsageError('--data keeps a virtual clock with the data; it cannot be combined with --clock system');
-  return options;
+    throw new UsageError(
+      '--data keeps a virtual clock with the data (time never runs backwards across runs); it cannot be combined with --clock system',
+    );
 }
