@@ -6,7 +6,7 @@
  * What a connection holds is bounded: at most one frame of maxMessageSizeBytes is buffered.
  */
 import type { Socket } from 'node:net';
-import { BSON } from 'bson';
+import { BSON, Int32, Long, ObjectId } from 'bson';
 import type { Engine } from '../engine';
 import { storableDocument } from '../engine/storage/values';
 import { cloneValue } from '../engine/values/clone';
@@ -16,6 +16,7 @@ import {
   FrameError,
   HEADER_BYTES,
   MAX_MESSAGE_BYTES,
+  MSG_EXHAUST_ALLOWED,
   MSG_MORE_TO_COME,
   OP_COMPRESSED,
   OP_MSG,
@@ -41,7 +42,38 @@ export interface ConnectionOptions {
   intercept?: (connection: WireConnection, command: Document) => Document | undefined;
 }
 
-let nextResponseId = 1;
+let nextResponseId = 0;
+
+/** The requestID of a message the server sends: positive int32s, wrapping around. */
+function responseId(): number {
+  nextResponseId = (nextResponseId % 0x7fffffff) + 1;
+  return nextResponseId;
+}
+
+const HELLO_COMMANDS = new Set(['hello', 'isMaster', 'ismaster']);
+/** setTimeout's longest delay. */
+const MAX_TIMER_MS = 0x7fffffff;
+
+/**
+ * How long to hold an awaitable hello's answer, in ms: its maxAwaitTimeMS when it carries the
+ * topologyVersion this server reports (the topology it knows is current); undefined to answer now
+ * (not a hello, not awaitable, an error, or another server's topologyVersion).
+ */
+function awaitableHelloWait(command: Document, reply: Document): number | undefined {
+  const name = Object.keys(command)[0];
+  if (name === undefined || !HELLO_COMMANDS.has(name) || reply.ok !== 1) return undefined;
+  const wait = command.maxAwaitTimeMS;
+  const theirs = command.topologyVersion as Document | undefined;
+  const ours = reply.topologyVersion as Document | undefined;
+  const ms = wait instanceof Int32 || wait instanceof Long ? Number(wait) : wait;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || !theirs || !ours) return undefined;
+  const same =
+    theirs.processId instanceof ObjectId &&
+    ours.processId instanceof ObjectId &&
+    theirs.processId.equals(ours.processId) &&
+    String(theirs.counter) === String(ours.counter);
+  return same ? Math.min(Math.floor(ms), MAX_TIMER_MS) : undefined;
+}
 
 export class WireConnection implements ConnectionState {
   readonly id: number;
@@ -51,6 +83,10 @@ export class WireConnection implements ConnectionState {
   private chunks: Buffer[] = [];
   private buffered = 0;
   private closed = false;
+  /** An awaitable hello's answer, due later: no other frame is read until it is sent. */
+  private waiting: NodeJS.Timeout | undefined;
+  /** The awaited hello is an exhaust stream (its answers go on until the client speaks or leaves). */
+  private streaming = false;
 
   constructor(
     readonly socket: Socket,
@@ -71,8 +107,15 @@ export class WireConnection implements ConnectionState {
     if (this.closed) return;
     this.chunks.push(chunk);
     this.buffered += chunk.length;
+    // A client that speaks while its hello is streamed to it wants the stream to end.
+    if (this.streaming) this.stopWaiting();
+    this.process();
+  }
+
+  /** Answers the complete frames buffered, in order, unless an awaitable hello holds the connection. */
+  private process(): void {
     try {
-      for (;;) {
+      while (!this.closed && !this.waiting) {
         if (this.buffered < 4) return;
         const head = this.peek(4);
         const length = head.readInt32LE(0);
@@ -83,7 +126,6 @@ export class WireConnection implements ConnectionState {
         if (this.buffered < length) return;
         const frame = this.take(length);
         this.handle(frame);
-        if (this.closed) return;
       }
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
@@ -115,11 +157,16 @@ export class WireConnection implements ConnectionState {
       const reply = this.run(command);
       // moreToCome from the client: it wants no answer (w: 0 writes).
       if (msg.flags & MSG_MORE_TO_COME) return;
-      this.write(opMsgFrame(encode(reply), nextResponseId++, header.requestID));
+      const wait = awaitableHelloWait(command, reply);
+      if (wait !== undefined) {
+        this.awaitHello(command, header.requestID, wait, (msg.flags & MSG_EXHAUST_ALLOWED) !== 0);
+        return;
+      }
+      this.write(opMsgFrame(encode(reply), responseId(), header.requestID));
     } else if (header.opCode === OP_QUERY) {
       const query = parseOpQuery(frame);
       const reply = this.answerQuery(query.fullCollectionName, this.decode(query.query));
-      this.write(opReplyFrame(encode(reply), nextResponseId++, header.requestID));
+      this.write(opReplyFrame(encode(reply), responseId(), header.requestID));
     } else if (header.opCode === OP_COMPRESSED) {
       throw new FrameError('OP_COMPRESSED, though the server offers no compressors in its hello');
     } else {
@@ -139,6 +186,35 @@ export class WireConnection implements ConnectionState {
       };
     const inner = query.$query !== undefined && typeof query.$query === 'object' ? (query.$query as Document) : query;
     return this.run({ ...inner, $db: namespace.slice(0, dot) });
+  }
+
+  /**
+   * An awaitable hello (a driver monitor's, with topologyVersion and maxAwaitTimeMS): mongod
+   * answers it when its topology changes or maxAwaitTimeMS has passed. This server's topology never
+   * changes, so the answer comes after maxAwaitTimeMS; meanwhile the connection reads nothing
+   * else. With exhaustAllowed the answer has moreToCome set and another follows every
+   * maxAwaitTimeMS (each responding to the one before), which is the drivers' streaming monitor:
+   * it fails a heartbeat when such a stream ends.
+   */
+  private awaitHello(command: Document, responseTo: number, waitMs: number, exhaust: boolean): void {
+    this.streaming = exhaust;
+    this.waiting = setTimeout(() => {
+      this.waiting = undefined;
+      if (this.closed) return;
+      const id = responseId();
+      this.write(opMsgFrame(encode(this.run(command)), id, responseTo, exhaust));
+      if (exhaust && !this.closed) this.awaitHello(command, id, waitMs, true);
+      else {
+        this.streaming = false;
+        this.process();
+      }
+    }, waitMs);
+  }
+
+  private stopWaiting(): void {
+    if (this.waiting) clearTimeout(this.waiting);
+    this.waiting = undefined;
+    this.streaming = false;
   }
 
   private run(command: Document): Document {
@@ -168,6 +244,7 @@ export class WireConnection implements ConnectionState {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.stopWaiting();
     this.chunks = [];
     this.buffered = 0;
     if (this.cursors.size) {

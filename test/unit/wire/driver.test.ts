@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { BSON } from 'bson';
+import { BSON, Long, ObjectId } from 'bson';
 import { MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 import { startServer, type RunningServer } from '../../../src/wire';
+import { bson, crc32c, opMsg, RawClient } from './raw-client';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -44,6 +45,72 @@ describe('wire endpoint: the official driver', () => {
     );
     const build = await client.db('admin').command({ buildInfo: 1 });
     assert.match(build.version as string, /^8\.0\./);
+  });
+
+  test("the driver's heartbeats succeed after the first (topologyVersion.processId is an ObjectId)", async () => {
+    // The monitor compares each hello's topologyVersion with the last one (processId.equals);
+    // a string processId failed every heartbeat after the first and cleared the connection pool.
+    const other = new MongoClient(server.uri, { heartbeatFrequencyMS: 500 });
+    const failures: string[] = [];
+    let succeeded = 0;
+    other.on('serverHeartbeatFailed', (e) => failures.push(e.failure.message));
+    other.on('serverHeartbeatSucceeded', () => succeeded++);
+    try {
+      await other.connect();
+      for (let i = 0; i < 100 && succeeded < 3; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(failures, []);
+      assert.ok(succeeded >= 3, `${succeeded} heartbeats`);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('an awaitable hello waits maxAwaitTimeMS; with exhaustAllowed the answers stream until the client speaks', async () => {
+    const raw = await RawClient.connect(server.port);
+    try {
+      const hello = await raw.request(opMsg({ requestID: 1, body: bson({ hello: 1, $db: 'admin' }) }));
+      const topologyVersion = hello.doc.topologyVersion;
+      let start = Date.now();
+      const awaited = await raw.request(
+        opMsg({ requestID: 2, body: bson({ hello: 1, maxAwaitTimeMS: 150, topologyVersion, $db: 'admin' }) }),
+      );
+      assert.ok(Date.now() - start >= 140, `answered after ${Date.now() - start} ms`);
+      assert.equal(awaited.doc.ok, 1);
+      assert.equal(awaited.flags & 2, 0, 'no moreToCome without exhaustAllowed');
+
+      // Another server's topologyVersion: answered at once.
+      start = Date.now();
+      const other = { processId: new ObjectId(), counter: Long.fromNumber(0) };
+      await raw.request(
+        opMsg({ requestID: 3, body: bson({ hello: 1, maxAwaitTimeMS: 5000, topologyVersion: other, $db: 'admin' }) }),
+      );
+      assert.ok(Date.now() - start < 1000);
+
+      // exhaustAllowed (flag bit 16): moreToCome answers, each responding to the one before.
+      const before = raw.replies.length;
+      raw.socket.write(
+        opMsg({
+          requestID: 4,
+          flags: 1 << 16,
+          body: bson({ hello: 1, maxAwaitTimeMS: 50, topologyVersion, $db: 'admin' }),
+        }),
+      );
+      assert.ok(await raw.until(() => raw.replies.length >= before + 3, 3000));
+      const stream = raw.replies.slice(before);
+      assert.equal(stream[0].responseTo, 4);
+      for (let i = 1; i < 3; i++) assert.equal(stream[i].responseTo, stream[i - 1].requestID);
+      for (const r of stream) assert.equal(r.flags & 2, 2, 'moreToCome');
+
+      // Speaking ends the stream: the ping is answered, and no hello follows it.
+      const pong = await raw.request(opMsg({ requestID: 5, body: bson({ ping: 1, $db: 'admin' }) }));
+      assert.equal(pong.doc.ok, 1);
+      const after = raw.replies.length;
+      await new Promise((r) => setTimeout(r, 150));
+      assert.equal(raw.replies.length, after);
+      assert.equal(raw.closed, false);
+    } finally {
+      raw.destroy();
+    }
   });
 
   test('CRUD, countDocuments, estimatedDocumentCount and aggregate', async () => {
@@ -246,12 +313,3 @@ describe('wire endpoint: server versions', () => {
     }
   });
 });
-
-function crc32c(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const b of bytes) {
-    crc ^= b;
-    for (let k = 0; k < 8; k++) crc = crc & 1 ? 0x82f63b78 ^ (crc >>> 1) : crc >>> 1;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
