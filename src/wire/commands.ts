@@ -106,7 +106,9 @@ function featureCompatibilityVersion(engine: Engine, cmd: Document): Document {
 
 /** mongod's error reply; write errors stay in the command's own reply (ok: 1, writeErrors). */
 export function errorReply(err: unknown): Document {
-  if (err instanceof EngineError || (err instanceof Error && typeof (err as { code?: unknown }).code === 'number')) {
+  // An engine error's extra fields (a DuplicateKey's keyPattern and keyValue) are top-level, as on mongod.
+  if (err instanceof EngineError) return err.toReply();
+  if (err instanceof Error && typeof (err as { code?: unknown }).code === 'number') {
     const e = err as Error & { code: number; codeName?: string; errorLabels?: string[] };
     const extra: Document = {};
     for (const key of Object.keys(e))

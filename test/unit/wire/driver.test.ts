@@ -144,6 +144,23 @@ describe('wire endpoint: the official driver', () => {
     });
   });
 
+  test("a command's error carries its extra fields at the top level (findAndModify's DuplicateKey)", async () => {
+    const db = client.db('crud');
+    await db.collection('fam').createIndex({ u: 1 }, { unique: true });
+    await db.collection<{ _id: number; u: number }>('fam').insertOne({ _id: 1, u: 1 });
+    await assert.rejects(
+      db.command({ findAndModify: 'fam', query: { _id: 2 }, update: { u: 1 }, upsert: true }),
+      (e: unknown) => {
+        assert.ok(e instanceof MongoServerError);
+        assert.equal(e.code, 11000);
+        assert.deepEqual(e.errorResponse.keyPattern, { u: 1 });
+        assert.deepEqual(e.errorResponse.keyValue, { u: 1 });
+        assert.equal(e.errorResponse.info, undefined);
+        return true;
+      },
+    );
+  });
+
   test('bulkWrite: ordered stops at the first error, unordered goes on; both report writeErrors', async () => {
     const c = client.db('crud').collection<any>('bulk');
     await c.insertOne({ _id: 2 });
