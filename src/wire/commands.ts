@@ -2,13 +2,15 @@
  * A command as it arrives over the wire, made into the engine's `runCommand` call, and the reply
  * made into what mongod sends. What drivers add to every command (`$db`, `lsid`,
  * `$readPreference`, `$clusterTime`, API version fields) is read here and taken off. Errors
- * become `{ok: 0, errmsg, code, codeName}`. Cursors belong to the connection that opened them.
+ * become `{ok: 0, errmsg, code, codeName}`. Cursors belong to the session that opened them (or, opened
+ * without a session, to the connection): see cursor-owners.ts.
  */
 import { Long } from 'bson';
 import type { Engine } from '../engine';
 import { EngineError, fail } from '../engine/errors';
 import type { Document } from '../engine/values/types';
 import { CONTROL_COMMAND, runControlCommand } from './control';
+import { sessionKey, type CursorOwners } from './cursor-owners';
 
 /** Fields drivers send along with any command, which the engine's handlers do not take. */
 const GENERIC_FIELDS = [
@@ -28,8 +30,8 @@ const SESSION_COMMANDS = new Set(['endSessions', 'killSessions', 'killAllSession
 /** What one connection holds between commands. */
 export interface ConnectionState {
   readonly id: number;
-  /** Ids (as strings) of the cursors this connection opened and has not exhausted or killed. */
-  readonly cursors: Set<string>;
+  /** Who may continue each cursor opened over the wire (shared by the server's connections). */
+  readonly owners: CursorOwners;
 }
 
 /** Runs one command for a connection; never throws (an error is the reply). */
@@ -43,14 +45,26 @@ export function runWireCommand(engine: Engine, connection: ConnectionState, comm
         'IllegalOperation',
         'Transaction numbers are only allowed on a replica set member or mongos: this is a standalone server (as the TTL Workbench endpoint always is). Run without a transaction or retryable writes.',
       );
-    if (name !== undefined && SESSION_COMMANDS.has(name)) return { ok: 1 };
+    if (name !== undefined && SESSION_COMMANDS.has(name)) return endSessions(connection, name, cmd);
     if (name === 'startSession') return { id: { id: command.lsid ?? null }, timeoutMinutes: 30, ok: 1 };
     if (name === CONTROL_COMMAND) return runControlCommand(engine, dbName, cmd);
-    if (name === 'getMore' || name === 'killCursors') checkOwnCursors(connection, name, cmd);
+    const session = sessionKey(command.lsid);
+    if (name === 'getMore') {
+      const key = cursorKey(cmd.getMore);
+      if (key !== undefined) connection.owners.checkGetMore(key, session, connection.id);
+    }
     if (name === 'getParameter' && cmd.featureCompatibilityVersion !== undefined && dbName === 'admin')
       return featureCompatibilityVersion(engine, cmd);
-    const reply = engine.runCommand(dbName, cmd);
-    trackCursors(connection, name, cmd, reply);
+    let reply: Document;
+    try {
+      reply = engine.runCommand(dbName, cmd);
+    } catch (err) {
+      // A cursor the engine no longer has (its collection was dropped) is forgotten here too.
+      if (name === 'getMore' && err instanceof EngineError && err.code === 43)
+        connection.owners.closed(cursorKey(cmd.getMore) ?? '');
+      throw err;
+    }
+    trackCursors(connection, name, cmd, session, reply);
     if (name === 'hello' || name === 'isMaster' || name === 'ismaster')
       return { ...reply, connectionId: connection.id };
     return reply;
@@ -74,25 +88,36 @@ function cursorKey(id: unknown): string | undefined {
   return undefined;
 }
 
-function checkOwnCursors(connection: ConnectionState, name: string, cmd: Document): void {
-  const ids = name === 'getMore' ? [cmd.getMore] : Array.isArray(cmd.cursors) ? (cmd.cursors as unknown[]) : [];
-  for (const id of ids) {
-    const key = cursorKey(id);
-    if (key !== undefined && key !== '0' && !connection.cursors.has(key))
-      fail('CursorNotFound', `cursor id ${key} not found: cursors belong to the connection that opened them.`);
+/** endSessions, killSessions and killAllSessions end their sessions' cursors; refreshSessions does nothing. */
+function endSessions(connection: ConnectionState, name: string, cmd: Document): Document {
+  if (name === 'killAllSessions') connection.owners.sessionsEnded(undefined);
+  else if (name === 'endSessions' || name === 'killSessions') {
+    const list = Array.isArray(cmd[name]) ? (cmd[name] as unknown[]) : [];
+    // killSessions: [] kills every session (of the user; there are no users here).
+    if (name === 'killSessions' && list.length === 0) connection.owners.sessionsEnded(undefined);
+    else
+      connection.owners.sessionsEnded(list.map((lsid) => sessionKey(lsid)).filter((k): k is string => k !== undefined));
   }
+  return { ok: 1 };
 }
 
-/** Remember the cursors a reply opened; forget the ones exhausted or killed. */
-function trackCursors(connection: ConnectionState, name: string | undefined, cmd: Document, reply: Document): void {
+/** Remember the cursors a reply opened, and in which session; forget the ones exhausted or killed. */
+function trackCursors(
+  connection: ConnectionState,
+  name: string | undefined,
+  cmd: Document,
+  session: string | undefined,
+  reply: Document,
+): void {
   const cursor = reply.cursor as Document | undefined;
   const id = cursorKey(cursor?.id);
   if (name === 'getMore') {
-    if (id === '0') connection.cursors.delete(cursorKey(cmd.getMore) ?? '');
+    if (id === '0') connection.owners.closed(cursorKey(cmd.getMore) ?? '');
   } else if (name === 'killCursors') {
-    for (const c of (cmd.cursors as unknown[]) ?? []) connection.cursors.delete(cursorKey(c) ?? '');
+    for (const c of Array.isArray(cmd.cursors) ? (cmd.cursors as unknown[]) : [])
+      connection.owners.closed(cursorKey(c) ?? '');
   } else if (id !== undefined && id !== '0') {
-    connection.cursors.add(id);
+    connection.owners.opened(id, session, connection.id, cmd.noCursorTimeout === true);
   }
 }
 

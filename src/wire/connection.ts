@@ -12,6 +12,7 @@ import { storableDocument } from '../engine/storage/values';
 import { cloneValue } from '../engine/values/clone';
 import type { Document } from '../engine/values/types';
 import { errorReply, runWireCommand, type ConnectionState } from './commands';
+import type { CursorOwners } from './cursor-owners';
 import {
   FrameError,
   HEADER_BYTES,
@@ -34,6 +35,8 @@ const BSON_BUFFER_BYTES = 17 * 1024 * 1024;
 
 export interface ConnectionOptions {
   engine: Engine;
+  /** Who may continue which cursor, for all of the server's connections. */
+  owners: CursorOwners;
   id: number;
   log: (line: string) => void;
   /** Called once the socket has closed, whatever closed it. */
@@ -77,7 +80,7 @@ function awaitableHelloWait(command: Document, reply: Document): number | undefi
 
 export class WireConnection implements ConnectionState {
   readonly id: number;
-  readonly cursors = new Set<string>();
+  readonly owners: CursorOwners;
   /** Whether this connection has authenticated (always true on a server without auth). */
   authenticated = false;
   private chunks: Buffer[] = [];
@@ -93,6 +96,7 @@ export class WireConnection implements ConnectionState {
     private readonly options: ConnectionOptions,
   ) {
     this.id = options.id;
+    this.owners = options.owners;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', () => this.close());
@@ -240,21 +244,14 @@ export class WireConnection implements ConnectionState {
     for (const part of parts) this.socket.write(part);
   }
 
-  /** Closes the socket and kills the connection's cursors (they die with it, as on mongod). */
+  /** Closes the socket and kills the cursors the connection opened without a session. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.stopWaiting();
     this.chunks = [];
     this.buffered = 0;
-    if (this.cursors.size) {
-      try {
-        this.options.engine.cursors.kill([...this.cursors].map((id) => BigInt(id)));
-      } catch {
-        // The engine is closing: its cursors go with it.
-      }
-      this.cursors.clear();
-    }
+    this.owners.connectionClosed(this.id);
     this.socket.destroy();
     this.options.onClose(this);
   }

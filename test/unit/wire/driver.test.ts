@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { BSON, Long, ObjectId } from 'bson';
+import { Binary, BSON, Long, ObjectId } from 'bson';
 import { MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 import { startServer, type RunningServer } from '../../../src/wire';
 import { bson, crc32c, opMsg, RawClient } from './raw-client';
@@ -183,7 +183,7 @@ describe('wire endpoint: the official driver', () => {
     assert.equal(await c.countDocuments(), 3);
   });
 
-  test('cursors over several batches (batchSize), and a getMore from another connection is refused', async () => {
+  test('cursors over several batches (batchSize); a getMore from another session is refused (50738)', async () => {
     const c = client.db('cur').collection('many');
     await c.insertMany(Array.from({ length: 1000 }, (_, i) => ({ i })));
     const seen: number[] = [];
@@ -191,24 +191,43 @@ describe('wire endpoint: the official driver', () => {
     assert.equal(seen.length, 1000);
     assert.deepEqual(seen.slice(0, 3), [0, 1, 2]);
 
-    // The raw commands, to hold the cursor id: another connection cannot continue it.
-    const first = await client.db('cur').command({ find: 'many', batchSize: 2 });
-    const id = (first.cursor as { id: unknown }).id;
-    const other = new MongoClient(server.uri, { maxPoolSize: 1 });
+    // The raw commands in one session, to hold the cursor id: another session cannot continue it.
+    const session = client.startSession();
     try {
-      await assert.rejects(other.db('cur').command({ getMore: id, collection: 'many' }), (e: unknown) => {
-        assert.equal((e as MongoServerError).code, 43);
-        return true;
-      });
+      const first = await client.db('cur').command({ find: 'many', batchSize: 2 }, { session });
+      const id = (first.cursor as { id: unknown }).id;
+      const other = new MongoClient(server.uri, { maxPoolSize: 1 });
+      try {
+        await assert.rejects(other.db('cur').command({ getMore: id, collection: 'many' }), (e: unknown) => {
+          assert.equal((e as MongoServerError).code, 50738);
+          assert.match((e as MongoServerError).message, /which was created in session [0-9a-f]{32}, in session/);
+          return true;
+        });
+      } finally {
+        await other.close();
+      }
+      const more = await client.db('cur').command({ getMore: id, collection: 'many', batchSize: 3 }, { session });
+      assert.equal((more.cursor as { nextBatch: unknown[] }).nextBatch.length, 3);
+      await client.db('cur').command({ killCursors: 'many', cursors: [id] }, { session });
     } finally {
-      await other.close();
+      await session.endSession();
     }
-    const more = await client.db('cur').command({ getMore: id, collection: 'many', batchSize: 3 });
-    assert.equal((more.cursor as { nextBatch: unknown[] }).nextBatch.length, 3);
-    await client.db('cur').command({ killCursors: 'many', cursors: [id] });
   });
 
-  test("a connection's cursors die with it", async () => {
+  test("20 concurrent cursors through a pool of 10: a cursor's getMore goes out on any connection", async () => {
+    const c = client.db('cur').collection('pooled');
+    await c.insertMany(Array.from({ length: 100 }, (_, i) => ({ i })));
+    const pooled = new MongoClient(server.uri, { maxPoolSize: 10 });
+    try {
+      const coll = pooled.db('cur').collection('pooled');
+      const all = await Promise.all(Array.from({ length: 20 }, () => coll.find({}, { batchSize: 5 }).toArray()));
+      for (const docs of all) assert.equal(docs.length, 100);
+    } finally {
+      await pooled.close();
+    }
+  });
+
+  test("a client's cursors die with its sessions when it closes (endSessions)", async () => {
     const before = server.engine.cursors.count;
     const other = new MongoClient(server.uri, { maxPoolSize: 1 });
     await other.db('cur').command({ find: 'many', batchSize: 1 });
@@ -216,6 +235,51 @@ describe('wire endpoint: the official driver', () => {
     await other.close();
     for (let i = 0; i < 50 && server.engine.cursors.count > before; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(server.engine.cursors.count, before);
+  });
+
+  test('a cursor opened without a session belongs to its connection and dies with it', async () => {
+    const before = server.engine.cursors.count;
+    const a = await RawClient.connect(server.port);
+    const b = await RawClient.connect(server.port);
+    try {
+      const found = await a.request(opMsg({ requestID: 1, body: bson({ find: 'many', batchSize: 1, $db: 'cur' }) }));
+      const id = found.doc.cursor.id;
+      assert.equal(server.engine.cursors.count, before + 1);
+      const getMore = (requestID: number, extra: Record<string, unknown> = {}) =>
+        opMsg({ requestID, body: bson({ getMore: Long.fromValue(id), collection: 'many', ...extra, $db: 'cur' }) });
+      assert.equal((await b.request(getMore(2))).doc.code, 43, 'another connection');
+      const lsid = { id: new Binary(Buffer.alloc(16, 7), 4) };
+      assert.equal((await a.request(getMore(3, { lsid }))).doc.code, 50736, 'in a session');
+      assert.equal((await a.request(getMore(4, { batchSize: 1 }))).doc.ok, 1);
+      a.destroy();
+      for (let i = 0; i < 50 && server.engine.cursors.count > before; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(server.engine.cursors.count, before);
+    } finally {
+      a.destroy();
+      b.destroy();
+    }
+  });
+
+  test('a cursor opened in a session is refused a getMore without one (50737)', async () => {
+    const raw = await RawClient.connect(server.port);
+    try {
+      const lsid = { id: new Binary(Buffer.alloc(16, 9), 4) };
+      const found = await raw.request(
+        opMsg({ requestID: 1, body: bson({ find: 'many', batchSize: 1, lsid, $db: 'cur' }) }),
+      );
+      const id = Long.fromValue(found.doc.cursor.id);
+      const more = await raw.request(
+        opMsg({ requestID: 2, body: bson({ getMore: id, collection: 'many', $db: 'cur' }) }),
+      );
+      assert.equal(more.doc.code, 50737);
+      assert.equal(more.doc.codeName, 'Location50737');
+      // The session ends: its cursor with it.
+      const before = server.engine.cursors.count;
+      await raw.request(opMsg({ requestID: 3, body: bson({ endSessions: [lsid], $db: 'admin' }) }));
+      assert.equal(server.engine.cursors.count, before - 1);
+    } finally {
+      raw.destroy();
+    }
   });
 
   test('rule 7.8: a TTL index made through the driver expires documents when the clock moves over the wire', async () => {
