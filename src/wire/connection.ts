@@ -3,7 +3,9 @@
  * complete; each is answered in order (the engine is synchronous, so one command runs at a time
  * across every connection). A frame that cannot be read (a bad length, an unknown opcode, BSON
  * that does not parse) closes this connection with a log line; no other connection notices.
- * What a connection holds is bounded: at most one frame of maxMessageSizeBytes is buffered.
+ * What a connection holds is bounded: at most one frame of maxMessageSizeBytes is buffered, and
+ * once WRITE_HIGH_WATER bytes of replies wait for a client that does not read them, nothing more
+ * is read from it until they drain.
  */
 import type { Socket } from 'node:net';
 import { BSON, Int32, Long, ObjectId } from 'bson';
@@ -29,7 +31,14 @@ import {
   readHeader,
 } from './protocol';
 
-const DECODE = { promoteValues: false } as const;
+/**
+ * promoteValues: false keeps Int32 and Long as themselves; bsonRegExp: true keeps a BSON regex's
+ * PCRE pattern and options (x, and patterns a JS RegExp cannot compile) for the engine's regex
+ * compiler, rather than failing the whole frame or dropping an option.
+ */
+const DECODE = { promoteValues: false, bsonRegExp: true } as const;
+/** Bytes of replies waiting for a client to read them past which its connection stops reading. */
+export const WRITE_HIGH_WATER = 4 * 1024 * 1024;
 /** bson serializes through an internal buffer of this size; a larger reply grows it first. */
 const BSON_BUFFER_BYTES = 17 * 1024 * 1024;
 
@@ -88,6 +97,8 @@ export class WireConnection implements ConnectionState {
   private closed = false;
   /** An awaitable hello's answer, due later: no other frame is read until it is sent. */
   private waiting: NodeJS.Timeout | undefined;
+  /** Replies wait for the client to read them: nothing more is read until they drain. */
+  private paused = false;
   /** The awaited hello is an exhaust stream (its answers go on until the client speaks or leaves). */
   private streaming = false;
 
@@ -119,7 +130,7 @@ export class WireConnection implements ConnectionState {
   /** Answers the complete frames buffered, in order, unless an awaitable hello holds the connection. */
   private process(): void {
     try {
-      while (!this.closed && !this.waiting) {
+      while (!this.closed && !this.waiting && !this.paused) {
         if (this.buffered < 4) return;
         const head = this.peek(4);
         const length = head.readInt32LE(0);
@@ -202,6 +213,9 @@ export class WireConnection implements ConnectionState {
    */
   private awaitHello(command: Document, responseTo: number, waitMs: number, exhaust: boolean): void {
     this.streaming = exhaust;
+    // Frames sent meanwhile wait in the socket (a stream is ended by the client's next frame, so
+    // that one is read).
+    if (!exhaust) this.socket.pause();
     this.waiting = setTimeout(() => {
       this.waiting = undefined;
       if (this.closed) return;
@@ -210,9 +224,15 @@ export class WireConnection implements ConnectionState {
       if (exhaust && !this.closed) this.awaitHello(command, id, waitMs, true);
       else {
         this.streaming = false;
+        this.resumeReading();
         this.process();
       }
     }, waitMs);
+  }
+
+  /** Reads from the socket again, unless replies still wait for the client or a hello is awaited. */
+  private resumeReading(): void {
+    if (!this.closed && !this.paused && (!this.waiting || this.streaming)) this.socket.resume();
   }
 
   private stopWaiting(): void {
@@ -242,6 +262,18 @@ export class WireConnection implements ConnectionState {
   private write(parts: Buffer[]): void {
     if (this.closed) return;
     for (const part of parts) this.socket.write(part);
+    // Back-pressure: a client that sends without reading its replies gets no more read from it
+    // until they drain, so what waits for it stays under WRITE_HIGH_WATER plus one reply.
+    if (!this.paused && this.socket.writableLength > WRITE_HIGH_WATER) {
+      this.paused = true;
+      this.socket.pause();
+      this.socket.once('drain', () => {
+        this.paused = false;
+        if (this.closed) return;
+        this.resumeReading();
+        this.process();
+      });
+    }
   }
 
   /** Closes the socket and kills the cursors the connection opened without a session. */

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { Binary, BSON, Long, ObjectId } from 'bson';
+import { Binary, BSON, BSONRegExp, Long, ObjectId, type Document } from 'bson';
 import { MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 import { startServer, type RunningServer } from '../../../src/wire';
 import { bson, crc32c, opMsg, RawClient } from './raw-client';
@@ -159,6 +159,18 @@ describe('wire endpoint: the official driver', () => {
         return true;
       },
     );
+  });
+
+  test('a BSON regex keeps its PCRE pattern and options; one that does not compile is an error reply (51091)', async () => {
+    const c = client.db('crud').collection('rx');
+    await c.insertMany([{ s: 'ab' }, { s: 'AB' }, { s: 'a b' }]);
+    const found = async (filter: Document) => (await c.find(filter).sort({ s: 1 }).toArray()).map((d) => d.s as string);
+    // x (extended): whitespace and comments in the pattern do not count; a JS RegExp has no x.
+    assert.deepEqual(await found({ s: new BSONRegExp('^a b # comment', 'x') }), ['ab']);
+    // (?i): PCRE syntax a JS RegExp does not compile.
+    assert.deepEqual(await found({ s: new BSONRegExp('(?i)^ab$', '') }), ['AB', 'ab']);
+    await assert.rejects(c.find({ s: new BSONRegExp('[', '') }).toArray(), { code: 51091 });
+    assert.equal(await c.countDocuments(), 3, 'the connection goes on');
   });
 
   test('bulkWrite: ordered stops at the first error, unordered goes on; both report writeErrors', async () => {
