@@ -10,12 +10,15 @@
 import type { Socket } from 'node:net';
 import { BSON, Int32, Long, ObjectId } from 'bson';
 import type { Engine } from '../engine';
+import { EngineError } from '../engine/errors';
+import { MAX_BSON_DEPTH } from '../engine/values/depth';
 import { storableDocument } from '../engine/storage/values';
 import { cloneValue } from '../engine/values/clone';
 import type { Document } from '../engine/values/types';
 import { errorReply, runWireCommand, type ConnectionState } from './commands';
 import type { CursorOwners } from './cursor-owners';
 import {
+  bsonNestsDeeperThan,
   FrameError,
   HEADER_BYTES,
   MAX_MESSAGE_BYTES,
@@ -167,9 +170,23 @@ export class WireConnection implements ConnectionState {
     const header = readHeader(frame);
     if (header.opCode === OP_MSG) {
       const msg = parseOpMsg(frame);
+      const deep = tooDeep(msg.body, ...msg.sequences.flatMap((q) => q.documents));
+      if (deep) {
+        if (!(msg.flags & MSG_MORE_TO_COME))
+          this.write(opMsgFrame(encode(errorReply(deep)), responseId(), header.requestID));
+        return;
+      }
       const command = this.decode(msg.body);
-      for (const seq of msg.sequences) command[seq.identifier] = seq.documents.map((d) => this.decode(d));
-      const reply = this.run(command);
+      const clash = sequenceClash(command, msg.sequences);
+      for (const seq of msg.sequences)
+        // Defined, not assigned: an identifier "__proto__" is a field like any other.
+        Object.defineProperty(command, seq.identifier, {
+          value: seq.documents.map((d) => this.decode(d)),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      const reply = clash ? errorReply(clash) : this.run(command);
       // moreToCome from the client: it wants no answer (w: 0 writes).
       if (msg.flags & MSG_MORE_TO_COME) return;
       const wait = awaitableHelloWait(command, reply);
@@ -180,7 +197,8 @@ export class WireConnection implements ConnectionState {
       this.write(opMsgFrame(encode(reply), responseId(), header.requestID));
     } else if (header.opCode === OP_QUERY) {
       const query = parseOpQuery(frame);
-      const reply = this.answerQuery(query.fullCollectionName, this.decode(query.query));
+      const deep = tooDeep(query.query);
+      const reply = deep ? errorReply(deep) : this.answerQuery(query.fullCollectionName, this.decode(query.query));
       this.write(opReplyFrame(encode(reply), responseId(), header.requestID));
     } else if (header.opCode === OP_COMPRESSED) {
       throw new FrameError('OP_COMPRESSED, though the server offers no compressors in its hello');
@@ -189,17 +207,24 @@ export class WireConnection implements ConnectionState {
     }
   }
 
-  /** OP_QUERY carries only the handshake now: a command on `<db>.$cmd`, perhaps wrapped in $query. */
+  /**
+   * OP_QUERY carries only the handshake now, as on mongod 5.1 and later: hello or isMaster on
+   * `<db>.$cmd`, perhaps wrapped in $query. Anything else is refused (352).
+   */
   private answerQuery(namespace: string, query: Document): Document {
     const dot = namespace.indexOf('.');
-    if (dot < 0 || namespace.slice(dot + 1) !== '$cmd')
+    const inner =
+      query.$query !== null && typeof query.$query === 'object' && !Array.isArray(query.$query)
+        ? (query.$query as Document)
+        : query;
+    const name = Object.keys(inner)[0];
+    if (dot < 0 || namespace.slice(dot + 1) !== '$cmd' || name === undefined || !HELLO_COMMANDS.has(name))
       return {
         ok: 0,
-        errmsg: `Unsupported OP_QUERY on ${namespace}: OP_QUERY is only for the hello handshake; use OP_MSG (any current driver does).`,
+        errmsg: `Unsupported OP_QUERY ${dot < 0 || namespace.slice(dot + 1) !== '$cmd' ? `on ${namespace}` : `command: ${name ?? '(none)'}`}. OP_QUERY is only for the hello handshake: use OP_MSG (any current driver does).`,
         code: 352,
         codeName: 'UnsupportedOpQueryCommand',
       };
-    const inner = query.$query !== undefined && typeof query.$query === 'object' ? (query.$query as Document) : query;
     return this.run({ ...inner, $db: namespace.slice(0, dot) });
   }
 
@@ -287,6 +312,49 @@ export class WireConnection implements ConnectionState {
     this.socket.destroy();
     this.options.onClose(this);
   }
+}
+
+/**
+ * Levels of nesting past which a document is refused before it is decoded: far more than any
+ * command may nest (the engine refuses past 200 levels, with the same error), and far fewer than
+ * would overflow the stack while decoding.
+ */
+const MAX_DECODED_DEPTH = 1000;
+
+function tooDeep(...docs: Buffer[]): EngineError | undefined {
+  for (const doc of docs)
+    if (bsonNestsDeeperThan(doc, MAX_DECODED_DEPTH))
+      return new EngineError(
+        'Overflow',
+        `The command nests more than ${MAX_BSON_DEPTH} levels of embedded documents and arrays below its top level, the most MongoDB reads (maxBSONDepth): this one nests more than ${MAX_DECODED_DEPTH}.`,
+      );
+  return undefined;
+}
+
+/**
+ * mongod's checks of an OP_MSG's document sequences: an identifier given twice (40431), or also a
+ * field of the body (40433). The frame is well formed, so this is an error reply.
+ */
+function sequenceClash(body: Document, sequences: Array<{ identifier: string }>): EngineError | undefined {
+  const seen = new Set<string>();
+  for (const { identifier } of sequences) {
+    if (seen.has(identifier)) return new EngineError(40431, `Duplicate document sequence: ${identifier}`);
+    seen.add(identifier);
+    if (inBody(body, identifier))
+      return new EngineError(40433, `Duplicate field between body and document sequence ${identifier}`);
+  }
+  return undefined;
+}
+
+/** Whether the dotted path reaches a value in the body, or an array on the way (as mongod reads it). */
+function inBody(body: Document, path: string): boolean {
+  let at: unknown = body;
+  for (const part of path.split('.')) {
+    if (Array.isArray(at)) return true;
+    if (at === null || typeof at !== 'object' || !Object.prototype.hasOwnProperty.call(at, part)) return false;
+    at = (at as Document)[part];
+  }
+  return true;
 }
 
 function encode(reply: Document): Uint8Array {

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Binary, BSON, BSONRegExp, Long, ObjectId, type Document } from 'bson';
 import { MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 import { startServer, type RunningServer } from '../../../src/wire';
-import { bson, crc32c, opMsg, RawClient } from './raw-client';
+import { bson, crc32c, opMsg, opQuery, RawClient } from './raw-client';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -362,6 +362,93 @@ describe('wire endpoint: the official driver', () => {
     socket.write(bad);
     await closed;
     assert.equal((await client.db('admin').command({ ping: 1 })).ok, 1);
+  });
+
+  test("document sequences: twice the same (40431) or also in the body (40433) is an error reply; '__proto__' is a name", async () => {
+    const raw = await RawClient.connect(server.port);
+    try {
+      const docs = [bson({ _id: 'seq1' })];
+      const twice = await raw.request(
+        opMsg({
+          requestID: 1,
+          body: bson({ insert: 'seqs', $db: 'crud' }),
+          sequences: [
+            { identifier: 'documents', documents: docs },
+            { identifier: 'documents', documents: docs },
+          ],
+        }),
+      );
+      assert.equal(twice.doc.code, 40431);
+      const both = await raw.request(
+        opMsg({
+          requestID: 2,
+          body: bson({ insert: 'seqs', documents: [{ _id: 'body' }], $db: 'crud' }),
+          sequences: [{ identifier: 'documents', documents: docs }],
+        }),
+      );
+      assert.equal(both.doc.code, 40433);
+      const proto = await raw.request(
+        opMsg({
+          requestID: 3,
+          body: bson({ insert: 'seqs', $db: 'crud' }),
+          sequences: [{ identifier: '__proto__', documents: docs }],
+        }),
+      );
+      assert.equal(proto.doc.ok, 0, 'no documents: the sequence is a field named __proto__, not a prototype');
+      const ok = await raw.request(
+        opMsg({
+          requestID: 4,
+          body: bson({ insert: 'seqs', $db: 'crud' }),
+          sequences: [{ identifier: 'documents', documents: docs }],
+        }),
+      );
+      assert.equal(ok.doc.n, 1);
+      assert.equal(raw.closed, false);
+    } finally {
+      raw.destroy();
+    }
+  });
+
+  test('a command nested 20,000 levels deep is an error reply (15 Overflow), not a stack overflow', async () => {
+    // {find: 'deep', filter: {a: [[[...]]]}}, written in one pass.
+    const depth = 20_000;
+    const nested = Buffer.alloc(8 * depth + 5);
+    for (let level = depth, p = 0; level > 0; level--, p += 7) {
+      nested.writeInt32LE(8 * level + 5, p);
+      nested.set([4, 0x30, 0], p + 4);
+    }
+    nested.writeInt32LE(5, 7 * depth);
+    const filter = Buffer.concat([Buffer.alloc(4), Buffer.from([4, 0x61, 0]), nested, Buffer.from([0])]);
+    filter.writeInt32LE(filter.length, 0);
+    const head = bson({ find: 'deep', $db: 'crud' });
+    const body = Buffer.concat([head.subarray(0, -1), Buffer.from('\x03filter\0', 'latin1'), filter, Buffer.from([0])]);
+    body.writeInt32LE(body.length, 0);
+    const raw = await RawClient.connect(server.port);
+    try {
+      const reply = await raw.request(opMsg({ requestID: 1, body }));
+      assert.equal(reply.doc.code, 15);
+      assert.match(reply.doc.errmsg as string, /nests more than 200 levels/);
+      assert.equal((await raw.request(opMsg({ requestID: 2, body: bson({ ping: 1, $db: 'admin' }) }))).doc.ok, 1);
+    } finally {
+      raw.destroy();
+    }
+  });
+
+  test('OP_QUERY answers only hello and isMaster on <db>.$cmd, as mongod 5.1+ (352 for the rest)', async () => {
+    const raw = await RawClient.connect(server.port);
+    try {
+      const hello = await raw.request(opQuery('admin.$cmd', bson({ $query: { isMaster: 1 } }), 1));
+      assert.equal(hello.opCode, 1, 'OP_REPLY');
+      assert.equal(hello.doc.ismaster, true);
+      const find = await raw.request(opQuery('crud.$cmd', bson({ find: 'seqs' }), 2));
+      assert.equal(find.doc.code, 352);
+      assert.match(find.doc.errmsg as string, /Unsupported OP_QUERY command: find/);
+      const legacy = await raw.request(opQuery('crud.seqs', bson({}), 3));
+      assert.equal(legacy.doc.code, 352);
+      assert.equal(raw.closed, false);
+    } finally {
+      raw.destroy();
+    }
   });
 
   test('OP_MSG with a checksum is read; a wrong checksum closes the connection', async () => {
