@@ -128,6 +128,7 @@ export class RawClient {
   static connect(port: number): Promise<RawClient> {
     return new Promise((resolve, reject) => {
       const socket = net.connect(port, '127.0.0.1');
+      socket.setNoDelay(true);
       socket.once('connect', () => resolve(new RawClient(socket)));
       socket.once('error', reject);
     });
