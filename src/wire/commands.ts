@@ -2,14 +2,15 @@
  * A command as it arrives over the wire, made into the engine's `runCommand` call, and the reply
  * made into what mongod sends. What drivers add to every command (`$db`, `lsid`,
  * `$readPreference`, `$clusterTime`, API version fields) is read here and taken off. Errors
- * become `{ok: 0, errmsg, code, codeName}`. Who may continue a cursor: cursor-owners.ts.
+ * become `{ok: 0, errmsg, code, codeName}`. Cursors belong to the session that opened them (or, opened
+ * without a session, to the connection): see cursor-owners.ts.
  */
-import { Binary, Long } from 'bson';
+import { Long } from 'bson';
 import type { Engine } from '../engine';
 import { EngineError, fail } from '../engine/errors';
 import type { Document } from '../engine/values/types';
 import { CONTROL_COMMAND, runControlCommand } from './control';
-import type { CursorOwners } from './cursor-owners';
+import { sessionKey, type CursorOwners } from './cursor-owners';
 
 /** Fields drivers send along with any command, which the engine's handlers do not take. */
 const GENERIC_FIELDS = [
@@ -26,10 +27,10 @@ const GENERIC_FIELDS = [
 /** Session commands: a standalone server keeps no session state the engine needs. */
 const SESSION_COMMANDS = new Set(['endSessions', 'killSessions', 'killAllSessions', 'refreshSessions']);
 
-/** What a command needs to know of its connection. */
+/** What one connection holds between commands. */
 export interface ConnectionState {
   readonly id: number;
-  /** The server's record of who opened each cursor. */
+  /** Who may continue each cursor opened over the wire (shared by the server's connections). */
   readonly owners: CursorOwners;
 }
 
@@ -44,18 +45,26 @@ export function runWireCommand(engine: Engine, connection: ConnectionState, comm
         'IllegalOperation',
         'Transaction numbers are only allowed on a replica set member or mongos: this is a standalone server (as the TTL Workbench endpoint always is). Run without a transaction or retryable writes.',
       );
-    if (name !== undefined && SESSION_COMMANDS.has(name)) {
-      if (name === 'endSessions' || name === 'killSessions') endSessions(engine, connection, cmd[name]);
-      return { ok: 1 };
-    }
+    if (name !== undefined && SESSION_COMMANDS.has(name)) return endSessions(connection, name, cmd);
     if (name === 'startSession') return { id: { id: command.lsid ?? null }, timeoutMinutes: 30, ok: 1 };
     if (name === CONTROL_COMMAND) return runControlCommand(engine, dbName, cmd);
     const session = sessionKey(command.lsid);
-    if (name === 'getMore') connection.owners.checkGetMore(cursorKey(cmd.getMore) ?? '', session);
+    if (name === 'getMore') {
+      const key = cursorKey(cmd.getMore);
+      if (key !== undefined) connection.owners.checkGetMore(key, session, connection.id);
+    }
     if (name === 'getParameter' && cmd.featureCompatibilityVersion !== undefined && dbName === 'admin')
       return featureCompatibilityVersion(engine, cmd);
-    const reply = engine.runCommand(dbName, cmd);
-    trackCursors(connection, session, name, cmd, reply);
+    let reply: Document;
+    try {
+      reply = engine.runCommand(dbName, cmd);
+    } catch (err) {
+      // A cursor the engine no longer has (its collection was dropped) is forgotten here too.
+      if (name === 'getMore' && err instanceof EngineError && err.code === 43)
+        connection.owners.closed(cursorKey(cmd.getMore) ?? '');
+      throw err;
+    }
+    trackCursors(connection, name, cmd, session, reply);
     if (name === 'hello' || name === 'isMaster' || name === 'ismaster')
       return { ...reply, connectionId: connection.id };
     return reply;
@@ -79,40 +88,37 @@ function cursorKey(id: unknown): string | undefined {
   return undefined;
 }
 
-/** The session a command runs in: its lsid's UUID, as hex. */
-function sessionKey(lsid: unknown): string | undefined {
-  const id = (lsid as { id?: unknown } | undefined)?.id;
-  return id instanceof Binary ? id.toString('hex') : undefined;
+/** endSessions, killSessions and killAllSessions end their sessions' cursors; refreshSessions does nothing. */
+function endSessions(connection: ConnectionState, name: string, cmd: Document): Document {
+  if (name === 'killAllSessions') connection.owners.sessionsEnded(undefined);
+  else if (name === 'endSessions' || name === 'killSessions') {
+    const list = Array.isArray(cmd[name]) ? (cmd[name] as unknown[]) : [];
+    // killSessions: [] kills every session (of the user; there are no users here).
+    if (name === 'killSessions' && list.length === 0) connection.owners.sessionsEnded(undefined);
+    else
+      connection.owners.sessionsEnded(list.map((lsid) => sessionKey(lsid)).filter((k): k is string => k !== undefined));
+  }
+  return { ok: 1 };
 }
 
-/** Remember who opened the cursors a reply opened; forget the ones exhausted or killed. */
+/** Remember the cursors a reply opened, and in which session; forget the ones exhausted or killed. */
 function trackCursors(
   connection: ConnectionState,
-  session: string | undefined,
   name: string | undefined,
   cmd: Document,
+  session: string | undefined,
   reply: Document,
 ): void {
-  const id = cursorKey((reply.cursor as Document | undefined)?.id);
+  const cursor = reply.cursor as Document | undefined;
+  const id = cursorKey(cursor?.id);
   if (name === 'getMore') {
     if (id === '0') connection.owners.closed(cursorKey(cmd.getMore) ?? '');
   } else if (name === 'killCursors') {
     for (const c of Array.isArray(cmd.cursors) ? (cmd.cursors as unknown[]) : [])
       connection.owners.closed(cursorKey(c) ?? '');
   } else if (id !== undefined && id !== '0') {
-    connection.owners.opened(id, session, connection.id);
+    connection.owners.opened(id, session, connection.id, cmd.noCursorTimeout === true);
   }
-}
-
-/** endSessions / killSessions: the sessions' cursors end with them. */
-function endSessions(engine: Engine, connection: ConnectionState, list: unknown): void {
-  const sessions = new Set<string>();
-  for (const entry of Array.isArray(list) ? list : []) {
-    const key = sessionKey(entry);
-    if (key) sessions.add(key);
-  }
-  const cursors = connection.owners.takeOfSessions(sessions);
-  if (cursors.length) engine.cursors.kill(cursors.map((c) => BigInt(c)));
 }
 
 function featureCompatibilityVersion(engine: Engine, cmd: Document): Document {
@@ -125,6 +131,7 @@ function featureCompatibilityVersion(engine: Engine, cmd: Document): Document {
 
 /** mongod's error reply; write errors stay in the command's own reply (ok: 1, writeErrors). */
 export function errorReply(err: unknown): Document {
+  // An engine error's extra fields (a DuplicateKey's keyPattern and keyValue) are top-level, as on mongod.
   if (err instanceof EngineError) return err.toReply();
   if (err instanceof Error && typeof (err as { code?: unknown }).code === 'number') {
     const e = err as Error & { code: number; codeName?: string; errorLabels?: string[] };

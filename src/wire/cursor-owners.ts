@@ -1,63 +1,120 @@
 /**
- * Who may continue a cursor opened over the wire, as mongod decides it: a cursor opened in a
- * session (the `lsid` every driver sends, implicit or explicit) is continued only in that session,
- * from any connection of the pool (drivers send a cursor's getMore on whichever connection is
- * free); a cursor opened without a session only without one. Session cursors end with their
- * session (endSessions, which drivers send when they close); cursors without a session end with
- * the connection that opened them.
+ * Who may continue a cursor opened over the wire. As on mongod, a cursor opened in a session (the
+ * `lsid` drivers send with every command, implicit sessions included) belongs to that session, on
+ * whichever connection: a driver sends a cursor's getMore on any connection of its pool. A getMore
+ * from another session, or without one, is refused with mongod's codes (50736, 50737, 50738).
+ * Session cursors die when exhausted or killed, when their session ends (endSessions, as a driver
+ * sends on close, and killSessions: at once, where mongod waits for its next session reap), and
+ * after 10 minutes without a getMore (mongod's cursorTimeoutMillis) unless opened with
+ * noCursorTimeout. A cursor opened without a session belongs to its connection and dies with it:
+ * nothing else would ever end it.
  */
+import type { Engine } from '../engine';
 import { fail } from '../engine/errors';
 
+/** mongod's default cursorTimeoutMillis. */
+export const CURSOR_IDLE_MS = 10 * 60_000;
+
 interface Owner {
+  /** The session's id (hex), or undefined for a cursor opened without a session. */
   session: string | undefined;
   connection: number;
+  lastUsed: number;
+  noTimeout: boolean;
+}
+
+export interface CursorOwnersOptions {
+  /** Idle time after which a session cursor is killed (default 10 minutes). */
+  idleMs?: number;
+  /** Wall-clock time in ms (tests replace it). */
+  now?: () => number;
 }
 
 export class CursorOwners {
   private readonly owners = new Map<string, Owner>();
+  private readonly idleMs: number;
+  private readonly now: () => number;
 
-  opened(cursor: string, session: string | undefined, connection: number): void {
-    this.owners.set(cursor, { session, connection });
+  constructor(
+    private readonly engine: Engine,
+    options: CursorOwnersOptions = {},
+  ) {
+    this.idleMs = options.idleMs ?? CURSOR_IDLE_MS;
+    this.now = options.now ?? Date.now;
   }
 
-  closed(cursor: string): void {
-    this.owners.delete(cursor);
+  get size(): number {
+    return this.owners.size;
   }
 
-  /** Refuses a getMore from another session, with mongod's codes (50736, 50737, 50738). */
-  checkGetMore(cursor: string, session: string | undefined): void {
-    const owner = this.owners.get(cursor);
-    if (!owner || owner.session === session) return;
-    if (owner.session === undefined)
-      fail(50736, `Cannot run getMore on cursor ${cursor}, which was not created in a session, in session ${session}`);
-    if (session === undefined)
+  opened(id: string, session: string | undefined, connection: number, noTimeout = false): void {
+    this.owners.set(id, { session, connection, lastUsed: this.now(), noTimeout });
+  }
+
+  /** Refuses a getMore that the cursor's session (or connection) does not allow. */
+  checkGetMore(id: string, session: string | undefined, connection: number): void {
+    const owner = this.owners.get(id);
+    if (!owner) return; // not opened over the wire: the engine knows it or says CursorNotFound
+    if (owner.session === undefined) {
+      if (session !== undefined)
+        fail(50736, `Cannot run getMore on cursor ${id}, which was not created in a session, in session ${session}`);
+      if (owner.connection !== connection)
+        fail(
+          'CursorNotFound',
+          `cursor id ${id} not found: a cursor opened without a session belongs to the connection that opened it.`,
+        );
+    } else if (session === undefined) {
+      fail(50737, `Cannot run getMore on cursor ${id}, which was created in session ${owner.session}, without an lsid`);
+    } else if (session !== owner.session) {
       fail(
-        50737,
-        `Cannot run getMore on cursor ${cursor}, which was created in session ${owner.session}, without an lsid`,
+        50738,
+        `Cannot run getMore on cursor ${id}, which was created in session ${owner.session}, in session ${session}`,
       );
-    fail(
-      50738,
-      `Cannot run getMore on cursor ${cursor}, which was created in session ${owner.session}, in session ${session}`,
-    );
+    }
+    owner.lastUsed = this.now();
   }
 
-  /** The cursors that end with this connection (those opened without a session), forgotten. */
-  takeOfConnection(connection: number): string[] {
-    return this.take((o) => o.session === undefined && o.connection === connection);
+  /** The cursor is exhausted or killed. */
+  closed(id: string): void {
+    this.owners.delete(id);
   }
 
-  /** The cursors of these sessions, forgotten. */
-  takeOfSessions(sessions: ReadonlySet<string>): string[] {
-    return this.take((o) => o.session !== undefined && sessions.has(o.session));
+  /** Kills the cursors the connection opened without a session. */
+  connectionClosed(connection: number): void {
+    this.kill((o) => o.session === undefined && o.connection === connection);
   }
 
-  private take(match: (o: Owner) => boolean): string[] {
-    const out: string[] = [];
-    for (const [cursor, owner] of this.owners)
-      if (match(owner)) {
-        out.push(cursor);
-        this.owners.delete(cursor);
-      }
-    return out;
+  /** Kills the cursors of these sessions (all sessions' when `sessions` is undefined). */
+  sessionsEnded(sessions: string[] | undefined): void {
+    const ended = sessions && new Set(sessions);
+    this.kill((o) => o.session !== undefined && (!ended || ended.has(o.session)));
   }
+
+  /** Kills the session cursors idle for longer than the timeout; returns how many. */
+  reapIdle(): number {
+    const limit = this.now() - this.idleMs;
+    return this.kill((o) => o.session !== undefined && !o.noTimeout && o.lastUsed < limit);
+  }
+
+  private kill(which: (owner: Owner) => boolean): number {
+    const ids: string[] = [];
+    for (const [id, owner] of this.owners) if (which(owner)) ids.push(id);
+    if (!ids.length) return 0;
+    for (const id of ids) this.owners.delete(id);
+    try {
+      this.engine.cursors.kill(ids.map((id) => BigInt(id)));
+    } catch {
+      // The engine is closing: its cursors go with it.
+    }
+    return ids.length;
+  }
+}
+
+/** A session id as a key: the hex of `lsid.id` (a UUID), or undefined without a usable lsid. */
+export function sessionKey(lsid: unknown): string | undefined {
+  const id = (lsid as { id?: unknown } | null | undefined)?.id as
+    { _bsontype?: string; buffer?: unknown; position?: unknown } | undefined;
+  if (id?._bsontype !== 'Binary' || !(id.buffer instanceof Uint8Array)) return undefined;
+  const bytes = id.buffer.subarray(0, typeof id.position === 'number' ? id.position : id.buffer.length);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');
 }

@@ -129,6 +129,89 @@ export function parseOpQuery(frame: Buffer): OpQuery {
   return { flags, fullCollectionName: name.text, numberToSkip, numberToReturn, query };
 }
 
+/**
+ * Whether the BSON document `doc` nests deeper than `limit` levels of documents and arrays (the
+ * document itself is level 1), measured on the bytes without recursion: deserializing a document
+ * nested tens of thousands of levels overflows the stack after half a second of work. A document
+ * takes at least 7 bytes per level, so a smaller one is not walked at all. Bytes that are not BSON
+ * answer false (the decoder reports them).
+ */
+export function bsonNestsDeeperThan(doc: Buffer, limit: number): boolean {
+  if (doc.length < 7 * limit) return false;
+  const ends: number[] = [doc.length - 1];
+  let p = 4;
+  while (ends.length) {
+    const end = ends[ends.length - 1];
+    if (p >= end) {
+      ends.pop();
+      p = end + 1;
+      continue;
+    }
+    const type = doc[p];
+    const keyEnd = doc.indexOf(0, p + 1);
+    if (keyEnd < 0 || keyEnd >= end) return false;
+    const v = keyEnd + 1;
+    if (type === 3 || type === 4 || type === 15) {
+      // A document, an array, or a code's scope: one level down.
+      let at = v;
+      if (type === 15) {
+        if (v + 8 > end) return false;
+        at = v + 8 + doc.readInt32LE(v + 4);
+      }
+      if (at + 5 > end) return false;
+      const size = doc.readInt32LE(at);
+      if (size < 5 || at + size > end + 1) return false;
+      if (ends.length + 1 > limit) return true;
+      ends.push(at + size - 1);
+      p = at + 4;
+      continue;
+    }
+    const size = fixedSize(type, doc, v, end);
+    if (size < 0 || v + size > end) return false;
+    p = v + size;
+  }
+  return false;
+}
+
+/** The bytes of a value of a type that does not nest, or -1 for a type or size that is not BSON. */
+function fixedSize(type: number, doc: Buffer, v: number, end: number): number {
+  switch (type) {
+    case 1:
+    case 9:
+    case 17:
+    case 18:
+      return 8;
+    case 2:
+    case 13:
+    case 14:
+      return v + 4 <= end ? 4 + doc.readInt32LE(v) : -1;
+    case 5:
+      return v + 4 <= end ? 5 + doc.readInt32LE(v) : -1;
+    case 6:
+    case 10:
+    case 0x7f:
+    case 0xff:
+      return 0;
+    case 7:
+      return 12;
+    case 8:
+      return 1;
+    case 11: {
+      const a = doc.indexOf(0, v);
+      const b = a < 0 ? -1 : doc.indexOf(0, a + 1);
+      return b < 0 ? -1 : b + 1 - v;
+    }
+    case 12:
+      return v + 4 <= end ? 4 + doc.readInt32LE(v) + 12 : -1;
+    case 16:
+      return 4;
+    case 19:
+      return 16;
+    default:
+      return -1;
+  }
+}
+
 function header(length: number, requestID: number, responseTo: number, opCode: number): Buffer {
   const h = Buffer.allocUnsafe(HEADER_BYTES);
   h.writeInt32LE(length, 0);

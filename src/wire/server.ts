@@ -1,7 +1,7 @@
 /**
  * The wire endpoint: a TCP server that serves one engine to MongoDB clients (the official driver,
  * mongosh, Mongoose, Compass). It binds to loopback unless told otherwise, and stopping it closes
- * every connection (their cursors die with them).
+ * every connection.
  */
 import * as net from 'node:net';
 import type { Engine } from '../engine';
@@ -25,12 +25,15 @@ export interface WireServerOptions {
 export class WireServer {
   private readonly server: net.Server;
   private readonly connections = new Set<WireConnection>();
-  private readonly owners = new CursorOwners();
+  /** Who may continue which cursor; idle session cursors are reaped every minute. */
+  readonly cursorOwners: CursorOwners;
+  private reaper: NodeJS.Timeout | undefined;
   private nextId = 1;
   private listening: { host: string; port: number } | undefined;
 
   constructor(private readonly options: WireServerOptions) {
     this.server = net.createServer((socket) => this.accept(socket));
+    this.cursorOwners = new CursorOwners(options.engine);
   }
 
   /** Starts listening; resolves with the address and the connection string. */
@@ -43,6 +46,8 @@ export class WireServer {
         resolve();
       });
     });
+    this.reaper = setInterval(() => this.cursorOwners.reapIdle(), 60_000);
+    this.reaper.unref();
     const address = this.server.address() as net.AddressInfo;
     this.listening = { host, port: address.port };
     return { ...this.listening, uri: connectionString(host, address.port) };
@@ -59,8 +64,8 @@ export class WireServer {
   private accept(socket: net.Socket): void {
     const connection = new WireConnection(socket, {
       engine: this.options.engine,
+      owners: this.cursorOwners,
       id: this.nextId++,
-      owners: this.owners,
       log: this.options.log ?? (() => undefined),
       onClose: (c) => this.connections.delete(c),
       ...(this.options.intercept ? { intercept: this.options.intercept } : {}),
@@ -71,6 +76,8 @@ export class WireServer {
 
   /** Stops listening and closes every connection. */
   async stop(): Promise<void> {
+    if (this.reaper) clearInterval(this.reaper);
+    this.reaper = undefined;
     for (const c of [...this.connections]) c.close();
     if (!this.server.listening) return;
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

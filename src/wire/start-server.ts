@@ -59,6 +59,8 @@ export interface RunningServer {
     runPass(): { deleted: number; subPasses: number };
     status(): MonitorStatus;
   };
+  /** How many client connections are open now (a driver holds its pool's plus one or two for monitoring). */
+  readonly connections: number;
   /** What the user should know about a kept data folder. */
   notes: string[];
   /** Closes every connection and the engine (a kept one is synced and unlocked). */
@@ -101,6 +103,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   return {
     ...address,
     engine,
+    get connections() {
+      return server.connectionCount;
+    },
     notes: opened.notes,
     clock: {
       now: () => new Date(engine.clock.now()),

@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { BSON } from 'bson';
+import { Binary, BSON, BSONRegExp, Long, ObjectId, type Document } from 'bson';
 import { MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 import { startServer, type RunningServer } from '../../../src/wire';
+import { bson, crc32c, opMsg, opQuery, RawClient } from './raw-client';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -46,6 +47,72 @@ describe('wire endpoint: the official driver', () => {
     assert.match(build.version as string, /^8\.0\./);
   });
 
+  test("the driver's heartbeats succeed after the first (topologyVersion.processId is an ObjectId)", async () => {
+    // The monitor compares each hello's topologyVersion with the last one (processId.equals);
+    // a string processId failed every heartbeat after the first and cleared the connection pool.
+    const other = new MongoClient(server.uri, { heartbeatFrequencyMS: 500 });
+    const failures: string[] = [];
+    let succeeded = 0;
+    other.on('serverHeartbeatFailed', (e) => failures.push(e.failure.message));
+    other.on('serverHeartbeatSucceeded', () => succeeded++);
+    try {
+      await other.connect();
+      for (let i = 0; i < 100 && succeeded < 3; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(failures, []);
+      assert.ok(succeeded >= 3, `${succeeded} heartbeats`);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('an awaitable hello waits maxAwaitTimeMS; with exhaustAllowed the answers stream until the client speaks', async () => {
+    const raw = await RawClient.connect(server.port);
+    try {
+      const hello = await raw.request(opMsg({ requestID: 1, body: bson({ hello: 1, $db: 'admin' }) }));
+      const topologyVersion = hello.doc.topologyVersion;
+      let start = Date.now();
+      const awaited = await raw.request(
+        opMsg({ requestID: 2, body: bson({ hello: 1, maxAwaitTimeMS: 150, topologyVersion, $db: 'admin' }) }),
+      );
+      assert.ok(Date.now() - start >= 140, `answered after ${Date.now() - start} ms`);
+      assert.equal(awaited.doc.ok, 1);
+      assert.equal(awaited.flags & 2, 0, 'no moreToCome without exhaustAllowed');
+
+      // Another server's topologyVersion: answered at once.
+      start = Date.now();
+      const other = { processId: new ObjectId(), counter: Long.fromNumber(0) };
+      await raw.request(
+        opMsg({ requestID: 3, body: bson({ hello: 1, maxAwaitTimeMS: 5000, topologyVersion: other, $db: 'admin' }) }),
+      );
+      assert.ok(Date.now() - start < 1000);
+
+      // exhaustAllowed (flag bit 16): moreToCome answers, each responding to the one before.
+      const before = raw.replies.length;
+      raw.socket.write(
+        opMsg({
+          requestID: 4,
+          flags: 1 << 16,
+          body: bson({ hello: 1, maxAwaitTimeMS: 50, topologyVersion, $db: 'admin' }),
+        }),
+      );
+      assert.ok(await raw.until(() => raw.replies.length >= before + 3, 3000));
+      const stream = raw.replies.slice(before);
+      assert.equal(stream[0].responseTo, 4);
+      for (let i = 1; i < 3; i++) assert.equal(stream[i].responseTo, stream[i - 1].requestID);
+      for (const r of stream) assert.equal(r.flags & 2, 2, 'moreToCome');
+
+      // Speaking ends the stream: the ping is answered, and no hello follows it.
+      const pong = await raw.request(opMsg({ requestID: 5, body: bson({ ping: 1, $db: 'admin' }) }));
+      assert.equal(pong.doc.ok, 1);
+      const after = raw.replies.length;
+      await new Promise((r) => setTimeout(r, 150));
+      assert.equal(raw.replies.length, after);
+      assert.equal(raw.closed, false);
+    } finally {
+      raw.destroy();
+    }
+  });
+
   test('CRUD, countDocuments, estimatedDocumentCount and aggregate', async () => {
     const c = client.db('crud').collection<any>('items');
     await c.insertMany([
@@ -75,6 +142,35 @@ describe('wire endpoint: the official driver', () => {
       assert.match(e.message, /E11000 duplicate key error/);
       return true;
     });
+  });
+
+  test("a command's error carries its extra fields at the top level (findAndModify's DuplicateKey)", async () => {
+    const db = client.db('crud');
+    await db.collection('fam').createIndex({ u: 1 }, { unique: true });
+    await db.collection<{ _id: number; u: number }>('fam').insertOne({ _id: 1, u: 1 });
+    await assert.rejects(
+      db.command({ findAndModify: 'fam', query: { _id: 2 }, update: { u: 1 }, upsert: true }),
+      (e: unknown) => {
+        assert.ok(e instanceof MongoServerError);
+        assert.equal(e.code, 11000);
+        assert.deepEqual(e.errorResponse.keyPattern, { u: 1 });
+        assert.deepEqual(e.errorResponse.keyValue, { u: 1 });
+        assert.equal(e.errorResponse.info, undefined);
+        return true;
+      },
+    );
+  });
+
+  test('a BSON regex keeps its PCRE pattern and options; one that does not compile is an error reply (51091)', async () => {
+    const c = client.db('crud').collection('rx');
+    await c.insertMany([{ s: 'ab' }, { s: 'AB' }, { s: 'a b' }]);
+    const found = async (filter: Document) => (await c.find(filter).sort({ s: 1 }).toArray()).map((d) => d.s as string);
+    // x (extended): whitespace and comments in the pattern do not count; a JS RegExp has no x.
+    assert.deepEqual(await found({ s: new BSONRegExp('^a b # comment', 'x') }), ['ab']);
+    // (?i): PCRE syntax a JS RegExp does not compile.
+    assert.deepEqual(await found({ s: new BSONRegExp('(?i)^ab$', '') }), ['AB', 'ab']);
+    await assert.rejects(c.find({ s: new BSONRegExp('[', '') }).toArray(), { code: 51091 });
+    assert.equal(await c.countDocuments(), 3, 'the connection goes on');
   });
 
   test('bulkWrite: ordered stops at the first error, unordered goes on; both report writeErrors', async () => {
@@ -107,48 +203,95 @@ describe('wire endpoint: the official driver', () => {
     assert.equal(seen.length, 1000);
     assert.deepEqual(seen.slice(0, 3), [0, 1, 2]);
 
-    // Ten cursors read at once through the pool: a cursor's getMore runs on whichever connection
-    // is free, in the cursor's session.
-    const all = await Promise.all(Array.from({ length: 10 }, () => c.find({}, { batchSize: 3 }).toArray()));
-    assert.deepEqual(
-      all.map((docs) => docs.length),
-      Array(10).fill(1000),
-    );
-
-    // The raw commands, to hold the cursor id: another client (another session) cannot continue it.
+    // The raw commands in one session, to hold the cursor id: another session cannot continue it.
     const session = client.startSession();
-    const first = await client.db('cur').command({ find: 'many', batchSize: 2 }, { session });
-    const id = (first.cursor as { id: unknown }).id;
-    const other = new MongoClient(server.uri, { maxPoolSize: 1 });
     try {
-      await assert.rejects(other.db('cur').command({ getMore: id, collection: 'many' }), (e: unknown) => {
-        assert.equal((e as MongoServerError).code, 50738);
-        assert.match((e as MongoServerError).message, /which was created in session/);
-        return true;
-      });
+      const first = await client.db('cur').command({ find: 'many', batchSize: 2 }, { session });
+      const id = (first.cursor as { id: unknown }).id;
+      const other = new MongoClient(server.uri, { maxPoolSize: 1 });
+      try {
+        await assert.rejects(other.db('cur').command({ getMore: id, collection: 'many' }), (e: unknown) => {
+          assert.equal((e as MongoServerError).code, 50738);
+          assert.match((e as MongoServerError).message, /which was created in session [0-9a-f]{32}, in session/);
+          return true;
+        });
+      } finally {
+        await other.close();
+      }
+      const more = await client.db('cur').command({ getMore: id, collection: 'many', batchSize: 3 }, { session });
+      assert.equal((more.cursor as { nextBatch: unknown[] }).nextBatch.length, 3);
+      await client.db('cur').command({ killCursors: 'many', cursors: [id] }, { session });
     } finally {
-      await other.close();
+      await session.endSession();
     }
-    const more = await client.db('cur').command({ getMore: id, collection: 'many', batchSize: 3 }, { session });
-    assert.equal((more.cursor as { nextBatch: unknown[] }).nextBatch.length, 3);
-    // endSessions (what client.close() sends for its pooled sessions) ends the session's cursors.
-    await session.endSession();
-    await client.db('admin').command({ endSessions: [session.id] });
-    await assert.rejects(client.db('cur').command({ getMore: id, collection: 'many' }), { code: 43 });
   });
 
-  test('a cursor opened without a session ends with its connection', async () => {
+  test("20 concurrent cursors through a pool of 10: a cursor's getMore goes out on any connection", async () => {
+    const c = client.db('cur').collection('pooled');
+    await c.insertMany(Array.from({ length: 100 }, (_, i) => ({ i })));
+    const pooled = new MongoClient(server.uri, { maxPoolSize: 10 });
+    try {
+      const coll = pooled.db('cur').collection('pooled');
+      const all = await Promise.all(Array.from({ length: 20 }, () => coll.find({}, { batchSize: 5 }).toArray()));
+      for (const docs of all) assert.equal(docs.length, 100);
+    } finally {
+      await pooled.close();
+    }
+  });
+
+  test("a client's cursors die with its sessions when it closes (endSessions)", async () => {
     const before = server.engine.cursors.count;
-    const socket = net.connect(server.port, '127.0.0.1');
-    await new Promise((r) => socket.once('connect', r));
-    const reply = new Promise<Buffer>((r) => socket.once('data', r));
-    socket.write(opMsg({ find: 'many', batchSize: 1, $db: 'cur' }));
-    const doc = BSON.deserialize((await reply).subarray(21));
-    assert.equal(doc.ok, 1);
+    const other = new MongoClient(server.uri, { maxPoolSize: 1 });
+    await other.db('cur').command({ find: 'many', batchSize: 1 });
     assert.equal(server.engine.cursors.count, before + 1);
-    socket.destroy();
+    await other.close();
     for (let i = 0; i < 50 && server.engine.cursors.count > before; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(server.engine.cursors.count, before);
+  });
+
+  test('a cursor opened without a session belongs to its connection and dies with it', async () => {
+    const before = server.engine.cursors.count;
+    const a = await RawClient.connect(server.port);
+    const b = await RawClient.connect(server.port);
+    try {
+      const found = await a.request(opMsg({ requestID: 1, body: bson({ find: 'many', batchSize: 1, $db: 'cur' }) }));
+      const id = found.doc.cursor.id;
+      assert.equal(server.engine.cursors.count, before + 1);
+      const getMore = (requestID: number, extra: Record<string, unknown> = {}) =>
+        opMsg({ requestID, body: bson({ getMore: Long.fromValue(id), collection: 'many', ...extra, $db: 'cur' }) });
+      assert.equal((await b.request(getMore(2))).doc.code, 43, 'another connection');
+      const lsid = { id: new Binary(Buffer.alloc(16, 7), 4) };
+      assert.equal((await a.request(getMore(3, { lsid }))).doc.code, 50736, 'in a session');
+      assert.equal((await a.request(getMore(4, { batchSize: 1 }))).doc.ok, 1);
+      a.destroy();
+      for (let i = 0; i < 50 && server.engine.cursors.count > before; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(server.engine.cursors.count, before);
+    } finally {
+      a.destroy();
+      b.destroy();
+    }
+  });
+
+  test('a cursor opened in a session is refused a getMore without one (50737)', async () => {
+    const raw = await RawClient.connect(server.port);
+    try {
+      const lsid = { id: new Binary(Buffer.alloc(16, 9), 4) };
+      const found = await raw.request(
+        opMsg({ requestID: 1, body: bson({ find: 'many', batchSize: 1, lsid, $db: 'cur' }) }),
+      );
+      const id = Long.fromValue(found.doc.cursor.id);
+      const more = await raw.request(
+        opMsg({ requestID: 2, body: bson({ getMore: id, collection: 'many', $db: 'cur' }) }),
+      );
+      assert.equal(more.doc.code, 50737);
+      assert.equal(more.doc.codeName, 'Location50737');
+      // The session ends: its cursor with it.
+      const before = server.engine.cursors.count;
+      await raw.request(opMsg({ requestID: 3, body: bson({ endSessions: [lsid], $db: 'admin' }) }));
+      assert.equal(server.engine.cursors.count, before - 1);
+    } finally {
+      raw.destroy();
+    }
   });
 
   test('rule 7.8: a TTL index made through the driver expires documents when the clock moves over the wire', async () => {
@@ -221,6 +364,93 @@ describe('wire endpoint: the official driver', () => {
     assert.equal((await client.db('admin').command({ ping: 1 })).ok, 1);
   });
 
+  test("document sequences: twice the same (40431) or also in the body (40433) is an error reply; '__proto__' is a name", async () => {
+    const raw = await RawClient.connect(server.port);
+    try {
+      const docs = [bson({ _id: 'seq1' })];
+      const twice = await raw.request(
+        opMsg({
+          requestID: 1,
+          body: bson({ insert: 'seqs', $db: 'crud' }),
+          sequences: [
+            { identifier: 'documents', documents: docs },
+            { identifier: 'documents', documents: docs },
+          ],
+        }),
+      );
+      assert.equal(twice.doc.code, 40431);
+      const both = await raw.request(
+        opMsg({
+          requestID: 2,
+          body: bson({ insert: 'seqs', documents: [{ _id: 'body' }], $db: 'crud' }),
+          sequences: [{ identifier: 'documents', documents: docs }],
+        }),
+      );
+      assert.equal(both.doc.code, 40433);
+      const proto = await raw.request(
+        opMsg({
+          requestID: 3,
+          body: bson({ insert: 'seqs', $db: 'crud' }),
+          sequences: [{ identifier: '__proto__', documents: docs }],
+        }),
+      );
+      assert.equal(proto.doc.ok, 0, 'no documents: the sequence is a field named __proto__, not a prototype');
+      const ok = await raw.request(
+        opMsg({
+          requestID: 4,
+          body: bson({ insert: 'seqs', $db: 'crud' }),
+          sequences: [{ identifier: 'documents', documents: docs }],
+        }),
+      );
+      assert.equal(ok.doc.n, 1);
+      assert.equal(raw.closed, false);
+    } finally {
+      raw.destroy();
+    }
+  });
+
+  test('a command nested 20,000 levels deep is an error reply (15 Overflow), not a stack overflow', async () => {
+    // {find: 'deep', filter: {a: [[[...]]]}}, written in one pass.
+    const depth = 20_000;
+    const nested = Buffer.alloc(8 * depth + 5);
+    for (let level = depth, p = 0; level > 0; level--, p += 7) {
+      nested.writeInt32LE(8 * level + 5, p);
+      nested.set([4, 0x30, 0], p + 4);
+    }
+    nested.writeInt32LE(5, 7 * depth);
+    const filter = Buffer.concat([Buffer.alloc(4), Buffer.from([4, 0x61, 0]), nested, Buffer.from([0])]);
+    filter.writeInt32LE(filter.length, 0);
+    const head = bson({ find: 'deep', $db: 'crud' });
+    const body = Buffer.concat([head.subarray(0, -1), Buffer.from('\x03filter\0', 'latin1'), filter, Buffer.from([0])]);
+    body.writeInt32LE(body.length, 0);
+    const raw = await RawClient.connect(server.port);
+    try {
+      const reply = await raw.request(opMsg({ requestID: 1, body }));
+      assert.equal(reply.doc.code, 15);
+      assert.match(reply.doc.errmsg as string, /nests more than 200 levels/);
+      assert.equal((await raw.request(opMsg({ requestID: 2, body: bson({ ping: 1, $db: 'admin' }) }))).doc.ok, 1);
+    } finally {
+      raw.destroy();
+    }
+  });
+
+  test('OP_QUERY answers only hello and isMaster on <db>.$cmd, as mongod 5.1+ (352 for the rest)', async () => {
+    const raw = await RawClient.connect(server.port);
+    try {
+      const hello = await raw.request(opQuery('admin.$cmd', bson({ $query: { isMaster: 1 } }), 1));
+      assert.equal(hello.opCode, 1, 'OP_REPLY');
+      assert.equal(hello.doc.ismaster, true);
+      const find = await raw.request(opQuery('crud.$cmd', bson({ find: 'seqs' }), 2));
+      assert.equal(find.doc.code, 352);
+      assert.match(find.doc.errmsg as string, /Unsupported OP_QUERY command: find/);
+      const legacy = await raw.request(opQuery('crud.seqs', bson({}), 3));
+      assert.equal(legacy.doc.code, 352);
+      assert.equal(raw.closed, false);
+    } finally {
+      raw.destroy();
+    }
+  });
+
   test('OP_MSG with a checksum is read; a wrong checksum closes the connection', async () => {
     const body = BSON.serialize({ ping: 1, $db: 'admin' });
     const frame = (checksum: 'right' | 'wrong') => {
@@ -263,21 +493,3 @@ describe('wire endpoint: server versions', () => {
     }
   });
 });
-
-function crc32c(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const b of bytes) {
-    crc ^= b;
-    for (let k = 0; k < 8; k++) crc = crc & 1 ? 0x82f63b78 ^ (crc >>> 1) : crc >>> 1;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-function opMsg(command: Record<string, unknown>): Buffer {
-  const body = BSON.serialize(command);
-  const head = Buffer.alloc(21);
-  head.writeInt32LE(21 + body.length, 0);
-  head.writeInt32LE(1, 4);
-  head.writeInt32LE(2013, 12);
-  return Buffer.concat([head, Buffer.from(body)]);
-}
