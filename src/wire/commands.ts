@@ -9,6 +9,7 @@ import type { Engine } from '../engine';
 import { EngineError, fail } from '../engine/errors';
 import type { Document } from '../engine/values/types';
 import { CONTROL_COMMAND, runControlCommand } from './control';
+import { runServerCommand, SERVER_COMMANDS, type ConnectionAddresses } from './server-commands';
 
 /** Fields drivers send along with any command, which the engine's handlers do not take. */
 const GENERIC_FIELDS = [
@@ -26,7 +27,7 @@ const GENERIC_FIELDS = [
 const SESSION_COMMANDS = new Set(['endSessions', 'killSessions', 'killAllSessions', 'refreshSessions']);
 
 /** What one connection holds between commands. */
-export interface ConnectionState {
+export interface ConnectionState extends ConnectionAddresses {
   readonly id: number;
   /** Ids (as strings) of the cursors this connection opened and has not exhausted or killed. */
   readonly cursors: Set<string>;
@@ -46,6 +47,8 @@ export function runWireCommand(engine: Engine, connection: ConnectionState, comm
     if (name !== undefined && SESSION_COMMANDS.has(name)) return { ok: 1 };
     if (name === 'startSession') return { id: { id: command.lsid ?? null }, timeoutMinutes: 30, ok: 1 };
     if (name === CONTROL_COMMAND) return runControlCommand(engine, dbName, cmd);
+    const serverReply = name === undefined ? undefined : runServerCommand(engine, connection, dbName, name);
+    if (serverReply) return serverReply;
     if (name === 'getMore' || name === 'killCursors') checkOwnCursors(connection, name, cmd);
     if (name === 'getParameter' && cmd.featureCompatibilityVersion !== undefined && dbName === 'admin')
       return featureCompatibilityVersion(engine, cmd);
@@ -53,6 +56,7 @@ export function runWireCommand(engine: Engine, connection: ConnectionState, comm
     trackCursors(connection, name, cmd, reply);
     if (name === 'hello' || name === 'isMaster' || name === 'ismaster')
       return { ...reply, connectionId: connection.id };
+    if (name === 'listCommands') return withWireCommands(reply);
     return reply;
   } catch (err) {
     return errorReply(err);
@@ -96,6 +100,21 @@ function trackCursors(connection: ConnectionState, name: string | undefined, cmd
   }
 }
 
+/** listCommands names what the endpoint answers itself too. */
+function withWireCommands(reply: Document): Document {
+  const commands = { ...(reply.commands as Document) };
+  for (const name of [CONTROL_COMMAND, 'startSession', ...SERVER_COMMANDS])
+    commands[name] ??= {
+      help: '',
+      requiresAuth: false,
+      secondaryOk: true,
+      adminOnly: name === CONTROL_COMMAND || name === 'getCmdLineOpts' || name.startsWith('replSet'),
+    };
+  const sorted: Document = {};
+  for (const name of Object.keys(commands).sort()) sorted[name] = commands[name];
+  return { ...reply, commands: sorted };
+}
+
 function featureCompatibilityVersion(engine: Engine, cmd: Document): Document {
   const others = Object.keys(cmd).filter((k) => k !== 'getParameter' && k !== 'featureCompatibilityVersion');
   const rest = others.length
@@ -106,21 +125,30 @@ function featureCompatibilityVersion(engine: Engine, cmd: Document): Document {
 
 /** mongod's error reply; write errors stay in the command's own reply (ok: 1, writeErrors). */
 export function errorReply(err: unknown): Document {
-  if (err instanceof EngineError || (err instanceof Error && typeof (err as { code?: unknown }).code === 'number')) {
+  // The engine's own errors carry their extra reply fields (a DuplicateKey's keyPattern and
+  // keyValue) at the top level, as mongod sends them.
+  if (err instanceof EngineError) return withoutUndefined(err.toReply());
+  if (err instanceof Error && typeof (err as { code?: unknown }).code === 'number') {
     const e = err as Error & { code: number; codeName?: string; errorLabels?: string[] };
     const extra: Document = {};
     for (const key of Object.keys(e))
       if (!['code', 'codeName', 'errorLabels', 'message', 'stack', 'name'].includes(key))
         extra[key] = (e as unknown as Document)[key];
-    return {
+    return withoutUndefined({
       ok: 0,
       errmsg: e.message,
       code: e.code,
       codeName: e.codeName ?? 'UnknownError',
       ...(e.errorLabels ? { errorLabels: e.errorLabels } : {}),
       ...extra,
-    };
+    });
   }
   const message = err instanceof Error ? err.message : String(err);
   return { ok: 0, errmsg: `internal error: ${message}`, code: 1, codeName: 'InternalError' };
+}
+
+/** BSON would send an undefined field as null: a field the error does not have is left out. */
+function withoutUndefined(reply: Document): Document {
+  for (const key of Object.keys(reply)) if (reply[key] === undefined) delete reply[key];
+  return reply;
 }

@@ -37,6 +37,8 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** Called once the socket has closed, whatever closed it. */
   onClose: (connection: WireConnection) => void;
+  /** The address the server listens on (getCmdLineOpts, hostInfo). */
+  server?: { host: string; port: number };
   /** Answers a command before the engine does (authentication); undefined lets it through. */
   intercept?: (connection: WireConnection, command: Document) => Document | undefined;
 }
@@ -61,6 +63,10 @@ export class WireConnection implements ConnectionState {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', () => this.close());
     socket.on('close', () => this.close());
+  }
+
+  get server(): { host: string; port: number } | undefined {
+    return this.options.server;
   }
 
   get remote(): string {

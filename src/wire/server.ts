@@ -60,6 +60,7 @@ export class WireServer {
       id: this.nextId++,
       log: this.options.log ?? (() => undefined),
       onClose: (c) => this.connections.delete(c),
+      ...(this.listening ? { server: this.listening } : {}),
       ...(this.options.intercept ? { intercept: this.options.intercept } : {}),
     });
     this.connections.add(connection);

@@ -1,4 +1,4 @@
-/** Server-level commands: hello, ping, buildInfo, serverStatus, parameters, listCommands. */
+/** Server-level commands: hello, ping, buildInfo, serverStatus, parameters, getLog, listCommands. */
 import { Int32, Long } from 'bson';
 import { fail } from '../errors';
 import { PARAMETERS } from '../catalog/parameters';
@@ -111,6 +111,22 @@ function asReplyValue(name: string, value: boolean | number): unknown {
   return PARAMETERS[name]?.kind === 'int' ? new Int32(value as number) : value;
 }
 
+/**
+ * The engine's log lines ("global", and "startupWarnings", which mongosh shows when it connects);
+ * "*" names the logs there are, as mongod answers it.
+ */
+function getLog({ engine, dbName }: CommandContext, cmd: Document): Document {
+  requireAdmin(dbName, 'getLog');
+  if (cmd.getLog === '*') return { names: ['global', 'startupWarnings'], ok: 1 };
+  return {
+    totalLinesWritten: engine.logLines.length,
+    log: engine.logLines.map((l) =>
+      JSON.stringify({ t: { $date: l.t.toISOString() }, s: 'W', c: 'INDEX', id: l.id, msg: l.msg, attr: l.attr ?? {} }),
+    ),
+    ok: 1,
+  };
+}
+
 export const adminCommands: Record<string, CommandHandler> = {
   hello,
   isMaster: hello,
@@ -120,11 +136,5 @@ export const adminCommands: Record<string, CommandHandler> = {
   getParameter,
   setParameter,
   connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
-  getLog: ({ engine }) => ({
-    totalLinesWritten: engine.logLines.length,
-    log: engine.logLines.map((l) =>
-      JSON.stringify({ t: { $date: l.t.toISOString() }, s: 'W', c: 'INDEX', id: l.id, msg: l.msg, attr: l.attr ?? {} }),
-    ),
-    ok: 1,
-  }),
+  getLog,
 };

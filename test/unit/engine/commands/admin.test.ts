@@ -1,6 +1,6 @@
 /**
  * Server-level commands: hello/isMaster, ping, buildInfo, serverStatus, getParameter/setParameter
- * (the TTL monitor parameters of docs/ttl-rules.md rule 7.1), listCommands, unknown commands.
+ * (the TTL monitor parameters of docs/ttl-rules.md rule 7.1), getLog, listCommands, unknown commands.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -305,6 +305,18 @@ describe('setParameter', () => {
 });
 
 // ---- listCommands / unknown -----------------------------------------------------------------------
+
+describe('getLog', () => {
+  it('"*" names the logs (mongosh\'s `show logs`); a named log holds the lines; admin only', () => {
+    const engine = new Engine();
+    const names = admin(engine, { getLog: '*' });
+    assert.deepEqual(names, { names: ['global', 'startupWarnings'], ok: 1 });
+    const global = admin(engine, { getLog: 'global' });
+    assert.equal(global.ok, 1);
+    assert.ok(Array.isArray(global.log));
+    expectError(() => engine.runCommand('app', { getLog: 'global' }), 13);
+  });
+});
 
 describe('listCommands and unknown commands', () => {
   it('listCommands lists the supported commands', () => {

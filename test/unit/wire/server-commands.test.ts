@@ -1,0 +1,89 @@
+/**
+ * What the endpoint answers itself, seen through the official driver: error replies in mongod's
+ * shape, the process and replica set commands mongosh's helpers send (db.serverCmdLineOpts(),
+ * db.hostInfo(), rs.status(), `show logs`).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { MongoClient, MongoServerError } from 'mongodb';
+import { startServer, type RunningServer } from '../../../src/wire';
+
+const T0 = '2026-01-01T00:00:00.000Z';
+
+describe('wire endpoint: server commands and error replies', () => {
+  let server: RunningServer;
+  let client: MongoClient;
+
+  before(async () => {
+    server = await startServer({ now: T0 });
+    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 });
+    await client.connect();
+  });
+
+  after(async () => {
+    await client.close();
+    await server.stop();
+  });
+
+  test('an error reply has only the fields mongod sends (no `info: null`)', async () => {
+    await assert.rejects(client.db('admin').command({ noSuchCommand: 1 }), (e: unknown) => {
+      assert.ok(e instanceof MongoServerError);
+      assert.deepEqual(Object.keys(e.errorResponse).sort(), ['code', 'codeName', 'errmsg', 'ok']);
+      assert.equal(e.code, 59);
+      return true;
+    });
+  });
+
+  test("a command's DuplicateKey has keyPattern and keyValue at the top level, as on mongod", async () => {
+    const c = client.db('errs').collection('dups');
+    await c.insertMany([{ email: 'a@x' }, { email: 'a@x' }]);
+    await assert.rejects(c.createIndex({ email: 1 }, { unique: true }), (e: unknown) => {
+      assert.ok(e instanceof MongoServerError);
+      assert.equal(e.code, 11000);
+      assert.deepEqual(e.errorResponse.keyPattern, { email: 1 });
+      assert.deepEqual(e.errorResponse.keyValue, { email: 'a@x' });
+      assert.equal('info' in e.errorResponse, false);
+      return true;
+    });
+  });
+
+  test('whatsmyuri, getCmdLineOpts (admin only) and hostInfo describe this connection and server', async () => {
+    const admin = client.db('admin');
+    const me = await admin.command({ whatsmyuri: 1 });
+    assert.match(me.you as string, /^127\.0\.0\.1:\d+$/);
+    const opts = await admin.command({ getCmdLineOpts: 1 });
+    assert.deepEqual(opts.parsed, { net: { bindIp: '127.0.0.1', port: server.port } });
+    assert.equal((opts.argv as string[])[0], 'ttl-workbench');
+    await assert.rejects(client.db('app').command({ getCmdLineOpts: 1 }), { code: 13 });
+    const host = await admin.command({ hostInfo: 1 });
+    const system = host.system as Record<string, unknown>;
+    assert.equal((system.currentTime as Date).toISOString(), T0, 'the engine clock');
+    assert.match(system.hostname as string, new RegExp(`:${server.port}$`));
+    assert.equal(typeof system.numCores, 'number');
+    assert.equal(typeof (host.os as Record<string, unknown>).type, 'string');
+  });
+
+  test('replica set commands answer NoReplicationEnabled (76), as a standalone mongod does', async () => {
+    for (const command of [{ replSetGetStatus: 1 }, { replSetGetConfig: 1 }]) {
+      await assert.rejects(client.db('admin').command(command), (e: unknown) => {
+        assert.ok(e instanceof MongoServerError);
+        assert.equal(e.code, 76);
+        assert.equal(e.codeName, 'NoReplicationEnabled');
+        assert.match(e.message, /^not running with --replSet/);
+        return true;
+      });
+    }
+  });
+
+  test('listCommands names the commands the endpoint answers itself', async () => {
+    const list = await client.db('admin').command({ listCommands: 1 });
+    const names = Object.keys(list.commands as object);
+    for (const name of ['ttlWorkbench', 'whatsmyuri', 'getCmdLineOpts', 'hostInfo', 'replSetGetStatus', 'find'])
+      assert.ok(names.includes(name), name);
+  });
+
+  test('getLog "*" names the logs (mongosh `show logs`)', async () => {
+    const logs = await client.db('admin').command({ getLog: '*' });
+    assert.deepEqual(logs.names, ['global', 'startupWarnings']);
+  });
+});
