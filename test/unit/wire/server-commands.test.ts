@@ -1,7 +1,7 @@
 /**
  * What the endpoint answers itself, seen through the official driver: error replies in mongod's
  * shape, the process and replica set commands mongosh's helpers send (db.serverCmdLineOpts(),
- * db.hostInfo(), rs.status(), `show logs`).
+ * db.hostInfo(), rs.status(), `show logs`), and the control command's legacy-index actions.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -85,5 +85,33 @@ describe('wire endpoint: server commands and error replies', () => {
   test('getLog "*" names the logs (mongosh `show logs`)', async () => {
     const logs = await client.db('admin').command({ getLog: '*' });
     assert.deepEqual(logs.names, ['global', 'startupWarnings']);
+  });
+
+  test('control: loadLegacyIndex puts a NaN index in the catalog; invalidTTLIndexes finds it, listIndexes cannot', async () => {
+    const admin = client.db('admin');
+    await client
+      .db('legacy')
+      .collection('events')
+      .insertOne({ createdAt: new Date('2020-01-01T00:00:00Z') });
+    const loaded = await admin.command({
+      ttlWorkbench: 'loadLegacyIndex',
+      db: 'legacy',
+      collection: 'events',
+      spec: { v: 2, key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: NaN },
+    });
+    assert.equal(loaded.name, 'createdAt_1');
+    const listed = await client.db('legacy').collection('events').listIndexes().toArray();
+    assert.equal(listed.find((i) => i.name === 'createdAt_1')?.expireAfterSeconds, 2147483647);
+    const invalid = await admin.command({ ttlWorkbench: 'invalidTTLIndexes' });
+    const found = (invalid.indexes as Array<Record<string, unknown>>).filter((i) => i.db === 'legacy');
+    assert.equal(found.length, 1);
+    assert.equal(found[0].problem, 'NaN');
+    assert.ok(Number.isNaN(found[0].expireAfterSeconds));
+    // The monitor skips it: a pass deletes nothing, and says what it visited.
+    const pass = await admin.command({ ttlWorkbench: 'runTTLPass' });
+    assert.equal(pass.deleted, 0);
+    assert.ok(pass.startedAt instanceof Date);
+    assert.ok(Array.isArray(pass.visits));
+    await assert.rejects(admin.command({ ttlWorkbench: 'loadLegacyIndex', db: 'legacy' }), { code: 2 });
   });
 });
