@@ -2,13 +2,15 @@
  * A command as it arrives over the wire, made into the engine's `runCommand` call, and the reply
  * made into what mongod sends. What drivers add to every command (`$db`, `lsid`,
  * `$readPreference`, `$clusterTime`, API version fields) is read here and taken off. Errors
- * become `{ok: 0, errmsg, code, codeName}`. Cursors belong to the connection that opened them.
+ * become `{ok: 0, errmsg, code, codeName}`. Cursors belong to the session (lsid) that opened them,
+ * as on mongod (cursors.ts).
  */
-import { Long } from 'bson';
+import { Long, UUID } from 'bson';
 import type { Engine } from '../engine';
 import { EngineError, fail } from '../engine/errors';
 import type { Document } from '../engine/values/types';
 import { CONTROL_COMMAND, runControlCommand } from './control';
+import { sessionKey, type CursorOwners } from './cursors';
 import { runServerCommand, SERVER_COMMANDS, type ConnectionAddresses } from './server-commands';
 
 /** Fields drivers send along with any command, which the engine's handlers do not take. */
@@ -23,14 +25,14 @@ const GENERIC_FIELDS = [
   '$client',
 ];
 
-/** Session commands: a standalone server keeps no session state the engine needs. */
+/** Session commands: the endpoint keeps no session state but the cursors a session owns. */
 const SESSION_COMMANDS = new Set(['endSessions', 'killSessions', 'killAllSessions', 'refreshSessions']);
 
 /** What one connection holds between commands. */
 export interface ConnectionState extends ConnectionAddresses {
   readonly id: number;
-  /** Ids (as strings) of the cursors this connection opened and has not exhausted or killed. */
-  readonly cursors: Set<string>;
+  /** The sessions owning the server's open cursors (shared by every connection). */
+  readonly cursors: CursorOwners;
 }
 
 /** Runs one command for a connection; never throws (an error is the reply). */
@@ -44,16 +46,25 @@ export function runWireCommand(engine: Engine, connection: ConnectionState, comm
         'IllegalOperation',
         'Transaction numbers are only allowed on a replica set member or mongos: this is a standalone server (as the TTL Workbench endpoint always is). Run without a transaction or retryable writes.',
       );
-    if (name !== undefined && SESSION_COMMANDS.has(name)) return { ok: 1 };
-    if (name === 'startSession') return { id: { id: command.lsid ?? null }, timeoutMinutes: 30, ok: 1 };
+    if (name !== undefined && SESSION_COMMANDS.has(name)) return endSessions(connection, name, cmd);
+    if (name === 'startSession') return { id: { id: new UUID() }, timeoutMinutes: 30, ok: 1 };
     if (name === CONTROL_COMMAND) return runControlCommand(engine, dbName, cmd);
     const serverReply = name === undefined ? undefined : runServerCommand(engine, connection, dbName, name);
     if (serverReply) return serverReply;
-    if (name === 'getMore' || name === 'killCursors') checkOwnCursors(connection, name, cmd);
+    const session = sessionKey(command.lsid);
+    if (name === 'getMore') connection.cursors.checkGetMore(cursorKey(cmd.getMore) ?? '', session);
     if (name === 'getParameter' && cmd.featureCompatibilityVersion !== undefined && dbName === 'admin')
       return featureCompatibilityVersion(engine, cmd);
-    const reply = engine.runCommand(dbName, cmd);
-    trackCursors(connection, name, cmd, reply);
+    let reply: Document;
+    try {
+      reply = engine.runCommand(dbName, cmd);
+    } catch (err) {
+      // A getMore the engine no longer knows (its collection dropped): forget its owner too.
+      if (name === 'getMore' && err instanceof EngineError && err.code === 43)
+        connection.cursors.forget(cursorKey(cmd.getMore) ?? '');
+      throw err;
+    }
+    trackCursors(connection, session, name, cmd, reply);
     if (name === 'hello' || name === 'isMaster' || name === 'ismaster')
       return { ...reply, connectionId: connection.id };
     if (name === 'listCommands') return withWireCommands(reply);
@@ -78,26 +89,33 @@ function cursorKey(id: unknown): string | undefined {
   return undefined;
 }
 
-function checkOwnCursors(connection: ConnectionState, name: string, cmd: Document): void {
-  const ids = name === 'getMore' ? [cmd.getMore] : Array.isArray(cmd.cursors) ? (cmd.cursors as unknown[]) : [];
-  for (const id of ids) {
-    const key = cursorKey(id);
-    if (key !== undefined && key !== '0' && !connection.cursors.has(key))
-      fail('CursorNotFound', `cursor id ${key} not found: cursors belong to the connection that opened them.`);
-  }
-}
-
-/** Remember the cursors a reply opened; forget the ones exhausted or killed. */
-function trackCursors(connection: ConnectionState, name: string | undefined, cmd: Document, reply: Document): void {
+/** Remember who opened the cursors a reply opened; forget the ones exhausted or killed. */
+function trackCursors(
+  connection: ConnectionState,
+  session: string | undefined,
+  name: string | undefined,
+  cmd: Document,
+  reply: Document,
+): void {
   const cursor = reply.cursor as Document | undefined;
   const id = cursorKey(cursor?.id);
   if (name === 'getMore') {
-    if (id === '0') connection.cursors.delete(cursorKey(cmd.getMore) ?? '');
+    if (id === '0') connection.cursors.forget(cursorKey(cmd.getMore) ?? '');
   } else if (name === 'killCursors') {
-    for (const c of (cmd.cursors as unknown[]) ?? []) connection.cursors.delete(cursorKey(c) ?? '');
+    for (const c of (cmd.cursors as unknown[]) ?? []) connection.cursors.forget(cursorKey(c) ?? '');
   } else if (id !== undefined && id !== '0') {
-    connection.cursors.add(id);
+    connection.cursors.opened(id, session, connection.id, cmd.noCursorTimeout === true);
   }
+}
+
+/** endSessions, killSessions, killAllSessions: the sessions' cursors are killed; nothing else is kept. */
+function endSessions(connection: ConnectionState, name: string, cmd: Document): Document {
+  if (name === 'killAllSessions') connection.cursors.endSessions(undefined);
+  else if (name !== 'refreshSessions' && Array.isArray(cmd[name]))
+    connection.cursors.endSessions(
+      (cmd[name] as unknown[]).map((lsid) => sessionKey(lsid)).filter((k): k is string => k !== undefined),
+    );
+  return { ok: 1 };
 }
 
 /** listCommands names what the endpoint answers itself too. */

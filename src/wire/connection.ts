@@ -6,16 +6,18 @@
  * What a connection holds is bounded: at most one frame of maxMessageSizeBytes is buffered.
  */
 import type { Socket } from 'node:net';
-import { BSON } from 'bson';
+import { BSON, ObjectId } from 'bson';
 import type { Engine } from '../engine';
 import { storableDocument } from '../engine/storage/values';
 import { cloneValue } from '../engine/values/clone';
 import type { Document } from '../engine/values/types';
 import { errorReply, runWireCommand, type ConnectionState } from './commands';
+import type { CursorOwners } from './cursors';
 import {
   FrameError,
   HEADER_BYTES,
   MAX_MESSAGE_BYTES,
+  MSG_EXHAUST_ALLOWED,
   MSG_MORE_TO_COME,
   OP_COMPRESSED,
   OP_MSG,
@@ -35,6 +37,8 @@ export interface ConnectionOptions {
   engine: Engine;
   id: number;
   log: (line: string) => void;
+  /** The owners of the server's cursors (shared by its connections). */
+  cursors: CursorOwners;
   /** Called once the socket has closed, whatever closed it. */
   onClose: (connection: WireConnection) => void;
   /** The address the server listens on (getCmdLineOpts, hostInfo). */
@@ -47,12 +51,13 @@ let nextResponseId = 1;
 
 export class WireConnection implements ConnectionState {
   readonly id: number;
-  readonly cursors = new Set<string>();
   /** Whether this connection has authenticated (always true on a server without auth). */
   authenticated = false;
   private chunks: Buffer[] = [];
   private buffered = 0;
   private closed = false;
+  /** The next answer of an awaitable hello (streamHello). */
+  private helloTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly socket: Socket,
@@ -63,6 +68,10 @@ export class WireConnection implements ConnectionState {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', () => this.close());
     socket.on('close', () => this.close());
+  }
+
+  get cursors(): CursorOwners {
+    return this.options.cursors;
   }
 
   get server(): { host: string; port: number } | undefined {
@@ -121,6 +130,10 @@ export class WireConnection implements ConnectionState {
       const reply = this.run(command);
       // moreToCome from the client: it wants no answer (w: 0 writes).
       if (msg.flags & MSG_MORE_TO_COME) return;
+      if (awaitsTopologyChange(command, reply)) {
+        this.streamHello(command, header.requestID, (msg.flags & MSG_EXHAUST_ALLOWED) !== 0);
+        return;
+      }
       this.write(opMsgFrame(encode(reply), nextResponseId++, header.requestID));
     } else if (header.opCode === OP_QUERY) {
       const query = parseOpQuery(frame);
@@ -131,6 +144,28 @@ export class WireConnection implements ConnectionState {
     } else {
       throw new FrameError(`unknown opcode ${header.opCode}`);
     }
+  }
+
+  /**
+   * An awaitable hello (a driver's server monitor, streaming protocol): the topology it knows is
+   * the current one, so the answer comes when maxAwaitTimeMS has passed (a standalone's topology
+   * never changes). With exhaustAllowed, the answers go on coming every maxAwaitTimeMS, each with
+   * moreToCome, until the client closes the connection, as mongod streams them.
+   */
+  private streamHello(command: Document, requestID: number, exhaust: boolean): void {
+    const wait = Math.min(Number(command.maxAwaitTimeMS), MAX_AWAIT_MS);
+    let responseTo = requestID;
+    const answer = () => {
+      this.helloTimer = undefined;
+      if (this.closed) return;
+      const id = nextResponseId++;
+      this.write(opMsgFrame(encode(this.run(command)), id, responseTo, exhaust));
+      if (!exhaust) return;
+      responseTo = id;
+      this.helloTimer = setTimeout(answer, wait).unref();
+    };
+    if (this.helloTimer) clearTimeout(this.helloTimer);
+    this.helloTimer = setTimeout(answer, wait).unref();
   }
 
   /** OP_QUERY carries only the handshake now: a command on `<db>.$cmd`, perhaps wrapped in $query. */
@@ -170,23 +205,37 @@ export class WireConnection implements ConnectionState {
     for (const part of parts) this.socket.write(part);
   }
 
-  /** Closes the socket and kills the connection's cursors (they die with it, as on mongod). */
+  /** Closes the socket; the cursors it opened outside any session die with it (cursors.ts). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.chunks = [];
     this.buffered = 0;
-    if (this.cursors.size) {
-      try {
-        this.options.engine.cursors.kill([...this.cursors].map((id) => BigInt(id)));
-      } catch {
-        // The engine is closing: its cursors go with it.
-      }
-      this.cursors.clear();
-    }
+    if (this.helloTimer) clearTimeout(this.helloTimer);
+    this.helloTimer = undefined;
+    this.options.cursors.connectionClosed(this.id);
     this.socket.destroy();
     this.options.onClose(this);
   }
+}
+
+/** mongod caps maxAwaitTimeMS the same way: a monitor waits at most this long for an answer. */
+const MAX_AWAIT_MS = 10 * 60 * 1000;
+
+/**
+ * A hello with maxAwaitTimeMS and the topologyVersion of the reply it would get: the client waits
+ * for a change, so the answer is held back (a different or missing topologyVersion is answered at
+ * once, as mongod does).
+ */
+function awaitsTopologyChange(command: Document, reply: Document): boolean {
+  const name = Object.keys(command)[0];
+  if (name !== 'hello' && name !== 'isMaster' && name !== 'ismaster') return false;
+  const wait = Number(command.maxAwaitTimeMS);
+  if (command.maxAwaitTimeMS === undefined || !Number.isFinite(wait) || wait < 0 || reply.ok !== 1) return false;
+  const known = command.topologyVersion as { processId?: unknown; counter?: unknown } | undefined;
+  const current = reply.topologyVersion as { processId: ObjectId; counter: unknown } | undefined;
+  if (!known || !current || !(known.processId instanceof ObjectId)) return false;
+  return known.processId.equals(current.processId) && String(known.counter) === String(current.counter);
 }
 
 function encode(reply: Document): Uint8Array {

@@ -1,12 +1,13 @@
 /**
  * The wire endpoint: a TCP server that serves one engine to MongoDB clients (the official driver,
  * mongosh, Mongoose, Compass). It binds to loopback unless told otherwise, and stopping it closes
- * every connection (their cursors die with them).
+ * every connection.
  */
 import * as net from 'node:net';
 import type { Engine } from '../engine';
 import type { Document } from '../engine/values/types';
 import { WireConnection } from './connection';
+import { CursorOwners } from './cursors';
 
 export interface WireServerOptions {
   engine: Engine;
@@ -25,10 +26,12 @@ export class WireServer {
   private readonly server: net.Server;
   private readonly connections = new Set<WireConnection>();
   private nextId = 1;
+  private readonly cursors: CursorOwners;
   private listening: { host: string; port: number } | undefined;
 
   constructor(private readonly options: WireServerOptions) {
     this.server = net.createServer((socket) => this.accept(socket));
+    this.cursors = new CursorOwners(options.engine);
   }
 
   /** Starts listening; resolves with the address and the connection string. */
@@ -41,6 +44,7 @@ export class WireServer {
         resolve();
       });
     });
+    this.cursors.start();
     const address = this.server.address() as net.AddressInfo;
     this.listening = { host, port: address.port };
     return { ...this.listening, uri: connectionString(host, address.port) };
@@ -59,6 +63,7 @@ export class WireServer {
       engine: this.options.engine,
       id: this.nextId++,
       log: this.options.log ?? (() => undefined),
+      cursors: this.cursors,
       onClose: (c) => this.connections.delete(c),
       ...(this.listening ? { server: this.listening } : {}),
       ...(this.options.intercept ? { intercept: this.options.intercept } : {}),
@@ -69,6 +74,7 @@ export class WireServer {
 
   /** Stops listening and closes every connection. */
   async stop(): Promise<void> {
+    this.cursors.stop();
     for (const c of [...this.connections]) c.close();
     if (!this.server.listening) return;
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

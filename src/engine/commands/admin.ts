@@ -1,5 +1,5 @@
 /** Server-level commands: hello, ping, buildInfo, serverStatus, parameters, getLog, listCommands. */
-import { Int32, Long } from 'bson';
+import { Int32, Long, ObjectId } from 'bson';
 import { fail } from '../errors';
 import { PARAMETERS } from '../catalog/parameters';
 import type { Document } from '../values/types';
@@ -9,13 +9,20 @@ import type { CommandContext, CommandHandler } from './context';
 export const EMULATED_VERSIONS: Record<string, string> = { '8.0': '8.0.4', '7.0': '7.0.16' };
 const MAX_WIRE_VERSION: Record<string, number> = { '8.0': 25, '7.0': 21 };
 
+/**
+ * hello's topologyVersion.processId: an ObjectId made once per process, as mongod makes one at
+ * start-up. Drivers compare it with ObjectId.equals (a string here broke their monitors); the
+ * counter stays 0, for a standalone's topology never changes.
+ */
+export const PROCESS_ID = new ObjectId();
+
 function hello({ engine }: CommandContext, cmd: Document): Document {
   const primary = engine.role === 'primary';
   const legacy = cmd.isMaster !== undefined || cmd.ismaster !== undefined;
   return {
     [legacy ? 'ismaster' : 'isWritablePrimary']: primary,
     ...(primary ? {} : { secondary: true }),
-    topologyVersion: { processId: 'ttl-workbench', counter: Long.fromNumber(0) },
+    topologyVersion: { processId: PROCESS_ID, counter: Long.fromNumber(0) },
     maxBsonObjectSize: 16 * 1024 * 1024,
     maxMessageSizeBytes: 48000000,
     maxWriteBatchSize: 100000,

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { BSON } from 'bson';
+import { BSON, UUID, type Document } from 'bson';
 import { MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 import { startServer, type RunningServer } from '../../../src/wire';
 
@@ -99,32 +99,76 @@ describe('wire endpoint: the official driver', () => {
     assert.equal(await c.countDocuments(), 3);
   });
 
-  test('cursors over several batches (batchSize), and a getMore from another connection is refused', async () => {
+  test('cursors over several batches (batchSize), whichever pooled connection each getMore takes', async () => {
     const c = client.db('cur').collection('many');
     await c.insertMany(Array.from({ length: 1000 }, (_, i) => ({ i })));
-    const seen: number[] = [];
-    for await (const d of c.find({}, { batchSize: 7 }).sort({ i: 1 })) seen.push(d.i as number);
-    assert.equal(seen.length, 1000);
-    assert.deepEqual(seen.slice(0, 3), [0, 1, 2]);
-
-    // The raw commands, to hold the cursor id: another connection cannot continue it.
-    const first = await client.db('cur').command({ find: 'many', batchSize: 2 });
-    const id = (first.cursor as { id: unknown }).id;
-    const other = new MongoClient(server.uri, { maxPoolSize: 1 });
-    try {
-      await assert.rejects(other.db('cur').command({ getMore: id, collection: 'many' }), (e: unknown) => {
-        assert.equal((e as MongoServerError).code, 43);
-        return true;
-      });
-    } finally {
-      await other.close();
+    // Several cursors at once keep several pooled connections busy: getMores go over any of them.
+    const runs = await Promise.all(
+      [7, 11, 13].map(async (batchSize) => {
+        const seen: number[] = [];
+        for await (const d of c.find({}, { batchSize }).sort({ i: 1 })) seen.push(d.i as number);
+        return seen;
+      }),
+    );
+    for (const seen of runs) {
+      assert.equal(seen.length, 1000);
+      assert.deepEqual(seen.slice(0, 3), [0, 1, 2]);
     }
-    const more = await client.db('cur').command({ getMore: id, collection: 'many', batchSize: 3 });
-    assert.equal((more.cursor as { nextBatch: unknown[] }).nextBatch.length, 3);
-    await client.db('cur').command({ killCursors: 'many', cursors: [id] });
   });
 
-  test("a connection's cursors die with it", async () => {
+  test("a cursor belongs to its session: another session's getMore is refused (50738), as on mongod", async () => {
+    const session = client.startSession();
+    const stranger = client.startSession();
+    try {
+      const first = await client.db('cur').command({ find: 'many', batchSize: 2 }, { session });
+      const id = (first.cursor as { id: unknown }).id;
+      await assert.rejects(
+        client.db('cur').command({ getMore: id, collection: 'many' }, { session: stranger }),
+        (e: unknown) => {
+          assert.equal((e as MongoServerError).code, 50738);
+          assert.match((e as MongoServerError).message, /which was created in session \w+, in session \w+/);
+          return true;
+        },
+      );
+      const more = await client.db('cur').command({ getMore: id, collection: 'many', batchSize: 3 }, { session });
+      assert.equal((more.cursor as { nextBatch: unknown[] }).nextBatch.length, 3);
+      await client.db('cur').command({ killCursors: 'many', cursors: [id] }, { session });
+    } finally {
+      await session.endSession();
+      await stranger.endSession();
+    }
+  });
+
+  test('raw connections: a session continues its cursor on another connection; ending the session kills it', async () => {
+    const a = await RawConnection.open(server.port);
+    const b = await RawConnection.open(server.port);
+    try {
+      const lsid = { id: new UUID() };
+      const first = await a.command({ find: 'many', batchSize: 2, lsid, $db: 'cur' });
+      const id = first.cursor.id;
+      a.close(); // the cursor lives on: it belongs to the session, not to the connection
+      const more = await b.command({ getMore: id, collection: 'many', batchSize: 2, lsid, $db: 'cur' });
+      assert.equal(more.cursor.nextBatch.length, 2);
+      const noSession = await b.command({ getMore: id, collection: 'many', $db: 'cur' });
+      assert.equal(noSession.code, 50737);
+      await b.command({ endSessions: [lsid], $db: 'admin' });
+      const gone = await b.command({ getMore: id, collection: 'many', lsid, $db: 'cur' });
+      assert.equal(gone.code, 43);
+      // Outside any session a cursor dies with its connection.
+      const c = await RawConnection.open(server.port);
+      const before = server.engine.cursors.count;
+      await c.command({ find: 'many', batchSize: 1, $db: 'cur' });
+      assert.equal(server.engine.cursors.count, before + 1);
+      c.close();
+      for (let i = 0; i < 50 && server.engine.cursors.count > before; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(server.engine.cursors.count, before);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  test("a client's cursors die when it closes (the driver ends its sessions)", async () => {
     const before = server.engine.cursors.count;
     const other = new MongoClient(server.uri, { maxPoolSize: 1 });
     await other.db('cur').command({ find: 'many', batchSize: 1 });
@@ -188,6 +232,36 @@ describe('wire endpoint: the official driver', () => {
     const c = client.db('pool').collection('c');
     await Promise.all(Array.from({ length: 50 }, (_, i) => c.insertOne({ i }).then(() => c.findOne({ i }))));
     assert.equal(await c.countDocuments(), 50);
+  });
+
+  test("the driver's server monitor: awaitable hellos stream every heartbeat, and the pool is never cleared", async () => {
+    // Before: a string topologyVersion.processId and an immediate answer without moreToCome made
+    // every heartbeat fail and clear the pool (operations in flight failed with MongoPoolClearedError).
+    const watched = new MongoClient(server.uri, { heartbeatFrequencyMS: 500 });
+    const events: string[] = [];
+    for (const name of ['serverHeartbeatSucceeded', 'serverHeartbeatFailed', 'connectionPoolCleared'] as const)
+      watched.on(name, (e: { awaited?: boolean }) =>
+        events.push(name === 'serverHeartbeatSucceeded' && e.awaited ? 'awaited' : name),
+      );
+    try {
+      await watched.connect();
+      const started = Date.now();
+      await new Promise((r) => setTimeout(r, 1300));
+      assert.deepEqual(
+        events.filter((e) => e !== 'awaited' && e !== 'serverHeartbeatSucceeded'),
+        [],
+        'no failed heartbeat, no cleared pool',
+      );
+      const awaited = events.filter((e) => e === 'awaited').length;
+      assert.ok(awaited >= 2, `streamed answers arrive (${awaited})`);
+      assert.ok(
+        awaited <= Math.ceil((Date.now() - started) / 500) + 2,
+        `one per heartbeat, not a busy loop (${awaited})`,
+      );
+      assert.equal((await watched.db('admin').command({ ping: 1 })).ok, 1);
+    } finally {
+      await watched.close();
+    }
   });
 
   test('a malformed frame closes only its own connection', async () => {
@@ -254,4 +328,45 @@ function crc32c(bytes: Uint8Array): number {
     for (let k = 0; k < 8; k++) crc = crc & 1 ? 0x82f63b78 ^ (crc >>> 1) : crc >>> 1;
   }
   return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** One raw socket speaking OP_MSG: commands with exactly the fields given (lsid or none). */
+class RawConnection {
+  private buffered = Buffer.alloc(0);
+  private waiting: ((reply: any) => void) | undefined;
+  private nextRequest = 1;
+
+  private constructor(private readonly socket: net.Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      if (this.buffered.length >= 4 && this.buffered.length >= this.buffered.readInt32LE(0)) {
+        const length = this.buffered.readInt32LE(0);
+        const frame = this.buffered.subarray(0, length);
+        this.buffered = this.buffered.subarray(length);
+        this.waiting?.(BSON.deserialize(frame.subarray(21)));
+      }
+    });
+  }
+
+  static async open(port: number): Promise<RawConnection> {
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    return new RawConnection(socket);
+  }
+
+  command(doc: Document): Promise<any> {
+    const body = BSON.serialize(doc);
+    const head = Buffer.alloc(21);
+    head.writeInt32LE(21 + body.length, 0);
+    head.writeInt32LE(this.nextRequest++, 4);
+    head.writeInt32LE(2013, 12);
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+      this.socket.write(Buffer.concat([head, Buffer.from(body)]));
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
 }

@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Int32, Long } from 'bson';
+import { Int32, Long, ObjectId } from 'bson';
 import { Engine, EngineError, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 import { expectError } from '../../helpers/expect-error';
@@ -47,6 +47,14 @@ describe('hello and isMaster', () => {
     assert.ok(reply.localTime instanceof Date);
     assert.equal(reply.localTime.getTime(), Date.UTC(2025, 5, 1));
     assert.equal(reply.readOnly, false);
+  });
+
+  it('topologyVersion: an ObjectId processId, the same for every reply of the process (drivers compare it with equals), counter 0', () => {
+    const first = admin(new Engine(), { hello: 1 }).topologyVersion as Document;
+    const second = admin(new Engine(), { hello: 1 }).topologyVersion as Document;
+    assert.ok(first.processId instanceof ObjectId);
+    assert.ok(first.processId.equals(second.processId as ObjectId));
+    assert.equal(plain(first.counter), 0);
   });
 
   it('hello on a 7.0 engine reports maxWireVersion 21', () => {
