@@ -17,7 +17,8 @@
  */
 import { findInvalidTTLIndexes, loadLegacyIndexSpec, type Engine, type VirtualClock } from '../engine';
 import { fail } from '../engine/errors';
-import { isPlainObject, type Document } from '../engine/values/types';
+import { toDouble } from '../engine/values/numbers';
+import { isNumeric, isPlainObject, type Document } from '../engine/values/types';
 import { parseDuration } from '../formats/duration';
 
 export const CONTROL_COMMAND = 'ttlWorkbench';
@@ -32,7 +33,8 @@ export function runControlCommand(engine: Engine, dbName: string, cmd: Document)
       return { ...clockOf(engine), ttl: engine.ttl.status(), ok: 1 };
     case 'advanceClock': {
       const clock = virtualClock(engine, 'advanceClock');
-      const ms = parseDuration(cmd.by);
+      // Over the wire a number arrives as a BSON Int32, Double or Long.
+      const ms = parseDuration(isNumeric(cmd.by) ? toDouble(cmd.by) : cmd.by);
       if (typeof ms !== 'number')
         fail('BadValue', `advanceClock needs by: a duration such as "90s", "2h", "1d" or milliseconds (${ms.error}).`);
       return moved(engine, () => clock.advance(ms));

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Binary, Double, Long } from 'bson';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { startServer, type RunningServer } from '../../../src/wire';
 
@@ -85,6 +86,22 @@ describe('wire endpoint: server commands and error replies', () => {
   test('getLog "*" names the logs (mongosh `show logs`)', async () => {
     const logs = await client.db('admin').command({ getLog: '*' });
     assert.deepEqual(logs.names, ['global', 'startupWarnings']);
+  });
+
+  test('control: advanceClock takes milliseconds as any BSON number (Int32, Double, Long), as mongosh sends them', async () => {
+    const admin = client.db('admin');
+    const start = server.clock.now().getTime();
+    await admin.command({ ttlWorkbench: 'advanceClock', by: 60_000 });
+    await admin.command({ ttlWorkbench: 'advanceClock', by: new Double(1500) });
+    const moved = await admin.command({ ttlWorkbench: 'advanceClock', by: Long.fromNumber(500) });
+    assert.equal((moved.now as Date).getTime() - start, 62_000);
+    await assert.rejects(admin.command({ ttlWorkbench: 'advanceClock', by: -1 }), { code: 2 });
+  });
+
+  test('startSession answers a new session id', async () => {
+    const reply = await client.db('admin').command({ startSession: 1 });
+    assert.ok((reply.id as { id: unknown }).id instanceof Binary);
+    assert.equal(reply.timeoutMinutes, 30);
   });
 
   test('control: loadLegacyIndex puts a NaN index in the catalog; invalidTTLIndexes finds it, listIndexes cannot', async () => {
