@@ -64,5 +64,11 @@ esbuild
     });
     if (r.status !== 0) throw new Error('declarations of dist/server.js failed');
     fs.writeFileSync(path.join(__dirname, 'dist', 'server.d.ts'), "export * from './types/wire/index';\n");
+    // The mongosh prelude (clock, ttl, a sleep that moves the virtual clock) ships beside
+    // dist/server.js, as it is: mongosh loads it with --file.
+    fs.copyFileSync(
+      path.join(__dirname, 'src', 'wire', 'mongosh-prelude.js'),
+      path.join(__dirname, 'dist', 'mongosh-prelude.js'),
+    );
   })
   .catch(() => process.exit(1));

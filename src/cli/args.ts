@@ -107,7 +107,9 @@ first line of output is the connection string, mongodb://127.0.0.1:PORT/.
   --auth USER:PASSWORD       require SCRAM-SHA-256 authentication with these credentials
 Over the wire, {ttlWorkbench: "advanceClock", by: "2h"} (an admin command) moves the virtual
 clock and runs the TTL passes that fall due; "setClock" (to: DATE), "runTTLPass" and "status"
-too. A real mongod answers it with CommandNotFound (59).
+too, "invalidTTLIndexes" (NaN and other invalid stored values, which listIndexes cannot show) and
+"loadLegacyIndex" (db, collection, spec: an index as an older server left it). A real mongod
+answers it with CommandNotFound (59).
 Exit codes: 0 stopped by SIGINT or SIGTERM; 1 could not start (port in use, data folder locked);
 2 bad usage.
 

@@ -26,6 +26,7 @@ export const ErrorCode = {
   ImmutableField: 66,
   CannotCreateIndex: 67,
   InvalidOptions: 72,
+  NoReplicationEnabled: 76,
   InvalidNamespace: 73,
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,

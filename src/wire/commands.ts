@@ -5,12 +5,13 @@
  * become `{ok: 0, errmsg, code, codeName}`. Cursors belong to the session that opened them (or, opened
  * without a session, to the connection): see cursor-owners.ts.
  */
-import { Long } from 'bson';
+import { Long, UUID } from 'bson';
 import type { Engine } from '../engine';
 import { EngineError, fail } from '../engine/errors';
 import type { Document } from '../engine/values/types';
 import { CONTROL_COMMAND, runControlCommand } from './control';
 import { sessionKey, type CursorOwners } from './cursor-owners';
+import { runServerCommand, SERVER_COMMANDS, type ConnectionAddresses } from './server-commands';
 
 /** Fields drivers send along with any command, which the engine's handlers do not take. */
 const GENERIC_FIELDS = [
@@ -28,7 +29,7 @@ const GENERIC_FIELDS = [
 const SESSION_COMMANDS = new Set(['endSessions', 'killSessions', 'killAllSessions', 'refreshSessions']);
 
 /** What one connection holds between commands. */
-export interface ConnectionState {
+export interface ConnectionState extends ConnectionAddresses {
   readonly id: number;
   /** Who may continue each cursor opened over the wire (shared by the server's connections). */
   readonly owners: CursorOwners;
@@ -46,8 +47,10 @@ export function runWireCommand(engine: Engine, connection: ConnectionState, comm
         'Transaction numbers are only allowed on a replica set member or mongos: this is a standalone server (as the TTL Workbench endpoint always is). Run without a transaction or retryable writes.',
       );
     if (name !== undefined && SESSION_COMMANDS.has(name)) return endSessions(connection, name, cmd);
-    if (name === 'startSession') return { id: { id: command.lsid ?? null }, timeoutMinutes: 30, ok: 1 };
+    if (name === 'startSession') return { id: { id: new UUID() }, timeoutMinutes: 30, ok: 1 };
     if (name === CONTROL_COMMAND) return runControlCommand(engine, dbName, cmd);
+    const serverReply = name === undefined ? undefined : runServerCommand(engine, connection, dbName, name);
+    if (serverReply) return serverReply;
     const session = sessionKey(command.lsid);
     if (name === 'getMore') {
       const key = cursorKey(cmd.getMore);
@@ -67,6 +70,7 @@ export function runWireCommand(engine: Engine, connection: ConnectionState, comm
     trackCursors(connection, name, cmd, session, reply);
     if (name === 'hello' || name === 'isMaster' || name === 'ismaster')
       return { ...reply, connectionId: connection.id };
+    if (name === 'listCommands') return withWireCommands(reply);
     return reply;
   } catch (err) {
     return errorReply(err);
@@ -119,6 +123,21 @@ function trackCursors(
   } else if (id !== undefined && id !== '0') {
     connection.owners.opened(id, session, connection.id, cmd.noCursorTimeout === true);
   }
+}
+
+/** listCommands names the commands the endpoint answers itself, beside the engine's. */
+function withWireCommands(reply: Document): Document {
+  const commands = { ...(reply.commands as Document) };
+  for (const name of [CONTROL_COMMAND, 'startSession', ...SERVER_COMMANDS])
+    commands[name] ??= {
+      help: '',
+      requiresAuth: false,
+      secondaryOk: true,
+      adminOnly: name === CONTROL_COMMAND || name === 'getCmdLineOpts' || name.startsWith('replSet'),
+    };
+  const sorted: Document = {};
+  for (const name of Object.keys(commands).sort()) sorted[name] = commands[name];
+  return { ...reply, commands: sorted };
 }
 
 function featureCompatibilityVersion(engine: Engine, cmd: Document): Document {

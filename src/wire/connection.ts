@@ -49,6 +49,8 @@ export interface ConnectionOptions {
   engine: Engine;
   /** Who may continue which cursor, for all of the server's connections. */
   owners: CursorOwners;
+  /** The address the server listens on (getCmdLineOpts, hostInfo). */
+  server?: { host: string; port: number };
   id: number;
   log: (line: string) => void;
   /** Called once the socket has closed, whatever closed it. */
@@ -115,6 +117,10 @@ export class WireConnection implements ConnectionState {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', () => this.close());
     socket.on('close', () => this.close());
+  }
+
+  get server(): { host: string; port: number } | undefined {
+    return this.options.server;
   }
 
   get remote(): string {

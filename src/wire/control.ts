@@ -5,16 +5,25 @@
  *   {ttlWorkbench: "status"}                          clock and TTL monitor
  *   {ttlWorkbench: "advanceClock", by: "2h" | <ms>}   virtual clock forward, due TTL passes run
  *   {ttlWorkbench: "setClock", to: <date>}            virtual clock forward to a date
- *   {ttlWorkbench: "runTTLPass"}                      one TTL pass now
+ *   {ttlWorkbench: "runTTLPass"}                      one TTL pass now, with what each visit did
+ *   {ttlWorkbench: "invalidTTLIndexes"}               TTL indexes whose stored expireAfterSeconds
+ *                                                     is invalid (NaN, ...), in every database
+ *   {ttlWorkbench: "loadLegacyIndex", db, collection, spec}
+ *                                                     an index spec put into the catalog as an
+ *                                                     older server left it (NaN and all)
+ *
+ * The last two exist because listIndexes cannot show a NaN (7.0 and 8.0 list it as 2147483647)
+ * and createIndex refuses one: a test of an application's NaN audit needs both over the wire.
  */
-import type { Engine, VirtualClock } from '../engine';
+import { findInvalidTTLIndexes, loadLegacyIndexSpec, type Engine, type VirtualClock } from '../engine';
 import { fail } from '../engine/errors';
-import type { Document } from '../engine/values/types';
+import { toDouble } from '../engine/values/numbers';
+import { isNumeric, isPlainObject, type Document } from '../engine/values/types';
 import { parseDuration } from '../formats/duration';
 
 export const CONTROL_COMMAND = 'ttlWorkbench';
 
-const ACTIONS = 'status, advanceClock, setClock, runTTLPass';
+const ACTIONS = 'status, advanceClock, setClock, runTTLPass, invalidTTLIndexes, loadLegacyIndex';
 
 export function runControlCommand(engine: Engine, dbName: string, cmd: Document): Document {
   if (dbName !== 'admin')
@@ -24,7 +33,8 @@ export function runControlCommand(engine: Engine, dbName: string, cmd: Document)
       return { ...clockOf(engine), ttl: engine.ttl.status(), ok: 1 };
     case 'advanceClock': {
       const clock = virtualClock(engine, 'advanceClock');
-      const ms = parseDuration(cmd.by);
+      // Over the wire a number arrives as a BSON Int32, Double or Long.
+      const ms = parseDuration(isNumeric(cmd.by) ? toDouble(cmd.by) : cmd.by);
       if (typeof ms !== 'number')
         fail('BadValue', `advanceClock needs by: a duration such as "90s", "2h", "1d" or milliseconds (${ms.error}).`);
       return moved(engine, () => clock.advance(ms));
@@ -44,12 +54,26 @@ export function runControlCommand(engine: Engine, dbName: string, cmd: Document)
     case 'runTTLPass': {
       const report = engine.ttl.runPass();
       return {
+        startedAt: report.startedAt,
         deleted: report.deleted,
         subPasses: report.subPasses,
+        visits: report.visits.map((v) => ({ ...v })),
         ...(report.skipped ? { skipped: report.skipped } : {}),
         ...clockOf(engine),
         ok: 1,
       };
+    }
+    case 'invalidTTLIndexes':
+      return { indexes: findInvalidTTLIndexes(engine), ok: 1 };
+    case 'loadLegacyIndex': {
+      const { db, collection, spec } = cmd;
+      if (typeof db !== 'string' || typeof collection !== 'string' || !isPlainObject(spec))
+        fail(
+          'BadValue',
+          'loadLegacyIndex needs db, collection and spec, e.g. {ttlWorkbench: "loadLegacyIndex", db: "app", collection: "events", spec: {key: {t: 1}, name: "t_1", expireAfterSeconds: NaN}}.',
+        );
+      loadLegacyIndexSpec(engine, db, collection, spec);
+      return { name: spec.name, ok: 1 };
     }
     default:
       fail(

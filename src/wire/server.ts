@@ -65,6 +65,7 @@ export class WireServer {
     const connection = new WireConnection(socket, {
       engine: this.options.engine,
       owners: this.cursorOwners,
+      ...(this.listening ? { server: this.listening } : {}),
       id: this.nextId++,
       log: this.options.log ?? (() => undefined),
       onClose: (c) => this.connections.delete(c),

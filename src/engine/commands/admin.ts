@@ -1,4 +1,4 @@
-/** Server-level commands: hello, ping, buildInfo, serverStatus, parameters, listCommands. */
+/** Server-level commands: hello, ping, buildInfo, serverStatus, parameters, getLog, listCommands. */
 import { Int32, Long, ObjectId } from 'bson';
 import { fail } from '../errors';
 import { PARAMETERS } from '../catalog/parameters';
@@ -8,12 +8,13 @@ import type { CommandContext, CommandHandler } from './context';
 /** Full version strings of the mongod releases the engine emulates. */
 export const EMULATED_VERSIONS: Record<string, string> = { '8.0': '8.0.4', '7.0': '7.0.16' };
 const MAX_WIRE_VERSION: Record<string, number> = { '8.0': 25, '7.0': 21 };
+
 /**
  * hello's topologyVersion.processId: an ObjectId made once per process, as mongod makes one at
- * startup. Drivers compare it with `.equals()` between heartbeats; a string there made every
- * heartbeat after the first fail, and the driver cleared its connection pool.
+ * start-up. Drivers compare it with ObjectId.equals (a string here broke their monitors); the
+ * counter stays 0, for a standalone's topology never changes.
  */
-const PROCESS_ID = new ObjectId();
+export const PROCESS_ID = new ObjectId();
 
 function hello({ engine }: CommandContext, cmd: Document): Document {
   const primary = engine.role === 'primary';
@@ -117,6 +118,22 @@ function asReplyValue(name: string, value: boolean | number): unknown {
   return PARAMETERS[name]?.kind === 'int' ? new Int32(value as number) : value;
 }
 
+/**
+ * The engine's log lines ("global", and "startupWarnings", which mongosh shows when it connects);
+ * "*" names the logs there are, as mongod answers it.
+ */
+function getLog({ engine, dbName }: CommandContext, cmd: Document): Document {
+  requireAdmin(dbName, 'getLog');
+  if (cmd.getLog === '*') return { names: ['global', 'startupWarnings'], ok: 1 };
+  return {
+    totalLinesWritten: engine.logLines.length,
+    log: engine.logLines.map((l) =>
+      JSON.stringify({ t: { $date: l.t.toISOString() }, s: 'W', c: 'INDEX', id: l.id, msg: l.msg, attr: l.attr ?? {} }),
+    ),
+    ok: 1,
+  };
+}
+
 export const adminCommands: Record<string, CommandHandler> = {
   hello,
   isMaster: hello,
@@ -126,11 +143,5 @@ export const adminCommands: Record<string, CommandHandler> = {
   getParameter,
   setParameter,
   connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
-  getLog: ({ engine }) => ({
-    totalLinesWritten: engine.logLines.length,
-    log: engine.logLines.map((l) =>
-      JSON.stringify({ t: { $date: l.t.toISOString() }, s: 'W', c: 'INDEX', id: l.id, msg: l.msg, attr: l.attr ?? {} }),
-    ),
-    ok: 1,
-  }),
+  getLog,
 };
