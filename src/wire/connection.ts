@@ -46,7 +46,7 @@ let nextResponseId = 1;
 export class WireConnection implements ConnectionState {
   readonly id: number;
   readonly cursors = new Set<string>();
-  /** Whether this connection has authenticated (always true on a server without auth). */
+  /** Whether this connection has authenticated; only a server started with auth (auth.ts) reads it. */
   authenticated = false;
   private chunks: Buffer[] = [];
   private buffered = 0;

@@ -42,6 +42,11 @@ function listCommands(): Document {
   return { commands, ok: 1 };
 }
 
+/** Whether the engine has a command of this name (an alias counts): what it would not answer with CommandNotFound. */
+export function isEngineCommand(name: string): boolean {
+  return Object.hasOwn(HANDLERS, name) || (Object.hasOwn(ALIASES, name) && Object.hasOwn(HANDLERS, ALIASES[name]));
+}
+
 export function dispatchCommand(engine: EngineContext, dbName: string, command: Document): Document {
   validateDatabaseName(dbName);
   // Measured before anything walks it (mongod validates every BSON message the same way). An

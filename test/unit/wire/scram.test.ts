@@ -4,10 +4,10 @@
  * conversation replayed, channel binding, malformed messages), and RFC 4013's SASLprep examples.
  */
 import assert from 'node:assert/strict';
-import { createHash, createHmac, pbkdf2Sync } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { saslPrep, SaslPrepError } from '../../../src/wire/saslprep';
 import { deriveCredentials, ScramConversation, ScramError, type ScramCredentials } from '../../../src/wire/scram';
+import { scramClientFinal } from './scram-client';
 
 // RFC 7677 section 3 (repeated in MongoDB's auth spec, "SCRAM-SHA-256: Conversation").
 const RFC = {
@@ -32,18 +32,8 @@ function conversation(credentials: ScramCredentials = rfcCredentials()): ScramCo
   );
 }
 
-/** A client's side, written from RFC 5802 section 3, to answer a server-first with any password. */
 function clientFinal(password: string, clientFirstBare: string, serverFirst: string): string {
-  const fields = Object.fromEntries(serverFirst.split(',').map((p) => [p[0], p.slice(2)]));
-  const salted = pbkdf2Sync(password, Buffer.from(fields.s, 'base64'), Number(fields.i), 32, 'sha256');
-  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
-  const storedKey = createHash('sha256').update(clientKey).digest();
-  const withoutProof = `c=biws,r=${fields.r}`;
-  const signature = createHmac('sha256', storedKey)
-    .update(`${clientFirstBare},${serverFirst},${withoutProof}`)
-    .digest();
-  const proof = Buffer.from(clientKey.map((b, i) => b ^ signature[i]));
-  return `${withoutProof},p=${proof.toString('base64')}`;
+  return scramClientFinal(password, clientFirstBare, serverFirst).message;
 }
 
 const refused = (pattern: RegExp) => (e: unknown) => e instanceof ScramError && pattern.test(e.message);
@@ -55,6 +45,9 @@ describe('SCRAM-SHA-256 server', () => {
     assert.equal(conv.user, 'user');
     assert.equal(conv.finish(RFC.clientFinal), RFC.serverFinal);
     assert.equal(conv.state, 'done');
+    // The tests' client (scram-client.ts) reproduces the RFC's client side too.
+    const client = scramClientFinal('pencil', RFC.clientFirst.slice(3), RFC.serverFirst);
+    assert.deepEqual(client, { message: RFC.clientFinal, expectedServerFinal: RFC.serverFinal });
   });
 
   test('the server keeps the salt, the count, StoredKey and ServerKey: not the password', () => {
