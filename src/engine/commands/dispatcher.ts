@@ -56,7 +56,8 @@ export function dispatchCommand(engine: EngineContext, dbName: string, command: 
   const name = Object.keys(command)[0];
   if (name === undefined)
     fail('CommandNotFound', 'no such command: the command document is empty. Pass e.g. {ping: 1}.');
-  const handler = HANDLERS[name] ?? HANDLERS[ALIASES[name] ?? ''];
+  // Own properties only: {constructor: 1} or {toString: 1} must not reach Object.prototype.
+  const handler = isEngineCommand(name) ? (HANDLERS[name] ?? HANDLERS[ALIASES[name]]) : undefined;
   if (!handler)
     fail(
       'CommandNotFound',
