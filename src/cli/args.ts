@@ -1,4 +1,5 @@
 /** Command-line parsing for `ttl-workbench`: pure, so usage errors are tested without a process. */
+import { saslPrep } from '../wire/saslprep';
 
 export interface RunOptions {
   files: string[];
@@ -104,7 +105,14 @@ first line of output is the connection string, mongodb://127.0.0.1:PORT/.
   --port N                   the port (default 27017; 0 picks a free one)
   --bind ADDRESS             the address to listen on (default 127.0.0.1: this machine only)
   --clock, --now, --flavor, --server-version, --data   as for run
-  --auth USER:PASSWORD       require SCRAM-SHA-256 authentication with these credentials
+  --auth USER:PASSWORD       require authentication (SCRAM-SHA-256) as USER, a user of the admin
+                             database; the first ':' ends USER. Connect with
+                             mongodb://USER:PASSWORD@127.0.0.1:PORT/ (authSource admin, the
+                             default; percent-encode @ : / in the URI). Until it authenticates,
+                             a connection may run only hello, ping, buildInfo, listCommands,
+                             connectionStatus and the SASL commands; the rest answer 13
+                             (Unauthorized). The password is SASLprepped (RFC 4013) and must pass
+                             it. Other local users can see a command line (ps)
 Over the wire, {ttlWorkbench: "advanceClock", by: "2h"} (an admin command) moves the virtual
 clock and runs the TTL passes that fall due; "setClock" (to: DATE), "runTTLPass" and "status"
 too, "invalidTTLIndexes" (NaN and other invalid stored values, which listIndexes cannot show) and
@@ -261,7 +269,15 @@ function parseServeArgs(rest: string[]): ServeOptions {
         const colon = v.indexOf(':');
         if (colon <= 0 || colon === v.length - 1)
           throw new UsageError('--auth needs USER:PASSWORD, e.g. --auth app:secret');
-        options.auth = { user: v.slice(0, colon), password: v.slice(colon + 1) };
+        const password = v.slice(colon + 1);
+        try {
+          saslPrep(password);
+        } catch (e) {
+          throw new UsageError(
+            `--auth: SCRAM-SHA-256 cannot use this password: SASLprep (RFC 4013) refuses it, ${(e as Error).message}`,
+          );
+        }
+        options.auth = { user: v.slice(0, colon), password };
         break;
       }
       default: {

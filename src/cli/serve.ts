@@ -1,8 +1,10 @@
 /**
  * `ttl-workbench serve`: the engine over the MongoDB wire protocol until SIGINT or SIGTERM. The
- * first line printed is the connection string (a script can read it); then a line for every
- * connection closed for a bad frame. Stopping closes the connections and the engine (a kept one
- * synced to its folder and unlocked). Exit codes: 0 stopped by a signal, 1 could not start.
+ * first line printed is the connection string (a script can read it); then, on stderr, a line for
+ * every connection closed for a bad frame and every failed authentication. With --auth the
+ * connection string stays without credentials (the password is not printed); stderr says how to
+ * pass them. Stopping closes the connections and the engine (a kept one synced to its folder and
+ * unlocked). Exit codes: 0 stopped by a signal, 1 could not start.
  */
 import { startServer } from '../wire/start-server';
 import type { ServeOptions } from './args';
@@ -24,6 +26,7 @@ export async function serveCommand(options: ServeOptions, out: Write, err: Write
       flavor: options.flavor,
       serverVersion: options.serverVersion,
       ...(options.data !== undefined ? { data: options.data } : {}),
+      ...(options.auth ? { auth: options.auth } : {}),
       log: (line) => err(`${line}\n`),
     });
   } catch (e) {
@@ -36,6 +39,10 @@ export async function serveCommand(options: ServeOptions, out: Write, err: Write
     return 1;
   }
   out(`${server.uri}\n`);
+  if (options.auth) {
+    const at = server.uri.replace('mongodb://', `mongodb://${encodeURIComponent(options.auth.user)}:<password>@`);
+    err(`authentication required (SCRAM-SHA-256, user ${options.auth.user} in admin): connect with ${at}\n`);
+  }
   for (const note of server.notes) err(`${options.data}: ${note}\n`);
   const running = server;
   return new Promise<number>((resolve) => {

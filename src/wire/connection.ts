@@ -95,7 +95,7 @@ function awaitableHelloWait(command: Document, reply: Document): number | undefi
 export class WireConnection implements ConnectionState {
   readonly id: number;
   readonly owners: CursorOwners;
-  /** Whether this connection has authenticated (always true on a server without auth). */
+  /** Whether this connection has authenticated; only a server started with auth (auth.ts) reads it. */
   authenticated = false;
   private chunks: Buffer[] = [];
   private buffered = 0;

@@ -6,3 +6,4 @@
 export { startServer, type ClockMove, type RunningServer, type StartServerOptions } from './start-server';
 export { WireServer, type WireServerOptions } from './server';
 export { CONTROL_COMMAND } from './control';
+export type { AuthOptions } from './auth';

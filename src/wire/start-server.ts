@@ -12,6 +12,7 @@
 import type { Engine, MonitorStatus } from '../engine';
 import type { Document } from '../engine/values/types';
 import { openProcessEngine } from '../storage/process-engine';
+import { authCredentials, createAuthGate, type AuthOptions } from './auth';
 import { runControlCommand } from './control';
 import { WireServer } from './server';
 
@@ -31,6 +32,14 @@ export interface StartServerOptions {
   data?: string;
   /** Where the server's log lines go (default: nowhere). */
   log?: (line: string) => void;
+  /**
+   * Require authentication: SCRAM-SHA-256 as this user, who lives in the admin database
+   * (mongodb://USER:PASSWORD@127.0.0.1:PORT/?authSource=admin; admin is also the driver's default
+   * authSource). Until a connection authenticates, only hello, ping, buildInfo, listCommands,
+   * connectionStatus and the authentication commands run; the rest answer 13 (Unauthorized).
+   * Without it (the default) no authentication is asked for. The password must pass SASLprep.
+   */
+  auth?: AuthOptions;
 }
 
 /** What a clock move did: where time is now, and what the TTL monitor did on the way. */
@@ -71,6 +80,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const now = options.now === undefined ? undefined : new Date(options.now);
   if (now && Number.isNaN(now.getTime()))
     throw new RangeError(`startServer: now must be a date, got ${String(options.now)}`);
+  // The stored keys, derived (and the password checked) before the engine opens a kept folder.
+  const credentials = options.auth !== undefined ? authCredentials(options.auth) : undefined;
   const opened = openProcessEngine({
     clock: options.clock ?? 'virtual',
     ...(now ? { now } : {}),
@@ -80,8 +91,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     holder: 'startServer',
   });
   const { engine } = opened;
+  const gate = credentials ? createAuthGate(engine, credentials, options.log) : undefined;
   const server = new WireServer({
     engine,
+    ...(gate ? { intercept: gate.intercept } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.log ? { log: options.log } : {}),

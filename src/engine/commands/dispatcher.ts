@@ -42,6 +42,11 @@ function listCommands(): Document {
   return { commands, ok: 1 };
 }
 
+/** Whether the engine has a command of this name (an alias counts): what it would not answer with CommandNotFound. */
+export function isEngineCommand(name: string): boolean {
+  return Object.hasOwn(HANDLERS, name) || (Object.hasOwn(ALIASES, name) && Object.hasOwn(HANDLERS, ALIASES[name]));
+}
+
 export function dispatchCommand(engine: EngineContext, dbName: string, command: Document): Document {
   validateDatabaseName(dbName);
   // Measured before anything walks it (mongod validates every BSON message the same way). An
@@ -51,7 +56,8 @@ export function dispatchCommand(engine: EngineContext, dbName: string, command: 
   const name = Object.keys(command)[0];
   if (name === undefined)
     fail('CommandNotFound', 'no such command: the command document is empty. Pass e.g. {ping: 1}.');
-  const handler = HANDLERS[name] ?? HANDLERS[ALIASES[name] ?? ''];
+  // Own properties only: {constructor: 1} or {toString: 1} must not reach Object.prototype.
+  const handler = isEngineCommand(name) ? (HANDLERS[name] ?? HANDLERS[ALIASES[name]]) : undefined;
   if (!handler)
     fail(
       'CommandNotFound',

@@ -31,6 +31,16 @@ describe('ttl-workbench arguments', () => {
     assert.equal(parsed.options.timeoutMs, 500);
   });
 
+  test('serve --auth USER:PASSWORD: the first colon ends the user; without it there is no auth', () => {
+    const parsed = parseArgs(['serve', '--port', '0', '--auth', 'app:se:cr et']);
+    assert.equal(parsed.command, 'serve');
+    if (parsed.command !== 'serve') return;
+    assert.deepEqual(parsed.options.auth, { user: 'app', password: 'se:cr et' });
+    assert.equal(parsed.options.port, 0);
+    const plain = parseArgs(['serve']);
+    assert.equal(plain.command === 'serve' && plain.options.auth, undefined);
+  });
+
   for (const [args, message] of [
     [['frobnicate'], /unknown command 'frobnicate'/],
     [['run'], /at least one FILE/],
@@ -40,6 +50,14 @@ describe('ttl-workbench arguments', () => {
     [['run', 'a.js', '--clock', 'system', '--now', '2026-01-01T00:00:00Z'], /cannot be combined/],
     [['run', 'a.js', '--data', 'dir', '--clock', 'system'], /--data keeps a virtual clock/],
     [['run', 'a.js', '--bogus'], /unknown option '--bogus'/],
+    [['serve', '--auth', 'nocolon'], /--auth needs USER:PASSWORD/],
+    [['serve', '--auth', ':secret'], /--auth needs USER:PASSWORD/],
+    [['serve', '--auth', 'app:'], /--auth needs USER:PASSWORD/],
+    [['serve', '--auth'], /--auth needs a value/],
+    [
+      ['serve', '--auth', 'app:bell\u0007'],
+      /--auth: .*SASLprep \(RFC 4013\) refuses it, U\+0007 is a control character/,
+    ],
   ] as Array<[string[], RegExp]>) {
     test(`usage error: ${args.join(' ')}`, () => {
       assert.throws(

@@ -4,11 +4,12 @@
  * TTL rules predict.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { MongoClient, MongoServerError } from 'mongodb';
 import { runFile } from '../../../src/cli/run-file';
 
 const root = path.resolve(__dirname, '../../../..');
@@ -281,5 +282,48 @@ describe('run: printed lines as they are printed', () => {
       done.at - started.at > 50,
       `"started" was written ${(done.at - started.at).toFixed(0)} ms before "done", while the statement ran`,
     );
+  });
+});
+
+describe('serve --auth', () => {
+  test('the connection string has no password; with the credentials the driver works, without them find is refused (13)', async () => {
+    const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--auth', 'app:s3cret:x'], { cwd: root });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const uri = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+          if (stdout.includes('\n')) resolve(stdout.split('\n')[0]);
+        });
+        child.once('exit', () => reject(new Error(`serve exited: ${stderr}`)));
+      });
+      assert.match(uri, /^mongodb:\/\/127\.0\.0\.1:\d+\/$/);
+      // stderr's note follows the first line on another pipe: wait for it.
+      for (let i = 0; i < 100 && !stderr.includes('\n'); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.doesNotMatch(stdout + stderr, /s3cret/, 'the password is printed nowhere');
+      assert.match(
+        stderr,
+        /authentication required \(SCRAM-SHA-256, user app in admin\): connect with mongodb:\/\/app:<password>@127/,
+      );
+      const withCredentials = new MongoClient(uri.replace('mongodb://', 'mongodb://app:s3cret%3Ax@'));
+      const without = new MongoClient(uri, { serverSelectionTimeoutMS: 2000 });
+      try {
+        await withCredentials.db('app').collection('c').insertOne({ a: 1 });
+        assert.equal(await withCredentials.db('app').collection('c').countDocuments(), 1);
+        await assert.rejects(
+          without.db('app').collection('c').findOne({}),
+          (e: unknown) => e instanceof MongoServerError && e.code === 13,
+        );
+      } finally {
+        await withCredentials.close();
+        await without.close();
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
   });
 });

@@ -360,6 +360,11 @@ describe('listCommands and unknown commands', () => {
     assert.match(err.message, /no such command: 'frobnicate'/);
   });
 
+  it("a command named like an Object.prototype member (constructor, toString, __proto__) → 59, not the prototype's function", () => {
+    for (const name of ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'])
+      expectError(() => admin(new Engine(), JSON.parse(`{"${name}": 1}`) as Document), 59);
+  });
+
   it('an empty command document → 59 CommandNotFound', () => {
     expectError(() => admin(new Engine(), {}), 59);
   });
