@@ -32,7 +32,8 @@ const DECODE = { promoteValues: false } as const;
 const BSON_BUFFER_BYTES = 17 * 1024 * 1024;
 
 export interface ConnectionOptions {
-  engine: Engine;
+  /** The engine as it is now (a host may replace it; the connection stays). */
+  engine: () => Engine;
   id: number;
   log: (line: string) => void;
   /** Called once the socket has closed, whatever closed it. */
@@ -48,6 +49,8 @@ export class WireConnection implements ConnectionState {
   readonly cursors = new Set<string>();
   /** Whether this connection has authenticated (always true on a server without auth). */
   authenticated = false;
+  /** The engine this connection's cursors belong to. */
+  private cursorEngine: Engine | undefined;
   private chunks: Buffer[] = [];
   private buffered = 0;
   private closed = false;
@@ -145,10 +148,23 @@ export class WireConnection implements ConnectionState {
     try {
       const intercepted = this.options.intercept?.(this, command);
       if (intercepted) return intercepted;
-      return runWireCommand(this.options.engine, this, command);
+      return runWireCommand(this.engine(), this, command);
     } catch (err) {
       return errorReply(err);
     }
+  }
+
+  /**
+   * The engine to run on. When the host replaced it (a reset), the cursors this connection held
+   * died with the old one: their ids may be reused by the new engine's cursors of other connections.
+   */
+  private engine(): Engine {
+    const engine = this.options.engine();
+    if (engine !== this.cursorEngine) {
+      this.cursors.clear();
+      this.cursorEngine = engine;
+    }
+    return engine;
   }
 
   private decode(bytes: Buffer): Document {
@@ -170,9 +186,9 @@ export class WireConnection implements ConnectionState {
     this.closed = true;
     this.chunks = [];
     this.buffered = 0;
-    if (this.cursors.size) {
+    if (this.cursors.size && this.cursorEngine === this.options.engine()) {
       try {
-        this.options.engine.cursors.kill([...this.cursors].map((id) => BigInt(id)));
+        this.cursorEngine.cursors.kill([...this.cursors].map((id) => BigInt(id)));
       } catch {
         // The engine is closing: its cursors go with it.
       }

@@ -9,7 +9,12 @@ import type { Document } from '../engine/values/types';
 import { WireConnection } from './connection';
 
 export interface WireServerOptions {
-  engine: Engine;
+  /**
+   * The engine served, or a function that returns the engine as it is now: a host that replaces
+   * its engine (the extension's Reset Engine) keeps the server and its connections; the cursors a
+   * connection opened die with the engine they belong to.
+   */
+  engine: Engine | (() => Engine);
   /** Port to listen on; 0 (the default) picks a free one. */
   port?: number;
   /** Address to bind; 127.0.0.1 by default. */
@@ -55,8 +60,9 @@ export class WireServer {
   }
 
   private accept(socket: net.Socket): void {
+    const { engine } = this.options;
     const connection = new WireConnection(socket, {
-      engine: this.options.engine,
+      engine: typeof engine === 'function' ? engine : () => engine,
       id: this.nextId++,
       log: this.options.log ?? (() => undefined),
       onClose: (c) => this.connections.delete(c),
