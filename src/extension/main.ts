@@ -107,6 +107,11 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
       return workbench().diagnostics.collection;
     },
     statusBarText: () => workbench().statusBar.text,
+    localEndpoint: () => {
+      const endpoint = running?.localEndpoint;
+      const address = endpoint?.current;
+      return address && { uri: address.uri, port: address.port, statusBarText: endpoint.statusText ?? '' };
+    },
     messages: () => notifier.messages,
     whenIdle: async () => {
       await running?.whenIdle();
