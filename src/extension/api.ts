@@ -16,6 +16,12 @@ export interface TTLWorkbenchApi {
   treeProvider: DatabasesTreeProvider;
   treeView: vscode.TreeView<TreeNode>;
   diagnostics: vscode.DiagnosticCollection;
+  /**
+   * The local endpoint while it runs (Start Local Endpoint), with its status bar text
+   * (`$(plug) mongodb://127.0.0.1:27018`); undefined while it does not, or the engine has not started
+   * (asking does not start it).
+   */
+  localEndpoint(): { uri: string; port: number; statusBarText: string } | undefined;
   /** The status bar item's text, e.g. `$(history) 2025-01-01 12:00:00 UTC · TTL deleted 12`. */
   statusBarText(): string;
   /** Notifications shown so far (the last 200). */

@@ -78,6 +78,11 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
       return workbench().diagnostics.collection;
     },
     statusBarText: () => workbench().statusBar.text,
+    localEndpoint: () => {
+      const endpoint = engines.workbench?.localEndpoint;
+      const address = endpoint?.current;
+      return address && { uri: address.uri, port: address.port, statusBarText: endpoint.statusText ?? '' };
+    },
     messages: () => notifier.messages,
     whenIdle: async () => {
       await engines.workbench?.whenIdle();

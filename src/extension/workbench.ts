@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Backend } from './backend/backend';
-import { EngineHost, type RestartReason } from './engine-host/client';
+import { EngineHost, type RestartReason, type WorkerBackend } from './engine-host/client';
 import { registerCollectionCommands } from './commands/collections';
 import type { Services } from './commands/context';
 import { registerEngineCommands } from './commands/engine';
@@ -15,10 +15,12 @@ import { registerIndexCommands } from './commands/indexes';
 import { registerProblemCommands } from './commands/problems';
 import { registerStorageCommands } from './commands/storage';
 import { registerEngineHostCommands } from './commands/engine-host';
+import { registerLocalEndpointCommands } from './commands/local-endpoint';
 import { registerApplyDefinition } from './commands/apply-definition';
 import type { LiveDiagnostics } from './analysis/live-diagnostics';
 import { TTLDiagnostics } from './diagnostics';
 import { registerNotebooks, type NotebookApi } from './notebook';
+import { LocalEndpoint } from './local-endpoint';
 import { readSettings, SECTION, type WorkbenchSettings } from './settings';
 import { ClockStatusBar } from './status-bar';
 import type { TreeNode } from './tree/nodes';
@@ -39,6 +41,8 @@ export interface Workbench {
   tree: DatabasesTreeProvider;
   diagnostics: TTLDiagnostics;
   statusBar: ClockStatusBar;
+  /** The shared engine over the wire protocol (off until Start Local Endpoint). */
+  localEndpoint: LocalEndpoint;
   notebooks: NotebookApi;
   /** Resolves when the tree and the status bar have caught up with every event so far. */
   whenIdle(): Promise<void>;
@@ -57,7 +61,7 @@ export function startWorkbench(deps: WorkbenchDeps): Workbench {
   const disposables: vscode.Disposable[] = [];
   // Every command registered on the way, also those of a family whose registration threw part-way.
   const commands: vscode.Disposable[] = [];
-  let backend: Backend | undefined;
+  let backend: WorkerBackend | undefined;
   try {
     backend = openBackend(deps.context, host, settings, deps.output);
     return assemble(deps, settings, host, backend, disposables, (d) => commands.push(d));
@@ -74,7 +78,7 @@ function assemble(
   { context, output, notifier, treeView, live }: WorkbenchDeps,
   settings: WorkbenchSettings,
   host: EngineHost,
-  backend: Backend,
+  backend: WorkerBackend,
   disposables: vscode.Disposable[],
   track: (registration: vscode.Disposable) => void,
 ): Workbench {
@@ -91,10 +95,13 @@ function assemble(
       { settings: engineSettings, ...(options.startMs !== undefined ? { startMs: options.startMs } : {}) },
       { scratch: true },
     );
+  const localEndpoint = new LocalEndpoint(host, backend, notifier, output);
+  disposables.push(localEndpoint);
   const services: Services = {
     backend,
     isolatedBackend,
     engineHost: host,
+    localEndpoint,
     tree,
     treeView,
     notifier,
@@ -122,6 +129,7 @@ function assemble(
     ...registerProblemCommands(services),
     ...registerStorageCommands(services),
     ...registerEngineHostCommands(services),
+    ...registerLocalEndpointCommands(services),
     registerApplyDefinition(services, live),
     {
       dispose: backend.onDidChange((events) => {
@@ -156,6 +164,7 @@ function assemble(
     tree,
     diagnostics,
     statusBar,
+    localEndpoint,
     notebooks: notebooks.api,
     whenIdle: async () => {
       await tree.whenIdle();
@@ -212,7 +221,7 @@ function openBackend(
   host: EngineHost,
   settings: WorkbenchSettings,
   output: vscode.LogOutputChannel,
-): Backend {
+): WorkerBackend {
   const base =
     settings.storage === 'global'
       ? context.globalStorageUri

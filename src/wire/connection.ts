@@ -46,7 +46,8 @@ export const WRITE_HIGH_WATER = 4 * 1024 * 1024;
 const BSON_BUFFER_BYTES = 17 * 1024 * 1024;
 
 export interface ConnectionOptions {
-  engine: Engine;
+  /** The engine as it is now (a host may replace it; the connection stays). */
+  engine: () => Engine;
   /** Who may continue which cursor, for all of the server's connections. */
   owners: CursorOwners;
   /** The address the server listens on (getCmdLineOpts, hostInfo). */
@@ -276,10 +277,15 @@ export class WireConnection implements ConnectionState {
     try {
       const intercepted = this.options.intercept?.(this, command);
       if (intercepted) return intercepted;
-      return runWireCommand(this.options.engine, this, command);
+      return runWireCommand(this.engine(), this, command);
     } catch (err) {
       return errorReply(err);
     }
+  }
+
+  /** The engine to run on (a host may have replaced it; cursor-owners.ts forgets the old one's cursors). */
+  private engine(): Engine {
+    return this.options.engine();
   }
 
   private decode(bytes: Buffer): Document {

@@ -21,6 +21,8 @@ interface Owner {
   connection: number;
   lastUsed: number;
   noTimeout: boolean;
+  /** The engine the cursor lives in: one that was replaced (Reset Engine) took its cursors with it. */
+  engine: Engine;
 }
 
 export interface CursorOwnersOptions {
@@ -35,8 +37,9 @@ export class CursorOwners {
   private readonly idleMs: number;
   private readonly now: () => number;
 
+  /** `engine` answers the engine served now (a host may replace it). */
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: () => Engine,
     options: CursorOwnersOptions = {},
   ) {
     this.idleMs = options.idleMs ?? CURSOR_IDLE_MS;
@@ -48,13 +51,15 @@ export class CursorOwners {
   }
 
   opened(id: string, session: string | undefined, connection: number, noTimeout = false): void {
-    this.owners.set(id, { session, connection, lastUsed: this.now(), noTimeout });
+    // A cursor of a replaced engine with the same id is gone with that engine.
+    this.owners.set(id, { session, connection, lastUsed: this.now(), noTimeout, engine: this.engine() });
   }
 
   /** Refuses a getMore that the cursor's session (or connection) does not allow. */
   checkGetMore(id: string, session: string | undefined, connection: number): void {
     const owner = this.owners.get(id);
-    if (!owner) return; // not opened over the wire: the engine knows it or says CursorNotFound
+    if (owner && owner.engine !== this.engine()) this.owners.delete(id);
+    if (!owner || owner.engine !== this.engine()) return; // the engine knows it or says CursorNotFound
     if (owner.session === undefined) {
       if (session !== undefined)
         fail(50736, `Cannot run getMore on cursor ${id}, which was not created in a session, in session ${session}`);
@@ -97,12 +102,16 @@ export class CursorOwners {
   }
 
   private kill(which: (owner: Owner) => boolean): number {
+    const current = this.engine();
     const ids: string[] = [];
-    for (const [id, owner] of this.owners) if (which(owner)) ids.push(id);
+    for (const [id, owner] of this.owners)
+      if (which(owner)) {
+        this.owners.delete(id);
+        if (owner.engine === current) ids.push(id);
+      }
     if (!ids.length) return 0;
-    for (const id of ids) this.owners.delete(id);
     try {
-      this.engine.cursors.kill(ids.map((id) => BigInt(id)));
+      current.cursors.kill(ids.map((id) => BigInt(id)));
     } catch {
       // The engine is closing: its cursors go with it.
     }

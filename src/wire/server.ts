@@ -10,7 +10,12 @@ import { WireConnection } from './connection';
 import { CursorOwners } from './cursor-owners';
 
 export interface WireServerOptions {
-  engine: Engine;
+  /**
+   * The engine served, or a function that returns the engine as it is now: a host that replaces
+   * its engine (the extension's Reset Engine) keeps the server and its connections; the cursors a
+   * connection opened die with the engine they belong to.
+   */
+  engine: Engine | (() => Engine);
   /** Port to listen on; 0 (the default) picks a free one. */
   port?: number;
   /** Address to bind; 127.0.0.1 by default. */
@@ -25,6 +30,7 @@ export interface WireServerOptions {
 export class WireServer {
   private readonly server: net.Server;
   private readonly connections = new Set<WireConnection>();
+  private readonly engineNow: () => Engine;
   /** Who may continue which cursor; idle session cursors are reaped every minute. */
   readonly cursorOwners: CursorOwners;
   private reaper: NodeJS.Timeout | undefined;
@@ -33,7 +39,9 @@ export class WireServer {
 
   constructor(private readonly options: WireServerOptions) {
     this.server = net.createServer((socket) => this.accept(socket));
-    this.cursorOwners = new CursorOwners(options.engine);
+    const { engine } = options;
+    this.engineNow = typeof engine === 'function' ? engine : () => engine;
+    this.cursorOwners = new CursorOwners(this.engineNow);
   }
 
   /** Starts listening; resolves with the address and the connection string. */
@@ -63,7 +71,7 @@ export class WireServer {
 
   private accept(socket: net.Socket): void {
     const connection = new WireConnection(socket, {
-      engine: this.options.engine,
+      engine: this.engineNow,
       owners: this.cursorOwners,
       ...(this.listening ? { server: this.listening } : {}),
       id: this.nextId++,

@@ -197,6 +197,22 @@ export class EmbeddedBackend implements Backend {
     return work();
   }
 
+  /**
+   * The engine as it is now, for what serves it in the same thread (the local endpoint,
+   * engine-host/endpoint.ts); a reset replaces it, so read it at each use.
+   */
+  get currentEngine(): Engine {
+    return this.engine;
+  }
+
+  /**
+   * Tells listeners of changes made on the engine directly rather than through a Backend call (the
+   * local endpoint's `{ttlWorkbench: "advanceClock"}` moves the clock): as the Backend's own calls do.
+   */
+  announce(events: readonly BackendEvent[]): void {
+    if (!this.disposed) this.emit(events);
+  }
+
   /** For tests and the perf script: the engine underneath (never used by tree or commands). */
   get engineForTests(): Engine {
     return this.engine;

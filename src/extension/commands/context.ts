@@ -8,6 +8,7 @@ import { EJSON } from 'bson';
 import * as vscode from 'vscode';
 import type { Document } from '../../engine';
 import type { EngineHost } from '../engine-host/client';
+import type { LocalEndpoint } from '../local-endpoint';
 import type { Backend, EngineSettings, CollectionInfo, IndexInfo } from '../backend/backend';
 import { errorMessageText, remediesFor, type ErrorFacts, type RemedyContext } from '../logic/remedies';
 import type { WorkbenchSettings } from '../settings';
@@ -30,6 +31,8 @@ export interface Services extends CommandHost {
   isolatedBackend: (settings: Partial<EngineSettings>, options: { startMs?: number }) => Backend;
   /** The worker thread the engines run in. */
   engineHost: EngineHost;
+  /** The shared engine over the wire protocol on 127.0.0.1, while it runs. */
+  localEndpoint: LocalEndpoint;
   tree: DatabasesTreeProvider;
   treeView?: vscode.TreeView<TreeNode>;
   notifier: Notifier;

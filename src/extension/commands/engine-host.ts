@@ -21,12 +21,14 @@ async function restartEngineHost(services: Services, inv: Invocation): Promise<C
     { location: vscode.ProgressLocation.Notification, title: 'Restarting the TTL Workbench engine host…' },
     () => services.engineHost.restartNow(heap),
   );
+  // The local endpoint listens again on its port (or the endpoint's own warning says why not).
+  const endpoint = services.localEndpoint.current;
   reportSuccess(
     services,
     inv,
-    `The engine host was restarted (heap limit ${r.heapLimitMb.toLocaleString('en-US')} MB); notebook variables are gone.`,
+    `The engine host was restarted (heap limit ${r.heapLimitMb.toLocaleString('en-US')} MB); notebook variables are gone.${endpoint ? ` The local endpoint listens again on ${endpoint.uri}.` : ''}`,
   );
-  return { ok: true, heapLimitMb: r.heapLimitMb };
+  return { ok: true, heapLimitMb: r.heapLimitMb, ...(endpoint ? { localEndpoint: endpoint.uri } : {}) };
 }
 
 export function registerEngineHostCommands(services: Services): vscode.Disposable[] {

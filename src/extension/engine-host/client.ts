@@ -31,6 +31,7 @@ import type {
 } from '../backend/backend';
 import { changesCatalog, notifyListeners } from '../backend/backend';
 import type { Document, TTLIndexProblem } from '../../engine';
+import type { EndpointAddress } from './endpoint';
 import type { BackendSpec, CallName, FromWorker, ToWorker, WorkerHeapStats } from './protocol';
 import { decodeError, decodeValue, encodeValue } from './wire-values';
 
@@ -40,6 +41,17 @@ export type RestartReason =
   | { kind: 'unresponsive'; detail: string }
   | { kind: 'outOfMemory'; detail: string }
   | { kind: 'crashed'; detail: string };
+
+/**
+ * What happened to the local endpoint: started or stopped on request, or, after the worker was
+ * restarted, listening again on its port (`resumed`) or not (`lost`: the port was taken meanwhile,
+ * the engine could not be opened, or the engine host gave up restarting).
+ */
+export type EndpointChange =
+  | { kind: 'started'; address: EndpointAddress }
+  | { kind: 'stopped' }
+  | { kind: 'resumed'; address: EndpointAddress; reason: RestartReason }
+  | { kind: 'lost'; address: EndpointAddress; reason: RestartReason; error: Error };
 
 export interface EngineHostOptions {
   /** The worker's script: dist/engine-host.js in the extension, the tsc output in unit tests. */
@@ -107,6 +119,12 @@ export class EngineHost {
   generation = 0;
   /** The worker's heap limit, as it reported it. */
   heapLimitMb = 0;
+  /** The local endpoint while it runs: the backend it serves and where it listens. */
+  private endpointState: { backend: WorkerBackend; address: EndpointAddress } | undefined;
+  /** Starts, stops and resumptions of the endpoint, one at a time. */
+  private endpointQueue: Promise<unknown> = Promise.resolve();
+  private endpointResuming: Promise<void> | undefined;
+  private readonly endpointListeners = new Set<(change: EndpointChange) => void>();
 
   /** The heap limit the current worker was started with (undefined: Node's default). */
   get maxHeapMb(): number | undefined {
@@ -183,7 +201,8 @@ export class EngineHost {
       timer = undefined;
     };
     const tick = () => {
-      if (this.worker !== worker || this.pending.size === 0) return stop();
+      // An app's traffic over the local endpoint sends no request: the watch runs while it listens.
+      if (this.worker !== worker || (this.pending.size === 0 && !this.endpointState)) return stop();
       read.call(worker).then((h) => {
         if (this.worker !== worker || !timer) return;
         if (h.used_heap_size <= limit) return;
@@ -199,8 +218,9 @@ export class EngineHost {
         });
       }, stop);
     };
-    // Read only while a request is in flight (a cell, an import, a command): an idle window does
-    // not wake every 100 ms, and an idle worker's heap does not grow (its timers only delete).
+    // Read only while a request is in flight (a cell, an import, a command) or the local endpoint
+    // listens: an idle window does not wake every 50 ms, and an idle worker's heap does not grow
+    // (its timers only delete).
     this.watchWhileBusy = () => {
       if (timer || this.worker !== worker) return;
       timer = setInterval(tick, HEAP_WATCH_MS);
@@ -313,6 +333,108 @@ export class EngineHost {
     return (await this.request({ t: 'stats', id: this.id(), ...(options.gc ? { gc: true } : {}) })) as WorkerHeapStats;
   }
 
+  /** Where the local endpoint listens, while it runs. */
+  get endpoint(): EndpointAddress | undefined {
+    return this.endpointState && { ...this.endpointState.address };
+  }
+
+  /** Told when the local endpoint starts, stops, or comes back (or does not) after a restart. */
+  onEndpointChange(listener: (change: EndpointChange) => void): () => void {
+    this.endpointListeners.add(listener);
+    return () => this.endpointListeners.delete(listener);
+  }
+
+  private endpointChanged(change: EndpointChange): void {
+    for (const listener of [...this.endpointListeners]) {
+      try {
+        listener(change);
+      } catch (err) {
+        this.options.log?.(`A local endpoint listener failed: ${(err as Error).message}`, 'error');
+      }
+    }
+  }
+
+  /** One endpoint operation at a time, in the order asked. */
+  private endpointStep<T>(step: () => Promise<T>): Promise<T> {
+    const next = this.endpointQueue.then(step, step);
+    this.endpointQueue = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Serves `backend`'s engine over the MongoDB wire protocol from the worker, on `host:port` (port
+   * 0: any free one). One endpoint per host: a running one is replaced. A port that cannot be had
+   * fails with the worker's EndpointListenError (its `listenCode` says why: EADDRINUSE, EACCES).
+   */
+  startEndpoint(backend: WorkerBackend, options: { port: number; host: string }): Promise<EndpointAddress> {
+    return this.endpointStep(async () => {
+      await backend.whenOpened();
+      const address = (await this.request({
+        t: 'endpoint.start',
+        id: this.id(),
+        backend: backend.backendId,
+        port: options.port,
+        host: options.host,
+      })) as EndpointAddress;
+      this.endpointState = { backend, address };
+      this.watchWhileBusy();
+      this.endpointChanged({ kind: 'started', address: { ...address } });
+      return address;
+    });
+  }
+
+  /** Stops the endpoint (every connection closed); false when none ran. */
+  stopEndpoint(): Promise<boolean> {
+    return this.endpointStep(async () => {
+      if (!this.endpointState) return false;
+      this.endpointState = undefined;
+      try {
+        await this.request({ t: 'endpoint.stop', id: this.id() });
+      } catch (err) {
+        // A worker restarted meanwhile took the endpoint with it; one that is gone for good too.
+        if (!(err instanceof EngineHostRestartedError) && !this.failedForGood && !this.disposed) throw err;
+      }
+      this.endpointChanged({ kind: 'stopped' });
+      return true;
+    });
+  }
+
+  /**
+   * After a restart: the endpoint listens again on the port it had, so the app's connection string
+   * stays valid (its driver reconnects). A port taken meanwhile, or an engine that did not reopen,
+   * ends it (`lost`).
+   */
+  private resumeEndpoint(reason: RestartReason): Promise<void> {
+    return this.endpointStep(async () => {
+      const state = this.endpointState;
+      if (!state) return;
+      try {
+        await state.backend.whenOpened();
+        const address = (await this.request({
+          t: 'endpoint.start',
+          id: this.id(),
+          backend: state.backend.backendId,
+          port: state.address.port,
+          host: state.address.host,
+        })) as EndpointAddress;
+        this.endpointState = { backend: state.backend, address };
+        this.watchWhileBusy();
+        this.endpointChanged({ kind: 'resumed', address: { ...address }, reason });
+      } catch (err) {
+        // Another restart came first: it resumes the endpoint in turn.
+        if (err instanceof EngineHostRestartedError && !this.failedForGood && !this.disposed) return;
+        this.endpointLost(reason, err as Error);
+      }
+    });
+  }
+
+  private endpointLost(reason: RestartReason, error: Error): void {
+    const state = this.endpointState;
+    if (!state) return;
+    this.endpointState = undefined;
+    this.endpointChanged({ kind: 'lost', address: { ...state.address }, reason, error });
+  }
+
   /**
    * Whether the window's engine lives in memory only (its data go with the worker). An isolated
    * notebook's engine is a scratch engine its notebook rebuilds: it does not count.
@@ -349,6 +471,7 @@ export class EngineHost {
     await this.restart({ kind: 'requested', detail: 'restarted on request' });
     await this.started;
     await Promise.all([...this.backends.values()].map((b) => b.whenOpened().catch(() => undefined)));
+    await this.endpointResuming;
     // The limit the user set (Node's own sits higher where the heap watch enforces this one).
     return { heapLimitMb: this.options.maxHeapMb ?? this.heapLimitMb };
   }
@@ -381,6 +504,7 @@ export class EngineHost {
     if (this.restarts.length > RESTARTS_ALLOWED) {
       this.failedForGood = `The engine host failed ${this.restarts.length} times within a minute (last: ${reason.detail}); it is not restarted again. Reload the window (Developer: Reload Window) to start it, and see the TTL Workbench log.`;
       this.options.log?.(this.failedForGood, 'error');
+      this.endpointLost(reason, new Error(this.failedForGood));
       this.options.onRestart?.(reason, lostInMemory);
       return;
     }
@@ -390,6 +514,12 @@ export class EngineHost {
     this.generation++;
     this.spawn();
     for (const b of [...this.backends.values()].sort((x, y) => x.backendId - y.backendId)) b.reopen();
+    if (this.endpointState) {
+      const resuming: Promise<void> = this.resumeEndpoint(reason).finally(() => {
+        if (this.endpointResuming === resuming) this.endpointResuming = undefined;
+      });
+      this.endpointResuming = resuming;
+    }
     this.options.onRestart?.(reason, lostInMemory);
   }
 
@@ -400,13 +530,21 @@ export class EngineHost {
     this.disposing = true;
     await this.restarting;
     const worker = this.worker;
+    let timer: NodeJS.Timeout | undefined;
     try {
       if (worker && !this.failedForGood)
-        await Promise.race([this.request({ t: 'shutdown', id: this.id() }), new Promise((r) => setTimeout(r, 5000))]);
+        await Promise.race([
+          this.request({ t: 'shutdown', id: this.id() }),
+          new Promise((r) => (timer = setTimeout(r, 5000))),
+        ]);
     } catch {
       // A worker that cannot shut down is terminated; what it acknowledged is on disk.
+    } finally {
+      // Not left pending: it would hold a process that has nothing else to do for 5 s.
+      clearTimeout(timer);
     }
     this.disposed = true;
+    this.endpointState = undefined; // the worker's shutdown stopped it
     for (const p of this.pending.values()) p.reject(new Error('The TTL Workbench engine host was shut down.'));
     this.pending.clear();
     this.worker = undefined;

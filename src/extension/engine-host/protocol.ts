@@ -71,6 +71,13 @@ export type ToWorker =
   | { t: 'session.run'; id: number; session: number; source: string; filename?: string; lineOffset?: number }
   | { t: 'session.stop'; run: number }
   | { t: 'session.dispose'; session: number }
+  /**
+   * The local endpoint: the MongoDB wire protocol served from the worker over one backend's engine
+   * (engine-host/endpoint.ts); one per worker, a second start replaces the first. Answer: its
+   * EndpointAddress; a port that cannot be had fails with EndpointListenError (`listenCode`).
+   */
+  | { t: 'endpoint.start'; id: number; backend: number; port: number; host: string }
+  | { t: 'endpoint.stop'; id: number }
   /** Answered at once, whatever the engine does: the client's latency probe. */
   | { t: 'ping'; id: number }
   /** The worker's heap (WorkerHeapStats); `gc`: after a full collection, where the process allows one (--expose-gc). */

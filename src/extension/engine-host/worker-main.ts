@@ -8,6 +8,8 @@ import { parentPort } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
 import { changesCatalog, type BackendEvent, type PlaygroundSession } from '../backend/backend';
 import { EmbeddedBackend } from '../backend/embedded-backend';
+import type { WireServer } from '../../wire/server';
+import { listen, serveBackend } from './endpoint';
 import type { FromWorker, ToWorker, WorkerHeapStats } from './protocol';
 import { decodeValue, encodeError, encodeValue } from './wire-values';
 
@@ -129,6 +131,15 @@ const runs = new Map<number, AbortController>();
 /** Stops that arrived before their run (the client posts a stop at once, a run once the worker is ready). */
 const stoppedEarly = new Set<number>();
 
+/** The local endpoint, when it runs: the wire server and the backend whose engine it serves. */
+let endpoint: { backend: number; server: WireServer } | undefined;
+
+async function stopEndpoint(): Promise<void> {
+  const running = endpoint;
+  endpoint = undefined;
+  await running?.server.stop();
+}
+
 function hosted(id: number): HostedBackend {
   const h = backends.get(id);
   if (!h) throw new Error(`The engine host has no backend ${id} (it was closed).`);
@@ -149,6 +160,8 @@ function closeBackend(id: number): void {
   const h = backends.get(id);
   if (!h) return;
   backends.delete(id);
+  // Its engine goes: so does the endpoint that serves it (every connection closed).
+  if (endpoint?.backend === id) void stopEndpoint();
   h.unsubscribe();
   h.pump.dispose();
   h.backend.dispose();
@@ -222,7 +235,23 @@ async function handle(m: ToWorker): Promise<void> {
       sessions.delete(m.session);
       return;
     }
+    case 'endpoint.start': {
+      const { backend } = hosted(m.backend);
+      await stopEndpoint();
+      const server = serveBackend(backend, {
+        port: m.port,
+        host: m.host,
+        log: (line) => post({ t: 'log', text: `Local endpoint: ${line}`, severity: 'info' }),
+      });
+      const address = await listen(server, m.port, m.host);
+      endpoint = { backend: m.backend, server };
+      return reply(m.id, address);
+    }
+    case 'endpoint.stop':
+      await stopEndpoint();
+      return reply(m.id);
     case 'shutdown': {
+      await stopEndpoint();
       for (const [id, h] of backends) {
         backends.delete(id);
         h.unsubscribe();

@@ -2,7 +2,9 @@
 // command called with arguments (no UI), refusals with their MongoDB codes, the status bar, the
 // Problems panel, and a screenshot of the tree with a TTL index expanded.
 import * as assert from 'node:assert/strict';
+import * as net from 'node:net';
 import { suite, suiteSetup, test } from 'mocha';
+import { MongoClient } from 'mongodb';
 import * as vscode from 'vscode';
 import type { TTLWorkbenchApi } from '../../../src/extension/api';
 import type { CommandResult } from '../../../src/extension/commands/context';
@@ -53,6 +55,29 @@ function lastError(): string {
 }
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `read` returns `want` (events cross from the engine host asynchronously). */
+async function eventually<T>(what: string, read: () => Promise<T>, want: T, timeoutMs = 10_000): Promise<void> {
+  const t0 = Date.now();
+  let seen = await read();
+  while (seen !== want) {
+    if (Date.now() - t0 > timeoutMs) assert.fail(`${what}: ${String(seen)} after ${timeoutMs} ms, not ${String(want)}`);
+    await delay(50);
+    seen = await read();
+  }
+}
+
+/** What connecting to 127.0.0.1:port gives: "connected", or the error code (ECONNREFUSED). */
+function connectTo(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+}
 
 suite('TTL Workbench extension', function () {
   this.timeout(120_000);
@@ -665,5 +690,113 @@ suite('TTL Workbench extension', function () {
     assert.equal((capped.error as { code: number }).code, 67);
     assert.deepEqual(capped.remedies, ['Emulate MongoDB 8.0 (setting)']);
     await ok('resetEngine', { serverVersion: '8.0' });
+  });
+
+  test('Local Endpoint: an app on the official driver writes into the tree, Advance Clock expires its data, Stop refuses connections', async () => {
+    const config = vscode.workspace.getConfiguration('ttlWorkbench');
+    await config.update('localEndpoint.port', 0, vscode.ConfigurationTarget.Global);
+    const clients: MongoClient[] = [];
+    try {
+      assert.equal(api.localEndpoint(), undefined, 'off by default');
+      const started = await ok('startLocalEndpoint');
+      const endpoint = api.localEndpoint();
+      assert.ok(endpoint);
+      assert.match(endpoint.uri, /^mongodb:\/\/127\.0\.0\.1:\d+\/$/);
+      assert.notEqual(endpoint.port, 27018, 'the setting (0: any free port) was read');
+      assert.deepEqual([started.uri, started.port], [endpoint.uri, endpoint.port]);
+      assert.equal(endpoint.statusBarText, `$(plug) mongodb://127.0.0.1:${endpoint.port}`);
+      const again = await ok('startLocalEndpoint');
+      assert.deepEqual([again.uri, again.alreadyRunning], [endpoint.uri, true]);
+      const copied = await ok('copyConnectionString');
+      assert.equal(copied.uri, endpoint.uri);
+      if (copied.copied) assert.equal(await vscode.env.clipboard.readText(), endpoint.uri);
+
+      const mongo = new MongoClient(endpoint.uri, { serverSelectionTimeoutMS: 5000 });
+      clients.push(mongo);
+      const now = (await api.backend.clock()).now.getTime();
+      const sessions = mongo.db('wire').collection('sessions');
+      await sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 1800 });
+      await sessions.insertMany([
+        ...Array.from({ length: 5 }, (_, i) => ({ user: `idle${i}`, lastSeen: new Date(now - 60_000) })),
+        { user: 'active', lastSeen: new Date(now + 86_400_000) },
+        { user: 'active2', lastSeen: new Date(now + 86_400_000) },
+      ]);
+      // The app's writes reach the tree as events, like the extension's own.
+      await eventually(
+        'the tree row of wire.sessions',
+        async () => (await row('wire', 'sessions')).description,
+        '7 docs',
+      );
+      assert.match((await row('wire', 'sessions', 'lastSeen_1')).description, /^TTL 30 min after lastSeen$/);
+
+      // The window's virtual clock runs the monitor over the app's data.
+      const moved = await ok('advanceClock', { duration: '31m' });
+      assert.equal(moved.deleted, 5);
+      assert.deepEqual(
+        (
+          await sessions
+            .find({}, { projection: { _id: 0, user: 1 } })
+            .sort({ user: 1 })
+            .toArray()
+        ).map((d) => d.user),
+        ['active', 'active2'],
+      );
+      await eventually(
+        'the tree after the TTL pass',
+        async () => (await row('wire', 'sessions')).description,
+        '2 docs',
+      );
+
+      const stopped = await ok('stopLocalEndpoint');
+      assert.equal(stopped.stopped, true);
+      assert.equal(api.localEndpoint(), undefined);
+      assert.equal(await connectTo(endpoint.port), 'ECONNREFUSED');
+      const late = new MongoClient(endpoint.uri, { serverSelectionTimeoutMS: 1000 });
+      clients.push(late);
+      await assert.rejects(late.connect(), /ECONNREFUSED/);
+      const copyNone = await run('copyConnectionString');
+      assert.equal(copyNone.ok, false);
+      assert.deepEqual(copyNone.remedies, ['Start Local Endpoint']);
+    } finally {
+      for (const c of clients) await c.close().catch(() => undefined);
+      await run('stopLocalEndpoint');
+      await config.update('localEndpoint.port', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  test('Local Endpoint: a port in use is refused with what to do; Restart Engine Host keeps the endpoint on its port', async () => {
+    const holder = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
+    const taken = (holder.address() as net.AddressInfo).port;
+    const clients: MongoClient[] = [];
+    try {
+      const refused = await run('startLocalEndpoint', { port: taken });
+      assert.equal(refused.ok, false);
+      assert.match(
+        refused.message as string,
+        new RegExp(
+          `127\\.0\\.0\\.1:${taken}: the port is in use.*ttlWorkbench\\.localEndpoint\\.port to a free port, or to 0`,
+        ),
+      );
+      assert.deepEqual(refused.remedies, ['Open Port Setting']);
+      assert.equal(api.localEndpoint(), undefined);
+
+      const { uri } = await ok('startLocalEndpoint', { port: 0 });
+      const mongo = new MongoClient(uri as string, { serverSelectionTimeoutMS: 10_000 });
+      clients.push(mongo);
+      await mongo
+        .db('wire')
+        .collection('kept')
+        .insertMany([{ n: 1 }, { n: 2 }]);
+      const restarted = await ok('restartEngineHost');
+      assert.equal(restarted.localEndpoint, uri, 'listening again on the same port');
+      assert.equal(api.localEndpoint()?.uri, uri);
+      // The same client reconnects; the data folder kept what it wrote.
+      assert.equal(await mongo.db('wire').collection('kept').countDocuments(), 2);
+    } finally {
+      for (const c of clients) await c.close().catch(() => undefined);
+      await run('stopLocalEndpoint');
+      await new Promise<void>((r) => holder.close(() => r()));
+    }
   });
 });

@@ -12,7 +12,7 @@ function setup(): { engine: Engine; owners: CursorOwners; clock: { ms: number };
   const engine = new Engine();
   engine.runCommand('app', { insert: 'c', documents: Array.from({ length: 10 }, (_, i) => ({ _id: i })) });
   const clock = { ms: 0 };
-  const owners = new CursorOwners(engine, { now: () => clock.ms });
+  const owners = new CursorOwners(() => engine, { now: () => clock.ms });
   const open = () => {
     const reply = engine.runCommand('app', { find: 'c', batchSize: 1 });
     return Long.fromValue((reply.cursor as Document).id as Long).toString();
