@@ -1,10 +1,14 @@
 /**
  * Open cursors of find / aggregate / listIndexes / listCollections replies. Results are
  * materialized when the cursor opens (a consistent snapshot, like a read at one point in time) and
- * handed out in batches by getMore.
+ * handed out in batches by getMore. A batch ends at its batchSize (101 documents for a first batch
+ * without one; everything left for a getMore without one) or before its documents pass 16 MiB,
+ * whichever comes first, as on mongod: a batch always holds at least one document, and the one
+ * that did not fit opens the next batch.
  */
 import { Long } from 'bson';
 import { fail } from '../errors';
+import { bsonDocumentSize } from '../values/bson-size';
 import type { Document } from '../values/types';
 
 interface OpenCursor {
@@ -16,6 +20,31 @@ interface OpenCursor {
 }
 
 export const DEFAULT_FIRST_BATCH = 101;
+/** The most document bytes mongod puts in one batch (BSONObjMaxUserSize). */
+export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The batch of up to `count` documents from `from`, shaped for the reply, ending before its
+ * documents (measured as BSON, as they are sent) pass MAX_BATCH_BYTES; at least one document when
+ * any is left.
+ */
+export function takeBatch(
+  docs: Document[],
+  from: number,
+  count: number,
+  shape?: (doc: Document) => Document,
+): Document[] {
+  const end = Math.min(docs.length, from + Math.floor(count));
+  const batch: Document[] = [];
+  let bytes = 0;
+  for (let i = from; i < end; i++) {
+    const doc = shape ? shape(docs[i]) : docs[i];
+    bytes += bsonDocumentSize(doc);
+    if (bytes > MAX_BATCH_BYTES && batch.length > 0) break;
+    batch.push(doc);
+  }
+  return batch;
+}
 
 export class CursorStore {
   private readonly open = new Map<string, OpenCursor>();
@@ -23,11 +52,10 @@ export class CursorStore {
 
   /** Reply `cursor` field for a new result set: first batch, and an id when more remains. */
   openCursor(ns: string, docs: Document[], batchSize: number | undefined, shape?: OpenCursor['shape']): Document {
-    const size = batchSize ?? DEFAULT_FIRST_BATCH;
-    const first = docs.slice(0, size).map(shape ?? identity);
-    if (docs.length <= size) return { firstBatch: first, id: Long.fromNumber(0), ns };
+    const first = takeBatch(docs, 0, batchSize ?? DEFAULT_FIRST_BATCH, shape);
+    if (first.length >= docs.length) return { firstBatch: first, id: Long.fromNumber(0), ns };
     const id = this.nextId++;
-    this.open.set(id.toString(), { ns, docs, position: size, shape });
+    this.open.set(id.toString(), { ns, docs, position: first.length, shape });
     return { firstBatch: first, id: Long.fromBigInt(id), ns };
   }
 
@@ -44,9 +72,9 @@ export class CursorStore {
         'Unauthorized',
         `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
       );
-    const end = batchSize && batchSize > 0 ? cursor.position + batchSize : cursor.docs.length;
-    const batch = cursor.docs.slice(cursor.position, end).map(cursor.shape ?? identity);
-    cursor.position = Math.min(end, cursor.docs.length);
+    const count = batchSize && batchSize > 0 ? batchSize : cursor.docs.length;
+    const batch = takeBatch(cursor.docs, cursor.position, count, cursor.shape);
+    cursor.position += batch.length;
     const done = cursor.position >= cursor.docs.length;
     if (done) this.open.delete(key);
     return { nextBatch: batch, id: done ? Long.fromNumber(0) : Long.fromString(key), ns };
@@ -71,10 +99,6 @@ export class CursorStore {
   get count(): number {
     return this.open.size;
   }
-}
-
-function identity(d: Document): Document {
-  return d;
 }
 
 function cursorKey(id: unknown): string {

@@ -5,7 +5,7 @@
  */
 import { Long } from 'bson';
 import type { Collection } from '../catalog/collection';
-import { DEFAULT_FIRST_BATCH } from '../catalog/cursors';
+import { DEFAULT_FIRST_BATCH, takeBatch } from '../catalog/cursors';
 import { checkUpdatedSize, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import type { EngineContext } from '../engine-context';
@@ -125,7 +125,7 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
   const batchSize = batchSizeOf(cmd);
   if (singleBatch) {
     // One batch, and the cursor is closed whatever is left.
-    const first = docs.slice(0, batchSize ?? DEFAULT_FIRST_BATCH).map(shape);
+    const first = takeBatch(docs, 0, batchSize ?? DEFAULT_FIRST_BATCH, shape);
     return { cursor: { firstBatch: first, id: Long.fromNumber(0), ns }, ok: 1 };
   }
   return { cursor: engine.cursors.openCursor(ns, docs, batchSize, shape), ok: 1 };

@@ -226,6 +226,36 @@ describe('wire endpoint: the official driver', () => {
     }
   });
 
+  test('40 MB of documents come back through a cursor in batches of at most 16 MiB', async () => {
+    const monitored = new MongoClient(server.uri, { maxPoolSize: 2, monitorCommands: true });
+    const batches: Array<{ docs: number; bytes: number }> = [];
+    monitored.on('commandSucceeded', (e) => {
+      const cursor = (e.reply as { cursor?: { firstBatch?: Document[]; nextBatch?: Document[] } }).cursor;
+      const batch = cursor?.firstBatch ?? cursor?.nextBatch;
+      if (batch) batches.push({ docs: batch.length, bytes: BSON.calculateObjectSize({ batch }) });
+    });
+    try {
+      const c = monitored.db('big').collection<{ _id: number; s: string }>('docs');
+      const s = 'x'.repeat(1_000_000);
+      await c.insertMany(Array.from({ length: 40 }, (_, i) => ({ _id: i, s })));
+      batches.length = 0;
+      const docs = await c.find({}).sort({ _id: 1 }).toArray();
+      assert.equal(docs.length, 40);
+      assert.deepEqual(
+        docs.map((d) => d._id),
+        Array.from({ length: 40 }, (_, i) => i),
+      );
+      assert.deepEqual(
+        batches.map((b) => b.docs),
+        [16, 16, 8],
+      );
+      for (const b of batches) assert.ok(b.bytes <= 16 * 1024 * 1024 + 100, `a batch of ${b.bytes} bytes`);
+    } finally {
+      await monitored.db('big').dropDatabase();
+      await monitored.close();
+    }
+  });
+
   test("20 concurrent cursors through a pool of 10: a cursor's getMore goes out on any connection", async () => {
     const c = client.db('cur').collection('pooled');
     await c.insertMany(Array.from({ length: 100 }, (_, i) => ({ i })));

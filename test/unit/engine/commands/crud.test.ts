@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Decimal128, Int32, Long, ObjectId } from 'bson';
+import { calculateObjectSize, Decimal128, Int32, Long, ObjectId } from 'bson';
 import { Engine, EngineError, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 import { expectError } from '../../helpers/expect-error';
@@ -469,6 +469,46 @@ describe('find', () => {
     assert.equal((cursor.nextBatch as Document[]).length, 149);
     assert.ok(Long.fromValue(cursor.id as Long).isZero());
     assert.equal(more.ok, 1);
+  });
+
+  it('a batch also ends before its documents pass 16 MiB, as on mongod (40 documents of 1 MB: 16, 16, 8)', () => {
+    const MiB = 1024 * 1024;
+    const big = 'x'.repeat(1_000_000);
+    const engine = seeded(Array.from({ length: 40 }, (_, i) => ({ _id: i, big })));
+    const size = (docs: Document[]) => docs.reduce((n, d) => n + calculateObjectSize(d), 0);
+    // The first batch: 101 documents by count, 16 by bytes.
+    const reply = run(engine, { find: 'c', filter: {}, sort: { _id: 1 } });
+    const first = firstBatch(reply);
+    assert.equal(first.length, 16);
+    assert.ok(size(first) <= 16 * MiB && size(first) + calculateObjectSize(first[0]) > 16 * MiB);
+    // getMore without batchSize: "everything left" by count, 16 MiB by bytes.
+    const id = cursorId(reply);
+    const second = run(engine, { getMore: id, collection: 'c' }).cursor as Document;
+    assert.equal((second.nextBatch as Document[]).length, 16);
+    assert.ok(!Long.fromValue(second.id as Long).isZero());
+    const third = run(engine, { getMore: id, collection: 'c', batchSize: 1000 }).cursor as Document;
+    assert.deepEqual(ids(third.nextBatch as Document[]), [32, 33, 34, 35, 36, 37, 38, 39]);
+    assert.ok(Long.fromValue(third.id as Long).isZero());
+    // A smaller batchSize still wins; the bytes are those of the shaped documents (a projection).
+    assert.equal(firstBatch(run(engine, { find: 'c', filter: {}, batchSize: 5 })).length, 5);
+    const small = run(engine, { find: 'c', filter: {}, projection: { big: 0 } });
+    assert.equal(firstBatch(small).length, 40);
+    // singleBatch, and aggregate's cursor, stop at 16 MiB too.
+    assert.equal(firstBatch(run(engine, { find: 'c', filter: {}, singleBatch: true })).length, 16);
+    const agg = run(engine, { aggregate: 'c', pipeline: [{ $match: {} }], cursor: {} });
+    assert.equal(firstBatch(agg).length, 16);
+    assert.equal(drain(engine, agg, 'c').length, 40);
+  });
+
+  it('a document over 8 MiB fills a batch alone: each batch holds at least one document', () => {
+    const big = 'x'.repeat(9 * 1024 * 1024);
+    const engine = seeded([{ _id: 1, big }, { _id: 2, big }, { _id: 3 }]);
+    const reply = run(engine, { find: 'c', filter: {}, sort: { _id: 1 } });
+    assert.deepEqual(ids(firstBatch(reply)), [1]);
+    // The second big one does not fit beside the first; the small one fits beside it.
+    const more = run(engine, { getMore: cursorId(reply), collection: 'c' }).cursor as Document;
+    assert.deepEqual(ids(more.nextBatch as Document[]), [2, 3]);
+    assert.ok(Long.fromValue(more.id as Long).isZero());
   });
 
   it('batchSize on find and on getMore', () => {
