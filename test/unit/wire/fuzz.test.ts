@@ -598,11 +598,13 @@ async function runCase(port: number, c: Case): Promise<Outcome> {
       if (c.pieces.length > 1 && ++sent % 16 === 0) await new Promise((r) => setImmediate(r));
     }
     const answered = () => raw.replies.length >= want.answers.length;
-    if (!(await raw.until(() => raw.closed || answered(), HANG_MS)))
+    const unreadable = () => (raw.error ? { kind: 'answered' as const, failure: raw.error } : undefined);
+    if (!(await raw.until(() => raw.closed || answered() || raw.error !== undefined, HANG_MS)))
       return {
         kind: 'answered',
         failure: `hang: ${raw.replies.length} of ${want.answers.length} answers and the connection still open after ${HANG_MS} ms`,
       };
+    if (unreadable()) return unreadable()!;
     if (want.badLength && !(await raw.until(() => raw.closed, HANG_MS)))
       return {
         kind: 'answered',

@@ -74,6 +74,9 @@ export interface Reply {
   doc: Document;
 }
 
+/** Regexes as BSONRegExp: a stored PCRE pattern need not compile as a JS RegExp. */
+const READ = { bsonRegExp: true } as const;
+
 /** A frame the server sent, read: OP_MSG (one body section) or OP_REPLY (one document). */
 export function parseReply(frame: Buffer): Reply {
   const opCode = frame.readInt32LE(12);
@@ -81,11 +84,11 @@ export function parseReply(frame: Buffer): Reply {
   if (opCode === OP_MSG) {
     if (frame[20] !== 0) throw new Error(`reply section kind ${frame[20]}`);
     if (21 + frame.readInt32LE(21) !== frame.length) throw new Error('the reply body does not fill the frame');
-    return { ...base, flags: frame.readUInt32LE(16), doc: BSON.deserialize(frame.subarray(21)) };
+    return { ...base, flags: frame.readUInt32LE(16), doc: BSON.deserialize(frame.subarray(21), READ) };
   }
   if (opCode === OP_REPLY) {
     if (frame.readInt32LE(32) !== 1) throw new Error(`OP_REPLY numberReturned ${frame.readInt32LE(32)}`);
-    return { ...base, flags: frame.readInt32LE(16), doc: BSON.deserialize(frame.subarray(36)) };
+    return { ...base, flags: frame.readInt32LE(16), doc: BSON.deserialize(frame.subarray(36), READ) };
   }
   throw new Error(`the server sent opcode ${opCode}`);
 }
