@@ -147,7 +147,10 @@ export class RawClient {
   until(done: () => boolean, ms: number): Promise<boolean> {
     if (done()) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(done()), ms);
+      // At the deadline, one more turn through the poll phase before giving up: after a stalled
+      // turn Node runs expired timers before it reads the sockets, so a reply that arrived in time
+      // may still be unread.
+      const timer = setTimeout(() => setImmediate(() => resolve(done())), ms);
       const check = () => {
         if (done()) {
           clearTimeout(timer);
