@@ -1,0 +1,374 @@
+/**
+ * The expiry forecast (src/engine/ttl/forecast.ts) against a brute-force count written here from
+ * the rules alone: every document's expiry time from its own fields, bucketed by hand. Random data
+ * (dates, arrays of dates, non-dates, missing fields, dates before 1970), random index directions,
+ * partial filters, expireAfterSeconds (0 included), horizons and bucket counts, and what-if values.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Int32 } from 'bson';
+import { Engine, type Document } from '../../../../src/engine';
+import { VirtualClock } from '../../../../src/engine/clock';
+import { loadLegacyIndexSpec } from '../../../../src/engine/ttl/legacy';
+import { forecastExpiry, type Forecast, type ForecastRequest } from '../../../../src/engine/ttl/forecast';
+import { prng } from '../../helpers/prng';
+
+const DB = 'app';
+const T0 = Date.UTC(2026, 0, 1);
+const HOUR = 3600_000;
+
+function engineAt(now: number, flavor: 'mongodb' | 'cosmos' = 'mongodb'): { engine: Engine; clock: VirtualClock } {
+  const clock = new VirtualClock(now);
+  const engine = new Engine({ flavor, clock });
+  // No pass may run behind the test's back: the forecast reads what is there.
+  engine.runCommand('admin', { setParameter: 1, ttlMonitorEnabled: false });
+  return { engine, clock };
+}
+
+/** The earliest Date directly in a value (top-level array elements count; rule 7.8), if any. */
+function earliestDate(value: unknown): number | undefined {
+  let min: number | undefined;
+  for (const v of Array.isArray(value) ? value : [value])
+    if (v instanceof Date && (min === undefined || v.getTime() < min)) min = v.getTime();
+  return min;
+}
+
+interface Expected {
+  dueNow: number;
+  buckets: number[];
+  later: number;
+  never: number;
+}
+
+/** Buckets expiry times by hand: (now + i·w, now + (i+1)·w], the last one ending at the horizon. */
+function bucketByHand(times: Array<number | undefined>, now: number, horizonMs: number, n: number): Expected {
+  const out: Expected = { dueNow: 0, buckets: new Array<number>(n).fill(0), later: 0, never: 0 };
+  const w = horizonMs / n;
+  for (const t of times) {
+    if (t === undefined) out.never++;
+    else if (t <= now) out.dueNow++;
+    else if (t > now + horizonMs) out.later++;
+    else {
+      let i = 0;
+      while (i < n - 1 && t > now + (i + 1) * w) i++;
+      out.buckets[i]++;
+    }
+  }
+  return out;
+}
+
+function figures(f: Forecast): Expected {
+  return { dueNow: f.dueNow, buckets: f.buckets.map((b) => b.count), later: f.later, never: f.never };
+}
+
+function randomValue(rand: () => number, now: number, grid: boolean, arrays: boolean): unknown {
+  // On a grid of half hours, dates fall exactly on bucket ends and on now, where a bound that is
+  // off by one shows.
+  const date = () =>
+    new Date(grid ? now + Math.round((rand() - 0.6) * 80) * 1800_000 : now + Math.floor((rand() - 0.6) * 40 * HOUR));
+  const r = rand();
+  if (r < 0.45) return date();
+  if (r < 0.6 && arrays) return Array.from({ length: Math.floor(rand() * 4) }, () => (rand() < 0.8 ? date() : 'x'));
+  if (r < 0.7) return 'not a date';
+  if (r < 0.75) return 42;
+  if (r < 0.8) return null;
+  if (r < 0.83) return new Date(-86400_000 * Math.ceil(rand() * 1000)); // before 1970
+  return undefined; // missing
+}
+
+describe('expiry forecast', () => {
+  it('rules 7.7–7.9: equals a brute-force count on random data, indexes, partial filters, horizons and what-ifs (200 rounds)', () => {
+    const rand = prng(20261125);
+    for (let round = 0; round < 200; round++) {
+      const now = T0 + Math.floor(rand() * 1000) * 1000;
+      const grid = rand() < 0.5;
+      // Arrays make the index multikey, which is counted another way than a single-key one.
+      const multikey = rand() < 0.4;
+      const { engine } = engineAt(now);
+      const docs: Document[] = [];
+      const count = Math.floor(rand() * 300);
+      for (let i = 0; i < count; i++) {
+        const doc: Document = { _id: i, status: rand() < 0.5 ? 'done' : 'open' };
+        const v = randomValue(rand, now, grid, multikey);
+        if (v !== undefined) doc.at = v;
+        docs.push(doc);
+      }
+      if (docs.length) engine.runCommand(DB, { insert: 'c', documents: docs });
+      const direction = rand() < 0.5 ? 1 : -1;
+      const partial = rand() < 0.3;
+      const seconds = rand() < 0.2 ? 0 : grid ? Math.floor(rand() * 40) * 1800 : Math.floor(rand() * 20 * 3600);
+      engine.runCommand(DB, {
+        createIndexes: 'c',
+        indexes: [
+          {
+            key: { at: direction },
+            name: 'at_ttl',
+            expireAfterSeconds: seconds,
+            ...(partial ? { partialFilterExpression: { status: 'done' } } : {}),
+          },
+        ],
+      });
+      const horizonMs = grid ? 24 * HOUR : Math.ceil(rand() * 48) * HOUR + Math.floor(rand() * 1000);
+      const buckets = grid ? [1, 2, 3, 4, 6, 8, 12, 24, 48][Math.floor(rand() * 9)] : 1 + Math.floor(rand() * 60);
+      const whatIf =
+        rand() < 0.3 ? (grid ? Math.floor(rand() * 40) * 1800 : Math.floor(rand() * 30 * 3600)) : undefined;
+      const whatIfFilter = rand() < 0.15 ? { status: 'open' } : undefined;
+      const request: ForecastRequest = {
+        index: rand() < 0.5 ? 'at_ttl' : undefined,
+        horizonMs,
+        buckets,
+        ...(whatIf !== undefined ? { expireAfterSeconds: whatIf } : {}),
+        ...(whatIfFilter ? { partialFilterExpression: whatIfFilter } : {}),
+      };
+      const collection = engine.requireCollection(DB, 'c');
+      const got = forecastExpiry(collection, request, now);
+
+      const filter = whatIfFilter?.status ?? (partial ? 'done' : undefined);
+      const eas = whatIf ?? seconds;
+      const covered = docs.filter((d) => filter === undefined || d.status === filter);
+      const times = covered.map((d) => {
+        const e = earliestDate(d.at);
+        return e === undefined ? undefined : e + eas * 1000;
+      });
+      const context = `round ${round}: ${JSON.stringify({ grid, multikey, direction, partial, seconds, horizonMs, buckets, whatIf, whatIfFilter })}`;
+      assert.deepEqual(figures(got), bucketByHand(times, now, horizonMs, buckets), context);
+      assert.equal(got.total, covered.length, context);
+      assert.equal(got.expireAfterSeconds, eas, context);
+      assert.equal(got.whatIf, whatIf !== undefined || whatIfFilter !== undefined, context);
+      assert.equal(got.buckets.length, buckets);
+      assert.equal(got.buckets[0].from.getTime(), now);
+      assert.equal(got.buckets.at(-1)!.to.getTime(), now + horizonMs);
+      for (let i = 1; i < buckets; i++) assert.equal(got.buckets[i].from.getTime(), got.buckets[i - 1].to.getTime());
+    }
+  });
+
+  it('rule 7.8: an array counts once, at its earliest date, in an ascending and a descending multikey index', () => {
+    for (const direction of [1, -1]) {
+      const { engine } = engineAt(T0);
+      engine.runCommand(DB, {
+        insert: 'c',
+        documents: [
+          { _id: 1, at: [new Date(T0 + 5 * HOUR), new Date(T0 + 1 * HOUR), new Date(T0 + 30 * HOUR)] },
+          { _id: 2, at: [new Date(T0 - HOUR), new Date(T0 + 2 * HOUR)] },
+          { _id: 3, at: ['x', 1] },
+          { _id: 4, at: [] },
+          { _id: 5, at: [new Date(T0), new Date(T0 + 3 * HOUR)] },
+        ],
+      });
+      engine.runCommand(DB, {
+        createIndexes: 'c',
+        indexes: [{ key: { at: direction }, name: 'at', expireAfterSeconds: 0 }],
+      });
+      const f = forecastExpiry(engine.requireCollection(DB, 'c'), { horizonMs: 24 * HOUR, buckets: 24 }, T0);
+      assert.equal(f.dueNow, 2, 'documents 2 (an hour ago) and 5 (now exactly) are due now');
+      assert.equal(f.buckets[0].count, 1, 'document 1 goes in the first hour, at its earliest date');
+      assert.equal(
+        f.buckets.reduce((a, b) => a + b.count, 0),
+        1,
+      );
+      assert.equal(f.later, 0);
+      assert.equal(f.never, 2, 'no date in the array, or an empty array: never');
+      assert.equal(f.total, 5);
+    }
+  });
+
+  it('rule 1.4 / 7.7: expireAfterSeconds 0 expires each document at its own clock time; a what-if moves them all', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [1, 2, 3, 10, 30].map((h) => ({ _id: h, expireAt: new Date(T0 + h * HOUR) })),
+    });
+    engine.runCommand(DB, {
+      createIndexes: 'c',
+      indexes: [{ key: { expireAt: 1 }, name: 'e', expireAfterSeconds: 0 }],
+    });
+    const coll = engine.requireCollection(DB, 'c');
+    const f = forecastExpiry(coll, { horizonMs: 24 * HOUR, buckets: 4 }, T0);
+    assert.deepEqual(
+      f.buckets.map((b) => b.count),
+      [3, 1, 0, 0],
+    );
+    assert.equal(f.later, 1);
+    assert.equal(f.whatIf, false);
+    // What-if: 12 hours later each.
+    const g = forecastExpiry(coll, { horizonMs: 24 * HOUR, buckets: 4, expireAfterSeconds: 12 * 3600 }, T0);
+    assert.deepEqual(
+      g.buckets.map((b) => b.count),
+      [0, 0, 3, 1],
+    );
+    assert.equal(g.whatIf, true);
+    assert.equal(g.expireAfterSeconds, 12 * 3600);
+  });
+
+  it('a key with no index yet: forecast as the TTL index it would be, from the documents', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [
+        { _id: 1, t: new Date(T0 - 2 * HOUR) },
+        { _id: 2, t: new Date(T0 + HOUR) },
+        { _id: 3, t: 'x' },
+      ],
+    });
+    const coll = engine.requireCollection(DB, 'c');
+    const f = forecastExpiry(coll, { index: { t: 1 }, expireAfterSeconds: 3600, horizonMs: 4 * HOUR, buckets: 2 }, T0);
+    assert.equal(f.dueNow, 1);
+    assert.deepEqual(
+      f.buckets.map((b) => b.count),
+      [1, 0],
+    );
+    assert.equal(f.never, 1);
+    assert.ok(f.notes.some((n) => n.includes('no index holds this key yet')));
+  });
+
+  it('rule 7.6: an index whose stored expireAfterSeconds is invalid expires nothing, and says why', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, t: new Date(T0 - HOUR) }] });
+    // A NaN spec as an older server left it (createIndex refuses one now).
+    loadLegacyIndexSpec(engine, DB, 'c', { key: { t: 1 }, name: 't_1', expireAfterSeconds: Number.NaN });
+    const coll = engine.requireCollection(DB, 'c');
+    const f = forecastExpiry(coll, { index: 't_1' }, T0);
+    assert.equal(f.dueNow, 0);
+    assert.equal(f.never, 1);
+    assert.equal(f.expireAfterSeconds, null);
+    assert.ok(f.notes.some((n) => n.includes('skips this index')));
+  });
+
+  it('rules 5.4 / 7.10: a clustered collection counts its _id dates from 1970 on; other _ids never', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, {
+      create: 'cl',
+      clusteredIndex: { key: { _id: 1 }, unique: true },
+      expireAfterSeconds: 3600,
+    });
+    engine.runCommand(DB, {
+      insert: 'cl',
+      documents: [
+        { _id: new Date(-1000) },
+        { _id: new Date(0) },
+        { _id: new Date(T0 - 30 * 60_000) },
+        { _id: new Date(T0 + 5 * HOUR) },
+        { _id: 'not a date' },
+      ],
+    });
+    const f = forecastExpiry(engine.requireCollection(DB, 'cl'), { horizonMs: 24 * HOUR, buckets: 24 }, T0);
+    assert.equal(f.kind, 'clustered');
+    assert.equal(f.dueNow, 1, 'Date(0) expired long ago; the date before 1970 never does');
+    assert.equal(f.buckets[0].count, 1, 'half an hour old + 1 h: in the first hour');
+    assert.equal(f.buckets[5].count, 1, 'T0 + 5 h + 1 h: the sixth hour');
+    assert.equal(f.never, 2);
+    assert.equal(f.total, 5);
+  });
+
+  it('rule 5.4: near 1970, a clustered forecast starts at Date(0): earlier _ids never expire, even in a bucket that reaches back before it', () => {
+    const now = 30 * 60_000; // 1970-01-01T00:30Z: now − expireAfterSeconds lies before 1970
+    const { engine } = engineAt(now);
+    engine.runCommand(DB, {
+      create: 'cl',
+      clusteredIndex: { key: { _id: 1 }, unique: true },
+      expireAfterSeconds: 1800, // the most createIndex allows here (rule 5.4); the what-if asks about 3600
+    });
+    engine.runCommand(DB, {
+      insert: 'cl',
+      documents: [{ _id: new Date(-1000) }, { _id: new Date(0) }, { _id: new Date(HOUR) }],
+    });
+    const f = forecastExpiry(
+      engine.requireCollection(DB, 'cl'),
+      { horizonMs: 2 * HOUR, buckets: 2, expireAfterSeconds: 3600 },
+      now,
+    );
+    assert.equal(f.dueNow, 0);
+    assert.deepEqual(
+      f.buckets.map((b) => b.count),
+      [1, 1],
+      'Date(0) goes at 01:00, Date(1 h) at 02:00',
+    );
+    assert.equal(f.never, 1, 'the _id before 1970');
+    // An hour later the first bucket starts exactly at Date(0) + 1 h: Date(0) is due, counted once.
+    const g = forecastExpiry(
+      engine.requireCollection(DB, 'cl'),
+      { horizonMs: 2 * HOUR, buckets: 2, expireAfterSeconds: 3600 },
+      HOUR,
+    );
+    assert.equal(g.dueNow, 1);
+    assert.deepEqual(
+      g.buckets.map((b) => b.count),
+      [1, 0],
+    );
+    assert.equal(g.total, 3);
+  });
+
+  it('rules 6.1 / 6.2: a time-series collection counts measurements by whole bucket, and says it is an estimate', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, {
+      create: 'ts',
+      timeseries: { timeField: 't', bucketMaxSpanSeconds: 3600, bucketRoundingSeconds: 3600 },
+      expireAfterSeconds: 3600,
+    });
+    engine.runCommand(DB, {
+      insert: 'ts',
+      documents: [
+        { t: new Date(T0 - 3 * HOUR + 60_000) },
+        { t: new Date(T0 - 3 * HOUR + 120_000) },
+        { t: new Date(T0 - HOUR + 60_000) },
+      ],
+    });
+    const f = forecastExpiry(engine.requireCollection(DB, 'ts'), { horizonMs: 4 * HOUR, buckets: 4 }, T0);
+    assert.equal(f.kind, 'timeseries');
+    // Bucket at T0 − 3 h goes at T0 − 3 h + 1 h + 1 h = T0 − 1 h (due); bucket at T0 − 1 h at T0 + 1 h.
+    assert.equal(f.dueNow, 2);
+    assert.equal(f.buckets[0].count, 1);
+    assert.ok(f.notes[0].includes('estimate'));
+  });
+
+  it("rules 10.1–10.4: the Cosmos flavor reads _ts plus each document's own ttl, -1 never, and a what-if default", () => {
+    const { engine } = engineAt(T0, 'cosmos');
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [{ _id: 1 }, { _id: 2, ttl: new Int32(7200) }, { _id: 3, ttl: -1 }],
+    });
+    engine.runCommand(DB, {
+      createIndexes: 'c',
+      indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 60 }],
+    });
+    const coll = engine.requireCollection(DB, 'c');
+    const f = forecastExpiry(coll, { horizonMs: 4 * HOUR, buckets: 4 }, T0, 'cosmos');
+    assert.equal(f.kind, 'cosmos');
+    assert.deepEqual(
+      f.buckets.map((b) => b.count),
+      [1, 1, 0, 0],
+    );
+    assert.equal(f.never, 1);
+    const g = forecastExpiry(coll, { horizonMs: 4 * HOUR, buckets: 4, expireAfterSeconds: 3 * 3600 }, T0, 'cosmos');
+    assert.deepEqual(
+      g.buckets.map((b) => b.count),
+      [0, 1, 1, 0],
+      'the default moves to 3 h; the document with its own ttl keeps 2 h',
+    );
+  });
+
+  it('bad requests get a code and a message that says what to do', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, t: new Date(T0) }] });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1' }] });
+    const coll = engine.requireCollection(DB, 'c');
+    const fails = (request: ForecastRequest, code: number, text: RegExp) =>
+      assert.throws(
+        () => forecastExpiry(coll, request, T0),
+        (err: { code?: number; message: string }) => err.code === code && text.test(err.message),
+      );
+    fails({ index: 't_1', expireAfterSeconds: 60, horizonMs: -1 }, 2, /horizon must be a positive/);
+    fails({ index: 't_1', expireAfterSeconds: 60, buckets: 0 }, 2, /from 1 to 10000/);
+    fails({ index: 't_1', expireAfterSeconds: 60, buckets: 10_001 }, 2, /from 1 to 10000/);
+    fails({ index: 't_1', expireAfterSeconds: 60, buckets: 2.5 }, 2, /whole number/);
+    fails({ index: 'nope' }, 27, /no index named "nope".*t_1/);
+    fails({}, 27, /has no TTL index/);
+    fails({ index: 't_1' }, 2, /not a TTL index: give expireAfterSeconds/);
+    fails({ index: 't_1', expireAfterSeconds: -5 }, 67, /cannot be less than 0/);
+    fails({ index: { other: 1 } }, 2, /no index on .*give expireAfterSeconds/);
+    fails({ index: { a: 1, b: 1 }, expireAfterSeconds: 5 }, 67, /single-field/);
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { u: 1 }, name: 'u_1', expireAfterSeconds: 5 }] });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { w: 1 }, name: 'w_1', expireAfterSeconds: 5 }] });
+    fails({}, 2, /2 TTL indexes \(u_1, w_1\): name one/);
+  });
+});
