@@ -26,23 +26,14 @@ import {
 } from './expressions';
 import { compileFilter } from './matcher';
 import { compileSort } from './sort';
+import { parseDocuments } from './stages/documents';
+import { parseGraphLookup } from './stages/graph-lookup';
+import { parseLookup, parseUnionWith } from './stages/lookup';
+import { parseMerge } from './stages/merge';
+import { parseOut } from './stages/out';
+import type { PipelineContext, Stage, StageEnv, StageParser } from './stages/types';
 
-export interface PipelineContext {
-  /** The engine's clock: the value of $$NOW. */
-  now: Date;
-  /** The aggregate command's `let` option: variables evaluated once, before the pipeline runs. */
-  let?: Document;
-}
-
-type Stage = (input: Iterable<Document>) => Iterable<Document>;
-
-interface StageEnv {
-  vars: Vars;
-  /** Inside a $facet sub-pipeline, where some stages are not allowed. */
-  inFacet: boolean;
-}
-
-type StageParser = (spec: unknown, env: StageEnv, name: string) => Stage;
+export type { PipelineCatalog, PipelineContext, WriteTargetInfo } from './stages/types';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -78,7 +69,13 @@ export function runPipeline(input: Iterable<Document>, pipeline: Document[], ctx
 
 /** Validates and compiles a pipeline into a function from input documents to output documents. */
 export function compilePipeline(pipeline: Document[], ctx: PipelineContext): Stage {
-  return compileStages(pipeline, { vars: pipelineVariables(ctx), inFacet: false });
+  return compileStages(pipeline, {
+    vars: pipelineVariables(ctx),
+    inFacet: false,
+    place: 'top',
+    ctx,
+    compile: compileStages,
+  });
 }
 
 function pipelineVariables(ctx: PipelineContext): Vars {
@@ -98,7 +95,14 @@ function pipelineVariables(ctx: PipelineContext): Vars {
 
 function compileStages(pipeline: unknown, env: StageEnv): Stage {
   if (!Array.isArray(pipeline)) fail(14, "'pipeline' option must be specified as an array");
-  const stages = pipeline.map((spec) => compileStage(spec, env));
+  const stages = pipeline.map((spec, i) => {
+    const name = stageName(spec);
+    // $out and $merge write the pipeline's results: nothing may follow them.
+    if (WRITE_STAGES.has(name) && i !== pipeline.length - 1)
+      fail(40601, `${name} can only be the final stage in the pipeline`);
+    if (name === '$documents' && i !== 0) fail(40602, `${name} is only valid as the first stage in a pipeline`);
+    return compileStage(spec, env);
+  });
   // Under a time limit or an interrupt flag, every document between two stages is a safe point
   // (a pipeline only reads: stopping anywhere leaves nothing half done).
   if (interruptsInstalled())
@@ -131,11 +135,6 @@ function compileStage(spec: unknown, env: StageEnv): Stage {
 
 /** Real mongod stages the embedded engine refuses, with the reason shown to the user. */
 const UNSUPPORTED_STAGES: Readonly<Record<string, string>> = {
-  $out: 'it writes to a collection; read the results and insert them instead.',
-  $merge: 'it writes to a collection; read the results and insert them instead.',
-  $lookup: 'it reads a second collection.',
-  $graphLookup: 'it reads a second collection.',
-  $unionWith: 'it reads a second collection.',
   $geoNear: 'geospatial queries are outside the embedded engine.',
   $search: 'Atlas Search is not available.',
   $searchMeta: 'Atlas Search is not available.',
@@ -149,9 +148,11 @@ const UNSUPPORTED_STAGES: Readonly<Record<string, string>> = {
   $planCacheStats: 'there is no plan cache.',
 };
 
+const WRITE_STAGES = new Set(['$out', '$merge']);
+
 /**
- * The first stage (searching $facet sub-pipelines too) that writes or reads another collection,
- * or any other stage the engine refuses; undefined when the pipeline only reads its input.
+ * The first stage (searching $facet sub-pipelines too) the engine refuses; undefined when it
+ * runs every stage of the pipeline.
  */
 export function unsupportedPipelineStage(pipeline: unknown): string | undefined {
   if (!Array.isArray(pipeline)) return undefined;
@@ -170,10 +171,11 @@ export function unsupportedPipelineStage(pipeline: unknown): string | undefined 
   return undefined;
 }
 
-/** True when the pipeline contains $out or $merge (it would write). */
+/** True when the pipeline ends with $out or $merge (it writes). */
 export function pipelineWrites(pipeline: unknown): boolean {
-  const name = unsupportedPipelineStage(pipeline);
-  return name === '$out' || name === '$merge';
+  if (!Array.isArray(pipeline) || pipeline.length === 0) return false;
+  const last: unknown = pipeline[pipeline.length - 1];
+  return isPlainObject(last) && Object.keys(last).some((name) => WRITE_STAGES.has(name));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -186,9 +188,9 @@ function mapStage(f: (doc: Document) => Document): Stage {
   };
 }
 
-const parseMatch: StageParser = (spec) => {
+const parseMatch: StageParser = (spec, env) => {
   if (!isPlainObject(spec)) fail(15959, 'the match filter must be an expression in an object');
-  const matches = compileFilter(spec);
+  const matches = compileFilter(spec, env.vars);
   return function* (input) {
     for (const doc of input) if (matches(doc)) yield doc;
   };
@@ -740,7 +742,7 @@ const parseFacet: StageParser = (spec, env, name) => {
       if (NOT_IN_FACET.has(stageNameInFacet))
         fail(40600, `${stageNameInFacet} is not allowed to be used within a $facet stage`);
     }
-    return [field, compileStages(sub, { ...env, inFacet: true })];
+    return [field, compileStages(sub, { ...env, inFacet: true, place: 'facet' })];
   });
   return function* (input) {
     const docs = Array.from(input);
@@ -770,4 +772,10 @@ const STAGES: Readonly<Record<string, StageParser>> = {
   $replaceRoot: parseReplaceRoot,
   $replaceWith: parseReplaceRoot,
   $facet: parseFacet,
+  $lookup: parseLookup,
+  $unionWith: parseUnionWith,
+  $graphLookup: parseGraphLookup,
+  $out: parseOut,
+  $merge: parseMerge,
+  $documents: parseDocuments,
 };
