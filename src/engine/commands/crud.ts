@@ -375,6 +375,18 @@ function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
 
 function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document {
   const target = cmd.aggregate;
+  const pipelineArg = cmd.pipeline;
+  const firstStage: unknown = Array.isArray(pipelineArg) ? pipelineArg[0] : undefined;
+  if (target === 1 && isPlainObject(firstStage) && firstStage.$documents !== undefined) {
+    // Collection-less aggregate ({aggregate: 1}) over the pipeline's own $documents.
+    requireOptionalCursor(cmd);
+    engine.opcounters.command++;
+    const docs = runPipeline([], pipelineArg as Document[], {
+      now: engine.now(),
+      catalog: engineCatalog(engine, dbName),
+    });
+    return { cursor: engine.cursors.openCursor(`${dbName}.$cmd.aggregate`, docs, undefined), ok: 1 };
+  }
   if (typeof target !== 'string')
     fail(
       'InvalidNamespace',
@@ -396,6 +408,14 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
     : runPipeline([], pipeline, { now: engine.now(), catalog: engineCatalog(engine, dbName) });
   const batchSize = isNumeric(cursorOpt.batchSize) ? toDouble(cursorOpt.batchSize) : undefined;
   return { cursor: engine.cursors.openCursor(ns, docs, batchSize), ok: 1 };
+}
+
+function requireOptionalCursor(cmd: Document): void {
+  if (!optionalDocument(cmd, 'cursor'))
+    fail(
+      'FailedToParse',
+      "The 'cursor' option is required, except for aggregate with the explain argument: pass cursor: {}.",
+    );
 }
 
 /** A leading $match goes through the planner, so indexed pipelines do not scan the collection. */

@@ -26,7 +26,11 @@ import {
 } from './expressions';
 import { compileFilter } from './matcher';
 import { compileSort } from './sort';
+import { ONE, parseAccumulator, type AccumulatorSpec } from './stages/accumulators';
+import { parseBucket, parseBucketAuto } from './stages/bucket';
 import { parseDocuments } from './stages/documents';
+import { parseRedact, parseSample } from './stages/sample-redact';
+import { parseSetWindowFields } from './stages/window-fields';
 import { parseGraphLookup } from './stages/graph-lookup';
 import { parseLookup, parseUnionWith } from './stages/lookup';
 import { parseMerge } from './stages/merge';
@@ -611,32 +615,6 @@ function* unwindOne(
 // $group, $count, $sortByCount
 // ---------------------------------------------------------------------------------------------
 
-interface AccumulatorSpec {
-  field: string;
-  make: () => Accumulator;
-  input: CompiledExpression;
-}
-
-function parseAccumulator(field: string, spec: unknown): AccumulatorSpec {
-  if (field.includes('.')) fail(40235, `The field name '${field}' cannot contain '.'`);
-  if (field.startsWith('$')) fail(40236, `The field name '${field}' cannot be an operator name`);
-  if (!isPlainObject(spec)) fail(40234, `The field '${field}' must be an accumulator object`);
-  const keys = Object.keys(spec);
-  if (keys.length !== 1) fail(40238, `The field '${field}' must specify one accumulator`);
-  const op = keys[0];
-  const arg = spec[op];
-  if (op === '$count') {
-    if (!isPlainObject(arg) || Object.keys(arg).length !== 0) fail(40180, '$count takes no arguments, i.e. $count:{}');
-    // mongod rewrites {$count: {}} to {$sum: NumberInt(1)}: the count is an int.
-    return { field, make: ACCUMULATORS.$sum, input: () => ONE };
-  }
-  if (!hasOwn.call(ACCUMULATORS, op)) fail(15952, `unknown group operator '${op}'`);
-  if (Array.isArray(arg)) fail(40237, `The ${op} accumulator is a unary operator`);
-  return { field, make: ACCUMULATORS[op], input: compileExpression(arg) };
-}
-
-const ONE = new Int32(1);
-
 /** Groups by `idFn`; groups come out in order of first appearance. Missing values become null. */
 function groupStage(idFn: CompiledExpression, accs: AccumulatorSpec[], vars: Vars): Stage {
   return function* (input) {
@@ -778,4 +756,9 @@ const STAGES: Readonly<Record<string, StageParser>> = {
   $out: parseOut,
   $merge: parseMerge,
   $documents: parseDocuments,
+  $bucket: parseBucket,
+  $bucketAuto: parseBucketAuto,
+  $sample: parseSample,
+  $redact: parseRedact,
+  $setWindowFields: parseSetWindowFields,
 };
