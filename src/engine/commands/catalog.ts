@@ -111,7 +111,7 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
   return { ok: 1 };
 }
 
-function parseTimeseries(value: unknown, capped: boolean): TimeseriesOptions {
+export function parseTimeseries(value: unknown, capped: boolean): TimeseriesOptions {
   if (!isPlainObject(value))
     fail(
       'TypeMismatch',

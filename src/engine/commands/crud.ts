@@ -8,6 +8,8 @@ import type { Collection } from '../catalog/collection';
 import { DEFAULT_FIRST_BATCH, takeBatch } from '../catalog/cursors';
 import { checkUpdatedSize, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
+import { checkTimeseriesDocument, insertDocument } from './document-writes';
+import { engineCatalog } from './pipeline-catalog';
 import type { EngineContext } from '../engine-context';
 import { EngineError, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
@@ -44,25 +46,7 @@ function writeErrorOf(index: number, err: unknown): WriteError {
   throw err;
 }
 
-/** Documents a time-series collection accepts: a BSON date in the timeField (mongod rule). */
-function checkTimeseriesDocument(coll: Collection, doc: Document): void {
-  const ts = coll.options.timeseries;
-  if (!ts) return;
-  if (!(doc[ts.timeField] instanceof Date)) {
-    fail(
-      'BadValue',
-      `'${ts.timeField}' must be present and contain a valid BSON UTC datetime value: every measurement in ${coll.ns} needs a date in '${ts.timeField}'.`,
-    );
-  }
-}
-
-export function insertDocument(engine: EngineContext, coll: Collection, input: unknown): StoredRecord {
-  const doc = prepareForInsert(input, { generateId: true, nowMs: engine.clock.now() });
-  checkTimeseriesDocument(coll, doc);
-  const record = coll.insert(doc);
-  engine.documentMetrics.inserted++;
-  return record;
-}
+export { insertDocument };
 
 function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'insert');
@@ -391,6 +375,18 @@ function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
 
 function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document {
   const target = cmd.aggregate;
+  const pipelineArg = cmd.pipeline;
+  const firstStage: unknown = Array.isArray(pipelineArg) ? pipelineArg[0] : undefined;
+  if (target === 1 && isPlainObject(firstStage) && firstStage.$documents !== undefined) {
+    // Collection-less aggregate ({aggregate: 1}) over the pipeline's own $documents.
+    requireOptionalCursor(cmd);
+    engine.opcounters.command++;
+    const docs = runPipeline([], pipelineArg as Document[], {
+      now: engine.now(),
+      catalog: engineCatalog(engine, dbName),
+    });
+    return { cursor: engine.cursors.openCursor(`${dbName}.$cmd.aggregate`, docs, undefined), ok: 1 };
+  }
   if (typeof target !== 'string')
     fail(
       'InvalidNamespace',
@@ -407,9 +403,19 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
   engine.opcounters.command++;
   const coll = engine.getCollection(dbName, target);
   const ns = `${dbName}.${target}`;
-  const docs = coll ? aggregateCollection(engine, coll, pipeline) : runPipeline([], pipeline, { now: engine.now() });
+  const docs = coll
+    ? aggregateCollection(engine, coll, pipeline)
+    : runPipeline([], pipeline, { now: engine.now(), catalog: engineCatalog(engine, dbName) });
   const batchSize = isNumeric(cursorOpt.batchSize) ? toDouble(cursorOpt.batchSize) : undefined;
   return { cursor: engine.cursors.openCursor(ns, docs, batchSize), ok: 1 };
+}
+
+function requireOptionalCursor(cmd: Document): void {
+  if (!optionalDocument(cmd, 'cursor'))
+    fail(
+      'FailedToParse',
+      "The 'cursor' option is required, except for aggregate with the explain argument: pass cursor: {}.",
+    );
 }
 
 /** A leading $match goes through the planner, so indexed pipelines do not scan the collection. */
@@ -428,7 +434,7 @@ export function aggregateCollection(engine: EngineContext, coll: Collection, pip
       }
     })();
   }
-  return runPipeline(input, rest, { now: engine.now() });
+  return runPipeline(input, rest, { now: engine.now(), catalog: engineCatalog(engine, coll.dbName) });
 }
 
 export const crudCommands: Record<string, CommandHandler> = {

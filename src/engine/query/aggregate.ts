@@ -26,23 +26,18 @@ import {
 } from './expressions';
 import { compileFilter } from './matcher';
 import { compileSort } from './sort';
+import { ONE, parseAccumulator, type AccumulatorSpec } from './stages/accumulators';
+import { parseBucket, parseBucketAuto } from './stages/bucket';
+import { parseDocuments } from './stages/documents';
+import { parseRedact, parseSample } from './stages/sample-redact';
+import { parseSetWindowFields } from './stages/window-fields';
+import { parseGraphLookup } from './stages/graph-lookup';
+import { parseLookup, parseUnionWith } from './stages/lookup';
+import { parseMerge } from './stages/merge';
+import { parseOut } from './stages/out';
+import type { PipelineContext, Stage, StageEnv, StageParser } from './stages/types';
 
-export interface PipelineContext {
-  /** The engine's clock: the value of $$NOW. */
-  now: Date;
-  /** The aggregate command's `let` option: variables evaluated once, before the pipeline runs. */
-  let?: Document;
-}
-
-type Stage = (input: Iterable<Document>) => Iterable<Document>;
-
-interface StageEnv {
-  vars: Vars;
-  /** Inside a $facet sub-pipeline, where some stages are not allowed. */
-  inFacet: boolean;
-}
-
-type StageParser = (spec: unknown, env: StageEnv, name: string) => Stage;
+export type { PipelineCatalog, PipelineContext, WriteTargetInfo } from './stages/types';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -78,7 +73,13 @@ export function runPipeline(input: Iterable<Document>, pipeline: Document[], ctx
 
 /** Validates and compiles a pipeline into a function from input documents to output documents. */
 export function compilePipeline(pipeline: Document[], ctx: PipelineContext): Stage {
-  return compileStages(pipeline, { vars: pipelineVariables(ctx), inFacet: false });
+  return compileStages(pipeline, {
+    vars: pipelineVariables(ctx),
+    inFacet: false,
+    place: 'top',
+    ctx,
+    compile: compileStages,
+  });
 }
 
 function pipelineVariables(ctx: PipelineContext): Vars {
@@ -98,7 +99,14 @@ function pipelineVariables(ctx: PipelineContext): Vars {
 
 function compileStages(pipeline: unknown, env: StageEnv): Stage {
   if (!Array.isArray(pipeline)) fail(14, "'pipeline' option must be specified as an array");
-  const stages = pipeline.map((spec) => compileStage(spec, env));
+  const stages = pipeline.map((spec, i) => {
+    const name = stageName(spec);
+    // $out and $merge write the pipeline's results: nothing may follow them.
+    if (WRITE_STAGES.has(name) && i !== pipeline.length - 1)
+      fail(40601, `${name} can only be the final stage in the pipeline`);
+    if (name === '$documents' && i !== 0) fail(40602, `${name} is only valid as the first stage in a pipeline`);
+    return compileStage(spec, env);
+  });
   // Under a time limit or an interrupt flag, every document between two stages is a safe point
   // (a pipeline only reads: stopping anywhere leaves nothing half done).
   if (interruptsInstalled())
@@ -131,11 +139,6 @@ function compileStage(spec: unknown, env: StageEnv): Stage {
 
 /** Real mongod stages the embedded engine refuses, with the reason shown to the user. */
 const UNSUPPORTED_STAGES: Readonly<Record<string, string>> = {
-  $out: 'it writes to a collection; read the results and insert them instead.',
-  $merge: 'it writes to a collection; read the results and insert them instead.',
-  $lookup: 'it reads a second collection.',
-  $graphLookup: 'it reads a second collection.',
-  $unionWith: 'it reads a second collection.',
   $geoNear: 'geospatial queries are outside the embedded engine.',
   $search: 'Atlas Search is not available.',
   $searchMeta: 'Atlas Search is not available.',
@@ -149,9 +152,11 @@ const UNSUPPORTED_STAGES: Readonly<Record<string, string>> = {
   $planCacheStats: 'there is no plan cache.',
 };
 
+const WRITE_STAGES = new Set(['$out', '$merge']);
+
 /**
- * The first stage (searching $facet sub-pipelines too) that writes or reads another collection,
- * or any other stage the engine refuses; undefined when the pipeline only reads its input.
+ * The first stage (searching $facet sub-pipelines too) the engine refuses; undefined when it
+ * runs every stage of the pipeline.
  */
 export function unsupportedPipelineStage(pipeline: unknown): string | undefined {
   if (!Array.isArray(pipeline)) return undefined;
@@ -170,10 +175,11 @@ export function unsupportedPipelineStage(pipeline: unknown): string | undefined 
   return undefined;
 }
 
-/** True when the pipeline contains $out or $merge (it would write). */
+/** True when the pipeline ends with $out or $merge (it writes). */
 export function pipelineWrites(pipeline: unknown): boolean {
-  const name = unsupportedPipelineStage(pipeline);
-  return name === '$out' || name === '$merge';
+  if (!Array.isArray(pipeline) || pipeline.length === 0) return false;
+  const last: unknown = pipeline[pipeline.length - 1];
+  return isPlainObject(last) && Object.keys(last).some((name) => WRITE_STAGES.has(name));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -186,9 +192,9 @@ function mapStage(f: (doc: Document) => Document): Stage {
   };
 }
 
-const parseMatch: StageParser = (spec) => {
+const parseMatch: StageParser = (spec, env) => {
   if (!isPlainObject(spec)) fail(15959, 'the match filter must be an expression in an object');
-  const matches = compileFilter(spec);
+  const matches = compileFilter(spec, env.vars);
   return function* (input) {
     for (const doc of input) if (matches(doc)) yield doc;
   };
@@ -609,32 +615,6 @@ function* unwindOne(
 // $group, $count, $sortByCount
 // ---------------------------------------------------------------------------------------------
 
-interface AccumulatorSpec {
-  field: string;
-  make: () => Accumulator;
-  input: CompiledExpression;
-}
-
-function parseAccumulator(field: string, spec: unknown): AccumulatorSpec {
-  if (field.includes('.')) fail(40235, `The field name '${field}' cannot contain '.'`);
-  if (field.startsWith('$')) fail(40236, `The field name '${field}' cannot be an operator name`);
-  if (!isPlainObject(spec)) fail(40234, `The field '${field}' must be an accumulator object`);
-  const keys = Object.keys(spec);
-  if (keys.length !== 1) fail(40238, `The field '${field}' must specify one accumulator`);
-  const op = keys[0];
-  const arg = spec[op];
-  if (op === '$count') {
-    if (!isPlainObject(arg) || Object.keys(arg).length !== 0) fail(40180, '$count takes no arguments, i.e. $count:{}');
-    // mongod rewrites {$count: {}} to {$sum: NumberInt(1)}: the count is an int.
-    return { field, make: ACCUMULATORS.$sum, input: () => ONE };
-  }
-  if (!hasOwn.call(ACCUMULATORS, op)) fail(15952, `unknown group operator '${op}'`);
-  if (Array.isArray(arg)) fail(40237, `The ${op} accumulator is a unary operator`);
-  return { field, make: ACCUMULATORS[op], input: compileExpression(arg) };
-}
-
-const ONE = new Int32(1);
-
 /** Groups by `idFn`; groups come out in order of first appearance. Missing values become null. */
 function groupStage(idFn: CompiledExpression, accs: AccumulatorSpec[], vars: Vars): Stage {
   return function* (input) {
@@ -740,7 +720,7 @@ const parseFacet: StageParser = (spec, env, name) => {
       if (NOT_IN_FACET.has(stageNameInFacet))
         fail(40600, `${stageNameInFacet} is not allowed to be used within a $facet stage`);
     }
-    return [field, compileStages(sub, { ...env, inFacet: true })];
+    return [field, compileStages(sub, { ...env, inFacet: true, place: 'facet' })];
   });
   return function* (input) {
     const docs = Array.from(input);
@@ -770,4 +750,15 @@ const STAGES: Readonly<Record<string, StageParser>> = {
   $replaceRoot: parseReplaceRoot,
   $replaceWith: parseReplaceRoot,
   $facet: parseFacet,
+  $lookup: parseLookup,
+  $unionWith: parseUnionWith,
+  $graphLookup: parseGraphLookup,
+  $out: parseOut,
+  $merge: parseMerge,
+  $documents: parseDocuments,
+  $bucket: parseBucket,
+  $bucketAuto: parseBucketAuto,
+  $sample: parseSample,
+  $redact: parseRedact,
+  $setWindowFields: parseSetWindowFields,
 };

@@ -134,7 +134,19 @@ function validateFieldPathParts(parts: string[]): void {
   }
 }
 
-const BUILTIN_VARS = new Set(['ROOT', 'CURRENT', 'REMOVE', 'NOW', 'CLUSTER_TIME', 'USER_ROLES', 'SEARCH_META']);
+const BUILTIN_VARS = new Set([
+  'ROOT',
+  'CURRENT',
+  'REMOVE',
+  'NOW',
+  'CLUSTER_TIME',
+  'USER_ROLES',
+  'SEARCH_META',
+  // $redact's decisions: defined by that stage only.
+  'KEEP',
+  'PRUNE',
+  'DESCEND',
+]);
 
 function compileFieldPath(path: string): Fn {
   if (path === '$') fail(16872, "'$' by itself is not a valid FieldPath");

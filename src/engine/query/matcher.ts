@@ -26,7 +26,7 @@ import {
   type BsonTypeName,
   type Document,
 } from '../values/types';
-import { compileExpression, isTruthy } from './expressions';
+import { compileExpression, isTruthy, type Vars } from './expressions';
 import { compilePath, MISSING, type ValuePredicate } from './path-values';
 import { compileRegex, type StringTest } from './regex/compile';
 
@@ -51,12 +51,22 @@ const FALSE_VALUE: ValuePredicate = () => false;
 // ---------------------------------------------------------------------------------------------
 
 /** Compile a filter into a predicate. Throws EngineError for filters mongod would reject. */
-export function compileFilter(filter: Document): (doc: Document) => boolean {
+export function compileFilter(filter: Document, vars?: Vars): (doc: Document) => boolean {
   if (!isPlainObject(filter)) {
     throw new EngineError(ErrorCode.TypeMismatch, `query filter must be an object, but got ${bsonTypeOf(filter)}`);
   }
-  return compileDocument(filter);
+  // $expr clauses read the variables in scope where the filter is compiled (a pipeline's $$NOW
+  // and `let` variables); compilation is synchronous, so a module-level slot is enough.
+  const saved = exprVars;
+  exprVars = vars;
+  try {
+    return compileDocument(filter);
+  } finally {
+    exprVars = saved;
+  }
 }
+
+let exprVars: Vars | undefined;
 
 /** True for a filter that matches every document ({} or only a $comment). */
 export function isMatchAll(filter: Document | undefined | null): boolean {
@@ -142,7 +152,8 @@ function compileTopLevelOperator(op: string, value: unknown): DocPredicate | nul
     case '$expr': {
       // Aggregation expressions evaluated against the document, truthy by aggregation rules.
       const expr = compileExpression(value);
-      return (doc) => isTruthy(expr(doc as Document));
+      const vars = exprVars;
+      return (doc) => isTruthy(expr(doc as Document, vars));
     }
     case '$text':
       throw notSupported('$text is not supported: this engine has no text indexes');

@@ -56,17 +56,21 @@ describe('pipeline structure', () => {
     assert.equal(pulled, 1);
   });
 
-  test('$out and $merge are refused as not supported by the embedded engine', () => {
-    expectError(() => run([], [{ $out: 'x' }]), 238, /\$out is not supported by the embedded engine/);
-    expectError(() => run([], [{ $merge: { into: 'x' } }]), 238, /\$merge is not supported by the embedded engine/);
-    expectError(() => run([], [{ $lookup: { from: 'x' } }]), 238);
+  test('$out and $merge can only be the final stage (40601)', () => {
+    expectError(
+      () => run([], [{ $out: 'x' }, { $match: {} }]),
+      40601,
+      '$out can only be the final stage in the pipeline',
+    );
+    expectError(() => run([], [{ $merge: { into: 'x' } }, { $limit: 1 }]), 40601);
   });
 
-  test('unsupportedPipelineStage finds stages that write or read other collections, even in $facet', () => {
-    assert.equal(unsupportedPipelineStage([{ $match: {} }]), undefined);
-    assert.equal(unsupportedPipelineStage([{ $match: {} }, { $out: 'x' }]), '$out');
-    assert.equal(unsupportedPipelineStage([{ $facet: { a: [{ $lookup: {} }] } }]), '$lookup');
+  test('unsupportedPipelineStage finds stages the engine refuses, even in $facet; pipelineWrites finds $out/$merge', () => {
+    assert.equal(unsupportedPipelineStage([{ $match: {} }, { $out: 'x' }]), undefined);
+    assert.equal(unsupportedPipelineStage([{ $match: {} }, { $lookup: {} }]), undefined);
+    assert.equal(unsupportedPipelineStage([{ $facet: { a: [{ $search: {} }] } }]), '$search');
     assert.equal(pipelineWrites([{ $merge: { into: 'x' } }]), true);
+    assert.equal(pipelineWrites([{ $match: {} }, { $out: 'x' }]), true);
     assert.equal(pipelineWrites([{ $lookup: {} }]), false);
   });
 

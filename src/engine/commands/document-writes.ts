@@ -1,0 +1,30 @@
+/**
+ * The single-document write paths the insert command and the pipeline's writing stages ($out,
+ * $merge) share: validation, an `_id` when missing, the time-series rule, and the metrics.
+ */
+import type { Collection } from '../catalog/collection';
+import { prepareForInsert } from '../catalog/document-rules';
+import type { StoredRecord } from '../catalog/record';
+import type { EngineContext } from '../engine-context';
+import { fail } from '../errors';
+import type { Document } from '../values/types';
+
+/** Documents a time-series collection accepts: a BSON date in the timeField (mongod rule). */
+export function checkTimeseriesDocument(coll: Collection, doc: Document): void {
+  const ts = coll.options.timeseries;
+  if (!ts) return;
+  if (!(doc[ts.timeField] instanceof Date)) {
+    fail(
+      'BadValue',
+      `'${ts.timeField}' must be present and contain a valid BSON UTC datetime value: every measurement in ${coll.ns} needs a date in '${ts.timeField}'.`,
+    );
+  }
+}
+
+export function insertDocument(engine: EngineContext, coll: Collection, input: unknown): StoredRecord {
+  const doc = prepareForInsert(input, { generateId: true, nowMs: engine.clock.now() });
+  checkTimeseriesDocument(coll, doc);
+  const record = coll.insert(doc);
+  engine.documentMetrics.inserted++;
+  return record;
+}

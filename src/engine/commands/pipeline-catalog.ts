@@ -1,0 +1,104 @@
+/**
+ * The engine's collections as aggregation stages reach them ($lookup, $unionWith, $graphLookup,
+ * $out, $merge): reads through the query planner, writes through the same validation, index and
+ * journal paths as the insert and update commands (so TTL indexes of a target apply as usual).
+ */
+import { UUID } from 'bson';
+import type { CollectionOptions } from '../catalog/collection';
+import { checkUpdatedSize, prepareForInsert } from '../catalog/document-rules';
+import type { EngineContext } from '../engine-context';
+import { fail } from '../errors';
+import { BTreeIndex } from '../indexes/btree-index';
+import { checkForInterrupt } from '../interrupt';
+import type { PipelineCatalog, WriteTargetInfo } from '../query/aggregate';
+import { queryRecords } from '../query/executor';
+import { compileFilter, isMatchAll } from '../query/matcher';
+import { cloneDocument } from '../values/clone';
+import type { Document } from '../values/types';
+import { parseTimeseries } from './catalog';
+import { checkTimeseriesDocument, insertDocument } from './document-writes';
+
+export function engineCatalog(engine: EngineContext, dbName: string): PipelineCatalog {
+  return {
+    dbName,
+
+    find(db, name, filter) {
+      const coll = engine.getCollection(db, name);
+      if (!coll) return [];
+      if (filter === undefined || isMatchAll(filter)) {
+        return (function* () {
+          for (const r of coll.scanRecords()) {
+            checkForInterrupt();
+            yield r.doc;
+          }
+        })();
+      }
+      return queryRecords(coll, { filter }).map((r) => r.doc);
+    },
+
+    describe(db, name): WriteTargetInfo | undefined {
+      const coll = engine.getCollection(db, name);
+      if (!coll) return undefined;
+      const uniqueKeys: Document[] = [];
+      for (const index of coll.indexes.values()) {
+        if (index.name === '_id_' || (index.unique && !index.isPartial)) uniqueKeys.push(index.spec.key as Document);
+      }
+      return {
+        capped: coll.isCapped,
+        ...(coll.options.timeseries ? { timeseries: { ...coll.options.timeseries } } : {}),
+        uniqueKeys,
+      };
+    },
+
+    insert(db, name, doc) {
+      engine.opcounters.insert++;
+      insertDocument(engine, engine.ensureCollection(db, name).collection, doc);
+    },
+
+    replace(db, name, current, next) {
+      engine.opcounters.update++;
+      const coll = engine.requireCollection(db, name);
+      const record = coll.findById(current._id);
+      if (!record) fail('NoSuchKey', `The document with _id ${String(current._id)} is no longer in ${coll.ns}.`);
+      const prepared = prepareForInsert(next, { generateId: false });
+      checkUpdatedSize(prepared);
+      checkTimeseriesDocument(coll, prepared);
+      coll.replace(record, prepared);
+      engine.documentMetrics.updated++;
+    },
+
+    replaceCollection(db, name, docs, timeseries) {
+      const target = engine.getCollection(db, name);
+      let options: CollectionOptions = {};
+      if (target) options = { ...target.options };
+      else if (timeseries) options = { timeseries: parseTimeseries(timeseries, false) };
+      const tempName = `tmp.agg_out.${new UUID().toHexString()}`;
+      const temp = engine.createCollection(db, tempName, options);
+      try {
+        // The target's indexes (its TTL indexes among them) are built on the empty collection
+        // first, so every insert is checked against the unique ones as it happens.
+        const built: string[] = [];
+        for (const index of target?.indexes.values() ?? []) {
+          if (temp.indexes.has(index.name)) continue;
+          const spec = cloneDocument(index.spec);
+          const partial = spec.partialFilterExpression
+            ? compileFilter(spec.partialFilterExpression as Document)
+            : undefined;
+          temp.addIndex(new BTreeIndex(spec, partial));
+          built.push(index.name);
+        }
+        if (built.length) engine.recordEvent({ kind: 'indexesCreated', db, collection: tempName, names: built });
+        for (const doc of docs) {
+          checkForInterrupt();
+          engine.opcounters.insert++;
+          insertDocument(engine, temp, doc);
+        }
+      } catch (err) {
+        engine.dropCollection(db, tempName);
+        throw err;
+      }
+      if (target) engine.dropCollection(db, name);
+      engine.renameCollection(db, tempName, db, name);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * What every pipeline stage module shares: the compiled stage type, the environment a stage is
+ * compiled in, and the catalog through which stages that read or write other collections reach
+ * the engine. Types only, so aggregate.ts (the dispatcher) and the stage modules depend on this
+ * file and never on each other in a circle.
+ */
+import type { Vars } from '../expressions';
+import type { Document } from '../../values/types';
+
+/** A compiled stage: a lazy function from input documents to output documents. */
+export type Stage = (input: Iterable<Document>) => Iterable<Document>;
+
+/** Where a sub-pipeline runs; some stages are refused there, with the container's code. */
+export type PipelinePlace = 'top' | 'facet' | 'lookup' | 'unionWith' | 'mergeWhenMatched';
+
+export interface StageEnv {
+  /** Variables visible to the stage's expressions ($$NOW, `let` variables, $lookup's `let`). */
+  vars: Vars;
+  /** Inside a $facet sub-pipeline, where some stages are not allowed. */
+  inFacet: boolean;
+  /** Where this (sub-)pipeline runs. */
+  place: PipelinePlace;
+  /** The aggregate's context: its database, clock and the catalog. */
+  ctx: PipelineContext;
+  /** Compiles a sub-pipeline ($lookup, $unionWith, $facet, $merge's whenMatched) in `env`. */
+  compile(pipeline: unknown, env: StageEnv): Stage;
+}
+
+export type StageParser = (spec: unknown, env: StageEnv, name: string) => Stage;
+
+export interface PipelineContext {
+  /** The engine's clock: the value of $$NOW. */
+  now: Date;
+  /** The aggregate command's `let` option: variables evaluated once, before the pipeline runs. */
+  let?: Document;
+  /**
+   * The collections of the engine, for $lookup, $unionWith, $graphLookup, $out and $merge.
+   * Without it those stages see no collections (and $out/$merge cannot write).
+   */
+  catalog?: PipelineCatalog;
+}
+
+/** What $out and $merge need to know of a target collection. */
+export interface WriteTargetInfo {
+  capped: boolean;
+  /** The time-series options when the collection is one. */
+  timeseries?: Document;
+  /** Key patterns of the unique, non-partial indexes (what $merge's `on` must be backed by). */
+  uniqueKeys: Document[];
+}
+
+/**
+ * The engine's collections as pipeline stages see them. Reads go through the query planner (so an
+ * index on the searched field is used); writes go through the same paths as the insert and update
+ * commands, so they are validated, indexed and journaled like any other write.
+ */
+export interface PipelineCatalog {
+  /** The aggregate's database: where `from`, `coll` and `into` names resolve. */
+  readonly dbName: string;
+  /** The documents of db.coll that match `filter` (none when it does not exist). Never mutate them. */
+  find(db: string, coll: string, filter?: Document): Iterable<Document>;
+  /** undefined when db.coll does not exist. */
+  describe(db: string, coll: string): WriteTargetInfo | undefined;
+  /** Inserts into db.coll (created when missing); an `_id` is added when the document has none. */
+  insert(db: string, coll: string, doc: Document): void;
+  /** Replaces the stored document whose `_id` equals `current._id` with `next`. */
+  replace(db: string, coll: string, current: Document, next: Document): void;
+  /**
+   * $out: writes `docs` into a new collection with the options and indexes of db.coll (when it
+   * exists), then puts it in place of db.coll in one step. Nothing changes when an insert fails.
+   */
+  replaceCollection(db: string, coll: string, docs: Document[], timeseries?: Document): void;
+}
