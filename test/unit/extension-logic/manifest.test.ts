@@ -213,8 +213,12 @@ describe('package.json manifest', () => {
       { missing: [], unexpected: [] },
       'the .vsix ships exactly what the extension uses: mend .vscodeignore (an allow-list) or this list',
     );
-    // Measured at 861 KB when the budget was set (the three bundles minified are most of it).
-    const BUDGET_KB = 900;
+    // Measured at 861 KB when the budget was set at 900 (the three bundles minified are most of it),
+    // and at 909 KB when the aggregation stages ($lookup, $merge, $setWindowFields ...) pushed it
+    // over: the engine is in both workbench.js (the in-thread backend) and engine-host.js (the
+    // worker), so every engine feature ships twice. Raised to 1,000 KB for that; sharing one engine
+    // bundle between the two would win back about a third.
+    const BUDGET_KB = 1000;
     const kb = fs.statSync(out).size / 1024;
     assert.ok(
       kb <= BUDGET_KB,
