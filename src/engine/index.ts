@@ -17,4 +17,5 @@ export {
   type TTLIndexProblem,
 } from './ttl/legacy';
 export * as ttlRules from './ttl/validation';
+export { forecastExpiry, type Forecast, type ForecastBucket, type ForecastRequest } from './ttl/forecast';
 export { timeseriesExpiryCounts, type TimeseriesExpiryCounts } from './ttl/timeseries-target';

@@ -4,8 +4,9 @@
  * due on the way) or, on the system clock, blocks for real and then runs the passes the blocked
  * timers missed. `clock` and `ttl` are the helpers a TTL playground needs on top.
  */
-import { findInvalidTTLIndexes, findNaNTTLIndexes, loadLegacyIndexSpec } from '../engine';
-import type { Document, Engine, MonitorStatus, PassReport, TTLIndexProblem, VirtualClock } from '../engine';
+import { findInvalidTTLIndexes, findNaNTTLIndexes, forecastExpiry, loadLegacyIndexSpec } from '../engine';
+import type { Document, Engine, Forecast, MonitorStatus, PassReport, TTLIndexProblem, VirtualClock } from '../engine';
+import { readForecastOptions } from '../formats/forecast-options';
 import type { ScriptErrors } from './errors';
 import type { ShellRuntime } from './runtime';
 import { parseDuration } from '../formats/duration';
@@ -67,6 +68,8 @@ export interface TTLHelper {
   invalidIndexes(): TTLIndexProblem[];
   /** Put an index spec into the current database's catalog as an older server left it (rule 4.3). */
   loadLegacyIndex(collection: unknown, spec: unknown): string;
+  /** What a TTL rule of a collection of the current database will delete, per time bucket. */
+  forecast(collection: unknown, options?: unknown): Forecast;
 }
 
 /** Blocks the thread; the vm time limit still interrupts it (Atomics.wait is interruptible). */
@@ -131,7 +134,33 @@ export class ShellTime {
     nanIndexes: () => this.runtime.out(findNaNTTLIndexes(this.engine)),
     invalidIndexes: () => this.runtime.out(findInvalidTTLIndexes(this.engine)),
     loadLegacyIndex: (collection: unknown, spec: unknown) => this.loadLegacyIndex(collection, spec),
+    forecast: (collection: unknown, options?: unknown) => this.forecast(collection, options),
   };
+
+  private forecast(collection: unknown, options: unknown): Forecast {
+    const name =
+      typeof collection === 'string'
+        ? collection
+        : typeof (collection as { getName?: unknown } | null)?.getName === 'function'
+          ? String((collection as { getName(): unknown }).getName())
+          : undefined;
+    if (name === undefined)
+      throw this.errors.typeError(
+        'ttl.forecast(collection, options) needs a collection name or db.<collection>, e.g. ttl.forecast("sessions", { horizon: "24h", buckets: 24 }).',
+      );
+    const request = readForecastOptions(options === undefined ? undefined : this.runtime.in(options as Document));
+    if ('error' in request) throw this.errors.typeError(`ttl.forecast(): ${request.error}.`);
+    return this.runtime.out(
+      this.guard(() =>
+        forecastExpiry(
+          this.engine.requireCollection(this.runtime.dbName, name),
+          request,
+          this.engine.clock.now(),
+          this.engine.flavor,
+        ),
+      ),
+    );
+  }
 
   private loadLegacyIndex(collection: unknown, spec: unknown): string {
     if (typeof collection !== 'string' || spec === null || typeof spec !== 'object' || Array.isArray(spec)) {

@@ -11,19 +11,22 @@
  *   {ttlWorkbench: "loadLegacyIndex", db, collection, spec}
  *                                                     an index spec put into the catalog as an
  *                                                     older server left it (NaN and all)
+ *   {ttlWorkbench: "forecast", db, collection, index?, expireAfterSeconds?, horizon?, buckets?,
+ *    partialFilterExpression?}                        what TTL will delete, per time bucket
  *
- * The last two exist because listIndexes cannot show a NaN (7.0 and 8.0 list it as 2147483647)
+ * invalidTTLIndexes and loadLegacyIndex exist because listIndexes cannot show a NaN (7.0 and 8.0 list it as 2147483647)
  * and createIndex refuses one: a test of an application's NaN audit needs both over the wire.
  */
-import { findInvalidTTLIndexes, loadLegacyIndexSpec, type Engine, type VirtualClock } from '../engine';
+import { findInvalidTTLIndexes, forecastExpiry, loadLegacyIndexSpec, type Engine, type VirtualClock } from '../engine';
 import { fail } from '../engine/errors';
 import { toDouble } from '../engine/values/numbers';
 import { isNumeric, isPlainObject, type Document } from '../engine/values/types';
 import { parseDuration } from '../formats/duration';
+import { readForecastOptions } from '../formats/forecast-options';
 
 export const CONTROL_COMMAND = 'ttlWorkbench';
 
-const ACTIONS = 'status, advanceClock, setClock, runTTLPass, invalidTTLIndexes, loadLegacyIndex';
+const ACTIONS = 'status, advanceClock, setClock, runTTLPass, invalidTTLIndexes, loadLegacyIndex, forecast';
 
 export function runControlCommand(engine: Engine, dbName: string, cmd: Document): Document {
   if (dbName !== 'admin')
@@ -74,6 +77,31 @@ export function runControlCommand(engine: Engine, dbName: string, cmd: Document)
         );
       loadLegacyIndexSpec(engine, db, collection, spec);
       return { name: spec.name, ok: 1 };
+    }
+    case 'forecast': {
+      const { db, collection } = cmd;
+      if (typeof db !== 'string' || typeof collection !== 'string')
+        fail(
+          'BadValue',
+          'forecast needs db and collection, e.g. {ttlWorkbench: "forecast", db: "app", collection: "sessions", horizon: "24h", buckets: 24}.',
+        );
+      const request = readForecastOptions(cmd, (v) => (isNumeric(v) ? toDouble(v) : v), [
+        CONTROL_COMMAND,
+        'db',
+        'collection',
+        '$db',
+        'lsid',
+        '$readPreference',
+        '$clusterTime',
+      ]);
+      if ('error' in request) fail('BadValue', `forecast: ${request.error}.`);
+      const forecast = forecastExpiry(
+        engine.requireCollection(db, collection),
+        request,
+        engine.clock.now(),
+        engine.flavor,
+      );
+      return { ...forecast, buckets: forecast.buckets.map((b) => ({ ...b })), ok: 1 };
     }
     default:
       fail(

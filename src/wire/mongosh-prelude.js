@@ -27,6 +27,9 @@
 //   ttl.loadLegacyIndex(collection, spec)
 //                              an index put into the current database as an older server left
 //                              it, e.g. ('events', {key: {t: 1}, name: 't_1', expireAfterSeconds: NaN})
+//   ttl.forecast(collection, {index, expireAfterSeconds, horizon, buckets, partialFilterExpression})
+//                              what a TTL rule will delete per time bucket, e.g. ('sessions',
+//                              {horizon: '7d', buckets: 7}); expireAfterSeconds asks "what if"
 (function ttlWorkbenchPrelude() {
   // mongosh's own globals, kept once: loading the prelude again (after connect() to another
   // server) starts from them, not from what an earlier load put in their place.
@@ -101,6 +104,17 @@
           'ttl.loadLegacyIndex(collection, spec) needs a collection name and an index spec, e.g. ("events", { key: { t: 1 }, name: "t_1", expireAfterSeconds: NaN }).',
         );
       return control({ ttlWorkbench: 'loadLegacyIndex', db: db.getName(), collection, spec }).name;
+    },
+    forecast(collection, options) {
+      const name =
+        typeof collection === 'string' ? collection : collection && collection.getName && collection.getName();
+      if (typeof name !== 'string')
+        throw new TypeError(
+          'ttl.forecast(collection, options) needs a collection name or db.<collection>, e.g. ttl.forecast("sessions", { horizon: "24h", buckets: 24 }).',
+        );
+      const reply = control({ ttlWorkbench: 'forecast', ...(options || {}), db: db.getName(), collection: name });
+      delete reply.ok;
+      return reply;
     },
   };
 

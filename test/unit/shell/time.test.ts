@@ -291,6 +291,39 @@ describe('ttl helpers for legacy catalogs (rules 4.1–4.3)', () => {
   });
 });
 
+describe('ttl.forecast (rules 7.7–7.9)', () => {
+  it('what a TTL index deletes per bucket, a what-if value, by name or db.<collection>; bad options are refused', () => {
+    const h = harness();
+    h.run(
+      'db.sessions.insertMany([0, 1, 2, 30].map((m) => ({ lastSeen: new Date(Date.now() - 60 * 60 * 1000 + m * 60 * 1000) })))',
+    );
+    h.run('db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 3600 })');
+    const f = plain(h.value('ttl.forecast("sessions", { horizon: "1h", buckets: 2 })')) as Record<string, unknown>;
+    assert.equal(f.index, 'lastSeen_1');
+    assert.equal(f.dueNow, 1, 'last seen an hour ago: due now');
+    assert.deepEqual(
+      (f.buckets as Array<{ count: number }>).map((b) => b.count),
+      [3, 0],
+    );
+    assert.equal(f.bucketMs, 30 * 60 * 1000);
+    const g = plain(
+      h.value('ttl.forecast(db.sessions, { expireAfterSeconds: 7200, horizon: "2h", buckets: 1 })'),
+    ) as Record<string, unknown>;
+    assert.equal(g.whatIf, true);
+    assert.equal(g.dueNow, 0);
+    assert.equal(g.later, 0);
+    assert.equal((g.buckets as Array<{ count: number }>)[0].count, 4);
+    assert.equal(h.failure('ttl.forecast(42)').error?.name, 'TypeError');
+    assert.match(String(h.failure('ttl.forecast("sessions", { horizon: "soon" })').error?.message), /horizon/);
+    assert.match(
+      String(h.failure('ttl.forecast("sessions", { bucket: 3 })').error?.message),
+      /unknown forecast option "bucket"/,
+    );
+    assert.equal(h.failure('ttl.forecast("nope")').error?.codeName, 'NamespaceNotFound');
+    assert.equal(h.failure('ttl.forecast("sessions", { buckets: 0 })').error?.codeName, 'BadValue');
+  });
+});
+
 describe('the MongoDB TTL docs examples, verbatim', () => {
   it('index-ttl: db.eventlog.createIndex( { "lastModifiedDate": 1 }, { expireAfterSeconds: 3600 } )', () => {
     const h = harness();

@@ -167,6 +167,12 @@ describe('mongosh against the wire endpoint', () => {
           'print(new Date().toISOString(), clock.now().toISOString());',
           'print(EJSON.stringify(clock.advance("1h")));',
           'try { sleep(-1) } catch (e) { print(e.name, e.message) }',
+          // ttl.forecast over the control command: now is 01:01:30; expiries at +10 min, +20 min, +90 min.
+          'db.f.insertMany([10, 20, 90].map((m) => ({ at: new Date(Date.now() + m * 60000) })));',
+          'db.f.createIndex({ at: 1 }, { expireAfterSeconds: 0 });',
+          'const f = ttl.forecast(db.f, { horizon: "1h", buckets: 2 });',
+          'print(f.index, f.dueNow, f.buckets.map((b) => b.count).join(","), f.later, f.never, f.total, "ok" in f);',
+          'try { ttl.forecast("f", { buckets: 0 }) } catch (e) { print(e.codeName) }',
           '',
         ].join('\n'),
       );
@@ -189,6 +195,8 @@ describe('mongosh against the wire endpoint', () => {
         '2026-01-01T00:01:30.000Z 2026-01-01T00:01:30.000Z',
         '{"now":{"$date":"2026-01-01T01:01:30Z"},"ttlPasses":60,"deletedDocuments":0}',
         'TypeError sleep() needs a number of milliseconds >= 0, got -1.',
+        'at_1 0 2,0 1 0 3 false',
+        'BadValue',
         'true true true undefined undefined ',
       ]);
     } finally {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Binary, Double, Long } from 'bson';
+import { Binary, Double, Int32, Long } from 'bson';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { startServer, type RunningServer } from '../../../src/wire';
 
@@ -130,5 +130,44 @@ describe('wire endpoint: server commands and error replies', () => {
     assert.ok(pass.startedAt instanceof Date);
     assert.ok(Array.isArray(pass.visits));
     await assert.rejects(admin.command({ ttlWorkbench: 'loadLegacyIndex', db: 'legacy' }), { code: 2 });
+  });
+
+  test('control: forecast answers what a TTL index deletes per bucket, with numbers as the driver sends them', async () => {
+    const admin = client.db('admin');
+    const coll = client.db('forecast').collection('sessions');
+    const status = await admin.command({ ttlWorkbench: 'status' });
+    const now = (status.now as Date).getTime();
+    await coll.insertMany([10, 20, 90].map((m) => ({ at: new Date(now + m * 60_000) })));
+    await coll.createIndex({ at: 1 }, { expireAfterSeconds: 0 });
+    const f = await admin.command({
+      ttlWorkbench: 'forecast',
+      db: 'forecast',
+      collection: 'sessions',
+      horizon: '1h',
+      buckets: 2,
+    });
+    assert.equal(f.index, 'at_1');
+    assert.deepEqual(
+      (f.buckets as Array<{ count: number }>).map((b) => b.count),
+      [2, 0],
+    );
+    assert.equal(f.later, 1);
+    assert.equal(f.total, 3);
+    const g = await admin.command({
+      ttlWorkbench: 'forecast',
+      db: 'forecast',
+      collection: 'sessions',
+      expireAfterSeconds: new Int32(3600),
+      horizon: new Long(3 * 3600_000),
+      buckets: 3,
+    });
+    assert.deepEqual(
+      (g.buckets as Array<{ count: number }>).map((b) => b.count),
+      [0, 2, 1],
+    );
+    await assert.rejects(admin.command({ ttlWorkbench: 'forecast', db: 'forecast' }), { code: 2 });
+    await assert.rejects(admin.command({ ttlWorkbench: 'forecast', db: 'forecast', collection: 'missing' }), {
+      code: 26,
+    });
   });
 });
