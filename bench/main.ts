@@ -7,7 +7,7 @@
  *   --clock thread|process|wall  what to time: main-thread CPU time (default on Linux; robust on a busy
  *                            machine), CPU time of all threads, or wall-clock time (default elsewhere)
  *   --no-matcher             skip the matcher-vs-mingo report
- *   --only engine,ttl,shell,extension,storage,matcher,analysis,host,wire   run only these parts (default all)
+ *   --only engine,ttl,shell,extension,storage,matcher,analysis,host,wire,forecast   run only these parts (default all)
  * The host part (the engine host's worker vs the in-thread engine) runs on one size: the first of
  * --sizes (or --quick's), 1M by default.
  */
@@ -21,6 +21,7 @@ import { runShellBench } from './shell-bench';
 import { runStorageBench } from './storage-bench';
 import { runTTLBench } from './ttl-bench';
 import { runWireBench } from './wire-bench';
+import { runForecastBench } from './forecast-bench';
 
 const DEFAULT_SIZES = [100_000, 1_000_000];
 const QUICK_SIZES = [20_000];
@@ -36,7 +37,18 @@ function parseSize(text: string): number {
   return n;
 }
 
-const PARTS = ['engine', 'ttl', 'shell', 'extension', 'storage', 'matcher', 'analysis', 'host', 'wire'] as const;
+const PARTS = [
+  'engine',
+  'ttl',
+  'shell',
+  'extension',
+  'storage',
+  'matcher',
+  'analysis',
+  'host',
+  'wire',
+  'forecast',
+] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -100,7 +112,7 @@ function parseArgs(argv: string[]): Options {
     } else if (arg === '--no-matcher') matcher = false;
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
-        'usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher,analysis,host,wire]\n',
+        'usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher,analysis,host,wire,forecast]\n',
       );
       process.exit(0);
     } else throw new Error(`unknown argument "${arg}" (try --help)`);
@@ -165,6 +177,8 @@ async function main(): Promise<void> {
   // The engine host (its issue): main-thread stalls, worker vs in-thread, on one size.
   // The wire endpoint (its issue): the driver over loopback vs the in-process API.
   if (parts.has('wire')) await runWireBench();
+  // The expiry forecast (its issue): index range counts against a scan, at the largest size.
+  if (parts.has('forecast')) runForecastBench(Math.max(...options.sizes));
   if (parts.has('host')) {
     await runHostBench({
       root: path.resolve(__dirname, '..', '..'),

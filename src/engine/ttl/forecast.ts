@@ -7,8 +7,8 @@
  * what a Change expireAfterSeconds confirmation is about.
  *
  * A single-key TTL index is counted from the index alone: each bucket is one range count over the
- * B+ tree (leaves counted by their slices), so 1M documents in 48 buckets cost 50 range counts, not
- * a scan. A multikey index walks its date entries once (a document counts once, at its earliest
+ * B+ tree by its subtree sizes (indexes/btree-rank.ts), so 1M documents in 48 buckets cost 50
+ * descents, not a scan. A multikey index walks its date entries once (a document counts once, at its earliest
  * date). A what-if partial filter, or a key with no index yet, builds the index it would be in a
  * scratch tree first. Clustered collections count their `_id` dates from 1970 on (5.4, 7.10); time
  * series count whole buckets (6.1, 6.2); the Cosmos flavor reads each document's `_ts` and `ttl`
@@ -18,7 +18,8 @@ import type { Collection } from '../catalog/collection';
 import { bucketsOf } from '../catalog/timeseries-buckets';
 import { EngineError } from '../errors';
 import { BTreeIndex } from '../indexes/btree-index';
-import { encodeEntry, KeyBound, MAX_BOUND, MIN_BOUND } from '../indexes/key-order';
+import { countBetween } from '../indexes/btree-rank';
+import { encodeEntry, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from '../indexes/key-order';
 import { compileFilter } from '../query/matcher';
 import { validatePartialFilterExpression } from '../query/partial-filter';
 import { isPlainObject, type Document } from '../values/types';
@@ -288,7 +289,9 @@ function indexForecast(
     ]);
   }
   const offsetMs = seconds * 1000;
-  const dated = index.multikey ? tallyMultikey(index, tally, offsetMs) : tallyRanges(index, tally, offsetMs);
+  const dated = index.multikey
+    ? tallyMultikey(collection, index, tally, offsetMs)
+    : tallyRanges(index, tally, offsetMs);
   return result({ ...base, expireAfterSeconds: seconds }, tally, distinctDocuments(collection, index) - dated, notes);
 }
 
@@ -298,55 +301,80 @@ function dateAt(ms: number): Date {
 }
 
 /**
- * Entries with a date in (lo, hi] and at or after `fromMs` (lo undefined: from the oldest date; hi
- * undefined: to the newest), in either direction of index. The rid slot's MIN/MAX bounds make every
- * end exact.
+ * The tree range of the entries with a date in (lo, hi] and at or after `fromMs` (lo undefined:
+ * from the oldest date; hi undefined: to the newest), in either direction of index; undefined when
+ * it is empty. The rid slot's MIN/MAX bounds make every end exact.
  */
-function countDates(index: BTreeIndex, lo: number | undefined, hi: number | undefined, fromMs = -Infinity): number {
-  if (hi !== undefined && hi < fromMs) return 0;
+function dateRange(
+  index: BTreeIndex,
+  lo: number | undefined,
+  hi: number | undefined,
+  fromMs: number,
+): [EntryKey, EntryKey] | undefined {
+  if (hi !== undefined && hi < fromMs) return undefined;
   // The low end: exclusive at lo, or inclusive at fromMs (or the oldest date) when that is later.
   const lowIncluded = lo === undefined || lo < fromMs;
   const low = !lowIncluded ? dateAt(lo) : fromMs === -Infinity ? OLDEST_DATE : dateAt(fromMs);
   const high = hi === undefined ? NEWEST_DATE : dateAt(hi);
-  const [start, end] =
-    index.directions[0] === 1
-      ? [encodeEntry([low, lowIncluded ? MIN_BOUND : MAX_BOUND]), encodeEntry([high, MAX_BOUND])]
-      : [encodeEntry([high, MIN_BOUND]), encodeEntry([low, lowIncluded ? MAX_BOUND : MIN_BOUND])];
-  return index.countRange(start, end);
+  return index.directions[0] === 1
+    ? [encodeEntry([low, lowIncluded ? MIN_BOUND : MAX_BOUND]), encodeEntry([high, MAX_BOUND])]
+    : [encodeEntry([high, MIN_BOUND]), encodeEntry([low, lowIncluded ? MAX_BOUND : MIN_BOUND])];
 }
 
-/** A single-key index: one range count per bucket. Returns the dated documents. */
-function tallyRanges(index: BTreeIndex, tally: Tally, offsetMs: number, fromMs = -Infinity): number {
-  // Expiry time T = date + offset, so T in (a, b] is a date in (a − offset, b − offset].
-  const due = countDates(index, undefined, tally.now - offsetMs, fromMs);
+/**
+ * Counts the entries of each expiry range in turn — due now, the buckets, after the horizon — with
+ * `count` (expiry time T = date + offset, so T in (a, b] is a date in (a − offset, b − offset]).
+ * Returns the dated documents.
+ */
+function tallyByRange(
+  index: BTreeIndex,
+  tally: Tally,
+  offsetMs: number,
+  fromMs: number,
+  count: (range: [EntryKey, EntryKey]) => number,
+): number {
+  const counted = (lo: number | undefined, hi: number | undefined) => {
+    const range = dateRange(index, lo, hi, fromMs);
+    return range ? count(range) : 0;
+  };
+  const due = counted(undefined, tally.now - offsetMs);
   tally.dueNow += due;
   let dated = due;
   let lo = tally.now - offsetMs;
   for (let i = 0; i < tally.counts.length; i++) {
     const hi = tally.bounds(i).to - offsetMs;
-    const n = countDates(index, lo, hi, fromMs);
+    const n = counted(lo, hi);
     tally.counts[i] += n;
     dated += n;
     lo = hi;
   }
-  const later = countDates(index, lo, undefined, fromMs);
+  const later = counted(lo, undefined);
   tally.later += later;
   return dated + later;
 }
 
-/** A multikey index: every date entry once; a document counts at its earliest date (rule 7.8). */
-function tallyMultikey(index: BTreeIndex, tally: Tally, offsetMs: number): number {
-  const earliest = new Map<number, number>();
-  const ascending = index.directions[0] === 1;
-  const start = encodeEntry(ascending ? [OLDEST_DATE, MIN_BOUND] : [NEWEST_DATE, MIN_BOUND]);
-  const end = encodeEntry(ascending ? [NEWEST_DATE, MAX_BOUND] : [OLDEST_DATE, MAX_BOUND]);
-  index.tree.forRange(start, end, true, (entry, record) => {
-    const ms = (index.valuesOf(entry)[0] as Date).getTime();
-    const seen = earliest.get(record.rid);
-    if (seen === undefined || ms < seen) earliest.set(record.rid, ms);
+/** A single-key index: one range count per bucket, by subtree sizes. */
+function tallyRanges(index: BTreeIndex, tally: Tally, offsetMs: number, fromMs = -Infinity): number {
+  return tallyByRange(index, tally, offsetMs, fromMs, ([start, end]) => countBetween(index.tree, start, end));
+}
+
+/**
+ * A multikey index: the ranges walked from the earliest expiry on, so a document is counted where
+ * its first entry shows, which is its earliest date (rule 7.8); its later entries are passed over.
+ */
+function tallyMultikey(collection: Collection, index: BTreeIndex, tally: Tally, offsetMs: number): number {
+  // Record ids are small and dense: a byte per id marks the documents counted (a Set of a million
+  // ids cost most of the walk).
+  const seen = new Uint8Array(collection.ridLimit + 1);
+  return tallyByRange(index, tally, offsetMs, -Infinity, ([start, end]) => {
+    let n = 0;
+    index.tree.forRange(start, end, true, (_entry, record) => {
+      if (seen[record.rid] === 1) return;
+      seen[record.rid] = 1;
+      n++;
+    });
+    return n;
   });
-  for (const ms of earliest.values()) tally.add(ms + offsetMs);
-  return earliest.size;
 }
 
 /** The documents an index holds (a multikey index holds some more than once). */
