@@ -1,0 +1,148 @@
+/**
+ * Update documents: operator updates ($set, $inc, $push, ... with the positional `$`, `$[]` and
+ * `$[<id>]` parts and arrayFilters), whole-document replacements, pipeline-style updates, and the
+ * seed document an upsert starts from.
+ *
+ * An operator update is parsed once (compileUpdate; applyUpdate caches the compiled form per update
+ * object, so updateMany over many documents parses once) into mongod's update tree
+ * (update-tree.ts): parsing rejects unknown modifiers, malformed arguments (operators.ts) and
+ * conflicting paths, whether or not any document matches. Applying expands the tree against the
+ * document into concrete paths, in field-name order, which is why new fields appear in
+ * lexicographic order whatever order the update listed them in.
+ *
+ * Applying never mutates the input: containers on a written path are copied the first time they are
+ * written (copy-on-write), untouched subtrees are shared with the input, and every value taken from
+ * the update is cloned. `changed` is false when every operation was a no-op in mongod's sense (the
+ * new value is binary-identical to the old one: same type, same bytes), which is what nModified
+ * counts.
+ */
+import { EngineError, ErrorCode } from '../../errors';
+import { cloneValue } from '../../values/clone';
+import { compareValues } from '../../values/compare';
+import { formatValue } from '../../values/format';
+import type { Document } from '../../values/types';
+import { NO_ARRAY_FILTERS, type ArrayFilters } from './array-filters';
+import { setOwn } from './document-writer';
+import { runOps, type UpdateContext, type UpdateResult } from './operators';
+import { expandTree, parseUpdateTree } from './update-tree';
+
+export { NO_ARRAY_FILTERS, parseArrayFilters, type ArrayFilters } from './array-filters';
+export type { UpdateContext, UpdateResult } from './operators';
+export { sameBson } from './same-bson';
+export { upsertSeed } from './upsert-seed';
+
+/** A parsed operator update, reusable across documents. */
+export interface CompiledUpdate {
+  /** The update has a `$` part: apply needs the position the query matched (ctx.matchedField). */
+  readonly usesMatchedPosition: boolean;
+  apply(doc: Document, ctx: UpdateContext): UpdateResult;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+const compiledCache = new WeakMap<Document, CompiledUpdate>();
+
+/**
+ * Whether `update` is an operator update ({$set: ...}) rather than a replacement document. mongod
+ * decides by the first field; a mix is an error either way: a non-`$` field after operators is an
+ * unknown modifier (9), a `$` field in a replacement is not storable (52).
+ */
+export function isOperatorUpdate(update: Document): boolean {
+  const keys = Object.keys(update);
+  if (keys.length === 0 || !keys[0].startsWith('$')) {
+    checkReplacementFields(update);
+    return false;
+  }
+  for (const key of keys) {
+    if (!key.startsWith('$')) throw unknownModifier(key);
+  }
+  return true;
+}
+
+/**
+ * Apply an operator update to `doc` (not mutated). The parsed update is cached per update object
+ * when it has no array filters.
+ */
+export function applyUpdate(
+  doc: Document,
+  update: Document,
+  ctx: UpdateContext,
+  arrayFilters: ArrayFilters = NO_ARRAY_FILTERS,
+): UpdateResult {
+  if (arrayFilters !== NO_ARRAY_FILTERS) return compileUpdate(update, arrayFilters).apply(doc, ctx);
+  let compiled = compiledCache.get(update);
+  if (!compiled) {
+    compiled = compileUpdate(update);
+    compiledCache.set(update, compiled);
+  }
+  return compiled.apply(doc, ctx);
+}
+
+/**
+ * Parse an operator update with its array filters, throwing what mongod answers for a malformed
+ * one. Call it before matching documents: the error must surface even if nothing matches.
+ */
+export function compileUpdate(update: Document, arrayFilters: ArrayFilters = NO_ARRAY_FILTERS): CompiledUpdate {
+  const tree = parseUpdateTree(update, arrayFilters);
+  const usesMatchedPosition = treeUsesDollar(update);
+  if (!tree.dynamic) {
+    // The paths do not depend on the document: expand once.
+    const ops = expandTree(tree, undefined, { filters: arrayFilters });
+    return { usesMatchedPosition, apply: (doc, ctx) => runOps(ops, doc, ctx) };
+  }
+  return {
+    usesMatchedPosition,
+    apply: (doc, ctx) =>
+      runOps(expandTree(tree, doc, { filters: arrayFilters, matchedField: ctx.matchedField }), doc, ctx),
+  };
+}
+
+function treeUsesDollar(update: Document): boolean {
+  for (const name of Object.keys(update)) {
+    const args = update[name] as Document;
+    for (const field of Object.keys(args)) if (field.split('.').includes('$')) return true;
+  }
+  return false;
+}
+
+/**
+ * Replace `doc` with `replacement`, keeping `_id` (first). A replacement may repeat the `_id` but
+ * not change its value (66); top-level `$` fields are refused as mongod does (52).
+ */
+export function applyReplacement(doc: Document, replacement: Document): Document {
+  checkReplacementFields(replacement);
+  const out: Document = {};
+  const hasOldId = hasOwn.call(doc, '_id') && doc._id !== undefined;
+  const hasNewId = hasOwn.call(replacement, '_id') && replacement._id !== undefined;
+  if (hasOldId && hasNewId && compareValues(doc._id, replacement._id) !== 0) {
+    throw new EngineError(
+      ErrorCode.ImmutableField,
+      `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(replacement._id)}`,
+    );
+  }
+  if (hasOldId) out._id = doc._id;
+  else if (hasNewId) out._id = cloneValue(replacement._id);
+  for (const key of Object.keys(replacement)) {
+    if (key === '_id') continue;
+    setOwn(out, key, cloneValue(replacement[key]));
+  }
+  return out;
+}
+
+function unknownModifier(name: string): EngineError {
+  return new EngineError(
+    ErrorCode.FailedToParse,
+    `Unknown modifier: ${name}. Expected a valid update modifier or pipeline-style update specified as an array`,
+  );
+}
+
+function checkReplacementFields(replacement: Document): void {
+  for (const key of Object.keys(replacement)) {
+    if (key.startsWith('$')) {
+      throw new EngineError(
+        ErrorCode.DollarPrefixedFieldName,
+        `The dollar ($) prefixed field '${key}' in '${key}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.`,
+      );
+    }
+  }
+}
