@@ -20,11 +20,13 @@ import { compileSort } from '../query/sort';
 import { compileProjection } from '../query/projection';
 import {
   applyReplacement,
+  compilePipelineUpdate,
   compileUpdate,
   isOperatorUpdate,
   parseArrayFilters,
   upsertSeed,
   type CompiledUpdate,
+  type PipelineUpdate,
 } from '../query/update';
 import { cloneDocument, cloneValue } from '../values/clone';
 import { compareValues } from '../values/compare';
@@ -169,6 +171,8 @@ interface PreparedUpdate {
   /** The replacement document, for a replacement-style update. */
   replacement?: Document;
   compiled?: CompiledUpdate;
+  /** A pipeline-style update. */
+  pipeline?: PipelineUpdate;
   /** The query's matched array position, for updates with a positional `$`. */
   matchedPosition?: (doc: Document) => string | undefined;
   multi: boolean;
@@ -178,13 +182,27 @@ interface PreparedUpdate {
 function prepareUpdate(
   q: Document,
   u: unknown,
-  opts: { multi: boolean; upsert: boolean; arrayFilters?: unknown; arrayFiltersField: string },
+  opts: {
+    multi: boolean;
+    upsert: boolean;
+    arrayFilters?: unknown;
+    arrayFiltersField: string;
+    /** The statement's `c` option: constants for a pipeline update. */
+    constants?: unknown;
+    now: Date;
+  },
 ): PreparedUpdate {
-  if (Array.isArray(u))
-    fail(
-      'NotImplemented',
-      'Pipeline-style updates (an array of stages) are not supported by the TTL Workbench engine yet: use update operators such as $set.',
-    );
+  if (opts.constants !== undefined && !Array.isArray(u))
+    fail(51198, 'Constant values may only be specified for pipeline updates');
+  if (Array.isArray(u)) {
+    compileFilter(q);
+    const arrayFilters = parseArrayFilters(opts.arrayFilters, opts.arrayFiltersField);
+    if (arrayFilters.size > 0) fail('FailedToParse', 'arrayFilters may not be specified for pipeline-style updates');
+    if (opts.constants !== undefined && !isPlainObject(opts.constants))
+      fail('TypeMismatch', `BSON field 'c' is the wrong type '${bsonTypeOf(opts.constants)}', expected type 'object'`);
+    const pipeline = compilePipelineUpdate(u, opts.now, opts.constants);
+    return { q, pipeline, multi: opts.multi, upsert: opts.upsert };
+  }
   if (!isPlainObject(u))
     fail('FailedToParse', `Update argument must be either an object or an array, got ${bsonTypeOf(u)}.`);
   const arrayFilters = parseArrayFilters(opts.arrayFilters, opts.arrayFiltersField);
@@ -214,7 +232,7 @@ function runUpdate(
   p: PreparedUpdate,
   opts: { sort?: Document; hint?: unknown } = {},
 ): UpdateOutcome {
-  const { q, compiled, replacement } = p;
+  const { q, compiled, replacement, pipeline } = p;
   const now = engine.now();
   const records = queryRecords(coll, { filter: q, sort: opts.sort, limit: p.multi ? 0 : 1, hint: opts.hint });
   if (records.length === 0) {
@@ -222,6 +240,7 @@ function runUpdate(
     const seed = upsertSeed(q);
     let doc: Document;
     if (compiled) doc = compiled.apply(seed, { now, isInsert: true }).doc;
+    else if (pipeline) doc = pipeline(seed).doc;
     else doc = applyReplacement(seed, replacement as Document);
     const record = insertDocument(engine, coll, doc);
     return { matched: 0, modified: 0, upsertedId: record.doc._id, after: record.doc };
@@ -233,7 +252,9 @@ function runUpdate(
     checkForInterrupt(); // between documents: each update is whole
     const next = compiled
       ? compiled.apply(record.doc, { now, isInsert: false, matchedField: p.matchedPosition?.(record.doc) })
-      : { doc: applyReplacement(record.doc, replacement as Document), changed: true };
+      : pipeline
+        ? pipeline(record.doc)
+        : { doc: applyReplacement(record.doc, replacement as Document), changed: true };
     before ??= record.doc;
     if (next.changed) {
       checkUpdatedSize(next.doc);
@@ -267,6 +288,8 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
         upsert,
         arrayFilters: s.arrayFilters,
         arrayFiltersField: 'update.updates.arrayFilters',
+        constants: s.c,
+        now: engine.now(),
       });
       const coll = upsert ? engine.ensureCollection(dbName, name).collection : engine.getCollection(dbName, name);
       if (!coll) continue;
@@ -370,6 +393,7 @@ function findAndModify({ engine, dbName }: CommandContext, cmd: Document): Docum
     upsert,
     arrayFilters: cmd.arrayFilters,
     arrayFiltersField: 'findAndModify.arrayFilters',
+    now: engine.now(),
   });
   const coll = upsert ? engine.ensureCollection(dbName, name).collection : engine.getCollection(dbName, name);
   if (!coll) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 };

@@ -32,6 +32,8 @@ export interface PipelineContext {
   now: Date;
   /** The aggregate command's `let` option: variables evaluated once, before the pipeline runs. */
   let?: Document;
+  /** The value of $$CLUSTER_TIME, where the caller has one (update pipelines). */
+  clusterTime?: unknown;
 }
 
 type Stage = (input: Iterable<Document>) => Iterable<Document>;
@@ -83,6 +85,7 @@ export function compilePipeline(pipeline: Document[], ctx: PipelineContext): Sta
 
 function pipelineVariables(ctx: PipelineContext): Vars {
   const vars: Record<string, unknown> = { NOW: ctx.now };
+  if (ctx.clusterTime !== undefined) vars.CLUSTER_TIME = ctx.clusterTime;
   if (ctx.let !== undefined) {
     if (!isPlainObject(ctx.let))
       fail(14, `BSON field 'let' is the wrong type '${typeName(ctx.let)}', expected type 'object'`);

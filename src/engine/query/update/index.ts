@@ -17,17 +17,15 @@
  * counts.
  */
 import { EngineError, ErrorCode } from '../../errors';
-import { cloneValue } from '../../values/clone';
-import { compareValues } from '../../values/compare';
-import { formatValue } from '../../values/format';
 import type { Document } from '../../values/types';
 import { NO_ARRAY_FILTERS, type ArrayFilters } from './array-filters';
-import { setOwn } from './document-writer';
 import { runOps, type UpdateContext, type UpdateResult } from './operators';
+import { checkTopLevelFields, replaceDocument } from './replace';
 import { expandTree, parseUpdateTree } from './update-tree';
 
 export { NO_ARRAY_FILTERS, parseArrayFilters, type ArrayFilters } from './array-filters';
 export type { UpdateContext, UpdateResult } from './operators';
+export { compilePipelineUpdate, type PipelineUpdate } from './pipeline';
 export { sameBson } from './same-bson';
 export { upsertSeed } from './upsert-seed';
 
@@ -37,8 +35,6 @@ export interface CompiledUpdate {
   readonly usesMatchedPosition: boolean;
   apply(doc: Document, ctx: UpdateContext): UpdateResult;
 }
-
-const hasOwn = Object.prototype.hasOwnProperty;
 
 const compiledCache = new WeakMap<Document, CompiledUpdate>();
 
@@ -110,23 +106,7 @@ function treeUsesDollar(update: Document): boolean {
  * not change its value (66); top-level `$` fields are refused as mongod does (52).
  */
 export function applyReplacement(doc: Document, replacement: Document): Document {
-  checkReplacementFields(replacement);
-  const out: Document = {};
-  const hasOldId = hasOwn.call(doc, '_id') && doc._id !== undefined;
-  const hasNewId = hasOwn.call(replacement, '_id') && replacement._id !== undefined;
-  if (hasOldId && hasNewId && compareValues(doc._id, replacement._id) !== 0) {
-    throw new EngineError(
-      ErrorCode.ImmutableField,
-      `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(replacement._id)}`,
-    );
-  }
-  if (hasOldId) out._id = doc._id;
-  else if (hasNewId) out._id = cloneValue(replacement._id);
-  for (const key of Object.keys(replacement)) {
-    if (key === '_id') continue;
-    setOwn(out, key, cloneValue(replacement[key]));
-  }
-  return out;
+  return replaceDocument(doc, replacement, { allowDollarFields: false });
 }
 
 function unknownModifier(name: string): EngineError {
@@ -137,12 +117,5 @@ function unknownModifier(name: string): EngineError {
 }
 
 function checkReplacementFields(replacement: Document): void {
-  for (const key of Object.keys(replacement)) {
-    if (key.startsWith('$')) {
-      throw new EngineError(
-        ErrorCode.DollarPrefixedFieldName,
-        `The dollar ($) prefixed field '${key}' in '${key}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.`,
-      );
-    }
-  }
+  checkTopLevelFields(replacement);
 }

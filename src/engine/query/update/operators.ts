@@ -633,7 +633,7 @@ function applyRename(w: DocWriter, from: Path, to: Path): boolean {
 let lastStampSeconds = 0;
 let lastStampIncrement = 0;
 
-function nextTimestamp(now: Date): Timestamp {
+export function nextTimestamp(now: Date): Timestamp {
   const seconds = Math.floor(now.getTime() / 1000);
   if (seconds > lastStampSeconds) {
     lastStampSeconds = seconds;
