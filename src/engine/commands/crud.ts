@@ -208,11 +208,8 @@ function prepareUpdate(
   const arrayFilters = parseArrayFilters(opts.arrayFilters, opts.arrayFiltersField);
   compileFilter(q); // a bad query fails even when the collection does not exist
   if (!isOperatorUpdate(u)) {
-    if (opts.multi)
-      fail(
-        'InvalidOptions',
-        'multi update is not supported for replacement-style update: use update operators such as {$set: {...}}.',
-      );
+    // mongod's UpdateDriver: FailedToParse, with this message.
+    if (opts.multi) fail('FailedToParse', 'multi update is not supported for replacement-style update');
     return { q, replacement: u, multi: false, upsert: opts.upsert };
   }
   const compiled = compileUpdate(u, arrayFilters);
