@@ -44,7 +44,7 @@ import {
 
 type WriteError = Document & { index: number; code: number; errmsg: string };
 
-function writeErrorOf(index: number, err: unknown): WriteError {
+export function writeErrorOf(index: number, err: unknown): WriteError {
   // A time limit or an interrupt fails the whole command (ok: 0), not one statement, as in mongod;
   // the documents written before the safe point stay written.
   if (isInterruption(err)) throw err;
@@ -179,7 +179,7 @@ interface PreparedUpdate {
   upsert: boolean;
 }
 
-function prepareUpdate(
+export function prepareUpdate(
   q: Document,
   u: unknown,
   opts: {
@@ -223,7 +223,7 @@ function prepareUpdate(
 }
 
 /** One update statement: match, apply to each (or the first), or upsert. */
-function runUpdate(
+export function runUpdate(
   engine: EngineContext,
   coll: Collection,
   p: PreparedUpdate,
@@ -312,7 +312,7 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
   };
 }
 
-function runDelete(
+export function runDelete(
   engine: EngineContext,
   coll: Collection,
   q: Document,
