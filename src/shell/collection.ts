@@ -270,6 +270,7 @@ export class ShellCollection {
     if (opts.sort !== undefined) cmd.sort = opts.sort;
     if (opts.projection !== undefined) cmd.fields = opts.projection;
     if (opts.hint !== undefined) cmd.hint = opts.hint;
+    if (opts.arrayFilters !== undefined && !change.remove) cmd.arrayFilters = opts.arrayFilters;
     Object.assign(cmd, timeLimitOf(opts));
     if (!change.remove) {
       cmd.upsert = opts.upsert === true;

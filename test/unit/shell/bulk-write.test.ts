@@ -123,3 +123,26 @@ describe('db.c.bulkWrite', () => {
     assert.equal(h.value('db.c.countDocuments()'), 0);
   });
 });
+
+describe('arrayFilters through the shell', () => {
+  it('findOneAndUpdate passes arrayFilters to findAndModify', () => {
+    const h = harness();
+    h.run('db.c.insertOne({ _id: 1, a: [1, 5, 9] })');
+    const v = plain(
+      h.value(
+        "db.c.findOneAndUpdate({ _id: 1 }, { $set: { 'a.$[x]': 0 } }, { arrayFilters: [{ x: { $gt: 4 } }], returnDocument: 'after' })",
+      ),
+    );
+    assert.deepEqual(v, { _id: 1, a: [1, 0, 0] });
+  });
+
+  it('updateMany with a positional $ updates the matched element of each document', () => {
+    const h = harness();
+    h.run('db.c.insertMany([{ _id: 1, a: [{ k: 1 }, { k: 2 }] }, { _id: 2, a: [{ k: 2 }] }])');
+    h.run("db.c.updateMany({ 'a.k': 2 }, { $set: { 'a.$.hit': true } })");
+    assert.deepEqual(plain(h.value('db.c.find().toArray()')), [
+      { _id: 1, a: [{ k: 1 }, { k: 2, hit: true }] },
+      { _id: 2, a: [{ k: 2, hit: true }] },
+    ]);
+  });
+});
