@@ -191,10 +191,47 @@ export interface ExpandContext {
   filters: ArrayFilters;
 }
 
-/** The operations of the tree at the concrete paths they take in `doc`, in the order they apply. */
+/**
+ * A path during expansion, shared between siblings: each step links to its parent, so a path of
+ * 100,000 parts costs one link per part, not a copy per level.
+ */
+interface PathLink {
+  parent: PathLink | undefined;
+  name: string;
+}
+
+function partsOf(link: PathLink | undefined): string[] {
+  const parts: string[] = [];
+  for (let l = link; l; l = l.parent) parts.push(l.name);
+  return parts.reverse();
+}
+
+/** One node to expand, at the value it has in the document and the path it takes. */
+interface Visit {
+  node: TreeNode;
+  value: unknown;
+  path: PathLink | undefined;
+}
+
+/**
+ * The operations of the tree at the concrete paths they take in `doc`, in the order they apply.
+ * Depth-first with a stack of its own: an update path may be far longer than the call stack is
+ * deep (the document it would make is refused later, with Overflow).
+ */
 export function expandTree(tree: UpdateTree, doc: Document | undefined, ctx: ExpandContext): CompiledOp[] {
   const out: CompiledOp[] = [];
-  expandObject(tree.root, doc ?? MISSING, [], ctx, out);
+  const stack: Visit[] = [{ node: tree.root, value: doc ?? MISSING, path: undefined }];
+  for (let visit = stack.pop(); visit; visit = stack.pop()) {
+    const { node, value, path } = visit;
+    if (node.kind === 'leaf') {
+      if (node.op) out.push({ path: pathOf(partsOf(path)), op: node.op });
+      continue;
+    }
+    const children =
+      node.kind === 'object' ? objectChildren(node, value, path, ctx) : arrayChildren(node, value, path, ctx);
+    // Pushed last first, so they are expanded in order.
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
   return out;
 }
 
@@ -211,69 +248,63 @@ function childValue(value: unknown, name: string): unknown {
   return MISSING;
 }
 
-function expandNode(node: TreeNode, value: unknown, path: string[], ctx: ExpandContext, out: CompiledOp[]): void {
-  switch (node.kind) {
-    case 'leaf':
-      if (node.op) out.push({ path: pathOf(path), op: node.op });
-      return;
-    case 'object':
-      expandObject(node, value, path, ctx, out);
-      return;
-    case 'array':
-      expandArray(node, value, path, ctx, out);
-  }
-}
-
-function expandObject(node: ObjectNode, value: unknown, path: string[], ctx: ExpandContext, out: CompiledOp[]): void {
+/** An object node's children in field-name order, the positional child placed at the matched position. */
+function objectChildren(node: ObjectNode, value: unknown, path: PathLink | undefined, ctx: ExpandContext): Visit[] {
   let positional = node.positional;
   const matched = ctx.matchedField;
   if (positional && matched === undefined) {
     throw new EngineError(ErrorCode.BadValue, 'The positional operator did not find the match needed from the query.');
   }
+  const visits: Visit[] = [];
+  const visit = (child: TreeNode, name: string): void => {
+    visits.push({ node: child, value: childValue(value, name), path: { parent: path, name } });
+  };
   const names = [...node.children.keys()].sort(compareStrings);
   for (const name of names) {
     let child = node.children.get(name) as TreeNode;
     if (positional && matched !== undefined) {
       if (name === matched) {
-        child = mergeNodes(positional, child, [...path, name]);
+        child = mergeNodes(positional, child, [...partsOf(path), name]);
         positional = undefined;
       } else if (compareStrings(matched, name) < 0) {
-        expandNode(positional, childValue(value, matched), [...path, matched], ctx, out);
+        visit(positional, matched);
         positional = undefined;
       }
     }
-    expandNode(child, childValue(value, name), [...path, name], ctx, out);
+    visit(child, name);
   }
-  if (positional && matched !== undefined) {
-    expandNode(positional, childValue(value, matched), [...path, matched], ctx, out);
-  }
+  if (positional && matched !== undefined) visit(positional, matched);
+  return visits;
 }
 
-function expandArray(node: ArrayNode, value: unknown, path: string[], ctx: ExpandContext, out: CompiledOp[]): void {
+/** The elements an array node updates, each with its children merged into one node. */
+function arrayChildren(node: ArrayNode, value: unknown, path: PathLink | undefined, ctx: ExpandContext): Visit[] {
   if (value === MISSING) {
     throw new EngineError(
       ErrorCode.BadValue,
-      `The path '${path.join('.')}' must exist in the document in order to apply array updates.`,
+      `The path '${partsOf(path).join('.')}' must exist in the document in order to apply array updates.`,
     );
   }
   if (!Array.isArray(value)) {
     throw new EngineError(
       ErrorCode.BadValue,
-      `Cannot apply array updates to non-array element ${path[path.length - 1]}: ${formatValue(value)}`,
+      `Cannot apply array updates to non-array element ${path?.name ?? ''}: ${formatValue(value)}`,
     );
   }
   const ids = [...node.children.keys()].sort(compareStrings);
+  const visits: Visit[] = [];
   for (let i = 0; i < value.length; i++) {
     const element = value[i];
     let merged: TreeNode | undefined;
-    const at = [...path, String(i)];
+    const at: PathLink = { parent: path, name: String(i) };
     for (const id of ids) {
       if (id !== '' && !(ctx.filters.get(id) as (el: unknown) => boolean)(element)) continue;
       const child = node.children.get(id) as TreeNode;
-      merged = merged ? mergeNodes(merged, child, at) : child;
+      merged = merged ? mergeNodes(merged, child, partsOf(at)) : child;
     }
-    if (merged) expandNode(merged, element, at, ctx, out);
+    if (merged) visits.push({ node: merged, value: element, path: at });
   }
+  return visits;
 }
 
 /** Two updates of one element (positional and named, or two array filters): mongod merges them. */
