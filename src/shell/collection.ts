@@ -5,6 +5,7 @@
  * and so on. Write errors are thrown as MongoServerError (MongoBulkWriteError for insertMany).
  */
 import { objectIdAt, type Document } from '../engine';
+import { runBulkWrite, type BulkWriteResultShape } from './bulk-write';
 import { AggregationCursor, FindCursor, type FindSpec } from './cursor';
 import { fullDepth, shellDisplay } from './render';
 import type { DatabaseLike, ShellRuntime } from './runtime';
@@ -219,6 +220,29 @@ export class ShellCollection {
     return this.#remove('deleteMany', filter, options, 0);
   }
 
+  /**
+   * bulkWrite([{insertOne: {document}}, {updateOne: {filter, update}}, ...], {ordered}): mongosh's
+   * BulkWriteResult, or a MongoBulkWriteError whose writeErrors carry each operation's index.
+   */
+  bulkWrite(operations: unknown, options?: unknown): BulkWriteResultShape {
+    const s = this[STATE];
+    const opts = this.#optionalDoc(options, 'options', 'bulkWrite') ?? {};
+    const nowMs = s.rt.engine.clock.now();
+    const result = runBulkWrite(
+      {
+        collection: s.name,
+        run: (command) => s.rt.run(s.dbName, command),
+        withId: (doc) => withId(doc, nowMs),
+        invalidArgument: (message) => this.#invalidArgument(message),
+        bulkWriteError: (writeErrors, partial) =>
+          s.rt.errors.bulkWriteError(s.rt.out(writeErrors), s.rt.out(partial as unknown as Document)),
+      },
+      Array.isArray(operations) ? s.rt.in(operations) : operations,
+      opts,
+    );
+    return s.rt.out(result);
+  }
+
   /** Legacy insert(doc | docs), kept because older snippets use it. */
   insert(docs: unknown, options?: unknown): { acknowledged: true; insertedIds: Record<string, unknown> } {
     return this.insertMany(Array.isArray(docs) ? docs : [docs], options);
@@ -246,6 +270,7 @@ export class ShellCollection {
     if (opts.sort !== undefined) cmd.sort = opts.sort;
     if (opts.projection !== undefined) cmd.fields = opts.projection;
     if (opts.hint !== undefined) cmd.hint = opts.hint;
+    if (opts.arrayFilters !== undefined && !change.remove) cmd.arrayFilters = opts.arrayFilters;
     Object.assign(cmd, timeLimitOf(opts));
     if (!change.remove) {
       cmd.upsert = opts.upsert === true;

@@ -17,10 +17,19 @@ import { checkForInterrupt, isInterruption } from '../interrupt';
 import { runPipeline } from '../query/aggregate';
 import { coveredCount } from '../query/covered-count';
 import { queryRecords } from '../query/executor';
-import { compileFilter } from '../query/matcher';
+import { compileFilter, compileMatchedPosition } from '../query/matcher';
 import { compileSort } from '../query/sort';
 import { compileProjection } from '../query/projection';
-import { applyReplacement, compileUpdate, isOperatorUpdate, upsertSeed } from '../query/update';
+import {
+  applyReplacement,
+  compilePipelineUpdate,
+  compileUpdate,
+  isOperatorUpdate,
+  parseArrayFilters,
+  upsertSeed,
+  type CompiledUpdate,
+  type PipelineUpdate,
+} from '../query/update';
 import { cloneDocument, cloneValue } from '../values/clone';
 import { compareValues } from '../values/compare';
 import { toDouble } from '../values/numbers';
@@ -37,7 +46,7 @@ import {
 
 type WriteError = Document & { index: number; code: number; errmsg: string };
 
-function writeErrorOf(index: number, err: unknown): WriteError {
+export function writeErrorOf(index: number, err: unknown): WriteError {
   // A time limit or an interrupt fails the whole command (ok: 0), not one statement, as in mongod;
   // the documents written before the safe point stay written.
   if (isInterruption(err)) throw err;
@@ -137,37 +146,83 @@ interface UpdateOutcome {
   after?: Document;
 }
 
-/** One update statement: match, apply to each (or the first), or upsert. */
-function runUpdate(
-  engine: EngineContext,
-  coll: Collection,
+/**
+ * An update statement parsed as mongod parses it before reading any document: a malformed update,
+ * array filter or query fails even when nothing matches or the collection does not exist.
+ */
+interface PreparedUpdate {
+  q: Document;
+  /** The replacement document, for a replacement-style update. */
+  replacement?: Document;
+  compiled?: CompiledUpdate;
+  /** A pipeline-style update. */
+  pipeline?: PipelineUpdate;
+  /** The query's matched array position, for updates with a positional `$`. */
+  matchedPosition?: (doc: Document) => string | undefined;
+  multi: boolean;
+  upsert: boolean;
+}
+
+export function prepareUpdate(
   q: Document,
   u: unknown,
-  opts: { multi: boolean; upsert: boolean; sort?: Document; hint?: unknown },
-): UpdateOutcome {
-  if (Array.isArray(u))
-    fail(
-      'NotImplemented',
-      'Pipeline-style updates (an array of stages) are not supported by the TTL Workbench engine yet: use update operators such as $set.',
-    );
+  opts: {
+    multi: boolean;
+    upsert: boolean;
+    arrayFilters?: unknown;
+    arrayFiltersField: string;
+    /** The statement's `c` option: constants for a pipeline update. */
+    constants?: unknown;
+    now: Date;
+  },
+): PreparedUpdate {
+  if (opts.constants !== undefined && !Array.isArray(u))
+    fail(51198, 'Constant values may only be specified for pipeline updates');
+  if (Array.isArray(u)) {
+    compileFilter(q);
+    const arrayFilters = parseArrayFilters(opts.arrayFilters, opts.arrayFiltersField);
+    if (arrayFilters.size > 0) fail('FailedToParse', 'arrayFilters may not be specified for pipeline-style updates');
+    if (opts.constants !== undefined && !isPlainObject(opts.constants))
+      fail('TypeMismatch', `BSON field 'c' is the wrong type '${bsonTypeOf(opts.constants)}', expected type 'object'`);
+    const pipeline = compilePipelineUpdate(u, opts.now, opts.constants);
+    return { q, pipeline, multi: opts.multi, upsert: opts.upsert };
+  }
   if (!isPlainObject(u))
     fail('FailedToParse', `Update argument must be either an object or an array, got ${bsonTypeOf(u)}.`);
-  const operator = isOperatorUpdate(u);
-  if (opts.multi && !operator)
-    fail(
-      'InvalidOptions',
-      'multi update is not supported for replacement-style update: use update operators such as {$set: {...}}.',
-    );
-  // Parse first, so a malformed update fails even when nothing matches (as in mongod).
-  const compiled = operator ? compileUpdate(u) : undefined;
+  const arrayFilters = parseArrayFilters(opts.arrayFilters, opts.arrayFiltersField);
+  compileFilter(q); // a bad query fails even when the collection does not exist
+  if (!isOperatorUpdate(u)) {
+    // mongod's UpdateDriver: FailedToParse, with this message.
+    if (opts.multi) fail('FailedToParse', 'multi update is not supported for replacement-style update');
+    return { q, replacement: u, multi: false, upsert: opts.upsert };
+  }
+  const compiled = compileUpdate(u, arrayFilters);
+  return {
+    q,
+    compiled,
+    matchedPosition: compiled.usesMatchedPosition ? compileMatchedPosition(q) : undefined,
+    multi: opts.multi,
+    upsert: opts.upsert,
+  };
+}
+
+/** One update statement: match, apply to each (or the first), or upsert. */
+export function runUpdate(
+  engine: EngineContext,
+  coll: Collection,
+  p: PreparedUpdate,
+  opts: { sort?: Document; hint?: unknown } = {},
+): UpdateOutcome {
+  const { q, compiled, replacement, pipeline } = p;
   const now = engine.now();
-  const records = queryRecords(coll, { filter: q, sort: opts.sort, limit: opts.multi ? 0 : 1, hint: opts.hint });
+  const records = queryRecords(coll, { filter: q, sort: opts.sort, limit: p.multi ? 0 : 1, hint: opts.hint });
   if (records.length === 0) {
-    if (!opts.upsert) return { matched: 0, modified: 0 };
+    if (!p.upsert) return { matched: 0, modified: 0 };
     const seed = upsertSeed(q);
     let doc: Document;
     if (compiled) doc = compiled.apply(seed, { now, isInsert: true }).doc;
-    else doc = applyReplacement(seed, u);
+    else if (pipeline) doc = pipeline(seed).doc;
+    else doc = applyReplacement(seed, replacement as Document);
     const record = insertDocument(engine, coll, doc);
     return { matched: 0, modified: 0, upsertedId: record.doc._id, after: record.doc };
   }
@@ -177,13 +232,15 @@ function runUpdate(
   for (const record of records) {
     checkForInterrupt(); // between documents: each update is whole
     const next = compiled
-      ? compiled.apply(record.doc, { now, isInsert: false })
-      : { doc: applyReplacement(record.doc, u), changed: true };
+      ? compiled.apply(record.doc, { now, isInsert: false, matchedField: p.matchedPosition?.(record.doc) })
+      : pipeline
+        ? pipeline(record.doc)
+        : { doc: applyReplacement(record.doc, replacement as Document), changed: true };
     before ??= record.doc;
     if (next.changed) {
       checkUpdatedSize(next.doc);
       checkTimeseriesDocument(coll, next.doc);
-      const prepared = operator ? next.doc : prepareForInsert(next.doc, { generateId: false });
+      const prepared = compiled ? next.doc : prepareForInsert(next.doc, { generateId: false });
       coll.replace(record, prepared);
       engine.documentMetrics.updated++;
       modified++;
@@ -206,13 +263,18 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
     try {
       const s = statements[i];
       if (!isPlainObject(s)) fail('TypeMismatch', 'Each update statement must be an object {q, u, upsert?, multi?}.');
-      const q = optionalDocument(s, 'q') ?? {};
-      if (s.arrayFilters !== undefined)
-        fail('NotImplemented', 'arrayFilters are not supported by the TTL Workbench engine yet.');
       const upsert = optionalBool(s, 'upsert') ?? false;
+      const prepared = prepareUpdate(optionalDocument(s, 'q') ?? {}, s.u, {
+        multi: optionalBool(s, 'multi') ?? false,
+        upsert,
+        arrayFilters: s.arrayFilters,
+        arrayFiltersField: 'update.updates.arrayFilters',
+        constants: s.c,
+        now: engine.now(),
+      });
       const coll = upsert ? engine.ensureCollection(dbName, name).collection : engine.getCollection(dbName, name);
       if (!coll) continue;
-      const r = runUpdate(engine, coll, q, s.u, { multi: optionalBool(s, 'multi') ?? false, upsert, hint: s.hint });
+      const r = runUpdate(engine, coll, prepared, { hint: s.hint });
       if (r.upsertedId !== undefined) {
         upserted.push({ index: i, _id: r.upsertedId });
         n++;
@@ -234,7 +296,7 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
   };
 }
 
-function runDelete(
+export function runDelete(
   engine: EngineContext,
   coll: Collection,
   q: Document,
@@ -307,9 +369,16 @@ function findAndModify({ engine, dbName }: CommandContext, cmd: Document): Docum
     return { lastErrorObject: { n: removed.length }, value: shape(removed[0]?.doc), ok: 1 };
   }
   engine.opcounters.update++;
+  const prepared = prepareUpdate(query, cmd.update, {
+    multi: false,
+    upsert,
+    arrayFilters: cmd.arrayFilters,
+    arrayFiltersField: 'findAndModify.arrayFilters',
+    now: engine.now(),
+  });
   const coll = upsert ? engine.ensureCollection(dbName, name).collection : engine.getCollection(dbName, name);
   if (!coll) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 };
-  const r = runUpdate(engine, coll, query, cmd.update, { multi: false, upsert, sort, hint: cmd.hint });
+  const r = runUpdate(engine, coll, prepared, { sort, hint: cmd.hint });
   if (r.upsertedId !== undefined) {
     return {
       lastErrorObject: { n: 1, updatedExisting: false, upserted: r.upsertedId },

@@ -9,6 +9,7 @@ import { validateDatabaseName } from '../catalog/namespaces';
 import { checkCommandDepth } from '../values/depth';
 import type { Document } from '../values/types';
 import { adminCommands } from './admin';
+import { bulkWriteCommands } from './bulk-write';
 import { catalogCommands } from './catalog';
 import { collModCommands } from './collmod';
 import type { CommandHandler } from './context';
@@ -23,6 +24,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...collModCommands,
   ...indexCommands,
   ...crudCommands,
+  ...bulkWriteCommands,
   ...explainCommands,
 };
 

@@ -84,6 +84,7 @@ export function compilePipeline(pipeline: Document[], ctx: PipelineContext): Sta
 
 function pipelineVariables(ctx: PipelineContext): Vars {
   const vars: Record<string, unknown> = { NOW: ctx.now };
+  if (ctx.clusterTime !== undefined) vars.CLUSTER_TIME = ctx.clusterTime;
   if (ctx.let !== undefined) {
     if (!isPlainObject(ctx.let))
       fail(14, `BSON field 'let' is the wrong type '${typeName(ctx.let)}', expected type 'object'`);

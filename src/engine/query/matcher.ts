@@ -27,7 +27,7 @@ import {
   type Document,
 } from '../values/types';
 import { compileExpression, isTruthy, type Vars } from './expressions';
-import { compilePath, MISSING, type ValuePredicate } from './path-values';
+import { compilePath, compilePathPosition, MISSING, type ValuePredicate } from './path-values';
 import { compileRegex, type StringTest } from './regex/compile';
 
 /** A compiled filter. Accepts arrays too, because $elemMatch runs sub-filters on array elements. */
@@ -39,7 +39,13 @@ export type DocPredicate = (doc: Document | unknown[]) => boolean;
  * inside $elemMatch (where no path traversal happens).
  */
 type Expr =
-  | { kind: 'leaf'; pred: ValuePredicate; traverseLeafArrays: boolean }
+  | {
+      kind: 'leaf';
+      pred: ValuePredicate;
+      traverseLeafArrays: boolean;
+      /** $elemMatch: the index of the first element that satisfies it (-1 if none). */
+      elementIndex?: (array: unknown[]) => number;
+    }
   | { kind: 'not'; child: Expr }
   | { kind: 'and'; children: Expr[] };
 
@@ -67,6 +73,49 @@ export function compileFilter(filter: Document, vars?: Vars): (doc: Document) =>
 }
 
 let exprVars: Vars | undefined;
+
+/**
+ * For a document the filter matches, the array position the match went through, as the positional
+ * `$` of an update reads it (mongod's elemMatchKey), or undefined. The conditions of the top level
+ * (and of $and, a one-clause $or) are read in order and the last one that matched through an array
+ * decides; negations, $or, $nor and $expr record nothing, as in mongod.
+ */
+export function compileMatchedPosition(filter: Document): (doc: Document) => string | undefined {
+  const finders: ((doc: Document) => number)[] = [];
+  collectPositionFinders(filter, finders);
+  return (doc) => {
+    let found: string | undefined;
+    for (const find of finders) {
+      const at = find(doc);
+      if (at >= 0) found = String(at);
+    }
+    return found;
+  };
+}
+
+function collectPositionFinders(filter: Document, out: ((doc: Document) => number)[]): void {
+  for (const key of Object.keys(filter)) {
+    const value = filter[key];
+    if (key === '$and' || (key === '$or' && Array.isArray(value) && value.length === 1)) {
+      if (Array.isArray(value)) for (const c of value) if (isPlainObject(c)) collectPositionFinders(c, out);
+    } else if (key.charCodeAt(0) !== 36) {
+      exprPositionFinders(key, parseFieldCondition(value), out);
+    }
+  }
+}
+
+function exprPositionFinders(path: string, expr: Expr, out: ((doc: Document) => number)[]): void {
+  switch (expr.kind) {
+    case 'leaf':
+      out.push(compilePathPosition(path, expr.pred, expr.traverseLeafArrays, expr.elementIndex));
+      return;
+    case 'and':
+      for (const c of expr.children) exprPositionFinders(path, c, out);
+      return;
+    case 'not':
+      return;
+  }
+}
 
 /** True for a filter that matches every document ({} or only a $comment). */
 export function isMatchAll(filter: Document | undefined | null): boolean {
@@ -295,7 +344,7 @@ function parseOperator(op: string, arg: unknown, siblings: Document): Expr | nul
     case '$all':
       return parseAll(arg);
     case '$elemMatch':
-      return leaf(elemMatchPredicate(arg), false);
+      return elemMatchLeaf(arg);
     case '$mod':
       return leaf(modPredicate(arg));
     case '$bitsAllSet':
@@ -703,7 +752,7 @@ function parseAll(arg: unknown): Expr {
     return and(
       arg.map((item) => {
         if (!isElemMatchObject(item)) throw badValue('$all/$elemMatch has to be consistent');
-        return leaf(elemMatchPredicate((item as Document).$elemMatch), false);
+        return elemMatchLeaf((item as Document).$elemMatch);
       }),
     );
   }
@@ -736,25 +785,34 @@ const PATHLESS = new Set([
  * ({$gte: 80, $lt: 85}) applies operators to the element itself; document form ({a: 1, b: 2}) runs
  * a sub-query on elements that are documents (or arrays, which BSON stores as documents).
  */
-function elemMatchPredicate(arg: unknown): ValuePredicate {
+function elemMatchLeaf(arg: unknown): Expr {
+  const elementIndex = elemMatchIndex(arg);
+  return {
+    kind: 'leaf',
+    pred: (v) => Array.isArray(v) && elementIndex(v) >= 0,
+    traverseLeafArrays: false,
+    elementIndex,
+  };
+}
+
+/** The index of the first element of an array that satisfies an $elemMatch, or -1. */
+function elemMatchIndex(arg: unknown): (array: unknown[]) => number {
   if (!isPlainObject(arg)) throw badValue('$elemMatch needs an Object');
   const first = Object.keys(arg)[0];
   if (first !== undefined && first.charCodeAt(0) === 36 && !PATHLESS.has(first) && !isDBRefLike(arg)) {
     const each = toValuePredicate(parseOperators(arg));
     return (v) => {
-      if (!Array.isArray(v)) return false;
-      for (let i = 0; i < v.length; i++) if (each(v[i])) return true;
-      return false;
+      for (let i = 0; i < v.length; i++) if (each(v[i])) return i;
+      return -1;
     };
   }
   const sub = compileDocument(arg);
   return (v) => {
-    if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const el = v[i];
-      if ((Array.isArray(el) || isPlainObject(el)) && sub(el)) return true;
+      if ((Array.isArray(el) || isPlainObject(el)) && sub(el)) return i;
     }
-    return false;
+    return -1;
   };
 }
 

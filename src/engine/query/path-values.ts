@@ -132,3 +132,60 @@ export function compilePath(path: string, pred: ValuePredicate, traverseLeafArra
 
   return (doc) => walk(doc, 0);
 }
+
+/**
+ * Which array position a path matched through, for the positional `$` of updates (mongod's
+ * elemMatchKey): the index in the outermost array the path crossed where `pred` first held. When
+ * the path crossed no array, `elementIndex` (the $elemMatch form) may name the element of the array
+ * at the end of the path. Returns -2 when nothing matched, -1 when the match gave no position.
+ */
+export function compilePathPosition(
+  path: string,
+  pred: ValuePredicate,
+  traverseLeafArrays: boolean,
+  elementIndex?: (array: unknown[]) => number,
+): (doc: Document) => number {
+  const parts = splitPath(path);
+  const n = parts.length;
+  const indexes = parts.map(arrayIndexOf);
+  const ownOnly = parts.map(needsOwnCheck);
+
+  function walk(root: object, start: number, outer: number): number {
+    let curr: object = root;
+    for (let i = start; ; i++) {
+      const v = getField(curr, parts[i], indexes[i], ownOnly[i]);
+      if (i === n - 1) {
+        if (traverseLeafArrays && Array.isArray(v)) {
+          for (let k = 0; k < v.length; k++) if (pred(v[k])) return outer >= 0 ? outer : k;
+        }
+        if (!pred(v)) return -2;
+        if (outer >= 0) return outer;
+        return elementIndex && Array.isArray(v) ? elementIndex(v) : -1;
+      }
+      if (Array.isArray(v)) return walkArray(v, i + 1, outer);
+      if (!isPlainObject(v)) return pred(MISSING) ? outer : -2;
+      curr = v;
+    }
+  }
+
+  function walkArray(arr: unknown[], j: number, outer: number): number {
+    const pos = indexes[j];
+    const last = j === n - 1;
+    for (let k = 0; k < arr.length; k++) {
+      const el = arr[k];
+      const at = outer >= 0 ? outer : k;
+      let r = -2;
+      if (isPlainObject(el)) {
+        r = walk(el, j, at);
+        if (r === -2 && k === pos) r = last ? (pred(el) ? at : -2) : walk(el, j + 1, at);
+      } else if (k === pos) {
+        if (last) r = pred(el) ? at : -2;
+        else if (Array.isArray(el)) r = walk(el, j + 1, at);
+      }
+      if (r !== -2) return r;
+    }
+    return -2;
+  }
+
+  return (doc) => walk(doc, 0, -1);
+}

@@ -33,6 +33,8 @@ export interface PipelineContext {
   now: Date;
   /** The aggregate command's `let` option: variables evaluated once, before the pipeline runs. */
   let?: Document;
+  /** The value of $$CLUSTER_TIME, where the caller has one (update pipelines). */
+  clusterTime?: unknown;
   /**
    * The collections of the engine, for $lookup, $unionWith, $graphLookup, $out and $merge.
    * Without it those stages see no collections (and $out/$merge cannot write).

@@ -115,14 +115,18 @@ describe('applyUpdate: parsing', () => {
     });
   });
 
-  it('refuses positional operators with a clear BadValue (2)', () => {
+  it('positional parts: $ needs the matched position, $[] updates every element, $[x] needs its filter (2)', () => {
     expectError(
       () => update({ _id: 1, a: [1] }, { $set: { 'a.$': 2 } }),
       2,
-      /positional operators .* are not supported yet/,
+      'The positional operator did not find the match needed from the query.',
     );
-    expectError(() => update({ _id: 1, a: [1] }, { $set: { 'a.$[]': 2 } }), 2, /not supported yet/);
-    expectError(() => update({ _id: 1, a: [1] }, { $inc: { 'a.$[x].b': 2 } }), 2, /not supported yet/);
+    assert.deepEqual(updated({ _id: 1, a: [1, 3] }, { $set: { 'a.$[]': 2 } }), { _id: 1, a: [2, 2] });
+    expectError(
+      () => update({ _id: 1, a: [1] }, { $inc: { 'a.$[x].b': 2 } }),
+      2,
+      "No array filter found for identifier 'x' in path 'a.$[x].b'",
+    );
   });
 
   it('refuses empty paths and empty path components (56)', () => {

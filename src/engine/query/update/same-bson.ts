@@ -1,0 +1,59 @@
+import type { Decimal128, Int32, Long } from 'bson';
+import { compareValues } from '../../values/compare';
+import { toDouble } from '../../values/numbers';
+import { bsonClassOf, bsonTypeOf, type Document } from '../../values/types';
+
+/**
+ * Binary equality (mongod's binaryEqualValues): same BSON type and same bytes, so 1 vs
+ * NumberInt(1), 0 vs -0 and {a, b} vs {b, a} all differ. Decides whether an operation is a no-op.
+ */
+export function sameBson(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number' && typeof b === 'number') return Object.is(a, b);
+  if (a === b) return true;
+  const ta = bsonTypeOf(a);
+  if (ta !== bsonTypeOf(b)) return false;
+  switch (ta) {
+    case 'double':
+      return Object.is(toDouble(a), toDouble(b));
+    case 'int':
+      return (a as Int32).value === (b as Int32).value;
+    case 'long':
+      return (a as Long).equals(b as Long);
+    case 'decimal':
+      return sameBytes((a as Decimal128).bytes, (b as Decimal128).bytes);
+    case 'date':
+      return Object.is((a as Date).getTime(), (b as Date).getTime());
+    case 'array': {
+      const x = a as unknown[];
+      const y = b as unknown[];
+      if (x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) if (!sameBson(x[i], y[i])) return false;
+      return true;
+    }
+    case 'object': {
+      if (bsonClassOf(a) !== undefined || bsonClassOf(b) !== undefined) return compareValues(a, b) === 0;
+      const x = a as Document;
+      const y = b as Document;
+      const kx = Object.keys(x);
+      const ky = Object.keys(y);
+      if (kx.length !== ky.length) return false;
+      for (let i = 0; i < kx.length; i++) {
+        if (kx[i] !== ky[i] || !sameBson(x[kx[i]], y[ky[i]])) return false;
+      }
+      return true;
+    }
+    case 'null':
+    case 'undefined':
+    case 'minKey':
+    case 'maxKey':
+      return true;
+    default:
+      return compareValues(a, b) === 0;
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

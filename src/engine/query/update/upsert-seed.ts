@@ -1,0 +1,94 @@
+/**
+ * The document an upsert starts from, built from the equality conditions of the query.
+ */
+import { EngineError, ErrorCode } from '../../errors';
+import { cloneValue } from '../../values/clone';
+import { bsonTypeOf, isPlainObject, type Document } from '../../values/types';
+import { comparePaths, setOwn } from './document-writer';
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * The document an upsert starts from: the equality conditions of the filter (`a: v`, `a: {$eq: v}`,
+ * single-value `$in`, and those inside top-level `$and` or a one-clause `$or`), dotted paths
+ * expanded into embedded documents, `_id` first. Two conditions on the same or overlapping paths
+ * are refused with NotSingleValueField (54), as mongod does.
+ */
+export function upsertSeed(filter: Document): Document {
+  const equalities: { path: string; parts: string[]; value: unknown }[] = [];
+  collectEqualities(filter, equalities);
+  checkSeedPaths(equalities);
+  // Created in path order, like fields an update creates; _id goes first as in every stored document.
+  equalities.sort((a, b) => comparePaths(a.parts, b.parts));
+  const seed: Document = {};
+  const id = equalities.find((e) => e.path === '_id');
+  if (id) seed._id = cloneValue(id.value);
+  for (const eq of equalities) {
+    if (eq === id) continue;
+    let cur = seed;
+    for (let i = 0; i < eq.parts.length - 1; i++) {
+      let next = hasOwn.call(cur, eq.parts[i]) ? cur[eq.parts[i]] : undefined;
+      if (!isPlainObject(next)) {
+        next = {};
+        setOwn(cur, eq.parts[i], next);
+      }
+      cur = next as Document;
+    }
+    setOwn(cur, eq.parts[eq.parts.length - 1], cloneValue(eq.value));
+  }
+  return seed;
+}
+
+const NO_EQUALITY = Symbol('no equality');
+
+/** Two equalities on one path, or on a path and its prefix, leave the seed ambiguous (54). */
+function checkSeedPaths(equalities: { path: string }[]): void {
+  for (let i = 0; i < equalities.length; i++) {
+    for (let j = i + 1; j < equalities.length; j++) {
+      const a = equalities[i].path;
+      const b = equalities[j].path;
+      if (a === b) {
+        throw new EngineError(
+          ErrorCode.NotSingleValueField,
+          `cannot infer query fields to set, path '${a}' is matched twice`,
+        );
+      }
+      const [short, long] = a.length < b.length ? [a, b] : [b, a];
+      if (long.startsWith(`${short}.`)) {
+        throw new EngineError(
+          ErrorCode.NotSingleValueField,
+          `cannot infer query fields to set, both paths '${short}' and '${long}' are matched`,
+        );
+      }
+    }
+  }
+}
+
+function collectEqualities(filter: Document, out: { path: string; parts: string[]; value: unknown }[]): void {
+  for (const key of Object.keys(filter)) {
+    const cond = filter[key];
+    if (key === '$and') {
+      if (Array.isArray(cond)) for (const clause of cond) if (isPlainObject(clause)) collectEqualities(clause, out);
+      continue;
+    }
+    if (key === '$or') {
+      // mongod simplifies a one-clause $or to its clause before extracting equalities.
+      if (Array.isArray(cond) && cond.length === 1 && isPlainObject(cond[0])) collectEqualities(cond[0], out);
+      continue;
+    }
+    if (key.startsWith('$')) continue;
+    const value = equalityValue(cond);
+    if (value !== NO_EQUALITY) out.push({ path: key, parts: key.split('.'), value });
+  }
+}
+
+function equalityValue(cond: unknown): unknown {
+  if (bsonTypeOf(cond) === 'regex') return NO_EQUALITY;
+  if (!isPlainObject(cond)) return cond;
+  const keys = Object.keys(cond);
+  if (keys.length === 0 || !keys[0].startsWith('$')) return cond;
+  if (hasOwn.call(cond, '$eq')) return cond.$eq;
+  const list = cond.$in;
+  if (Array.isArray(list) && list.length === 1 && bsonTypeOf(list[0]) !== 'regex') return list[0];
+  return NO_EQUALITY;
+}
