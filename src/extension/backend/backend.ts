@@ -5,7 +5,7 @@
  * the same interface over messages. A backend over the official driver can implement it too
  * without any tree or command code changing. Nothing here imports `vscode`.
  */
-import type { Document, EngineEvent, TTLIndexProblem } from '../../engine';
+import type { Document, EngineEvent, Forecast, ForecastRequest, TTLIndexProblem } from '../../engine';
 import type { CellOutput } from '../../shell/cell-outputs';
 import type { CollectionKind } from '../logic/collection-description';
 import type { IndexFacts } from '../logic/index-description';
@@ -232,6 +232,11 @@ export interface Backend {
     windowSeconds: number,
     cap?: number,
   ): Promise<ExpiryCountResult>;
+  /**
+   * What a TTL rule of the collection (an index, or a what-if value) makes eligible per time bucket
+   * from now to the horizon (`ttl.forecast`); rejects with the engine's code on a bad request.
+   */
+  forecast(db: string, collection: string, request: ForecastRequest): Promise<Forecast>;
   monitorStatus(): Promise<MonitorInfo>;
   runTTLPass(): Promise<PassSummary>;
   /** Virtual clock only: move forward, running the passes that fall due. */

@@ -8,10 +8,13 @@
 import {
   Engine,
   findInvalidTTLIndexes,
+  forecastExpiry,
   loadLegacyIndexSpec,
   timeseriesExpiryCounts,
   type Document,
   type EngineEvent,
+  type Forecast,
+  type ForecastRequest,
 } from '../../engine';
 import { collectionKindOf } from '../logic/collection-description';
 import { countReplyN, dueWithinCount, expiredNowCount, type ExpiryTarget } from '../logic/expiry-counts';
@@ -501,6 +504,17 @@ export class EmbeddedBackend implements Backend {
 
   findInvalidTTLIndexes(): Promise<ReturnType<typeof findInvalidTTLIndexes>> {
     return this.answer(() => findInvalidTTLIndexes(this.engine));
+  }
+
+  forecast(db: string, collection: string, request: ForecastRequest): Promise<Forecast> {
+    return this.answer(() =>
+      forecastExpiry(
+        this.engine.requireCollection(db, collection),
+        request,
+        this.engine.clock.now(),
+        this.engine.flavor,
+      ),
+    );
   }
 
   loadLegacyIndexSpec(db: string, collection: string, spec: Document): Promise<void> {

@@ -26,6 +26,7 @@ export const CALLS = [
   'listIndexes',
   'runCommand',
   'expiryCounts',
+  'forecast',
   'monitorStatus',
   'runTTLPass',
   'advanceClock',

@@ -89,6 +89,15 @@ async function script(b: Backend): Promise<unknown[]> {
     ),
   );
   out.push(await b.findInvalidTTLIndexes());
+  out.push(await b.forecast('app', 'typed', { index: 'at_1', horizonMs: 4 * HOUR, buckets: 4 }));
+  out.push(await b.forecast('app', 'typed', { index: 'at_1', expireAfterSeconds: 1, buckets: 2 }));
+  try {
+    await b.forecast('app', 'typed', { index: 'nope' });
+    out.push('no error');
+  } catch (err) {
+    const e = err as { code: number; codeName: string };
+    out.push({ code: e.code, codeName: e.codeName });
+  }
   out.push(await b.catalog());
   out.push(await b.advanceClock(60_000));
   out.push(await b.clock());
