@@ -8,7 +8,7 @@ export { SystemClock, VirtualClock, type Clock } from './clock';
 export { compareValues, valuesEqual } from './values/compare';
 export { objectIdAt, type Document } from './values/types';
 export { MAX_BSON_DEPTH, MAX_STORAGE_DEPTH, checkEjsonDepth, parseEjson } from './values/depth';
-export type { MonitorStatus, PassReport, VisitReport } from './ttl/monitor';
+export type { MonitorStatus, PassRecord, PassReport, VisitReport } from './ttl/monitor';
 export {
   findInvalidTTLIndexes,
   findNaNTTLIndexes,

@@ -5,7 +5,16 @@
  * timers missed. `clock` and `ttl` are the helpers a TTL playground needs on top.
  */
 import { findInvalidTTLIndexes, findNaNTTLIndexes, forecastExpiry, loadLegacyIndexSpec } from '../engine';
-import type { Document, Engine, Forecast, MonitorStatus, PassReport, TTLIndexProblem, VirtualClock } from '../engine';
+import type {
+  Document,
+  Engine,
+  Forecast,
+  MonitorStatus,
+  PassRecord,
+  PassReport,
+  TTLIndexProblem,
+  VirtualClock,
+} from '../engine';
 import { readForecastOptions } from '../formats/forecast-options';
 import type { ScriptErrors } from './errors';
 import type { ShellRuntime } from './runtime';
@@ -70,6 +79,8 @@ export interface TTLHelper {
   loadLegacyIndex(collection: unknown, spec: unknown): string;
   /** What a TTL rule of a collection of the current database will delete, per time bucket. */
   forecast(collection: unknown, options?: unknown): Forecast;
+  /** The monitor's last passes, oldest first: when, how long, sub-passes, deleted, visits cut short. */
+  history(): PassRecord[];
 }
 
 /** Blocks the thread; the vm time limit still interrupts it (Atomics.wait is interruptible). */
@@ -135,6 +146,7 @@ export class ShellTime {
     invalidIndexes: () => this.runtime.out(findInvalidTTLIndexes(this.engine)),
     loadLegacyIndex: (collection: unknown, spec: unknown) => this.loadLegacyIndex(collection, spec),
     forecast: (collection: unknown, options?: unknown) => this.forecast(collection, options),
+    history: () => this.runtime.out(this.engine.ttl.history()),
   };
 
   private forecast(collection: unknown, options: unknown): Forecast {

@@ -34,6 +34,21 @@ export interface PassReport {
   skipped?: string;
 }
 
+/** One pass as the monitor history keeps it (no visit list: the history stays small). */
+export interface PassRecord {
+  startedAt: Date;
+  /** Real milliseconds the pass took. */
+  millis: number;
+  subPasses: number;
+  deleted: number;
+  /** Visits that stopped at their document or time budget with expired documents left (rule 7.3). */
+  cutShort: number;
+  skipped?: string;
+}
+
+/** Passes the monitor history keeps, newest last. */
+export const PASS_HISTORY = 200;
+
 export interface MonitorStatus {
   enabled: boolean;
   running: boolean;
@@ -59,6 +74,7 @@ export class TTLMonitor {
   private nextPassAt: number | null = null;
   private lastPass: PassReport | null = null;
   private lastPassAt: number | null = null;
+  private readonly passes: PassRecord[] = [];
   private readonly factories: TargetFactory[] = [];
   private stopped = false;
   /** Between suspendSleep and restartSleep (a restore): no timer, whatever changes. */
@@ -216,6 +232,7 @@ export class TTLMonitor {
   /** The pass of runPass, one step per visit (a driver may return to the event loop between them). */
   *passSteps(): Generator<void, PassReport> {
     const startedAt = new Date(this.engine.clock.now());
+    const began = performance.now();
     const skipped = this.stoppedBecause();
     if (skipped) return { startedAt, subPasses: 0, deleted: 0, visits: [], skipped };
     if (this.inPass) return { startedAt, subPasses: 0, deleted: 0, visits: [], skipped: 'a pass is already running' };
@@ -242,6 +259,7 @@ export class TTLMonitor {
       this.engine.ttlMetrics.passes++;
       this.lastPass = report;
       this.lastPassAt = this.engine.clock.now();
+      this.remember(report, performance.now() - began);
       this.engine.flushEvents();
     }
     return report;
@@ -331,6 +349,23 @@ export class TTLMonitor {
       }
     }
     return targets;
+  }
+
+  /** The last PASS_HISTORY passes that ran, oldest first (copies). */
+  history(): PassRecord[] {
+    return this.passes.map((p) => ({ ...p, startedAt: new Date(p.startedAt) }));
+  }
+
+  private remember(report: PassReport, millis: number): void {
+    this.passes.push({
+      startedAt: report.startedAt,
+      millis: Math.round(millis * 10) / 10,
+      subPasses: report.subPasses,
+      deleted: report.deleted,
+      cutShort: report.visits.filter((v) => v.outcome === 'more').length,
+      ...(report.skipped ? { skipped: report.skipped } : {}),
+    });
+    if (this.passes.length > PASS_HISTORY) this.passes.splice(0, this.passes.length - PASS_HISTORY);
   }
 
   status(): MonitorStatus {

@@ -5,7 +5,7 @@
  * the same interface over messages. A backend over the official driver can implement it too
  * without any tree or command code changing. Nothing here imports `vscode`.
  */
-import type { Document, EngineEvent, Forecast, ForecastRequest, TTLIndexProblem } from '../../engine';
+import type { Document, EngineEvent, Forecast, ForecastRequest, PassRecord, TTLIndexProblem } from '../../engine';
 import type { CellOutput } from '../../shell/cell-outputs';
 import type { CollectionKind } from '../logic/collection-description';
 import type { IndexFacts } from '../logic/index-description';
@@ -238,6 +238,8 @@ export interface Backend {
    */
   forecast(db: string, collection: string, request: ForecastRequest): Promise<Forecast>;
   monitorStatus(): Promise<MonitorInfo>;
+  /** The monitor's last passes, oldest first (a bounded ring the engine keeps). */
+  monitorHistory(): Promise<PassRecord[]>;
   runTTLPass(): Promise<PassSummary>;
   /** Virtual clock only: move forward, running the passes that fall due. */
   advanceClock(ms: number): Promise<ClockMoveResult>;

@@ -15,6 +15,7 @@ import {
   type EngineEvent,
   type Forecast,
   type ForecastRequest,
+  type PassRecord,
 } from '../../engine';
 import { collectionKindOf } from '../logic/collection-description';
 import { countReplyN, dueWithinCount, expiredNowCount, type ExpiryTarget } from '../logic/expiry-counts';
@@ -504,6 +505,10 @@ export class EmbeddedBackend implements Backend {
 
   findInvalidTTLIndexes(): Promise<ReturnType<typeof findInvalidTTLIndexes>> {
     return this.answer(() => findInvalidTTLIndexes(this.engine));
+  }
+
+  monitorHistory(): Promise<PassRecord[]> {
+    return this.answer(() => this.engine.ttl.history());
   }
 
   forecast(db: string, collection: string, request: ForecastRequest): Promise<Forecast> {

@@ -30,7 +30,7 @@ import type {
   StorageInfo,
 } from '../backend/backend';
 import { changesCatalog, notifyListeners } from '../backend/backend';
-import type { Document, Forecast, ForecastRequest, TTLIndexProblem } from '../../engine';
+import type { Document, Forecast, ForecastRequest, PassRecord, TTLIndexProblem } from '../../engine';
 import type { EndpointAddress } from './endpoint';
 import type { BackendSpec, CallName, FromWorker, ToWorker, WorkerHeapStats } from './protocol';
 import { decodeError, decodeValue, encodeValue } from './wire-values';
@@ -684,6 +684,9 @@ export class WorkerBackend implements Backend {
   }
   findInvalidTTLIndexes(): Promise<TTLIndexProblem[]> {
     return this.call('findInvalidTTLIndexes');
+  }
+  monitorHistory(): Promise<PassRecord[]> {
+    return this.call('monitorHistory');
   }
   forecast(db: string, collection: string, request: ForecastRequest): Promise<Forecast> {
     return this.call('forecast', db, collection, request);

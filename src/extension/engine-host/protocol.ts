@@ -28,6 +28,7 @@ export const CALLS = [
   'expiryCounts',
   'forecast',
   'monitorStatus',
+  'monitorHistory',
   'runTTLPass',
   'advanceClock',
   'setClockMode',

@@ -100,6 +100,7 @@ async function script(b: Backend): Promise<unknown[]> {
   }
   out.push(await b.catalog());
   out.push(await b.advanceClock(60_000));
+  out.push((await b.monitorHistory()).map((p) => ({ ...p, millis: typeof p.millis })));
   out.push(await b.clock());
   const m = await b.monitorStatus();
   out.push({ ...m, lastPassAt: m.lastPassAt?.getTime(), nextPassAt: m.nextPassAt?.getTime() });
