@@ -6,7 +6,6 @@
  * the clock moved `afterHours` forward. Nothing here guesses what the monitor would do.
  */
 import { EJSON } from 'bson';
-import { analyzeText } from '../analysis';
 import type { Document } from '../engine';
 import { defaultIndexName } from '../engine/indexes/key-pattern';
 import type { Backend } from '../extension/backend/backend';
@@ -91,7 +90,7 @@ export async function explainIndex(host: ToolHost, input: ExplainIndexInput) {
     const facts = { clustered: collectionInfo?.kind === 'clustered', ...(ts ? { timeseries: ts } : {}) };
     const collectionTTL = describeCollectionTTL(collectionOptions);
     // Warnings the source analysis gives for the same definition written as mongosh.
-    const analysis = analyzeText(
+    const analysis = host.analyze(
       `${Object.keys(collectionOptions).length ? `${mongosh.createCollection(DB, COLLECTION, collectionOptions)};\n` : ''}${createText};\n`,
       'javascript',
       { serverVersion, nowMs: startMs },

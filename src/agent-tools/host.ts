@@ -4,6 +4,7 @@
  * engine of its own. Both are the extension's `Backend` interface (async, vscode-free), so the tool
  * code is one implementation for both doors.
  */
+import type { analyzeText } from '../analysis';
 import type { Backend, EngineSettings } from '../extension/backend/backend';
 
 export interface ToolSettings {
@@ -21,4 +22,10 @@ export interface ToolHost {
   /** A source file's text: absolute, or relative to the workspace (VS Code) or working directory (MCP). */
   readSource(path: string): Promise<{ text: string; name: string }>;
   settings(): ToolSettings;
+  /**
+   * The source analysis (src/analysis `analyzeText`), given by the host rather than imported here:
+   * VS Code's light bundle already holds it, and the engine's bundle, which runs the other tools,
+   * need not carry the parser a second time.
+   */
+  analyze: typeof analyzeText;
 }

@@ -11,6 +11,8 @@ import { engineState, type EngineStateInput } from './engine-state';
 import { explainIndex, type ExplainIndexInput } from './explain-index';
 import type { ToolHost } from './host';
 import { ToolError, validateInput } from './input';
+import { runCheckDefinitions } from './light';
+import { outcomeOf, type ToolOutcome } from './outcome';
 import { simulate, type SimulateInput } from './simulate';
 
 export { TOOL_DEFINITIONS, toolDefinition, type ToolDefinition, type ToolName } from './definitions';
@@ -18,17 +20,7 @@ export { ToolError } from './input';
 export type { ToolHost, ToolSettings } from './host';
 export type { ApplyPreview } from './apply';
 export { LIMITS } from './limits';
-
-export interface ToolOutcome {
-  /** The tool failed (bad input, an unknown name, a snippet that threw): `text` says why and what to do. */
-  isError: boolean;
-  /** `input`: the arguments were wrong (MCP answers InvalidParams); `failed`: the tool could not do it. */
-  errorKind?: 'input' | 'failed';
-  /** What the model reads: the result as indented JSON, or the error message. */
-  text: string;
-  /** The result itself (absent on error). */
-  data?: Record<string, unknown>;
-}
+export type { ToolOutcome } from './outcome';
 
 export interface RunOptions {
   /** ttl_apply: the user confirmed this input's preview (see apply()). */
@@ -66,33 +58,9 @@ async function dispatch(host: ToolHost, name: ToolName, input: unknown, options:
   }
 }
 
-export async function runTool(
-  host: ToolHost,
-  name: string,
-  input: unknown,
-  options: RunOptions = {},
-): Promise<ToolOutcome> {
-  try {
-    const data = (await dispatch(host, name as ToolName, input, options)) as Record<string, unknown>;
-    // A snippet that stopped at an error is the tool's answer, and an error all the same.
-    const failed = data.ok === false;
-    return {
-      isError: failed,
-      ...(failed ? { errorKind: 'failed' as const } : {}),
-      text: JSON.stringify(data, null, 2),
-      data,
-    };
-  } catch (err) {
-    if (err instanceof ToolError) return { isError: true, errorKind: err.kind, text: err.message };
-    const e = err as { message?: string; code?: unknown; codeName?: unknown };
-    const code =
-      typeof e?.code === 'number' ? ` (code ${e.code}${typeof e.codeName === 'string' ? `, ${e.codeName}` : ''})` : '';
-    return {
-      isError: true,
-      errorKind: 'failed',
-      text: `${name} failed: ${e?.message ?? String(err)}${code}. If this persists, report it with the input that caused it.`,
-    };
-  }
+export function runTool(host: ToolHost, name: string, input: unknown, options: RunOptions = {}): Promise<ToolOutcome> {
+  if (name === 'ttl_check_definitions') return runCheckDefinitions(host, input);
+  return outcomeOf(name, () => dispatch(host, name as ToolName, input, options));
 }
 
 /** What ttl_apply would do with this input, for a confirmation (changes nothing). */

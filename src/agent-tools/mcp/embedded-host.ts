@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { analyzeText } from '../../analysis';
 import { EmbeddedBackend } from '../../extension/backend/embedded-backend';
 import type { EngineSettings } from '../../extension/backend/backend';
 import type { ToolHost, ToolSettings } from '../host';
@@ -21,6 +22,7 @@ export interface EmbeddedToolHostOptions {
 
 export class EmbeddedToolHost implements ToolHost {
   private backend: EmbeddedBackend | undefined;
+  readonly analyze = analyzeText;
 
   constructor(private readonly options: EmbeddedToolHostOptions) {}
 

@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { LIMITS, TOOL_DEFINITIONS } from '../../../src/agent-tools';
+import { LIMITS, runTool, TOOL_DEFINITIONS } from '../../../src/agent-tools';
 import { EmbeddedToolHost } from '../../../src/agent-tools/mcp/embedded-host';
 import { languageModelToolText } from '../../../src/extension/agent-tools/answer';
 
@@ -146,7 +146,7 @@ describe('ttl-workbench mcp', () => {
   for (const [name, input] of sameInputs) {
     test(`${name} answers the same text through MCP as the language model tool (${JSON.stringify(input).slice(0, 60)}…)`, async () => {
       const viaMcp = textOf(await client.callTool({ name, arguments: input }));
-      const viaLm = await languageModelToolText(local, name, input, false);
+      const viaLm = await languageModelToolText(() => runTool, local, name, input, false);
       // ObjectIds the engines generate and the time a pass took differ; everything else is the same.
       const ids = (t: string) =>
         t.replace(/"\$oid": "[0-9a-f]{24}"/g, '"$oid": "…"').replace(/"millis": [0-9.e-]+/g, '"millis": …');
