@@ -160,7 +160,7 @@ suite('Language model tools', function () {
     assert.equal(r.eligibleNow, 1500);
     assert.equal(r.reply.expireAfterSeconds_new, 60);
     const ix = (await api.backend.listIndexes('agents', 'events')).find((i) => i.name === 'createdAt_1');
-    assert.equal(ix?.spec.expireAfterSeconds, 60);
+    assert.equal(Number(ix?.spec.expireAfterSeconds), 60);
   });
 
   test('ttl_apply below the limit: a new TTL index, with a confirmation that says what becomes eligible', async () => {
