@@ -125,6 +125,25 @@ export default tseslint.config(
       message: 'The wire endpoint serves the engine and its storage only.',
     },
   ]),
+  layer('src/agent-tools', [
+    {
+      group: ['vscode'],
+      message: 'The agent tools have no vscode: the MCP server (CLI) and the language model tools share them.',
+    },
+    {
+      group: [
+        '**/extension/commands/**',
+        '**/extension/engine-host/**',
+        '**/extension/notebook/**',
+        '**/extension/tree/**',
+        '**/extension/analysis/**',
+        '**/extension/*.ts',
+        '**/cli/**',
+      ],
+      message:
+        "The agent tools use only the extension's vscode-free Backend and logic (extension/backend, extension/logic).",
+    },
+  ]),
   layer('src/cli', [
     { group: ['vscode'], message: 'The CLI runs without VS Code.' },
     { group: ['**/extension/**'], message: 'The CLI does not use the extension.' },

@@ -40,6 +40,18 @@ export interface SalvageOptions {
   to: string;
 }
 
+export interface McpOptions {
+  clock: 'virtual' | 'system';
+  now?: Date;
+  flavor?: 'mongodb' | 'cosmos';
+  serverVersion?: '8.0' | '7.0';
+  data?: string;
+  /** ttl_apply: above this many documents made eligible at once, the user must confirm. */
+  confirmExpiryAbove: number;
+  /** ttl_simulate's default time limit of one statement. */
+  timeoutMs: number;
+}
+
 export type ParsedArgs =
   | { command: 'help' }
   | { command: 'version' }
@@ -47,7 +59,8 @@ export type ParsedArgs =
   | { command: 'check'; options: CheckOptions }
   | { command: 'serve'; options: ServeOptions }
   | { command: 'verify'; options: VerifyOptions }
-  | { command: 'salvage'; options: SalvageOptions };
+  | { command: 'salvage'; options: SalvageOptions }
+  | { command: 'mcp'; options: McpOptions };
 
 export class UsageError extends Error {}
 
@@ -60,6 +73,7 @@ Usage:
   ttl-workbench verify --data DIR         check a data folder offline, changing nothing in it
   ttl-workbench salvage --data DIR --to NEW
                                           copy everything recoverable from DIR into a new folder
+  ttl-workbench mcp [options]             the agent tools as an MCP server on stdin/stdout
   ttl-workbench --help | --version
 
 Each file runs against a fresh engine. By default the engine's clock is virtual: sleep(ms) and
@@ -121,6 +135,18 @@ answers it with CommandNotFound (59).
 Exit codes: 0 stopped by SIGINT or SIGTERM; 1 could not start (port in use, data folder locked);
 2 bad usage.
 
+mcp serves TTL Workbench's agent tools (ttl_check_definitions, ttl_explain_index, ttl_simulate,
+ttl_engine_state, ttl_apply) to an MCP client over stdin/stdout (Model Context Protocol); log
+lines go to stderr. ttl_engine_state and ttl_apply work on the server's own engine (virtual clock,
+in memory unless --data); ttl_explain_index and ttl_simulate use a new engine for every call.
+  --data DIR                 keep the server's engine in DIR (as for run)
+  --now, --flavor, --server-version   the server's engine, as for run
+  --confirm-expiry-above N   ttl_apply refuses a change that makes more than N existing documents
+                             eligible for deletion at once unless the user confirms it through
+                             the client (MCP elicitation) (default: 1000)
+  --timeout MS               ttl_simulate's default time limit of one statement (default: 10000)
+Exit codes: 0 the client closed the connection; 1 could not start; 2 bad usage.
+
 salvage reads DIR like verify (changing nothing in it) and writes the state it recovers into NEW
 (which must not exist or be empty) as a fresh data folder of the same flavor and server version:
 documents, collection options, index and TTL specs exactly as stored, parameters, TTL metrics and
@@ -162,9 +188,10 @@ export function parseArgs(argv: string[]): ParsedArgs {
     return { command: 'salvage', options: { data, to } };
   }
   if (command === 'serve') return { command: 'serve', options: parseServeArgs(rest) };
+  if (command === 'mcp') return { command: 'mcp', options: parseMcpArgs(rest) };
   if (command !== 'run')
     throw new UsageError(
-      `unknown command '${command}': use 'ttl-workbench run FILE...', 'check [PATH...]', 'serve', 'verify --data DIR' or 'salvage --data DIR --to NEW' (see --help)`,
+      `unknown command '${command}': use 'ttl-workbench run FILE...', 'check [PATH...]', 'serve', 'mcp', 'verify --data DIR' or 'salvage --data DIR --to NEW' (see --help)`,
     );
   const options: RunOptions = { files: [], clock: 'virtual', json: false, timeoutMs: 10_000 };
   for (let i = 0; i < rest.length; i++) {
@@ -288,6 +315,37 @@ function parseServeArgs(rest: string[]): ServeOptions {
     }
   }
   checkEngineArgs(options);
+  return options;
+}
+
+function parseMcpArgs(rest: string[]): McpOptions {
+  const options: McpOptions = { clock: 'virtual', confirmExpiryAbove: 1000, timeoutMs: 10_000 };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    switch (arg) {
+      case '--confirm-expiry-above': {
+        const v = Number(valueOf(rest, i++, arg));
+        if (!Number.isInteger(v) || v < 0)
+          throw new UsageError('--confirm-expiry-above needs a whole number of documents (0 or more)');
+        options.confirmExpiryAbove = v;
+        break;
+      }
+      case '--timeout': {
+        const v = Number(valueOf(rest, i++, arg));
+        if (!Number.isInteger(v) || v < 100 || v > 60_000)
+          throw new UsageError('--timeout needs a number of milliseconds from 100 to 60000');
+        options.timeoutMs = v;
+        break;
+      }
+      case '--clock':
+        throw new UsageError("mcp's engine always has a virtual clock (ttl_simulate moves it); leave --clock out");
+      default: {
+        const used = engineArg(rest, i, options);
+        if (!used) throw new UsageError(`unknown option '${arg}' for mcp (see --help)`);
+        i += used - 1;
+      }
+    }
+  }
   return options;
 }
 

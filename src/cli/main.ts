@@ -2,6 +2,7 @@
 import { HELP, parseArgs, UsageError } from './args';
 import { checkPaths, formatJson, formatText } from './check';
 import { PathError } from './check-files';
+import { mcpCommand } from './mcp';
 import { runFile } from './run-file';
 import { serveCommand } from './serve';
 import { salvageCommand, verifyCommand } from './verify';
@@ -43,6 +44,12 @@ function main(argv: string[]): number | Promise<number> {
   if (parsed.command === 'serve') return serveCommand(parsed.options, write, writeErr);
   if (parsed.command === 'verify') return verifyCommand(parsed.options, write, writeErr);
   if (parsed.command === 'salvage') return salvageCommand(parsed.options, write, writeErr);
+  if (parsed.command === 'mcp')
+    return mcpCommand(
+      parsed.options,
+      typeof TTL_WORKBENCH_VERSION === 'string' ? TTL_WORKBENCH_VERSION : 'dev',
+      writeErr,
+    );
   for (const file of parsed.options.files) {
     const outcome = runFile(file, parsed.options, write, writeErr);
     if (!outcome.ok) return 1;

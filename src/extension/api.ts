@@ -5,6 +5,7 @@
  * started (`engineStartedBy()` then says "the extension API").
  */
 import type * as vscode from 'vscode';
+import type { AgentToolsApi } from './agent-tools/lm-tools';
 import type { Backend } from './backend/backend';
 import type { NotebookApi } from './notebook';
 import type { TreeNode } from './tree/nodes';
@@ -36,6 +37,8 @@ export interface TTLWorkbenchApi {
   notebooks: NotebookApi;
   /** What started the engine ("the Databases view", "the command ttlWorkbench.x", ...); undefined while it has not. */
   engineStartedBy(): string | undefined;
+  /** The language model tools (ttl_*): what ttl_apply's confirmation would say for an input. */
+  agentTools: AgentToolsApi;
   /** The activation and engine-start lines the extension wrote to its log, oldest first. */
   lifecycleLog(): string[];
 }

@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import { contributedCommands } from './activation/command-stubs';
 import { DeferredTreeProvider } from './activation/deferred-tree';
+import { registerLanguageModelTools } from './agent-tools/lm-tools';
 import { EngineStarter } from './activation/engine-starter';
 import { registerSourceAnalysis } from './analysis/register';
 import type { TTLWorkbenchApi } from './api';
@@ -63,6 +64,18 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     vscode.workspace.onDidOpenNotebookDocument(onNotebook),
   );
   for (const nb of vscode.workspace.notebookDocuments) onNotebook(nb);
+  // The agent tools: registered now, the engine started only when a tool that needs it runs.
+  const agentTools = registerLanguageModelTools({
+    engines: (reason) => engines.workbench ?? engines.start(reason),
+    settings: () => {
+      const c = vscode.workspace.getConfiguration('ttlWorkbench');
+      return {
+        confirmExpiryAbove: c.get<number>('confirmExpiryAbove', 1000),
+        timeLimitMs: c.get<number>('playgroundTimeLimitMs', 10_000),
+      };
+    },
+  });
+  context.subscriptions.push(...agentTools.disposables);
 
   const activationMs = performance.now() - started;
   note(`TTL Workbench activated in ${activationMs.toFixed(1)} ms; the engine starts when it is first needed.`);
@@ -94,6 +107,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
       return workbench().notebooks;
     },
     engineStartedBy: () => engines.startedBy,
+    agentTools: agentTools.api,
     lifecycleLog: () => [...lifecycle],
   };
 }

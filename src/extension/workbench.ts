@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { prepareApply, runTool } from '../agent-tools';
 import type { Backend } from './backend/backend';
 import { EngineHost, type RestartReason, type WorkerBackend } from './engine-host/client';
 import { registerCollectionCommands } from './commands/collections';
@@ -44,6 +45,10 @@ export interface Workbench {
   /** The shared engine over the wire protocol (off until Start Local Endpoint). */
   localEndpoint: LocalEndpoint;
   notebooks: NotebookApi;
+  /** A new engine of its own in the engine host (isolated notebooks, the agent tools' scratch engines). */
+  scratchBackend: Services['isolatedBackend'];
+  /** The agent tools' core (src/agent-tools): the language model tools run it from here. */
+  agentTools: { runTool: typeof runTool; prepareApply: typeof prepareApply };
   /** Resolves when the tree and the status bar have caught up with every event so far. */
   whenIdle(): Promise<void>;
   /** Closes the engine (data folder synced, lock released) and ends the worker. */
@@ -166,6 +171,8 @@ function assemble(
     statusBar,
     localEndpoint,
     notebooks: notebooks.api,
+    scratchBackend: isolatedBackend,
+    agentTools: { runTool, prepareApply },
     whenIdle: async () => {
       await tree.whenIdle();
       await statusBar.whenIdle();
