@@ -107,15 +107,14 @@ async function main() {
       );
     return 0;
   }
-  if (!plan.length) {
-    console.log(`mutate: no core file to mutate${opts.since ? ` changed since ${opts.since}` : ''}; nothing to do.`);
-    return 0;
-  }
   const unmatched = opts.files.filter(
     (f) => !plan.some((p) => p.files.includes(path.relative(root, path.resolve(root, f)))),
   );
   if (unmatched.length && !opts.since) usage(`not in any group: ${unmatched.join(', ')} (npm run mutate -- --list)`);
-
+  if (!plan.length) {
+    console.log(`mutate: no core file to mutate${opts.since ? ` changed since ${opts.since}` : ''}; nothing to do.`);
+    return 0;
+  }
   // Compile once here: Stryker's sandbox starts from this out/ and recompiles only what it mutates,
   // and its incremental mode compares the compiled test files with those of the last run.
   console.log('mutate: compiling (tsc, incremental)…');
