@@ -67,6 +67,8 @@ describe('value rules: fixes and messages', () => {
       ['Replace NaN with a number of seconds…', true, '<input>'],
     ]);
     assert.deepEqual(p.input, { prompt: 'expireAfterSeconds in seconds (3600, or 1h, 30d)', placeholder: '3600' });
+    const [edit] = analyzeText(createIndex('NaN'), 'a.js').problems[0].fixes[0].edits;
+    assert.equal(edit.newText, '', 'the typed value is the whole replacement');
   });
 
   test('TTL003: a negative value offers its absolute value (preferred) and 0', () => {
@@ -131,6 +133,14 @@ describe('value rules: fixes and messages', () => {
 });
 
 describe('value rules: collMod', () => {
+  test("rule 3.1: a negative collMod value's fix is judged by collMod's own bounds (int32), not the collection's (the clock)", () => {
+    // 2,100,000,000 seconds fits an int32 but reaches back before 1970 (until 2036): collMod takes it.
+    expectOne(collMod('-2100000000'), 'TTL003', 'error', 'collMod fails with InvalidOptions (72): ', [
+      ['Use 2100000000 (about 24,305 days 13 hours (about 66.5 years))', true, '2100000000'],
+      ['Use 0 (expire at the date stored in the field)', false, '0'],
+    ]);
+  });
+
   test('TTL005 on collMod: fractions are truncated there too', () => {
     expectOne(collMod('3600.7'), 'TTL005', 'warning', 'expireAfterSeconds counts whole seconds', [
       ['Use 3600 (what the server keeps)', true, '3600'],
