@@ -68,6 +68,11 @@ describe('journal durability', () => {
     j.append(p);
     const writes = rec.calls.slice(before).filter((c) => c.name === 'write');
     assert.equal(writes.length, Math.ceil((FRAME_HEADER_BYTES + p.length) / 7));
+    let left = FRAME_HEADER_BYTES + p.length;
+    for (const w of writes) {
+      assert.equal(w.asked, left, 'each write asks for exactly the rest of the frame');
+      left -= w.n!;
+    }
     assert.equal(
       writes.reduce((sum, c) => sum + c.n!, 0),
       FRAME_HEADER_BYTES + p.length,

@@ -31,6 +31,8 @@ export interface Call {
   fd?: number;
   /** write: bytes written; ftruncate: the length. */
   n?: number;
+  /** write: the bytes the caller asked to write (more than `n` when the write was cut short). */
+  asked?: number;
   /** The call threw the injected failure (and did nothing). */
   failed?: boolean;
 }
@@ -89,8 +91,9 @@ export class RecordingFs {
         return fs.readSync(fd, buf, off, len, pos);
       },
       writeSync: (fd: number, buf: NodeJS.ArrayBufferView, off?: number, len?: number, pos?: number | null) => {
-        const length = Math.min(len ?? buf.byteLength - (off ?? 0), this.maxWrite ?? Infinity);
-        record({ name: 'write', fd, path: this.paths.get(fd), n: length });
+        const asked = len ?? buf.byteLength - (off ?? 0);
+        const length = Math.min(asked, this.maxWrite ?? Infinity);
+        record({ name: 'write', fd, path: this.paths.get(fd), n: length, asked });
         return fs.writeSync(fd, buf, off, length, pos);
       },
       fsyncSync: (fd: number) => {
