@@ -15,6 +15,8 @@ export default tseslint.config(
       'out/**',
       'dist/**',
       'node_modules/**',
+      '.stryker-tmp/**',
+      'reports/**',
       'test/unit/analysis/fixtures/**',
       'test/integration/fixtures/**',
       '**/*.js',
