@@ -150,6 +150,8 @@ function assemble(
               ? vscode.commands.executeCommand('ttlWorkbench.resetEngine', {
                   flavor: next.flavor,
                   serverVersion: next.serverVersion,
+                  // It deletes data: the user confirms, seeing what goes.
+                  interactive: true,
                 })
               : undefined,
         );
