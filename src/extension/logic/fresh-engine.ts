@@ -91,3 +91,30 @@ export function freshChoices(
   const resetFirst = shared.length === 0 && request.now === undefined && request.clock === undefined;
   return resetFirst ? [reset, isolated] : [isolated, reset];
 }
+
+/** The question when the stored engine's flavor or version is not the settings'. */
+export interface MismatchQuestion {
+  text: string;
+  reset: string;
+  keep: string;
+}
+
+/**
+ * A data folder keeps its engine's flavor and version; when the settings ask for another, the
+ * user chooses: reset to what the settings say (naming what goes) or keep the stored engine and
+ * change the settings to match. Undefined when they agree.
+ */
+export function mismatchQuestion(
+  stored: WindowEngine,
+  wanted: WindowEngine,
+  lost: readonly DatabaseContents[],
+): MismatchQuestion | undefined {
+  if (stored.flavor === wanted.flavor && stored.serverVersion === wanted.serverVersion) return undefined;
+  const name = (e: WindowEngine) =>
+    e.flavor === wanted.flavor && e.flavor === stored.flavor ? e.serverVersion : `${e.flavor} ${e.serverVersion}`;
+  return {
+    text: `This window's stored engine is ${stored.flavor} ${stored.serverVersion}, but the settings ask for ${wanted.flavor} ${wanted.serverVersion} (ttlWorkbench.flavor, ttlWorkbench.serverVersion). It runs as ${stored.flavor} ${stored.serverVersion} until you choose.`,
+    reset: `Reset to ${name(wanted)} (deletes ${describeLoss(lost).replace(/ \(.*\)$/, '')})`,
+    keep: `Keep ${name(stored)} and change the setting`,
+  };
+}

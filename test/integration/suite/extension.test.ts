@@ -492,7 +492,7 @@ suite('TTL Workbench extension', function () {
       ),
     );
     await api.whenIdle();
-    assert.match(api.statusBarText(), new RegExp(`TTL deleted ${m.deletedSinceActivation.toLocaleString('en-US')}$`));
+    assert.match(api.statusBarText(), new RegExp(`TTL deleted ${m.deletedDocuments.toLocaleString('en-US')}$`));
     const hour = await ok('advanceClock', { duration: '1h' });
     assert.ok((hour.passes as number) >= 59);
     await ok('advanceClock', { duration: '2d' });
@@ -501,7 +501,7 @@ suite('TTL Workbench extension', function () {
     await api.whenIdle();
     assert.match(
       api.statusBarText(),
-      new RegExp(`TTL deleted ${(await api.backend.monitorStatus()).deletedSinceActivation.toLocaleString('en-US')}$`),
+      new RegExp(`TTL deleted ${(await api.backend.monitorStatus()).deletedDocuments.toLocaleString('en-US')}$`),
     );
   });
 

@@ -1,7 +1,13 @@
 /** "Run All Cells Against a Fresh Engine" and Reset Engine: what a reset deletes, which engine a notebook gets. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { contentsOf, describeLoss, differsFromWindow, freshChoices } from '../../../src/extension/logic/fresh-engine';
+import {
+  contentsOf,
+  describeLoss,
+  differsFromWindow,
+  freshChoices,
+  mismatchQuestion,
+} from '../../../src/extension/logic/fresh-engine';
 
 const mongodb = { flavor: 'mongodb' as const, serverVersion: '8.0' as const };
 const data = contentsOf([
@@ -56,5 +62,20 @@ describe('fresh engine choices', () => {
       ['shared', 'isolated'],
     );
     assert.match(empty[0].label, /deletes nothing\)$/);
+  });
+});
+
+describe('stored engine against the settings', () => {
+  it('offers a reset that names what it deletes, or keeping the stored flavor and changing the setting (issue 18.2)', () => {
+    const q = mismatchQuestion({ flavor: 'cosmos', serverVersion: '8.0' }, mongodb, data);
+    assert.ok(q);
+    assert.equal(q.reset, 'Reset to mongodb 8.0 (deletes 2 databases)');
+    assert.equal(q.keep, 'Keep cosmos 8.0 and change the setting');
+    assert.match(q.text, /stored engine is cosmos 8\.0, but the settings ask for mongodb 8\.0/);
+    assert.equal(
+      mismatchQuestion({ flavor: 'mongodb', serverVersion: '7.0' }, mongodb, [])?.reset,
+      'Reset to 8.0 (deletes nothing)',
+    );
+    assert.equal(mismatchQuestion(mongodb, mongodb, data), undefined);
   });
 });
