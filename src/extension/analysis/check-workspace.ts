@@ -44,7 +44,7 @@ export async function checkWorkspace(live: LiveDiagnostics): Promise<CheckWorksp
         });
         const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         const text = open ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-        const found = analyzeText(text, uri.path, live.options()).problems;
+        const found = analyzeText(text, uri.path, live.options(uri)).problems;
         const index = new LineIndex(text);
         const range = (s: { start: number; end: number }) => {
           const a = index.position(s.start);
