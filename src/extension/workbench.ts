@@ -36,6 +36,8 @@ export interface WorkbenchDeps {
   notifier: Notifier;
   treeView: vscode.TreeView<TreeNode>;
   live: LiveDiagnostics;
+  /** Filters typed in mongosh syntax (logic/filter-text.ts, on the light part's parser). */
+  parseFilter: Services['parseFilter'];
 }
 
 export interface Workbench {
@@ -77,7 +79,7 @@ export function startWorkbench(deps: WorkbenchDeps): Workbench {
 
 /** Everything that works on the engine; each part goes into `disposables` as soon as it exists. */
 function assemble(
-  { context, output, notifier, treeView, live }: WorkbenchDeps,
+  { context, output, notifier, treeView, live, parseFilter }: WorkbenchDeps,
   settings: WorkbenchSettings,
   host: EngineHost,
   backend: WorkerBackend,
@@ -111,6 +113,7 @@ function assemble(
     diagnostics,
     output,
     track,
+    parseFilter,
   };
   const statusBar = new ClockStatusBar(backend);
   disposables.push(statusBar);

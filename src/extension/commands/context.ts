@@ -16,6 +16,7 @@ import type { DatabasesTreeProvider } from '../tree/provider';
 import { isTreeNode, type TreeNode } from '../tree/nodes';
 import type { Notifier } from '../ui/notifier';
 import type { TTLDiagnostics } from '../diagnostics';
+import type { FilterText } from '../logic/filter-text';
 
 /** What registerCommand needs: where a refusal is shown, and the engine once it has started. */
 export interface CommandHost {
@@ -39,6 +40,8 @@ export interface Services extends CommandHost {
   settings: () => WorkbenchSettings;
   diagnostics: TTLDiagnostics;
   output: vscode.LogOutputChannel;
+  /** Reads a filter typed in mongosh syntax or JSON (logic/filter-text.ts). */
+  parseFilter: (text: string) => FilterText;
 }
 
 /** How a command was called. */

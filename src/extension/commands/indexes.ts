@@ -14,7 +14,6 @@ import { countReplyN, eligibleWords, expiredNowCount, newlyEligibleCount, PREVIE
 import { suggestTTLFields } from '../logic/field-sampling';
 import { describeIndex, type IndexDescription } from '../logic/index-description';
 import * as mongosh from '../logic/mongosh';
-import { parseFilterText } from '../logic/filter-text';
 import {
   changeWords,
   checkCollModInput,
@@ -172,6 +171,7 @@ function validatedInput(options: {
 }
 
 async function askPartialFilter(
+  services: Services,
   c: CollectionInfo,
   title: string,
   eligible?: (filter: Document | undefined) => Promise<number | undefined>,
@@ -184,7 +184,7 @@ async function askPartialFilter(
       : 'Only documents matching this filter expire; empty: every document. mongosh syntax or JSON: {status: "done"}',
     placeholder: meta ? `{"${meta}.kind": "debug"}` : '{status: "done"}  (empty for none)',
     validate: async (t) => {
-      const p = parseFilterText(t);
+      const p = services.parseFilter(t);
       if (!p.ok) return p.error;
       const n = eligible ? await eligible(p.filter).catch(() => undefined) : undefined;
       const what = p.filter ? 'Only matching documents expire.' : 'No filter: every document with a date expires.';
@@ -194,7 +194,7 @@ async function askPartialFilter(
       };
     },
   });
-  const p = parseFilterText(text);
+  const p = services.parseFilter(text);
   return p.ok ? p.filter : undefined;
 }
 
@@ -290,6 +290,7 @@ async function createTTLIndex(services: Services, inv: Invocation): Promise<Comm
     if (partial === undefined && !('partialFilterExpression' in a)) {
       const sec = ttlRules.effectiveExpireAfterSeconds(seconds);
       partial = await askPartialFilter(
+        services,
         c,
         `Create TTL Index on ${ns}.${field} — step 3/3: optional partialFilterExpression`,
         c.options.timeseries || sec === undefined
