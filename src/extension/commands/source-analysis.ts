@@ -8,6 +8,7 @@ import { checkWorkspace } from '../analysis/check-workspace';
 import { replaceTTLValue } from '../analysis/code-actions';
 import type { LiveDiagnostics } from '../analysis/live-diagnostics';
 import { BOUND_FILES_SETTING, toggledBinding } from '../logic/engine-binding';
+import { checkWorkspaceSummary } from '../logic/check-summary';
 import { registerCommand, WorkbenchError, type CommandHost, type CommandSpec } from './context';
 
 /** Registers the commands; `ids` names them, so activation stands in for every other command only. */
@@ -21,7 +22,7 @@ export function registerSourceCommands(
       action: 'Check Workspace',
       run: async (inv) => {
         const r = await checkWorkspace(live);
-        const text = `Checked ${r.files} files: ${r.problems} TTL problem${r.problems === 1 ? '' : 's'} (${r.errors} error${r.errors === 1 ? '' : 's'})${r.cancelled ? ', stopped early' : ''}.`;
+        const text = checkWorkspaceSummary(r);
         if (!inv.args.quiet)
           services.notifier.showAndForget(
             r.problems ? 'warning' : 'info',
