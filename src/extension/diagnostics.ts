@@ -1,6 +1,7 @@
 /**
  * TTL index problems in the Problems panel: each index whose stored expireAfterSeconds the monitor
- * cannot use (NaN first of all) gets a read-only document `ttl-workbench:/<db>/<collection>/<index>.index.js`
+ * cannot use (NaN first of all) gets a read-only document `ttl-workbench:/<db>/<collection>/<index>.ttl-index`
+ * (the ttl-mongosh language: no TypeScript errors on the bare object literal)
  * showing its stored spec, a diagnostic on the `expireAfterSeconds` line, and a quick fix that
  * runs collMod. Findings refresh themselves when indexes change.
  */
@@ -17,12 +18,12 @@ const FIX_COMMAND = 'ttlWorkbench.fixTTLIndex';
 export function indexSpecUri(db: string, collection: string, index: string): vscode.Uri {
   return vscode.Uri.from({
     scheme: SCHEME,
-    path: `/${[db, collection, index].map(encodeURIComponent).join('/')}.index.js`,
+    path: `/${[db, collection, index].map(encodeURIComponent).join('/')}.ttl-index`,
   });
 }
 
 export function parseIndexSpecUri(uri: vscode.Uri): { db: string; collection: string; index: string } | undefined {
-  const m = /^\/([^/]*)\/([^/]*)\/([^/]*)\.index\.js$/.exec(uri.path);
+  const m = /^\/([^/]*)\/([^/]*)\/([^/]*)\.ttl-index$/.exec(uri.path);
   if (!m) return undefined;
   return { db: decodeURIComponent(m[1]), collection: decodeURIComponent(m[2]), index: decodeURIComponent(m[3]) };
 }
@@ -83,12 +84,14 @@ export class TTLDiagnostics
       const uri = indexSpecUri(p.db, p.collection, p.index);
       const text = await this.provideTextDocumentContent(uri);
       const lines = text.split('\n');
+      // On the property itself, not on a comment that names it: the editor's quick fix is there.
       const line = Math.max(
         0,
-        lines.findIndex((l) => l.includes('expireAfterSeconds')),
+        lines.findIndex((l) => /^\s*['"]?expireAfterSeconds['"]?\s*:/.test(l)),
       );
+      const start = Math.max(0, (lines[line] ?? '').search(/\S/));
       const d = new vscode.Diagnostic(
-        new vscode.Range(line, 0, line, lines[line]?.length ?? 0),
+        new vscode.Range(line, start, line, (lines[line] ?? '').replace(/,\s*$/, '').length),
         `${p.db}.${p.collection} index ${p.index}: expireAfterSeconds is ${problemWords(p)}. The TTL monitor skips this index on every pass (rule 4.2); fix it with collMod.`,
         p.problem === 'fractional' ? vscode.DiagnosticSeverity.Information : vscode.DiagnosticSeverity.Warning,
       );

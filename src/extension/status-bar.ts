@@ -1,18 +1,19 @@
 /**
  * The status bar item: the engine's clock (virtual time, or "system") and the documents the TTL
- * monitor deleted since activation. Clicking it advances the virtual clock (on the system clock it
+ * monitor of this engine deleted (the same figure as the tree's TTL Monitor row: one source, so a
+ * reset starts both at 0). Clicking it advances the virtual clock (on the system clock it
  * offers the switch). Updated from backend events, debounced.
  */
 import * as vscode from 'vscode';
 import type { Backend, ClockInfo, MonitorInfo } from './backend/backend';
-import { formatClockTime, formatCount, formatMillis } from './logic/durations';
+import { formatClockTime, formatCount, formatMillis, plural } from './logic/durations';
 
 export function statusText(clock: ClockInfo, monitor: MonitorInfo): string {
   const time =
     clock.mode === 'virtual'
       ? `$(history) ${formatClockTime(clock.now)}`
       : `$(watch) system${clock.aheadMs ? ` +${formatMillis(clock.aheadMs)}` : ''}`;
-  return `${time} · TTL deleted ${formatCount(monitor.deletedSinceActivation)}`;
+  return `${time} · TTL deleted ${formatCount(monitor.deletedDocuments)}`;
 }
 
 export class ClockStatusBar implements vscode.Disposable {
@@ -60,7 +61,7 @@ export class ClockStatusBar implements vscode.Disposable {
           clock.mode === 'virtual'
             ? `TTL Workbench virtual clock: ${formatClockTime(clock.now)}. Click to advance it (due TTL passes run on the way).`
             : `TTL Workbench runs on the system clock (${formatClockTime(clock.now)}). Click to switch clocks.`,
-          `The TTL monitor deleted ${formatCount(monitor.deletedSinceActivation)} documents since the extension started.`,
+          `The TTL monitor of this engine deleted ${plural(monitor.deletedDocuments, 'document')}${monitor.deletedSinceActivation !== monitor.deletedDocuments ? ` (${formatCount(monitor.deletedSinceActivation)} since the extension started, engines reset on the way included)` : ''}.`,
         ].join('\n');
       } catch {
         // The backend is shutting down.

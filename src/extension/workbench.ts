@@ -27,6 +27,8 @@ import { ClockStatusBar } from './status-bar';
 import type { TreeNode } from './tree/nodes';
 import { DatabasesTreeProvider } from './tree/provider';
 import type { Notifier } from './ui/notifier';
+import { allCollections } from './commands/context';
+import { contentsOf, mismatchQuestion } from './logic/fresh-engine';
 
 /** What the light part made at activation and hands over. */
 export interface WorkbenchDeps {
@@ -35,6 +37,8 @@ export interface WorkbenchDeps {
   notifier: Notifier;
   treeView: vscode.TreeView<TreeNode>;
   live: LiveDiagnostics;
+  /** Filters typed in mongosh syntax (logic/filter-text.ts, on the light part's parser). */
+  parseFilter: Services['parseFilter'];
 }
 
 export interface Workbench {
@@ -68,7 +72,7 @@ export function startWorkbench(deps: WorkbenchDeps): Workbench {
   const commands: vscode.Disposable[] = [];
   let backend: WorkerBackend | undefined;
   try {
-    backend = openBackend(deps.context, host, settings, deps.output);
+    backend = openBackend(deps.context, host, settings, deps.output, deps.notifier);
     return assemble(deps, settings, host, backend, disposables, (d) => commands.push(d));
   } catch (err) {
     for (const d of [...disposables.reverse(), ...commands]) d.dispose();
@@ -80,7 +84,7 @@ export function startWorkbench(deps: WorkbenchDeps): Workbench {
 
 /** Everything that works on the engine; each part goes into `disposables` as soon as it exists. */
 function assemble(
-  { context, output, notifier, treeView, live }: WorkbenchDeps,
+  { context, output, notifier, treeView, live, parseFilter }: WorkbenchDeps,
   settings: WorkbenchSettings,
   host: EngineHost,
   backend: WorkerBackend,
@@ -114,6 +118,7 @@ function assemble(
     diagnostics,
     output,
     track,
+    parseFilter,
   };
   const statusBar = new ClockStatusBar(backend);
   disposables.push(statusBar);
@@ -146,18 +151,7 @@ function assemble(
       const next = readSettings();
       if (e.affectsConfiguration(`${SECTION}.clock`)) void backend.setClockMode(next.clock);
       if (e.affectsConfiguration(`${SECTION}.flavor`) || e.affectsConfiguration(`${SECTION}.serverVersion`)) {
-        notifier.showAndForget(
-          'info',
-          `Emulate ${next.flavor === 'cosmos' ? 'the Cosmos DB flavor' : 'MongoDB'} ${next.serverVersion}: a new engine is needed (the data go).`,
-          ['Reset Engine'],
-          (c) =>
-            c === 'Reset Engine'
-              ? vscode.commands.executeCommand('ttlWorkbench.resetEngine', {
-                  flavor: next.flavor,
-                  serverVersion: next.serverVersion,
-                })
-              : undefined,
-        );
+        void askAboutStoredFlavor(backend, next, notifier);
       }
     }),
   );
@@ -228,6 +222,7 @@ function openBackend(
   host: EngineHost,
   settings: WorkbenchSettings,
   output: vscode.LogOutputChannel,
+  notifier: Notifier,
 ): WorkerBackend {
   const base =
     settings.storage === 'global'
@@ -258,13 +253,50 @@ function openBackend(
         `Data folder ${dataDir} (${settings.durability}): ${info.restoredDocuments.toLocaleString('en-US')} documents restored.`,
       );
       for (const note of info.notes) output.warn(note);
-      if (info.readOnly || info.notes.length) {
+      // The storage's "holds a cosmos engine … use another folder" note becomes a question below.
+      const notes = info.notes.filter((n) => !n.includes('Use another folder for another flavor or version'));
+      if (notes.length) {
         void vscode.window
-          .showWarningMessage(`TTL Workbench data folder: ${info.notes.join(' ')}`, 'Show Log')
+          .showWarningMessage(`TTL Workbench data folder: ${notes.join(' ')}`, 'Show Log')
           .then((c) => (c ? output.show() : undefined));
       }
+      void askAboutStoredFlavor(backend, settings, notifier);
     },
     () => undefined,
   );
   return backend;
+}
+
+/**
+ * A data folder keeps the flavor and version it was made with. When the settings ask for another,
+ * the user chooses: reset to the settings' (the button names what goes) or keep the stored engine
+ * and change the settings to match it (workspace settings when a folder is open).
+ */
+export async function askAboutStoredFlavor(
+  backend: Backend,
+  settings: Pick<WorkbenchSettings, 'flavor' | 'serverVersion'>,
+  notifier: Notifier,
+): Promise<void> {
+  try {
+    const info = await backend.info();
+    const q = mismatchQuestion(info, settings, contentsOf(await allCollections(backend)));
+    if (!q) return;
+    notifier.showAndForget('warning', q.text, [q.reset, q.keep], async (choice) => {
+      if (choice === q.reset)
+        await vscode.commands.executeCommand('ttlWorkbench.resetEngine', {
+          flavor: settings.flavor,
+          serverVersion: settings.serverVersion,
+        });
+      if (choice === q.keep) {
+        const target = vscode.workspace.workspaceFolders?.length
+          ? vscode.ConfigurationTarget.Workspace
+          : vscode.ConfigurationTarget.Global;
+        const c = vscode.workspace.getConfiguration(SECTION);
+        await c.update('flavor', info.flavor, target);
+        await c.update('serverVersion', info.serverVersion, target);
+      }
+    });
+  } catch {
+    // The engine is shutting down.
+  }
 }

@@ -8,6 +8,7 @@
 import type { Document } from '../../engine';
 import { EngineError } from '../../engine/errors';
 import { normalizeIndexSpec } from '../../engine/indexes/index-spec';
+import { defaultIndexName } from '../../engine/indexes/key-pattern';
 import { checkTTLIndexSpec, safeNumberLong, type TTLCollectionFacts } from '../../engine/ttl/validation';
 import { isNumeric } from '../../engine/values/types';
 import type { IndexDef } from '../definitions';
@@ -43,8 +44,10 @@ export function checkIndexDefinition(ctx: CheckContext, def: IndexDef, seconds: 
   const probe: Document = { key, name: 'probe', expireAfterSeconds: VALID_STAND_IN, ...(partial ?? {}) };
 
   // TTL007: the _id index accepts no TTL option (197, rule 1.7), decided by the engine's spec rules.
+  // Asked with the user's own name and value, so the engine's message quotes the user's spec.
+  const name = typeof def.spec?.name === 'string' ? def.spec.name : defaultIndexName(key);
   try {
-    normalizeIndexSpec({ key, name: 'probe', expireAfterSeconds: VALID_STAND_IN });
+    normalizeIndexSpec({ key, name, expireAfterSeconds: seconds ?? VALID_STAND_IN });
   } catch (err) {
     if (err instanceof EngineError && err.code === 197) {
       ctx.report(

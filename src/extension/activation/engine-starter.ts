@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import type { LiveDiagnostics } from '../analysis/live-diagnostics';
+import { parseFilterText } from '../logic/filter-text';
 import type { EngineLink } from '../engine-link';
 import type { TreeNode } from '../tree/nodes';
 import type { Notifier } from '../ui/notifier';
@@ -59,7 +60,8 @@ export class EngineStarter implements vscode.Disposable {
       const bundle = path.join(context.extensionPath, 'dist', 'workbench.js');
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- a bundle of its own, loaded at run time
       const { startWorkbench } = require(bundle) as typeof WorkbenchModule;
-      workbench = startWorkbench({ context, output, notifier, treeView, live });
+      // The filter reader needs the source parser, already loaded here: the workbench bundle stays without it.
+      workbench = startWorkbench({ context, output, notifier, treeView, live, parseFilter: parseFilterText });
       engine.attach(workbench.backend);
       tree.connect(workbench.tree);
     } catch (err) {

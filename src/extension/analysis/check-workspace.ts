@@ -13,8 +13,11 @@ export const CHECK_GLOB = '**/*.{js,mjs,cjs,jsx,ts,mts,cts,tsx,ttlbook}';
 export interface CheckWorkspaceResult {
   ok: true;
   files: number;
+  /** What the Problems panel counts (errors, warnings, information). */
   problems: number;
   errors: number;
+  /** Hints (the Problems panel does not count them). */
+  hints: number;
   cancelled: boolean;
 }
 
@@ -24,6 +27,7 @@ export async function checkWorkspace(live: LiveDiagnostics): Promise<CheckWorksp
   );
   let problems = 0;
   let errors = 0;
+  let hints = 0;
   let done = 0;
   let cancelled = false;
   await vscode.window.withProgress(
@@ -44,7 +48,7 @@ export async function checkWorkspace(live: LiveDiagnostics): Promise<CheckWorksp
         });
         const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         const text = open ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-        const found = analyzeText(text, uri.path, live.options()).problems;
+        const found = analyzeText(text, uri.path, live.options(uri)).problems;
         const index = new LineIndex(text);
         const range = (s: { start: number; end: number }) => {
           const a = index.position(s.start);
@@ -56,7 +60,8 @@ export async function checkWorkspace(live: LiveDiagnostics): Promise<CheckWorksp
           found.map((p: Problem) => toDiagnostic(p, range(p), (r) => new vscode.Location(uri, range(r)))),
         );
         live.checkedByWorkspace.add(uri.toString());
-        problems += found.length;
+        problems += found.filter((p) => p.severity !== 'hint').length;
+        hints += found.filter((p) => p.severity === 'hint').length;
         errors += found.filter((p) => p.severity === 'error').length;
         done++;
         // Give the extension host's event loop a turn between files.
@@ -64,5 +69,5 @@ export async function checkWorkspace(live: LiveDiagnostics): Promise<CheckWorksp
       }
     },
   );
-  return { ok: true, files: done, problems, errors, cancelled };
+  return { ok: true, files: done, problems, errors, hints, cancelled };
 }

@@ -1,6 +1,8 @@
 /**
  * "Apply to engine" above each definition whose every part is literal: it runs the definition's
  * command (createIndexes, create, collMod) against the embedded engine (commands/apply-definition.ts).
+ * Shown where code runs against the engine (playground notebooks, bound files), or everywhere with
+ * ttlWorkbench.codeLens.applyEverywhere; an application's code elsewhere stays quiet.
  */
 import * as vscode from 'vscode';
 import { inDocument, rangeOf, type DocumentAnalyzer } from './document-analysis';
@@ -11,13 +13,17 @@ export class ApplyToEngineLens implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
 
-  constructor(private readonly analyzer: DocumentAnalyzer) {}
+  constructor(
+    private readonly analyzer: DocumentAnalyzer,
+    private readonly shown: (doc: vscode.TextDocument) => boolean,
+  ) {}
 
   refresh(): void {
     this.changed.fire();
   }
 
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    if (!this.shown(doc)) return [];
     const analysis = this.analyzer.analyze(doc);
     return analysis.result.runnable
       .filter((r) => inDocument(r, analysis))

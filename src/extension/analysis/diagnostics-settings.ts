@@ -7,17 +7,25 @@ export interface DiagnosticsSettings {
   enabled: boolean;
   disabledRules: string[];
   serverVersion: '8.0' | '7.0';
+  /** ttlWorkbench.engineBoundFiles: files whose code runs against the engine (engine-aware rules apply). */
+  boundFiles: string[];
+  /** ttlWorkbench.codeLens.applyEverywhere: "Apply to engine" above definitions in every file. */
+  applyLensEverywhere: boolean;
 }
 
 export function readDiagnosticsSettings(): DiagnosticsSettings {
   const c = vscode.workspace.getConfiguration(DIAGNOSTICS_SECTION);
   const rules = c.get<unknown>('disabledRules', []);
-  const version = vscode.workspace.getConfiguration('ttlWorkbench').get<string>('serverVersion', '8.0');
+  const root = vscode.workspace.getConfiguration('ttlWorkbench');
+  const version = root.get<string>('serverVersion', '8.0');
+  const bound = root.get<unknown>('engineBoundFiles', []);
   return {
     enabled: c.get<boolean>('enabled', true) !== false,
     disabledRules: Array.isArray(rules)
       ? rules.filter((r): r is string => typeof r === 'string').map((r) => r.trim().toUpperCase())
       : [],
     serverVersion: version === '7.0' ? '7.0' : '8.0',
+    boundFiles: Array.isArray(bound) ? bound.filter((b): b is string => typeof b === 'string') : [],
+    applyLensEverywhere: root.get<boolean>('codeLens.applyEverywhere', false) === true,
   };
 }

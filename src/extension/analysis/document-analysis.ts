@@ -51,7 +51,7 @@ export class DocumentAnalyzer {
   /** Sessions of file documents (they hold the document's syntax tree between edits). */
   private readonly sessions = new Map<string, { name: string; session: AnalysisSession }>();
 
-  constructor(private readonly options: () => AnalysisOptions) {}
+  constructor(private readonly options: (uri: vscode.Uri) => AnalysisOptions) {}
 
   /** The analysis of a document, from the cache when the version has not changed. */
   analyze(doc: vscode.TextDocument, force = false): DocumentAnalysis {
@@ -65,9 +65,9 @@ export class DocumentAnalyzer {
         text: c.kind === vscode.NotebookCellKind.Code ? c.document.getText() : '',
         language: c.kind === vscode.NotebookCellKind.Code ? c.document.languageId : 'markdown',
       }));
-      analysis = { version: doc.version, result: analyzeCells(cells, this.options()), cell: cell.index };
+      analysis = { version: doc.version, result: analyzeCells(cells, this.options(doc.uri)), cell: cell.index };
     } else {
-      analysis = { version: doc.version, result: this.sessionOf(doc).update(doc.getText(), this.options()) };
+      analysis = { version: doc.version, result: this.sessionOf(doc).update(doc.getText(), this.options(doc.uri)) };
     }
     this.cache.set(key, analysis);
     return analysis;

@@ -11,6 +11,8 @@ import type { EngineLink } from '../engine-link';
 import { DIAGNOSTICS_SECTION, readDiagnosticsSettings } from './diagnostics-settings';
 import { diagnosticsOf, DocumentAnalyzer, isAnalysable } from './document-analysis';
 import { EngineSnapshot } from './engine-snapshot';
+import { runsAgainstEngine } from '../logic/engine-binding';
+import { NOTEBOOK_TYPE } from '../notebook/serializer';
 
 export const DEBOUNCE_MS = 300;
 
@@ -29,7 +31,7 @@ export class LiveDiagnostics implements vscode.Disposable {
 
   constructor(engine: EngineLink) {
     this.snapshot = new EngineSnapshot(engine);
-    this.analyzer = new DocumentAnalyzer(() => this.options());
+    this.analyzer = new DocumentAnalyzer((uri) => this.options(uri));
     this.disposables.push(
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
       vscode.window.onDidChangeVisibleTextEditors(() => this.analyzeVisible()),
@@ -38,7 +40,12 @@ export class LiveDiagnostics implements vscode.Disposable {
         if (!this.checkedByWorkspace.has(doc.uri.toString())) this.collection.delete(doc.uri);
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (!e.affectsConfiguration(DIAGNOSTICS_SECTION) && !e.affectsConfiguration('ttlWorkbench.serverVersion'))
+        if (
+          !e.affectsConfiguration(DIAGNOSTICS_SECTION) &&
+          !e.affectsConfiguration('ttlWorkbench.serverVersion') &&
+          !e.affectsConfiguration('ttlWorkbench.engineBoundFiles') &&
+          !e.affectsConfiguration('ttlWorkbench.codeLens')
+        )
           return;
         this.settings = readDiagnosticsSettings();
         this.analyzer.clear();
@@ -61,12 +68,29 @@ export class LiveDiagnostics implements vscode.Disposable {
     this.refreshEngine();
   }
 
-  options(): AnalysisOptions {
+  /**
+   * The analysis options for a file: the engine's facts (TTL011, TTL008's "known to the engine")
+   * only where its code runs against the engine (a playground notebook or a bound file).
+   */
+  options(uri?: vscode.Uri): AnalysisOptions {
     return {
       serverVersion: this.settings.serverVersion,
       disabledRules: this.settings.disabledRules,
-      engine: this.snapshot.current,
+      engine: uri && this.runsAgainstEngine(uri) ? this.snapshot.current : undefined,
     };
+  }
+
+  /** A `.ttlbook` notebook (its cells or the file) or a file bound with ttlWorkbench.engineBoundFiles. */
+  runsAgainstEngine(uri: vscode.Uri): boolean {
+    if (uri.scheme === 'vscode-notebook-cell')
+      return vscode.workspace.notebookDocuments.some(
+        (nb) => nb.notebookType === NOTEBOOK_TYPE && nb.uri.path === uri.path,
+      );
+    return runsAgainstEngine(vscode.workspace.asRelativePath(uri, false), this.settings.boundFiles);
+  }
+
+  get applyLensEverywhere(): boolean {
+    return this.settings.applyLensEverywhere;
   }
 
   get enabled(): boolean {

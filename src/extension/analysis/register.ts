@@ -28,7 +28,10 @@ export function registerSourceAnalysis(
 ): { live: LiveDiagnostics; commandIds: string[]; disposables: vscode.Disposable[] } {
   const live = new LiveDiagnostics(engine);
   const sourceCommands = registerSourceCommands(commands, live);
-  const lens = new ApplyToEngineLens(live.analyzer);
+  const lens = new ApplyToEngineLens(
+    live.analyzer,
+    (doc) => live.applyLensEverywhere || live.runsAgainstEngine(doc.uri),
+  );
   const disposables: vscode.Disposable[] = [
     live,
     vscode.languages.registerCodeActionsProvider(SOURCE_SELECTOR, new SourceCodeActions(live.analyzer), {
@@ -37,6 +40,10 @@ export function registerSourceAnalysis(
     vscode.languages.registerHoverProvider(SOURCE_SELECTOR, new TTLValueHover(live.analyzer, engine, live.snapshot)),
     vscode.languages.registerCodeLensProvider(SOURCE_SELECTOR, lens),
     { dispose: engine.onDidChange(() => lens.refresh()) },
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('ttlWorkbench.engineBoundFiles') || e.affectsConfiguration('ttlWorkbench.codeLens'))
+        lens.refresh();
+    }),
     ...sourceCommands.disposables,
   ];
   live.analyzeVisible();

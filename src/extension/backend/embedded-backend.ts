@@ -104,7 +104,12 @@ export class EmbeddedBackend implements Backend {
   }
 
   private start(startMs?: number): void {
-    this.clockImpl = new SwitchableClock(this.settings.clock, startMs);
+    // A virtual clock in a data folder resumes at the folder's stored time, even when that is
+    // behind the wall clock (it was set to a notebook's `now`, say): it never jumps on reload. It
+    // starts at 0 and the store moves it up to the stored time; a folder with no stored time
+    // starts at the wall clock's.
+    const resume = this.options.dataDir !== undefined && startMs === undefined && this.settings.clock === 'virtual';
+    this.clockImpl = new SwitchableClock(this.settings.clock, resume ? 0 : startMs);
     if (this.options.dataDir) {
       // The folder keeps its own flavor and version, and its clock: a virtual clock moves up to it.
       this.stored = openStoredEngine(this.options.dataDir, {
@@ -125,6 +130,12 @@ export class EmbeddedBackend implements Backend {
               ),
       });
       this.engine = this.stored.engine;
+      if (resume && this.stored.storedClockMs === undefined) {
+        // No stored time (a new folder): the wall clock's, without the monitor waking on the way.
+        this.engine.ttl.suspendSleep();
+        this.clockImpl.set(Date.now());
+        this.engine.ttl.restartSleep();
+      }
       this.settings = {
         ...this.settings,
         flavor: this.stored.meta.flavor,

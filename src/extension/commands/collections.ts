@@ -8,7 +8,7 @@ import {
   type CreateCollectionArgs,
 } from '../logic/collection-commands';
 import { KIND_WORDS, type CollectionKind } from '../logic/collection-description';
-import { formatCount, formatSeconds, parseTTLDuration } from '../logic/durations';
+import { formatCount, formatSeconds, parseTTLDuration, plural } from '../logic/durations';
 import { countReplyN, expiredNowCount, newlyEligibleCount } from '../logic/expiry-counts';
 import * as mongosh from '../logic/mongosh';
 import { sampleDocuments } from '../logic/samples';
@@ -165,7 +165,7 @@ async function dropCollection(services: Services, inv: Invocation): Promise<Comm
   if (inv.interactive) {
     const yes = await services.notifier.confirm(
       `Drop ${coll.db}.${coll.name}?`,
-      `${formatCount(coll.count)} documents and every index go. This cannot be undone.`,
+      `${plural(coll.count, 'document')} and every index go. This cannot be undone.`,
       'Drop',
     );
     if (yes !== 'Drop') return { ok: false, cancelled: true };

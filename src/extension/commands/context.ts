@@ -16,6 +16,8 @@ import type { DatabasesTreeProvider } from '../tree/provider';
 import { isTreeNode, type TreeNode } from '../tree/nodes';
 import type { Notifier } from '../ui/notifier';
 import type { TTLDiagnostics } from '../diagnostics';
+import type { FilterText } from '../logic/filter-text';
+import { plural } from '../logic/durations';
 
 /** What registerCommand needs: where a refusal is shown, and the engine once it has started. */
 export interface CommandHost {
@@ -39,6 +41,8 @@ export interface Services extends CommandHost {
   settings: () => WorkbenchSettings;
   diagnostics: TTLDiagnostics;
   output: vscode.LogOutputChannel;
+  /** Reads a filter typed in mongosh syntax or JSON (logic/filter-text.ts). */
+  parseFilter: (text: string) => FilterText;
 }
 
 /** How a command was called. */
@@ -255,7 +259,7 @@ export async function resolveCollection(
       command: 'ttlWorkbench.createCollection',
     });
   return quickPick(
-    all.map((c) => ({ label: `${c.db}.${c.name}`, description: `${c.kind} · ${c.count} docs`, value: c })),
+    all.map((c) => ({ label: `${c.db}.${c.name}`, description: `${c.kind} · ${plural(c.count, 'doc')}`, value: c })),
     'Pick a collection',
   );
 }

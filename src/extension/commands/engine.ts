@@ -3,7 +3,9 @@ import type * as vscode from 'vscode';
 import type { ClockMode, EngineSettings } from '../backend/backend';
 import { formatClockTime, formatCount, formatMillis, parseClockAdvance, plural } from '../logic/durations';
 import * as mongosh from '../logic/mongosh';
+import { contentsOf, describeLoss } from '../logic/fresh-engine';
 import {
+  allCollections,
   inputBox,
   quickPick,
   registerCommand,
@@ -192,9 +194,10 @@ async function resetEngine(services: Services, inv: Invocation): Promise<Command
     serverVersion: (inv.args.serverVersion as EngineSettings['serverVersion']) ?? s.serverVersion,
   };
   if (inv.interactive) {
+    const lost = describeLoss(contentsOf(await allCollections(services.backend)));
     const yes = await services.notifier.confirm(
       'Reset the engine?',
-      `Every database goes, and a new engine starts (${settings.flavor}, ${settings.serverVersion}, ${settings.clock} clock).`,
+      `This deletes ${lost}, and a new engine starts (${settings.flavor}, ${settings.serverVersion}, ${settings.clock} clock). A playground notebook can run on an isolated engine instead (Run All Cells Against a Fresh Engine…).`,
       'Reset',
     );
     if (yes !== 'Reset') return { ok: false, cancelled: true };

@@ -14,11 +14,18 @@ import { countReplyN, eligibleWords, expiredNowCount, newlyEligibleCount, PREVIE
 import { suggestTTLFields } from '../logic/field-sampling';
 import { describeIndex, type IndexDescription } from '../logic/index-description';
 import * as mongosh from '../logic/mongosh';
-import { checkCollModInput, checkTTLInput, checkTTLSpec, type TTLTargetFacts } from '../logic/ttl-input';
+import {
+  changeWords,
+  checkCollModInput,
+  checkTTLInput,
+  checkTTLSpec,
+  millisecondsWarning,
+  type TTLTargetFacts,
+} from '../logic/ttl-input';
 import { secondsArg } from './collections';
 import {
+  Cancelled,
   inputBox,
-  parseDocumentText,
   quickPick,
   registerCommand,
   reportSuccess,
@@ -59,7 +66,7 @@ function rawSeconds(inv: Invocation): unknown {
   return secondsArg(v);
 }
 
-async function pickField(services: Services, c: CollectionInfo): Promise<string> {
+async function pickField(services: Services, c: CollectionInfo, title: string): Promise<string> {
   const reply = await services.backend.runCommand(c.db, {
     find: c.name,
     limit: 100,
@@ -92,32 +99,103 @@ async function pickField(services: Services, c: CollectionInfo): Promise<string>
           { label: '$(edit) Another field…', value: OTHER },
         ],
         `Date field of the TTL index (from ${docs.length} sampled documents)`,
-        `Create TTL Index on ${c.db}.${c.name}`,
+        title,
       )
     : OTHER;
   if (field !== OTHER) return field;
   return inputBox({
-    title: `Create TTL Index on ${c.db}.${c.name}`,
+    title,
     prompt: 'Field holding a date (dotted paths allowed)',
     validateInput: (v) => (v.trim() ? undefined : 'Name a field.'),
   });
 }
 
-async function askPartialFilter(c: CollectionInfo): Promise<Document | undefined> {
+type Validation = string | vscode.InputBoxValidationMessage | undefined;
+
+const blocks = (m: Validation) =>
+  typeof m === 'string' || (m !== undefined && m.severity === vscode.InputBoxValidationSeverity.Error);
+
+/**
+ * An input box whose message is worked out from the start (the pre-filled value's preview shows
+ * without typing) and again after every change; Enter is refused while the message is an error.
+ * The latest text's message wins when answers come back out of order.
+ */
+function validatedInput(options: {
+  title: string;
+  prompt: string;
+  value?: string;
+  placeholder?: string;
+  validate: (text: string) => Promise<Validation> | Validation;
+}): Promise<string> {
+  const box = vscode.window.createInputBox();
+  box.title = options.title;
+  box.prompt = options.prompt;
+  box.value = options.value ?? '';
+  if (options.placeholder) box.placeholder = options.placeholder;
+  box.ignoreFocusOut = true;
+  let generation = 0;
+  const validate = async (text: string): Promise<Validation> => {
+    const g = ++generation;
+    let m: Validation;
+    try {
+      m = await options.validate(text);
+    } catch (err) {
+      m = (err as Error).message;
+    }
+    if (g === generation) box.validationMessage = m;
+    return m;
+  };
+  return new Promise<string>((resolve, reject) => {
+    let done = false;
+    box.onDidChangeValue((t) => void validate(t));
+    box.onDidAccept(async () => {
+      const text = box.value;
+      box.busy = true;
+      const m = await validate(text);
+      box.busy = false;
+      if (blocks(m) || done) return;
+      done = true;
+      resolve(text);
+      box.hide();
+    });
+    box.onDidHide(() => {
+      if (!done) {
+        done = true;
+        reject(new Cancelled());
+      }
+      box.dispose();
+    });
+    box.show();
+    void validate(box.value);
+  });
+}
+
+async function askPartialFilter(
+  services: Services,
+  c: CollectionInfo,
+  title: string,
+  eligible?: (filter: Document | undefined) => Promise<number | undefined>,
+): Promise<Document | undefined> {
   const meta = (c.options.timeseries as { metaField?: string } | undefined)?.metaField;
-  const text = await inputBox({
-    title: 'Optional partialFilterExpression',
+  const text = await validatedInput({
+    title,
     prompt: meta
-      ? `Time-series TTL indexes need a filter on the metaField, e.g. {"${meta}.kind": "debug"}`
-      : 'Only documents matching this filter expire. Empty: every document.',
-    placeHolder: meta ? `{"${meta}.kind": "debug"}` : '{"status": "done"}  (empty for none)',
-    validateInput: (t) => {
-      const p = parseDocumentText(t);
-      return p && 'error' in p ? (p.error as string) : undefined;
+      ? `Time-series TTL indexes need a filter on the metaField, e.g. {"${meta}.kind": "debug"}. mongosh syntax or JSON.`
+      : 'Only documents matching this filter expire; empty: every document. mongosh syntax or JSON: {status: "done"}',
+    placeholder: meta ? `{"${meta}.kind": "debug"}` : '{status: "done"}  (empty for none)',
+    validate: async (t) => {
+      const p = services.parseFilter(t);
+      if (!p.ok) return p.error;
+      const n = eligible ? await eligible(p.filter).catch(() => undefined) : undefined;
+      const what = p.filter ? 'Only matching documents expire.' : 'No filter: every document with a date expires.';
+      return {
+        message: `${what}${n !== undefined ? ` ${eligibleWords(n, PREVIEW_CAP)}` : ''}`,
+        severity: vscode.InputBoxValidationSeverity.Info,
+      };
     },
   });
-  const p = parseDocumentText(text);
-  return p && !('error' in p) ? p : undefined;
+  const p = services.parseFilter(text);
+  return p.ok ? p.filter : undefined;
 }
 
 /**
@@ -127,6 +205,8 @@ async function askPartialFilter(c: CollectionInfo): Promise<Document | undefined
 function durationValidator(
   check: (text: string) => ReturnType<typeof checkTTLInput>,
   eligible?: (seconds: number) => Promise<number | undefined>,
+  /** The value being changed, for `old → new` (Convert and Change expireAfterSeconds). */
+  before?: () => number | undefined,
 ) {
   return async (text: string): Promise<string | vscode.InputBoxValidationMessage | undefined> => {
     const r = check(text);
@@ -138,7 +218,12 @@ function durationValidator(
     } catch {
       // A count that fails leaves the explanation alone; the command reports real errors on Enter.
     }
-    return { message: `${r.explanation}${preview}`, severity: vscode.InputBoxValidationSeverity.Info };
+    // A change says old → new; a new index what it will do.
+    const what = before ? `${changeWords(before(), r.seconds)}.` : r.explanation;
+    // Rule TTL014: accepted, but likely milliseconds: a warning in the box, Enter still allowed.
+    const ms = millisecondsWarning(r.seconds);
+    if (ms) return { message: `${what} ${ms}${preview}`, severity: vscode.InputBoxValidationSeverity.Warning };
+    return { message: `${what}${preview}`, severity: vscode.InputBoxValidationSeverity.Info };
   };
 }
 
@@ -182,17 +267,18 @@ async function createTTLIndex(services: Services, inv: Invocation): Promise<Comm
       : undefined;
   let seconds = rawSeconds(inv);
   if (inv.interactive) {
-    if (!key) key = { [await pickField(services, c)]: 1 };
-    if (partial === undefined && !('partialFilterExpression' in a)) partial = await askPartialFilter(c);
+    // field → duration → optional filter, each box naming its step.
+    const ns = `${c.db}.${c.name}`;
+    if (!key) key = { [await pickField(services, c, `Create TTL Index on ${ns} — step 1/3: date field`)]: 1 };
+    const field = Object.keys(key)[0];
     if (seconds === undefined) {
-      const field = Object.keys(key)[0];
-      const text = await inputBox({
-        title: `TTL index on ${c.db}.${c.name}.${field}`,
+      const text = await validatedInput({
+        title: `Create TTL Index on ${ns}.${field} — step 2/3: expire after`,
         prompt:
           'Expire after: 3600 (seconds), 90s, 1h, 30d — or 0 / "at the date in the field" to expire at the stored date',
         value: '1h',
         // Time series: buckets, not documents, expire; the count after the change says how many.
-        validateInput: durationValidator(
+        validate: durationValidator(
           (t) => checkTTLInput(t, field, facts, partial),
           c.options.timeseries ? undefined : (sec) => expiredNowFor(services, c, field, sec, partial),
         ),
@@ -200,6 +286,17 @@ async function createTTLIndex(services: Services, inv: Invocation): Promise<Comm
       const r = checkTTLInput(text, field, facts, partial);
       if (!r.ok) throw new WorkbenchError(r.message);
       seconds = r.seconds;
+    }
+    if (partial === undefined && !('partialFilterExpression' in a)) {
+      const sec = ttlRules.effectiveExpireAfterSeconds(seconds);
+      partial = await askPartialFilter(
+        services,
+        c,
+        `Create TTL Index on ${ns}.${field} — step 3/3: optional partialFilterExpression`,
+        c.options.timeseries || sec === undefined
+          ? undefined
+          : (filter) => expiredNowFor(services, c, field, sec, filter),
+      );
     }
   }
   if (!key)
@@ -273,11 +370,15 @@ async function askCollModSeconds(
   eligible?: (seconds: number) => Promise<number | undefined>,
 ): Promise<number> {
   const info = await services.backend.info();
-  const text = await inputBox({
+  const text = await validatedInput({
     title,
     prompt: `${current !== undefined ? `Now ${current} (${formatSeconds(current)}). ` : ''}New expireAfterSeconds: 3600, 90s, 1h, 30d, or 0 to expire at the stored date`,
     value: current !== undefined ? String(current) : '1h',
-    validateInput: durationValidator((t) => checkCollModInput(t, info.serverVersion), eligible),
+    validate: durationValidator(
+      (t) => checkCollModInput(t, info.serverVersion),
+      eligible,
+      current !== undefined ? () => current : undefined,
+    ),
   });
   const r = checkCollModInput(text, info.serverVersion);
   if (!r.ok) throw new WorkbenchError(r.message);

@@ -7,6 +7,8 @@ import * as vscode from 'vscode';
 import { checkWorkspace } from '../analysis/check-workspace';
 import { replaceTTLValue } from '../analysis/code-actions';
 import type { LiveDiagnostics } from '../analysis/live-diagnostics';
+import { BOUND_FILES_SETTING, toggledBinding } from '../logic/engine-binding';
+import { checkWorkspaceSummary } from '../logic/check-summary';
 import { registerCommand, WorkbenchError, type CommandHost, type CommandSpec } from './context';
 
 /** Registers the commands; `ids` names them, so activation stands in for every other command only. */
@@ -20,7 +22,7 @@ export function registerSourceCommands(
       action: 'Check Workspace',
       run: async (inv) => {
         const r = await checkWorkspace(live);
-        const text = `Checked ${r.files} files: ${r.problems} TTL problem${r.problems === 1 ? '' : 's'} (${r.errors} error${r.errors === 1 ? '' : 's'})${r.cancelled ? ', stopped early' : ''}.`;
+        const text = checkWorkspaceSummary(r);
         if (!inv.args.quiet)
           services.notifier.showAndForget(
             r.problems ? 'warning' : 'info',
@@ -30,6 +32,38 @@ export function registerSourceCommands(
               c === 'Show Problems' ? vscode.commands.executeCommand('workbench.actions.view.problems') : undefined,
           );
         return { ...r, message: text };
+      },
+    },
+    {
+      id: 'ttlWorkbench.bindFileToEngine',
+      action: 'Bind File to Engine',
+      run: async (inv) => {
+        const arg = inv.args.uri;
+        const uri =
+          typeof arg === 'string'
+            ? vscode.Uri.parse(arg)
+            : arg instanceof vscode.Uri
+              ? arg
+              : vscode.window.activeTextEditor?.document.uri;
+        if (!uri) throw new WorkbenchError('Open the file whose code runs against the embedded engine first.');
+        if (!vscode.workspace.getWorkspaceFolder(uri))
+          throw new WorkbenchError(
+            `${uri.fsPath} is outside the workspace: only workspace files can be bound (ttlWorkbench.${BOUND_FILES_SETTING} is a workspace setting).`,
+          );
+        const relative = vscode.workspace.asRelativePath(uri, false);
+        const config = vscode.workspace.getConfiguration('ttlWorkbench');
+        const current = config.get<unknown>(BOUND_FILES_SETTING, []);
+        const patterns = Array.isArray(current) ? current.filter((x): x is string => typeof x === 'string') : [];
+        const wanted = typeof inv.args.bound === 'boolean' ? inv.args.bound : undefined;
+        const next = toggledBinding(patterns, relative);
+        if (wanted === undefined || wanted === next.bound)
+          await config.update(BOUND_FILES_SETTING, next.patterns, vscode.ConfigurationTarget.Workspace);
+        const bound = wanted ?? next.bound;
+        const text = bound
+          ? `${relative} runs against the embedded engine: the rules that compare code with the engine (TTL011, TTL008) and "Apply to engine" apply there. Run Bind File to Engine again to unbind it.`
+          : `${relative} is no longer bound to the embedded engine: the engine's state no longer affects its diagnostics.`;
+        if (!inv.args.quiet) services.notifier.showAndForget('info', text, [], () => undefined);
+        return { ok: true, bound, path: relative, message: text };
       },
     },
     {

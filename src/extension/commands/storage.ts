@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { formatCount } from '../logic/durations';
+import { formatCount, plural } from '../logic/durations';
 import {
   inputBox,
   quickPick,
@@ -95,7 +95,7 @@ async function importEJSON(services: Services, inv: Invocation): Promise<Command
   reportSuccess(
     services,
     inv,
-    `Imported ${formatCount(r.documents)} documents into ${r.collections} collections of ${r.database} (${r.indexes} indexes).`,
+    `Imported ${plural(r.documents, 'document')} into ${plural(r.collections, 'collection')} of ${r.database} (${plural(r.indexes, 'index', 'indexes')}).`,
   );
   return { ok: true, ...r };
 }
@@ -129,7 +129,7 @@ async function compactNow(services: Services, inv: Invocation): Promise<CommandR
   reportSuccess(
     services,
     inv,
-    `Compacted: ${formatCount(r.documents)} documents in a ${(r.bytes / 1048576).toFixed(1)} MiB snapshot, ${r.totalMs.toFixed(0)} ms (writes waited ${r.heldMs.toFixed(1)} ms).`,
+    `Compacted: ${plural(r.documents, 'document')} in a ${(r.bytes / 1048576).toFixed(1)} MiB snapshot, ${r.totalMs.toFixed(0)} ms (writes waited ${r.heldMs.toFixed(1)} ms).`,
   );
   return { ok: true, ...r };
 }

@@ -11,6 +11,8 @@ import * as ttlRules from '../../engine/ttl/validation';
 import { normalizeIndexSpec } from '../../engine/indexes/index-spec';
 import { defaultIndexName } from '../../engine/indexes/key-pattern';
 import { formatSeconds, parseTTLDuration } from './durations';
+import { looksLikeMilliseconds } from '../../analysis/checks/value-rules';
+import { durationWords } from '../../analysis/words';
 
 export interface TTLTargetFacts {
   capped: boolean;
@@ -110,4 +112,21 @@ export function checkCollModInput(text: string, serverVersion: '8.0' | '7.0'): T
   } catch (err) {
     return refusal(err);
   }
+}
+
+/**
+ * Rule TTL014 in an input box: a value that looks like milliseconds (`86400000`) is accepted by the
+ * server but keeps documents 1,000 times longer than meant. Undefined for other values.
+ */
+export function millisecondsWarning(seconds: number): string | undefined {
+  if (!looksLikeMilliseconds(seconds)) return undefined;
+  const meant = seconds / 1000;
+  return `${seconds.toLocaleString('en-US')} s is ${durationWords(seconds)}; did you mean ${meant} (${durationWords(meant)})? expireAfterSeconds counts seconds, not milliseconds.`;
+}
+
+/** The words of an input box for a new expireAfterSeconds: `old → new` when there is an old one. */
+export function changeWords(oldSeconds: number | undefined, newSeconds: number): string {
+  return oldSeconds === undefined
+    ? `expireAfterSeconds ${newSeconds.toLocaleString('en-US')} (${formatSeconds(newSeconds)})`
+    : `expireAfterSeconds ${oldSeconds.toLocaleString('en-US')} (${formatSeconds(oldSeconds)}) → ${newSeconds.toLocaleString('en-US')} (${formatSeconds(newSeconds)})`;
 }

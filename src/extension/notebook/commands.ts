@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import {
+  allCollections,
   registerCommand,
   quickPick,
   WorkbenchError,
@@ -15,6 +16,7 @@ import {
 } from '../commands/context';
 import { formatClockTime, formatMillis, parseClockAdvance } from '../logic/durations';
 import { parseTtlbook } from '../../formats/ttlbook';
+import { contentsOf, describeLoss, freshChoices, type FreshTarget } from '../logic/fresh-engine';
 import type { PlaygroundController } from './controller';
 import { CONTROLLER_ID } from './controller';
 import type { NotebookEngines } from './engines';
@@ -148,9 +150,45 @@ async function openExamples(deps: NotebookDeps, inv: Invocation): Promise<Comman
   return { ok: true, example: chosen.name, uri: notebook.uri.toString() };
 }
 
+/**
+ * Which fresh engine: `engine` from code ('isolated' | 'shared'); from the UI a picker that names
+ * what a reset of the shared engine deletes, an isolated engine first unless the shared one is
+ * empty; from code without `engine`, an isolated engine (code never deletes data unasked).
+ */
+async function chooseFresh(
+  deps: NotebookDeps,
+  inv: Invocation,
+  notebook: vscode.NotebookDocument,
+): Promise<FreshTarget> {
+  const request = deps.engines.requestOf(notebook);
+  const differs = deps.engines.differs(request);
+  const asked = inv.args.engine;
+  if (asked !== undefined && asked !== 'isolated' && asked !== 'shared')
+    throw new WorkbenchError(`Unknown engine '${String(asked)}': use 'isolated' or 'shared'.`);
+  if (request.isolated || asked === 'isolated') return 'isolated';
+  if (asked === 'shared') {
+    if (differs)
+      throw new WorkbenchError(
+        `This notebook asks for ${differs}: a notebook never changes the window's engine, so it runs on an isolated engine (engine: 'isolated'), or change the setting and Reset Engine.`,
+      );
+    return 'shared';
+  }
+  if (!inv.interactive || differs) return 'isolated';
+  const shared = contentsOf(await allCollections(deps.services.backend));
+  const choices = freshChoices(request, deps.services.settings(), shared);
+  return quickPick(
+    choices.map((c) => ({ label: c.label, detail: c.detail, value: c.target })),
+    shared.length
+      ? `A reset of the shared engine deletes ${describeLoss(shared)}`
+      : 'The shared engine is empty: nothing is deleted either way',
+    'Run All Cells Against a Fresh Engine',
+  );
+}
+
 async function runAllFresh(deps: NotebookDeps, inv: Invocation): Promise<CommandResult> {
   const notebook = targetNotebook(inv);
-  const engine = await deps.engines.fresh(notebook);
+  const target = await chooseFresh(deps, inv, notebook);
+  const engine = await deps.engines.fresh(notebook, target);
   deps.controller.resetOrder(notebook);
   await show(notebook, deps);
   await vscode.commands.executeCommand('notebook.execute', notebook.uri);
@@ -215,16 +253,19 @@ async function engineInfo(deps: NotebookDeps, inv: Invocation): Promise<CommandR
     now: clock.now,
   };
   if (inv.interactive) {
+    const byUser = deps.engines.isIsolatedByUser(notebook);
     const what = engine.isolated
       ? `This notebook has its own engine: ${info.flavor} ${info.version}, ${clock.mode} clock at ${formatClockTime(clock.now)}. The Databases view does not show it.`
       : `This notebook runs on the shared engine the Databases view shows: ${info.flavor} ${info.version}, ${clock.mode} clock at ${formatClockTime(clock.now)}. Metadata "engine": {"isolated": true, "now": "…"} gives it its own.`;
-    const choice = await vscode.window.showInformationMessage(
-      what,
-      'Run All Cells Against a Fresh Engine',
-      'Advance Clock…',
-    );
-    if (choice === 'Run All Cells Against a Fresh Engine')
-      await vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: notebook.uri.toString() });
+    const actions = ['Run All Cells Against a Fresh Engine…', 'Advance Clock…'];
+    if (byUser) actions.push('Use the Shared Engine');
+    const choice = await vscode.window.showInformationMessage(what, ...actions);
+    if (choice === 'Run All Cells Against a Fresh Engine…')
+      await vscode.commands.executeCommand('ttlWorkbench.runAllFresh', {
+        notebook: notebook.uri.toString(),
+        interactive: true,
+      });
+    if (choice === 'Use the Shared Engine') deps.engines.useShared(notebook);
     if (choice === 'Advance Clock…')
       await vscode.commands.executeCommand('ttlWorkbench.advanceNotebookClock', {
         notebook: notebook.uri.toString(),

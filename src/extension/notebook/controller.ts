@@ -147,18 +147,13 @@ export class PlaygroundController implements vscode.Disposable {
     try {
       const engine = this.engines.engineFor(notebook);
       if (engine.isolated) return;
-      const { now, flavor } = engine.request;
-      if (!now && !flavor) return;
-      const [info, clock] = await Promise.all([engine.backend.info(), engine.backend.clock()]);
-      const differences: string[] = [];
-      if (flavor && flavor !== info.flavor) differences.push(`flavor ${flavor} (the shared engine is ${info.flavor})`);
-      if (now && clock.now.getTime() !== now.getTime())
-        differences.push(
-          `a clock starting at ${now.toISOString()} (the shared clock is at ${clock.now.toISOString()})`,
-        );
-      if (differences.length)
+      // Another flavor or version never shares (NotebookEngines): only the clock start remains.
+      const { now } = engine.request;
+      if (!now) return;
+      const clock = await engine.backend.clock();
+      if (clock.now.getTime() !== now.getTime())
         this.warn(
-          `This notebook asks for ${differences.join(' and ')}, but runs on the shared engine as it is: results may differ from the CLI's. "Run All Cells Against a Fresh Engine" resets the shared engine to what the notebook asks.`,
+          `This notebook asks for a clock starting at ${now.toISOString()}, but runs on the shared engine as it is (its clock is at ${clock.now.toISOString()}): dates in the results may differ from the CLI's. Run it on an isolated engine to start at ${now.toISOString()}; nothing on the shared engine changes.`,
           notebook,
         );
     } catch {

@@ -3,12 +3,16 @@
  * notebook shares the window's engine (the one the tree shows, so the tree follows the cells
  * live), each notebook with its own session (variables, current database). A notebook whose
  * metadata says `"engine": {"isolated": true, ...}` gets an engine of its own (in the same engine
- * host as the shared one), on a virtual clock starting at `now`, closed with the notebook.
+ * host as the shared one), on a virtual clock starting at `now`, closed with the notebook. So does
+ * a notebook that asks for a flavor or version other than the window's (a notebook never changes
+ * the window's settings-backed engine), and one the user ran "on an isolated engine" (until it
+ * closes or the user goes back to the shared engine).
  */
 import * as vscode from 'vscode';
 import type { Backend, EngineSettings, PlaygroundSession } from '../backend/backend';
 import type { WorkbenchSettings } from '../settings';
 import { engineRequestOf, type EngineRequest } from '../../formats/ttlbook';
+import { differsFromWindow, type FreshTarget } from '../logic/fresh-engine';
 
 export interface NotebookEngine {
   isolated: boolean;
@@ -37,6 +41,8 @@ export function headerOf(notebook: vscode.NotebookDocument): Record<string, unkn
 
 export class NotebookEngines implements vscode.Disposable {
   private readonly entries = new Map<string, Entry>();
+  /** Notebooks the user moved to an isolated engine although their metadata shares. */
+  private readonly isolatedByUser = new Set<string>();
   private readonly changed = new vscode.EventEmitter<vscode.NotebookDocument | undefined>();
   /** An engine was made, replaced or changed (clock, data): the toolbar and status bar follow. */
   readonly onDidChange = this.changed.event;
@@ -62,9 +68,11 @@ export class NotebookEngines implements vscode.Disposable {
 
   /** The notebook's engine (made on first use, remade when its engine metadata changed). */
   engineFor(notebook: vscode.NotebookDocument): NotebookEngine {
-    const request = this.requestOf(notebook);
-    const key = JSON.stringify({ ...request, now: request.now?.toISOString() });
     const id = notebook.uri.toString();
+    const asked = this.requestOf(notebook);
+    const isolated = asked.isolated || this.isolatedByUser.has(id) || this.differs(asked) !== undefined;
+    const request: EngineRequest = { ...asked, isolated };
+    const key = JSON.stringify({ ...request, now: request.now?.toISOString() });
     const existing = this.entries.get(id);
     if (existing && existing.key === key) return existing;
     if (existing) this.drop(id, existing);
@@ -74,6 +82,22 @@ export class NotebookEngines implements vscode.Disposable {
     this.entries.set(id, entry);
     this.changed.fire(notebook);
     return entry;
+  }
+
+  /** Why the notebook cannot share the window's engine (another flavor or version), if so. */
+  differs(request: EngineRequest): string | undefined {
+    return differsFromWindow(request, this.settings());
+  }
+
+  /** Whether the user moved the notebook to an isolated engine (its metadata shares). */
+  isIsolatedByUser(notebook: vscode.NotebookDocument): boolean {
+    return this.isolatedByUser.has(notebook.uri.toString());
+  }
+
+  /** Back to the shared engine (the notebook's metadata permitting). */
+  useShared(notebook: vscode.NotebookDocument): NotebookEngine {
+    this.isolatedByUser.delete(notebook.uri.toString());
+    return this.engineFor(notebook);
   }
 
   private isolatedEntry(notebook: vscode.NotebookDocument, request: EngineRequest, key: string): Entry {
@@ -105,24 +129,24 @@ export class NotebookEngines implements vscode.Disposable {
   }
 
   /**
-   * A fresh engine for the notebook, as the CLI gives every file: an isolated notebook gets a new
-   * engine of its own; a shared one resets the window's engine to the notebook's clock start and
-   * flavor (the tree then shows exactly what the notebook did). Either way a new session.
+   * A fresh engine for the notebook, as the CLI gives every file, and a new session. `isolated`: a
+   * new engine of its own (nothing else changes). `shared`: the window's engine is reset, with the
+   * window's flavor, version and clock mode (never the notebook's) and the notebook's clock start; the caller
+   * has asked the user first, as it deletes every database there. A notebook that cannot share the
+   * window's engine (metadata `isolated`, another flavor or version) always gets an isolated one.
    */
-  async fresh(notebook: vscode.NotebookDocument): Promise<NotebookEngine> {
+  async fresh(notebook: vscode.NotebookDocument, target: FreshTarget): Promise<NotebookEngine> {
     const id = notebook.uri.toString();
     const existing = this.entries.get(id);
     if (existing) this.drop(id, existing);
+    if (target === 'isolated') this.isolatedByUser.add(id);
+    else this.isolatedByUser.delete(id);
     const entry = this.engineFor(notebook);
     if (!entry.isolated) {
       const s = this.settings();
       const r = entry.request;
       await this.shared.reset(
-        {
-          flavor: r.flavor ?? s.flavor,
-          serverVersion: r.serverVersion ?? s.serverVersion,
-          ...(r.clock ? { clock: r.clock } : {}),
-        },
+        { flavor: s.flavor, serverVersion: s.serverVersion, clock: s.clock },
         r.now ? { startMs: r.now.getTime() } : {},
       );
     }
@@ -144,6 +168,7 @@ export class NotebookEngines implements vscode.Disposable {
 
   private close(notebook: vscode.NotebookDocument): void {
     const id = notebook.uri.toString();
+    this.isolatedByUser.delete(id);
     const entry = this.entries.get(id);
     if (entry) this.drop(id, entry);
   }

@@ -41,9 +41,13 @@ export function registerNotebooks(
   const disposables: vscode.Disposable[] = [engines];
   try {
     const controller = new PlaygroundController(engines, (text, notebook) =>
-      services.notifier.showAndForget('warning', text, ['Run All Cells Against a Fresh Engine'], (choice) =>
+      // Running on an isolated engine deletes nothing: no question needed.
+      services.notifier.showAndForget('warning', text, ['Run on an Isolated Engine'], (choice) =>
         choice
-          ? vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: notebook.uri.toString() })
+          ? vscode.commands.executeCommand('ttlWorkbench.runAllFresh', {
+              notebook: notebook.uri.toString(),
+              engine: 'isolated',
+            })
           : undefined,
       ),
     );

@@ -14,7 +14,7 @@ import type {
   MonitorInfo,
 } from '../backend/backend';
 import { describeCollection, formatBytes, KIND_WORDS, type CollectionKind } from '../logic/collection-description';
-import { formatClockTime, formatCount, formatMillis, formatRelative, formatSeconds } from '../logic/durations';
+import { formatClockTime, formatCount, formatMillis, formatRelative, formatSeconds, plural } from '../logic/durations';
 import { describeIndex, type IndexDescription } from '../logic/index-description';
 import { valueBlock as mongoshValue } from '../logic/mongosh';
 
@@ -153,7 +153,7 @@ export function presentCollection(info: CollectionInfo): Presentation {
     tooltip: [
       `**${info.db}.${info.name}** — ${KIND_WORDS[info.kind]}`,
       '',
-      `${formatCount(info.count)} documents (from metadata)`,
+      `${plural(info.count, 'document')} (from metadata)`,
       ...(Object.keys(info.options).length
         ? ['', 'Options:', codeBlock(mongoshValue(info.options))]
         : ['', 'No options (a plain collection).']),

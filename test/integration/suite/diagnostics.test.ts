@@ -152,12 +152,22 @@ suite('TTL diagnostics in source files', function () {
     await restore(doc, 'values.js');
   });
 
-  test('rule 2.3: a createIndex that would change the engine index is IndexOptionsConflict, fixed with collMod', async () => {
+  test('rule 2.3: in a file bound to the engine, a createIndex that would change the engine index is IndexOptionsConflict, fixed with collMod; an unbound file never compares with the engine (issue 18.3)', async () => {
     await api.backend.runCommand('app', {
       createIndexes: 'orders',
       indexes: [{ key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: 3600 }],
     });
     const doc = await open('engine.ts');
+    // Application code talking to another server: the scratch engine's state says nothing about it.
+    await api.whenIdle();
+    await new Promise((r) => setTimeout(r, 500));
+    await api.whenIdle();
+    assert.deepEqual(ours(doc.uri).map(codeOf), [], 'no engine-aware rule in an unbound file');
+    const bound = await vscode.commands.executeCommand<{ ok: boolean; bound: boolean; path: string }>(
+      'ttlWorkbench.bindFileToEngine',
+      { uri: doc.uri.toString(), quiet: true },
+    );
+    assert.deepEqual([bound.ok, bound.bound, bound.path], [true, true, 'diagnostics-fixtures/engine.ts']);
     const [d] = await diagnosticsWhen(doc, (c) => c.includes('TTL011'));
     assert.match(
       d.message,
@@ -170,6 +180,12 @@ suite('TTL diagnostics in source files', function () {
     );
     await diagnosticsWhen(doc, (c) => c.length === 0);
     await restore(doc, 'engine.ts');
+    const unbound = await vscode.commands.executeCommand<{ bound: boolean }>('ttlWorkbench.bindFileToEngine', {
+      uri: doc.uri.toString(),
+      quiet: true,
+    });
+    assert.equal(unbound.bound, false);
+    assert.deepEqual(vscode.workspace.getConfiguration('ttlWorkbench').get('engineBoundFiles'), []);
   });
 
   test('hover shows the duration in words and how many engine documents are eligible now', async () => {
@@ -199,9 +215,21 @@ suite('TTL diagnostics in source files', function () {
     assert.match(text, /Embedded engine, app\.visits: 2 existing documents become eligible at once/);
   });
 
-  test('"Apply to engine" CodeLens runs the definition against the embedded engine', async () => {
+  test('"Apply to engine" CodeLens shows only in bound files (and notebooks) and runs the definition against the embedded engine', async () => {
     const doc = await open('hover.js');
-    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+    const none = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+    assert.deepEqual(
+      none.map((l) => l.command?.title),
+      [],
+      'no lens in an unbound file',
+    );
+    const config = vscode.workspace.getConfiguration('ttlWorkbench');
+    await config.update('engineBoundFiles', ['diagnostics-fixtures/*.js'], vscode.ConfigurationTarget.Workspace);
+    const lenses = await until('the Apply lens in a bound file', async () => {
+      const l = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+      return l.length ? l : undefined;
+    });
+    await config.update('engineBoundFiles', undefined, vscode.ConfigurationTarget.Workspace);
     const lens = lenses.find((l) => l.command?.title.includes('Apply to engine'));
     assert.ok(lens?.command, `no Apply lens: ${lenses.map((l) => l.command?.title).join()}`);
     const r = await vscode.commands.executeCommand<{ ok: boolean; db: string }>(lens.command.command, {

@@ -11,6 +11,7 @@ import type { CommandResult } from '../../../src/extension/commands/context';
 import type { TreeNode } from '../../../src/extension/tree/nodes';
 import { canDriveUi, driveUi, screenshot } from './index';
 import { treeRows, type Row } from './tree-rows';
+import { until } from './wait';
 
 const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
 let api: TTLWorkbenchApi;
@@ -393,28 +394,49 @@ suite('TTL Workbench extension', function () {
         picker!.items.some((i) => i.includes('seenAt')),
         `the field is suggested: ${JSON.stringify(picker!.items)}`,
       );
-      await driveUi([
+      // Step 2/3, the duration: the pre-filled 1h shows its preview before any typing (issue 18.4).
+      const prefilled = await driveUi([
         { type: 'seenAt' },
         { press: 'Enter' },
-        { waitForInput: 'Optional partialFilterExpression' },
-        { press: 'Enter' },
+        { waitForInput: 'step 2/3' },
+        { waitForMessage: '3,600 s' },
       ]);
-      const typed = await driveUi([
-        { waitForInput: 'TTL index on ui.trial.seenAt' },
+      assert.match(prefilled!.title, /Create TTL Index on ui\.trial\.seenAt — step 2\/3: expire after/);
+      assert.equal(prefilled!.value, '1h');
+      assert.match(
+        prefilled!.message,
+        /Documents expire 1 h \(3,600 s\) after the date in seenAt\. 3 existing documents/,
+      );
+      // Milliseconds-like values warn in the box (rule TTL014).
+      const ms = await driveUi([
         { press: 'Control+A' },
-        { type: '90m' },
-        { waitForMessage: '5,400 s' },
+        { type: '86400000' },
+        { waitForMessage: 'did you mean 86400' },
       ]);
+      assert.match(ms!.message, /86,400,000 s is 1,000 days .*did you mean 86400 \(1 day\)\?/);
+      const typed = await driveUi([{ press: 'Control+A' }, { type: '90m' }, { waitForMessage: '5,400 s' }]);
       // 3 h, 4 h and 5 h old are past 90 min; 45 min old, the future dates and the string are not.
       assert.match(
         typed!.message,
         /Documents expire 1 h 30 min \(5,400 s\) after the date in seenAt\. 3 existing documents become eligible at once: the next TTL pass deletes them\./,
       );
       await screenshot('screenshot-ttl-preview.png', 300);
+      // Step 3/3, the optional filter, in mongosh syntax; a duration typed there says what a filter is.
+      const filter = await driveUi([
+        { press: 'Enter' },
+        { waitForInput: 'step 3/3' },
+        { type: '1h' },
+        { waitForMessage: 'a document in braces' },
+        { press: 'Control+A' },
+        { type: '{seenAt: {$type: "date"}}' },
+        { waitForMessage: 'Only matching documents expire' },
+      ]);
+      assert.match(filter!.message, /3 existing documents become eligible at once/);
       await driveUi([{ press: 'Enter' }, { waitForClosed: true }]);
       const r = await pending;
       assert.equal(r.ok, true, JSON.stringify(r));
       assert.deepEqual((r.spec as Record<string, unknown>).expireAfterSeconds, 5400);
+      assert.deepEqual((r.spec as Record<string, unknown>).partialFilterExpression, { seenAt: { $type: 'date' } });
       assert.equal(r.eligibleNow, 3);
     } finally {
       // A failed step must not leave the box open for the tests after this one.
@@ -438,13 +460,13 @@ suite('TTL Workbench extension', function () {
       const longer = await driveUi([{ press: 'Control+A' }, { type: '6h' }, { waitForMessage: '21,600' }]);
       assert.match(
         longer!.message,
-        /expireAfterSeconds becomes 21,600 \(6 h\)\. No existing document becomes eligible at once\./,
+        /expireAfterSeconds 5,400 \(1 h 30 min\) → 21,600 \(6 h\)\. No existing document becomes eligible at once\./,
       );
       // Shorter: the document seen 45 min ago joins the three already past 90 min.
       const shorter = await driveUi([{ press: 'Control+A' }, { type: '30m' }, { waitForMessage: '1,800' }]);
       assert.match(
         shorter!.message,
-        /expireAfterSeconds becomes 1,800 \(30 min\)\. 1 existing document becomes eligible at once: the next TTL pass deletes it\./,
+        /expireAfterSeconds 5,400 \(1 h 30 min\) → 1,800 \(30 min\)\. 1 existing document becomes eligible at once: the next TTL pass deletes it\./,
       );
       await driveUi([{ press: 'Enter' }, { waitForClosed: true }]);
       const r = await pending;
@@ -492,7 +514,7 @@ suite('TTL Workbench extension', function () {
       ),
     );
     await api.whenIdle();
-    assert.match(api.statusBarText(), new RegExp(`TTL deleted ${m.deletedSinceActivation.toLocaleString('en-US')}$`));
+    assert.match(api.statusBarText(), new RegExp(`TTL deleted ${m.deletedDocuments.toLocaleString('en-US')}$`));
     const hour = await ok('advanceClock', { duration: '1h' });
     assert.ok((hour.passes as number) >= 59);
     await ok('advanceClock', { duration: '2d' });
@@ -501,7 +523,7 @@ suite('TTL Workbench extension', function () {
     await api.whenIdle();
     assert.match(
       api.statusBarText(),
-      new RegExp(`TTL deleted ${(await api.backend.monitorStatus()).deletedSinceActivation.toLocaleString('en-US')}$`),
+      new RegExp(`TTL deleted ${(await api.backend.monitorStatus()).deletedDocuments.toLocaleString('en-US')}$`),
     );
   });
 
@@ -547,12 +569,18 @@ suite('TTL Workbench extension', function () {
     });
     assert.equal(entries.length, 1);
     const [uri, diags] = entries[0];
-    assert.equal(uri.toString(), 'ttl-workbench:/app/events/deletedAt_1.index.js');
+    assert.equal(uri.toString(), 'ttl-workbench:/app/events/deletedAt_1.ttl-index');
     assert.match(diags[0].message, /expireAfterSeconds is NaN — ignored by the monitor/);
     assert.ok(vscode.languages.getDiagnostics(uri).length === 1, 'the Problems panel has it');
     // The code-action API command needs the document loaded (its text comes from the extension's content provider).
     const doc = await vscode.workspace.openTextDocument(uri);
     assert.match(doc.getText(), /expireAfterSeconds: NaN/);
+    assert.equal(doc.languageId, 'ttl-mongosh');
+    assert.match(
+      doc.lineAt(diags[0].range.start.line).text,
+      /^\s*expireAfterSeconds: NaN/,
+      'on the property, not a comment',
+    );
     const r0 = diags[0].range;
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
       'vscode.executeCodeActionProvider',
@@ -575,7 +603,10 @@ suite('TTL Workbench extension', function () {
     });
     assert.equal(fixed.new, 3600);
     assert.equal((await row('app', 'events', 'deletedAt_1')).description, 'TTL 1 h after deletedAt');
-    assert.equal(vscode.languages.getDiagnostics(uri).length, 0);
+    // No TypeScript errors on the read-only spec (it opens as ttl-mongosh), and ours went with the fix.
+    await until('the fixed index to leave the Problems panel', () =>
+      vscode.languages.getDiagnostics(uri).length === 0 ? true : undefined,
+    );
     assert.deepEqual(await childLabels('TTL index problems'), []);
   });
 

@@ -12,7 +12,7 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { TTLWorkbenchApi } from '../../../src/extension/api';
 import type { TreeNode } from '../../../src/extension/tree/nodes';
-import { screenshot } from './index';
+import { canDriveUi, driveUi, screenshot } from './index';
 import { treeRows, type Row } from './tree-rows';
 
 const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
@@ -148,9 +148,10 @@ const TREE_AFTER: Record<string, () => Promise<void>> = {
     assert.match((await tree('test')).join('\n'), /^weather — .*TTL 1 d after ts/m);
   },
   '06-cosmos-per-document-ttl.ttlbook': async () => {
+    // A Cosmos notebook runs on an isolated Cosmos engine: the window's engine stays MongoDB.
     const [engine] = await rows();
-    assert.match(engine.label, /Cosmos/);
-    assert.deepEqual(await tree('test'), ['carts — 1 doc']);
+    assert.doesNotMatch(engine.label, /Cosmos/);
+    assert.equal((await api.backend.info()).flavor, 'mongodb');
   },
   '07-find-nan-indexes.ttlbook': async () => {
     const rowsNow = await tree('test', 'events');
@@ -197,12 +198,15 @@ suite('Playground notebooks', function () {
         name,
       );
       await show(nb);
-      // A fresh shared engine at the notebook's clock start and flavor, as the CLI gives each file.
-      const r = await vscode.commands.executeCommand<{ ok: boolean; cells: number; failed: number }>(
+      // A fresh engine at the notebook's clock start, as the CLI gives each file: the shared one
+      // (reset with the window's flavor) where the notebook can share it, else an isolated one.
+      const cosmos = name.includes('cosmos');
+      const r = await vscode.commands.executeCommand<{ ok: boolean; cells: number; failed: number; isolated: boolean }>(
         'ttlWorkbench.runAllFresh',
-        { notebook: nb.uri.toString() },
+        { notebook: nb.uri.toString(), ...(cosmos ? {} : { engine: 'shared' }) },
       );
       assert.equal(r.ok, true, name);
+      assert.equal(r.isolated, cosmos, name);
       assert.equal(r.failed, 0, `${name}: ${JSON.stringify(codeCells(nb).map(items))}`);
       const cells = codeCells(nb);
       assert.equal(r.cells, cells.length);
@@ -499,10 +503,14 @@ suite('Playground notebooks', function () {
     assert.equal((await api.notebooks.engineFor(nb).backend.clock()).now.toISOString(), '2030-01-01T00:01:30.000Z');
   });
 
-  test('a shared notebook whose metadata names another clock start or flavor warns before its first run', async () => {
+  test('a shared notebook whose metadata names another clock start warns before its first run and offers an isolated engine; one naming another flavor runs isolated', async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
+    const cosmos = await untitled({ engine: { flavor: 'cosmos' } }, ['db.getName()']);
+    assert.equal(api.notebooks.engineFor(cosmos).isolated, true, 'another flavor never shares the window engine');
+    assert.equal((await api.notebooks.engineFor(cosmos).backend.info()).flavor, 'cosmos');
+    await closeAll();
     const before = api.messages().length;
-    const nb = await untitled({ engine: { now: '2020-06-01T00:00:00Z', flavor: 'cosmos' } }, ['db.getName()']);
+    const nb = await untitled({ engine: { now: '2020-06-01T00:00:00Z' } }, ['db.getName()']);
     await runAll(nb);
     assert.deepEqual(
       items(codeCells(nb)[0]),
@@ -514,11 +522,8 @@ suite('Playground notebooks', function () {
       .slice(before)
       .find((m) => m.severity === 'warning');
     assert.ok(warning, 'no warning shown');
-    assert.match(
-      warning.text,
-      /flavor cosmos \(the shared engine is mongodb\) and a clock starting at 2020-06-01T00:00:00.000Z/,
-    );
-    assert.deepEqual(warning.actions, ['Run All Cells Against a Fresh Engine']);
+    assert.match(warning.text, /a clock starting at 2020-06-01T00:00:00.000Z, but runs on the shared engine/);
+    assert.deepEqual(warning.actions, ['Run on an Isolated Engine']);
     await runAll(nb);
     assert.equal(
       api
@@ -528,6 +533,43 @@ suite('Playground notebooks', function () {
       1,
       'said once per notebook',
     );
+  });
+
+  test('Run All Cells Against a Fresh Engine from the UI asks first, names the databases a reset deletes, and defaults to an isolated engine (issue 18.1)', async function () {
+    if (!canDriveUi()) return this.skip();
+    await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
+    await api.backend.runCommand('app', { insert: 'users', documents: [{ _id: 1 }, { _id: 2 }] });
+    await api.backend.runCommand('app2', { insert: 'jobs', documents: [{ _id: 1 }] });
+    const nb = await untitled({ engine: { now: '2026-01-01T00:00:00Z' } }, ['db.getName()']);
+    const pending = vscode.commands.executeCommand<{ ok: boolean; isolated: boolean }>('ttlWorkbench.runAllFresh', {
+      notebook: nb.uri.toString(),
+      interactive: true,
+    });
+    try {
+      const picker = await driveUi([{ waitForInput: 'A reset of the shared engine deletes' }]);
+      assert.match(picker!.placeholder, /deletes 2 databases \(app: 2 documents, app2: 1 document\)/);
+      assert.match(picker!.items[0], /Run on an isolated engine/, JSON.stringify(picker!.items));
+      assert.match(picker!.items[1], /Reset the shared engine \(deletes 2 databases/, JSON.stringify(picker!.items));
+      await driveUi([{ press: 'Enter' }, { waitForClosed: true }]);
+      const r = await pending;
+      assert.deepEqual([r.ok, r.isolated], [true, true]);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await pending.then(undefined, () => undefined);
+    }
+    assert.deepEqual(
+      (await api.backend.listDatabases()).map((d) => d.name).filter((n) => n.startsWith('app')),
+      ['app', 'app2'],
+      'the shared engine kept its data',
+    );
+    assert.equal((await api.notebooks.engineFor(nb).backend.clock()).now.toISOString(), '2026-01-01T00:00:00.000Z');
+    // From code without `engine`: an isolated engine too (code never deletes unasked).
+    const fromCode = await vscode.commands.executeCommand<{ isolated: boolean }>('ttlWorkbench.runAllFresh', {
+      notebook: nb.uri.toString(),
+    });
+    assert.equal(fromCode.isolated, true);
+    assert.equal((await api.backend.listDatabases()).filter((d) => d.name.startsWith('app')).length, 2);
+    await closeAll();
   });
 
   test('bad engine metadata is an error output with code 2 BadValue', async () => {
@@ -652,7 +694,7 @@ suite('Playground notebooks', function () {
       vscode.Uri.file(path.join(extensionPath, 'examples', '01-expire-after-seconds.ttlbook')),
     );
     await show(nb);
-    await vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: nb.uri.toString() });
+    await vscode.commands.executeCommand('ttlWorkbench.runAllFresh', { notebook: nb.uri.toString(), engine: 'shared' });
     await vscode.commands.executeCommand('workbench.view.extension.ttlWorkbench');
     await vscode.commands.executeCommand('notifications.clearAll');
     // The same side bar width whatever ran before: down to the minimum, then up a fixed number of

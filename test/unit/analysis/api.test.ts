@@ -15,6 +15,15 @@ import {
 } from '../../../src/analysis';
 
 describe('analysis API', () => {
+  test("TTL007 (rule 1.7): the message quotes the user's spec (their value and index name), not the analysis's stand-in", () => {
+    const r = analyzeText('db.c.createIndex({ _id: 1 }, { expireAfterSeconds: 60 })', 'a.js');
+    const p = r.problems.find((x) => x.code === 'TTL007');
+    assert.ok(p);
+    assert.match(p.message, /expireAfterSeconds: 60/);
+    assert.match(p.message, /_id_1/);
+    assert.doesNotMatch(p.message, /probe|3600/);
+  });
+
   test("notebook cells: offsets per cell, and a later cell sees an earlier cell's capped collection (rule 1.8)", () => {
     // ttl-mongosh is the language of a playground notebook's code cells in the notebook editor.
     const r = analyzeCells([

@@ -233,6 +233,24 @@ describe('EmbeddedBackend', () => {
     again.dispose();
   });
 
+  it('a virtual clock in a data folder resumes at the stored time on reopen, even behind the wall clock: it never jumps (issue 18.2)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-backend-clock-'));
+    const fresh = new EmbeddedBackend({}, { dataDir: dir });
+    const wall = Date.now();
+    const started = (await fresh.clock()).now.getTime();
+    assert.ok(Math.abs(started - wall) < 5_000, 'a new folder starts at the wall clock');
+    assert.equal((await fresh.monitorStatus()).passes, 0, 'no pass ran on the way');
+    const past = Date.parse('2026-01-01T00:00:00Z');
+    await fresh.reset({}, { startMs: past });
+    await fresh.runCommand('app', { insert: 'c', documents: [{ _id: 1 }] });
+    await fresh.advanceClock(63 * 60_000);
+    fresh.dispose();
+    const again = new EmbeddedBackend({}, { dataDir: dir });
+    assert.equal((await again.clock()).now.toISOString(), '2026-01-01T01:03:00.000Z');
+    assert.equal((await again.listCollections('app'))[0].count, 1);
+    again.dispose();
+  });
+
   it('leaves no timer after dispose, and answers nothing afterwards', async () => {
     const b = new EmbeddedBackend({ clock: 'system' });
     const clock = b.clockForTests;

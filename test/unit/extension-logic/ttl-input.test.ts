@@ -1,7 +1,13 @@
 /** The duration box of "Create TTL Index…": the engine's rules, explained in words while typing. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkCollModInput, checkTTLInput, checkTTLSpec } from '../../../src/extension/logic/ttl-input';
+import {
+  changeWords,
+  checkCollModInput,
+  checkTTLInput,
+  checkTTLSpec,
+  millisecondsWarning,
+} from '../../../src/extension/logic/ttl-input';
 
 const plain = { capped: false, clustered: false, serverVersion: '8.0' as const };
 
@@ -57,5 +63,22 @@ describe('checkTTLInput', () => {
     assert.ok(!neg.ok);
     assert.equal(neg.code, 72);
     assert.ok(!checkCollModInput('1e10', '8.0').ok);
+  });
+});
+
+describe('millisecondsWarning and changeWords (issue 18.4)', () => {
+  it('rule TTL014: warns on a value that looks like milliseconds, with the value meant', () => {
+    assert.equal(
+      millisecondsWarning(86_400_000),
+      '86,400,000 s is 1,000 days (about 2.7 years); did you mean 86400 (1 day)? expireAfterSeconds counts seconds, not milliseconds.',
+    );
+    assert.equal(millisecondsWarning(86_400), undefined);
+    assert.match(millisecondsWarning(3_600_000)!, /did you mean 3600 \(1 hour\)/);
+    assert.equal(millisecondsWarning(2_592_000), undefined, '30 days in seconds is not milliseconds');
+  });
+
+  it('says old → new', () => {
+    assert.equal(changeWords(3600, 60), 'expireAfterSeconds 3,600 (1 h) → 60 (1 min)');
+    assert.equal(changeWords(undefined, 60), 'expireAfterSeconds 60 (1 min)');
   });
 });
