@@ -4,6 +4,7 @@
  * above it still gives a value) and only the problems that start in it are reported.
  */
 import type { Problem } from '../analysis';
+import { LineIndex } from '../analysis/line-index';
 import type { ToolHost } from './host';
 import { ToolError } from './input';
 import { capList, capText, LIMITS } from './limits';
@@ -19,24 +20,6 @@ export interface CheckDefinitionsInput {
 }
 
 const CHECKED_EXTENSIONS = /\.(js|mjs|cjs|jsx|ts|mts|cts|tsx|ttlbook)$/i;
-
-/** 1-based line and column of UTF-16 offsets (the analysis' own LineIndex lives beside its parser). */
-class Lines {
-  private readonly starts = [0];
-  constructor(text: string) {
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
-  }
-  position(offset: number): { line: number; character: number } {
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo, character: offset - this.starts[lo] };
-  }
-}
 
 export async function checkDefinitions(host: Pick<ToolHost, 'readSource' | 'analyze'>, input: CheckDefinitionsInput) {
   if ((input.code === undefined) === (input.path === undefined))
@@ -71,7 +54,7 @@ export async function checkDefinitions(host: Pick<ToolHost, 'readSource' | 'anal
     serverVersion: input.serverVersion ?? '8.0',
     disabledRules: input.disabledRules ?? [],
   });
-  const lines = new Lines(text);
+  const lines = new LineIndex(text);
   const from = input.startLine ?? 1;
   const to = input.endLine ?? Infinity;
   const records = problems.map((p) => record(p, text, lines)).filter((r) => r.line >= from && r.line <= to);
@@ -94,7 +77,7 @@ export async function checkDefinitions(host: Pick<ToolHost, 'readSource' | 'anal
   };
 }
 
-function record(p: Problem, text: string, lines: Lines) {
+function record(p: Problem, text: string, lines: LineIndex) {
   const s = lines.position(p.start);
   const e = lines.position(p.end);
   return {

@@ -11,6 +11,7 @@
 import { parse, type ParseResult, type ParserPlugin } from '@babel/parser';
 import type { File } from '@babel/types';
 import { parseTtlbook } from '../formats/ttlbook';
+import { lineStarts } from './line-index';
 
 export type SourceKind = 'js' | 'jsx' | 'ts' | 'tsx' | 'ttlbook';
 
@@ -128,30 +129,4 @@ export function unitsOfFile(text: string, kind: SourceKind): Unit[] {
     .map((c) => parseUnit(c.source, 'js', starts[c.line - 1] ?? 0));
 }
 
-/** Offsets at which each line starts. */
-export function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
-  return starts;
-}
-
-/** Offset → 0-based line and character. */
-export class LineIndex {
-  private readonly starts: number[];
-  constructor(text: string) {
-    this.starts = lineStarts(text);
-  }
-  position(offset: number): { line: number; character: number } {
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo, character: offset - this.starts[lo] };
-  }
-  offset(line: number, character: number): number {
-    return (this.starts[line] ?? this.starts[this.starts.length - 1]) + character;
-  }
-}
+export { LineIndex, lineStarts } from './line-index';
