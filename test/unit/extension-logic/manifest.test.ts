@@ -192,11 +192,13 @@ describe('package.json manifest', () => {
       'LICENSE',
       'CHANGELOG.md',
       // The light bundle activation loads, the one the first need for data loads, the engine
-      // host's worker and the notebook renderer.
+      // host's worker, the notebook renderer and the Expiry Forecast panel's page (uPlot inside).
       'dist/extension.js',
       'dist/workbench.js',
       'dist/engine-host.js',
       'dist/renderer.js',
+      'dist/forecast-view.js',
+      'dist/forecast-view.css',
       'syntaxes/ttl-mongosh.tmLanguage.json',
       'syntaxes/ttl-mongosh.language-configuration.json',
       'media/icon.png',
