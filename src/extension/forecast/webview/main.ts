@@ -105,7 +105,7 @@ function chartOptions(model: ChartModel, width: number): uPlot.Options {
     font: c.font,
     grid: { stroke: c.lines, width: 1, show: scale !== 'c' },
     ticks: { stroke: c.lines, width: 1 },
-    ...(scale ? { values: (_u: uPlot, vals: number[]) => vals.map((v) => fmt(v)), size: 70 } : {}),
+    ...(scale ? { values: (_u: uPlot, vals: number[]) => vals.map((v) => fmt(v)), size: 84 } : {}),
   });
   return {
     width,
