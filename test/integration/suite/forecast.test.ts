@@ -142,7 +142,9 @@ suite('Expiry Forecast panel', () => {
         summary(view, 'Due now') === want.dueNow;
       return same ? view : undefined;
     });
-    assert.notDeepEqual(column(after, 'Documents'), column(before, 'Documents'));
+    // The monitor's passes on the way deleted what fell due, and the window moved 3 hours on.
+    assert.notDeepEqual(after.summary, before.summary);
+    assert.notEqual(after.rows[0][0], before.rows[0][0]);
   });
 
   test('switches horizon (7 days in 168 hourly buckets)', async () => {

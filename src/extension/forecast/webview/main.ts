@@ -78,14 +78,14 @@ function chartOptions(model: ChartModel, width: number): uPlot.Options {
       paths: model.before ? narrowBars : bars,
       points: { show: false },
       stroke: c.after,
-      fill: `${c.after}cc`,
+      fill: `${c.after}99`,
       width: 1,
     },
     {
       label: `eligible by then (${model.primary.label})`,
       scale: 'c',
       stroke: c.line,
-      width: 2,
+      width: 3,
       points: { show: false },
     },
   );
