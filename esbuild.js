@@ -55,6 +55,15 @@ esbuild
   .then(() =>
     fs.existsSync(path.join(__dirname, renderer.entryPoints.renderer)) ? esbuild.build(renderer) : undefined,
   )
+  // The Expiry Forecast panel's page (src/extension/forecast/webview): uPlot bundled in, never fetched,
+  // and kept out of dist/extension.js and dist/workbench.js (dist/forecast-view.js and .css).
+  .then(() =>
+    esbuild.build({
+      ...renderer,
+      entryPoints: { 'forecast-view': 'src/extension/forecast/webview/main.ts' },
+      format: 'iife',
+    }),
+  )
   .then(() => {
     // dist/server.d.ts re-exports the declarations tsc writes under dist/types.
     const tsc = require.resolve('typescript/bin/tsc');

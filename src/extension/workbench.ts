@@ -18,6 +18,7 @@ import { registerStorageCommands } from './commands/storage';
 import { registerEngineHostCommands } from './commands/engine-host';
 import { registerLocalEndpointCommands } from './commands/local-endpoint';
 import { registerApplyDefinition } from './commands/apply-definition';
+import { registerForecastCommands } from './commands/forecast';
 import type { LiveDiagnostics } from './analysis/live-diagnostics';
 import { TTLDiagnostics } from './diagnostics';
 import { registerNotebooks, type NotebookApi } from './notebook';
@@ -141,6 +142,7 @@ function assemble(
     ...registerEngineHostCommands(services),
     ...registerLocalEndpointCommands(services),
     registerApplyDefinition(services, live),
+    ...registerForecastCommands(services, context.extensionUri),
     {
       dispose: backend.onDidChange((events) => {
         if (events.some((e) => e.kind === 'clockChanged' || e.kind === 'reset')) void setClockContext();

@@ -2,6 +2,8 @@
  * The eligibility gate before a TTL change: how many existing documents become eligible for
  * deletion at once, and a confirmation above `ttlWorkbench.confirmExpiryAbove`. From code, a count
  * above the limit needs `confirm: true` (the command returns `needsConfirmation` otherwise).
+ * With `showForecast`, the question offers "Show Forecast" (the Expiry Forecast panel, before vs
+ * after), then asks again beside the panel; from code, `showForecast: true` opens it.
  */
 import { formatCount } from '../logic/durations';
 import type { CommandResult, Invocation, Services } from './context';
@@ -14,7 +16,9 @@ export async function confirmEligibility(
   target: { db: string; name: string },
   eligible: number,
   what: string,
+  showForecast?: () => void,
 ): Promise<Gate> {
+  if (showForecast && inv.args.showForecast === true) showForecast();
   const limit = services.settings().confirmExpiryAbove;
   if (eligible <= limit) return { proceed: true, eligible };
   const text = `${formatCount(eligible)} existing documents of ${target.db}.${target.name} become eligible for deletion at once: the next TTL pass deletes them.`;
@@ -37,11 +41,17 @@ export async function confirmEligibility(
       },
     };
   }
-  const choice = await services.notifier.confirm(
+  let choice = await services.notifier.confirm(
     `${what}?`,
     `${text}\n\nThis is above ttlWorkbench.confirmExpiryAbove (${formatCount(limit)}).`,
     'Continue',
+    ...(showForecast ? ['Show Forecast'] : []),
   );
+  if (choice === 'Show Forecast' && showForecast) {
+    showForecast();
+    // Not modal: the forecast stays readable while the question waits.
+    choice = await services.notifier.warn(`${what}? ${text}`, 'Continue', 'Cancel');
+  }
   if (choice !== 'Continue')
     return { proceed: false, eligible, result: { ok: false, cancelled: true, eligibleNow: eligible } };
   return { proceed: true, eligible };

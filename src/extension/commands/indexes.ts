@@ -38,6 +38,7 @@ import {
   type Services,
 } from './context';
 import { confirmEligibility } from './eligibility';
+import { openForecastPreview } from './forecast';
 
 function collectionFacts(c: CollectionInfo) {
   const ts = c.options.timeseries as { timeField: string; metaField?: string } | undefined;
@@ -329,6 +330,14 @@ async function createTTLIndex(services: Services, inv: Invocation): Promise<Comm
       c,
       countReplyN(await services.backend.runCommand(c.db, count)),
       `Create TTL index ${String(spec.name)}`,
+      () =>
+        openForecastPreview({
+          db: c.db,
+          collection: c.name,
+          index: key,
+          expireAfterSeconds: check.seconds,
+          ...(partial ? { partialFilterExpression: partial } : {}),
+        }),
     );
     if (!gate.proceed) return gate.result;
     eligibleNow = gate.eligible;
@@ -425,9 +434,17 @@ async function preview(
   newSeconds: unknown,
   what: string,
 ) {
+  const s = ttlRules.effectiveExpireAfterSeconds(newSeconds);
+  const forecast =
+    s === undefined
+      ? undefined
+      : () => openForecastPreview({ db: c.db, collection: c.name, index: ix.name, expireAfterSeconds: s });
   const n = await newlyEligible(services, c, ix, d, oldSeconds, newSeconds);
-  if (n === undefined || n === 0) return { proceed: true as const, eligible: n };
-  return confirmEligibility(services, inv, c, n, what);
+  if (n === undefined || n === 0) {
+    if (forecast && inv.args.showForecast === true) forecast();
+    return { proceed: true as const, eligible: n };
+  }
+  return confirmEligibility(services, inv, c, n, what, forecast);
 }
 
 async function convertToTTLIndex(services: Services, inv: Invocation): Promise<CommandResult> {

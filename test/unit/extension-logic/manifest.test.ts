@@ -192,11 +192,13 @@ describe('package.json manifest', () => {
       'LICENSE',
       'CHANGELOG.md',
       // The light bundle activation loads, the one the first need for data loads, the engine
-      // host's worker and the notebook renderer.
+      // host's worker, the notebook renderer and the Expiry Forecast panel's page (uPlot inside).
       'dist/extension.js',
       'dist/workbench.js',
       'dist/engine-host.js',
       'dist/renderer.js',
+      'dist/forecast-view.js',
+      'dist/forecast-view.css',
       'syntaxes/ttl-mongosh.tmLanguage.json',
       'syntaxes/ttl-mongosh.language-configuration.json',
       'media/icon.png',
@@ -213,12 +215,12 @@ describe('package.json manifest', () => {
       { missing: [], unexpected: [] },
       'the .vsix ships exactly what the extension uses: mend .vscodeignore (an allow-list) or this list',
     );
-    // Measured at 861 KB when the budget was set at 900 (the three bundles minified are most of it),
-    // and at 909 KB when the aggregation stages ($lookup, $merge, $setWindowFields ...) pushed it
-    // over: the engine is in both workbench.js (the in-thread backend) and engine-host.js (the
-    // worker), so every engine feature ships twice. Raised to 1,000 KB for that; sharing one engine
-    // bundle between the two would win back about a third.
-    const BUDGET_KB = 1000;
+    // Measured at 861 KB when the budget was set at 900 (the three bundles minified are most of it);
+    // 909 KB after the aggregation stages (the engine ships in both workbench.js, the in-thread
+    // backend, and engine-host.js, the worker, so every engine feature counts twice: sharing one
+    // engine bundle would win back about a third), raised to 1,000; then 954 KB with the forecast
+    // panel (uPlot) and about 1,120 KB with its two README screenshots, raised to 1,150 for them.
+    const BUDGET_KB = 1150;
     const kb = fs.statSync(out).size / 1024;
     assert.ok(
       kb <= BUDGET_KB,
