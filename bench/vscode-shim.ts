@@ -343,6 +343,10 @@ function makeVscode(): Record<string, unknown> {
       registerCompletionItemProvider: register,
       registerCodeLensProvider: register,
     }),
+    // The agent tools register at activation (language model tools, VS Code 1.95 on).
+    lm: strict('vscode.lm', {
+      registerTool: register,
+    }),
     notebooks: strict('vscode.notebooks', {
       createNotebookController: (id: string) =>
         strict(`notebooks.createNotebookController(${JSON.stringify(id)})`, {
