@@ -31,6 +31,55 @@ describe('ttl-workbench arguments', () => {
     assert.equal(parsed.options.timeoutMs, 500);
   });
 
+  test('mcp: a virtual clock, the confirmation limit and the statement time limit, with their bounds', () => {
+    assert.deepEqual(parseArgs(['mcp']), {
+      command: 'mcp',
+      options: { clock: 'virtual', confirmExpiryAbove: 1000, timeoutMs: 10_000 },
+    });
+    const parsed = parseArgs([
+      'mcp',
+      '--data',
+      'dir',
+      '--now',
+      '2026-01-01T00:00:00Z',
+      '--flavor',
+      'cosmos',
+      '--server-version',
+      '7.0',
+      '--confirm-expiry-above',
+      '0',
+      '--timeout',
+      '100',
+    ]);
+    assert.equal(parsed.command, 'mcp');
+    if (parsed.command !== 'mcp') return;
+    assert.deepEqual(
+      { ...parsed.options, now: parsed.options.now?.toISOString() },
+      {
+        clock: 'virtual',
+        data: 'dir',
+        now: '2026-01-01T00:00:00.000Z',
+        flavor: 'cosmos',
+        serverVersion: '7.0',
+        confirmExpiryAbove: 0,
+        timeoutMs: 100,
+      },
+    );
+    for (const [args, text] of [
+      [['--confirm-expiry-above', '-1'], /whole number of documents/],
+      [['--confirm-expiry-above', '1.5'], /whole number of documents/],
+      [['--timeout', '99'], /from 100 to 60000/],
+      [['--timeout', '60001'], /from 100 to 60000/],
+      [['--clock', 'system'], /always has a virtual clock/],
+      [['--port', '1'], /unknown option '--port' for mcp/],
+    ] as const)
+      assert.throws(
+        () => parseArgs(['mcp', ...args]),
+        (err: Error) => err instanceof UsageError && text.test(err.message),
+        args.join(' '),
+      );
+  });
+
   test('serve --auth USER:PASSWORD: the first colon ends the user; without it there is no auth', () => {
     const parsed = parseArgs(['serve', '--port', '0', '--auth', 'app:se:cr et']);
     assert.equal(parsed.command, 'serve');
