@@ -47,7 +47,10 @@ async function advanceClock(services: Services, inv: Invocation): Promise<Comman
   let text: string | undefined = typeof inv.args.duration === 'string' ? inv.args.duration : undefined;
   let ms = typeof inv.args.ms === 'number' ? inv.args.ms : undefined;
   if (ms === undefined && text === undefined) {
-    if (!inv.interactive) throw new WorkbenchError("Advance Clock needs 'duration' (e.g. '90s', '1h', '2d') or 'ms'.");
+    if (!inv.interactive)
+      throw new WorkbenchError(
+        "Advance Clock needs 'duration' (e.g. '90s', '1h', '2d', or a date '2026-02-01T09:30Z') or 'ms'.",
+      );
     const CUSTOM = '\u0000custom';
     text = await quickPick(
       [
@@ -63,16 +66,16 @@ async function advanceClock(services: Services, inv: Invocation): Promise<Comman
     if (text === CUSTOM) {
       text = await inputBox({
         title: 'Advance the virtual clock',
-        prompt: 'By how long: 90 (seconds), 90s, 15m, 1h, 2d, 1h30m',
+        prompt: 'By how long: 90 (seconds), 90s, 15m, 1h, 2d, 1h30m; or to a date: 2026-02-01T09:30Z',
         validateInput: (t) => {
-          const p = parseClockAdvance(t);
+          const p = parseClockAdvance(t, clock.now.getTime());
           return 'error' in p ? p.error : undefined;
         },
       });
     }
   }
   if (ms === undefined) {
-    const p = parseClockAdvance(text!);
+    const p = parseClockAdvance(text!, clock.now.getTime());
     if ('error' in p) throw new WorkbenchError(p.error);
     ms = p.ms;
   }

@@ -37,12 +37,27 @@ export function parseTTLDuration(text: string): ParsedSeconds {
 }
 
 /** A clock move typed by a person: like parseTTLDuration, a bare number is seconds. Returns ms. */
-export function parseClockAdvance(text: string): { ms: number } | { error: string } {
+export function parseClockAdvance(text: string, nowMs?: number): { ms: number } | { error: string } {
   const t = text.trim().toLowerCase();
   if (/^\d+(\.\d+)?$/.test(t)) return { ms: Math.round(Number(t) * 1000) };
+  // A date (2026-02-01, 2026-02-01T09:30, with Z or an offset): move the clock to it.
+  if (nowMs !== undefined && /^\d{4}-\d{2}-\d{2}([t ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(z|[+-]\d{2}:?\d{2})?)?$/.test(t)) {
+    const target = Date.parse(
+      t.replace(' ', 'T').toUpperCase() + (/[t ]/.test(t) || /z|[+-]\d{2}:?\d{2}$/.test(t) ? '' : 'T00:00:00Z'),
+    );
+    if (!Number.isFinite(target))
+      return { error: `Cannot read "${text.trim()}" as a date: use 2026-02-01 or 2026-02-01T09:30Z.` };
+    if (target <= nowMs)
+      return {
+        error: `${new Date(target).toISOString()} is not after the clock's ${new Date(nowMs).toISOString()}: the clock only moves forward.`,
+      };
+    return { ms: target - nowMs };
+  }
   const ms = parseDuration(t);
   if (typeof ms !== 'number')
-    return { error: `Cannot read "${text.trim()}": use seconds (90) or a duration such as 90s, 1h, 2d.` };
+    return {
+      error: `Cannot read "${text.trim()}": use seconds (90), a duration such as 90s, 1h, 2d${nowMs !== undefined ? ', or a date such as 2026-02-01T09:30Z' : ''}.`,
+    };
   if (ms <= 0) return { error: 'Advance the clock by more than 0 s.' };
   return { ms };
 }

@@ -46,6 +46,17 @@ describe('parseClockAdvance', () => {
     assert.ok('error' in parseClockAdvance('0s'));
     assert.ok('error' in parseClockAdvance('later'));
   });
+
+  it('with the clock given, reads a date as the move to it (a date alone is UTC midnight) and refuses one not ahead', () => {
+    const now = Date.UTC(2026, 0, 1, 12);
+    assert.deepEqual(parseClockAdvance('2026-01-02', now), { ms: 12 * 3600_000 });
+    assert.deepEqual(parseClockAdvance('2026-01-01T13:30Z', now), { ms: 90 * 60_000 });
+    assert.deepEqual(parseClockAdvance('2026-01-01 14:00:00+01:00', now), { ms: 3600_000 });
+    assert.match((parseClockAdvance('2026-01-01T11:00Z', now) as { error: string }).error, /only moves forward/);
+    assert.match((parseClockAdvance('2026-13-45', now) as { error: string }).error, /as a date/);
+    assert.match((parseClockAdvance('soon', now) as { error: string }).error, /or a date such as/);
+    assert.ok('error' in parseClockAdvance('2026-01-02'), 'no clock given: a date is not a duration');
+  });
 });
 
 describe('formatSeconds', () => {
