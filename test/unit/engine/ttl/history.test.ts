@@ -38,6 +38,18 @@ describe('TTL monitor history', () => {
     assert.deepEqual([history[1].deleted, history[1].cutShort], [0, 0], 'nothing left for the second pass');
   });
 
+  it("rule 7.4: a secondary's pass is kept with why it deleted nothing", () => {
+    const { engine } = engineWithExpired(3);
+    engine.setRole('secondary');
+    engine.ttl.runPass();
+    const [pass] = engine.ttl.history();
+    assert.equal(pass.deleted, 0);
+    assert.match(String(pass.skipped), /secondary/);
+    engine.setRole('primary');
+    engine.ttl.runPass();
+    assert.equal(engine.ttl.history()[1].skipped, undefined, 'a pass that ran has no skipped reason');
+  });
+
   it('rule 7.2: a disabled monitor records no pass; the history keeps the last PASS_HISTORY passes, oldest first', () => {
     const { engine, clock } = engineWithExpired(0);
     engine.runCommand('admin', { setParameter: 1, ttlMonitorEnabled: false });
