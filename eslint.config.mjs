@@ -127,6 +127,12 @@ export default tseslint.config(
       message: 'The wire endpoint serves the engine and its storage only.',
     },
   ]),
+  layer('src/compatibility', [
+    {
+      group: ['vscode', '**/extension/**', '**/shell/**', '**/cli/**', '**/analysis/**'],
+      message: 'The compatibility report measures the engine (and the wire command path) alone.',
+    },
+  ]),
   layer('src/agent-tools', [
     {
       group: ['vscode'],
