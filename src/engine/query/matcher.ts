@@ -208,8 +208,16 @@ function compileTopLevelOperator(op: string, value: unknown): DocPredicate | nul
       throw notSupported('$text is not supported: this engine has no text indexes');
     case '$jsonSchema':
       throw notSupported('$jsonSchema is not supported yet');
-    case '$sampleRate':
-      throw notSupported('$sampleRate is not supported yet');
+    case '$sampleRate': {
+      if (!isNumeric(value)) throw badValue('argument to $sampleRate must be a numeric type');
+      const rate = toDouble(value);
+      // Written so that NaN fails too.
+      if (!(rate >= 0 && rate <= 1)) throw badValue('numeric argument to $sampleRate must be in [0, 1]');
+      if (rate === 0) return () => false;
+      if (rate === 1) return TRUE;
+      // Each document independently, as mongod's rewrite to {$expr: {$lt: [{$rand: {}}, rate]}} does.
+      return () => Math.random() < rate;
+    }
   }
   throw badValue(
     `unknown top level operator: ${op}. If you have a field name that starts with a '$' symbol, ` +

@@ -910,3 +910,28 @@ describe('matcher: compiled predicate reuse', () => {
     assert.equal(pred({ s: 'a' }), true);
   });
 });
+
+describe('matcher: $sampleRate', () => {
+  const docs = Array.from({ length: 4000 }, (_, i) => ({ _id: i }));
+
+  test('$sampleRate: 0 selects no document and 1 selects every document', () => {
+    assert.deepEqual(selected({ $sampleRate: 0 }, docs), []);
+    assert.equal(selected({ $sampleRate: 1 }, docs).length, docs.length);
+    assert.equal(selected({ $sampleRate: new Int32(1) }, docs).length, docs.length);
+  });
+
+  test('$sampleRate: 0.25 keeps each document with that chance, independently', () => {
+    // Binomial(4000, 0.25): mean 1000, sd ~27; 850..1150 fails about once in 10^7 runs.
+    const n = selected({ $sampleRate: 0.25 }, docs).length;
+    assert.ok(n > 850 && n < 1150, `selected ${n} of 4000`);
+    // With other clauses it is one more condition on the document.
+    assert.deepEqual(selected({ _id: { $lt: 10 }, $sampleRate: 0 }, docs), []);
+  });
+
+  test('$sampleRate: a non-number or a rate outside [0, 1] (NaN included) is BadValue', () => {
+    assertError({ $sampleRate: '0.5' }, 2, /must be a numeric type/);
+    assertError({ $sampleRate: 1.5 }, 2, /must be in \[0, 1\]/);
+    assertError({ $sampleRate: -0.1 }, 2, /must be in \[0, 1\]/);
+    assertError({ $sampleRate: NaN }, 2, /must be in \[0, 1\]/);
+  });
+});
