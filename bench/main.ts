@@ -7,7 +7,7 @@
  *   --clock thread|process|wall  what to time: main-thread CPU time (default on Linux; robust on a busy
  *                            machine), CPU time of all threads, or wall-clock time (default elsewhere)
  *   --no-matcher             skip the matcher-vs-mingo report
- *   --only engine,ttl,shell,extension,storage,matcher,analysis,host,wire,forecast   run only these parts (default all)
+ *   --only engine,ttl,shell,extension,storage,matcher,analysis,host,wire,forecast,aggregation   run only these parts (default all)
  * The host part (the engine host's worker vs the in-thread engine) runs on one size: the first of
  * --sizes (or --quick's), 1M by default.
  */
@@ -22,6 +22,7 @@ import { runStorageBench } from './storage-bench';
 import { runTTLBench } from './ttl-bench';
 import { runWireBench } from './wire-bench';
 import { runForecastBench } from './forecast-bench';
+import { runAggregationBench } from './aggregation-bench';
 
 const DEFAULT_SIZES = [100_000, 1_000_000];
 const QUICK_SIZES = [20_000];
@@ -48,6 +49,7 @@ const PARTS = [
   'host',
   'wire',
   'forecast',
+  'aggregation',
 ] as const;
 type Part = (typeof PARTS)[number];
 
@@ -112,7 +114,7 @@ function parseArgs(argv: string[]): Options {
     } else if (arg === '--no-matcher') matcher = false;
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
-        'usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher,analysis,host,wire,forecast]\n',
+        'usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher,analysis,host,wire,forecast,aggregation]\n',
       );
       process.exit(0);
     } else throw new Error(`unknown argument "${arg}" (try --help)`);
@@ -179,6 +181,8 @@ async function main(): Promise<void> {
   if (parts.has('wire')) await runWireBench();
   // The expiry forecast (its issue): index range counts against a scan, at the largest size.
   if (parts.has('forecast')) runForecastBench(Math.max(...options.sizes));
+  // MongoDB beyond TTL (issue 26): $lookup, positional updates and $group beside mingo.
+  if (parts.has('aggregation')) runAggregationBench({ quick: options.quick });
   if (parts.has('host')) {
     await runHostBench({
       root: path.resolve(__dirname, '..', '..'),

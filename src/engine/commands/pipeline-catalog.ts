@@ -40,13 +40,16 @@ export function engineCatalog(engine: EngineContext, dbName: string): PipelineCa
       const coll = engine.getCollection(db, name);
       if (!coll) return undefined;
       const uniqueKeys: Document[] = [];
+      const indexedFields: string[] = [];
       for (const index of coll.indexes.values()) {
         if (index.name === '_id_' || (index.unique && !index.isPartial)) uniqueKeys.push(index.spec.key as Document);
+        if (index.queryable && !index.isPartial) indexedFields.push(Object.keys(index.spec.key as Document)[0]);
       }
       return {
         capped: coll.isCapped,
         ...(coll.options.timeseries ? { timeseries: { ...coll.options.timeseries } } : {}),
         uniqueKeys,
+        indexedFields,
       };
     },
 

@@ -7,6 +7,7 @@
 import { isPlainObject, type Document } from '../../values/types';
 import { compileExpression, valueKey, type CompiledExpression, type Vars } from '../expressions';
 import { compileFilter } from '../matcher';
+import { ForeignHashTable, hashJoinApplies, probeAnswers } from './hash-join';
 import {
   checkUserVariableName,
   fail,
@@ -51,6 +52,8 @@ interface SubPipeline {
   compileTail(vars: Vars): Stage;
   /** Runs it: `filter` (the equality part of a $lookup) is applied right after the source. */
   run(vars: Vars, filter: Document | undefined): Iterable<Document>;
+  /** Runs it on foreign documents already chosen (a hash join's), in place of reading `from`. */
+  runOn(vars: Vars, chosen: Iterable<Document>): Iterable<Document>;
 }
 
 function subPipeline(
@@ -76,7 +79,7 @@ function subPipeline(
   // Compiled once up front so a malformed sub-pipeline fails before any document is read.
   const headStage = head.length ? env.compile(head, subEnv(env.vars)) : undefined;
   const tailOnce = env.compile(tail, subEnv(env.vars));
-  if (pushed) compileFilter(pushed);
+  const pushedFilter = pushed ? compileFilter(pushed) : undefined;
   const cache = new Map<string, Stage>();
   const compileTail = (vars: Vars): Stage => {
     if (!correlated) return tailOnce;
@@ -104,6 +107,9 @@ function subPipeline(
         source = [];
       }
       return compileTail(vars)(source);
+    },
+    runOn(vars, chosen) {
+      return compileTail(vars)(pushedFilter ? filtered(chosen, pushedFilter) : chosen);
     },
   };
 }
@@ -170,7 +176,16 @@ export const parseLookup: StageParser = (spec, env) => {
     if (letSpec) fail(9, "$lookup with a 'let' argument must also specify 'pipeline'");
   }
   const localParts = localField ? fieldPathParts(localField) : undefined;
-  if (foreignField) fieldPathParts(foreignField);
+  const foreignParts = foreignField ? fieldPathParts(foreignField) : undefined;
+  const catalog = env.ctx.catalog;
+  // The equality part from a hash table of the foreign collection, unless an index answers it.
+  const hashable =
+    localParts !== undefined &&
+    foreignParts !== undefined &&
+    from !== undefined &&
+    catalog !== undefined &&
+    !startsWithDocuments(pipeline) &&
+    hashJoinApplies(localParts, foreignParts);
 
   const lets: Array<[string, CompiledExpression]> = Object.entries(letSpec ?? {}).map(([name, expr]) => {
     checkUserVariableName(name);
@@ -179,6 +194,8 @@ export const parseLookup: StageParser = (spec, env) => {
   const sub = subPipeline(env, from, pipeline ?? [], 'lookup', lets.length > 0);
 
   return function* (input) {
+    // Decided and built on the first document, per run: the data may change between runs.
+    let table: ForeignHashTable | null | undefined = hashable ? undefined : null;
     for (const doc of input) {
       let vars = env.vars;
       if (lets.length) {
@@ -188,6 +205,21 @@ export const parseLookup: StageParser = (spec, env) => {
           scope[name] = v === undefined ? null : v;
         }
         vars = Object.freeze(scope);
+      }
+      if (table !== null && localParts) {
+        const values = valuesAtPath(doc, localParts);
+        if (probeAnswers(values)) {
+          if (table === undefined) {
+            const info = catalog!.describe(catalog!.dbName, from!);
+            table = info?.indexedFields.includes(foreignField!)
+              ? null
+              : new ForeignHashTable(catalog!.find(catalog!.dbName, from!), foreignParts!);
+          }
+          if (table) {
+            yield setPath(doc, asParts, Array.from(sub.runOn(vars, table.lookup(values))));
+            continue;
+          }
+        }
       }
       const filter = localParts ? equalityFilter(doc, localParts, foreignField!) : undefined;
       yield setPath(doc, asParts, Array.from(sub.run(vars, filter)));

@@ -49,6 +49,8 @@ export interface WriteTargetInfo {
   timeseries?: Document;
   /** Key patterns of the unique, non-partial indexes (what $merge's `on` must be backed by). */
   uniqueKeys: Document[];
+  /** Fields that lead a queryable, non-partial index: an equality on one is an index lookup. */
+  indexedFields: string[];
 }
 
 /**
