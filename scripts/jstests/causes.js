@@ -1,0 +1,51 @@
+// Groups failures by cause: the server error a test ran into (codeName and message with its numbers
+// and long literals blanked), a script error (a missing helper), or the kind of assertion that found
+// a wrong result. Engineers read the groups, largest first.
+'use strict';
+
+function normalize(text) {
+  return String(text)
+    .replace(/ObjectId\("[0-9a-f]{24}"\)/g, 'ObjectId(…)')
+    .replace(/"(?:[^"\\]|\\.){40,}"/g, '"…"')
+    .replace(/\b\d+(\.\d+)?\b/g, 'N')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 160);
+}
+
+/** The server error inside an assertion message that prints a reply (`command failed: { … }`). */
+function replyError(message) {
+  const name = /"codeName" : "([A-Za-z0-9_]+)"/.exec(message);
+  const errmsg = /"errmsg" : "((?:[^"\\]|\\.)*)"/.exec(message);
+  if (!name && !errmsg) return null;
+  return `${name ? name[1] : 'error'}: ${errmsg ? errmsg[1] : ''}`;
+}
+
+function causeOf(result) {
+  if (result.timedOut) return 'timeout: the test did not finish in time';
+  const e = result.error ?? {};
+  const message = e.message ?? '';
+  if (result.phase === 'harness' || result.phase === 'prelude') return `harness: ${normalize(message)}`;
+  if (typeof e.codeName === 'string') return `server error ${e.codeName}: ${normalize(message)}`;
+  if (
+    /^assert: (command failed|command worked when|write failed|no write error|command did not fail|write did not fail)/.test(
+      message,
+    )
+  ) {
+    const kind = /^assert: ([a-z ]+?)(:| with| when)/.exec(message)[1];
+    const inner = replyError(message);
+    return inner ? `${kind}: ${normalize(inner)}` : `${kind}`;
+  }
+  if (/^assert: /.test(message)) {
+    if (/are not equal|are equal/.test(message)) return 'wrong result: assert.eq / neq / docEq';
+    if (/did not throw/.test(message)) return 'expected an error, none was raised (assert.throws)';
+    if (/threw unexpected exception: (.*)/.test(message))
+      return `unexpected error (assert.doesNotThrow): ${normalize(/threw unexpected exception: (.*)/.exec(message)[1])}`;
+    if (/is not (less|greater)/.test(message)) return 'wrong result: assert.lt / gt / lte / gte';
+    if (/ != \[|sameMembers/.test(message)) return 'wrong result: assert.sameMembers / setEq';
+    return `assertion failed: ${normalize(message.slice(0, 80))}`;
+  }
+  return `${e.name ?? 'Error'}: ${normalize(message)}`;
+}
+
+module.exports = { causeOf, normalize };
