@@ -37,7 +37,12 @@ function causeOf(result) {
     return inner ? `${kind}: ${normalize(inner)}` : `${kind}`;
   }
   if (/^assert: /.test(message)) {
-    if (/are not equal|are equal/.test(message)) return 'wrong result: assert.eq / neq / docEq';
+    if (/are not equal|are equal/.test(message)) {
+      // A test comparing an error code prints the reply it got: the server error is the cause.
+      const inner = replyError(message);
+      if (inner) return `different error: ${normalize(inner)}`;
+      return 'wrong result: assert.eq / neq / docEq';
+    }
     if (/did not throw/.test(message)) return 'expected an error, none was raised (assert.throws)';
     if (/threw unexpected exception: (.*)/.test(message))
       return `unexpected error (assert.doesNotThrow): ${normalize(/threw unexpected exception: (.*)/.exec(message)[1])}`;

@@ -113,6 +113,12 @@
   refProto.getRef = function () {
     return this.oid;
   };
+  refProto.getId = function () {
+    return this.oid;
+  };
+  refProto.getDb = function () {
+    return this.db;
+  };
   refProto.getCollection = function () {
     return this.collection;
   };
@@ -274,8 +280,8 @@
     }
   };
   assert.setEq = function (a, b, msg) {
-    const ja = new Set(a.map((x) => tojson(x)));
-    const jb = new Set(b.map((x) => tojson(x)));
+    const ja = new Set([...a].map((x) => tojson(x)));
+    const jb = new Set([...b].map((x) => tojson(x)));
     if (ja.size !== jb.size || [...ja].some((x) => !jb.has(x))) doassert(withMsg(`${tojson(a)} != ${tojson(b)}`, msg));
   };
   assert.contains = function (o, arr, msg) {
@@ -543,6 +549,9 @@
     }
     getUpsertedIds() {
       return this.upserted;
+    }
+    hasWriteConcernError() {
+      return this.writeConcernErrors.length > 0;
     }
     getUpsertedIdAt(i) {
       return this.upserted[i];
@@ -871,7 +880,12 @@
     readPref() {
       return this;
     }
-    addOption() {
+    addOption(option) {
+      const O = DBQuery.Option;
+      if (option & O.tailable) this._opts.tailable = true;
+      if (option & O.awaitData) this._opts.awaitData = true;
+      if (option & O.noTimeout) this._opts.noCursorTimeout = true;
+      if (option & O.partial) this._opts.allowPartialResults = true;
       return this;
     }
     pretty() {
@@ -977,6 +991,9 @@
       return 'DBQuery';
     }
   }
+
+  // The legacy wire protocol's query flags, which addOption() takes.
+  DBQuery.Option = { tailable: 2, slaveOk: 4, oplogReplay: 8, noTimeout: 16, awaitData: 32, exhaust: 64, partial: 128 };
 
   // ---- bulk ------------------------------------------------------------------------------------
 
@@ -1150,6 +1167,9 @@
       return this._db;
     }
     getMongo() {
+      return this._db.getMongo();
+    }
+    get _mongo() {
       return this._db.getMongo();
     }
     toString() {
@@ -1405,11 +1425,19 @@
       return this._reply({ convertToCapped: this._name, size: bytes });
     }
     renameCollection(newName, dropTarget) {
-      const o = typeof newName === 'object' ? newName : { to: newName, dropTarget: !!dropTarget };
+      let to = newName;
+      let drop = dropTarget;
+      if (arguments.length === 1 && typeof newName === 'object' && newName !== null) {
+        to = newName.to;
+        drop = newName.dropTarget;
+      }
+      drop ??= false;
+      if (typeof to !== 'string' || typeof drop !== 'boolean')
+        throw new Error('renameCollection needs a new name (string) and an optional dropTarget (boolean)');
       return replyOf('admin', {
         renameCollection: this.getFullName(),
-        to: `${this._db.getName()}.${o.to}`,
-        dropTarget: !!o.dropTarget,
+        to: `${this._db.getName()}.${to}`,
+        dropTarget: drop,
       });
     }
     getCollection(sub) {
@@ -1588,8 +1616,13 @@
       this._session = new Session(this);
     }
     getDB(name) {
+      nativeDb(name); // the shell refuses an invalid name here, as the legacy shell did
       if (!this._dbs.has(name)) this._dbs.set(name, new DB(this, name));
       return this._dbs.get(name);
+    }
+    getCollection(ns) {
+      const dot = ns.indexOf('.');
+      return this.getDB(ns.slice(0, dot)).getCollection(ns.slice(dot + 1));
     }
     getDBNames() {
       return this.getDBs().databases.map((d) => d.name);

@@ -169,7 +169,14 @@ function markdown({ commit, root, dirs, all, excluded, results }) {
         '```',
         '',
       );
-    lines.push(`Tests: ${rs.map((r) => `\`${r.file.replace(/^jstests\//, '')}\``).join(', ')}`, '');
+    if (rs.length > 1 && rs.some((r) => r.source)) {
+      // Wide groups (a wrong result, a bare assert) are told apart by the line that failed.
+      for (const r of rs)
+        lines.push(
+          `- \`${r.file.replace(/^jstests\//, '')}\`:${r.error?.line ?? '?'} \`${(r.source ?? '').replace(/`/g, "'")}\``,
+        );
+      lines.push('');
+    } else lines.push(`Tests: ${rs.map((r) => `\`${r.file.replace(/^jstests\//, '')}\``).join(', ')}`, '');
   }
   return lines.join('\n');
 }

@@ -64,7 +64,17 @@ function runOne(root, file, timeoutMs, errorCodes) {
     const result = session.evaluate(text, { filename: file });
     if (result.ok) return { ok: true, ms: Date.now() - started };
     const failed = result.statements.at(-1);
-    return { ok: false, phase: 'test', error: failed.error, printed: printed.slice(-8), ms: Date.now() - started };
+    const line = failed.error?.line;
+    // The test's own line that failed: for a bare assert() it is the only description there is.
+    const source = line ? text.split('\n')[line - 1]?.trim().slice(0, 200) : undefined;
+    return {
+      ok: false,
+      phase: 'test',
+      error: failed.error,
+      source,
+      printed: printed.slice(-8),
+      ms: Date.now() - started,
+    };
   } catch (e) {
     return { ok: false, phase: 'harness', error: { name: e.name, message: e.message }, ms: Date.now() - started };
   } finally {
