@@ -53,4 +53,57 @@ function causeOf(result) {
   return `${e.name ?? 'Error'}: ${normalize(message)}`;
 }
 
-module.exports = { causeOf, normalize };
+/**
+ * The area a failure belongs to, for the summary engineers start from: an unsupported feature, a
+ * missing command or expression, the shape of explain output, validation mongod does and the
+ * engine does not (or the reverse), or a plainly wrong result. First rule that matches wins.
+ */
+const AREAS = [
+  [(t) => t.timedOut, 'timeouts (the test did not finish in 20 s)'],
+  [
+    (t) => t.phase !== 'test' || /^(ReferenceError|TypeError|Error|BSONError)\b/.test(t.cause),
+    'script errors: a legacy-shell feature the harness lacks, or a reply field the engine omits',
+  ],
+  [(t) => /Views are not supported|\/views\//.test(t.all), 'views (not supported)'],
+  [(t) => /Collations are not supported|collation/i.test(t.all), 'collation (not supported)'],
+  [
+    (t) => /\$jsonSchema|'validator'|json_schema\/|validationLevel|validationAction/.test(t.all),
+    'schema validation (not supported)',
+  ],
+  [(t) => /validate\(|'validate'/.test(t.all), 'the validate command (missing)'],
+  [(t) => /capped/i.test(t.all), 'capped collections'],
+  [(t) => /no such command/.test(t.all), 'other missing commands'],
+  [(t) => /Unrecognized expression/.test(t.all), 'missing aggregation expressions'],
+  [
+    (t) => /Unrecognized pipeline stage|stage is not supported|is not supported by the embedded engine/.test(t.all),
+    'missing aggregation stages',
+  ],
+  [(t) => /\$\*\*|wildcard/.test(t.all), 'wildcard indexes'],
+  [(t) => /\$natural/.test(t.all), '$natural sort and hint'],
+  [
+    (t) =>
+      /explain|indexOnly|isIndexOnly|covered|isIxscan|isIdhack|planHasStage|getPlanStage|getAggPlanStage|executionStats|winningPlan|rejectedPlans|IXSCAN|COLLSCAN|FETCH|DISTINCT_SCAN|totalKeysExamined|totalDocsExamined|multiKeyPaths/.test(
+        t.all,
+      ),
+    'explain output and plan shape',
+  ],
+  [(t) => /^different error/.test(t.cause), 'a different error (code or message) than mongod gives'],
+  [
+    (t) => /^(command worked|expected an error|no write error|command did not fail|write did not fail)/.test(t.cause),
+    'accepted what mongod refuses (missing checks)',
+  ],
+  [
+    (t) => /^(command failed|write failed|server error|unexpected error)/.test(t.cause),
+    'refused (or failed on) what mongod accepts',
+  ],
+  [() => true, 'wrong results (queries, updates, aggregation, helpers)'],
+];
+
+function areaOf(result) {
+  const cause = causeOf(result);
+  const all = `${result.file ?? ''} ${result.error?.message ?? ''} ${result.source ?? ''}`;
+  const facts = { ...result, cause, all };
+  return AREAS.find(([test]) => test(facts))[1];
+}
+
+module.exports = { causeOf, areaOf, normalize };

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { tagsOf, exclusionReason } = require('./select');
-const { causeOf } = require('./causes');
+const { areaOf, causeOf } = require('./causes');
 const { runOne } = require('./worker');
 
 const CODES = { BadValue: 2, DuplicateKey: 11000, InvalidPipelineOperator: 168 };
@@ -62,6 +62,32 @@ describe('causes', () => {
   });
 });
 
+describe('areas', () => {
+  it('puts a failure in the first area that matches, a plain wrong result last', () => {
+    const failure = (message, source, file = 'jstests/core/x.js') => ({
+      ok: false,
+      phase: 'test',
+      file,
+      source,
+      error: { message },
+    });
+    assert.equal(
+      areaOf(failure('assert: [1] != [2] are not equal', 't.find({a: 1}).count()')),
+      'wrong results (queries, updates, aggregation, helpers)',
+    );
+    assert.equal(
+      areaOf(failure('assert: assert failed', 'assert(isIndexOnly(db, plan))')),
+      'explain output and plan shape',
+    );
+    assert.equal(
+      areaOf(failure('assert: did not throw exception', 'coll.insert({})')),
+      'accepted what mongod refuses (missing checks)',
+    );
+    assert.equal(areaOf(failure('x', 'y', 'jstests/core/views/views_basic.js')), 'views (not supported)');
+    assert.equal(areaOf({ ok: false, timedOut: true, file: 'a.js' }), 'timeouts (the test did not finish in 20 s)');
+  });
+});
+
 describe('the legacy helpers fail a test when its assertion fails', () => {
   it('assert.eq passes on equal values and fails on different ones', () => {
     assert.equal(run('db.c.insert({_id: 1, a: [1, 2]}); assert.eq([1, 2], db.c.findOne().a);').ok, true);
@@ -82,6 +108,11 @@ describe('the legacy helpers fail a test when its assertion fails', () => {
     assert.equal(run(`${src} assert.commandFailedWithCode(r, ErrorCodes.InvalidPipelineOperator);`).ok, true);
     assert.equal(run(`${src} assert.commandWorked(r);`).ok, false);
     assert.equal(run(`${src} assert.commandFailedWithCode(r, ErrorCodes.BadValue);`).ok, false);
+  });
+
+  it('automsg forms evaluate their source text', () => {
+    assert.equal(run('db.c.insert({a: 1}); t = db.c; assert.eq.automsg("1", "t.count()");').ok, true);
+    assert.equal(run('db.c.insert({a: 1}); t = db.c; assert.eq.automsg("2", "t.count()");').ok, false);
   });
 
   it('assert.throws fails when nothing is thrown; legacy update takes positional upsert/multi', () => {

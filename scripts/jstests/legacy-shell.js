@@ -349,10 +349,12 @@
       doassert(withMsg(`threw unexpected exception: ${e && e.message}`, msg));
     }
   };
-  for (const name of ['eq', 'neq', 'lt', 'gt', 'lte', 'gte', 'isnull', 'docEq', 'close']) {
+  // The legacy automsg forms take source text, evaluate it in the global scope and use it as the message.
+  for (const name of ['eq', 'neq', 'lt', 'gt', 'lte', 'gte', 'docEq', 'close']) {
     const check = assert[name];
-    assert[name].automsg = (...args) => check(...args, `${name}(${args.map((a) => tojson(a)).join(', ')})`);
+    check.automsg = (a, b) => check((0, eval)(a), (0, eval)(b), `${name}(${a}, ${b})`);
   }
+  assert.isnull.automsg = (a) => assert.isnull((0, eval)(a), a);
   assert.doesNotThrow.automsg = (func, params) => assert.doesNotThrow(func, params, String(func));
   assert.throws.automsg = (func, params) => assert.throws(func, params, String(func));
   assert.soon = function (func, msg, timeout = 10 * 60 * 1000, interval = 200) {
@@ -469,7 +471,8 @@
       doassert(withMsg(`write did not fail with any of ${tojson(expected)}: ${tojson(res)}`, msg));
     return res;
   };
-  assert.gleOK = assert.gleSuccess = function (res, msg) {
+  assert.gleOK = assert.gleSuccess = function (dbOrResult, msg) {
+    const res = typeof dbOrResult?.getLastErrorObj === 'function' ? dbOrResult.getLastErrorObj() : dbOrResult;
     if (res && res.err) doassert(withMsg(`getLastError failed: ${tojson(res)}`, msg));
   };
 

@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { fork, execFileSync } = require('node:child_process');
 const { exclusionReason } = require('./select');
-const { causeOf } = require('./causes');
+const { areaOf, causeOf } = require('./causes');
 
 const DEFAULT_DIRS = ['jstests/core', 'jstests/aggregation'];
 /** Folders of helpers and data, not tests. */
@@ -155,6 +155,15 @@ function markdown({ commit, root, dirs, all, excluded, results }) {
   const reasons = new Map();
   for (const { reason } of excluded) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   for (const [reason, n] of [...reasons.entries()].sort((a, b) => b[1] - a[1])) lines.push(`| ${reason} | ${n} |`);
+  lines.push('', '## Failures by area (most tests first)', '', '| area | tests |', '| --- | --- |');
+  const areas = new Map();
+  for (const r of failed) {
+    const area = areaOf(r);
+    if (!areas.has(area)) areas.set(area, []);
+    areas.get(area).push(r);
+  }
+  for (const [area, rs] of [...areas.entries()].sort((a, b) => b[1].length - a[1].length))
+    lines.push(`| ${area} | ${rs.length} |`);
   lines.push('', '## Failures by cause (most tests first)', '');
   for (const [cause, rs] of sorted) {
     const first = rs[0];
