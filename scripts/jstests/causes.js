@@ -60,15 +60,15 @@ function causeOf(result) {
  */
 const AREAS = [
   [(t) => t.timedOut, 'timeouts (the test did not finish in 20 s)'],
-  [
-    (t) => t.phase !== 'test' || /^(ReferenceError|TypeError|Error|BSONError)\b/.test(t.cause),
-    'script errors: a legacy-shell feature the harness lacks, or a reply field the engine omits',
-  ],
   [(t) => /Views are not supported|\/views\//.test(t.all), 'views (not supported)'],
   [(t) => /Collations are not supported|collation/i.test(t.all), 'collation (not supported)'],
   [
     (t) => /\$jsonSchema|'validator'|json_schema\/|validationLevel|validationAction/.test(t.all),
     'schema validation (not supported)',
+  ],
+  [
+    (t) => t.phase !== 'test' || /^(ReferenceError|TypeError|Error|BSONError)\b/.test(t.cause),
+    'script errors: a legacy-shell feature the harness lacks, or a reply field the engine omits',
   ],
   [(t) => /validate\(|'validate'/.test(t.all), 'the validate command (missing)'],
   [(t) => /capped/i.test(t.all), 'capped collections'],
