@@ -67,6 +67,15 @@ const AREAS = [
     'schema validation (not supported)',
   ],
   [
+    // What only the legacy mongo binary offered (its own processes, benchmarks, deprecated BSON):
+    // nothing the engine could answer.
+    (t) =>
+      /\b(DBPointer|benchRun|runProgram|shellHelper|MongoURI|_DummyDriverSession|testingReplication|dropAllUsers|rs|m\.put|noPassthrough\/libs)\b/.test(
+        t.error?.message ?? '',
+      ),
+    'legacy shell only (not the engine: DBPointer, benchRun, runProgram, shellHelper, …)',
+  ],
+  [
     (t) => t.phase !== 'test' || /^(ReferenceError|TypeError|Error|BSONError)\b/.test(t.cause),
     'script errors: a legacy-shell feature the harness lacks, or a reply field the engine omits',
   ],

@@ -93,6 +93,10 @@
     },
     configurable: true,
   });
+  const int32Proto = Object.getPrototypeOf(global.NumberInt(0));
+  int32Proto.toNumber = function () {
+    return this.value;
+  };
   const binProto = Object.getPrototypeOf(global.BinData(0, ''));
   binProto.base64 = function () {
     return this.toString('base64');
@@ -1175,6 +1179,11 @@
     get _mongo() {
       return this._db.getMongo();
     }
+    get _shortName() {
+      return this._name;
+    }
+    setWriteConcern() {}
+    unsetWriteConcern() {}
     toString() {
       return this.getFullName();
     }

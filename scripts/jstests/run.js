@@ -231,7 +231,11 @@ async function main() {
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ commit, excluded, results }, null, 1));
 }
 
-main().catch((e) => {
-  console.error(`jstests: ${e.message}`);
-  process.exit(2);
-});
+module.exports = { markdown };
+
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(`jstests: ${e.message}`);
+    process.exit(2);
+  });
+}
