@@ -31,6 +31,7 @@
     };
     Object.defineProperty(f, '__bsonValue', { value });
     Object.defineProperty(f, 'tojson', { value: () => `{ "$${name}" : 1 }` });
+    f.prototype = Object.getPrototypeOf(value); // so `x instanceof MinKey` holds
     return f;
   };
   global.MinKey = keyFn(minKeyValue, 'minKey');
@@ -93,6 +94,8 @@
     },
     configurable: true,
   });
+  // `x instanceof NumberLong` holds for a Long read back, as in the legacy shell.
+  global.NumberLong.prototype = longProto;
   const int32Proto = Object.getPrototypeOf(global.NumberInt(0));
   int32Proto.toNumber = function () {
     return this.value;
