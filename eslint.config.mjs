@@ -22,6 +22,8 @@ export default tseslint.config(
       '**/*.js',
       '**/*.mjs',
       '**/*.cjs',
+      // The jstests harness is plain JavaScript and linted as such (the block below).
+      '!scripts/jstests/*.js',
     ],
   },
   js.configs.recommended,
@@ -78,6 +80,22 @@ export default tseslint.config(
       // A fresh require() of a built bundle is what these tests measure (activation, the CLI).
       '@typescript-eslint/no-require-imports': 'off',
     },
+  },
+  {
+    // The jstests harness: CommonJS run by node; legacy-shell.js runs inside the shell's vm context.
+    files: ['scripts/jstests/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      parserOptions: { projectService: false, program: null, project: false },
+      sourceType: 'commonjs',
+      globals: Object.fromEntries(
+        ['require', 'module', '__dirname', 'process', 'console', 'Buffer', 'setTimeout', 'clearTimeout', 'print'].map(
+          (name) => [name, 'readonly'],
+        ),
+      ),
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
   // The layering (docs/ARCHITECTURE.md): vscode only in the extension; the engine imports neither
   // the shell nor the extension; the analysis does not reach into the shell.

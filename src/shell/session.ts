@@ -36,6 +36,11 @@ export interface ShellSessionOptions {
   interruptCell?: Int32Array;
   /** Told each printed line as it is printed (a host streams them while the statement still runs). */
   onPrint?: (line: string) => void;
+  /**
+   * Globals the host adds to the script's world, replacing the shell's own of the same name: a
+   * harness that runs legacy test files gives them a `load` that reads its files, for example.
+   */
+  hostGlobals?: Record<string, unknown>;
 }
 
 /** An error as the session reports it: line and column include `lineOffset`. */
@@ -114,6 +119,9 @@ export class ShellSession {
     const world = createShellWorld(options.engine, options.dbName ?? 'test');
     this.context = world.context;
     this.runtime = world.runtime;
+    for (const [name, value] of Object.entries(options.hostGlobals ?? {})) {
+      Object.defineProperty(this.context, name, { value, writable: true, configurable: true, enumerable: false });
+    }
     if (options.interruptCell) this.runtime.interruptFlag = new InterruptFlag(options.interruptCell);
     this.onPrint = options.onPrint;
   }

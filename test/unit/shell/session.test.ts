@@ -17,6 +17,22 @@ describe('ShellSession construction', () => {
     assert.equal(new ShellSession({ engine }).dbName, 'test');
     assert.equal(new ShellSession({ engine, dbName: 'app' }).dbName, 'app');
   });
+
+  it("hostGlobals adds the host's functions to the script's world and replaces a shell global of that name", () => {
+    const engine = new Engine({ clock: new VirtualClock(START) });
+    const read: string[] = [];
+    const session = new ShellSession({
+      engine,
+      hostGlobals: { load: (file: string) => (read.push(file), true), harnessName: 'jstests' },
+    });
+    const result = session.evaluate('load("libs/a.js") && harnessName + ":" + typeof db.getName');
+    assert.equal(result.ok, true, JSON.stringify(result.statements[0].error));
+    assert.equal(result.statements[0].value, 'jstests:function');
+    assert.deepEqual(read, ['libs/a.js']);
+    // Without it the shell's own refusal stays.
+    const plainSession = new ShellSession({ engine });
+    assert.equal(plainSession.evaluate('load("x.js")').ok, false);
+  });
 });
 
 describe('evaluate', () => {

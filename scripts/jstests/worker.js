@@ -1,0 +1,100 @@
+// A child process of run.js: runs the upstream test files it is sent, one at a time, each against a
+// fresh in-memory engine through a ShellSession (the path `ttl-workbench run` takes), after the
+// legacy shell helpers of legacy-shell.js. It answers each file with what happened; run.js kills
+// it when a file outlives its time limit.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const bson = require('bson');
+
+const repo = path.resolve(__dirname, '../..');
+const { Engine, VirtualClock, compareValues } = require(path.join(repo, 'out/src/engine'));
+const { ShellSession } = require(path.join(repo, 'out/src/shell/session'));
+const { readErrorCodes } = require('./error-codes');
+
+const prelude = fs.readFileSync(path.join(__dirname, 'legacy-shell.js'), 'utf8');
+
+/** Script-realm values as the engine knows them (its checks are host-realm instanceof). */
+function toHost(value, depth = 0) {
+  if (value === null || typeof value !== 'object' || depth > 200) return value;
+  const tag = Object.prototype.toString.call(value);
+  if (tag === '[object Date]') return new Date(value.getTime());
+  if (tag === '[object RegExp]') return new RegExp(value.source, value.flags);
+  if (value._bsontype !== undefined) return value;
+  if (Array.isArray(value)) return value.map((v) => toHost(v, depth + 1));
+  const out = {};
+  for (const key of Object.keys(value)) {
+    Object.defineProperty(out, key, { value: toHost(value[key], depth + 1), enumerable: true, writable: true });
+  }
+  return out;
+}
+
+function harnessFor(root, file, errorCodes) {
+  return {
+    testName: path.basename(file, '.js'),
+    errorCodes,
+    readFile(p) {
+      const full = path.isAbsolute(p) ? p : path.join(root, p);
+      return fs.readFileSync(full, 'utf8');
+    },
+    bsonWoCompare: (a, b) => Math.sign(compareValues(toHost(a), toHost(b))),
+    bsonBinaryEqual: (a, b) => Buffer.compare(bson.serialize(toHost(a)), bson.serialize(toHost(b))) === 0,
+    bsonsize: (o) => bson.calculateObjectSize(toHost(o)),
+  };
+}
+
+function runOne(root, file, timeoutMs, errorCodes) {
+  const started = Date.now();
+  const engine = new Engine({ clock: new VirtualClock(new Date()) });
+  const printed = [];
+  const session = new ShellSession({
+    engine,
+    timeoutMs,
+    onPrint: (line) => {
+      printed.push(line);
+      if (printed.length > 40) printed.shift();
+    },
+    hostGlobals: { __harness: harnessFor(root, file, errorCodes) },
+  });
+  try {
+    const setup = session.evaluate(prelude, { filename: 'legacy-shell.js' });
+    if (!setup.ok)
+      return { ok: false, phase: 'prelude', error: setup.statements.at(-1).error, ms: Date.now() - started };
+    const text = fs.readFileSync(path.join(root, file), 'utf8');
+    const result = session.evaluate(text, { filename: file });
+    if (result.ok) return { ok: true, ms: Date.now() - started };
+    const failed = result.statements.at(-1);
+    const line = failed.error?.line;
+    // The test's own line that failed: for a bare assert() it is the only description there is.
+    const source = line ? text.split('\n')[line - 1]?.trim().slice(0, 200) : undefined;
+    return {
+      ok: false,
+      phase: 'test',
+      error: failed.error,
+      source,
+      printed: printed.slice(-8),
+      ms: Date.now() - started,
+    };
+  } catch (e) {
+    return { ok: false, phase: 'harness', error: { name: e.name, message: e.message }, ms: Date.now() - started };
+  } finally {
+    try {
+      engine.close();
+    } catch {
+      // A test that closed or broke the engine has nothing left to release.
+    }
+  }
+}
+
+module.exports = { runOne };
+
+// Forked by run.js: answer its messages; required by the harness tests: only export.
+if (require.main === module) {
+  process.on('message', (msg) => {
+    if (msg.type !== 'run') return;
+    const codes = readErrorCodes(msg.root);
+    const result = runOne(msg.root, msg.file, msg.timeoutMs, codes);
+    process.send({ type: 'result', file: msg.file, ...result });
+  });
+  process.send({ type: 'ready' });
+}
