@@ -3,6 +3,7 @@ import { EMULATED_VERSIONS } from './admin';
 import { fail } from '../errors';
 import { describePlan, executeQuery, type QueryRequest } from '../query/executor';
 import { isPlainObject, type Document } from '../values/types';
+import { explainFind } from './explain-plan';
 import { optionalDocument, optionalNumber, type CommandContext, type CommandHandler } from './context';
 
 function requestOf(inner: Document): { collection: string; request: QueryRequest } {
@@ -78,28 +79,34 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const { collection, request } = requestOf(inner);
   const coll = engine.getCollection(dbName, collection);
   const ns = `${dbName}.${collection}`;
-  if (!coll) {
-    return { queryPlanner: { namespace: ns, winningPlan: { stage: 'EOF' }, rejectedPlans: [] }, ok: 1 };
-  }
+  const op = Object.keys(inner)[0];
   const started = process.hrtime.bigint();
-  const result = executeQuery(coll, request);
+  const result = coll ? executeQuery(coll, request) : undefined;
   const millis = Number((process.hrtime.bigint() - started) / 1000000n);
+  // A missing collection (or database) is an EOF plan that returns nothing, with its stats.
+  const explained = !result
+    ? { winningPlan: { stage: 'EOF' }, executionStages: { stage: 'EOF', nReturned: 0 }, totalDocsExamined: 0 }
+    : op === 'find'
+      ? explainFind(result, request, optionalDocument(inner, 'projection'))
+      : undefined;
+  const winningPlan = explained?.winningPlan ?? describePlan(result!, request);
   const reply: Document = {
     explainVersion: '1',
     queryPlanner: {
       namespace: ns,
       parsedQuery: request.filter ?? {},
-      winningPlan: describePlan(result, request),
+      winningPlan,
       rejectedPlans: [],
     },
   };
   if (verbosity !== 'queryPlanner') {
     reply.executionStats = {
       executionSuccess: true,
-      nReturned: result.records.length,
+      nReturned: result?.records.length ?? 0,
       executionTimeMillis: millis,
-      totalKeysExamined: result.keysExamined,
-      totalDocsExamined: result.docsExamined,
+      totalKeysExamined: result?.keysExamined ?? 0,
+      totalDocsExamined: explained?.totalDocsExamined ?? result!.docsExamined,
+      executionStages: explained?.executionStages ?? { ...winningPlan, nReturned: result!.records.length },
       ...(verbosity === 'allPlansExecution' ? { allPlansExecution: [] } : {}),
     };
   }

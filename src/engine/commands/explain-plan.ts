@@ -1,0 +1,154 @@
+/**
+ * A find's plan in explain's shape, with the stages mongod's classic plans show: the scan
+ * (COLLSCAN, or IXSCAN under FETCH), an in-memory SORT, the projection (PROJECTION_COVERED when
+ * the index alone answers the query, PROJECTION_SIMPLE for plain top-level fields,
+ * PROJECTION_DEFAULT otherwise), SKIP and LIMIT; and the same tree with each stage's counts for
+ * executionStats.executionStages.
+ *
+ * Covered means what it means on mongod: the filter is answered exactly by the index bounds, the
+ * projection asks only for indexed fields (and leaves `_id` out unless it is indexed), the index
+ * is an ordinary ascending/descending one and is not multikey. Then no document is read.
+ */
+import type { QueryResult, QueryRequest } from '../query/executor';
+import { indexBounds, type IndexPlan } from '../query/planner';
+import { bsonClassOf, isPlainObject, type Document } from '../values/types';
+
+const RANGE_OPERATORS = new Set(['$eq', '$gt', '$gte', '$lt', '$lte', '$in']);
+
+/**
+ * A value whose index bounds are exact: not null (missing shares its key), an array (it matches
+ * by its elements too) or a regex (a pattern). An embedded document is one key, compared whole.
+ */
+function exactScalar(v: unknown): boolean {
+  if (v === null || v === undefined || Array.isArray(v)) return false;
+  if (isPlainObject(v)) return Object.values(v).every((x) => x !== undefined);
+  const cls = bsonClassOf(v);
+  return cls !== 'BSONRegExp' && cls !== 'MinKey' && cls !== 'MaxKey' && !(v instanceof RegExp);
+}
+
+function filterIsExact(filter: Document, keyFields: ReadonlySet<string>): boolean {
+  for (const [path, value] of Object.entries(filter)) {
+    if (path === '$and') {
+      if (!Array.isArray(value) || !value.every((c) => isPlainObject(c) && filterIsExact(c, keyFields))) return false;
+      continue;
+    }
+    if (path.startsWith('$') || !keyFields.has(path)) return false;
+    if (isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
+      for (const [op, operand] of Object.entries(value)) {
+        if (!RANGE_OPERATORS.has(op)) return false;
+        if (op === '$in' ? !Array.isArray(operand) || !operand.every(exactScalar) : !exactScalar(operand)) return false;
+      }
+    } else if (!exactScalar(value)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** An inclusion projection of indexed fields only, `_id` excluded unless indexed. */
+function projectionIsCovered(projection: Document | undefined, keyFields: ReadonlySet<string>): boolean {
+  if (!projection || Object.keys(projection).length === 0) return false;
+  let includesSomething = false;
+  for (const [path, value] of Object.entries(projection)) {
+    const on = value === true || value === 1 || (typeof value === 'number' && value !== 0);
+    const off = value === false || value === 0;
+    if (path === '_id') {
+      if (on && !keyFields.has('_id')) return false;
+      if (!on && !off) return false;
+      continue;
+    }
+    if (!on || path.includes('$') || !keyFields.has(path)) return false;
+    includesSomething = true;
+  }
+  if (!Object.hasOwn(projection, '_id') && !keyFields.has('_id')) return false;
+  return includesSomething || keyFields.has('_id');
+}
+
+export function isCoveredPlan(plan: IndexPlan, request: QueryRequest, projection: Document | undefined): boolean {
+  const key = plan.index.spec.key as Document;
+  if (!Object.values(key).every((d) => d === 1 || d === -1)) return false;
+  if (plan.index.multikey || plan.index.isPartial || plan.index.sparse) return false;
+  if (plan.index.spec.collation !== undefined) return false;
+  const keyFields = new Set(Object.keys(key));
+  if (!filterIsExact(request.filter ?? {}, keyFields)) return false;
+  if (request.sort && !Object.keys(request.sort).every((f) => keyFields.has(f))) return false;
+  return projectionIsCovered(projection, keyFields);
+}
+
+function projectionStage(projection: Document | undefined, covered: boolean): string | undefined {
+  if (!projection || Object.keys(projection).length === 0) return undefined;
+  if (covered) return 'PROJECTION_COVERED';
+  const simple = Object.entries(projection).every(
+    ([path, v]) => !path.includes('.') && !path.includes('$') && (typeof v === 'boolean' || typeof v === 'number'),
+  );
+  return simple ? 'PROJECTION_SIMPLE' : 'PROJECTION_DEFAULT';
+}
+
+export interface ExplainedFind {
+  winningPlan: Document;
+  executionStages: Document;
+  totalDocsExamined: number;
+}
+
+/** The plan and its per-stage counts for a find that ran as `result`. */
+export function explainFind(
+  result: QueryResult,
+  request: QueryRequest,
+  projection: Document | undefined,
+): ExplainedFind {
+  const plan = result.plan;
+  const covered = plan.kind === 'IXSCAN' && isCoveredPlan(plan, request, projection);
+  const docsExamined = covered ? 0 : result.docsExamined;
+  const hasFilter = request.filter !== undefined && Object.keys(request.filter).length > 0;
+  const returned = result.records.length;
+
+  // Built bottom-up twice over: the plan, and the same stages with their counts.
+  let planStage: Document;
+  let statsStage: Document;
+  if (plan.kind === 'COLLSCAN') {
+    planStage = { stage: 'COLLSCAN', filter: request.filter ?? {}, direction: 'forward' };
+    statsStage = { ...planStage, docsExamined };
+  } else {
+    const ixscan: Document = {
+      stage: 'IXSCAN',
+      keyPattern: plan.index.spec.key,
+      indexName: plan.index.name,
+      isMultiKey: plan.index.multikey,
+      // Which prefixes hold arrays is not tracked per path, so only a non-multikey index says.
+      ...(plan.index.multikey ? {} : { multiKeyPaths: noMultiKeyPaths(plan) }),
+      isUnique: plan.index.unique,
+      isSparse: plan.index.sparse,
+      isPartial: plan.index.isPartial,
+      indexVersion: 2,
+      direction: plan.forward ? 'forward' : 'backward',
+      indexBounds: indexBounds(plan),
+    };
+    const ixStats = { ...ixscan, keysExamined: result.keysExamined };
+    if (covered) {
+      planStage = ixscan;
+      statsStage = ixStats;
+    } else {
+      const fetch: Document = { stage: 'FETCH', ...(hasFilter ? { filter: request.filter } : {}) };
+      planStage = { ...fetch, inputStage: ixscan };
+      statsStage = { ...fetch, docsExamined, inputStage: ixStats };
+    }
+  }
+  const wrap = (stage: Document) => {
+    planStage = { ...stage, inputStage: planStage };
+    statsStage = { ...stage, inputStage: statsStage };
+  };
+  if (result.sorted) wrap({ stage: 'SORT', sortPattern: request.sort, memLimit: 104857600, type: 'simple' });
+  const projectionName = projectionStage(projection, covered);
+  if (projectionName) wrap({ stage: projectionName, transformBy: projection });
+  if (request.skip) wrap({ stage: 'SKIP', skipAmount: request.skip });
+  if (request.limit) wrap({ stage: 'LIMIT', limitAmount: request.limit });
+  statsStage = { ...statsStage, nReturned: returned };
+  return { winningPlan: planStage, executionStages: statsStage, totalDocsExamined: docsExamined };
+}
+
+/** Per key field, the prefixes that hold arrays: none, for an index that is not multikey. */
+function noMultiKeyPaths(plan: IndexPlan): Document {
+  const paths: Document = {};
+  for (const field of Object.keys(plan.index.spec.key as Document)) paths[field] = [];
+  return paths;
+}
