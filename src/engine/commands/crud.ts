@@ -91,7 +91,10 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
   engine.opcounters.query++;
   const ns = `${dbName}.${name}`;
   const coll = engine.getCollection(dbName, name);
-  const projection = compileProjection(optionalDocument(cmd, 'projection'));
+  const projection = compileProjection(optionalDocument(cmd, 'projection'), {
+    query: optionalDocument(cmd, 'filter') ?? {},
+    vars: { NOW: engine.now() },
+  });
   let limit = optionalNumber(cmd, 'limit') ?? 0;
   let singleBatch = optionalBool(cmd, 'singleBatch') ?? false;
   if (limit < 0) {
@@ -354,7 +357,10 @@ function findAndModify({ engine, dbName }: CommandContext, cmd: Document): Docum
   const remove = optionalBool(cmd, 'remove') ?? false;
   const returnNew = optionalBool(cmd, 'new') ?? false;
   const upsert = optionalBool(cmd, 'upsert') ?? false;
-  const projection = compileProjection(optionalDocument(cmd, 'fields') ?? optionalDocument(cmd, 'projection'));
+  const projection = compileProjection(optionalDocument(cmd, 'fields') ?? optionalDocument(cmd, 'projection'), {
+    query,
+    vars: { NOW: engine.now() },
+  });
   const shape = (d: Document | undefined) => (d ? (projection ?? cloneDocument)(d) : null);
   if (remove && cmd.update !== undefined)
     fail('FailedToParse', 'Cannot specify both an update and remove=true in findAndModify.');
