@@ -28,7 +28,9 @@ import { compileFilter } from './matcher';
 import { compileSort } from './sort';
 import { ONE, parseAccumulator, type AccumulatorSpec } from './stages/accumulators';
 import { parseBucket, parseBucketAuto } from './stages/bucket';
+import { parseDensify } from './stages/densify';
 import { parseDocuments } from './stages/documents';
+import { parseFill } from './stages/fill';
 import { parseRedact, parseSample } from './stages/sample-redact';
 import { parseSetWindowFields } from './stages/window-fields';
 import { parseGraphLookup } from './stages/graph-lookup';
@@ -762,4 +764,6 @@ const STAGES: Readonly<Record<string, StageParser>> = {
   $sample: parseSample,
   $redact: parseRedact,
   $setWindowFields: parseSetWindowFields,
+  $densify: parseDensify,
+  $fill: parseFill,
 };
