@@ -453,7 +453,9 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
   const target = cmd.aggregate;
   const pipelineArg = cmd.pipeline;
   const firstStage: unknown = Array.isArray(pipelineArg) ? pipelineArg[0] : undefined;
-  if (target === 1 && isPlainObject(firstStage) && Object.keys(firstStage).some((k) => COLLECTIONLESS.has(k))) {
+  // {aggregate: 1}: a driver sends the 1 as an int32.
+  const collectionless = isNumeric(target) && toDouble(target) === 1;
+  if (collectionless && isPlainObject(firstStage) && Object.keys(firstStage).some((k) => COLLECTIONLESS.has(k))) {
     // Collection-less aggregate ({aggregate: 1}): its first stage makes the documents.
     requireOptionalCursor(cmd);
     engine.opcounters.command++;

@@ -3,9 +3,11 @@
  * $planCacheStats, $listLocalSessions, $listSessions) with the engine's real figures, and the
  * stages a standalone refuses, with mongod's codes.
  */
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Long } from 'bson';
+import { MongoClient, MongoServerError } from 'mongodb';
+import { startServer, type RunningServer } from '../../../../src/wire';
 import { Engine, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 import { REFUSED_STAGES, STAGE_NAMES } from '../../../../src/engine/query/aggregate';
@@ -191,5 +193,41 @@ describe('stages a standalone refuses, and the stage registry', () => {
         refused.codeName,
       );
     }
+  });
+});
+
+describe('introspection stages through the official driver', () => {
+  let server: RunningServer;
+  let client: MongoClient;
+
+  before(async () => {
+    server = await startServer({ now: '2026-01-01T00:00:00.000Z' });
+    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 });
+    await client.connect();
+  });
+
+  after(async () => {
+    await client.close();
+    await server.stop();
+  });
+
+  it('admin.aggregate([{$currentOp: {}}]), $indexStats and $collStats answer; $changeStream is 40573', async () => {
+    const coll = client.db('app').collection('c');
+    await coll.insertOne({ k: 1 });
+    await coll.createIndex({ k: 1 });
+    await coll.find({ k: 1 }).toArray();
+    const ops = await client
+      .db('admin')
+      .aggregate([{ $currentOp: {} }])
+      .toArray();
+    assert.ok(ops.some((op) => op.op === 'command' && op.ns === 'admin.$cmd'));
+    const k = (await coll.aggregate([{ $indexStats: {} }]).toArray()).find((s) => s.name === 'k_1');
+    assert.equal(Number((k?.accesses as { ops: unknown }).ops), 1);
+    const [stats] = await coll.aggregate([{ $collStats: { count: {} } }]).toArray();
+    assert.equal(stats.count, 1);
+    await assert.rejects(
+      coll.aggregate([{ $changeStream: {} }]).toArray(),
+      (err: unknown) => err instanceof MongoServerError && err.code === 40573,
+    );
   });
 });
