@@ -7,6 +7,7 @@
 import type { Collection, CollectionOptions } from './catalog/collection';
 import type { CursorStore } from './catalog/cursors';
 import type { Database } from './catalog/database';
+import type { OperationRegistry } from './catalog/operations';
 import type { EngineEvent } from './catalog/events';
 import type { ParameterStore } from './catalog/parameters';
 import type { Clock } from './clock';
@@ -83,6 +84,8 @@ export interface EngineContext {
   readonly ttlMetrics: TTLMetrics;
   readonly batchedDeletes: BatchedDeleteMetrics;
   readonly documentMetrics: DocumentMetrics;
+  /** The commands and TTL passes in progress ($currentOp). */
+  readonly operations: OperationRegistry;
   /** Clock time (ms) the engine started at, for serverStatus().uptime. */
   readonly startedAt: number;
   readonly ttl: TTLTargetRegistry;

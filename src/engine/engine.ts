@@ -9,6 +9,7 @@ import { EventBuffer, type EngineEvent, type EngineListener } from './catalog/ev
 import { validateCollectionName, validateDatabaseName } from './catalog/namespaces';
 import { ParameterStore } from './catalog/parameters';
 import { SystemClock, type Clock } from './clock';
+import { OperationRegistry } from './catalog/operations';
 import { systemElapsedTime, type ElapsedTime } from './interrupt';
 import { repairInvalidTTLSpecs } from './ttl/legacy';
 import { TTLMonitor } from './ttl/monitor';
@@ -74,6 +75,7 @@ export class Engine implements EngineContext {
     refetchesDueToYield: 0,
   };
   readonly documentMetrics: DocumentMetrics = { inserted: 0, updated: 0, deleted: 0, returned: 0 };
+  readonly operations: OperationRegistry;
   readonly startedAt: number;
   /** The TTL monitor: scheduled on the clock from construction on (rule 7.2). */
   readonly ttl: TTLMonitor;
@@ -97,6 +99,7 @@ export class Engine implements EngineContext {
     this.parameters = new ParameterStore(options.parameters);
     if (options.storage) this.recorder = new JournalRecorder(this, options.storage);
     this.startedAt = this.clock.now();
+    this.operations = new OperationRegistry(() => this.now(), this.elapsedTime);
     this.ttl = new TTLMonitor(this);
     registerTimeseriesTTL(this); // time-series TTL: collection-level and partial TTL indexes, by bucket (§6.2–6.4)
     if (this.flavor === 'cosmos') registerCosmosTTL(this); // Cosmos flavor: `_ts` collection TTL + per-document ttl (§10)

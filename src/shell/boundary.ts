@@ -26,6 +26,17 @@ export class Boundary {
     private readonly ScriptDate: DateConstructor = Date,
   ) {}
 
+  /** BSON types whose values the script gets with its own prototype (by `_bsontype`). */
+  private readonly scriptPrototypes = new Map<string, object>();
+
+  /**
+   * Values of `bsontype` leave the engine with `proto` (which inherits the bson class's), so
+   * `value.constructor` is the shell's global and `instanceof` holds for both.
+   */
+  useScriptPrototype(bsontype: string, proto: object): void {
+    this.scriptPrototypes.set(bsontype, proto);
+  }
+
   /** A date for the script (host realm, the script's Date prototype). */
   date(ms: number): Date {
     return Reflect.construct<[number], Date>(Date, [ms], this.ScriptDate);
@@ -86,6 +97,9 @@ export class Boundary {
     const type = (value as { _bsontype?: unknown })._bsontype;
     if (type !== undefined) {
       if (type === 'Int32' || type === 'Double') return (value as { value: number }).value;
+      const scriptProto = this.scriptPrototypes.get(type as string);
+      if (scriptProto && Object.getPrototypeOf(value) !== scriptProto)
+        return Object.assign(Object.create(scriptProto) as object, value);
       return value;
     }
     const proto = Object.getPrototypeOf(value);

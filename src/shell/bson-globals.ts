@@ -128,6 +128,25 @@ function hexBinary(subtype: unknown, hex: unknown): bson.Binary {
 }
 
 /**
+ * The shell's `Timestamp`: its prototype inherits bson's and names it as `constructor`, so a
+ * timestamp made in the script or read back from the engine is `instanceof Timestamp` and has
+ * `constructor === Timestamp`, as in mongosh (the boundary gives stored ones this prototype).
+ */
+function shellTimestamp(errors: ScriptErrors, boundary: Boundary): AnyFn {
+  const proto: object = Object.create(bson.Timestamp.prototype) as object;
+  const fn = callable(
+    'Timestamp',
+    (args) => Object.setPrototypeOf(toTimestamp(args), proto) as unknown,
+    errors,
+    bson.Timestamp,
+  );
+  Object.defineProperty(proto, 'constructor', { value: fn, writable: true, configurable: true, enumerable: false });
+  fn.prototype = proto;
+  boundary.useScriptPrototype('Timestamp', proto);
+  return fn;
+}
+
+/**
  * The globals, given the clock `now` (for `ISODate()` without arguments), the realm's errors and
  * the boundary (dates for the script; `bsonsize` measures what the engine would store).
  */
@@ -172,7 +191,7 @@ export function createBsonGlobals(
       bson.Decimal128,
     ),
     Double: callable('Double', ([v = 0]) => new bson.Double(Number(v)), errors, bson.Double),
-    Timestamp: callable('Timestamp', toTimestamp, errors, bson.Timestamp),
+    Timestamp: shellTimestamp(errors, boundary),
     UUID: callable('UUID', ([v]) => new bson.UUID(v as string | undefined), errors, bson.UUID),
     BinData: callable('BinData', ([s, b]) => toBinary(s, b), errors),
     HexData: callable('HexData', ([s, h]) => hexBinary(s, h), errors),

@@ -10,11 +10,12 @@ import { checkUpdatedSize, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import { checkTimeseriesDocument, insertDocument } from './document-writes';
 import { engineCatalog } from './pipeline-catalog';
+import { engineIntrospection } from './pipeline-introspection';
 import type { EngineContext } from '../engine-context';
 import { EngineError, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
 import { checkForInterrupt, isInterruption } from '../interrupt';
-import { runPipeline } from '../query/aggregate';
+import { checkStagePositions, runPipeline } from '../query/aggregate';
 import { coveredCount } from '../query/covered-count';
 import { queryRecords } from '../query/executor';
 import { compileFilter, compileMatchedPosition } from '../query/matcher';
@@ -91,7 +92,10 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
   engine.opcounters.query++;
   const ns = `${dbName}.${name}`;
   const coll = engine.getCollection(dbName, name);
-  const projection = compileProjection(optionalDocument(cmd, 'projection'));
+  const projection = compileProjection(optionalDocument(cmd, 'projection'), {
+    query: optionalDocument(cmd, 'filter') ?? {},
+    vars: { NOW: engine.now() },
+  });
   let limit = optionalNumber(cmd, 'limit') ?? 0;
   let singleBatch = optionalBool(cmd, 'singleBatch') ?? false;
   if (limit < 0) {
@@ -354,7 +358,10 @@ function findAndModify({ engine, dbName }: CommandContext, cmd: Document): Docum
   const remove = optionalBool(cmd, 'remove') ?? false;
   const returnNew = optionalBool(cmd, 'new') ?? false;
   const upsert = optionalBool(cmd, 'upsert') ?? false;
-  const projection = compileProjection(optionalDocument(cmd, 'fields') ?? optionalDocument(cmd, 'projection'));
+  const projection = compileProjection(optionalDocument(cmd, 'fields') ?? optionalDocument(cmd, 'projection'), {
+    query,
+    vars: { NOW: engine.now() },
+  });
   const shape = (d: Document | undefined) => (d ? (projection ?? cloneDocument)(d) : null);
   if (remove && cmd.update !== undefined)
     fail('FailedToParse', 'Cannot specify both an update and remove=true in findAndModify.');
@@ -446,20 +453,23 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
   const target = cmd.aggregate;
   const pipelineArg = cmd.pipeline;
   const firstStage: unknown = Array.isArray(pipelineArg) ? pipelineArg[0] : undefined;
-  if (target === 1 && isPlainObject(firstStage) && firstStage.$documents !== undefined) {
-    // Collection-less aggregate ({aggregate: 1}) over the pipeline's own $documents.
+  // {aggregate: 1}: a driver sends the 1 as an int32.
+  const collectionless = isNumeric(target) && toDouble(target) === 1;
+  if (collectionless && isPlainObject(firstStage) && Object.keys(firstStage).some((k) => COLLECTIONLESS.has(k))) {
+    // Collection-less aggregate ({aggregate: 1}): its first stage makes the documents.
     requireOptionalCursor(cmd);
     engine.opcounters.command++;
     const docs = runPipeline([], pipelineArg as Document[], {
       now: engine.now(),
       catalog: engineCatalog(engine, dbName),
+      introspection: engineIntrospection(engine, undefined),
     });
     return { cursor: engine.cursors.openCursor(`${dbName}.$cmd.aggregate`, docs, undefined), ok: 1 };
   }
   if (typeof target !== 'string')
     fail(
       'InvalidNamespace',
-      'Collection-less aggregation ({aggregate: 1}) is not supported by the TTL Workbench engine: aggregate over a collection.',
+      'Collection-less aggregation ({aggregate: 1}) needs a first stage that makes documents ($documents, $currentOp, $listLocalSessions): otherwise aggregate over a collection.',
     );
   const pipeline = requireArray(cmd, 'pipeline') as Document[];
   if (cmd.explain) fail('InvalidOptions', 'Use the explain command: {explain: {aggregate: ...}}.');
@@ -474,7 +484,11 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
   const ns = `${dbName}.${target}`;
   const docs = coll
     ? aggregateCollection(engine, coll, pipeline)
-    : runPipeline([], pipeline, { now: engine.now(), catalog: engineCatalog(engine, dbName) });
+    : runPipeline([], pipeline, {
+        now: engine.now(),
+        catalog: engineCatalog(engine, dbName),
+        introspection: engineIntrospection(engine, target),
+      });
   const batchSize = isNumeric(cursorOpt.batchSize) ? toDouble(cursorOpt.batchSize) : undefined;
   return { cursor: engine.cursors.openCursor(ns, docs, batchSize), ok: 1 };
 }
@@ -491,6 +505,7 @@ function requireOptionalCursor(cmd: Document): void {
 export function aggregateCollection(engine: EngineContext, coll: Collection, pipeline: Document[]): Document[] {
   let input: Iterable<Document>;
   let rest = pipeline;
+  checkStagePositions(pipeline);
   const first = pipeline[0];
   if (isPlainObject(first) && Object.keys(first).length === 1 && isPlainObject(first.$match)) {
     input = queryRecords(coll, { filter: first.$match }).map((r) => r.doc);
@@ -503,8 +518,15 @@ export function aggregateCollection(engine: EngineContext, coll: Collection, pip
       }
     })();
   }
-  return runPipeline(input, rest, { now: engine.now(), catalog: engineCatalog(engine, coll.dbName) });
+  return runPipeline(input, rest, {
+    now: engine.now(),
+    catalog: engineCatalog(engine, coll.dbName),
+    introspection: engineIntrospection(engine, coll.name),
+  });
 }
+
+/** First stages that make the documents of a collection-less {aggregate: 1}. */
+const COLLECTIONLESS = new Set(['$documents', '$currentOp', '$listLocalSessions']);
 
 export const crudCommands: Record<string, CommandHandler> = {
   insert,

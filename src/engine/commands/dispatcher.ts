@@ -68,7 +68,13 @@ export function dispatchCommand(engine: EngineContext, dbName: string, command: 
   // maxTimeMS is a generic argument: every command takes it (validated as mongod does); the
   // command's safe points then fail with MaxTimeMSExpired once its real time is up.
   const maxTimeMS = parseMaxTimeMS(command.maxTimeMS);
-  if (maxTimeMS === undefined) return handler({ engine, dbName }, command);
-  const deadline = new OperationDeadline(maxTimeMS, { time: engine.elapsedTime });
-  return withInterrupts(deadline, () => handler({ engine, dbName }, command));
+  // In progress until it returns or throws: what $currentOp lists.
+  const opid = engine.operations.begin({ desc: 'conn', op: 'command', ns: `${dbName}.$cmd`, command });
+  try {
+    if (maxTimeMS === undefined) return handler({ engine, dbName }, command);
+    const deadline = new OperationDeadline(maxTimeMS, { time: engine.elapsedTime });
+    return withInterrupts(deadline, () => handler({ engine, dbName }, command));
+  } finally {
+    engine.operations.end(opid);
+  }
 }

@@ -1,6 +1,7 @@
 /** Index commands: createIndexes, listIndexes, dropIndexes, with mongod's replies and conflict codes. */
 import { fail } from '../errors';
 import { BTreeIndex } from '../indexes/btree-index';
+import { recordIndexBuilt } from '../indexes/usage';
 import { compareSpecs, conflictError, normalizeIndexSpec } from '../indexes/index-spec';
 import { formatKeyPattern } from '../indexes/key-pattern';
 import { compileFilter } from '../query/matcher';
@@ -59,7 +60,9 @@ function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Docum
         const partial = spec.partialFilterExpression
           ? compileFilter(spec.partialFilterExpression as Document)
           : undefined;
-        collection.addIndex(new BTreeIndex(spec, partial));
+        const index = new BTreeIndex(spec, partial);
+        collection.addIndex(index);
+        recordIndexBuilt(index, engine.now());
         built.push(spec.name as string);
       }
     } catch (err) {

@@ -28,7 +28,18 @@ import { compileFilter } from './matcher';
 import { compileSort } from './sort';
 import { ONE, parseAccumulator, type AccumulatorSpec } from './stages/accumulators';
 import { parseBucket, parseBucketAuto } from './stages/bucket';
+import { parseDensify } from './stages/densify';
 import { parseDocuments } from './stages/documents';
+import { parseFill } from './stages/fill';
+import {
+  parseCollStats,
+  parseCurrentOp,
+  parseIndexStats,
+  parseListLocalSessions,
+  parseListSessions,
+  parsePlanCacheStats,
+} from './stages/introspection';
+import { REFUSED_STAGES, refusalOf } from './stages/refused';
 import { parseRedact, parseSample } from './stages/sample-redact';
 import { parseSetWindowFields } from './stages/window-fields';
 import { parseGraphLookup } from './stages/graph-lookup';
@@ -37,7 +48,7 @@ import { parseMerge } from './stages/merge';
 import { parseOut } from './stages/out';
 import type { PipelineContext, Stage, StageEnv, StageParser } from './stages/types';
 
-export type { PipelineCatalog, PipelineContext, WriteTargetInfo } from './stages/types';
+export type { PipelineCatalog, PipelineContext, PipelineIntrospection, WriteTargetInfo } from './stages/types';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -100,19 +111,27 @@ function pipelineVariables(ctx: PipelineContext): Vars {
 
 function compileStages(pipeline: unknown, env: StageEnv): Stage {
   if (!Array.isArray(pipeline)) fail(14, "'pipeline' option must be specified as an array");
-  const stages = pipeline.map((spec, i) => {
-    const name = stageName(spec);
-    // $out and $merge write the pipeline's results: nothing may follow them.
-    if (WRITE_STAGES.has(name) && i !== pipeline.length - 1)
-      fail(40601, `${name} can only be the final stage in the pipeline`);
-    if (name === '$documents' && i !== 0) fail(40602, `${name} is only valid as the first stage in a pipeline`);
-    return compileStage(spec, env);
-  });
+  checkStagePositions(pipeline);
+  const stages = pipeline.map((spec) => compileStage(spec, env));
   // Under a time limit or an interrupt flag, every document between two stages is a safe point
   // (a pipeline only reads: stopping anywhere leaves nothing half done).
   if (interruptsInstalled())
     return (input) => stages.reduce<Iterable<Document>>((stream, stage) => checked(stage(stream)), input);
   return (input) => stages.reduce<Iterable<Document>>((stream, stage) => stage(stream), input);
+}
+
+/**
+ * Stages that must come first or last are where they must be. Callers that run a leading $match
+ * through the planner check the whole pipeline before they take it off.
+ */
+export function checkStagePositions(pipeline: unknown[]): void {
+  pipeline.forEach((spec, i) => {
+    const name = stageName(spec);
+    // $out and $merge write the pipeline's results: nothing may follow them.
+    if (WRITE_STAGES.has(name) && i !== pipeline.length - 1)
+      fail(40601, `${name} can only be the final stage in the pipeline`);
+    if (FIRST_STAGE_ONLY.has(name) && i !== 0) fail(40602, `${name} is only valid as the first stage in a pipeline`);
+  });
 }
 
 function* checked(stream: Iterable<Document>): Iterable<Document> {
@@ -131,29 +150,26 @@ function stageName(spec: unknown): string {
 
 function compileStage(spec: unknown, env: StageEnv): Stage {
   const name = stageName(spec);
-  const unsupported = UNSUPPORTED_STAGES[name];
-  if (unsupported) fail(238, `${name} is not supported by the embedded engine: ${unsupported}`);
+  const refused = refusalOf(name);
+  if (refused) throw refused;
   const parser = hasOwn.call(STAGES, name) ? STAGES[name] : undefined;
   if (!parser) fail(40324, `Unrecognized pipeline stage name: '${name}'`);
   return parser((spec as Document)[name], env, name);
 }
 
-/** Real mongod stages the embedded engine refuses, with the reason shown to the user. */
-const UNSUPPORTED_STAGES: Readonly<Record<string, string>> = {
-  $geoNear: 'geospatial queries are outside the embedded engine.',
-  $search: 'Atlas Search is not available.',
-  $searchMeta: 'Atlas Search is not available.',
-  $vectorSearch: 'Atlas Vector Search is not available.',
-  $changeStream: 'change streams need a replica set.',
-  $collStats: 'server statistics are not available.',
-  $indexStats: 'server statistics are not available.',
-  $currentOp: 'server statistics are not available.',
-  $listSessions: 'sessions are not tracked.',
-  $listLocalSessions: 'sessions are not tracked.',
-  $planCacheStats: 'there is no plan cache.',
-};
-
 const WRITE_STAGES = new Set(['$out', '$merge']);
+
+/** Stages that produce the pipeline's input instead of reading it. */
+const FIRST_STAGE_ONLY = new Set([
+  '$documents',
+  '$collStats',
+  '$indexStats',
+  '$planCacheStats',
+  '$currentOp',
+  '$listLocalSessions',
+  '$listSessions',
+  '$changeStream',
+]);
 
 /**
  * The first stage (searching $facet sub-pipelines too) the engine refuses; undefined when it
@@ -164,7 +180,7 @@ export function unsupportedPipelineStage(pipeline: unknown): string | undefined 
   for (const spec of pipeline) {
     if (!isPlainObject(spec)) continue;
     for (const name of Object.keys(spec)) {
-      if (hasOwn.call(UNSUPPORTED_STAGES, name)) return name;
+      if (hasOwn.call(REFUSED_STAGES, name)) return name;
       if (name === '$facet' && isPlainObject(spec.$facet)) {
         for (const sub of Object.values(spec.$facet)) {
           const found = unsupportedPipelineStage(sub);
@@ -762,4 +778,17 @@ const STAGES: Readonly<Record<string, StageParser>> = {
   $sample: parseSample,
   $redact: parseRedact,
   $setWindowFields: parseSetWindowFields,
+  $densify: parseDensify,
+  $fill: parseFill,
+  $collStats: parseCollStats,
+  $indexStats: parseIndexStats,
+  $planCacheStats: parsePlanCacheStats,
+  $currentOp: parseCurrentOp,
+  $listLocalSessions: parseListLocalSessions,
+  $listSessions: parseListSessions,
 };
+
+/** The stages the engine runs, in alphabetical order (for docs/compatibility.md and listings). */
+export const STAGE_NAMES: readonly string[] = Object.freeze(Object.keys(STAGES).sort());
+
+export { REFUSED_STAGES, type RefusedStage } from './stages/refused';

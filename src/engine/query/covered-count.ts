@@ -10,6 +10,7 @@
  */
 import type { Collection } from '../catalog/collection';
 import { bsonClassOf, isPlainObject, type Document } from '../values/types';
+import { recordIndexAccess } from '../indexes/usage';
 import { planQuery } from './planner';
 
 const EXACT_OPS = new Set(['$eq', '$gt', '$gte', '$lt', '$lte', '$in']);
@@ -77,5 +78,6 @@ export function coveredCount(coll: Collection, filter: Document, hint: unknown):
     total += index.countRange(start, end);
     previousEnd = end;
   }
+  recordIndexAccess(index);
   return total;
 }

@@ -8,6 +8,7 @@ import type { StoredRecord } from '../catalog/record';
 import { checkForInterrupt, interruptsInstalled } from '../interrupt';
 import { bsonClassOf, type Document } from '../values/types';
 import { compileFilter } from './matcher';
+import { recordCollectionScan, recordIndexAccess } from '../indexes/usage';
 import { indexBounds, planQuery, type QueryPlan } from './planner';
 import { compileSort } from './sort';
 
@@ -39,7 +40,14 @@ export function queryRecords(coll: Collection, request: QueryRequest): StoredRec
   const id =
     request.sort === undefined && request.hint === undefined && request.filter ? idPointOf(request.filter) : undefined;
   const index = coll.idIndex;
-  if (id === undefined || !index) return executeQuery(coll, request).records;
+  if (id === undefined || !index) {
+    const result = executeQuery(coll, request);
+    // Counted here, not in executeQuery: explain plans without counting, as on mongod.
+    if (result.plan.kind === 'COLLSCAN') recordCollectionScan(coll);
+    else recordIndexAccess(result.plan.index);
+    return result.records;
+  }
+  recordIndexAccess(index);
   const record = index.findEqual([id]);
   return record && !(request.skip && request.skip > 0) ? [record] : [];
 }

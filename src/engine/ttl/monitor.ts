@@ -238,6 +238,7 @@ export class TTLMonitor {
     if (this.inPass) return { startedAt, subPasses: 0, deleted: 0, visits: [], skipped: 'a pass is already running' };
     this.inPass = true;
     const report: PassReport = { startedAt, subPasses: 0, deleted: 0, visits: [] };
+    const opid = this.engine.operations.begin({ desc: 'TTLMonitor', op: 'none', ns: '' });
     try {
       if (this.engine.role !== 'primary') {
         // A secondary attempts the pass but deletes nothing: deletes replicate from the primary (rule 7.4).
@@ -255,6 +256,7 @@ export class TTLMonitor {
         if (this.stopped || this.engine.isClosed) break;
       }
     } finally {
+      this.engine.operations.end(opid);
       this.inPass = false;
       this.engine.ttlMetrics.passes++;
       this.lastPass = report;

@@ -98,6 +98,31 @@ describe('BSON globals in the shell', () => {
     assert.deepEqual([c.t, c.i], [0, 0]);
   });
 
+  it("a stored Timestamp read back is the shell's Timestamp: instanceof, constructor, and it stores again as itself", () => {
+    const h = harness();
+    h.value('db.t.insertOne({ _id: 1, ts: Timestamp({ t: 5, i: 2 }) })');
+    assert.deepEqual(
+      plain(
+        h.value(
+          'const back = db.t.findOne().ts; [back instanceof Timestamp, back.constructor === Timestamp, Timestamp(1, 1).constructor === Timestamp, new Timestamp({ t: 1, i: 1 }) instanceof Timestamp]',
+        ),
+      ),
+      [true, true, true, true],
+    );
+    assert.deepEqual(
+      plain(
+        h.value(
+          'db.t.insertOne({ _id: 2, ts: back }); [db.t.countDocuments({ ts: Timestamp({ t: 5, i: 2 }) }), back.t, back.i]',
+        ),
+      ),
+      [2, 5, 2],
+    );
+    const stored = h.engine.runCommand('test', { find: 't', filter: { _id: 2 } });
+    const ts = (stored.cursor as { firstBatch: { ts: unknown }[] }).firstBatch[0].ts as Timestamp;
+    assert.ok(ts instanceof Timestamp, 'the engine stores a bson Timestamp');
+    assert.equal(h.rendered('db.t.findOne({ _id: 1 }).ts'), 'Timestamp({ t: 5, i: 2 })');
+  });
+
   it('UUID, BinData, HexData and MD5 make Binary values of the right subtype', () => {
     const h = harness();
     const [u, r, bd, hd, md5] = h.value(

@@ -40,6 +40,37 @@ export interface PipelineContext {
    * Without it those stages see no collections (and $out/$merge cannot write).
    */
   catalog?: PipelineCatalog;
+  /**
+   * What the introspection stages ($collStats, $indexStats, $currentOp, …) read of the engine.
+   * Without it they refuse to run.
+   */
+  introspection?: PipelineIntrospection;
+}
+
+/** collStats figures of one collection, in bytes (the stage scales them). */
+export interface CollectionStatsInfo {
+  count: number;
+  size: number;
+  capped: boolean;
+  max?: number;
+  maxSize?: number;
+  indexSizes: Record<string, number>;
+  /** Queries that read the whole collection since the engine opened. */
+  collectionScans: number;
+}
+
+/** The engine state the introspection stages report: real figures, never made up. */
+export interface PipelineIntrospection {
+  /** The aggregate's collection; undefined for a collection-less {aggregate: 1}. */
+  readonly collection: string | undefined;
+  /** What $collStats and $indexStats show as `host`. */
+  readonly host: string;
+  /** undefined when db.coll does not exist. */
+  collectionStats(db: string, coll: string): CollectionStatsInfo | undefined;
+  /** One document per index of db.coll (none when it does not exist), in catalog order. */
+  indexStats(db: string, coll: string): Document[];
+  /** The operations in progress, in $currentOp's shape. */
+  currentOps(): Document[];
 }
 
 /** What $out and $merge need to know of a target collection. */

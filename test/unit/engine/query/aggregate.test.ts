@@ -7,6 +7,7 @@ import {
   runPipeline,
   unsupportedPipelineStage,
 } from '../../../../src/engine/query/aggregate';
+import { Engine } from '../../../../src/engine';
 import type { Document } from '../../../../src/engine/values/types';
 import { expectError } from '../../helpers/expect-error';
 import { isInt32, isLong } from '../../helpers/bson-assert';
@@ -316,6 +317,26 @@ describe('$group', () => {
     );
     isInt32(out[0].n, 2);
     isInt32(out[2].n, 2);
+  });
+
+  test('null and missing _id values merge into one null group through the aggregate command and $sortByCount; an object _id keeps {k: null} apart from {}', () => {
+    const engine = new Engine();
+    engine.runCommand('app', { insert: 'g', documents: [{ _id: 1, k: null }, { _id: 2 }, { _id: 3, k: 'x' }] });
+    const agg = (pipeline: Document[]) =>
+      (engine.runCommand('app', { aggregate: 'g', pipeline, cursor: {} }).cursor as Document).firstBatch as Document[];
+    assert.deepEqual(agg([{ $group: { _id: '$k', ids: { $push: '$_id' } } }, { $sort: { _id: 1 } }]), [
+      { _id: null, ids: [1, 2] },
+      { _id: 'x', ids: [3] },
+    ]);
+    assert.deepEqual(
+      agg([{ $sortByCount: '$k' }]).map((d) => d._id),
+      [null, 'x'],
+    );
+    // An object expression leaves a missing field out (mongod's ExpressionObject): two groups.
+    assert.deepEqual(
+      agg([{ $group: { _id: { k: '$k' }, n: { $sum: 1 } } }, { $sort: { _id: 1 } }]).map((d) => d._id),
+      [{}, { k: null }, { k: 'x' }],
+    );
   });
 
   test('_id: null makes one group over all documents', () => {
