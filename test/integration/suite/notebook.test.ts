@@ -637,7 +637,7 @@ suite('Playground notebooks', function () {
     assert.deepEqual(found, ['TTL003', 'TTL008'], 'the negative value (TTL003) and the capped collection (TTL008)');
   });
 
-  test('"New Playground Notebook" opens the guided sample on the shared engine; "Open Example Playgrounds" lists and opens the examples', async () => {
+  test('"New Playground Notebook" opens the guided sample on the shared engine, in a named database (issue 18.8); "Open Example Playgrounds" lists and opens the examples', async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
     const created = await vscode.commands.executeCommand<{ ok: boolean; uri: string }>(
       'ttlWorkbench.newPlayground',
