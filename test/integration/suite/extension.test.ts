@@ -543,7 +543,7 @@ suite('TTL Workbench extension', function () {
     assert.equal(sys.mode, 'system');
     await api.whenIdle();
     assert.match(api.statusBarText(), /^\$\(watch\) system/);
-    assert.match((await row()).description, /^system clock/);
+    assert.match((await row()).description, /^embedded engine · system clock/);
     const refused = await run('advanceClock', { duration: '90s' });
     assert.equal(refused.ok, false);
     assert.deepEqual(refused.remedies, ['Switch to Virtual Clock']);

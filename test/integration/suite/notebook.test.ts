@@ -696,7 +696,7 @@ suite('Playground notebooks', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('screenshot: a notebook with executed cells and the documents table', async () => {
+  test('screenshot: a notebook with executed cells and their output as mongosh prints it', async () => {
     await closeAll();
     const nb = await vscode.workspace.openNotebookDocument(
       vscode.Uri.file(path.join(extensionPath, 'examples', '01-expire-after-seconds.ttlbook')),

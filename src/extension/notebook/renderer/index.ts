@@ -72,9 +72,17 @@ function tableView(payload: unknown): HTMLElement[] {
 function render(payload: unknown, element: HTMLElement): void {
   const style = document.createElement('style');
   style.textContent = STYLE;
-  const text = (payload as { text?: unknown } | null)?.text;
+  const { text, shape } = (payload ?? {}) as { text?: unknown; shape?: unknown };
   if (typeof text !== 'string') {
     element.replaceChildren(style, ...tableView(payload));
+    return;
+  }
+  if (shape === 'document') {
+    // One document (findOne, insertOne's acknowledgement): a one-row table adds nothing.
+    const pre = document.createElement('pre');
+    pre.className = 'ttlw-text';
+    pre.textContent = text;
+    element.replaceChildren(style, pre);
     return;
   }
   const draw = () => {
