@@ -319,4 +319,34 @@ suite('Issue 18: a new user trial', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test('the export and import dialogs open in the workspace folder, not at the file system root (18.10)', async function () {
+    if (!canDriveUi()) return this.skip(); // code-server's file dialog is a quick input the driver can read
+    await run('resetEngine');
+    await run('createCollection', { db: 'dlg', name: 'c' });
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const pending = vscode.commands.executeCommand<Result>('ttlWorkbench.exportDatabase', {
+      db: 'dlg',
+      interactive: true,
+      quiet: true,
+    });
+    try {
+      const save = await driveUi([{ waitForInput: 'Export dlg as EJSON' }]);
+      assert.equal(save!.value, path.join(folder, 'dlg.ejson.json'));
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await pending.then(undefined, () => undefined);
+    }
+    const opening = vscode.commands.executeCommand<Result>('ttlWorkbench.importEJSON', {
+      interactive: true,
+      quiet: true,
+    });
+    try {
+      const open = await driveUi([{ waitForInput: 'Import EJSON' }]);
+      assert.ok(open!.value.startsWith(folder), `${open!.value} is not in ${folder}`);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await opening.then(undefined, () => undefined);
+    }
+  });
 });
