@@ -10,6 +10,9 @@ import { prepareApply, runTool } from '../agent-tools';
 import type { Backend } from './backend/backend';
 import { EngineHost, type RestartReason, type WorkerBackend } from './engine-host/client';
 import { registerCollectionCommands } from './commands/collections';
+import { registerDocumentCommands } from './commands/documents';
+import { registerMongoToolsCommands } from './commands/mongo-tools';
+import { registerPlainIndexCommands } from './commands/plain-index';
 import type { Services } from './commands/context';
 import { registerEngineCommands } from './commands/engine';
 import { registerIndexCommands } from './commands/indexes';
@@ -136,9 +139,12 @@ function assemble(
   disposables.push(
     ...registerCollectionCommands(services),
     ...registerIndexCommands(services),
+    ...registerPlainIndexCommands(services),
+    ...registerDocumentCommands(services),
     ...registerEngineCommands(services),
     ...registerProblemCommands(services),
     ...registerStorageCommands(services),
+    ...registerMongoToolsCommands(services),
     ...registerEngineHostCommands(services),
     ...registerLocalEndpointCommands(services),
     registerApplyDefinition(services, live),

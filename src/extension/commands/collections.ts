@@ -5,6 +5,7 @@ import * as ttlRules from '../../engine/ttl/validation';
 import {
   createCollectionCommand,
   createCollectionOptions,
+  databaseNameProblem,
   type CreateCollectionArgs,
 } from '../logic/collection-commands';
 import { KIND_WORDS, type CollectionKind } from '../logic/collection-description';
@@ -14,10 +15,12 @@ import * as mongosh from '../logic/mongosh';
 import { sampleDocuments } from '../logic/samples';
 import {
   inputBox,
+  pickOrType,
   quickPick,
   registerCommand,
   reportSuccess,
   resolveCollection,
+  revealInTree,
   targetArgs,
   WorkbenchError,
   type CommandResult,
@@ -82,19 +85,14 @@ async function createCollection(services: Services, inv: Invocation): Promise<Co
   if (inv.interactive) {
     if (!db) {
       const dbs = await services.backend.listDatabases();
-      const NEW = '\u0000new';
-      db = await quickPick(
-        [...dbs.map((d) => ({ label: d.name, value: d.name })), { label: '$(add) New database…', value: NEW }],
-        'Database of the new collection',
-      );
-      if (db === NEW)
-        db = await inputBox({
-          title: 'New database',
-          prompt: 'Database name',
-          value: 'app',
-          validateInput: (v) =>
-            /^[^/\\. "$]+$/.test(v) ? undefined : 'A database name has no /\\. "$ characters and is not empty.',
-        });
+      db = await pickOrType({
+        items: dbs.map((d) => ({ label: d.name, value: d.name })),
+        placeHolder: dbs.length ? 'Pick a database or type a new name' : 'Type the name of a new database (e.g. app)',
+        title: 'Database of the new collection',
+        typedLabel: (t) => `$(add) ${t}`,
+        typedDescription: 'new database',
+        validate: databaseNameProblem,
+      });
     }
     name ??= await inputBox({
       title: `New collection in ${db}`,
@@ -157,7 +155,10 @@ async function createCollection(services: Services, inv: Invocation): Promise<Co
   const options = createCollectionOptions(args);
   const text = mongosh.createCollection(db, name, options);
   reportSuccess(services, inv, `Created the ${KIND_WORDS[args.kind]} ${db}.${name}.`, text);
-  return { ok: true, db, name, kind: args.kind, options, reply, mongosh: text };
+  // Shown where it now is: the database expanded, the new collection selected.
+  const revealed =
+    inv.interactive || inv.args.reveal === true ? await revealInTree(services, db, name).catch(() => false) : false;
+  return { ok: true, db, name, kind: args.kind, options, reply, mongosh: text, revealed };
 }
 
 async function dropCollection(services: Services, inv: Invocation): Promise<CommandResult> {

@@ -223,6 +223,82 @@ export async function quickPick<T>(items: Array<Pick<T>>, placeHolder: string, t
   return chosen.value;
 }
 
+/**
+ * A picker that also takes what is typed: the typed text is offered as its own item ("Create
+ * database 'app'"), so a name that matches nothing is not filtered away, and Enter with no item
+ * active accepts the text. `validate` says why a typed text cannot be used (the item then says so
+ * and Enter does nothing).
+ */
+export async function pickOrType(options: {
+  items: Array<Pick<string>>;
+  placeHolder: string;
+  title?: string;
+  typedLabel: (text: string) => string;
+  typedDescription?: string;
+  validate?: (text: string) => string | undefined;
+}): Promise<string> {
+  const qp = vscode.window.createQuickPick<Pick<string>>();
+  qp.placeholder = options.placeHolder;
+  if (options.title) qp.title = options.title;
+  qp.ignoreFocusOut = true;
+  qp.matchOnDescription = true;
+  const typedItem = (text: string): Pick<string> | undefined => {
+    const t = text.trim();
+    if (!t || options.items.some((i) => i.value === t)) return undefined;
+    const problem = options.validate?.(t);
+    return {
+      label: options.typedLabel(t),
+      description: problem ?? options.typedDescription,
+      alwaysShow: true,
+      value: problem ? '' : t,
+    };
+  };
+  const refresh = () => {
+    const typed = typedItem(qp.value);
+    qp.items = typed ? [...options.items, typed] : options.items;
+  };
+  refresh();
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      qp.onDidChangeValue(refresh);
+      qp.onDidAccept(() => {
+        const chosen = qp.selectedItems[0] ?? qp.activeItems[0] ?? typedItem(qp.value);
+        if (!chosen || !chosen.value) return;
+        resolve(chosen.value);
+        qp.hide();
+      });
+      qp.onDidHide(() => reject(new Cancelled()));
+      qp.show();
+    });
+  } finally {
+    qp.dispose();
+  }
+}
+
+/**
+ * Show a database or collection in the Databases view: loads the rows down to it (the tree may
+ * not have been expanded yet), then selects and expands it. False when the row is not there.
+ */
+export async function revealInTree(services: Services, db: string, collection?: string): Promise<boolean> {
+  const view = services.treeView;
+  if (!view) return false;
+  await services.tree.whenIdle();
+  const [engine] = await services.tree.getChildren();
+  if (!engine) return false;
+  const dbNode = (await services.tree.getChildren(engine)).find((n) => n.type === 'database' && n.db === db);
+  if (!dbNode) return false;
+  let target = dbNode;
+  if (collection !== undefined) {
+    const coll = (await services.tree.getChildren(dbNode)).find(
+      (n) => n.type === 'collection' && n.info.name === collection,
+    );
+    if (!coll) return false;
+    target = coll;
+  }
+  await view.reveal(target, { select: true, focus: false, expand: true });
+  return true;
+}
+
 export async function inputBox(options: vscode.InputBoxOptions): Promise<string> {
   const text = await vscode.window.showInputBox({ ignoreFocusOut: true, ...options });
   if (text === undefined) throw new Cancelled();

@@ -1,9 +1,10 @@
 /** Engine commands: Run TTL Pass Now, Advance Clock…, Switch Clock, Set Monitor Parameters…, Reset Engine, Refresh. */
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { ClockMode, EngineSettings } from '../backend/backend';
 import { formatClockTime, formatCount, formatMillis, parseClockAdvance, plural } from '../logic/durations';
 import * as mongosh from '../logic/mongosh';
 import { contentsOf, describeLoss } from '../logic/fresh-engine';
+import { jumpPreviewWords, previewClockJump } from '../logic/clock-preview';
 import {
   allCollections,
   inputBox,
@@ -32,6 +33,16 @@ async function runTTLPass(services: Services, inv: Invocation): Promise<CommandR
 
 const ADVANCE_PRESETS = ['90s', '1h', '2d'];
 
+/** What a jump of `ms` makes eligible, in words; undefined when the engine could not say. */
+async function previewWords(services: Services, ms: number): Promise<string | undefined> {
+  try {
+    return jumpPreviewWords(await previewClockJump(services.backend, ms));
+  } catch (err) {
+    services.output.warn(`Advance Clock: no eligibility preview: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
 async function advanceClock(services: Services, inv: Invocation): Promise<CommandResult> {
   const clock = await services.backend.clock();
   if (!clock.canAdvance) {
@@ -52,24 +63,34 @@ async function advanceClock(services: Services, inv: Invocation): Promise<Comman
         "Advance Clock needs 'duration' (e.g. '90s', '1h', '2d', or a date '2026-02-01T09:30Z') or 'ms'.",
       );
     const CUSTOM = '\u0000custom';
-    text = await quickPick(
-      [
-        ...ADVANCE_PRESETS.map((p) => ({
+    const now = clock.now.getTime();
+    // Each preset says what it would make eligible, counted before the picker opens.
+    const presets = await Promise.all(
+      ADVANCE_PRESETS.map(async (p) => {
+        const jump = parseClockAdvance(p, now);
+        const detail = 'error' in jump ? undefined : await previewWords(services, jump.ms);
+        return {
           label: `+${p}`,
           description: p === '90s' ? 'past one TTL monitor sleep (60 s)' : undefined,
+          ...(detail ? { detail } : {}),
           value: p,
-        })),
-        { label: '$(edit) Other…', value: CUSTOM },
-      ],
+        };
+      }),
+    );
+    text = await quickPick(
+      [...presets, { label: '$(edit) Other…', description: 'a duration or a date', value: CUSTOM }],
       `Advance the virtual clock from ${formatClockTime(clock.now)} (due TTL passes run on the way)`,
     );
     if (text === CUSTOM) {
       text = await inputBox({
         title: 'Advance the virtual clock',
         prompt: 'By how long: 90 (seconds), 90s, 15m, 1h, 2d, 1h30m; or to a date: 2026-02-01T09:30Z',
-        validateInput: (t) => {
-          const p = parseClockAdvance(t, clock.now.getTime());
-          return 'error' in p ? p.error : undefined;
+        validateInput: async (t) => {
+          if (!t.trim()) return undefined;
+          const p = parseClockAdvance(t, now);
+          if ('error' in p) return p.error;
+          const words = await previewWords(services, p.ms);
+          return words ? { message: words, severity: vscode.InputBoxValidationSeverity.Info } : undefined;
         },
       });
     }

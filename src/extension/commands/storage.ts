@@ -3,10 +3,14 @@
  * Compact Now, Acknowledge Storage Damage. Each takes an argument object (db, file, into) so tests and other extensions need
  * no dialogs; interactively they ask with the usual pickers and file dialogs.
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { databaseNameProblem } from '../logic/collection-commands';
 import { formatCount, plural } from '../logic/durations';
 import {
+  Cancelled,
   inputBox,
   quickPick,
   registerCommand,
@@ -17,7 +21,67 @@ import {
   type Services,
 } from './context';
 
-async function pickDatabase(services: Services, inv: Invocation): Promise<string> {
+/** Where file dialogs open: the workspace folder (not the file system's root), or a file in it. */
+export function workspaceUri(file?: string): vscode.Uri | undefined {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (!folder) return file ? vscode.Uri.file(path.join(os.homedir(), file)) : vscode.Uri.file(os.homedir());
+  return file ? vscode.Uri.joinPath(folder, file) : folder;
+}
+
+/**
+ * Before an import that replaces: the collections of `db` it would meet (`names`; undefined: every
+ * collection of `db`) are dropped, once the user has seen what goes. Without `replace`, meeting one
+ * is NamespaceExists (48), whose remedies offer another name or Drop and replace.
+ */
+export async function replaceCollections(
+  services: Services,
+  inv: Invocation,
+  db: string,
+  names: string[] | undefined,
+): Promise<string[]> {
+  const present = (await services.backend.listCollections(db)).filter((c) => !names || names.includes(c.name));
+  if (present.length === 0) return [];
+  const list = present.map((c) => `${db}.${c.name} (${plural(c.count, 'document')})`).join(', ');
+  if (inv.args.replace !== true)
+    throw Object.assign(
+      new Error(
+        `${list} already exist${present.length === 1 ? 's' : ''}: import as another name, or drop and replace ${present.length === 1 ? 'it' : 'them'}.`,
+      ),
+      { code: 48, codeName: 'NamespaceExists' },
+    );
+  if (inv.interactive) {
+    const choice = await services.notifier.confirm(
+      names
+        ? `Drop ${plural(present.length, 'collection')} of ${db} and import?`
+        : `Drop the database ${db} and import?`,
+      `${list} ${present.length === 1 ? 'goes' : 'go'}, with every index. This cannot be undone.`,
+      'Drop and Replace',
+    );
+    if (choice !== 'Drop and Replace') throw new Cancelled();
+  }
+  if (names) for (const c of present) await services.backend.runCommand(db, { drop: c.name });
+  else await services.backend.runCommand(db, { dropDatabase: 1 });
+  return present.map((c) => c.name);
+}
+
+/** The database a TTL Workbench export names, read from the start of the file (the exporter writes it first). */
+async function exportedDatabaseName(uri: vscode.Uri): Promise<string | undefined> {
+  let head: string;
+  if (uri.scheme === 'file') {
+    const handle = await fs.promises.open(uri.fsPath, 'r');
+    try {
+      const buf = Buffer.alloc(64 * 1024);
+      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+      head = buf.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } else head = Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
+  const m = /"database"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head);
+  return m ? (JSON.parse(m[1]) as string) : undefined;
+}
+
+export async function pickDatabase(services: Services, inv: Invocation): Promise<string> {
   if (typeof inv.args.db === 'string' && inv.args.db) return inv.args.db;
   if (inv.node?.type === 'database') return inv.node.db;
   if (!inv.interactive) throw new WorkbenchError("Export needs 'db': e.g. {db: 'app', file: '/tmp/app.ejson.json'}.");
@@ -38,7 +102,7 @@ async function exportDatabase(services: Services, inv: Invocation): Promise<Comm
       title: `Export ${db} as EJSON`,
       saveLabel: 'Export',
       filters: { 'Extended JSON': ['json'] },
-      defaultUri: vscode.Uri.file(`${db}.ejson.json`),
+      defaultUri: workspaceUri(`${db}.ejson.json`),
     });
     if (!target) return { ok: false, cancelled: true };
   }
@@ -71,19 +135,30 @@ async function importEJSON(services: Services, inv: Invocation): Promise<Command
       openLabel: 'Import',
       canSelectMany: false,
       filters: { 'Extended JSON': ['json'] },
+      defaultUri: workspaceUri(),
     });
     if (!picked?.length) return { ok: false, cancelled: true };
     source = picked[0];
   }
+  inv.state.file = source.fsPath;
+  const exported = await exportedDatabaseName(source).catch(() => undefined);
   let into = typeof inv.args.into === 'string' && inv.args.into ? inv.args.into : undefined;
-  if (!into && inv.interactive) {
+  if (!into && inv.interactive && inv.args.replace !== true) {
+    const askingAgain = inv.args.askInto === true;
     into = await inputBox({
-      title: 'Import EJSON',
-      prompt: 'Into which database (empty: the name it was exported from)',
-      placeHolder: 'the exported name',
+      title: askingAgain ? 'Import EJSON as another name' : 'Import EJSON',
+      prompt: askingAgain
+        ? `Into which database (${exported ?? 'the exported one'} has collections of the same names)`
+        : 'Into which database (empty: the name it was exported from)',
+      ...(askingAgain && exported ? { value: `${exported}_2` } : { placeHolder: exported ?? 'the exported name' }),
+      validateInput: (v) => (!v.trim() && !askingAgain ? undefined : databaseNameProblem(v.trim())),
     });
     into = into.trim() || undefined;
   }
+  const target = into ?? exported;
+  if (target) inv.state.into = target;
+  // Drop and replace: the database the import goes into is emptied first (the user saw what goes).
+  if (inv.args.replace === true && target) await replaceCollections(services, inv, target, undefined);
   const from = source;
   const r = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Importing ${path.basename(from.fsPath)}…` },
@@ -190,6 +265,10 @@ export function registerStorageCommands(services: Services): vscode.Disposable[]
       id: 'ttlWorkbench.importEJSON',
       action: 'Import EJSON',
       run: (inv) => importEJSON(services, inv),
+      remedyContext: (inv) =>
+        typeof inv.state.file === 'string' && typeof inv.state.into === 'string'
+          ? { importing: { command: 'ttlWorkbench.importEJSON', args: { file: inv.state.file }, into: inv.state.into } }
+          : {},
     }),
     registerCommand(services, {
       id: 'ttlWorkbench.revealDataFolder',

@@ -46,3 +46,11 @@ export function createCollectionOptions(a: CreateCollectionArgs): Document {
 export function createCollectionCommand(a: CreateCollectionArgs): Document {
   return { create: a.name, ...createCollectionOptions(a) };
 }
+
+/** Why a database name cannot be used (mongod's rules: not empty, none of /\\. "$, under 64 bytes). */
+export function databaseNameProblem(name: string): string | undefined {
+  if (!name) return 'A database name is not empty.';
+  if (/[/\\. "$]/.test(name)) return 'A database name has none of the characters /\\. "$.';
+  if (Buffer.byteLength(name, 'utf8') >= 64) return 'A database name is shorter than 64 bytes.';
+  return undefined;
+}

@@ -4,11 +4,14 @@
  * VS Code glue turns a spec into `NotebookCellOutput`s one to one.
  *
  * - printed text: a stdout stream (consecutive prints merge into one block);
- * - a list of documents: the table renderer's own mime first (VS Code prefers mime types it has no
- *   built-in order for, so the table shows by default), then JSON, then mongosh's text;
- * - one document: JSON (VS Code's JSON view), then mongosh's text;
+ * - a document or a list of documents: the documents renderer's own mime first (VS Code prefers
+ *   mime types it has no built-in order for), which draws mongosh's text by default with a Table
+ *   view one click away, then mongosh's text as plain text. No application/json item: VS Code
+ *   ranks it above text/plain and would show the value as JSON with tab indents, not as mongosh
+ *   prints it;
  * - anything else: mongosh's text;
- * - an error: an error output whose message carries the MongoDB code and codeName.
+ * - an error: an error output (VS Code draws it as an error) whose message carries the MongoDB code
+ *   and codeName; its text is wrapped, since the error view does not wrap long lines.
  */
 import { codeSuffix, type CellOutput } from '../../shell/cell-outputs';
 
@@ -31,26 +34,42 @@ export function outputSpecOf(o: CellOutput): OutputSpec {
     case 'value': {
       const text: OutputItemSpec = { mime: TEXT_MIME, text: o.text };
       if (o.json === undefined || o.shape === 'text') return { kind: 'items', items: [text] };
-      const json: OutputItemSpec = { mime: JSON_MIME, json: o.json };
-      if (o.shape === 'documents')
-        return {
-          kind: 'items',
-          items: [{ mime: DOCUMENTS_MIME, json: { documents: o.json, hasMore: o.hasMore } }, json, text],
-        };
-      return { kind: 'items', items: [json, text] };
+      const documents = o.shape === 'documents' ? o.json : [o.json];
+      return {
+        kind: 'items',
+        items: [{ mime: DOCUMENTS_MIME, json: { documents, hasMore: o.hasMore, text: o.text, shape: o.shape } }, text],
+      };
     }
     case 'error': {
+      const name = o.codeName ? `${o.name}[${o.codeName}]` : o.name;
       const message = `${o.message}${codeSuffix(o)}`;
       const where =
         o.line !== undefined ? `\n    at line ${o.line}${o.column !== undefined ? `, column ${o.column}` : ''}` : '';
-      return {
-        kind: 'error',
-        name: o.codeName ? `${o.name}[${o.codeName}]` : o.name,
-        message,
-        stack: `${o.codeName ? `${o.name}[${o.codeName}]` : o.name}: ${message}${where}`,
-      };
+      return { kind: 'error', name, message, stack: `${wrapText(`${name}: ${message}`, ERROR_WIDTH)}${where}` };
     }
   }
+}
+
+/** Columns of an error's text: the notebook's error view neither wraps nor scrolls far enough to read a long line. */
+export const ERROR_WIDTH = 100;
+
+/** Text broken at spaces into lines of at most `width` characters (a longer word keeps its own line). */
+export function wrapText(text: string, width: number): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const out: string[] = [];
+      let current = '';
+      for (const word of line.split(' ')) {
+        if (current && current.length + 1 + word.length > width) {
+          out.push(current);
+          current = word;
+        } else current = current ? `${current} ${word}` : word;
+      }
+      out.push(current);
+      return out.join('\n');
+    })
+    .join('\n');
 }
 
 /** MongoDB's code for an operation stopped by the user (killOp, or here the notebook's interrupt). */
@@ -63,7 +82,7 @@ export function interruptedSpec(ranStatements: number): OutputSpec {
     kind: 'error',
     name: `MongoshInterruptedError[${INTERRUPTED.codeName}]`,
     message,
-    stack: `MongoshInterruptedError[${INTERRUPTED.codeName}]: ${message}`,
+    stack: wrapText(`MongoshInterruptedError[${INTERRUPTED.codeName}]: ${message}`, ERROR_WIDTH),
   };
 }
 

@@ -17,6 +17,8 @@ export interface RemedyContext {
   existingIndex?: { name: string; isTTL: boolean };
   /** The engine emulates MongoDB 7.0 (capped TTL needs 8.0). */
   serverVersion?: '8.0' | '7.0';
+  /** An import refused: what it read and the database it went into (the command to run again). */
+  importing?: { command: string; args: Record<string, unknown>; into: string };
 }
 
 export interface Remedy {
@@ -67,6 +69,21 @@ export function remediesFor(err: ErrorFacts, ctx: RemedyContext): Remedy[] {
               title: `Drop Index ${ctx.existingIndex.name}…`,
               command: 'ttlWorkbench.dropIndex',
               args: [{ ...ns, index: ctx.existingIndex.name }],
+            },
+          ]
+        : [];
+    case 48: // NamespaceExists: an import met collections that exist; run it again elsewhere, or replace them.
+      return ctx.importing
+        ? [
+            {
+              title: 'Import as another name…',
+              command: ctx.importing.command,
+              args: [{ ...ctx.importing.args, into: undefined, askInto: true, interactive: true }],
+            },
+            {
+              title: 'Drop and replace',
+              command: ctx.importing.command,
+              args: [{ ...ctx.importing.args, into: ctx.importing.into, replace: true, interactive: true }],
             },
           ]
         : [];

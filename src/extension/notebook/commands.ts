@@ -34,7 +34,11 @@ export const NEW_PLAYGROUND = `// ---
 //
 // Code cells are mongosh snippets run against TTL Workbench's embedded engine: the one the
 // **Databases** view shows, on its virtual clock. Run the cells one by one (or Run All) and watch
-// the tree. Type \`db.\` for collections and methods.
+// the tree. \`use()\` picks the database (it appears in the tree once a cell writes to it). Type
+// \`db.\` for collections and methods.
+
+// %%
+use('playground')
 
 // %%
 db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 3600 })

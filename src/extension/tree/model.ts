@@ -92,7 +92,7 @@ export class TreeModel {
             id: STORAGE_DAMAGE_ID,
             parentId: ENGINE_ID,
             type: 'message',
-            label: storageDamageLabel(damage),
+            ...storageDamageLabel(damage),
             icon: 'warning',
             tooltip: storageDamageTooltip(damage),
             command: 'ttlWorkbench.acknowledgeStorageDamage',
@@ -113,7 +113,8 @@ export class TreeModel {
             id: 'message:empty',
             parentId: ENGINE_ID,
             type: 'message',
-            label: 'No databases yet — Create Collection…',
+            label: 'No databases yet',
+            description: 'click: Create Collection…',
             command: 'ttlWorkbench.createCollection',
           });
         }

@@ -23,7 +23,14 @@ export type TreeNode =
   | (Base & { type: 'collection'; db: string; info: CollectionInfo })
   | (Base & { type: 'index'; db: string; collection: string; info: IndexInfo; collectionInfo: CollectionInfo })
   | (Base & { type: 'collectionTTL'; db: string; collection: string; seconds: number; collectionInfo: CollectionInfo })
-  | (Base & { type: 'message'; label: string; command?: string; icon?: string; tooltip?: string });
+  | (Base & {
+      type: 'message';
+      label: string;
+      description?: string;
+      command?: string;
+      icon?: string;
+      tooltip?: string;
+    });
 
 export type NodeType = TreeNode['type'];
 

@@ -46,10 +46,15 @@ export function clockWords(clock: ClockInfo): string {
     : `system clock · ${formatClockTime(clock.now)}`;
 }
 
+/** The flavor in a few words, for the engine row's label: the sidebar's default width cuts more. */
+export function shortFlavorWords(info: BackendInfo): string {
+  return info.flavor === 'cosmos' ? `Cosmos DB ${info.serverVersion}` : `MongoDB ${info.version}`;
+}
+
 export function presentEngine(info: BackendInfo, clock: ClockInfo): Presentation {
   return {
-    label: `${info.label} — ${flavorWords(info)}`,
-    description: clockWords(clock),
+    label: shortFlavorWords(info),
+    description: `${info.label.toLowerCase()} · ${clockWords(clock)}`,
     tooltip: [
       `**${info.label}** (in-process, nothing leaves this window)`,
       '',
@@ -282,9 +287,9 @@ export function problemWords(p: TTLIndexProblem): string {
 
 export function presentProblem(p: TTLIndexProblem): Presentation {
   return {
-    label: `${p.db}.${p.collection} › ${p.index}`,
-    description: problemWords(p),
-    tooltip: `The catalog stores expireAfterSeconds ${String(p.expireAfterSeconds)} for ${p.index}. Fix it with collMod (right-click › Fix expireAfterSeconds…).`,
+    label: p.index,
+    description: `${p.db}.${p.collection} · ${problemWords(p)}`,
+    tooltip: `**${p.db}.${p.collection} › ${p.index}**: ${problemWords(p)}\n\nThe catalog stores expireAfterSeconds ${String(p.expireAfterSeconds)} for ${p.index}. Fix it with collMod (right-click › Fix expireAfterSeconds…).`,
     icon: { id: 'warning', color: WARNING_COLOR },
     contextValue: 'problem invalidTTL',
     collapsible: 'none',
@@ -293,11 +298,13 @@ export function presentProblem(p: TTLIndexProblem): Presentation {
 
 type DamageRecoveries = ReadonlyArray<{ at: string; notes: string[]; documents: Record<string, number> }>;
 
-/** The tree row for damage recovered from the data folder (shown until acknowledged). */
-export function storageDamageLabel(recoveries: DamageRecoveries): string {
-  return recoveries.length === 1
-    ? 'Data folder damage recovered — review and acknowledge'
-    : `Data folder damage recovered ${recoveries.length} times — review and acknowledge`;
+/** The tree row for damage recovered from the data folder (shown until acknowledged): short label, the rest in the description. */
+export function storageDamageLabel(recoveries: DamageRecoveries): { label: string; description: string } {
+  return {
+    label: 'Data folder damage recovered',
+    description:
+      recoveries.length === 1 ? 'review and acknowledge' : `${recoveries.length} times · review and acknowledge`,
+  };
 }
 
 /** What each recovery found and kept, for the row's tooltip (markdown). */

@@ -135,6 +135,7 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
       case 'message':
         return {
           label: node.label,
+          ...(node.description ? { description: node.description } : {}),
           icon: { id: node.icon ?? 'info' },
           ...(node.tooltip ? { tooltip: node.tooltip } : {}),
           contextValue: 'message',

@@ -53,6 +53,9 @@ async function runStep(page, step) {
     await page.keyboard.type(step.type, { delay: 15 });
   } else if (typeof step.press === 'string') {
     await page.keyboard.press(step.press);
+  } else if (typeof step.click === 'string') {
+    // A mouse click on what the selector finds first (the editor's lightbulb, say).
+    await page.click(step.click, { timeout: STEP_TIMEOUT_MS });
   } else {
     throw new Error(`unknown UI step ${JSON.stringify(step)}`);
   }

@@ -71,7 +71,9 @@ export type UiStep =
   | { waitForMessage: string }
   | { waitForClosed: true }
   | { type: string }
-  | { press: string };
+  | { press: string }
+  /** A click on the first element the CSS selector finds in the workbench. */
+  | { click: string };
 
 /** What the quick input shows after a request (null: closed). */
 export interface QuickInputState {

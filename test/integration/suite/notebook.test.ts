@@ -226,7 +226,7 @@ suite('Playground notebooks', function () {
     }
   });
 
-  test("outputs: print as stdout, documents as the table renderer's mime plus JSON plus mongosh text, one document as JSON, errors with code and codeName", async () => {
+  test("outputs: print as stdout, values as mongosh prints them (the documents renderer's mime, drawing mongosh text with a table a click away, plus text/plain; no JSON view), errors wrapped with code and codeName (issue 18.8)", async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
     const nb = await untitled({ title: 'outputs' }, [
       'print("hello")\nprint("world")',
@@ -247,29 +247,33 @@ suite('Playground notebooks', function () {
       'hello\nworld\n',
     );
 
+    // insertMany's result as mongosh prints it, not canonical EJSON ("insertedIds": {"0": …}).
+    const inserted = findCell.outputs[0].items.find((i) => i.mime === 'text/plain')!;
+    assert.equal(decoder.decode(inserted.data), "{ acknowledged: true, insertedIds: { '0': 1, '1': 2 } }");
     const table = findCell.outputs.at(-1)!;
     assert.deepEqual(
       table.items.map((i) => i.mime),
-      [TABLE, 'application/json', 'text/plain'],
+      [TABLE, 'text/plain'],
+      'no application/json: VS Code would show it (tab-indented JSON) instead of mongosh text',
     );
+    const findText = "[\n  { _id: 1, at: ISODate('2026-01-01T00:00:00.000Z') },\n  { _id: 2, n: Long('7') }\n]";
     assert.deepEqual(JSON.parse(decoder.decode(table.items[0].data)), {
       documents: [
         { _id: 1, at: { $date: '2026-01-01T00:00:00Z' } },
         { _id: 2, n: 7 },
       ],
       hasMore: false,
+      text: findText,
+      shape: 'documents',
     });
-    assert.equal(
-      decoder.decode(table.items[2].data),
-      "[\n  { _id: 1, at: ISODate('2026-01-01T00:00:00.000Z') },\n  { _id: 2, n: Long('7') }\n]",
-    );
+    assert.equal(decoder.decode(table.items[1].data), findText);
 
     const one = items(oneCell);
     assert.deepEqual(
       one.map((i) => i.mime),
-      ['application/json', 'text/plain'],
+      [TABLE, 'text/plain'],
     );
-    assert.deepEqual(JSON.parse(one[0].text), { _id: 2, n: 7 });
+    assert.equal((JSON.parse(one[0].text) as { text: string }).text, "{ _id: 2, n: Long('7') }");
     assert.equal(one[1].text, "{ _id: 2, n: Long('7') }");
     assert.deepEqual(items(countCell), [{ mime: 'text/plain', text: '2' }]);
 
@@ -278,6 +282,10 @@ suite('Playground notebooks', function () {
     const e = JSON.parse(err.text) as { name: string; message: string; stack: string };
     assert.equal(e.name, 'MongoServerError[DuplicateKey]');
     assert.match(e.message, /E11000 duplicate key error .* \(code 11000, DuplicateKey\)$/);
+    assert.ok(
+      e.stack.split('\n').every((line) => line.length <= 100),
+      `the error's text is wrapped (the error view neither wraps nor scrolls): ${e.stack}`,
+    );
     assert.equal(errorCell.executionSummary?.success, false);
     assert.equal(afterCell.outputs.length, 0);
     assert.equal(afterCell.executionSummary?.executionOrder, undefined);
@@ -629,7 +637,7 @@ suite('Playground notebooks', function () {
     assert.deepEqual(found, ['TTL003', 'TTL008'], 'the negative value (TTL003) and the capped collection (TTL008)');
   });
 
-  test('"New Playground Notebook" opens the guided sample on the shared engine; "Open Example Playgrounds" lists and opens the examples', async () => {
+  test('"New Playground Notebook" opens the guided sample on the shared engine, in a named database (issue 18.8); "Open Example Playgrounds" lists and opens the examples', async () => {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
     const created = await vscode.commands.executeCommand<{ ok: boolean; uri: string }>(
       'ttlWorkbench.newPlayground',
@@ -649,7 +657,7 @@ suite('Playground notebooks', function () {
       ['ada'],
       'bob expired after 11 minutes',
     );
-    assert.deepEqual(await tree('test'), ['sessions — 1 doc']);
+    assert.deepEqual(await tree('playground'), ['sessions — 1 doc'], 'the guided sample use()s a named database');
 
     const listed = await vscode.commands.executeCommand<{ examples: string[] }>(
       'ttlWorkbench.openExamplePlaygrounds',
@@ -688,7 +696,7 @@ suite('Playground notebooks', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('screenshot: a notebook with executed cells and the documents table', async () => {
+  test('screenshot: a notebook with executed cells and their output as mongosh prints it', async () => {
     await closeAll();
     const nb = await vscode.workspace.openNotebookDocument(
       vscode.Uri.file(path.join(extensionPath, 'examples', '01-expire-after-seconds.ttlbook')),

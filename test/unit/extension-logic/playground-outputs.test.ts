@@ -1,8 +1,8 @@
 /**
  * Playground cell outputs: the structured outputs of the shell (shared with the CLI) and the
- * notebook output specs made from them — stdout for print, a table mime plus JSON plus mongosh
- * text for lists of documents, JSON plus text for one document, text otherwise, errors with the
- * MongoDB code and codeName. And the promise of the issue: every example notebook run through
+ * notebook output specs made from them — stdout for print, the documents renderer's mime (mongosh
+ * text by default, a table one click away) plus mongosh text for documents, text otherwise, errors
+ * with the MongoDB code and codeName, wrapped. And the promise of the issue: every example notebook run through
  * the notebook path (Backend.openPlayground) shows the same text as the CLI prints for it.
  */
 import { describe, it } from 'node:test';
@@ -14,6 +14,7 @@ import { runFile } from '../../../src/cli/run-file';
 import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend';
 import {
   DOCUMENTS_MIME,
+  ERROR_WIDTH,
   interruptedSpec,
   JSON_MIME,
   maskObjectIds,
@@ -21,6 +22,7 @@ import {
   plainTextOf,
   TEXT_MIME,
   type OutputSpec,
+  wrapText,
 } from '../../../src/extension/logic/playground-outputs';
 import { statementOutputs, type CellOutput } from '../../../src/shell/cell-outputs';
 import { ShellSession } from '../../../src/shell/session';
@@ -45,15 +47,17 @@ describe('playground outputs', () => {
     ]);
   });
 
-  it('a list of documents shows as the table mime first, then JSON (relaxed EJSON), then mongosh text', () => {
+  it('a list of documents shows as the documents mime first (its JSON, and mongosh text the renderer draws by default), then mongosh text; no application/json, which VS Code would show as tab-indented JSON', () => {
     const specs = specsOf('db.c.insertMany([{ _id: 1, at: new Date(0) }, { _id: 2, n: NumberLong(5) }]); db.c.find()');
     const table = specs[1];
     assert.equal(table.kind, 'items');
     if (table.kind !== 'items') return;
     assert.deepEqual(
       table.items.map((i) => i.mime),
-      [DOCUMENTS_MIME, JSON_MIME, TEXT_MIME],
+      [DOCUMENTS_MIME, TEXT_MIME],
     );
+    assert.ok(!table.items.some((i) => i.mime === JSON_MIME));
+    const text = "[\n  { _id: 1, at: ISODate('1970-01-01T00:00:00.000Z') },\n  { _id: 2, n: Long('5') }\n]";
     assert.deepEqual(table.items[0], {
       mime: DOCUMENTS_MIME,
       json: {
@@ -62,19 +66,11 @@ describe('playground outputs', () => {
           { _id: 2, n: 5 },
         ],
         hasMore: false,
+        text,
+        shape: 'documents',
       },
     });
-    assert.deepEqual(table.items[1], {
-      mime: JSON_MIME,
-      json: [
-        { _id: 1, at: { $date: '1970-01-01T00:00:00Z' } },
-        { _id: 2, n: 5 },
-      ],
-    });
-    assert.equal(
-      (table.items[2] as { text: string }).text,
-      "[\n  { _id: 1, at: ISODate('1970-01-01T00:00:00.000Z') },\n  { _id: 2, n: Long('5') }\n]",
-    );
+    assert.equal((table.items[1] as { text: string }).text, text);
   });
 
   it('a cursor with more than 20 documents says "Type "it" for more" in the text and hasMore in the table', () => {
@@ -84,17 +80,35 @@ describe('playground outputs', () => {
     if (last.kind !== 'items') return;
     assert.equal((last.items[0] as { json: { hasMore: boolean; documents: unknown[] } }).json.hasMore, true);
     assert.equal((last.items[0] as { json: { documents: unknown[] } }).json.documents.length, 20);
-    assert.match((last.items[2] as { text: string }).text, /\nType "it" for more$/);
+    assert.match((last.items[1] as { text: string }).text, /\nType "it" for more$/);
   });
 
-  it('one document is JSON then text; numbers, strings and empty results are text or nothing', () => {
-    const [, one, count, str, empty] = specsOf(
+  it('one document (the result of insertOne, findOne) is mongosh text, in the documents mime and as text/plain; numbers, strings and empty results are text or nothing', () => {
+    const [inserted, one, count, str, empty] = specsOf(
       'db.c.insertOne({ _id: 1 }); db.c.findOne(); db.c.countDocuments(); "hello"; db.c.find({ _id: 2 })',
     );
+    assert.deepEqual(inserted, {
+      kind: 'items',
+      items: [
+        {
+          mime: DOCUMENTS_MIME,
+          json: {
+            documents: [{ acknowledged: true, insertedId: 1 }],
+            hasMore: false,
+            text: '{ acknowledged: true, insertedId: 1 }',
+            shape: 'document',
+          },
+        },
+        { mime: TEXT_MIME, text: '{ acknowledged: true, insertedId: 1 }' },
+      ],
+    });
     assert.deepEqual(one, {
       kind: 'items',
       items: [
-        { mime: JSON_MIME, json: { _id: 1 } },
+        {
+          mime: DOCUMENTS_MIME,
+          json: { documents: [{ _id: 1 }], hasMore: false, text: '{ _id: 1 }', shape: 'document' },
+        },
         { mime: TEXT_MIME, text: '{ _id: 1 }' },
       ],
     });
@@ -121,7 +135,20 @@ describe('playground outputs', () => {
       err.message,
       /^E11000 duplicate key error collection: test\.c index: _id_ dup key: \{ _id: 1 \} \(code 11000, DuplicateKey\)$/,
     );
-    assert.match(err.stack, /^MongoServerError\[DuplicateKey\]: E11000 .*\n {4}at line 3, column \d+$/);
+    assert.match(err.stack, /^MongoServerError\[DuplicateKey\]: E11000 [^]*\n {4}at line 3, column \d+$/);
+    assert.ok(
+      err.stack.split('\n').every((line) => line.length <= ERROR_WIDTH),
+      `a line of the error is longer than ${ERROR_WIDTH} characters:\n${err.stack}`,
+    );
+    assert.equal(err.stack.replace(/\n {4}at line.*$/, '').replace(/\n/g, ' '), `${err.name}: ${err.message}`);
+  });
+
+  it('wrapText breaks at spaces within the width, keeps a longer word whole and keeps line breaks', () => {
+    assert.equal(wrapText('aaa bbb ccc', 7), 'aaa bbb\nccc');
+    assert.equal(wrapText('aaa bbb ccc', 6), 'aaa\nbbb\nccc');
+    assert.equal(wrapText('a verylongword b', 4), 'a\nverylongword\nb');
+    assert.equal(wrapText('one\ntwo three', 8), 'one\ntwo\nthree');
+    assert.equal(wrapText('short', 80), 'short');
   });
 
   it('syntax errors and script errors without a code are errors too', () => {

@@ -1,7 +1,7 @@
 /** Field suggestions, sample documents, collection kinds and create commands, error remedies. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCollectionCommand } from '../../../src/extension/logic/collection-commands';
+import { createCollectionCommand, databaseNameProblem } from '../../../src/extension/logic/collection-commands';
 import { collectionKindOf, describeCollection } from '../../../src/extension/logic/collection-description';
 import { suggestTTLFields } from '../../../src/extension/logic/field-sampling';
 import { errorMessageText, remediesFor } from '../../../src/extension/logic/remedies';
@@ -117,5 +117,17 @@ describe('remedies', () => {
       remediesFor({ code: 67, message: 'must be within the range of a 32-bit integer' }, { command: 'x' }),
       [],
     );
+  });
+});
+
+describe('databaseNameProblem', () => {
+  it("accepts a typed database name as Create Collection's picker takes it, and says why mongod's rules refuse one", () => {
+    assert.equal(databaseNameProblem('app'), undefined);
+    assert.equal(databaseNameProblem('app-2030_ü'), undefined);
+    assert.match(databaseNameProblem('') ?? '', /not empty/);
+    for (const bad of ['a.b', 'a b', 'a$b', 'a/b', 'a\\b', 'a"b'])
+      assert.match(databaseNameProblem(bad) ?? '', /none of the characters/, bad);
+    assert.equal(databaseNameProblem('x'.repeat(63)), undefined);
+    assert.match(databaseNameProblem('x'.repeat(64)) ?? '', /shorter than 64 bytes/);
   });
 });

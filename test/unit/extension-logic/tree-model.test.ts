@@ -17,6 +17,8 @@ import {
   presentEngine,
   presentIndex,
   presentMonitor,
+  presentProblem,
+  storageDamageLabel,
 } from '../../../src/extension/tree/presentation';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
@@ -136,8 +138,9 @@ describe('TreeModel', () => {
     assert.equal(presentCollection(colls[1].info).description, '0 docs · TTL 1 d after _id');
     assert.equal(presentCollection(colls[1].info).icon?.id, 'layers');
     const engineRow = presentEngine(await backend.info(), await backend.clock());
-    assert.equal(engineRow.label, 'Embedded engine — MongoDB 8.0.4');
-    assert.equal(engineRow.description, 'virtual clock · 2030-01-01 00:00:00 UTC');
+    assert.equal(engineRow.label, 'MongoDB 8.0.4');
+    assert.equal(engineRow.description, 'embedded engine · virtual clock · 2030-01-01 00:00:00 UTC');
+    assert.match(engineRow.tooltip ?? '', /\*\*Embedded engine\*\*/);
     const monitorRow = presentMonitor(await backend.monitorStatus(), (await backend.clock()).now);
     assert.equal(monitorRow.description, 'every 1 min · next in 1 min · 0 deleted');
     backend.dispose();
@@ -167,7 +170,8 @@ describe('TreeModel', () => {
       const row = top[0] as Extract<TreeNode, { type: 'message' }>;
       assert.equal(row.command, 'ttlWorkbench.acknowledgeStorageDamage');
       assert.equal(row.icon, 'warning');
-      assert.match(row.label, /Data folder damage recovered — review and acknowledge/);
+      assert.equal(row.label, 'Data folder damage recovered');
+      assert.equal(row.description, 'review and acknowledge');
       assert.match(row.tooltip ?? '', /kept app\.events: \d+/);
       assert.match(row.tooltip ?? '', /journal-0\.ttlj: damaged at byte offset \d+/);
       if (open === 1) {
@@ -194,5 +198,38 @@ describe('TreeModel', () => {
       'the damaged copy stays',
     );
     after.dispose();
+  });
+
+  it('labels fit the sidebar at its default width: the short name first, the detail in the description and the tooltip (issue 18.11)', () => {
+    // About 30 characters of label fit beside the icon and indentation at the default width.
+    const LABEL_MAX = 30;
+    const cosmos = presentEngine(
+      { kind: 'embedded', label: 'Embedded engine', flavor: 'cosmos', serverVersion: '7.0', version: '7.0.16' },
+      { mode: 'system', now: new Date(NOW), aheadMs: 90_000, canAdvance: false },
+    );
+    assert.equal(cosmos.label, 'Cosmos DB 7.0');
+    assert.equal(cosmos.description, 'embedded engine · system clock (+1 min 30 s) · 2030-01-01 00:00:00 UTC');
+    assert.match(cosmos.tooltip ?? '', /Cosmos DB for MongoDB flavor \(7\.0\)/);
+    const problem = presentProblem({
+      db: 'analytics_production',
+      collection: 'page_view_events_2030',
+      index: 'lastSeenAt_1',
+      key: { lastSeenAt: 1 },
+      expireAfterSeconds: NaN,
+      problem: 'NaN',
+    });
+    assert.equal(problem.label, 'lastSeenAt_1');
+    assert.equal(problem.description, 'analytics_production.page_view_events_2030 · NaN — ignored by the monitor');
+    assert.match(problem.tooltip ?? '', /analytics_production\.page_view_events_2030 › lastSeenAt_1/);
+    const damage = storageDamageLabel([
+      { at: 'a', notes: [], documents: {} },
+      { at: 'b', notes: [], documents: {} },
+    ]);
+    assert.deepEqual(damage, {
+      label: 'Data folder damage recovered',
+      description: '2 times · review and acknowledge',
+    });
+    for (const label of [cosmos.label, problem.label, damage.label])
+      assert.ok(label.length <= LABEL_MAX, `"${label}" is longer than ${LABEL_MAX} characters`);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The notebook renderer for lists of documents (mime application/vnd.ttl-workbench.documents+json):
- * a table with one column per top-level field. It runs in the notebook's webview as a browser ES
+ * The notebook renderer for documents (mime application/vnd.ttl-workbench.documents+json): mongosh's
+ * text by default, as mongosh prints the value, and a table with one column per top-level field one
+ * click away (the choice holds for the outputs drawn after it). It runs in the notebook's webview as a browser ES
  * module (bundled by esbuild.js into dist/renderer.js): plain DOM, no framework, colours from the
  * VS Code theme's CSS variables, and every piece of data set as textContent, never as HTML.
  */
@@ -27,7 +28,12 @@ const STYLE = `
 .ttlw-table tbody tr:hover { background: var(--vscode-list-hoverBackground); }
 .ttlw-table td.ttlw-missing { color: var(--vscode-disabledForeground, var(--vscode-descriptionForeground)); }
 .ttlw-caption { color: var(--vscode-descriptionForeground); font-size: 0.9em; padding: 4px 0; }
+.ttlw-text { margin: 0; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); color: var(--vscode-foreground); white-space: pre-wrap; overflow-wrap: anywhere; }
+.ttlw-switch { font-size: 0.85em; margin: 2px 0 4px; background: none; border: 1px solid var(--vscode-button-border, var(--vscode-panel-border, rgba(128,128,128,0.35))); color: var(--vscode-textLink-foreground); cursor: pointer; border-radius: 2px; padding: 1px 6px; }
 `;
+
+/** Whether the user last chose the table (module state: one renderer instance per notebook webview). */
+let preferTable = false;
 
 function cell(tag: 'td' | 'th', text: string, className?: string): HTMLElement {
   const el = document.createElement(tag);
@@ -36,10 +42,8 @@ function cell(tag: 'td' | 'th', text: string, className?: string): HTMLElement {
   return el;
 }
 
-function render(payload: unknown, element: HTMLElement): void {
+function tableView(payload: unknown): HTMLElement[] {
   const table = tableOf(payload);
-  const style = document.createElement('style');
-  style.textContent = STYLE;
   const wrap = document.createElement('div');
   wrap.className = 'ttlw-table-wrap';
   const t = document.createElement('table');
@@ -62,7 +66,42 @@ function render(payload: unknown, element: HTMLElement): void {
   const caption = document.createElement('div');
   caption.className = 'ttlw-caption';
   caption.textContent = `${table.rows.length} document${table.rows.length === 1 ? '' : 's'}${table.hasMore ? ' shown — more in the cursor (type "it")' : ''}`;
-  element.replaceChildren(style, wrap, caption);
+  return [wrap, caption];
+}
+
+function render(payload: unknown, element: HTMLElement): void {
+  const style = document.createElement('style');
+  style.textContent = STYLE;
+  const { text, shape } = (payload ?? {}) as { text?: unknown; shape?: unknown };
+  if (typeof text !== 'string') {
+    element.replaceChildren(style, ...tableView(payload));
+    return;
+  }
+  if (shape === 'document') {
+    // One document (findOne, insertOne's acknowledgement): a one-row table adds nothing.
+    const pre = document.createElement('pre');
+    pre.className = 'ttlw-text';
+    pre.textContent = text;
+    element.replaceChildren(style, pre);
+    return;
+  }
+  const draw = () => {
+    const toggle = document.createElement('button');
+    toggle.className = 'ttlw-switch';
+    toggle.textContent = preferTable ? 'Show as mongosh prints it' : 'Show as table';
+    toggle.addEventListener('click', () => {
+      preferTable = !preferTable;
+      draw();
+    });
+    if (preferTable) element.replaceChildren(style, toggle, ...tableView(payload));
+    else {
+      const pre = document.createElement('pre');
+      pre.className = 'ttlw-text';
+      pre.textContent = text;
+      element.replaceChildren(style, pre, toggle);
+    }
+  };
+  draw();
 }
 
 export function activate(): RendererApi {
