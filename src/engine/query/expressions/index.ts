@@ -1,8 +1,8 @@
 /**
  * Aggregation expressions ($project values, $group keys, $expr, ...), compiled once into closures.
- * Importing this index loads every operator family into the compiler's table.
+ * This index loads every operator family into the compiler's table (through ./operators), and
+ * lists the supported and refused operator names for the compatibility table.
  */
-import './operators';
 
 export {
   aggError,
@@ -15,5 +15,9 @@ export {
 export { subtractValues } from './arithmetic';
 export { isTruthy } from './logic';
 export { addToDate } from './date';
-export { ACCUMULATORS, type Accumulator } from './accumulators';
+export { type Accumulator } from './accumulators';
+export { ACCUMULATORS, ACCUMULATOR_NAMES, accumulatorFactory } from './accumulator-table';
+export { type AccumulatorFactory } from './accumulators-ranked';
+export { REFUSED_ACCUMULATORS as REFUSED_ACCUMULATOR_OPERATORS, type RefusedOperator } from './refused';
+export { EXPRESSION_OPERATORS, REFUSED_EXPRESSION_OPERATORS } from './operators';
 export { valueKey } from './value-key';

@@ -13,6 +13,7 @@ import {
   operandList,
   unary,
   type Fn,
+  typeName,
   type OperatorParser,
 } from './core';
 
@@ -70,6 +71,37 @@ const parseIfNull: OperatorParser = (arg, name) => {
   };
 };
 
+const parseSwitch: OperatorParser = (arg, name) => {
+  if (!isPlainObject(arg)) fail(40060, `${name} requires an object as an argument, found: ${typeName(arg)}`);
+  const branches: Array<[Fn, Fn]> = [];
+  let otherwise: Fn | undefined;
+  for (const key of Object.keys(arg)) {
+    const value = arg[key];
+    if (key === 'branches') {
+      if (!Array.isArray(value)) fail(40061, `${name} expects an array for 'branches', found: ${typeName(value)}`);
+      for (const branch of value) {
+        if (!isPlainObject(branch))
+          fail(40062, `${name} expects each branch to be an object, found: ${typeName(branch)}`);
+        for (const k of Object.keys(branch))
+          if (k !== 'case' && k !== 'then') fail(40063, `${name} found an unknown argument to a branch: ${k}`);
+        if (!('case' in branch)) fail(40064, `${name} requires each branch have a 'case' expression`);
+        if (!('then' in branch)) fail(40065, `${name} requires each branch have a 'then' expression.`);
+        branches.push([compile(branch.case), compile(branch.then)]);
+      }
+    } else if (key === 'default') {
+      otherwise = compile(value);
+    } else {
+      fail(40067, `${name} found an unknown argument: ${key}`);
+    }
+  }
+  if (branches.length === 0) fail(40068, `${name} requires at least one branch.`);
+  return (root, vars) => {
+    for (const [test, then] of branches) if (isTruthy(test(root, vars))) return then(root, vars);
+    if (!otherwise) fail(40066, `${name} could not find a matching branch for an input, and no default was specified.`);
+    return otherwise(root, vars);
+  };
+};
+
 export const LOGIC_OPERATORS: Readonly<Record<string, OperatorParser>> = {
   // Comparison
   $eq: comparison((c) => c === 0),
@@ -86,4 +118,5 @@ export const LOGIC_OPERATORS: Readonly<Record<string, OperatorParser>> = {
   $not: unary((v) => !isTruthy(v)),
   $cond: parseCond,
   $ifNull: parseIfNull,
+  $switch: parseSwitch,
 };

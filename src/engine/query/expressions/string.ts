@@ -1,8 +1,21 @@
 /** String operators. */
 import { Int32, type Timestamp } from 'bson';
 import { numericKind, toDouble } from '../../values/numbers';
-import { bsonTypeOf } from '../../values/types';
-import { fail, isNullish, show, ternary, typeName, unary, variadic, type OperatorParser } from './core';
+import { bsonTypeOf, isPlainObject } from '../../values/types';
+import {
+  binary,
+  compile,
+  fail,
+  isNullish,
+  namedArgs,
+  show,
+  ternary,
+  typeName,
+  unary,
+  variadic,
+  type Fn,
+  type OperatorParser,
+} from './core';
 import { isoString } from './date-parts';
 import { int32Of } from './numeric';
 
@@ -98,6 +111,146 @@ function opStrLenBytes(v: unknown, name: string): unknown {
   return new Int32(Buffer.byteLength(v, 'utf8'));
 }
 
+function indexBound(v: unknown, name: string, what: string): number {
+  const n = numericKind(v) ? int32Of(v) : undefined;
+  if (n === undefined)
+    fail(40096, `${name} requires an integral ${what}, found a value of type: ${typeName(v)}, with value: ${show(v)}`);
+  if (n < 0) fail(40097, `${name} requires a nonnegative ${what}, found: ${n}`);
+  return n;
+}
+
+/** $indexOfBytes / $indexOfCP: positions count UTF-8 bytes or code points. */
+function indexOf(unit: 'bytes' | 'cp', codes: [number, number]): (vals: unknown[], name: string) => unknown {
+  return (vals, name) => {
+    const [s, sub] = vals;
+    if (isNullish(s)) return null;
+    if (typeof s !== 'string') fail(codes[0], `${name} requires a string as the first argument, found: ${typeName(s)}`);
+    if (typeof sub !== 'string')
+      fail(codes[1], `${name} requires a string as the second argument, found: ${typeName(sub)}`);
+    const units: readonly (number | string)[] = unit === 'bytes' ? [...Buffer.from(s, 'utf8')] : Array.from(s);
+    const needle: readonly (number | string)[] = unit === 'bytes' ? [...Buffer.from(sub, 'utf8')] : Array.from(sub);
+    const start = vals.length > 2 ? indexBound(vals[2], name, 'starting index') : 0;
+    const end = vals.length > 3 ? Math.min(units.length, indexBound(vals[3], name, 'ending index')) : units.length;
+    if (start > units.length || start > end) return new Int32(-1);
+    for (let i = start; i + needle.length <= end; i++) {
+      let j = 0;
+      while (j < needle.length && units[i + j] === needle[j]) j++;
+      if (j === needle.length) return new Int32(i);
+    }
+    return new Int32(-1);
+  };
+}
+
+function opSplit(s: unknown, sep: unknown, name: string): unknown {
+  if (isNullish(s) || isNullish(sep)) return null;
+  if (typeof s !== 'string')
+    fail(40085, `${name} requires an expression that evaluates to a string as a first argument, found: ${typeName(s)}`);
+  if (typeof sep !== 'string')
+    fail(
+      40086,
+      `${name} requires an expression that evaluates to a string as a second argument, found: ${typeName(sep)}`,
+    );
+  if (sep === '') fail(40087, `${name} requires a non-empty separator`);
+  return s.split(sep);
+}
+
+/** mongod's default $trim characters: the ASCII controls it names and Unicode's spaces. */
+const DEFAULT_TRIM = [
+  '\0',
+  ' ',
+  '\t',
+  '\n',
+  '\v',
+  '\f',
+  '\r',
+  '\u00a0',
+  '\u1680',
+  '\u2000',
+  '\u2001',
+  '\u2002',
+  '\u2003',
+  '\u2004',
+  '\u2005',
+  '\u2006',
+  '\u2007',
+  '\u2008',
+  '\u2009',
+  '\u200a',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+];
+
+function trimOperator(left: boolean, right: boolean): OperatorParser {
+  return (arg, name) => {
+    if (!isPlainObject(arg)) fail(50696, `${name} only supports an object as an argument, found: ${typeName(arg)}`);
+    for (const k of Object.keys(arg))
+      if (k !== 'input' && k !== 'chars') fail(50694, `${name} found an unrecognized argument: ${k}`);
+    if (!('input' in arg)) fail(50695, `${name} requires an 'input' field`);
+    const input = compile(arg.input);
+    const chars = 'chars' in arg ? compile(arg.chars) : undefined;
+    return (root, vars) => {
+      const s = input(root, vars);
+      if (isNullish(s)) return null;
+      if (typeof s !== 'string')
+        fail(50699, `${name} requires its input to be a string, got ${show(s)} (of type ${typeName(s)}) instead.`);
+      let set = DEFAULT_TRIM;
+      if (chars) {
+        const c = chars(root, vars);
+        if (isNullish(c)) return null;
+        if (typeof c !== 'string')
+          fail(50700, `${name} requires 'chars' to be a string, got ${show(c)} (of type ${typeName(c)}) instead.`);
+        set = Array.from(c);
+      }
+      const cps = Array.from(s);
+      let from = 0;
+      let to = cps.length;
+      if (left) while (from < to && set.includes(cps[from])) from++;
+      if (right) while (to > from && set.includes(cps[to - 1])) to--;
+      return cps.slice(from, to).join('');
+    };
+  };
+}
+
+/** ASCII case-insensitive comparison of the coerced strings, as -1, 0 or 1. */
+function opStrcasecmp(a: unknown, b: unknown): unknown {
+  const x = coerceToString(a).replace(/[a-z]+/g, (m) => m.toUpperCase());
+  const y = coerceToString(b).replace(/[a-z]+/g, (m) => m.toUpperCase());
+  return new Int32(x === y ? 0 : Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8')));
+}
+
+function replaceOperator(all: boolean): OperatorParser {
+  return (arg, name) => {
+    if (!isPlainObject(arg)) fail(51751, `${name} requires an object as an argument, found: ${typeName(arg)}`);
+    const f = namedArgs(arg, ['input', 'find', 'replacement'], ['input', 'find', 'replacement'], {
+      unknown: (k) => [51750, `${name} found an unknown argument: ${k}`],
+      missing: (k) => [
+        ({ input: 51749, find: 51748, replacement: 51747 } as Record<string, number>)[k],
+        `${name} requires '${k}' to be specified`,
+      ],
+    });
+    const parts: Array<[string, Fn, number]> = [
+      ['input', f.input!, 51746],
+      ['find', f.find!, 51745],
+      ['replacement', f.replacement!, 51744],
+    ];
+    return (root, vars) => {
+      const vals: unknown[] = [];
+      for (const [field, fn, code] of parts) {
+        const v = fn(root, vars);
+        if (!isNullish(v) && typeof v !== 'string')
+          fail(code, `${name} requires that '${field}' be a string, found: ${show(v)}`);
+        vals.push(v);
+      }
+      if (vals.some(isNullish)) return null;
+      const [s, find, rep] = vals as string[];
+      return all ? s.split(find).join(rep) : s.replace(find, () => rep);
+    };
+  };
+}
+
 export const STRING_OPERATORS: Readonly<Record<string, OperatorParser>> = {
   $concat: variadic(opConcat),
   $toLower: unary(asciiCase(false)),
@@ -107,4 +260,13 @@ export const STRING_OPERATORS: Readonly<Record<string, OperatorParser>> = {
   $substrCP: ternary(opSubstrCP),
   $strLenCP: unary(opStrLenCP),
   $strLenBytes: unary(opStrLenBytes),
+  $indexOfBytes: variadic(indexOf('bytes', [40091, 40092]), 2, 4),
+  $indexOfCP: variadic(indexOf('cp', [40093, 40094]), 2, 4),
+  $split: binary(opSplit),
+  $trim: trimOperator(true, true),
+  $ltrim: trimOperator(true, false),
+  $rtrim: trimOperator(false, true),
+  $strcasecmp: binary(opStrcasecmp),
+  $replaceOne: replaceOperator(false),
+  $replaceAll: replaceOperator(true),
 };
