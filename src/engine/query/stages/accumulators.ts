@@ -1,12 +1,20 @@
 /** One output field of $group, $bucket or $bucketAuto: `{field: {<accumulator>: <expression>}}`. */
 import { Int32 } from 'bson';
 import { isPlainObject } from '../../values/types';
-import { ACCUMULATORS, compileExpression, type Accumulator, type CompiledExpression } from '../expressions';
+import {
+  ACCUMULATORS,
+  accumulatorFactory,
+  compileExpression,
+  type Accumulator,
+  type CompiledExpression,
+  type Vars,
+} from '../expressions';
 import { fail, hasOwn } from './shared';
 
 export interface AccumulatorSpec {
   field: string;
-  make: () => Accumulator;
+  /** `groupKey` and `vars` let `n` of $topN & co read the group's _id and the stage's variables. */
+  make: (groupKey?: unknown, vars?: Vars) => Accumulator;
   input: CompiledExpression;
 }
 
@@ -25,7 +33,9 @@ export function parseAccumulator(field: string, spec: unknown): AccumulatorSpec 
     // mongod rewrites {$count: {}} to {$sum: NumberInt(1)}: the count is an int.
     return { field, make: ACCUMULATORS.$sum, input: () => ONE };
   }
-  if (!hasOwn.call(ACCUMULATORS, op)) fail(15952, `unknown group operator '${op}'`);
   if (Array.isArray(arg)) fail(40237, `The ${op} accumulator is a unary operator`);
+  const factory = accumulatorFactory(op, arg);
+  if (factory) return { field, make: factory.make, input: factory.input };
+  if (!hasOwn.call(ACCUMULATORS, op)) fail(15952, `unknown group operator '${op}'`);
   return { field, make: ACCUMULATORS[op], input: compileExpression(arg) };
 }

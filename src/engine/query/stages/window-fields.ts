@@ -10,6 +10,7 @@ import { toDouble } from '../../values/numbers';
 import { isNumeric, isPlainObject, type Document } from '../../values/types';
 import {
   ACCUMULATORS,
+  accumulatorFactory,
   addToDate,
   compileExpression,
   valueKey,
@@ -297,11 +298,13 @@ function parseOperator(field: string, spec: Document, sortFields: number): Outpu
       return windowed((c, _i, lo, hi) => covariance(c, x, y, lo, hi, op === '$covarianceSamp'));
     }
   }
-  if (!hasOwn.call(ACCUMULATORS, op) || op === '$mergeObjects') fail(5397900, `Unrecognized window function, ${op}`);
-  const make = ACCUMULATORS[op];
-  const fn = compileExpression(arg);
+  const factory = accumulatorFactory(op, arg);
+  if (!factory && (!hasOwn.call(ACCUMULATORS, op) || op === '$mergeObjects'))
+    fail(5397900, `Unrecognized window function, ${op}`);
+  const make = factory ? factory.make : ACCUMULATORS[op];
+  const fn = factory ? factory.input : compileExpression(arg);
   return windowed((c, _i, lo, hi) => {
-    const acc = make();
+    const acc = make(undefined, c.vars);
     for (let j = lo; j <= hi; j++) acc.add(fn(c.docs[j], c.vars));
     const v = acc.result();
     return v === undefined ? null : v;
