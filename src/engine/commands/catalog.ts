@@ -8,6 +8,7 @@ import { valuesEqual } from '../values/compare';
 import { formatValue } from '../values/format';
 import { toDouble } from '../values/numbers';
 import { checkClusteredExpireAfterSeconds } from '../ttl/validation';
+import { parseValidationOptions } from '../validation/validator';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import { collectionNameOf, optionalBool, optionalDocument, type CommandContext, type CommandHandler } from './context';
 
@@ -43,21 +44,13 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
   for (const field of Object.keys(cmd)) {
     if (!CREATE_FIELDS.has(field)) fail(40415, `BSON field 'create.${field}' is an unknown field.`);
   }
-  for (const unsupported of ['validator', 'validationLevel', 'validationAction']) {
-    if (cmd[unsupported] !== undefined) {
-      fail(
-        'InvalidOptions',
-        `'${unsupported}' is not supported by the TTL Workbench engine: documents would not be validated. Remove the option; schema validation is out of scope for a TTL tool.`,
-      );
-    }
-  }
   if (cmd.viewOn !== undefined)
     fail('InvalidOptions', 'Views are not supported by the TTL Workbench engine: create a collection instead.');
   if (cmd.collation !== undefined)
     fail('InvalidOptions', 'Collations are not supported by the TTL Workbench engine: remove the collation option.');
   if (cmd.encryptedFields !== undefined)
     fail('InvalidOptions', 'Queryable Encryption is not supported by the TTL Workbench engine.');
-  const options: CollectionOptions = {};
+  const options: CollectionOptions = { ...parseValidationOptions(cmd, 'create', dbName, name) };
   const capped = optionalBool(cmd, 'capped') ?? false;
   if (capped) {
     if (!isNumeric(cmd.size))
@@ -287,6 +280,9 @@ function optionsDocumentOf(o: CollectionOptions): Document {
   }
   if (o.expireAfterSeconds !== undefined)
     out.expireAfterSeconds = Long.fromNumber(Math.trunc(toDouble(o.expireAfterSeconds)));
+  if (o.validator && Object.keys(o.validator).length > 0) out.validator = o.validator;
+  if (o.validationLevel !== undefined) out.validationLevel = o.validationLevel;
+  if (o.validationAction !== undefined) out.validationAction = o.validationAction;
   return out;
 }
 

@@ -17,6 +17,7 @@ import {
 import { valuesEqual } from '../values/compare';
 import { formatValue } from '../values/format';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
+import { parseValidationOptions } from '../validation/validator';
 import { collectionNameOf, optionalBool, type CommandContext, type CommandHandler } from './context';
 
 const TOP_LEVEL = new Set([
@@ -28,11 +29,11 @@ const TOP_LEVEL = new Set([
   'lsid',
   '$db',
   'dryRun',
-]);
-const UNSUPPORTED = new Set([
   'validator',
   'validationLevel',
   'validationAction',
+]);
+const UNSUPPORTED = new Set([
   'viewOn',
   'pipeline',
   'changeStreamPreAndPostImages',
@@ -273,10 +274,13 @@ function collMod(ctx: CommandContext, cmd: Document): Document {
     indexName = findIndex(coll, cmd.index).name;
   }
   if (cmd.expireAfterSeconds !== undefined) applies.push(planCollectionTTL(ctx, coll, cmd.expireAfterSeconds));
+  const validation = parseValidationOptions(cmd, 'collMod', ctx.dbName, name);
+  const changesValidation = Object.keys(validation).length > 0;
+  if (changesValidation) applies.push(() => Object.assign(coll.options, validation));
   if (optionalBool(cmd, 'dryRun')) return { ...reply, ok: 1 };
   for (const apply of applies) apply();
   if (indexName) ctx.engine.recordEvent({ kind: 'indexChanged', db: ctx.dbName, collection: name, names: [indexName] });
-  if (cmd.expireAfterSeconds !== undefined)
+  if (cmd.expireAfterSeconds !== undefined || changesValidation)
     ctx.engine.recordEvent({ kind: 'collectionChanged', db: ctx.dbName, collection: name });
   return { ...reply, ok: 1 };
 }

@@ -30,6 +30,7 @@ import {
   type CompiledUpdate,
   type PipelineUpdate,
 } from '../query/update';
+import { enforceValidator } from '../validation/validator';
 import { cloneDocument, cloneValue } from '../values/clone';
 import { compareValues } from '../values/compare';
 import { toDouble } from '../values/numbers';
@@ -241,6 +242,7 @@ export function runUpdate(
       checkUpdatedSize(next.doc);
       checkTimeseriesDocument(coll, next.doc);
       const prepared = compiled ? next.doc : prepareForInsert(next.doc, { generateId: false });
+      enforceValidator(engine, coll, prepared, record.doc);
       coll.replace(record, prepared);
       engine.documentMetrics.updated++;
       modified++;

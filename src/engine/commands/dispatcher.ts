@@ -12,10 +12,11 @@ import { adminCommands } from './admin';
 import { bulkWriteCommands } from './bulk-write';
 import { catalogCommands } from './catalog';
 import { collModCommands } from './collmod';
-import type { CommandHandler } from './context';
 import { crudCommands } from './crud';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
+import { optionalBool, type CommandHandler } from './context';
+import { withDocumentValidation } from '../validation/validator';
 
 const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
@@ -68,7 +69,11 @@ export function dispatchCommand(engine: EngineContext, dbName: string, command: 
   // maxTimeMS is a generic argument: every command takes it (validated as mongod does); the
   // command's safe points then fail with MaxTimeMSExpired once its real time is up.
   const maxTimeMS = parseMaxTimeMS(command.maxTimeMS);
-  if (maxTimeMS === undefined) return handler({ engine, dbName }, command);
+  // bypassDocumentValidation is generic too: insert, update, findAndModify, bulkWrite and the
+  // writing stages of aggregate skip the collection's validator for this command only.
+  const bypass = optionalBool(command, 'bypassDocumentValidation') ?? false;
+  const run = () => withDocumentValidation(bypass, () => handler({ engine, dbName }, command));
+  if (maxTimeMS === undefined) return run();
   const deadline = new OperationDeadline(maxTimeMS, { time: engine.elapsedTime });
-  return withInterrupts(deadline, () => handler({ engine, dbName }, command));
+  return withInterrupts(deadline, run);
 }

@@ -14,6 +14,7 @@ import type { PipelineCatalog, WriteTargetInfo } from '../query/aggregate';
 import { queryRecords } from '../query/executor';
 import { compileFilter, isMatchAll } from '../query/matcher';
 import { cloneDocument } from '../values/clone';
+import { enforceValidator } from '../validation/validator';
 import type { Document } from '../values/types';
 import { parseTimeseries } from './catalog';
 import { checkTimeseriesDocument, insertDocument } from './document-writes';
@@ -63,6 +64,7 @@ export function engineCatalog(engine: EngineContext, dbName: string): PipelineCa
       const prepared = prepareForInsert(next, { generateId: false });
       checkUpdatedSize(prepared);
       checkTimeseriesDocument(coll, prepared);
+      enforceValidator(engine, coll, prepared, record.doc);
       coll.replace(record, prepared);
       engine.documentMetrics.updated++;
     },
