@@ -15,6 +15,7 @@ import { collModCommands } from './collmod';
 import { crudCommands } from './crud';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
+import { validateCommands } from './validate';
 import { optionalBool, type CommandHandler } from './context';
 import { withDocumentValidation } from '../validation/validator';
 
@@ -27,6 +28,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...crudCommands,
   ...bulkWriteCommands,
   ...explainCommands,
+  ...validateCommands,
 };
 
 /** Lower-cased aliases mongod accepts (`ismaster`, `buildinfo`). */
