@@ -19,6 +19,8 @@ import { formatValue } from '../values/format';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import { parseValidationOptions } from '../validation/validator';
 import { collectionNameOf, optionalBool, type CommandContext, type CommandHandler } from './context';
+import { engineCatalog } from './pipeline-catalog';
+import { checkViewDefinition, parseViewOptions } from './views';
 
 const TOP_LEVEL = new Set([
   'collMod',
@@ -34,8 +36,6 @@ const TOP_LEVEL = new Set([
   'validationAction',
 ]);
 const UNSUPPORTED = new Set([
-  'viewOn',
-  'pipeline',
   'changeStreamPreAndPostImages',
   'timeseries',
   'cappedSize',
@@ -253,9 +253,33 @@ function planCollectionTTL(ctx: CommandContext, coll: Collection, value: unknown
   };
 }
 
+const VIEW_FIELDS = new Set(['collMod', 'viewOn', 'pipeline', 'writeConcern', 'comment', 'lsid', '$db']);
+
+/** collMod of a view: a new viewOn and pipeline, checked like a create (cycles, depth, stages). */
+function collModView(ctx: CommandContext, view: Collection, cmd: Document): Document {
+  for (const field of Object.keys(cmd)) {
+    if (!VIEW_FIELDS.has(field))
+      fail('InvalidOptions', `option not supported on a view: ${field}. A view only has viewOn and pipeline.`);
+  }
+  if (cmd.viewOn === undefined || cmd.pipeline === undefined)
+    fail('InvalidOptions', "must specify both 'viewOn' and 'pipeline' when modifying a view");
+  if (!Array.isArray(cmd.pipeline))
+    fail('InvalidOptions', "'pipeline' must be an array of aggregation stages when modifying a view");
+  const { viewOn, pipeline } = parseViewOptions(cmd);
+  checkViewDefinition(ctx.engine, ctx.dbName, view.name, viewOn, pipeline, engineCatalog(ctx.engine, ctx.dbName));
+  view.options.viewOn = viewOn;
+  view.options.pipeline = pipeline;
+  ctx.engine.recordEvent({ kind: 'collectionChanged', db: ctx.dbName, collection: view.name });
+  return { ok: 1 };
+}
+
 function collMod(ctx: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'collMod');
+  const view = ctx.engine.getCollection(ctx.dbName, name);
+  if (view?.isView) return collModView(ctx, view, cmd);
   for (const field of Object.keys(cmd)) {
+    if (field === 'viewOn' || field === 'pipeline')
+      fail('InvalidOptions', `'${field}' option only supported on a view: ${ctx.dbName}.${name} is a collection.`);
     if (UNSUPPORTED.has(field))
       fail('InvalidOptions', `collMod '${field}' is not supported by the TTL Workbench engine.`);
     if (!TOP_LEVEL.has(field)) fail(40415, `BSON field 'collMod.${field}' is an unknown field.`);
