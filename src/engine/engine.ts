@@ -283,7 +283,9 @@ export class Engine implements EngineContext {
     const coll = this.databaseFor(dbName).createCollection(name, options);
     if (this.flavor === 'cosmos') attachCosmosTTL(this, coll); // Cosmos flavor: stamp `_ts` on every write (§10.1)
     if (options.timeseries) attachTimeseriesBuckets(coll); // time-series: keep the bucket layout TTL deletes by (§6.2)
-    if (!options.timeseries) coll.addIndex(new IdIndex({ v: 2, key: { _id: 1 }, name: '_id_' }));
+    // Time series keep their _id in buckets; a view keeps nothing at all.
+    if (!options.timeseries && options.viewOn === undefined)
+      coll.addIndex(new IdIndex({ v: 2, key: { _id: 1 }, name: '_id_' }));
     this.recorder?.observe(coll); // after the Cosmos observer: a stored write carries its `_ts`
     this.recordEvent({ kind: 'collectionCreated', db: dbName, collection: name });
     return coll;

@@ -477,6 +477,13 @@ export class ShellCollection {
     return this[STATE].rt.out(this.#run({ collStats: this[STATE].name, ...opts }));
   }
 
+  /** mongosh's validate({full}) (a boolean is the legacy form of `full`). */
+  validate(options?: unknown): Document {
+    const opts =
+      typeof options === 'boolean' ? { full: options } : (this.#optionalDoc(options, 'options', 'validate') ?? {});
+    return this[STATE].rt.out(this.#run({ validate: this[STATE].name, ...opts }));
+  }
+
   renameCollection(newName: unknown, dropTarget?: unknown): Document {
     const s = this[STATE];
     if (typeof newName !== 'string') throw s.rt.errors.typeError('renameCollection() needs the new name as a string.');

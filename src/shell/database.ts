@@ -105,6 +105,15 @@ export class ShellDatabase implements DatabaseLike {
     return this[STATE].rt.out(run(this[STATE], { create: name, ...opts }));
   }
 
+  /** mongosh's createView(name, source, pipeline, options): a create with viewOn and pipeline. */
+  createView(name: unknown, source: unknown, pipeline: unknown, options?: unknown): Document {
+    if (typeof name !== 'string')
+      throw this[STATE].rt.errors.typeError('createView() needs the view name as a string.');
+    const view = toCommand(this[STATE], { viewOn: source, pipeline: pipeline ?? [] }, 'createView');
+    const opts = options === undefined ? {} : toCommand(this[STATE], options, 'createView');
+    return this[STATE].rt.out(run(this[STATE], { create: name, ...view, ...opts }));
+  }
+
   runCommand(cmd: unknown): Document {
     return this[STATE].rt.out(run(this[STATE], toCommand(this[STATE], cmd, 'runCommand')));
   }

@@ -14,7 +14,7 @@ import type { Document } from '../values/types';
 import type { StoredRecord } from './record';
 import { RecordStore } from './record-store';
 
-export type CollectionType = 'collection' | 'timeseries';
+export type CollectionType = 'collection' | 'timeseries' | 'view';
 
 export interface TimeseriesOptions {
   timeField: string;
@@ -32,6 +32,13 @@ export interface CollectionOptions {
   clusteredIndex?: Document;
   /** Collection-level TTL of clustered and time-series collections, as given. */
   expireAfterSeconds?: unknown;
+  /** A query every stored document must match (validation/validator.ts). */
+  validator?: Document;
+  validationLevel?: 'off' | 'strict' | 'moderate';
+  validationAction?: 'error' | 'warn';
+  /** A read-only view: the namespace (in the same database) it reads and the pipeline it runs. */
+  viewOn?: string;
+  pipeline?: Document[];
 }
 
 /**
@@ -81,7 +88,12 @@ export class Collection {
     return `${this.host.dbName}.${this.name}`;
   }
   get type(): CollectionType {
+    if (this.options.viewOn !== undefined) return 'view';
     return this.options.timeseries ? 'timeseries' : 'collection';
+  }
+  /** A view keeps no documents and no indexes: reads run its pipeline over `viewOn`. */
+  get isView(): boolean {
+    return this.options.viewOn !== undefined;
   }
   get isCapped(): boolean {
     return this.options.capped === true;

@@ -19,6 +19,7 @@ import { toDouble } from '../values/numbers';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import { optionalBool, optionalDocument, requireArray, type CommandContext, type CommandHandler } from './context';
 import { insertDocument, prepareUpdate, runDelete, runUpdate, writeErrorOf } from './crud';
+import { refuseView } from './views';
 
 interface Namespace {
   db: string;
@@ -67,6 +68,7 @@ function bulkWrite({ engine, dbName }: CommandContext, cmd: Document): Document 
       if (!isPlainObject(op)) fail('TypeMismatch', `BulkWrite ops entry ${idx} must be an object.`);
       const { kind, ns } = kindOf(op, idx, nsList.length);
       const { db, coll: name } = nsList[ns];
+      refuseView(engine, db, name);
       if (kind === 'insert') {
         engine.opcounters.insert++;
         const doc = optionalDocument(op, 'document');

@@ -1,6 +1,7 @@
 /** Catalog commands: create, drop, dropDatabase, renameCollection, listDatabases, listCollections, stats. */
 import { Binary, Int32, Long } from 'bson';
-import type { Collection, CollectionOptions, TimeseriesOptions } from '../catalog/collection';
+import type { Collection, CollectionOptions } from '../catalog/collection';
+import { parseTimeseries } from './timeseries-options';
 import { BTreeIndex } from '../indexes/btree-index';
 import { fail } from '../errors';
 import { compileFilter } from '../query/matcher';
@@ -8,6 +9,10 @@ import { valuesEqual } from '../values/compare';
 import { formatValue } from '../values/format';
 import { toDouble } from '../values/numbers';
 import { checkClusteredExpireAfterSeconds } from '../ttl/validation';
+import { parseValidationOptions } from '../validation/validator';
+import { validateCollectionName } from '../catalog/namespaces';
+import { engineCatalog } from './pipeline-catalog';
+import { checkViewDefinition, parseViewOptions, refuseView } from './views';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import { collectionNameOf, optionalBool, optionalDocument, type CommandContext, type CommandHandler } from './context';
 
@@ -36,28 +41,22 @@ const CREATE_FIELDS = new Set([
   'encryptedFields',
 ]);
 
-const GRANULARITY_SPAN: Record<string, number> = { seconds: 3600, minutes: 86400, hours: 2592000 };
-
 function create({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'create');
   for (const field of Object.keys(cmd)) {
     if (!CREATE_FIELDS.has(field)) fail(40415, `BSON field 'create.${field}' is an unknown field.`);
   }
-  for (const unsupported of ['validator', 'validationLevel', 'validationAction']) {
-    if (cmd[unsupported] !== undefined) {
-      fail(
-        'InvalidOptions',
-        `'${unsupported}' is not supported by the TTL Workbench engine: documents would not be validated. Remove the option; schema validation is out of scope for a TTL tool.`,
-      );
-    }
-  }
-  if (cmd.viewOn !== undefined)
-    fail('InvalidOptions', 'Views are not supported by the TTL Workbench engine: create a collection instead.');
+  if (cmd.viewOn !== undefined) return createView(engine, dbName, name, cmd);
+  if (cmd.pipeline !== undefined)
+    fail(
+      'BadValue',
+      '\'pipeline\' requires \'viewOn\' to also be specified: {create: "v", viewOn: "<collection>", pipeline: [...]}.',
+    );
   if (cmd.collation !== undefined)
     fail('InvalidOptions', 'Collations are not supported by the TTL Workbench engine: remove the collation option.');
   if (cmd.encryptedFields !== undefined)
     fail('InvalidOptions', 'Queryable Encryption is not supported by the TTL Workbench engine.');
-  const options: CollectionOptions = {};
+  const options: CollectionOptions = { ...parseValidationOptions(cmd, 'create', dbName, name) };
   const capped = optionalBool(cmd, 'capped') ?? false;
   if (capped) {
     if (!isNumeric(cmd.size))
@@ -111,65 +110,30 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
   return { ok: 1 };
 }
 
-export function parseTimeseries(value: unknown, capped: boolean): TimeseriesOptions {
-  if (!isPlainObject(value))
-    fail(
-      'TypeMismatch',
-      `'timeseries' must be an object such as {timeField: "t", metaField: "m"}, got ${formatValue(value)}.`,
-    );
-  if (capped) fail('InvalidOptions', 'Time-series collections cannot be capped.');
-  const allowed = new Set(['timeField', 'metaField', 'granularity', 'bucketMaxSpanSeconds', 'bucketRoundingSeconds']);
-  for (const k of Object.keys(value))
-    if (!allowed.has(k)) fail(40415, `BSON field 'timeseries.${k}' is an unknown field.`);
-  if (typeof value.timeField !== 'string' || value.timeField.length === 0) {
-    fail(
-      40414,
-      "BSON field 'timeseries.timeField' is missing but a required field: name the field that holds each measurement's date.",
-    );
+/** Options a view takes besides viewOn and pipeline (the generic command fields). */
+const VIEW_FIELDS = new Set(['create', 'viewOn', 'pipeline', 'writeConcern', 'comment', 'lsid', '$db']);
+
+function createView(engine: CommandContext['engine'], dbName: string, name: string, cmd: Document): Document {
+  for (const field of Object.keys(cmd)) {
+    if (field === 'collation')
+      fail('InvalidOptions', 'Collations are not supported by the TTL Workbench engine: remove the collation option.');
+    if (!VIEW_FIELDS.has(field))
+      fail('InvalidOptions', `'${field}' cannot be combined with 'viewOn': a view only has viewOn and pipeline.`);
   }
-  if (value.timeField.includes('.'))
-    fail('BadValue', "The 'timeField' for a time-series collection must not contain a '.'");
-  const ts: TimeseriesOptions = { timeField: value.timeField };
-  if (value.metaField !== undefined) {
-    if (
-      typeof value.metaField !== 'string' ||
-      value.metaField.includes('.') ||
-      value.metaField === value.timeField ||
-      value.metaField === '_id'
-    ) {
-      fail(
-        'BadValue',
-        "The 'metaField' for a time-series collection must be a top-level field name other than the timeField and '_id'.",
-      );
-    }
-    ts.metaField = value.metaField;
-  }
-  const hasSpan = value.bucketMaxSpanSeconds !== undefined || value.bucketRoundingSeconds !== undefined;
-  if (hasSpan) {
-    if (value.granularity !== undefined)
-      fail('InvalidOptions', "Time-series 'bucketMaxSpanSeconds' and 'granularity' cannot both be set.");
-    const span = isNumeric(value.bucketMaxSpanSeconds) ? Math.trunc(toDouble(value.bucketMaxSpanSeconds)) : NaN;
-    const rounding = isNumeric(value.bucketRoundingSeconds) ? Math.trunc(toDouble(value.bucketRoundingSeconds)) : NaN;
-    if (!(span >= 1 && span <= 31536000) || span !== rounding) {
-      fail(
-        'InvalidOptions',
-        "Time-series 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' must be set together, equal, and between 1 and 31536000.",
-      );
-    }
-    ts.bucketMaxSpanSeconds = span;
-    ts.bucketRoundingSeconds = rounding;
-    return ts;
-  }
-  const granularity = value.granularity ?? 'seconds';
-  if (typeof granularity !== 'string' || !(granularity in GRANULARITY_SPAN)) {
+  const { viewOn, pipeline } = parseViewOptions(cmd);
+  validateCollectionName(dbName, name);
+  const options: CollectionOptions = { viewOn, pipeline };
+  const existing = engine.getCollection(dbName, name);
+  if (existing) {
+    if (valuesEqual(collectionOptionsDocument(existing), optionsDocumentOf(options))) return { ok: 1 };
     fail(
-      'BadValue',
-      `Enumeration value '${String(granularity)}' for field 'timeseries.granularity' is not a valid value: use "seconds", "minutes" or "hours".`,
+      'NamespaceExists',
+      `${existing.isView ? 'View' : 'Collection'} ${dbName}.${name} already exists with different options. Drop it first or pick another name.`,
     );
   }
-  ts.granularity = granularity as TimeseriesOptions['granularity'];
-  ts.bucketMaxSpanSeconds = GRANULARITY_SPAN[granularity];
-  return ts;
+  checkViewDefinition(engine, dbName, name, viewOn, pipeline, engineCatalog(engine, dbName));
+  engine.createCollection(dbName, name, options);
+  return { ok: 1 };
 }
 
 function parseClusteredIndex(value: unknown): Document {
@@ -196,6 +160,10 @@ function drop({ engine, dbName }: CommandContext, cmd: Document): Document {
   const coll = engine.getCollection(dbName, name);
   // Since 7.0 dropping a missing collection succeeds.
   if (!coll) return { ok: 1 };
+  if (coll.isView) {
+    engine.dropCollection(dbName, name);
+    return { ns: `${dbName}.${name}`, ok: 1 };
+  }
   const nIndexesWas = coll.indexes.size;
   engine.dropCollection(dbName, name);
   return { nIndexesWas, ns: `${dbName}.${name}`, ok: 1 };
@@ -222,6 +190,8 @@ function renameCollection({ engine, dbName }: CommandContext, cmd: Document): Do
   const [fromDb, from] = splitNs(cmd.renameCollection, 'source');
   const [toDb, to] = splitNs(cmd.to, 'target');
   if (fromDb === toDb && from === to) fail('IllegalOperation', "Can't rename a collection to itself.");
+  refuseView(engine, fromDb, from, 'a view cannot be renamed; drop it and create it again under the new name');
+  refuseView(engine, toDb, to, 'renameCollection cannot replace a view; drop the view first');
   engine.requireCollection(fromDb, from);
   if (engine.getCollection(toDb, to)) {
     if (optionalBool(cmd, 'dropTarget')) engine.dropCollection(toDb, to);
@@ -287,6 +257,13 @@ function optionsDocumentOf(o: CollectionOptions): Document {
   }
   if (o.expireAfterSeconds !== undefined)
     out.expireAfterSeconds = Long.fromNumber(Math.trunc(toDouble(o.expireAfterSeconds)));
+  if (o.viewOn !== undefined) {
+    out.viewOn = o.viewOn;
+    out.pipeline = o.pipeline ?? [];
+  }
+  if (o.validator && Object.keys(o.validator).length > 0) out.validator = o.validator;
+  if (o.validationLevel !== undefined) out.validationLevel = o.validationLevel;
+  if (o.validationAction !== undefined) out.validationAction = o.validationAction;
   return out;
 }
 
@@ -297,13 +274,15 @@ function listCollections({ engine, dbName }: CommandContext, cmd: Document): Doc
   const db = engine.getDatabase(dbName);
   const docs: Document[] = [];
   for (const coll of db ? db.collections.values() : []) {
-    const full: Document = {
-      name: coll.name,
-      type: coll.type,
-      options: collectionOptionsDocument(coll),
-      info: { readOnly: false, uuid: new Binary(coll.uuid.toBinary().buffer, Binary.SUBTYPE_UUID) },
-      ...(coll.idIndex && !coll.isClustered ? { idIndex: { v: 2, key: { _id: 1 }, name: '_id_' } } : {}),
-    };
+    const full: Document = coll.isView
+      ? { name: coll.name, type: 'view', options: collectionOptionsDocument(coll), info: { readOnly: true } }
+      : {
+          name: coll.name,
+          type: coll.type,
+          options: collectionOptionsDocument(coll),
+          info: { readOnly: false, uuid: new Binary(coll.uuid.toBinary().buffer, Binary.SUBTYPE_UUID) },
+          ...(coll.idIndex && !coll.isClustered ? { idIndex: { v: 2, key: { _id: 1 }, name: '_id_' } } : {}),
+        };
     if (matches && !matches(full)) continue;
     docs.push(nameOnly ? { name: coll.name, type: coll.type } : full);
   }
@@ -315,6 +294,7 @@ function listCollections({ engine, dbName }: CommandContext, cmd: Document): Doc
 
 function collStats({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'collStats');
+  refuseView(engine, dbName, name, 'collStats reads a collection; run it on the collection the view reads');
   const coll = engine.requireCollection(dbName, name);
   const size = coll.dataSizeBytes;
   const indexSizes: Document = {};
@@ -339,15 +319,20 @@ function dbStats({ engine, dbName }: CommandContext): Document {
   let objects = 0;
   let dataSize = 0;
   let indexes = 0;
+  let views = 0;
   for (const coll of db ? db.collections.values() : []) {
+    if (coll.isView) {
+      views++;
+      continue;
+    }
     objects += coll.count;
     dataSize += coll.dataSizeBytes;
     indexes += coll.indexes.size;
   }
   return {
     db: dbName,
-    collections: db?.collections.size ?? 0,
-    views: 0,
+    collections: (db?.collections.size ?? 0) - views,
+    views,
     objects,
     avgObjSize: objects ? dataSize / objects : 0,
     dataSize,

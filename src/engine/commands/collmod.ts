@@ -17,7 +17,10 @@ import {
 import { valuesEqual } from '../values/compare';
 import { formatValue } from '../values/format';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
+import { parseValidationOptions } from '../validation/validator';
 import { collectionNameOf, optionalBool, type CommandContext, type CommandHandler } from './context';
+import { engineCatalog } from './pipeline-catalog';
+import { checkViewDefinition, parseViewOptions } from './views';
 
 const TOP_LEVEL = new Set([
   'collMod',
@@ -28,13 +31,11 @@ const TOP_LEVEL = new Set([
   'lsid',
   '$db',
   'dryRun',
-]);
-const UNSUPPORTED = new Set([
   'validator',
   'validationLevel',
   'validationAction',
-  'viewOn',
-  'pipeline',
+]);
+const UNSUPPORTED = new Set([
   'changeStreamPreAndPostImages',
   'timeseries',
   'cappedSize',
@@ -252,9 +253,33 @@ function planCollectionTTL(ctx: CommandContext, coll: Collection, value: unknown
   };
 }
 
+const VIEW_FIELDS = new Set(['collMod', 'viewOn', 'pipeline', 'writeConcern', 'comment', 'lsid', '$db']);
+
+/** collMod of a view: a new viewOn and pipeline, checked like a create (cycles, depth, stages). */
+function collModView(ctx: CommandContext, view: Collection, cmd: Document): Document {
+  for (const field of Object.keys(cmd)) {
+    if (!VIEW_FIELDS.has(field))
+      fail('InvalidOptions', `option not supported on a view: ${field}. A view only has viewOn and pipeline.`);
+  }
+  if (cmd.viewOn === undefined || cmd.pipeline === undefined)
+    fail('InvalidOptions', "must specify both 'viewOn' and 'pipeline' when modifying a view");
+  if (!Array.isArray(cmd.pipeline))
+    fail('InvalidOptions', "'pipeline' must be an array of aggregation stages when modifying a view");
+  const { viewOn, pipeline } = parseViewOptions(cmd);
+  checkViewDefinition(ctx.engine, ctx.dbName, view.name, viewOn, pipeline, engineCatalog(ctx.engine, ctx.dbName));
+  view.options.viewOn = viewOn;
+  view.options.pipeline = pipeline;
+  ctx.engine.recordEvent({ kind: 'collectionChanged', db: ctx.dbName, collection: view.name });
+  return { ok: 1 };
+}
+
 function collMod(ctx: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'collMod');
+  const view = ctx.engine.getCollection(ctx.dbName, name);
+  if (view?.isView) return collModView(ctx, view, cmd);
   for (const field of Object.keys(cmd)) {
+    if (field === 'viewOn' || field === 'pipeline')
+      fail('InvalidOptions', `'${field}' option only supported on a view: ${ctx.dbName}.${name} is a collection.`);
     if (UNSUPPORTED.has(field))
       fail('InvalidOptions', `collMod '${field}' is not supported by the TTL Workbench engine.`);
     if (!TOP_LEVEL.has(field)) fail(40415, `BSON field 'collMod.${field}' is an unknown field.`);
@@ -273,10 +298,13 @@ function collMod(ctx: CommandContext, cmd: Document): Document {
     indexName = findIndex(coll, cmd.index).name;
   }
   if (cmd.expireAfterSeconds !== undefined) applies.push(planCollectionTTL(ctx, coll, cmd.expireAfterSeconds));
+  const validation = parseValidationOptions(cmd, 'collMod', ctx.dbName, name);
+  const changesValidation = Object.keys(validation).length > 0;
+  if (changesValidation) applies.push(() => Object.assign(coll.options, validation));
   if (optionalBool(cmd, 'dryRun')) return { ...reply, ok: 1 };
   for (const apply of applies) apply();
   if (indexName) ctx.engine.recordEvent({ kind: 'indexChanged', db: ctx.dbName, collection: name, names: [indexName] });
-  if (cmd.expireAfterSeconds !== undefined)
+  if (cmd.expireAfterSeconds !== undefined || changesValidation)
     ctx.engine.recordEvent({ kind: 'collectionChanged', db: ctx.dbName, collection: name });
   return { ...reply, ok: 1 };
 }

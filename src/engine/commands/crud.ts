@@ -11,6 +11,7 @@ import type { StoredRecord } from '../catalog/record';
 import { checkTimeseriesDocument, insertDocument } from './document-writes';
 import { engineCatalog } from './pipeline-catalog';
 import { engineIntrospection } from './pipeline-introspection';
+import { readView, refuseView } from './views';
 import type { EngineContext } from '../engine-context';
 import { EngineError, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
@@ -18,7 +19,7 @@ import { checkForInterrupt, isInterruption } from '../interrupt';
 import { checkStagePositions, runPipeline } from '../query/aggregate';
 import { coveredCount } from '../query/covered-count';
 import { queryRecords } from '../query/executor';
-import { compileFilter, compileMatchedPosition } from '../query/matcher';
+import { compileFilter, compileMatchedPosition, isMatchAll } from '../query/matcher';
 import { compileSort } from '../query/sort';
 import { compileProjection } from '../query/projection';
 import {
@@ -31,6 +32,7 @@ import {
   type CompiledUpdate,
   type PipelineUpdate,
 } from '../query/update';
+import { enforceValidator } from '../validation/validator';
 import { cloneDocument, cloneValue } from '../values/clone';
 import { compareValues } from '../values/compare';
 import { toDouble } from '../values/numbers';
@@ -64,6 +66,7 @@ function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   if (documents.length > 100000)
     fail('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${documents.length} operations.`);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
+  refuseView(engine, dbName, name);
   const { collection } = engine.ensureCollection(dbName, name);
   const writeErrors: WriteError[] = [];
   let n = 0;
@@ -109,14 +112,12 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     compileSort(optionalDocument(cmd, 'sort'));
     return { cursor: { firstBatch: [], id: Long.fromNumber(0), ns }, ok: 1 };
   }
-  const records = queryRecords(coll, {
-    filter: optionalDocument(cmd, 'filter'),
-    sort: optionalDocument(cmd, 'sort'),
-    skip: optionalNumber(cmd, 'skip', { min: 0 }),
-    limit,
-    hint: cmd.hint,
-  });
-  const docs = records.map((r) => r.doc);
+  const filter = optionalDocument(cmd, 'filter');
+  const sort = optionalDocument(cmd, 'sort');
+  const skip = optionalNumber(cmd, 'skip', { min: 0 });
+  const docs = coll.isView
+    ? readView(engine, dbName, coll, viewReadStages(filter, sort, skip, limit), engineCatalog(engine, dbName))
+    : queryRecords(coll, { filter, sort, skip, limit, hint: cmd.hint }).map((r) => r.doc);
   engine.documentMetrics.returned += docs.length;
   const shape = projection ?? cloneDocument;
   const batchSize = batchSizeOf(cmd);
@@ -245,6 +246,7 @@ export function runUpdate(
       checkUpdatedSize(next.doc);
       checkTimeseriesDocument(coll, next.doc);
       const prepared = compiled ? next.doc : prepareForInsert(next.doc, { generateId: false });
+      enforceValidator(engine, coll, prepared, record.doc);
       coll.replace(record, prepared);
       engine.documentMetrics.updated++;
       modified++;
@@ -258,6 +260,7 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'update');
   const statements = requireArray(cmd, 'updates');
   const ordered = optionalBool(cmd, 'ordered') ?? true;
+  refuseView(engine, dbName, name);
   const writeErrors: WriteError[] = [];
   const upserted: Document[] = [];
   let n = 0;
@@ -321,6 +324,7 @@ function del({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'delete');
   const statements = requireArray(cmd, 'deletes');
   const ordered = optionalBool(cmd, 'ordered') ?? true;
+  refuseView(engine, dbName, name);
   // The statements are parsed before any runs: a malformed one fails the whole command.
   const parsed = statements.map((s) => {
     if (!isPlainObject(s)) fail('TypeMismatch', 'Each delete statement must be an object {q, limit}.');
@@ -353,6 +357,7 @@ function del({ engine, dbName }: CommandContext, cmd: Document): Document {
 
 function findAndModify({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, Object.keys(cmd)[0]);
+  refuseView(engine, dbName, name);
   const query = optionalDocument(cmd, 'query') ?? {};
   const sort = optionalDocument(cmd, 'sort');
   const remove = optionalBool(cmd, 'remove') ?? false;
@@ -411,6 +416,10 @@ function count({ engine, dbName }: CommandContext, cmd: Document): Document {
   }
   const skip = optionalNumber(cmd, 'skip', { min: 0 }) ?? 0;
   const limit = Math.abs(optionalNumber(cmd, 'limit') ?? 0);
+  if (coll.isView) {
+    const stages = viewReadStages(query, undefined, skip, limit);
+    return { n: readView(engine, dbName, coll, stages, engineCatalog(engine, dbName)).length, ok: 1 };
+  }
   if (!query || Object.keys(query).length === 0) {
     // Metadata count, like mongod's fast count without a query.
     const total = Math.max(0, coll.count - skip);
@@ -433,12 +442,15 @@ function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
     fail('TypeMismatch', 'distinct needs a field name: {distinct: "c", key: "field"}.');
   const coll = engine.getCollection(dbName, name);
   if (!coll) return { values: [], ok: 1 };
-  const records = queryRecords(coll, { filter: optionalDocument(cmd, 'query') });
+  const query = optionalDocument(cmd, 'query');
+  const docs = coll.isView
+    ? readView(engine, dbName, coll, viewReadStages(query), engineCatalog(engine, dbName))
+    : queryRecords(coll, { filter: query }).map((r) => r.doc);
   const all: unknown[] = [];
   const parts = key.split('.');
-  for (const r of records) {
+  for (const doc of docs) {
     checkForInterrupt();
-    const k = fieldKeys(r.doc, key, parts);
+    const k = fieldKeys(doc, key, parts);
     if (k.missing) continue;
     for (const v of k.values) if (v !== undefined) all.push(v);
   }
@@ -482,13 +494,15 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
   engine.opcounters.command++;
   const coll = engine.getCollection(dbName, target);
   const ns = `${dbName}.${target}`;
-  const docs = coll
-    ? aggregateCollection(engine, coll, pipeline)
-    : runPipeline([], pipeline, {
-        now: engine.now(),
-        catalog: engineCatalog(engine, dbName),
-        introspection: engineIntrospection(engine, target),
-      });
+  const docs = coll?.isView
+    ? readView(engine, dbName, coll, pipeline, engineCatalog(engine, dbName))
+    : coll
+      ? aggregateCollection(engine, coll, pipeline)
+      : runPipeline([], pipeline, {
+          now: engine.now(),
+          catalog: engineCatalog(engine, dbName),
+          introspection: engineIntrospection(engine, target),
+        });
   const batchSize = isNumeric(cursorOpt.batchSize) ? toDouble(cursorOpt.batchSize) : undefined;
   return { cursor: engine.cursors.openCursor(ns, docs, batchSize), ok: 1 };
 }
@@ -499,6 +513,16 @@ function requireOptionalCursor(cmd: Document): void {
       'FailedToParse',
       "The 'cursor' option is required, except for aggregate with the explain argument: pass cursor: {}.",
     );
+}
+
+/** A find, count or distinct on a view: its filter, sort, skip and limit as stages after the view's pipeline. */
+function viewReadStages(filter?: Document, sort?: Document, skip?: number, limit?: number): Document[] {
+  const stages: Document[] = [];
+  if (filter && !isMatchAll(filter)) stages.push({ $match: filter });
+  if (sort && Object.keys(sort).length > 0) stages.push({ $sort: sort });
+  if (skip) stages.push({ $skip: skip });
+  if (limit) stages.push({ $limit: limit });
+  return stages;
 }
 
 /** A leading $match goes through the planner, so indexed pipelines do not scan the collection. */

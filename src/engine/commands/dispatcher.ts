@@ -12,10 +12,12 @@ import { adminCommands } from './admin';
 import { bulkWriteCommands } from './bulk-write';
 import { catalogCommands } from './catalog';
 import { collModCommands } from './collmod';
-import type { CommandHandler } from './context';
 import { crudCommands } from './crud';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
+import { validateCommands } from './validate';
+import { optionalBool, type CommandHandler } from './context';
+import { withDocumentValidation } from '../validation/validator';
 
 const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
@@ -26,6 +28,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...crudCommands,
   ...bulkWriteCommands,
   ...explainCommands,
+  ...validateCommands,
 };
 
 /** Lower-cased aliases mongod accepts (`ismaster`, `buildinfo`). */
@@ -68,12 +71,16 @@ export function dispatchCommand(engine: EngineContext, dbName: string, command: 
   // maxTimeMS is a generic argument: every command takes it (validated as mongod does); the
   // command's safe points then fail with MaxTimeMSExpired once its real time is up.
   const maxTimeMS = parseMaxTimeMS(command.maxTimeMS);
+  // bypassDocumentValidation is generic too: insert, update, findAndModify, bulkWrite and the
+  // writing stages of aggregate skip the collection's validator for this command only.
+  const bypass = optionalBool(command, 'bypassDocumentValidation') ?? false;
+  const run = () => withDocumentValidation(bypass, () => handler({ engine, dbName }, command));
   // In progress until it returns or throws: what $currentOp lists.
   const opid = engine.operations.begin({ desc: 'conn', op: 'command', ns: `${dbName}.$cmd`, command });
   try {
-    if (maxTimeMS === undefined) return handler({ engine, dbName }, command);
+    if (maxTimeMS === undefined) return run();
     const deadline = new OperationDeadline(maxTimeMS, { time: engine.elapsedTime });
-    return withInterrupts(deadline, () => handler({ engine, dbName }, command));
+    return withInterrupts(deadline, run);
   } finally {
     engine.operations.end(opid);
   }

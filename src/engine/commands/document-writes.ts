@@ -1,12 +1,14 @@
 /**
  * The single-document write paths the insert command and the pipeline's writing stages ($out,
- * $merge) share: validation, an `_id` when missing, the time-series rule, and the metrics.
+ * $merge) share: validation, an `_id` when missing, the time-series rule, the collection's
+ * validator, and the metrics.
  */
 import type { Collection } from '../catalog/collection';
 import { prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import type { EngineContext } from '../engine-context';
 import { fail } from '../errors';
+import { enforceValidator } from '../validation/validator';
 import type { Document } from '../values/types';
 
 /** Documents a time-series collection accepts: a BSON date in the timeField (mongod rule). */
@@ -24,6 +26,7 @@ export function checkTimeseriesDocument(coll: Collection, doc: Document): void {
 export function insertDocument(engine: EngineContext, coll: Collection, input: unknown): StoredRecord {
   const doc = prepareForInsert(input, { generateId: true, nowMs: engine.clock.now() });
   checkTimeseriesDocument(coll, doc);
+  enforceValidator(engine, coll, doc);
   const record = coll.insert(doc);
   engine.documentMetrics.inserted++;
   return record;

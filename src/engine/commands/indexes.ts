@@ -19,11 +19,13 @@ import {
   type TTLCollectionFacts,
 } from '../ttl/validation';
 import { collectionNameOf, optionalDocument, requireArray, type CommandContext, type CommandHandler } from './context';
+import { refuseView } from './views';
 
 export const MAX_INDEXES = 64;
 
 function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'createIndexes');
+  refuseView(engine, dbName, name, 'a view has no indexes of its own; index the collection it reads');
   const specs = requireArray(cmd, 'indexes');
   if (specs.length === 0)
     fail(
@@ -110,6 +112,7 @@ function checkAgainstExisting(coll: Collection, spec: Document, pending: Documen
 
 function listIndexes({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'listIndexes');
+  refuseView(engine, dbName, name);
   const coll = engine.requireCollection(dbName, name);
   const docs = [...coll.indexes.values()].map((i) => indexSpecForListing(coll, i));
   const cursor = optionalDocument(cmd, 'cursor');
@@ -131,6 +134,7 @@ export function indexSpecForListing(coll: Collection, index: BTreeIndex): Docume
 
 function dropIndexes({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, Object.keys(cmd)[0]);
+  refuseView(engine, dbName, name);
   const coll = engine.requireCollection(dbName, name);
   const target = cmd.index;
   const before = coll.indexes.size;

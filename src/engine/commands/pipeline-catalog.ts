@@ -14,17 +14,21 @@ import type { PipelineCatalog, WriteTargetInfo } from '../query/aggregate';
 import { queryRecords } from '../query/executor';
 import { compileFilter, isMatchAll } from '../query/matcher';
 import { cloneDocument } from '../values/clone';
+import { enforceValidator } from '../validation/validator';
 import type { Document } from '../values/types';
-import { parseTimeseries } from './catalog';
+import { parseTimeseries } from './timeseries-options';
 import { checkTimeseriesDocument, insertDocument } from './document-writes';
+import { readView, refuseView, viewNotSupported } from './views';
 
 export function engineCatalog(engine: EngineContext, dbName: string): PipelineCatalog {
-  return {
+  const catalog: PipelineCatalog = {
     dbName,
 
     find(db, name, filter) {
       const coll = engine.getCollection(db, name);
       if (!coll) return [];
+      if (coll.isView)
+        return readView(engine, db, coll, filter && !isMatchAll(filter) ? [{ $match: filter }] : [], catalog);
       if (filter === undefined || isMatchAll(filter)) {
         return (function* () {
           for (const r of coll.scanRecords()) {
@@ -39,6 +43,7 @@ export function engineCatalog(engine: EngineContext, dbName: string): PipelineCa
     describe(db, name): WriteTargetInfo | undefined {
       const coll = engine.getCollection(db, name);
       if (!coll) return undefined;
+      if (coll.isView) throw viewNotSupported(coll.ns, '$out and $merge cannot write to a view');
       const uniqueKeys: Document[] = [];
       const indexedFields: string[] = [];
       for (const index of coll.indexes.values()) {
@@ -54,6 +59,7 @@ export function engineCatalog(engine: EngineContext, dbName: string): PipelineCa
     },
 
     insert(db, name, doc) {
+      refuseView(engine, db, name, '$merge cannot write to a view');
       engine.opcounters.insert++;
       insertDocument(engine, engine.ensureCollection(db, name).collection, doc);
     },
@@ -66,11 +72,13 @@ export function engineCatalog(engine: EngineContext, dbName: string): PipelineCa
       const prepared = prepareForInsert(next, { generateId: false });
       checkUpdatedSize(prepared);
       checkTimeseriesDocument(coll, prepared);
+      enforceValidator(engine, coll, prepared, record.doc);
       coll.replace(record, prepared);
       engine.documentMetrics.updated++;
     },
 
     replaceCollection(db, name, docs, timeseries) {
+      refuseView(engine, db, name, '$out cannot write to a view');
       const target = engine.getCollection(db, name);
       let options: CollectionOptions = {};
       if (target) options = { ...target.options };
@@ -104,4 +112,5 @@ export function engineCatalog(engine: EngineContext, dbName: string): PipelineCa
       engine.renameCollection(db, tempName, db, name);
     },
   };
+  return catalog;
 }

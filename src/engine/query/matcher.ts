@@ -29,6 +29,7 @@ import {
 import { compileExpression, isTruthy, type Vars } from './expressions';
 import { compilePath, compilePathPosition, MISSING, type ValuePredicate } from './path-values';
 import { compileRegex, type StringTest } from './regex/compile';
+import { compileJsonSchema } from '../validation/json-schema';
 
 /** A compiled filter. Accepts arrays too, because $elemMatch runs sub-filters on array elements. */
 export type DocPredicate = (doc: Document | unknown[]) => boolean;
@@ -206,8 +207,10 @@ function compileTopLevelOperator(op: string, value: unknown): DocPredicate | nul
     }
     case '$text':
       throw notSupported('$text is not supported: this engine has no text indexes');
-    case '$jsonSchema':
-      throw notSupported('$jsonSchema is not supported yet');
+    case '$jsonSchema': {
+      const schema = compileJsonSchema(value);
+      return (doc) => isPlainObject(doc) && schema.matches(doc);
+    }
     case '$sampleRate': {
       if (!isNumeric(value)) throw badValue('argument to $sampleRate must be a numeric type');
       const rate = toDouble(value);

@@ -300,8 +300,9 @@ export class EmbeddedBackend implements Backend {
       return this.drain(db, reply, '$cmd.listCollections').map((c) => {
         const name = String(c.name);
         const options = (c.options ?? {}) as Document;
-        // A count without a query is metadata: no scan, whatever the size.
-        const count = countReplyN(this.engine.runCommand(db, { count: name }));
+        // A count without a query is metadata: no scan, whatever the size. A view has no count
+        // of its own: counting it would run its pipeline.
+        const count = c.type === 'view' ? 0 : countReplyN(this.engine.runCommand(db, { count: name }));
         return {
           db,
           name,

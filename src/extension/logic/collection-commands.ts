@@ -40,6 +40,8 @@ export function createCollectionOptions(a: CreateCollectionArgs): Document {
         clusteredIndex: { key: { _id: 1 }, unique: true },
         ...(a.expireAfterSeconds !== undefined ? { expireAfterSeconds: a.expireAfterSeconds } : {}),
       };
+    case 'view':
+      throw new Error('Create Collection makes collections: create a view with db.createView(name, source, pipeline).');
   }
 }
 

@@ -6,10 +6,11 @@ import type { Document } from '../../engine';
 import { describeCollectionTTL } from './index-description';
 import { formatCount } from './durations';
 
-export type CollectionKind = 'plain' | 'timeseries' | 'clustered' | 'capped';
+export type CollectionKind = 'plain' | 'timeseries' | 'clustered' | 'capped' | 'view';
 
 /** From listCollections' `type` and `options`. */
 export function collectionKindOf(type: string | undefined, options: Document): CollectionKind {
+  if (type === 'view' || options.viewOn !== undefined) return 'view';
   if (type === 'timeseries' || options.timeseries !== undefined) return 'timeseries';
   if (options.clusteredIndex !== undefined) return 'clustered';
   if (options.capped === true) return 'capped';
@@ -21,10 +22,16 @@ export const KIND_WORDS: Record<CollectionKind, string> = {
   timeseries: 'time-series collection',
   clustered: 'clustered collection',
   capped: 'capped collection',
+  view: 'read-only view',
 };
 
 /** `1,234 docs`, `1 doc · TTL 30 d after _id`, `12 docs · capped`. */
 export function describeCollection(kind: CollectionKind, options: Document, count: number): string {
+  // A view stores no documents: it is described by what it reads, never by a count.
+  if (kind === 'view') {
+    const stages = Array.isArray(options.pipeline) ? options.pipeline.length : 0;
+    return `view on ${String(options.viewOn)} · ${stages} ${stages === 1 ? 'stage' : 'stages'}`;
+  }
   const parts = [`${formatCount(count)} ${count === 1 ? 'doc' : 'docs'}`];
   const ttl = describeCollectionTTL(options);
   if (ttl) parts.push(ttl);

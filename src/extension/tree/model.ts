@@ -150,6 +150,8 @@ export class TreeModel {
       }
       case 'collection': {
         const { db, info } = parent;
+        // A view has no indexes (listIndexes refuses it) and nothing expires in it.
+        if (info.kind === 'view') return [];
         const indexes = await this.backend.listIndexes(db, info.name);
         const out: TreeNode[] = [];
         const eas = info.options.expireAfterSeconds;

@@ -145,9 +145,11 @@ const KIND_ICONS: Record<CollectionKind, string> = {
   timeseries: 'graph-line',
   clustered: 'layers',
   capped: 'archive',
+  view: 'eye',
 };
 
 export function presentCollection(info: CollectionInfo): Presentation {
+  if (info.kind === 'view') return presentView(info);
   const hasCollectionTTL = info.options.expireAfterSeconds !== undefined;
   const words = [`collection`, info.kind];
   if (hasCollectionTTL) words.push('collectionTTL');
@@ -239,6 +241,23 @@ export function indexTooltip(index: IndexInfo, collection: CollectionInfo, count
     codeBlock(mongoshValue(spec)),
   );
   return lines.join('\n');
+}
+
+/** A view: what it reads, its pipeline in the tooltip, no documents and no indexes to expand. */
+function presentView(info: CollectionInfo): Presentation {
+  return {
+    label: info.name,
+    description: describeCollection('view', info.options, 0),
+    tooltip: [
+      `**${info.db}.${info.name}** — ${KIND_WORDS.view} on \`${String(info.options.viewOn)}\``,
+      '',
+      'Pipeline:',
+      codeBlock(mongoshValue(info.options.pipeline ?? [])),
+    ].join('\n'),
+    icon: { id: KIND_ICONS.view },
+    contextValue: 'view',
+    collapsible: 'none',
+  };
 }
 
 export function presentCollectionTTL(collection: CollectionInfo, seconds: number): Presentation {

@@ -219,8 +219,10 @@ describe('package.json manifest', () => {
     // 909 KB after the aggregation stages (the engine ships in both workbench.js, the in-thread
     // backend, and engine-host.js, the worker, so every engine feature counts twice: sharing one
     // engine bundle would win back about a third), raised to 1,000; then 954 KB with the forecast
-    // panel (uPlot) and about 1,120 KB with its two README screenshots, raised to 1,150 for them.
-    const BUDGET_KB = 1150;
+    // panel (uPlot) and about 1,120 KB with its two README screenshots, raised to 1,150 for them;
+    // 1,156 KB with issue 26.4's validators ($jsonSchema, error details), validate and views
+    // (engine code, so it counts twice), raised to 1,200.
+    const BUDGET_KB = 1200;
     const kb = fs.statSync(out).size / 1024;
     assert.ok(
       kb <= BUDGET_KB,

@@ -90,6 +90,25 @@ describe('TreeModel', () => {
     backend.dispose();
   });
 
+  it('a view is a row of its own: described by what it reads, an eye icon, no count, no children, no collection menus', async () => {
+    const { backend, model } = await setup();
+    await backend.runCommand('app', { create: 'recent', viewOn: 'events', pipeline: [{ $match: { t: { $gt: 0 } } }] });
+    const [engine] = await model.children();
+    const db = find(await model.children(engine), 'database');
+    const view = (await model.children(db)).find((n) => n.type === 'collection' && n.info.name === 'recent')!;
+    assert.ok(view.type === 'collection');
+    assert.equal(view.info.kind, 'view');
+    assert.equal(view.info.type, 'view');
+    assert.deepEqual(await model.children(view), [], 'no listIndexes on a view (mongod refuses it)');
+    const p = presentCollection(view.info);
+    assert.equal(p.description, 'view on events · 1 stage');
+    assert.equal(p.icon?.id, 'eye');
+    assert.equal(p.contextValue, 'view');
+    assert.equal(p.collapsible, 'none');
+    assert.match(String(p.tooltip), /read-only view on `events`/);
+    assert.doesNotMatch(String(p.tooltip), /document/);
+  });
+
   it('plans refreshes: counts refresh the database, indexes the collection, clock and resets everything', async () => {
     const { backend, model } = await setup();
     const [engine] = await model.children();
