@@ -45,17 +45,24 @@ export function engineCatalog(engine: EngineContext, dbName: string): PipelineCa
       if (!coll) return undefined;
       if (coll.isView) throw viewNotSupported(coll.ns, '$out and $merge cannot write to a view');
       const uniqueKeys: Document[] = [];
-      const indexedFields: string[] = [];
       for (const index of coll.indexes.values()) {
         if (index.name === '_id_' || (index.unique && !index.isPartial)) uniqueKeys.push(index.spec.key as Document);
-        if (index.queryable && !index.isPartial) indexedFields.push(Object.keys(index.spec.key as Document)[0]);
       }
       return {
         capped: coll.isCapped,
         ...(coll.options.timeseries ? { timeseries: { ...coll.options.timeseries } } : {}),
         uniqueKeys,
-        indexedFields,
       };
+    },
+
+    indexedFields(db, name) {
+      const coll = engine.getCollection(db, name);
+      const fields: string[] = [];
+      // A view (and a missing collection) has no index: its documents come from its pipeline.
+      if (!coll || coll.isView) return fields;
+      for (const index of coll.indexes.values())
+        if (index.queryable && !index.isPartial) fields.push(Object.keys(index.spec.key as Document)[0]);
+      return fields;
     },
 
     insert(db, name, doc) {

@@ -210,8 +210,7 @@ export const parseLookup: StageParser = (spec, env) => {
         const values = valuesAtPath(doc, localParts);
         if (probeAnswers(values)) {
           if (table === undefined) {
-            const info = catalog!.describe(catalog!.dbName, from!);
-            table = info?.indexedFields.includes(foreignField!)
+            table = catalog!.indexedFields(catalog!.dbName, from!).includes(foreignField!)
               ? null
               : new ForeignHashTable(catalog!.find(catalog!.dbName, from!), foreignParts!);
           }

@@ -80,8 +80,6 @@ export interface WriteTargetInfo {
   timeseries?: Document;
   /** Key patterns of the unique, non-partial indexes (what $merge's `on` must be backed by). */
   uniqueKeys: Document[];
-  /** Fields that lead a queryable, non-partial index: an equality on one is an index lookup. */
-  indexedFields: string[];
 }
 
 /**
@@ -94,6 +92,8 @@ export interface PipelineCatalog {
   readonly dbName: string;
   /** The documents of db.coll that match `filter` (none when it does not exist). Never mutate them. */
   find(db: string, coll: string, filter?: Document): Iterable<Document>;
+  /** Fields that lead a queryable, non-partial index of db.coll: an equality on one is an index lookup. */
+  indexedFields(db: string, coll: string): string[];
   /** undefined when db.coll does not exist. */
   describe(db: string, coll: string): WriteTargetInfo | undefined;
   /** Inserts into db.coll (created when missing); an `_id` is added when the document has none. */
