@@ -16,7 +16,9 @@ import { fieldKeys } from '../indexes/keys';
 import { checkForInterrupt, isInterruption } from '../interrupt';
 import { runPipeline } from '../query/aggregate';
 import { coveredCount } from '../query/covered-count';
-import { queryRecords } from '../query/executor';
+import { executeQuery, queryRecords } from '../query/executor';
+import { returnedKey, withRecordId } from '../query/find-output';
+import { checkMinMaxShape } from '../query/min-max';
 import { compileFilter, compileMatchedPosition } from '../query/matcher';
 import { compileSort } from '../query/sort';
 import { compileProjection } from '../query/projection';
@@ -103,18 +105,34 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     // A bad filter or sort is an error even when the collection does not exist, as in mongod.
     compileFilter(optionalDocument(cmd, 'filter') ?? {});
     compileSort(optionalDocument(cmd, 'sort'));
+    checkMinMaxShape(optionalDocument(cmd, 'min'), optionalDocument(cmd, 'max'));
     return { cursor: { firstBatch: [], id: Long.fromNumber(0), ns }, ok: 1 };
   }
-  const records = queryRecords(coll, {
+  const request = {
     filter: optionalDocument(cmd, 'filter'),
     sort: optionalDocument(cmd, 'sort'),
     skip: optionalNumber(cmd, 'skip', { min: 0 }),
     limit,
     hint: cmd.hint,
-  });
-  const docs = records.map((r) => r.doc);
+    min: optionalDocument(cmd, 'min'),
+    max: optionalDocument(cmd, 'max'),
+  };
+  const returnKey = optionalBool(cmd, 'returnKey') ?? false;
+  const showRecordId = optionalBool(cmd, 'showRecordId') ?? false;
+  let docs: Document[];
+  let shape = projection ?? cloneDocument;
+  if (returnKey || showRecordId) {
+    // Both need more than the document (the plan's index, the record id): shape every result now.
+    const result = executeQuery(coll, request);
+    docs = result.records.map((r) => {
+      const out = returnKey ? returnedKey(result.plan, r) : shape(r.doc);
+      return showRecordId ? withRecordId(out, r) : out;
+    });
+    shape = (d) => d;
+  } else {
+    docs = queryRecords(coll, request).map((r) => r.doc);
+  }
   engine.documentMetrics.returned += docs.length;
-  const shape = projection ?? cloneDocument;
   const batchSize = batchSizeOf(cmd);
   if (singleBatch) {
     // One batch, and the cursor is closed whatever is left.
@@ -398,18 +416,20 @@ function count({ engine, dbName }: CommandContext, cmd: Document): Document {
   engine.opcounters.query++;
   const coll = engine.getCollection(dbName, name);
   const query = optionalDocument(cmd, 'query');
+  // Options are parsed before the collection is looked up: a negative skip fails on a missing one too.
+  const skip = optionalNumber(cmd, 'skip', { min: 0 }) ?? 0;
+  const limit = Math.abs(optionalNumber(cmd, 'limit') ?? 0);
   if (!coll) {
     compileFilter(query ?? {});
     return { n: 0, ok: 1 };
   }
-  const skip = optionalNumber(cmd, 'skip', { min: 0 }) ?? 0;
-  const limit = Math.abs(optionalNumber(cmd, 'limit') ?? 0);
-  if (!query || Object.keys(query).length === 0) {
+  // A hint is obeyed even when it gives another answer (a sparse index leaves documents out).
+  if ((!query || Object.keys(query).length === 0) && cmd.hint === undefined) {
     // Metadata count, like mongod's fast count without a query.
     const total = Math.max(0, coll.count - skip);
     return { n: limit ? Math.min(limit, total) : total, ok: 1 };
   }
-  const covered = coveredCount(coll, query, cmd.hint);
+  const covered = coveredCount(coll, query ?? {}, cmd.hint);
   if (covered !== undefined) {
     const n = Math.max(0, covered - skip);
     return { n: limit ? Math.min(limit, n) : n, ok: 1 };
