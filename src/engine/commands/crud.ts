@@ -11,7 +11,7 @@ import type { StoredRecord } from '../catalog/record';
 import { checkTimeseriesDocument, insertDocument } from './document-writes';
 import { engineCatalog } from './pipeline-catalog';
 import type { EngineContext } from '../engine-context';
-import { EngineError, fail } from '../errors';
+import { EngineError, ErrorCode, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
 import { checkForInterrupt, isInterruption } from '../interrupt';
 import { runPipeline } from '../query/aggregate';
@@ -65,7 +65,16 @@ function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   if (documents.length > 100000)
     fail('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${documents.length} operations.`);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
-  const { collection } = engine.ensureCollection(dbName, name);
+  let collection: Collection;
+  try {
+    collection = engine.ensureCollection(dbName, name).collection;
+  } catch (err) {
+    // mongod creates the collection inside the first document's write: a database name clash is
+    // that write's error, not the command's.
+    if (err instanceof EngineError && err.code === ErrorCode.DatabaseDifferCase)
+      return { n: 0, writeErrors: [writeErrorOf(0, err)], ok: 1 };
+    throw err;
+  }
   const writeErrors: WriteError[] = [];
   let n = 0;
   for (let i = 0; i < documents.length; i++) {
@@ -151,6 +160,7 @@ function getMore({ engine, dbName }: CommandContext, cmd: Document): Document {
 }
 
 function killCursors({ engine }: CommandContext, cmd: Document): Document {
+  collectionNameOf(cmd, 'killCursors'); // parsed as a namespace, as mongod 8.0 does, before any cursor
   const { killed, notFound } = engine.cursors.kill(requireArray(cmd, 'cursors'));
   return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [], ok: 1 };
 }
