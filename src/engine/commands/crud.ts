@@ -9,6 +9,7 @@ import { DEFAULT_FIRST_BATCH, takeBatch } from '../catalog/cursors';
 import { checkUpdatedSize, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import { checkTimeseriesDocument, insertDocument } from './document-writes';
+import { rejectUnknownFields } from './known-fields';
 import { engineCatalog } from './pipeline-catalog';
 import type { EngineContext } from '../engine-context';
 import { EngineError, ErrorCode, fail } from '../errors';
@@ -61,6 +62,7 @@ export { insertDocument };
 
 function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'insert');
+  rejectUnknownFields(cmd, 'insert', true);
   const documents = requireArray(cmd, 'documents');
   if (documents.length > 100000)
     fail('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${documents.length} operations.`);
@@ -280,7 +282,9 @@ export function runUpdate(
 
 function update({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'update');
+  rejectUnknownFields(cmd, 'update', true);
   const statements = requireArray(cmd, 'updates');
+  for (const s of statements) if (isPlainObject(s)) rejectUnknownFields(s, 'update.updates', false);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   const writeErrors: WriteError[] = [];
   const upserted: Document[] = [];
@@ -343,11 +347,13 @@ export function runDelete(
 
 function del({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'delete');
+  rejectUnknownFields(cmd, 'delete', true);
   const statements = requireArray(cmd, 'deletes');
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   // The statements are parsed before any runs: a malformed one fails the whole command.
   const parsed = statements.map((s) => {
     if (!isPlainObject(s)) fail('TypeMismatch', 'Each delete statement must be an object {q, limit}.');
+    rejectUnknownFields(s, 'delete.deletes', false);
     if (s.limit === undefined)
       fail(
         40414,

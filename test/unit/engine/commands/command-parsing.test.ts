@@ -50,3 +50,49 @@ describe('killCursors parsing', () => {
     expectError(() => engine.runCommand('app', { killCursors: 'c', cursors: { a: Long.fromNumber(123) } }), 14);
   });
 });
+
+describe('write commands reject unknown fields (40415)', () => {
+  it('an unknown top-level field fails insert, update and delete before anything is written', () => {
+    const engine = new Engine();
+    expectError(() => engine.runCommand('app', { insert: 'c', documents: [{}], asdf: true }), 40415, /'insert\.asdf'/);
+    assert.equal(engine.getCollection('app', 'c'), undefined);
+    engine.runCommand('app', { insert: 'c', documents: [{ _id: 1, a: 1 }] });
+    expectError(
+      () => engine.runCommand('app', { update: 'c', updates: [{ q: {}, u: { $inc: { a: 1 } } }], asdf: true }),
+      40415,
+    );
+    expectError(() => engine.runCommand('app', { delete: 'c', deletes: [{ q: {}, limit: 0 }], ordred: false }), 40415);
+    assert.deepEqual(engine.getCollection('app', 'c')?.findById(1)?.doc, { _id: 1, a: 1 });
+  });
+
+  it('an unknown field in an update or delete statement fails the command', () => {
+    const engine = new Engine();
+    engine.runCommand('app', { insert: 'c', documents: [{ _id: 1, a: 1 }] });
+    expectError(
+      () => engine.runCommand('app', { update: 'c', updates: [{ q: {}, u: { $inc: { a: 1 } }, asdf: true }] }),
+      40415,
+      /'update\.updates\.asdf'/,
+    );
+    expectError(
+      () => engine.runCommand('app', { delete: 'c', deletes: [{ q: {}, limit: 0, asdf: true }] }),
+      40415,
+      /'delete\.deletes\.asdf'/,
+    );
+    assert.equal(engine.getCollection('app', 'c')?.count, 1);
+  });
+
+  it('generic arguments and driver fields ($db, lsid, writeConcern, comment, maxTimeMS) are accepted', () => {
+    const engine = new Engine();
+    const reply = engine.runCommand('app', {
+      insert: 'c',
+      documents: [{ a: 1 }],
+      ordered: true,
+      $db: 'app',
+      writeConcern: { w: 1 },
+      comment: 'x',
+      maxTimeMS: 1000,
+      bypassDocumentValidation: false,
+    });
+    assert.equal(reply.n, 1);
+  });
+});
