@@ -315,6 +315,16 @@ export class Engine implements EngineContext {
   private databaseFor(dbName: string): Database {
     let db = this.databases.get(dbName);
     if (!db) {
+      // mongod keeps one database per case-folded name: on case-insensitive file systems the two
+      // would share their files.
+      const lower = dbName.toLowerCase();
+      for (const existing of this.databases.keys()) {
+        if (existing.toLowerCase() === lower)
+          fail(
+            'DatabaseDifferCase',
+            `db already exists with different case already have: [${existing}] trying to create [${dbName}]. Use the database "${existing}", or drop it first.`,
+          );
+      }
       db = new Database(dbName, this.onDocuments);
       this.databases.set(dbName, db);
       this.events.record({ kind: 'databaseCreated', db: dbName });

@@ -22,6 +22,7 @@ export const ErrorCode = {
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
   NamespaceExists: 48,
+  DatabaseDifferCase: 13297,
   MaxTimeMSExpired: 50,
   DollarPrefixedFieldName: 52,
   InvalidIdField: 53,

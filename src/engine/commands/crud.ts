@@ -9,16 +9,19 @@ import { DEFAULT_FIRST_BATCH, takeBatch } from '../catalog/cursors';
 import { checkUpdatedSize, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import { checkTimeseriesDocument, insertDocument } from './document-writes';
+import { rejectUnknownFields } from './known-fields';
 import { engineCatalog } from './pipeline-catalog';
 import { engineIntrospection } from './pipeline-introspection';
 import { readView, refuseView } from './views';
 import type { EngineContext } from '../engine-context';
-import { EngineError, fail } from '../errors';
+import { EngineError, ErrorCode, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
 import { checkForInterrupt, isInterruption } from '../interrupt';
 import { checkStagePositions, runPipeline } from '../query/aggregate';
 import { coveredCount } from '../query/covered-count';
-import { queryRecords } from '../query/executor';
+import { executeQuery, queryRecords } from '../query/executor';
+import { returnedKey, withRecordId } from '../query/find-output';
+import { checkMinMaxShape } from '../query/min-max';
 import { compileFilter, compileMatchedPosition, isMatchAll } from '../query/matcher';
 import { compileSort } from '../query/sort';
 import { compileProjection } from '../query/projection';
@@ -62,12 +65,22 @@ export { insertDocument };
 
 function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'insert');
+  rejectUnknownFields(cmd, 'insert', true);
   const documents = requireArray(cmd, 'documents');
   if (documents.length > 100000)
     fail('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${documents.length} operations.`);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   refuseView(engine, dbName, name);
-  const { collection } = engine.ensureCollection(dbName, name);
+  let collection: Collection;
+  try {
+    collection = engine.ensureCollection(dbName, name).collection;
+  } catch (err) {
+    // mongod creates the collection inside the first document's write: a database name clash is
+    // that write's error, not the command's.
+    if (err instanceof EngineError && err.code === ErrorCode.DatabaseDifferCase)
+      return { n: 0, writeErrors: [writeErrorOf(0, err)], ok: 1 };
+    throw err;
+  }
   const writeErrors: WriteError[] = [];
   let n = 0;
   for (let i = 0; i < documents.length; i++) {
@@ -110,16 +123,37 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     // A bad filter or sort is an error even when the collection does not exist, as in mongod.
     compileFilter(optionalDocument(cmd, 'filter') ?? {});
     compileSort(optionalDocument(cmd, 'sort'));
+    checkMinMaxShape(optionalDocument(cmd, 'min'), optionalDocument(cmd, 'max'));
     return { cursor: { firstBatch: [], id: Long.fromNumber(0), ns }, ok: 1 };
   }
-  const filter = optionalDocument(cmd, 'filter');
-  const sort = optionalDocument(cmd, 'sort');
-  const skip = optionalNumber(cmd, 'skip', { min: 0 });
-  const docs = coll.isView
-    ? readView(engine, dbName, coll, viewReadStages(filter, sort, skip, limit), engineCatalog(engine, dbName))
-    : queryRecords(coll, { filter, sort, skip, limit, hint: cmd.hint }).map((r) => r.doc);
+  const request = {
+    filter: optionalDocument(cmd, 'filter'),
+    sort: optionalDocument(cmd, 'sort'),
+    skip: optionalNumber(cmd, 'skip', { min: 0 }),
+    limit,
+    hint: cmd.hint,
+    min: optionalDocument(cmd, 'min'),
+    max: optionalDocument(cmd, 'max'),
+  };
+  const returnKey = optionalBool(cmd, 'returnKey') ?? false;
+  const showRecordId = optionalBool(cmd, 'showRecordId') ?? false;
+  let docs: Document[];
+  let shape = projection ?? cloneDocument;
+  if (coll.isView) {
+    const stages = viewReadStages(request.filter, request.sort, request.skip, limit);
+    docs = readView(engine, dbName, coll, stages, engineCatalog(engine, dbName));
+  } else if (returnKey || showRecordId) {
+    // Both need more than the document (the plan's index, the record id): shape every result now.
+    const result = executeQuery(coll, request);
+    docs = result.records.map((r) => {
+      const out = returnKey ? returnedKey(result.plan, r) : shape(r.doc);
+      return showRecordId ? withRecordId(out, r) : out;
+    });
+    shape = (d) => d;
+  } else {
+    docs = queryRecords(coll, request).map((r) => r.doc);
+  }
   engine.documentMetrics.returned += docs.length;
-  const shape = projection ?? cloneDocument;
   const batchSize = batchSizeOf(cmd);
   if (singleBatch) {
     // One batch, and the cursor is closed whatever is left.
@@ -138,6 +172,7 @@ function getMore({ engine, dbName }: CommandContext, cmd: Document): Document {
 }
 
 function killCursors({ engine }: CommandContext, cmd: Document): Document {
+  collectionNameOf(cmd, 'killCursors'); // parsed as a namespace, as mongod 8.0 does, before any cursor
   const { killed, notFound } = engine.cursors.kill(requireArray(cmd, 'cursors'));
   return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [], ok: 1 };
 }
@@ -258,7 +293,9 @@ export function runUpdate(
 
 function update({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'update');
+  rejectUnknownFields(cmd, 'update', true);
   const statements = requireArray(cmd, 'updates');
+  for (const s of statements) if (isPlainObject(s)) rejectUnknownFields(s, 'update.updates', false);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   refuseView(engine, dbName, name);
   const writeErrors: WriteError[] = [];
@@ -322,12 +359,14 @@ export function runDelete(
 
 function del({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'delete');
+  rejectUnknownFields(cmd, 'delete', true);
   const statements = requireArray(cmd, 'deletes');
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   refuseView(engine, dbName, name);
   // The statements are parsed before any runs: a malformed one fails the whole command.
   const parsed = statements.map((s) => {
     if (!isPlainObject(s)) fail('TypeMismatch', 'Each delete statement must be an object {q, limit}.');
+    rejectUnknownFields(s, 'delete.deletes', false);
     if (s.limit === undefined)
       fail(
         40414,
@@ -410,22 +449,24 @@ function count({ engine, dbName }: CommandContext, cmd: Document): Document {
   engine.opcounters.query++;
   const coll = engine.getCollection(dbName, name);
   const query = optionalDocument(cmd, 'query');
+  // Options are parsed before the collection is looked up: a negative skip fails on a missing one too.
+  const skip = optionalNumber(cmd, 'skip', { min: 0 }) ?? 0;
+  const limit = Math.abs(optionalNumber(cmd, 'limit') ?? 0);
   if (!coll) {
     compileFilter(query ?? {});
     return { n: 0, ok: 1 };
   }
-  const skip = optionalNumber(cmd, 'skip', { min: 0 }) ?? 0;
-  const limit = Math.abs(optionalNumber(cmd, 'limit') ?? 0);
   if (coll.isView) {
     const stages = viewReadStages(query, undefined, skip, limit);
     return { n: readView(engine, dbName, coll, stages, engineCatalog(engine, dbName)).length, ok: 1 };
   }
-  if (!query || Object.keys(query).length === 0) {
+  // A hint is obeyed even when it gives another answer (a sparse index leaves documents out).
+  if ((!query || Object.keys(query).length === 0) && cmd.hint === undefined) {
     // Metadata count, like mongod's fast count without a query.
     const total = Math.max(0, coll.count - skip);
     return { n: limit ? Math.min(limit, total) : total, ok: 1 };
   }
-  const covered = coveredCount(coll, query, cmd.hint);
+  const covered = coveredCount(coll, query ?? {}, cmd.hint);
   if (covered !== undefined) {
     const n = Math.max(0, covered - skip);
     return { n: limit ? Math.min(limit, n) : n, ok: 1 };

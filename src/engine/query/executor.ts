@@ -10,6 +10,7 @@ import { bsonClassOf, type Document } from '../values/types';
 import { compileFilter } from './matcher';
 import { recordCollectionScan, recordIndexAccess } from '../indexes/usage';
 import { indexBounds, planQuery, type QueryPlan } from './planner';
+import { hasMinMax, planMinMax } from './min-max';
 import { compileSort } from './sort';
 
 export interface QueryRequest {
@@ -19,6 +20,9 @@ export interface QueryRequest {
   /** 0 or absent: no limit. */
   limit?: number;
   hint?: unknown;
+  /** find's `min` / `max`: whole index keys bounding a scan of the hinted index. */
+  min?: Document;
+  max?: Document;
 }
 
 export interface QueryResult {
@@ -38,7 +42,9 @@ export interface QueryResult {
  */
 export function queryRecords(coll: Collection, request: QueryRequest): StoredRecord[] {
   const id =
-    request.sort === undefined && request.hint === undefined && request.filter ? idPointOf(request.filter) : undefined;
+    request.sort === undefined && request.hint === undefined && request.filter && !hasMinMax(request)
+      ? idPointOf(request.filter)
+      : undefined;
   const index = coll.idIndex;
   if (id === undefined || !index) {
     const result = executeQuery(coll, request);
@@ -71,7 +77,9 @@ function idPointOf(filter: Document): unknown {
 export function executeQuery(coll: Collection, request: QueryRequest): QueryResult {
   const filter = request.filter ?? {};
   const matches = compileFilter(filter);
-  const plan = planQuery(coll, { filter, sort: request.sort, hint: request.hint });
+  const plan = hasMinMax(request)
+    ? planMinMax(coll, request)
+    : planQuery(coll, { filter, sort: request.sort, hint: request.hint });
   const sortCmp = compileSort(request.sort);
   const needSort = sortCmp !== undefined && !plan.providesSort;
   const skip = request.skip ?? 0;

@@ -199,7 +199,7 @@ function loosenForMultikey(iv: Interval): Interval {
   return { low: iv.low, lowInclusive: iv.lowInclusive, high: new KeyBound(1, rank), highInclusive: true };
 }
 
-function findHinted(coll: Collection, hint: unknown): BTreeIndex {
+export function findHinted(coll: Collection, hint: unknown): BTreeIndex {
   for (const index of coll.indexes.values()) {
     if (typeof hint === 'string' ? index.name === hint : isPlainObject(hint) && valuesEqual(index.spec.key, hint)) {
       if (index.hidden)
@@ -217,7 +217,7 @@ function findHinted(coll: Collection, hint: unknown): BTreeIndex {
 }
 
 /** Whether walking `index` forward (1) or backward (-1) yields the sort order, else 0. */
-function sortDirection(index: BTreeIndex, sort: Document | undefined, equalityPrefix: number): 0 | 1 | -1 {
+export function sortDirection(index: BTreeIndex, sort: Document | undefined, equalityPrefix: number): 0 | 1 | -1 {
   if (!sort || index.multikey || index.sparse || index.isPartial) return 0;
   const sortFields = Object.entries(sort);
   if (sortFields.length === 0) return 0;

@@ -361,6 +361,12 @@ function parseBit(_field: string, value: unknown): Op {
       `The $bit modifier is not compatible with a ${bsonTypeOf(value)}. You must pass in an embedded document: {$bit: {field: {and/or/xor: #}}`,
     );
   }
+  if (Object.keys(value).length === 0) {
+    throw new EngineError(
+      ErrorCode.BadValue,
+      'You must pass in at least one bitwise operation. The format is: {$bit: {field: {and/or/xor: #}}',
+    );
+  }
   const ops: Extract<Op, { kind: 'bit' }>['ops'] = [];
   for (const key of Object.keys(value)) {
     if (key !== 'and' && key !== 'or' && key !== 'xor') {
@@ -456,6 +462,8 @@ export function applyOp(w: DocWriter, c: CompiledOp, ctx: UpdateContext): boolea
       return true;
     }
     case 'pop': {
+      // Unlike $pull or $unset, mongod's $pop refuses a path blocked by a scalar or an array.
+      if (lookup.kind === 'blocked') throw notViable(path, lookup);
       if (lookup.kind !== 'found') return false;
       if (!Array.isArray(lookup.value)) {
         throw new EngineError(

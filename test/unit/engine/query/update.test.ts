@@ -748,6 +748,12 @@ describe('$pop', () => {
       "Path 'a' contains an element of non-array type 'object'",
     );
   });
+
+  it('refuses a path blocked by a scalar or an array with PathNotViable (28), unlike $pull', () => {
+    expectError(() => update({ _id: 1, a: { b: 1 } }, { $pop: { 'a.b.c': 1 } }), 28);
+    expectError(() => update({ _id: 1, a: { b: [1, 2] } }, { $pop: { 'a.b.c': 1 } }), 28);
+    assert.equal(update({ _id: 1, a: { b: 1 } }, { $pull: { 'a.b.c': 1 } }).changed, false);
+  });
 });
 
 describe('$currentDate', () => {
@@ -839,6 +845,10 @@ describe('$bit', () => {
   it('refuses doubles (2)', () => {
     expectError(() => update({ _id: 1, n: new Int32(1) }, { $bit: { n: { and: 1 } } }), 2, /must be an Integer/);
     expectError(() => update({ _id: 1, n: 1.5 }, { $bit: { n: { and: new Int32(1) } } }), 2, /non-integral type/);
+  });
+
+  it('refuses an empty operation document (2): at least one of and / or / xor', () => {
+    expectError(() => update({ _id: 1, n: new Int32(1) }, { $bit: { n: {} } }), 2, /at least one bitwise operation/);
   });
 });
 
