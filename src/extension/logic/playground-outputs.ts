@@ -6,6 +6,8 @@
  * - printed text: a stdout stream (consecutive prints merge into one block);
  * - a list of documents: the table renderer's own mime first (VS Code prefers mime types it has no
  *   built-in order for, so the table shows by default), then JSON, then mongosh's text;
+ * - a `ttl.forecast(…)` result: the forecast renderer's mime first (the chart and its table),
+ *   then JSON, then mongosh's text;
  * - one document: JSON (VS Code's JSON view), then mongosh's text;
  * - anything else: mongosh's text;
  * - an error: an error output whose message carries the MongoDB code and codeName.
@@ -14,6 +16,8 @@ import { codeSuffix, type CellOutput } from '../../shell/cell-outputs';
 
 /** The table renderer's mime type: relaxed extended JSON of an array of documents. */
 export const DOCUMENTS_MIME = 'application/vnd.ttl-workbench.documents+json';
+/** The forecast renderer's mime type: `{db, collection, monitor, forecast}` (the forecast as relaxed EJSON). */
+export const FORECAST_MIME = 'application/vnd.ttl-workbench.forecast+json';
 export const JSON_MIME = 'application/json';
 export const TEXT_MIME = 'text/plain';
 
@@ -32,6 +36,11 @@ export function outputSpecOf(o: CellOutput): OutputSpec {
       const text: OutputItemSpec = { mime: TEXT_MIME, text: o.text };
       if (o.json === undefined || o.shape === 'text') return { kind: 'items', items: [text] };
       const json: OutputItemSpec = { mime: JSON_MIME, json: o.json };
+      if (o.shape === 'forecast' && o.forecast)
+        return {
+          kind: 'items',
+          items: [{ mime: FORECAST_MIME, json: { ...o.forecast, forecast: o.json } }, json, text],
+        };
       if (o.shape === 'documents')
         return {
           kind: 'items',
