@@ -26,17 +26,18 @@ function options(
   const bars = uPlot.paths.bars!({ size: [0.6, 48] });
   const steps = uPlot.paths.stepped!({ align: 1 });
   const counts = (_u: uPlot, vals: number[]) => vals.map((v) => (Number.isInteger(v) ? fmt(v) : ''));
+  const passLabel = (_u: uPlot, vals: number[]) =>
+    vals.map((v) => (Number.isInteger(v) && model.points[v - 1] ? clockText(model.points[v - 1].startedAt) : ''));
   const axis = (scale: string | undefined, side: 1 | 3 | undefined, label: string): uPlot.Axis => ({
-    ...(scale ? { scale, label, labelFont: c.font, size: 70 } : {}),
+    ...(scale ? { scale, label, labelFont: c.font } : { space: 90, incrs: [1, 2, 5, 10, 20, 50, 100] }),
     ...(side ? { side } : {}),
+    // Both charts keep the same axis widths, so their passes line up one above the other.
+    size: side === 1 ? 60 : scale ? 70 : 40,
     stroke: c.fg,
     font: c.font,
     grid: { stroke: c.lines, width: 1, show: side !== 1 },
-    ticks: { stroke: c.lines, width: 1 },
-    values: scale
-      ? counts
-      : (_u: uPlot, vals: number[]) =>
-          vals.map((v) => (model.points[v - 1] ? clockText(model.points[v - 1].startedAt) : '')),
+    ticks: { stroke: c.lines, width: 1, show: label !== '' || !scale },
+    values: scale ? (label === '' ? () => [] : counts) : passLabel,
   });
   const series: uPlot.Series[] =
     which === 'documents'
@@ -79,7 +80,7 @@ function options(
     },
     axes:
       which === 'documents'
-        ? [axis(undefined, undefined, ''), axis('n', 3, 'documents')]
+        ? [axis(undefined, undefined, ''), axis('n', 3, 'documents'), axis('n', 1, '')]
         : [axis(undefined, undefined, ''), axis('ms', 3, 'ms'), axis('s', 1, 'sub-passes')],
     series,
   };
