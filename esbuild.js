@@ -55,6 +55,15 @@ esbuild
   .then(() =>
     fs.existsSync(path.join(__dirname, renderer.entryPoints.renderer)) ? esbuild.build(renderer) : undefined,
   )
+  // The `ttl.forecast(…)` chart in notebooks: its own renderer, so the documents table stays light;
+  // uPlot's stylesheet goes in as text (an output has no <link>).
+  .then(() =>
+    esbuild.build({
+      ...renderer,
+      entryPoints: { 'forecast-renderer': 'src/extension/notebook/renderer/forecast.ts' },
+      loader: { '.css': 'text' },
+    }),
+  )
   // The Expiry Forecast panel's page (src/extension/forecast/webview): uPlot bundled in, never fetched,
   // and kept out of dist/extension.js and dist/workbench.js (dist/forecast-view.js and .css).
   .then(() =>

@@ -22,6 +22,7 @@ import { registerEngineHostCommands } from './commands/engine-host';
 import { registerLocalEndpointCommands } from './commands/local-endpoint';
 import { registerApplyDefinition } from './commands/apply-definition';
 import { registerForecastCommands } from './commands/forecast';
+import { registerMonitorHistoryCommands } from './commands/monitor-history';
 import type { LiveDiagnostics } from './analysis/live-diagnostics';
 import { TTLDiagnostics } from './diagnostics';
 import { registerNotebooks, type NotebookApi } from './notebook';
@@ -149,6 +150,7 @@ function assemble(
     ...registerLocalEndpointCommands(services),
     registerApplyDefinition(services, live),
     ...registerForecastCommands(services, context.extensionUri),
+    ...registerMonitorHistoryCommands(services, context.extensionUri),
     {
       dispose: backend.onDidChange((events) => {
         if (events.some((e) => e.kind === 'clockChanged' || e.kind === 'reset')) void setClockContext();

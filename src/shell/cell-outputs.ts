@@ -6,11 +6,15 @@
  * the CLI writes `outputText`, the controller maps each output to notebook output items.
  */
 import type { ThrownInfo } from './errors';
+import { forecastContextOf, type ForecastContext } from './forecast-output';
 import { shellDisplay } from './render';
 import { MORE_HINT, type StatementResult } from './session';
 
-/** `documents`: a non-empty array of documents (a table); `document`: one document; `text`: the rest. */
-export type ValueShape = 'documents' | 'document' | 'text';
+/**
+ * `documents`: a non-empty array of documents (a table); `document`: one document; `forecast`: a
+ * `ttl.forecast(…)` result (a chart); `text`: the rest.
+ */
+export type ValueShape = 'documents' | 'document' | 'forecast' | 'text';
 
 export type CellOutput =
   | { kind: 'print'; text: string }
@@ -21,6 +25,8 @@ export type CellOutput =
       text: string;
       /** Relaxed extended JSON (documents and document shapes only). */
       json?: unknown;
+      /** A forecast's namespace and monitor facts, for its chart (`forecast` shape only). */
+      forecast?: ForecastContext;
       hasMore: boolean;
     }
   | (ThrownInfo & {
@@ -64,13 +70,15 @@ export function statementOutputs(s: StatementResult): CellOutput[] {
   }
   // mongosh prints nothing for undefined or an empty cursor.
   if (s.rendered === undefined || s.rendered === '') return out;
-  const shape = shapeOf(s.value);
+  const forecast = forecastContextOf(s.value);
+  const shape = forecast ? 'forecast' : shapeOf(s.value);
   const hasMore = s.hasMore === true;
   out.push({
     kind: 'value',
     shape,
     text: hasMore ? `${s.rendered}\n${MORE_HINT}` : s.rendered,
     ...(shape !== 'text' && s.ejson !== undefined ? { json: s.ejson } : {}),
+    ...(forecast ? { forecast } : {}),
     hasMore,
   });
   return out;

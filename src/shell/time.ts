@@ -17,6 +17,7 @@ import type {
 } from '../engine';
 import { readForecastOptions } from '../formats/forecast-options';
 import type { ScriptErrors } from './errors';
+import { markForecast, type ForecastMonitorFacts } from './forecast-output';
 import type { ShellRuntime } from './runtime';
 import { parseDuration } from '../formats/duration';
 
@@ -162,7 +163,7 @@ export class ShellTime {
       );
     const request = readForecastOptions(options === undefined ? undefined : this.runtime.in(options as Document));
     if ('error' in request) throw this.errors.typeError(`ttl.forecast(): ${request.error}.`);
-    return this.runtime.out(
+    const forecast = this.runtime.out(
       this.guard(() =>
         forecastExpiry(
           this.engine.requireCollection(this.runtime.dbName, name),
@@ -172,6 +173,19 @@ export class ShellTime {
         ),
       ),
     );
+    // A notebook draws it as a chart with the monitor's passes and visit cap of this moment.
+    return markForecast(forecast, { db: this.runtime.dbName, collection: name, monitor: this.monitorFacts() });
+  }
+
+  private monitorFacts(): ForecastMonitorFacts {
+    const status = this.engine.ttl.status();
+    const params = this.engine.parameters;
+    return {
+      sleepSecs: status.sleepSecs,
+      nextPassAt: status.nextPassAt?.getTime() ?? null,
+      enabled: status.enabled,
+      visitCap: params.getBool('ttlMonitorBatchDeletes') ? params.getNumber('ttlIndexDeleteTargetDocs') : 0,
+    };
   }
 
   private loadLegacyIndex(collection: unknown, spec: unknown): string {

@@ -221,6 +221,12 @@ export class TimeseriesBuckets implements RecordObserver {
     return out;
   }
 
+  /** Each bucket's minimum time and measurements, of all buckets or of a view, oldest first. */
+  *sizes(view?: BucketView): IterableIterator<{ minTime: number; count: number }> {
+    for (const bucket of (view ? view.tree : this.all).values())
+      yield { minTime: bucket.minTime, count: bucket.rids.size };
+  }
+
   /** The bucket a measurement (by record id) is in. */
   bucketOf(rid: number): BucketInfo | undefined {
     const bucket = this.bucketOfRid.get(rid);

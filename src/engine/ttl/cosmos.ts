@@ -22,7 +22,15 @@ import type { Collection, RecordObserver } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
 import { bsonClassOf, isPlainObject, type Document } from '../values/types';
 import type { EngineContext } from '../engine-context';
-import { deleteWithinBudget, type TTLTarget, type VisitBudget, type VisitOutcome } from './targets';
+import { countBefore } from '../indexes/btree-rank';
+import {
+  deleteWithinBudget,
+  NO_BACKLOG,
+  type Backlog,
+  type TTLTarget,
+  type VisitBudget,
+  type VisitOutcome,
+} from './targets';
 import { effectiveExpireAfterSeconds, INT32_MAX, isTTLIndexSpec, ttlKeyIsUsable } from './validation';
 
 /** The system field Cosmos keeps and the per-document override field (both exact, lower case). */
@@ -241,6 +249,11 @@ class CosmosCollectionState implements RecordObserver {
     }
   }
 
+  /** Records expired at `nowMs`: those filed at or before it (any rid sorts before Infinity). */
+  expiredCount(nowMs: number): number {
+    return countBefore<ExpiryKey, StoredRecord>(this.tree, [nowMs, Infinity]);
+  }
+
   /** How many documents can expire (for status and tests). */
   get expiringCount(): number {
     return this.tree.size;
@@ -300,6 +313,14 @@ export class CosmosTTLTarget implements TTLTarget {
     if (state.currentDefault() === undefined)
       return { kind: 'skipped', reason: 'no TTL index on _ts any more: nothing expires (rule 10.2)', logId: 0 };
     return deleteWithinBudget(() => state.expired(budget.now), budget, remove);
+  }
+
+  backlog(nowMs: number): Backlog {
+    const state = states.get(this.collection);
+    if (!state) return NO_BACKLOG;
+    state.sync();
+    if (state.currentDefault() === undefined) return NO_BACKLOG;
+    return { count: state.expiredCount(nowMs), atLeast: false };
   }
 }
 

@@ -15,7 +15,6 @@
  * (10.1–10.4).
  */
 import type { Collection } from '../catalog/collection';
-import { bucketsOf } from '../catalog/timeseries-buckets';
 import { EngineError } from '../errors';
 import { BTreeIndex } from '../indexes/btree-index';
 import { countBetween } from '../indexes/btree-rank';
@@ -24,6 +23,7 @@ import { compileFilter } from '../query/matcher';
 import { validatePartialFilterExpression } from '../query/partial-filter';
 import { isPlainObject, type Document } from '../values/types';
 import { cosmosCollectionTTL, cosmosExpiryMs, cosmosTimestampOf, isCosmosTimestampIndexSpec } from './cosmos';
+import { timeseriesRuleBuckets } from './timeseries-target';
 import {
   checkIndexExpireAfterSeconds,
   effectiveExpireAfterSeconds,
@@ -179,7 +179,7 @@ export function forecastExpiry(
   if (request.index === undefined) {
     if (flavor === 'cosmos' && cosmosCollectionTTL(collection)) return cosmosForecast(collection, tally, whatIfSeconds);
     if (collection.options.timeseries && collection.options.expireAfterSeconds !== undefined)
-      return timeseriesForecast(collection, tally, whatIfSeconds);
+      return timeseriesForecast(collection, undefined, request, tally, whatIfSeconds);
     if (collection.isClustered && collection.options.expireAfterSeconds !== undefined)
       return clusteredForecast(collection, tally, whatIfSeconds);
     const ttl = [...collection.indexes.values()].filter((i) => isTTLIndexSpec(i.spec));
@@ -193,6 +193,9 @@ export function forecastExpiry(
     return indexForecast(collection, ttl[0], request, tally, whatIfSeconds, flavor);
   }
   const index = findIndex(collection, request.index);
+  // A TTL index of a time series deletes whole buckets whose meta its filter selects (rule 6.4).
+  if (index && collection.options.timeseries && isTTLIndexSpec(index.spec))
+    return timeseriesForecast(collection, index.name, request, tally, whatIfSeconds);
   if (index) return indexForecast(collection, index, request, tally, whatIfSeconds, flavor);
   if (typeof request.index === 'string')
     throw new EngineError(
@@ -407,21 +410,42 @@ function clusteredForecast(collection: Collection, tally: Tally, whatIfSeconds: 
   ]);
 }
 
-/** Rules 6.1 / 6.2: whole buckets go when their minimum time is expireAfterSeconds + maxSpan old. */
-function timeseriesForecast(collection: Collection, tally: Tally, whatIfSeconds: number | undefined): Forecast {
-  const seconds = whatIfSeconds ?? Number(collection.options.expireAfterSeconds);
-  const buckets = bucketsOf(collection);
+/** The forecast's note on a time series: its figures are an estimate of mongod's buckets. */
+export const TIMESERIES_ESTIMATE_NOTE =
+  "an estimate of mongod's timing: measurements go with their whole bucket, when the bucket's earliest time is expireAfterSeconds + bucketMaxSpanSeconds old (rules 6.1, 6.2, 6.4); mongod's buckets may be cut differently";
+
+/**
+ * Rules 6.1 / 6.2 / 6.4: whole buckets go when their minimum time is expireAfterSeconds + maxSpan
+ * old, by the collection's own rule or a partial TTL index's (the buckets whose meta it selects).
+ */
+function timeseriesForecast(
+  collection: Collection,
+  indexName: string | undefined,
+  request: ForecastRequest,
+  tally: Tally,
+  whatIfSeconds: number | undefined,
+): Forecast {
+  if (request.partialFilterExpression !== undefined)
+    throw badValue(
+      `${collection.ns} is a time-series collection: a what-if partialFilterExpression cannot be forecast for it; forecast the index as it is, or with another expireAfterSeconds.`,
+    );
+  const rule = timeseriesRuleBuckets(collection, indexName, whatIfSeconds);
   const base = {
-    index: 'collection',
+    index: indexName ?? 'collection',
     kind: 'timeseries' as const,
-    expireAfterSeconds: seconds,
     whatIf: whatIfSeconds !== undefined,
   };
-  if (!buckets) return result(base, tally, collection.count, []);
-  for (const bucket of buckets.buckets()) tally.add(buckets.expiresAt(bucket, seconds).getTime(), bucket.count);
-  return result(base, tally, 0, [
-    "an estimate of mongod's timing: measurements go with their whole bucket, when the bucket's earliest time is expireAfterSeconds + bucketMaxSpanSeconds old (rules 6.1, 6.2); mongod's buckets may be cut differently",
-  ]);
+  // Skipped: every measurement stays. Otherwise a partial index covers the buckets its filter selects.
+  if ('reason' in rule)
+    return result({ ...base, expireAfterSeconds: whatIfSeconds ?? null }, tally, collection.count, [
+      `the monitor skips this rule (${rule.reason}): nothing expires`,
+    ]);
+  let never = 0;
+  for (const b of rule.buckets) {
+    if (b.expiresMs === null) never += b.count;
+    else tally.add(b.expiresMs, b.count);
+  }
+  return result({ ...base, expireAfterSeconds: rule.seconds }, tally, never, [TIMESERIES_ESTIMATE_NOTE]);
 }
 
 /** Rules 10.1–10.4: each document's `_ts` plus its own valid `ttl`, or the collection default. */

@@ -10,7 +10,14 @@ import type { StoredRecord } from '../catalog/record';
 import type { CancelTimer } from '../clock';
 import type { EngineContext } from '../engine-context';
 import { isInterruption } from '../interrupt';
-import { ClusteredTTLTarget, IndexTTLTarget, type TargetFactory, type TTLTarget, type VisitOutcome } from './targets';
+import {
+  ClusteredTTLTarget,
+  IndexTTLTarget,
+  type Backlog,
+  type TargetFactory,
+  type TTLTarget,
+  type VisitOutcome,
+} from './targets';
 import { isTTLIndexSpec } from './validation';
 import { isCosmosTimestampIndexSpec } from './cosmos'; // Cosmos flavor (§10)
 
@@ -34,6 +41,26 @@ export interface PassReport {
   skipped?: string;
 }
 
+/**
+ * One TTL rule's share of a pass, kept only for rules that had something to show (deletes, a
+ * backlog or a skip), so an idle pass over many collections stays small.
+ */
+export interface PassTargetRecord {
+  db: string;
+  collection: string;
+  /** `index <name>` or `collection`. */
+  target: string;
+  visits: number;
+  deleted: number;
+  /** Real milliseconds its visits took. */
+  millis: number;
+  /** Eligible documents of this rule left when the pass ended. */
+  backlog: number;
+  backlogAtLeast?: boolean;
+  /** Why its visits were skipped (rule 7.6), when they were. */
+  skipped?: string;
+}
+
 /** One pass as the monitor history keeps it (no visit list: the history stays small). */
 export interface PassRecord {
   startedAt: Date;
@@ -43,6 +70,15 @@ export interface PassRecord {
   deleted: number;
   /** Visits that stopped at their document or time budget with expired documents left (rule 7.3). */
   cutShort: number;
+  /**
+   * Documents eligible when the pass ended that are still there: on a primary a complete pass
+   * leaves none (rule 7.2); a secondary's (7.4), an interrupted one's, or documents that became
+   * eligible while a host yielded between visits stay behind.
+   */
+  backlog: number;
+  /** A count stopped at BACKLOG_COUNT_LIMIT: at least `backlog`. */
+  backlogAtLeast?: boolean;
+  targets: PassTargetRecord[];
   skipped?: string;
 }
 
@@ -67,6 +103,10 @@ export interface MonitorStatus {
  * must call `next()` until done. Without a driver the monitor drains the steps itself.
  */
 export type PassDriver = (steps: Iterator<void, PassReport>) => Promise<void> | undefined;
+
+function targetKey(db: string, collection: string, target: string): string {
+  return JSON.stringify([db, collection, target]);
+}
 
 export class TTLMonitor {
   private cancelTimer?: CancelTimer;
@@ -355,16 +395,65 @@ export class TTLMonitor {
 
   /** The last PASS_HISTORY passes that ran, oldest first (copies). */
   history(): PassRecord[] {
-    return this.passes.map((p) => ({ ...p, startedAt: new Date(p.startedAt) }));
+    return this.passes.map((p) => ({
+      ...p,
+      startedAt: new Date(p.startedAt),
+      targets: p.targets.map((t) => ({ ...t })),
+    }));
+  }
+
+  /** Each TTL rule's eligible documents still there at `nowMs`, keyed like targetKey. */
+  private backlogs(nowMs: number): Map<string, Backlog> {
+    const out = new Map<string, Backlog>();
+    if (this.engine.isClosed) return out;
+    for (const target of this.snapshotTargets()) {
+      const b = target.backlog(nowMs);
+      if (b.count > 0) out.set(targetKey(target.collection.dbName, target.collection.name, target.label), b);
+    }
+    return out;
   }
 
   private remember(report: PassReport, millis: number): void {
+    const perTarget = new Map<string, PassTargetRecord>();
+    const entry = (db: string, collection: string, target: string): PassTargetRecord => {
+      const key = targetKey(db, collection, target);
+      let t = perTarget.get(key);
+      if (!t) perTarget.set(key, (t = { db, collection, target, visits: 0, deleted: 0, millis: 0, backlog: 0 }));
+      return t;
+    };
+    let cutShort = 0;
+    for (const v of report.visits) {
+      const t = entry(v.db, v.collection, v.target);
+      t.visits++;
+      t.deleted += v.deleted;
+      t.millis += v.millis;
+      if (v.outcome === 'more') cutShort++;
+      if (v.outcome === 'skipped' && v.reason) t.skipped = v.reason;
+    }
+    let backlog = 0;
+    let backlogAtLeast = false;
+    for (const [key, b] of this.backlogs(this.engine.clock.now())) {
+      const [db, collection, target] = JSON.parse(key) as [string, string, string];
+      const t = entry(db, collection, target);
+      t.backlog = b.count;
+      if (b.atLeast) t.backlogAtLeast = backlogAtLeast = true;
+      backlog += b.count;
+    }
+    const targets: PassTargetRecord[] = [];
+    for (const t of perTarget.values()) {
+      if (t.deleted === 0 && t.backlog === 0 && t.skipped === undefined) continue;
+      t.millis = Math.round(t.millis * 10) / 10;
+      targets.push(t);
+    }
     this.passes.push({
       startedAt: report.startedAt,
       millis: Math.round(millis * 10) / 10,
       subPasses: report.subPasses,
       deleted: report.deleted,
-      cutShort: report.visits.filter((v) => v.outcome === 'more').length,
+      cutShort,
+      backlog,
+      ...(backlogAtLeast ? { backlogAtLeast } : {}),
+      targets,
       ...(report.skipped ? { skipped: report.skipped } : {}),
     });
     if (this.passes.length > PASS_HISTORY) this.passes.splice(0, this.passes.length - PASS_HISTORY);

@@ -8,6 +8,7 @@ import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
 import type { EngineError } from '../errors';
 import type { BTreeIndex } from '../indexes/btree-index';
+import { countBetween } from '../indexes/btree-rank';
 import { pendingInterrupt } from '../interrupt';
 import { encodeEntry, KeyBound, MIN_BOUND, MAX_BOUND, type EntryKey } from '../indexes/key-order';
 import { effectiveExpireAfterSeconds, isTTLIndexSpec, ttlKeyIsUsable } from './validation';
@@ -33,12 +34,32 @@ export type VisitOutcome =
   | { kind: 'done' | 'more'; deleted: number; metricCount?: number; interrupted?: EngineError }
   | { kind: 'skipped'; reason: string; logId: number };
 
+/** Eligible documents a target has not deleted, counted at most up to a limit (see BACKLOG_COUNT_LIMIT). */
+export interface Backlog {
+  count: number;
+  /** The count stopped at the limit: there are at least `count`. */
+  atLeast: boolean;
+}
+
+/**
+ * A backlog walk stops after this many documents: a multikey index or a time series is counted
+ * by walking what is expired, and a secondary's backlog grows every pass.
+ */
+export const BACKLOG_COUNT_LIMIT = 100_000;
+
 export interface TTLTarget {
   readonly collection: Collection;
   /** `index <name>` or `collection` for clustered / time-series TTL. */
   readonly label: string;
   visit(budget: VisitBudget, remove: (record: StoredRecord) => void): VisitOutcome;
+  /**
+   * The documents this rule makes eligible at `nowMs` that are still there: what a visit at that
+   * time would delete with no budget. None when the monitor skips the rule (rule 7.6).
+   */
+  backlog(nowMs: number): Backlog;
 }
+
+export const NO_BACKLOG: Backlog = { count: 0, atLeast: false };
 
 /**
  * Extra target kinds (time series, Cosmos) register a factory per collection. Declared here, not
@@ -100,7 +121,8 @@ export class IndexTTLTarget implements TTLTarget {
     return `index ${this.indexName}`;
   }
 
-  visit(budget: VisitBudget, _remove: (record: StoredRecord) => void): VisitOutcome {
+  /** The index and its seconds as a visit re-reads them (rule 7.6), or why the monitor skips it. */
+  private rule(): { index: BTreeIndex; seconds: number } | { kind: 'skipped'; reason: string; logId: number } {
     const index = this.collection.indexes.get(this.indexName);
     if (!index || !isTTLIndexSpec(index.spec)) return { kind: 'skipped', reason: 'no longer a TTL index', logId: 0 };
     const usable = ttlKeyIsUsable(index.spec.key as Record<string, unknown>);
@@ -112,9 +134,49 @@ export class IndexTTLTarget implements TTLTarget {
         reason: 'Skipping TTL job due to invalid index spec (expireAfterSeconds is NaN, negative or beyond int32)',
         logId: 6909100,
       };
-    const threshold = budget.now - seconds * 1000;
-    return deleteIndexRange(this.collection, index, threshold, budget);
+    return { index, seconds };
   }
+
+  visit(budget: VisitBudget, _remove: (record: StoredRecord) => void): VisitOutcome {
+    const rule = this.rule();
+    if ('kind' in rule) return rule;
+    const threshold = budget.now - rule.seconds * 1000;
+    return deleteIndexRange(this.collection, rule.index, threshold, budget);
+  }
+
+  backlog(nowMs: number): Backlog {
+    const rule = this.rule();
+    if ('kind' in rule) return NO_BACKLOG;
+    const [start, end] = expiredRange(rule.index, nowMs - rule.seconds * 1000);
+    // A single-key index: one range count by subtree sizes. A multikey one holds a document under
+    // each of its dates: its distinct documents are walked.
+    if (!rule.index.multikey) return { count: countBetween(rule.index.tree, start, end), atLeast: false };
+    return distinctInRange(rule.index, start, end);
+  }
+}
+
+/** The expired dates [min date, threshold] of a TTL index as a range in tree order (rule 7.8). */
+function expiredRange(index: BTreeIndex, thresholdMs: number): [EntryKey, EntryKey] {
+  // A descending index holds the threshold end first.
+  const oldest = new KeyBound(-1, DATE_RANK);
+  const threshold = new Date(thresholdMs);
+  return index.directions[0] === 1
+    ? [encodeEntry([oldest, MIN_BOUND]), encodeEntry([threshold, MAX_BOUND])]
+    : [encodeEntry([threshold, MIN_BOUND]), encodeEntry([oldest, MAX_BOUND])];
+}
+
+/** The distinct documents of a range, up to BACKLOG_COUNT_LIMIT. */
+function distinctInRange(index: BTreeIndex, start: EntryKey, end: EntryKey): Backlog {
+  const seen = new Set<number>();
+  let atLeast = false;
+  index.tree.forRange(start, end, true, (_entry, record) => {
+    seen.add(record.rid);
+    if (seen.size >= BACKLOG_COUNT_LIMIT) {
+      atLeast = true;
+      return STOP_WALK;
+    }
+  });
+  return { count: seen.size, atLeast };
 }
 
 const STOP_WALK = { break: true };
@@ -133,14 +195,7 @@ const BATCH_TIME_SHARE = 0.8;
  */
 function deleteIndexRange(coll: Collection, index: BTreeIndex, thresholdMs: number, budget: VisitBudget): VisitOutcome {
   const started = performance.now();
-  // The expired dates [min date, threshold] as a range in tree order: a descending index holds the
-  // threshold end first.
-  const oldest = new KeyBound(-1, DATE_RANK);
-  const threshold = new Date(thresholdMs);
-  const [start, end] =
-    index.directions[0] === 1
-      ? [encodeEntry([oldest, MIN_BOUND]), encodeEntry([threshold, MAX_BOUND])]
-      : [encodeEntry([threshold, MIN_BOUND]), encodeEntry([oldest, MAX_BOUND])];
+  const [start, end] = expiredRange(index, thresholdMs);
   let deleted = 0;
   let batchSize = INDEX_BATCH;
   for (;;) {
@@ -210,17 +265,30 @@ export class ClusteredTTLTarget implements TTLTarget {
 
   constructor(readonly collection: Collection) {}
 
-  visit(budget: VisitBudget, remove: (record: StoredRecord) => void): VisitOutcome {
+  private rule(): { index: BTreeIndex; seconds: number } | { kind: 'skipped'; reason: string; logId: number } {
     const stored = this.collection.options.expireAfterSeconds;
     if (stored === undefined) return { kind: 'skipped', reason: 'expireAfterSeconds was removed', logId: 0 };
     const seconds = Number(stored);
     const index = this.collection.idIndex;
     if (!index || !Number.isFinite(seconds))
       return { kind: 'skipped', reason: 'invalid clustered expireAfterSeconds', logId: 0 };
-    const threshold = budget.now - seconds * 1000;
-    if (threshold < 0) return { kind: 'done', deleted: 0 };
-    const start = encodeEntry([new Date(0), MIN_BOUND]);
-    const end = encodeEntry([new Date(threshold), MAX_BOUND]);
+    return { index, seconds };
+  }
+
+  /** The `_id` dates from 1970 to the threshold, or none before 1970 (rule 5.4). */
+  private range(nowMs: number, seconds: number): [EntryKey, EntryKey] | undefined {
+    const threshold = nowMs - seconds * 1000;
+    if (threshold < 0) return undefined;
+    return [encodeEntry([new Date(0), MIN_BOUND]), encodeEntry([new Date(threshold), MAX_BOUND])];
+  }
+
+  visit(budget: VisitBudget, remove: (record: StoredRecord) => void): VisitOutcome {
+    const rule = this.rule();
+    if ('kind' in rule) return rule;
+    const { index } = rule;
+    const range = this.range(budget.now, rule.seconds);
+    if (!range) return { kind: 'done', deleted: 0 };
+    const [start, end] = range;
     return deleteWithinBudget(
       function* () {
         for (const [, record] of index.scan(start, end, true)) yield record;
@@ -228,5 +296,12 @@ export class ClusteredTTLTarget implements TTLTarget {
       budget,
       remove,
     );
+  }
+
+  backlog(nowMs: number): Backlog {
+    const rule = this.rule();
+    if ('kind' in rule) return NO_BACKLOG;
+    const range = this.range(nowMs, rule.seconds);
+    return range ? { count: countBetween(rule.index.tree, range[0], range[1]), atLeast: false } : NO_BACKLOG;
   }
 }

@@ -30,7 +30,14 @@ import type { EngineContext } from '../engine-context';
 import { pendingInterrupt } from '../interrupt';
 import { compileFilter } from '../query/matcher';
 import { isPlainObject, type Document } from '../values/types';
-import type { TTLTarget, VisitBudget, VisitOutcome } from './targets';
+import {
+  BACKLOG_COUNT_LIMIT,
+  NO_BACKLOG,
+  type Backlog,
+  type TTLTarget,
+  type VisitBudget,
+  type VisitOutcome,
+} from './targets';
 import { effectiveExpireAfterSeconds, isTTLIndexSpec, ttlKeyIsUsable } from './validation';
 
 const EXTENDED_RANGE_REASON =
@@ -82,6 +89,22 @@ export class TimeseriesCollectionTTLTarget implements TTLTarget {
     if ('reason' in rule) return { kind: 'skipped', ...rule };
     return deleteExpiredBuckets(rule.buckets, rule.view, rule.lowestMs, rule.thresholdAt(budget.now), budget);
   }
+
+  backlog(nowMs: number): Backlog {
+    return ruleBacklog(collectionRule(this.collection), nowMs);
+  }
+}
+
+/** Measurements in the buckets a rule would delete at `nowMs` (whole buckets, up to the limit). */
+function ruleBacklog(rule: BucketRule | Skip, nowMs: number): Backlog {
+  if ('reason' in rule) return NO_BACKLOG;
+  const count = rule.buckets.countMeasurements(
+    rule.view,
+    rule.lowestMs - 1,
+    rule.thresholdAt(nowMs),
+    BACKLOG_COUNT_LIMIT,
+  );
+  return { count, atLeast: count >= BACKLOG_COUNT_LIMIT };
 }
 
 /**
@@ -93,14 +116,19 @@ interface BucketRule {
   buckets: TimeseriesBuckets;
   view: BucketView | undefined;
   lowestMs: number;
+  seconds: number;
+  spanSeconds: number;
   thresholdAt(nowMs: number): number;
 }
 
 type Skip = { reason: string; logId: number };
 
-function thresholdFn(seconds: number, ts: NonNullable<Collection['options']['timeseries']>): (nowMs: number) => number {
+function timing(
+  seconds: number,
+  ts: NonNullable<Collection['options']['timeseries']>,
+): Pick<BucketRule, 'seconds' | 'spanSeconds' | 'thresholdAt'> {
   const span = bucketMaxSpanSecondsOf(ts);
-  return (nowMs) => nowMs - (seconds + span) * 1000;
+  return { seconds, spanSeconds: span, thresholdAt: (nowMs) => nowMs - (seconds + span) * 1000 };
 }
 
 /** Rules 6.1, 6.2, 7.10: the collection's own expireAfterSeconds. */
@@ -115,7 +143,7 @@ function collectionRule(collection: Collection): BucketRule | Skip {
   if (!Number.isFinite(seconds) || seconds < 0) return { reason: 'invalid time-series expireAfterSeconds', logId: 0 };
   if (buckets.requiresExtendedRange) return { reason: EXTENDED_RANGE_REASON, logId: 0 };
   // The scan of the buckets' ObjectId _ids starts at timestamp 0 (rule 7.10).
-  return { buckets, view: undefined, lowestMs: 0, thresholdAt: thresholdFn(seconds, ts) };
+  return { buckets, view: undefined, lowestMs: 0, ...timing(seconds, ts) };
 }
 
 /** The view key of a partial TTL index: its name and its filter, so a recreated index starts afresh. */
@@ -138,6 +166,10 @@ export class TimeseriesIndexTTLTarget implements TTLTarget {
     const rule = indexRule(this.collection, this.indexName);
     if ('reason' in rule) return { kind: 'skipped', ...rule };
     return deleteExpiredBuckets(rule.buckets, rule.view, rule.lowestMs, rule.thresholdAt(budget.now), budget);
+  }
+
+  backlog(nowMs: number): Backlog {
+    return ruleBacklog(indexRule(this.collection, this.indexName), nowMs);
   }
 }
 
@@ -164,7 +196,7 @@ function indexRule(collection: Collection, indexName: string): BucketRule | Skip
   const view = viewOf(indexName, buckets, index.spec.partialFilterExpression, ts.metaField);
   if (typeof view === 'string') return { reason: view, logId: 0 };
   // An index scan has no lower bound (rule 7.8); extended-range buckets never get here (6.3).
-  return { buckets, view, lowestMs: -Infinity, thresholdAt: thresholdFn(seconds, ts) };
+  return { buckets, view, lowestMs: -Infinity, ...timing(seconds, ts) };
 }
 
 /** The buckets the partial index holds: those whose `{<metaField>: meta}` matches the filter. */
@@ -225,6 +257,38 @@ export function timeseriesExpiryCounts(
     cap,
   );
   return { expiredNow, dueWithinWindow };
+}
+
+/** A time-series TTL rule's buckets as the expiry forecast reads them. */
+export interface TimeseriesRuleBuckets {
+  seconds: number;
+  /** Each bucket's measurements and when the rule deletes it (null: never, a bucket before its lowest bound). */
+  buckets: Iterable<{ expiresMs: number | null; count: number }>;
+}
+
+/**
+ * The buckets of the collection's own rule (no `indexName`) or of a partial TTL index, each with
+ * the time the monitor deletes it: its minTime + expireAfterSeconds (`whatIfSeconds` instead of
+ * the rule's own when given) + bucketMaxSpanSeconds (rules 6.2, 6.4). `{reason}` when the monitor
+ * skips the rule (6.3, 7.6): then nothing expires.
+ */
+export function timeseriesRuleBuckets(
+  collection: Collection,
+  indexName: string | undefined,
+  whatIfSeconds?: number,
+): TimeseriesRuleBuckets | { reason: string } {
+  const rule = indexName === undefined ? collectionRule(collection) : indexRule(collection, indexName);
+  if ('reason' in rule) return { reason: rule.reason };
+  const seconds = whatIfSeconds ?? rule.seconds;
+  const offsetMs = (seconds + rule.spanSeconds) * 1000;
+  const { buckets, view, lowestMs } = rule;
+  return {
+    seconds,
+    buckets: (function* () {
+      for (const b of buckets.sizes(view))
+        yield { expiresMs: b.minTime >= lowestMs ? b.minTime + offsetMs : null, count: b.count };
+    })(),
+  };
 }
 
 /** The targets of one collection: none unless it is a time-series collection. */

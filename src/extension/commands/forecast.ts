@@ -3,7 +3,7 @@
  * Convert / Change preview (`openForecastPreview`: before vs after), or code:
  * `executeCommand('ttlWorkbench.showExpiryForecast', {db, collection, index, expireAfterSeconds?, horizon?})`.
  * Resolves once the panel has drawn, with the figures it shows; `{current: true}` answers what the
- * open panel shows now without changing it.
+ * open panel shows now without changing it (`showTable: true | false` presses its table toggle first).
  */
 import * as vscode from 'vscode';
 import type { Document } from '../../engine';
@@ -78,6 +78,8 @@ async function showExpiryForecast(
   if (inv.args.current === true) {
     const open = ForecastPanel.open;
     if (!open) return { ok: false, message: 'No Expiry Forecast panel is open.' };
+    // The table toggle, as a screen reader user would press it.
+    if (typeof inv.args.showTable === 'boolean') await open.showTable(inv.args.showTable);
     return resultOf(await open.state());
   }
   const target = await targetOf(services, inv);

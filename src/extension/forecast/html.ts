@@ -1,5 +1,5 @@
 /**
- * The Expiry Forecast panel's page: a strict Content-Security-Policy (nothing but the bundled
+ * The chart panels' pages (Expiry Forecast, TTL Monitor History): a strict Content-Security-Policy (nothing but the bundled
  * script and stylesheet from the extension's dist/, one nonce for the inline styles and the
  * script), the theme's colours through VS Code's CSS variables. No `vscode` import.
  */
@@ -28,11 +28,10 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function forecastPageHtml(uris: PageUris, nonce: string): string {
+/** The head both pages share: the CSP, the bundled stylesheet, the theme's colours. */
+function pageHead(uris: PageUris, nonce: string, title: string): string {
   const csp = contentSecurityPolicy(uris.cspSource, nonce);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
+  return `<head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escape(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -52,7 +51,8 @@ export function forecastPageHtml(uris: PageUris, nonce: string): string {
   .what-if-error { color: var(--vscode-errorForeground); }
   .layout { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
   #chart-area { flex: 1 1 520px; min-width: 320px; }
-  #chart { width: 100%; }
+  #chart, .chart { width: 100%; }
+  h2.chart-title { font-size: 1em; font-weight: 600; margin: 8px 0 2px; color: var(--vscode-descriptionForeground); }
   aside { flex: 0 0 auto; }
   table { border-collapse: collapse; }
   th, td { padding: 3px 10px; text-align: right; border-bottom: 1px solid var(--vscode-editorWidget-border, rgba(128,128,128,0.35)); }
@@ -70,9 +70,15 @@ export function forecastPageHtml(uris: PageUris, nonce: string): string {
   .u-wrap, .uplot { font-family: var(--vscode-font-family); }
   body.vscode-high-contrast th, body.vscode-high-contrast td { border-bottom-color: var(--vscode-contrastBorder); }
 </style>
-<title>Expiry Forecast</title>
-</head>
-<body>
+<title>${escape(title)}</title>
+</head>`;
+}
+
+export function forecastPageHtml(uris: PageUris, nonce: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+${pageHead(uris, nonce, 'Expiry Forecast')}
+<body data-page="forecast">
 <h1 id="title">Expiry forecast</h1>
 <p id="subtitle" class="subtitle">Loading…</p>
 <p id="error" role="alert" hidden></p>
@@ -108,6 +114,53 @@ export function forecastPageHtml(uris: PageUris, nonce: string): string {
     <aside>
       <table aria-label="Forecast totals">
         <thead><tr id="summary-head"></tr></thead>
+        <tbody id="summary-body"></tbody>
+      </table>
+    </aside>
+  </div>
+  <p id="cadence" class="cadence"></p>
+  <ul id="warnings" class="warnings"></ul>
+</div>
+<script nonce="${nonce}" src="${escape(uris.script)}"></script>
+</body>
+</html>`;
+}
+
+export function historyPageHtml(uris: PageUris, nonce: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+${pageHead(uris, nonce, 'TTL Monitor History')}
+<body data-page="history">
+<h1 id="title">TTL monitor history</h1>
+<p id="subtitle" class="subtitle">Loading…</p>
+<p id="error" role="alert" hidden></p>
+<div id="content">
+  <div class="toolbar">
+    <fieldset>
+      <legend>Passes</legend>
+      <button type="button" data-size="20" aria-pressed="false">last 20</button>
+      <button type="button" data-size="50" aria-pressed="true">last 50</button>
+      <button type="button" data-size="200" aria-pressed="false">last 200</button>
+    </fieldset>
+    <button type="button" id="toggle-table" aria-pressed="false" aria-controls="table-area">Show as table</button>
+  </div>
+  <div class="layout">
+    <section id="chart-area" role="img" aria-label="TTL monitor history chart">
+      <h2 class="chart-title">Documents per pass</h2>
+      <div id="chart-documents" class="chart"></div>
+      <h2 class="chart-title">Work per pass</h2>
+      <div id="chart-work" class="chart"></div>
+      <ul id="legend" class="legend"></ul>
+    </section>
+    <section id="table-area" hidden>
+      <table>
+        <caption id="table-caption"></caption>
+        <thead><tr id="table-head"></tr></thead>
+        <tbody id="table-body"></tbody>
+      </table>
+    </section>
+    <aside>
+      <table aria-label="History totals">
         <tbody id="summary-body"></tbody>
       </table>
     </aside>

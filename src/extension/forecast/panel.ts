@@ -158,6 +158,16 @@ export class ForecastPanel {
     }
   }
 
+  /** Shows the table or the chart as the toggle does, and resolves with what the page then shows. */
+  async showTable(show: boolean): Promise<RenderedView | undefined> {
+    await this.whenIdle();
+    const before = this.last.rendered;
+    const drawn = new Promise<void>((resolve) => this.renderWaiters.push({ seq: this.seq, resolve }));
+    this.post({ type: 'showTable', show });
+    await Promise.race([drawn, new Promise((r) => setTimeout(r, 10_000))]);
+    return this.last.rendered === before ? undefined : this.last.rendered;
+  }
+
   private scheduleRefresh(): void {
     if (!this.panel.visible) return; // refreshed when shown again
     clearTimeout(this.refreshTimer);
@@ -223,9 +233,9 @@ export class ForecastPanel {
   private pending: ToView | undefined;
 
   private post(message: ToView): void {
-    // Before the page has loaded, keep the latest message: it is sent on `ready`.
+    // Before the page has loaded, keep the latest state: it is sent on `ready`.
     if (!this.ready) {
-      this.pending = message;
+      if (message.type !== 'showTable') this.pending = message;
       return;
     }
     void this.panel.webview.postMessage(message);

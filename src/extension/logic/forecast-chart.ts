@@ -23,17 +23,20 @@ export const DEFAULT_VISIT_CAP = 50_000;
 /** Pass times are drawn one by one up to this many; beyond, only the cadence is said in words. */
 export const MAX_DRAWN_PASSES = 200;
 
-/** A forecast as it comes from the Backend (dates as Date, ISO text or milliseconds). */
+/** A date as it arrives: a Date, ISO text, milliseconds, or relaxed extended JSON (`{$date: …}`). */
+export type DateLike = Date | string | number | { $date: string | number };
+
+/** A forecast as it comes from the Backend or a notebook output. */
 export interface ForecastLike {
   index: string;
   kind?: string;
   expireAfterSeconds: number | null;
   whatIf: boolean;
-  now: Date | string | number;
-  horizon: Date | string | number;
+  now: DateLike;
+  horizon: DateLike;
   bucketMs: number;
   dueNow: number;
-  buckets: ReadonlyArray<{ from: Date | string | number; to: Date | string | number; count: number }>;
+  buckets: ReadonlyArray<{ from: DateLike; to: DateLike; count: number }>;
   later: number;
   never: number;
   total: number;
@@ -43,6 +46,8 @@ export interface ForecastLike {
 /** One forecast as plain numbers (milliseconds since the epoch). */
 export interface ForecastFigures {
   index: string;
+  /** `index`, `clustered`, `timeseries` (an estimate: whole buckets), `cosmos`. */
+  kind?: string;
   expireAfterSeconds: number | null;
   whatIf: boolean;
   now: number;
@@ -56,11 +61,13 @@ export interface ForecastFigures {
   notes: string[];
 }
 
-const ms = (v: Date | string | number): number => (v instanceof Date ? v.getTime() : new Date(v).getTime());
+const ms = (v: DateLike): number =>
+  v instanceof Date ? v.getTime() : typeof v === 'object' ? new Date(v.$date).getTime() : new Date(v).getTime();
 
 export function toFigures(f: ForecastLike): ForecastFigures {
   return {
     index: f.index,
+    ...(f.kind !== undefined ? { kind: f.kind } : {}),
     expireAfterSeconds: f.expireAfterSeconds,
     whatIf: f.whatIf,
     now: ms(f.now),
@@ -104,7 +111,7 @@ export interface SeriesModel {
 export interface ChartModel {
   title: string;
   subtitle: string;
-  horizon: HorizonName;
+  horizon: HorizonName | 'custom';
   now: number;
   bucketMs: number;
   /** Bucket ends (ms); bucket i covers (from[i], to[i]]. */
@@ -194,7 +201,8 @@ function series(f: ForecastFigures, label: string, capacity: number | null): Ser
 export interface ModelInput {
   db: string;
   collection: string;
-  horizon: HorizonName;
+  /** One of the panel's horizons, or `custom` (a notebook's `ttl.forecast(…)`: said from the figures). */
+  horizon: HorizonName | 'custom';
   /** The forecast shown: the index as it is, or with the what-if value. */
   primary: ForecastFigures;
   /** The index as it is, when `primary` is a what-if over an existing TTL rule. */
@@ -209,6 +217,8 @@ export function buildChartModel(input: ModelInput): ChartModel {
   if (b && (b.buckets.length !== p.buckets.length || b.bucketMs !== p.bucketMs))
     throw new Error('The before and after forecasts must have the same buckets.');
   const capacity = capacityPerBucket(p.bucketMs, m);
+  const horizonLabel =
+    input.horizon === 'custom' ? formatSeconds(Math.round((p.horizon - p.now) / 1000)) : HORIZONS[input.horizon].label;
   const primaryLabel = p.whatIf
     ? `${b ? 'after' : 'what-if'}: ${secondsLabel(p.expireAfterSeconds)}`
     : `current: ${secondsLabel(p.expireAfterSeconds)}`;
@@ -227,7 +237,7 @@ export function buildChartModel(input: ModelInput): ChartModel {
   const summary = [
     { label: 'Due now', primary: formatCount(primary.dueNow), ...fmtBefore((s) => s.dueNow) },
     {
-      label: `Within ${HORIZONS[input.horizon].label}`,
+      label: `Within ${horizonLabel}`,
       primary: formatCount(primary.counts.reduce((a, c) => a + c, 0)),
       ...fmtBefore((s) => s.counts.reduce((a, c) => a + c, 0)),
     },
@@ -262,11 +272,13 @@ export function buildChartModel(input: ModelInput): ChartModel {
   warnings.push(...primary.notes);
 
   const what = p.index === 'collection' ? 'the collection TTL' : `index ${p.index}`;
+  // A time series goes by whole buckets, which mongod may cut differently: the figures are an estimate.
+  const estimate = p.kind === 'timeseries' ? ' (an estimate: whole buckets)' : '';
   return {
-    title: `Expiry forecast: ${input.db}.${input.collection}, ${what}`,
+    title: `Expiry forecast: ${input.db}.${input.collection}, ${what}${estimate}`,
     subtitle: before
-      ? `Before (${secondsLabel(before.expireAfterSeconds)}) vs after (${secondsLabel(primary.expireAfterSeconds)}), from ${formatClockTime(new Date(p.now))}, next ${HORIZONS[input.horizon].label}`
-      : `expireAfterSeconds ${secondsLabel(primary.expireAfterSeconds)}${p.whatIf ? ' (what-if)' : ''}, from ${formatClockTime(new Date(p.now))}, next ${HORIZONS[input.horizon].label}`,
+      ? `Before (${secondsLabel(before.expireAfterSeconds)}) vs after (${secondsLabel(primary.expireAfterSeconds)}), from ${formatClockTime(new Date(p.now))}, next ${horizonLabel}`
+      : `expireAfterSeconds ${secondsLabel(primary.expireAfterSeconds)}${p.whatIf ? ' (what-if)' : ''}, from ${formatClockTime(new Date(p.now))}, next ${horizonLabel}`,
     horizon: input.horizon,
     now: p.now,
     bucketMs: p.bucketMs,

@@ -9,6 +9,8 @@
  *   view one click away, then mongosh's text as plain text. No application/json item: VS Code
  *   ranks it above text/plain and would show the value as JSON with tab indents, not as mongosh
  *   prints it;
+ * - a `ttl.forecast(…)` result: the forecast renderer's mime first (the chart and its table),
+ *   then JSON, then mongosh's text;
  * - anything else: mongosh's text;
  * - an error: an error output (VS Code draws it as an error) whose message carries the MongoDB code
  *   and codeName; its text is wrapped, since the error view does not wrap long lines.
@@ -17,6 +19,8 @@ import { codeSuffix, type CellOutput } from '../../shell/cell-outputs';
 
 /** The table renderer's mime type: relaxed extended JSON of an array of documents. */
 export const DOCUMENTS_MIME = 'application/vnd.ttl-workbench.documents+json';
+/** The forecast renderer's mime type: `{db, collection, monitor, forecast}` (the forecast as relaxed EJSON). */
+export const FORECAST_MIME = 'application/vnd.ttl-workbench.forecast+json';
 export const JSON_MIME = 'application/json';
 export const TEXT_MIME = 'text/plain';
 
@@ -34,6 +38,15 @@ export function outputSpecOf(o: CellOutput): OutputSpec {
     case 'value': {
       const text: OutputItemSpec = { mime: TEXT_MIME, text: o.text };
       if (o.json === undefined || o.shape === 'text') return { kind: 'items', items: [text] };
+      if (o.shape === 'forecast' && o.forecast)
+        return {
+          kind: 'items',
+          items: [
+            { mime: FORECAST_MIME, json: { ...o.forecast, forecast: o.json } },
+            { mime: JSON_MIME, json: o.json },
+            text,
+          ],
+        };
       const documents = o.shape === 'documents' ? o.json : [o.json];
       return {
         kind: 'items',

@@ -143,6 +143,25 @@ describe('forecast chart model', () => {
     );
   });
 
+  it('says a time-series forecast is an estimate (whole buckets), and names a custom horizon from the figures', () => {
+    const ts = toFigures(forecast([1, 2, 3], { kind: 'timeseries', index: 'collection' }));
+    const model = buildChartModel({ db: 'app', collection: 'm', horizon: 'custom', primary: ts, monitor });
+    assert.equal(model.title, 'Expiry forecast: app.m, the collection TTL (an estimate: whole buckets)');
+    assert.match(model.subtitle, /next 3 h$/);
+    assert.equal(model.summary[1].label, 'Within 3 h');
+    const plain = buildChartModel({
+      db: 'app',
+      collection: 'e',
+      horizon: '24h',
+      primary: toFigures(forecast([1])),
+      monitor,
+    });
+    assert.doesNotMatch(plain.title, /estimate/);
+    // Relaxed extended JSON dates, as a notebook output carries them.
+    const ejson = toFigures(forecast([1], { now: { $date: new Date(NOW).toISOString() } }));
+    assert.equal(ejson.now, NOW);
+  });
+
   it('formats bucket times in UTC, with seconds only for sub-minute buckets', () => {
     assert.equal(formatBucketTime(NOW, HOUR), '2025-01-01 12:00');
     assert.equal(formatBucketTime(NOW + 5_000, 10_000), '2025-01-01 12:00:05');

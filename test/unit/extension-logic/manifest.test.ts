@@ -192,11 +192,13 @@ describe('package.json manifest', () => {
       'LICENSE',
       'CHANGELOG.md',
       // The light bundle activation loads, the one the first need for data loads, the engine
-      // host's worker, the notebook renderer and the Expiry Forecast panel's page (uPlot inside).
+      // host's worker, the notebook renderers (documents, the forecast chart) and the chart panels'
+      // page (uPlot inside both of the last two).
       'dist/extension.js',
       'dist/workbench.js',
       'dist/engine-host.js',
       'dist/renderer.js',
+      'dist/forecast-renderer.js',
       'dist/forecast-view.js',
       'dist/forecast-view.css',
       'syntaxes/ttl-mongosh.tmLanguage.json',

@@ -13,8 +13,15 @@ import { Engine, VirtualClock } from '../../../src/engine';
 import { runFile } from '../../../src/cli/run-file';
 import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend';
 import {
+  buildChartModel,
+  toFigures,
+  type ForecastLike,
+  type MonitorFacts,
+} from '../../../src/extension/logic/forecast-chart';
+import {
   DOCUMENTS_MIME,
   ERROR_WIDTH,
+  FORECAST_MIME,
   interruptedSpec,
   JSON_MIME,
   maskObjectIds,
@@ -120,6 +127,61 @@ describe('playground outputs', () => {
       [{ kind: 'items', items: [{ mime: TEXT_MIME, text: '[ 1, 2 ]' }] }],
       'an array of non-documents is no table',
     );
+  });
+
+  it('ttl.forecast(…) shows as the forecast chart mime first (the figures, the namespace, the monitor), then JSON, then text', () => {
+    const source = [
+      'db.s.insertMany([{ at: new Date(Date.UTC(2026, 0, 1) - 1800000) }, { at: new Date(Date.UTC(2026, 0, 1) + 5400000) }, { at: "x" }])',
+      'db.s.createIndex({ at: 1 }, { expireAfterSeconds: 3600 })',
+      'db.adminCommand({ setParameter: 1, ttlIndexDeleteTargetDocs: 1000 })',
+      'ttl.forecast("s", { horizon: "6h", buckets: 6 })',
+    ].join('\n');
+    const outputs = outputsOf(source);
+    const value = outputs.at(-1)!;
+    assert.equal(value.kind, 'value');
+    if (value.kind !== 'value') return;
+    assert.equal(value.shape, 'forecast');
+    const spec = outputSpecOf(value);
+    assert.equal(spec.kind, 'items');
+    if (spec.kind !== 'items') return;
+    assert.deepEqual(
+      spec.items.map((i) => i.mime),
+      [FORECAST_MIME, JSON_MIME, TEXT_MIME],
+    );
+    const chart = spec.items[0] as {
+      json: { db: string; collection: string; monitor: MonitorFacts; forecast: ForecastLike };
+    };
+    assert.equal(chart.json.db, 'test');
+    assert.equal(chart.json.collection, 's');
+    assert.deepEqual(chart.json.monitor, {
+      sleepSecs: 60,
+      nextPassAt: Date.UTC(2026, 0, 1) + 60_000,
+      enabled: true,
+      visitCap: 1000,
+    });
+    // The renderer's model from the output: the figures of the forecast itself.
+    const model = buildChartModel({
+      db: chart.json.db,
+      collection: chart.json.collection,
+      horizon: 'custom',
+      primary: toFigures(chart.json.forecast),
+      monitor: chart.json.monitor,
+    });
+    assert.deepEqual(
+      model.primary.counts,
+      [1, 0, 1, 0, 0, 0],
+      'the first document expires at 00:30, in the first hour; the second at 02:30, in the third',
+    );
+    assert.deepEqual([model.primary.dueNow, model.primary.never, model.primary.total], [0, 1, 3]);
+    assert.equal(model.now, Date.UTC(2026, 0, 1));
+    assert.match(model.subtitle, /next 6 h/);
+    assert.match(model.cadence, /360 passes in this horizon/, 'a pass a minute over 6 hours, said in words');
+    assert.match(model.cadence, /at most 1,000 documents/);
+    // The text is mongosh's rendering of the forecast, as the CLI prints it.
+    assert.match((spec.items[2] as { text: string }).text, /never: 1/);
+    // A copy of the figures is a plain document again: only what ttl.forecast returned is drawn.
+    const copy = outputsOf(`${source};\n({ ...ttl.forecast("s") })`).at(-1)!;
+    assert.equal(copy.kind === 'value' ? copy.shape : copy.kind, 'document');
   });
 
   it('an error is an error output whose name and message carry the MongoDB codeName and code', () => {

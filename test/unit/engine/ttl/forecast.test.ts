@@ -321,6 +321,70 @@ describe('expiry forecast', () => {
     assert.ok(f.notes[0].includes('estimate'));
   });
 
+  it("rule 6.4: a time series' partial TTL index is forecast by whole bucket for the meta it selects, as the monitor deletes", () => {
+    const { engine, clock } = engineAt(T0);
+    engine.runCommand(DB, {
+      create: 'ts',
+      timeseries: { timeField: 't', metaField: 'm', bucketMaxSpanSeconds: 3600, bucketRoundingSeconds: 3600 },
+    });
+    // Per measurement, t + 60 s is past for all of them; per bucket, minTime + 60 s + 1 h is not for the newest.
+    const documents = [
+      { t: new Date(T0 - 3 * HOUR), m: 'a' },
+      { t: new Date(T0 - 3 * HOUR + 60_000), m: 'a' },
+      { t: new Date(T0 - 30 * 60_000), m: 'a' },
+      { t: new Date(T0 - 3 * HOUR), m: 'b' },
+    ];
+    engine.runCommand(DB, { insert: 'ts', documents });
+    engine.runCommand(DB, {
+      createIndexes: 'ts',
+      indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60, partialFilterExpression: { m: 'a' } }],
+    });
+    const f = forecastExpiry(engine.requireCollection(DB, 'ts'), { index: 't_1', horizonMs: 2 * HOUR, buckets: 2 }, T0);
+    assert.equal(f.kind, 'timeseries');
+    assert.equal(f.index, 't_1');
+    assert.equal(f.expireAfterSeconds, 60);
+    // The bucket of T0 − 3 h (two measurements of "a") is due; the one of T0 − 1 h goes at T0 + 1 min.
+    assert.deepEqual([f.dueNow, f.buckets.map((b) => b.count), f.later, f.never, f.total], [2, [1, 0], 0, 0, 3]);
+    assert.ok(f.notes.some((n) => n.includes('estimate')));
+    // What the monitor deletes agrees: the due bucket now, the other a minute later.
+    engine.runCommand('admin', { setParameter: 1, ttlMonitorEnabled: true });
+    engine.ttl.runPass();
+    assert.equal(engine.requireCollection(DB, 'ts').count, 2, 'the two due measurements of "a" went');
+    clock.set(T0 + 60_000);
+    engine.ttl.runPass();
+    assert.equal(engine.requireCollection(DB, 'ts').count, 1, 'then the bucket due in the first hour');
+    // A what-if value moves the same buckets.
+    const w = forecastExpiry(
+      engine.requireCollection(DB, 'ts'),
+      { index: 't_1', expireAfterSeconds: 7200, horizonMs: 2 * HOUR, buckets: 2 },
+      T0 - 4 * HOUR,
+    );
+    assert.equal(w.whatIf, true);
+    assert.equal(w.expireAfterSeconds, 7200);
+  });
+
+  it('rule 6.3: a time series with extended-range dates is forecast to expire nothing, with the reason', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { create: 'ts', timeseries: { timeField: 't' }, expireAfterSeconds: 60 });
+    engine.runCommand(DB, {
+      insert: 'ts',
+      documents: [{ t: new Date(T0 - 3 * HOUR) }, { t: new Date(Date.UTC(1960, 0, 1)) }],
+    });
+    const f = forecastExpiry(engine.requireCollection(DB, 'ts'), {}, T0);
+    assert.deepEqual([f.dueNow, f.never, f.total], [0, 2, 2]);
+    assert.match(f.notes.join(' '), /extended range/);
+  });
+
+  it('a what-if partial filter on a time series is refused with BadValue and what to do instead', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { create: 'ts', timeseries: { timeField: 't', metaField: 'm' }, expireAfterSeconds: 60 });
+    assert.throws(
+      () => forecastExpiry(engine.requireCollection(DB, 'ts'), { partialFilterExpression: { m: 'a' } }, T0),
+      (e: { code?: number; codeName?: string; message: string }) =>
+        e.code === 2 && e.codeName === 'BadValue' && /time-series/.test(e.message),
+    );
+  });
+
   it("rules 10.1–10.4: the Cosmos flavor reads _ts plus each document's own ttl, -1 never, and a what-if default", () => {
     const { engine } = engineAt(T0, 'cosmos');
     engine.runCommand(DB, {
