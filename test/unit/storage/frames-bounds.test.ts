@@ -18,6 +18,7 @@ import {
   MAX_FRAME_PAYLOAD,
   MIN_FRAME_PAYLOAD,
   scanFrames,
+  walkFrames,
 } from '../../../src/storage/frames';
 import type { StorageFs } from '../../../src/storage/storage-fs';
 
@@ -65,6 +66,19 @@ describe('frames: bounds', () => {
     }
   });
 
+  it('frames: a record starting in the last bytes a 1 MiB search step looks at is where reading resumes', () => {
+    // The search after damage reads 1 MiB (plus a header and 4 bytes) at a time; records starting
+    // around the end of one step must be found by it or by the next.
+    const SCAN_CHUNK = 1024 * 1024;
+    const first = record(0);
+    for (let k = -2; k <= 9; k++) {
+      const bad = SCAN_CHUNK + 1 + k;
+      const buf = Buffer.concat([first, garbage(bad), record(1), record(2)]);
+      const damage = scanFrames(buf).damage;
+      assert.equal(damage?.kind === 'corrupt' && damage.resumesAt, first.length + bad, `${bad} bad bytes`);
+    }
+  });
+
   it('frames: exactly one header of bytes that are no record after the last record is damage, not a torn tail', () => {
     const buf = Buffer.concat([record(0), garbage(FRAME_HEADER_BYTES)]);
     assert.deepEqual(scanFrames(buf).damage, {
@@ -105,6 +119,31 @@ describe('frames: bounds', () => {
     assert.deepEqual(scanFrames(buf).damage, { kind: 'torn', offset: record(0).length, bytes: 18 });
   });
 
+  it('frames: a record with a right checksum over bytes that are no BSON document is damage, not a record', () => {
+    for (const payload of [Buffer.from([1, 2, 3, 4, 0]), Buffer.from([9, 0, 0, 0, 1, 2, 3, 4, 5])]) {
+      const buf = Buffer.concat([record(0), encodeFrame(payload), record(1)]);
+      const scan = scanFrames(buf);
+      assert.equal(scan.frames.length, 1, payload.toString('hex'));
+      assert.deepEqual(scan.damage, {
+        kind: 'corrupt',
+        offset: record(0).length,
+        reason: 'a record holds no BSON document of its length',
+        resumesAt: record(0).length + FRAME_HEADER_BYTES + payload.length,
+      });
+    }
+  });
+
+  it('frames: a header claiming exactly 256 MiB before whole records is a record running past the end', () => {
+    const buf = Buffer.concat([record(0), header(MAX_FRAME_PAYLOAD, 1234), record(1)]);
+    const left = buf.length - record(0).length - FRAME_HEADER_BYTES;
+    assert.deepEqual(scanFrames(buf).damage, {
+      kind: 'corrupt',
+      offset: record(0).length,
+      reason: `a record claims ${MAX_FRAME_PAYLOAD} bytes but only ${left} follow`,
+      resumesAt: record(0).length + FRAME_HEADER_BYTES,
+    });
+  });
+
   it('frames: a scan of whole records only has no damage entry at all', () => {
     const scan = scanFrames(Buffer.concat([record(0), record(1)]));
     assert.equal(scan.frames.length, 2);
@@ -143,6 +182,42 @@ describe('frames: bounds', () => {
         assert.deepEqual(src.read(250, 32), bytes.subarray(250), 'shorter only at the end');
         assert.deepEqual(src.read(255, 1), bytes.subarray(255));
         assert.equal(reads, 4);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('frames: a file system that returns fewer bytes than asked still gives every byte in place', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-frames-'));
+    try {
+      const file = path.join(dir, 'journal-0.ttlj');
+      const buf = Buffer.concat([record(0), record(1), record(2)]);
+      fs.writeFileSync(file, buf);
+      // readSync may return fewer bytes than asked for (a pipe, a network file system): 3 at a time here.
+      const short = {
+        ...fs,
+        readSync: (fd: number, into: Buffer, offset: number, length: number, position: number) =>
+          fs.readSync(fd, into, offset, Math.min(3, length), position),
+      } as unknown as StorageFs;
+      const fd = fs.openSync(file, 'r');
+      try {
+        for (const window of [16, 4096]) {
+          const src = new FileSource(short, fd, buf.length, window);
+          const seen: Buffer[] = [];
+          const walk = walkFrames(src, (payload) => seen.push(Buffer.from(payload)));
+          assert.deepEqual(walk, { frames: 3, validEnd: buf.length }, `window ${window}`);
+          assert.deepEqual(
+            seen.map((p) => BSON.deserialize(p).i),
+            [0, 1, 2],
+          );
+        }
+        const claimsMore = new FileSource(short, fd, buf.length + 10, 4096);
+        assert.throws(() => walkFrames(claimsMore, () => undefined), {
+          message: `the file ended at byte ${buf.length}, before the ${buf.length + 10} bytes it had when opened`,
+        });
       } finally {
         fs.closeSync(fd);
       }
