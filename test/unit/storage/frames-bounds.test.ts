@@ -79,6 +79,15 @@ describe('frames: bounds', () => {
     }
   });
 
+  it('frames: after damage, a record-shaped stretch with a wrong checksum is passed over for the next whole record', () => {
+    const first = record(0);
+    const lookalike = Buffer.from(BSON.serialize({ op: 'put', i: 5 }));
+    const fake = Buffer.concat([header(lookalike.length, crc32(lookalike) ^ 1), lookalike]);
+    const buf = Buffer.concat([first, garbage(3), fake, record(1)]);
+    const damage = scanFrames(buf).damage;
+    assert.equal(damage?.kind === 'corrupt' && damage.resumesAt, first.length + 3 + fake.length);
+  });
+
   it('frames: exactly one header of bytes that are no record after the last record is damage, not a torn tail', () => {
     const buf = Buffer.concat([record(0), garbage(FRAME_HEADER_BYTES)]);
     assert.deepEqual(scanFrames(buf).damage, {
