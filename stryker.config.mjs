@@ -22,7 +22,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const groups = {
   ttl: { mutate: ['src/engine/ttl/*.ts'], tests: ['engine/ttl', 'engine/catalog', 'analysis'] },
   matcher: { mutate: ['src/engine/query/matcher.ts'], tests: ['engine/query'] },
-  update: { mutate: ['src/engine/query/update.ts'], tests: ['engine/query', 'engine/commands'] },
+  update: { mutate: ['src/engine/query/update/*.ts'], tests: ['engine/query', 'engine/commands'] },
   storage: {
     mutate: ['src/storage/*.ts'],
     tests: ['storage'],
