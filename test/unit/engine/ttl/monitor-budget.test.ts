@@ -42,6 +42,7 @@ function slowTarget(engine: Engine, visitMs: number, rounds: number): void {
       {
         collection,
         label: 'slow',
+        backlog: () => ({ count: 0, atLeast: false }),
         visit(): VisitOutcome {
           blockFor(visitMs);
           return { kind: --rounds > 0 ? 'more' : 'done', deleted: 0 };
