@@ -138,7 +138,18 @@ suite('Issue 18: a new user trial', () => {
     assert.match(editor.document.lineAt(range.start.line).text, /^\s*expireAfterSeconds: NaN/);
     // The cursor on the diagnostic, as a user clicks there (showTextDocument waits for the editor to take it).
     await vscode.window.showTextDocument(editor.document, { selection: new vscode.Range(range.start, range.start) });
-    await delay(300);
+    // Keyboard focus in that editor (an earlier suite may have left a webview or panel focused: the
+    // lightbulb only shows in the focused editor), and the fix computed, before looking for it.
+    await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+    await until('the quick fix to be offered at the cursor', async () => {
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+        'vscode.executeCodeActionProvider',
+        uri,
+        range,
+        vscode.CodeActionKind.QuickFix.value,
+      );
+      return actions && actions.length > 0 ? true : undefined;
+    });
     // The editor's own lightbulb at the cursor (Ctrl+. is off in a read-only editor: VS Code's Quick
     // Fix needs a writable one), then Enter on the first action of its menu.
     await delay(1000);
