@@ -14,6 +14,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runAnalysisBench } from './analysis-bench';
+import { runRealCodeBench } from './realcode-bench';
 import { runEngineBench, type BenchClock } from './engine-bench';
 import { runExtensionBench } from './extension-bench';
 import { runHostBench } from './host-bench';
@@ -175,7 +176,10 @@ async function main(): Promise<void> {
   if (parts.has('storage')) await runStorageBench(Math.max(...options.sizes));
   if (parts.has('matcher')) await runMatcherReport();
   // Source analysis (the diagnostics issue): generated 1k / 10k / 50k-line files.
-  if (parts.has('analysis')) runAnalysisBench();
+  if (parts.has('analysis')) {
+    runAnalysisBench();
+    runRealCodeBench();
+  }
   // The engine host (its issue): main-thread stalls, worker vs in-thread, on one size.
   // The wire endpoint (its issue): the driver over loopback vs the in-process API.
   if (parts.has('wire')) await runWireBench();

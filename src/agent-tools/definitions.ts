@@ -63,7 +63,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: 'ttl_check_definitions',
     title: 'Check TTL index definitions',
     description:
-      "Finds TTL mistakes in MongoDB index definitions in source code (mongosh, Node driver, Mongoose, db.runCommand): expireAfterSeconds that is not a number, NaN, negative, in milliseconds, fractional, on a compound key or _id, options lost in a third argument, TTL fields filled with non-dates, and more (rules TTL001-TTL016). Use it after writing or editing code that creates or changes indexes, or when asked whether a TTL index is right. Give 'code' (a snippet) or 'path' (a file; optionally 'startLine'/'endLine' for a selection). Returns each problem's code, severity, message, 1-based line and column, and suggested fixes as text replacements. Read-only; needs no database.",
+      "Finds TTL mistakes in MongoDB index definitions in source code (mongosh, Node driver, Mongoose, db.runCommand): expireAfterSeconds that is not a number, NaN, negative, in milliseconds, fractional, on a compound key or _id, options lost in a third argument, TTL fields filled with non-dates, misspelled or misplaced TTL options, Mongoose defaults computed once, and more (rules TTL001-TTL022). Use it after writing or editing code that creates or changes indexes, or when asked whether a TTL index is right. Give 'code' (a snippet) or 'path' (a file; optionally 'startLine'/'endLine' for a selection). Returns each problem's code, severity, message, 1-based line and column, and suggested fixes as text replacements. Read-only; needs no database.",
     inputSchema: {
       type: 'object',
       properties: {

@@ -7,7 +7,10 @@ import { checkAgainstEngine } from './checks/engine-rules';
 import { checkDuplicates, checkSplitOptions } from './checks/file-rules';
 import { checkIndexDefinition } from './checks/index-rules';
 import { CheckContext } from './checks/context';
-import { checkTTLValue } from './checks/value-rules';
+import { checkSchemaDefinition } from './checks/schema-rules';
+import { checkOptionSlips } from './checks/slip-rules';
+import { checkEnvValue, checkTTLValue } from './checks/value-rules';
+import { importedValues } from './imports';
 import { DefinitionFinder, type Definitions, type IndexDef } from './definitions';
 import { spanOf } from './edits';
 import { plainValue, UNKNOWN } from './literals';
@@ -33,7 +36,8 @@ const NEEDED_WORDS = [
   'ensureIndex',
   'ommand',
   'createCollection',
-  'expireAfterSeconds',
+  // expireAfterSeconds and its slips (expireAfterSecond, expireAfter); expires and expiresAfterSeconds.
+  'expireAfter',
   'expires',
   'IndexOptions',
   'IndexDescription',
@@ -44,7 +48,7 @@ export function mayDefineIndexes(text: string): boolean {
   return NEEDED_WORDS.some((w) => text.includes(w));
 }
 
-const NOTHING: AnalysisResult = { problems: [], runnable: [], ttlValues: [], syntaxErrors: 0 };
+const NOTHING: AnalysisResult = { problems: [], runnable: [], ttlValues: [], syntaxErrors: 0, partial: false };
 
 /** Analyse a file's text; `fileNameOrLanguage` picks the parser (`.ts`, `.ttlbook`, `typescript`). */
 export function analyzeText(text: string, fileNameOrLanguage: string, options: AnalysisOptions = {}): AnalysisResult {
@@ -70,39 +74,68 @@ function merge(all: Definitions[]): Definitions {
     collMods: all.flatMap((d) => d.collMods),
     inserts: all.flatMap((d) => d.inserts),
     splitOptions: all.flatMap((d) => d.splitOptions),
+    slips: all.flatMap((d) => d.slips),
   };
 }
 
 function analyzeUnits(units: Unit[], options: AnalysisOptions): AnalysisResult {
-  const defs = merge(units.filter((u) => u.ast).map(findDefinitions));
+  const defs = merge(units.filter((u) => u.ast).map((u) => findDefinitions(u, options)));
   return checkDefinitions(
     defs,
     options,
     units.reduce((n, u) => n + u.syntaxErrors, 0),
+    units.filter((u) => u.unreadFrom !== undefined),
   );
 }
 
 /** The definitions of one parsed unit. */
-export function findDefinitions(unit: Unit): Definitions {
+export function findDefinitions(unit: Unit, options: AnalysisOptions = {}): Definitions {
   const scan = scanUnit(unit.ast!.program);
-  return new DefinitionFinder(unit, scan, scan).find();
+  return new DefinitionFinder(unit, scan, scan, importedValues(options.imports)).find();
 }
 
 /** Every rule over the definitions of a whole input (one file, or a notebook's cells). */
-export function checkDefinitions(defs: Definitions, options: AnalysisOptions, syntaxErrors: number): AnalysisResult {
+export function checkDefinitions(
+  defs: Definitions,
+  options: AnalysisOptions,
+  syntaxErrors: number,
+  unread: readonly Unit[] = [],
+): AnalysisResult {
   // The engine's checks answer by throwing EngineErrors, which the rules catch and read the
   // message of; their stack traces are never read, and capturing one costs more than the check.
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return runChecks(defs, options, syntaxErrors);
+    return runChecks(defs, options, syntaxErrors, unread);
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
   }
 }
 
-function runChecks(defs: Definitions, options: AnalysisOptions, syntaxErrors: number): AnalysisResult {
+/** TTL022: where reading stopped, so a half-read file is never reported as checked in silence. */
+function reportUnread(ctx: CheckContext, unit: Unit): void {
+  const at = unit.unreadFrom!;
+  const lineEnd = unit.text.indexOf('\n', at);
+  const end = lineEnd < 0 ? unit.text.length : lineEnd;
+  const span =
+    unit.cell !== undefined
+      ? { start: unit.base + at, end: unit.base + end, cell: unit.cell }
+      : { start: unit.base + at, end: unit.base + end };
+  ctx.reportSpan(
+    'TTL022',
+    span,
+    `TTL checks stop here: the parser cannot read on${unit.unreadReason ? ` (${unit.unreadReason})` : ''}, so index definitions from here to the end are not checked. Fix the syntax here; if the code is valid, please report the construct.`,
+  );
+}
+
+function runChecks(
+  defs: Definitions,
+  options: AnalysisOptions,
+  syntaxErrors: number,
+  unread: readonly Unit[],
+): AnalysisResult {
   const ctx = new CheckContext(defs, options);
+  for (const unit of unread) reportUnread(ctx, unit);
   const ttlValues: TTLValueSite[] = [];
 
   for (const c of defs.collections) {
@@ -153,7 +186,15 @@ function runChecks(defs: Definitions, options: AnalysisOptions, syntaxErrors: nu
     }
   }
   for (const def of defs.indexes) {
-    if (!def.ttl || def.ttlValue === UNKNOWN) continue;
+    if (def.ttl?.value.kind === 'typed' && def.ttl.value.env !== undefined && def.ttl.key === 'expireAfterSeconds') {
+      checkEnvValue(ctx, def.unit, def.ttl, def.ttl.value.env);
+      ctx.failed.add(def);
+      continue;
+    }
+    if (!def.ttl || def.ttlValue === UNKNOWN) {
+      checkSchemaDefinition(ctx, def, undefined);
+      continue;
+    }
     const before = ctx.problems.length;
     const seconds = checkTTLValue(ctx, {
       unit: def.unit,
@@ -163,6 +204,7 @@ function runChecks(defs: Definitions, options: AnalysisOptions, syntaxErrors: nu
       optionName: def.ttl.key,
     });
     checkIndexDefinition(ctx, def, seconds);
+    checkSchemaDefinition(ctx, def, seconds);
     if (seconds !== undefined) {
       checkAgainstEngine(ctx, def);
       ttlValues.push(hoverSite(def, seconds));
@@ -172,6 +214,7 @@ function runChecks(defs: Definitions, options: AnalysisOptions, syntaxErrors: nu
   }
   checkDuplicates(ctx);
   checkSplitOptions(ctx);
+  checkOptionSlips(ctx);
 
   const disabled = new Set(options.disabledRules ?? []);
   return {
@@ -179,6 +222,7 @@ function runChecks(defs: Definitions, options: AnalysisOptions, syntaxErrors: nu
     runnable: runnableDefinitions(defs),
     ttlValues,
     syntaxErrors,
+    partial: unread.length > 0,
   };
 }
 

@@ -5,13 +5,28 @@
  * `{ type: Date, expires }` schema fields, and TypeScript declarations typed as the driver's
  * `IndexOptions` / `IndexDescription`. Inserts are collected too: what a TTL field holds decides
  * whether documents ever expire.
+ *
+ * Beyond calls: NestJS `@Prop({expires})` and Typegoose `@prop` / `@index` decorators, Mongoose
+ * path specs and index specs wherever their object literals are (constants, exported "collection
+ * spec" modules, wrapper functions), and TTL options written where nothing reads them (slips).
  */
-import type { CallExpression, NewExpression, Node } from '@babel/types';
+import type { CallExpression, ClassDeclaration, ClassExpression, NewExpression, Node } from '@babel/types';
 import type { Document } from '../engine';
 import { defaultIndexName } from '../engine/indexes/key-pattern';
+import { defaultTimeOf, type DefaultTime } from './default-time';
 import { parseDuration } from '../formats/duration';
 import { nodeText } from './edits';
-import { Evaluator, lastProp, plainValue, UNKNOWN, type Lit, type Prop } from './literals';
+import { Evaluator, lastProp, plainValue, UNKNOWN, type ImportedValue, type Lit, type Prop } from './literals';
+import {
+  classSchemaOptions,
+  decoratorCall,
+  editDistance,
+  schemaMember,
+  schemaOfClass,
+  schemaOfFields,
+  type ObjectLit,
+  type SchemaInfo,
+} from './mongoose-schema';
 import type { BindingEnv, CallSite, ScanFacts } from './scan';
 import type { Unit } from './source';
 import type { Namespace } from './types';
@@ -53,6 +68,32 @@ export interface IndexDef {
   spec?: Document;
   /** Where whole-definition problems go. */
   site: Node;
+  /** The Mongoose schema the index belongs to, when the source shows it. */
+  schema?: SchemaInfo;
+  /** The spec object of the indexed Mongoose path (`{type: Date, default, expires}`), when known. */
+  pathSpec?: ObjectLit;
+  /** What that path's `default` gives, when it is a time of now. */
+  defaultTime?: DefaultTime;
+  /** Made by a decorator named as a TTL index (`@ExpiryIndex({...})`) whose options are elsewhere. */
+  ttlByName?: boolean;
+}
+
+/** Who reads an object that holds a TTL option or a slip of one. */
+export type OptionReader = 'driver' | 'mongooseIndex' | 'mongoosePath' | 'schemaOptions';
+
+/** A TTL option written where it does nothing (key pattern, schema options) or misspelled. */
+export interface OptionSlip {
+  unit: Unit;
+  prop: Prop;
+  kind: 'inKey' | 'schemaOption' | 'misspelled';
+  intended: 'expireAfterSeconds' | 'expires';
+  reader: OptionReader;
+  /** The key pattern, when literal (for the engine's verdict on the spec). */
+  key?: Document;
+  /** The key pattern object and the options object of the call (for fixes). */
+  keyLit?: Lit;
+  options?: Lit;
+  call?: CallSite;
 }
 
 export interface CollectionDef {
@@ -91,6 +132,7 @@ export interface Definitions {
   inserts: InsertDef[];
   /** createIndex calls with more than two arguments: the third is not index options. */
   splitOptions: Array<{ def: IndexDef; extra: Lit }>;
+  slips: OptionSlip[];
 }
 
 /** Methods of a mongosh `db` that are not collection names (`db.getName`, `db.runCommand`...). */
@@ -130,18 +172,25 @@ function plainDoc(lit: Lit | undefined): Document | undefined {
 
 export class DefinitionFinder {
   private readonly ev: Evaluator;
-  readonly out: Definitions = { indexes: [], collections: [], collMods: [], inserts: [], splitOptions: [] };
+  readonly out: Definitions = { indexes: [], collections: [], collMods: [], inserts: [], splitOptions: [], slips: [] };
+  /** Object literals already read as options or specs (the loose pass leaves them alone). */
+  private readonly consumed = new Set<Node>();
+  private readonly slipped = new Set<Node>();
 
   constructor(
     private readonly unit: Unit,
     private readonly scan: ScanFacts,
-    env: BindingEnv,
+    private readonly env: BindingEnv,
+    imported?: ImportedValue,
   ) {
-    this.ev = new Evaluator(env);
+    this.ev = new Evaluator(env, imported);
   }
 
+  /** All definitions, in this order: calls, decorated classes, loose option objects, typed declarations. */
   find(): Definitions {
     this.findInCalls();
+    this.findInClasses();
+    this.findLoose();
     this.findInTyped();
     return this.out;
   }
@@ -149,6 +198,11 @@ export class DefinitionFinder {
   /** Definitions made by the interesting calls. */
   findInCalls(): void {
     for (const call of this.scan.calls) this.onCall(call);
+  }
+
+  /** NestJS and Typegoose classes. */
+  findInClasses(): void {
+    for (const klass of this.scan.classes) this.onClass(klass);
   }
 
   /** Definitions in declarations typed `IndexOptions` / `IndexDescription` (indexes only). */
@@ -249,6 +303,11 @@ export class DefinitionFinder {
         if (args.length === 0) return;
         const ref = this.collectionRef(recv);
         const key = keyLit(args[0]);
+        if (key.kind === 'object') this.keySlips(key, args[1], 'driver', call);
+        if (args[1]?.kind === 'object') {
+          this.consumed.add(args[1].node);
+          this.optionSlips(args[1], 'driver', plainDoc(key), call);
+        }
         const def = this.addIndex({
           via: name,
           call,
@@ -324,20 +383,37 @@ export class DefinitionFinder {
         return;
       }
       case 'index': {
-        // Mongoose: schema.index(fields, options). Only with TTL options, so that other `.index()`
-        // methods (search clients, arrays) are left alone.
-        if (!recv || node.type !== 'CallExpression' || node.arguments.length < 2) return;
+        // Mongoose schema.index(fields, options), Typegoose @index(fields, options) and wrappers that
+        // pass options on (`index(fields, {...options, expireAfterSeconds: 0})`). Only with TTL
+        // options or slips of them, so that other `.index()` methods are left alone.
+        if (node.type !== 'CallExpression' || node.arguments.length < 1) return;
         const args = this.args(node);
-        if (args[0].kind !== 'object' || args[1].kind !== 'object') return;
+        const schema = recv ? this.schemaOf(recv) : this.schemaOfDecorated(node);
+        if (args[0].kind === 'object') this.keySlips(args[0], args[1], 'mongooseIndex', call);
+        if (args.length < 2 || args[1].kind !== 'object') return;
+        this.consumed.add(args[1].node);
+        this.optionSlips(args[1], 'mongooseIndex', plainDoc(args[0]), call);
         if (!prop(args[1], 'expires') && !prop(args[1], 'expireAfterSeconds')) return;
-        this.addIndex({ via: 'mongooseIndex', call, key: args[0], options: args[1], site: node });
+        if (args[0].kind !== 'object' && !(args[0].kind === 'unknown' && args[1].kind === 'object')) return;
+        const def = this.addIndex({
+          via: 'mongooseIndex',
+          call,
+          key: args[0].kind === 'object' ? args[0] : undefined,
+          options: args[1],
+          site: node,
+        });
+        if (def && schema) this.attachSchema(def, schema);
         return;
       }
       case 'Schema': {
         const first = node.arguments[0];
         if (!first) return;
         const fields = this.ev.eval(first);
-        if (fields.kind === 'object') this.schemaFields(fields, '', call);
+        const options = node.arguments[1] ? this.ev.eval(node.arguments[1]) : undefined;
+        if (options?.kind === 'object') this.schemaOptionSlips(options);
+        if (fields.kind !== 'object') return;
+        const schema = schemaOfFields(fields, options, node, this.unit.text, this.boundName(node));
+        this.schemaFields(fields, '', call, schema);
         return;
       }
       case 'insertOne':
@@ -355,16 +431,229 @@ export class DefinitionFinder {
     }
   }
 
-  private schemaFields(fields: Lit & { kind: 'object' }, prefix: string, call: CallSite): void {
+  private schemaFields(
+    fields: Lit & { kind: 'object' },
+    prefix: string,
+    call: CallSite | undefined,
+    schema?: SchemaInfo,
+  ): void {
+    this.consumed.add(fields.node);
     for (const p of fields.props) {
       const path = `${prefix}${p.key}`;
       if (p.value.kind !== 'object') continue;
-      if (prop(p.value, 'expires') || (prop(p.value, 'type') && prop(p.value, 'expireAfterSeconds'))) {
-        const keyValue = { [path]: 1 };
-        this.addIndex({ via: 'mongooseField', call, options: p.value, site: p.keyNode, keyValue, keySite: p.keyNode });
-      } else if (!prop(p.value, 'type')) {
-        this.schemaFields(p.value, `${path}.`, call);
+      if (isPathSpec(p.value)) this.pathSpec(p.value, path, p.keyNode, call, prefix === '' ? schema : undefined);
+      else this.schemaFields(p.value, `${path}.`, call);
+    }
+  }
+
+  /**
+   * One Mongoose path spec: `{type: Date, expires}`, `{type: Date, index: {expires}}` or
+   * `{index: {expireAfterSeconds}}`; a TTL index on `path` when it has one. `path` is undefined
+   * when the spec is held apart from its schema (a constant): the key is then not known.
+   */
+  private pathSpec(
+    spec: ObjectLit,
+    path: string | undefined,
+    site: Node,
+    call: CallSite | undefined,
+    schema?: SchemaInfo,
+  ): void {
+    this.consumed.add(spec.node);
+    this.optionSlips(spec, 'mongoosePath', undefined, call);
+    const index = prop(spec, 'index')?.value;
+    let options: Lit | undefined;
+    if (prop(spec, 'expires') || (prop(spec, 'type') && prop(spec, 'expireAfterSeconds'))) options = spec;
+    if (index?.kind === 'object') {
+      this.consumed.add(index.node);
+      this.optionSlips(index, 'mongooseIndex', path ? { [path]: 1 } : undefined, call);
+      if (!options && (prop(index, 'expires') || prop(index, 'expireAfterSeconds'))) options = index;
+    }
+    if (!options) return;
+    const def = this.addIndex({
+      via: 'mongooseField',
+      call,
+      options,
+      site,
+      ...(path !== undefined ? { keyValue: { [path]: 1 }, keySite: site } : {}),
+    });
+    if (!def) return;
+    this.setPathSpec(def, spec);
+    if (schema) def.schema = schema;
+  }
+
+  private setPathSpec(def: IndexDef, spec: ObjectLit): void {
+    def.pathSpec = spec;
+    const time = defaultTimeOf(spec, this.ev);
+    if (time) def.defaultTime = time;
+  }
+
+  /** The name a schema-making expression is kept under (`const s = new Schema(...)`), if any. */
+  private boundName(node: Node): string | undefined {
+    const text = this.unit.text;
+    // Cheap and local: the declaration just before the expression.
+    const start = node.start ?? 0;
+    const before = text.slice(Math.max(0, start - 120), start);
+    const m = /(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*$/.exec(before);
+    return m?.[1];
+  }
+
+  /** The schema behind an `.index()` receiver: a `new Schema(...)`, or `SchemaFactory.createForClass(C)`. */
+  private schemaOf(recv: Node, depth = 0, boundTo?: string): SchemaInfo | undefined {
+    const n = Evaluator.unwrap(recv);
+    if (n.type === 'Identifier' && depth < 5) {
+      const init = this.ev.constInit(n.name);
+      if (!init) return undefined;
+      return this.schemaOf(init, depth + 1, n.name);
+    }
+    if (n.type !== 'CallExpression' && n.type !== 'NewExpression') return undefined;
+    const callee = n.callee;
+    const calleeName =
+      callee.type === 'Identifier'
+        ? callee.name
+        : callee.type === 'MemberExpression' && !callee.computed && callee.property.type === 'Identifier'
+          ? callee.property.name
+          : undefined;
+    if (calleeName === 'Schema' && n.arguments[0]) {
+      const fields = this.ev.eval(n.arguments[0]);
+      const options = n.arguments[1] ? this.ev.eval(n.arguments[1]) : undefined;
+      return schemaOfFields(fields, options, n, this.unit.text, boundTo);
+    }
+    if (calleeName === 'createForClass' && n.arguments[0]?.type === 'Identifier') {
+      const klass = this.env.classDeclaration?.(n.arguments[0].name);
+      return klass ? schemaOfClass(klass, this.ev, this.unit.text) : undefined;
+    }
+    if (calleeName === 'index' && callee.type === 'MemberExpression')
+      return this.schemaOf(callee.object, depth + 1, boundTo);
+    return undefined;
+  }
+
+  /** The class a decorator call (`@index(...)`) is written on, as a schema. */
+  private schemaOfDecorated(node: CallExpression): SchemaInfo | undefined {
+    for (const klass of this.scan.classes)
+      if ((klass.decorators ?? []).some((d) => d.expression === node))
+        return schemaOfClass(klass, this.ev, this.unit.text);
+    return undefined;
+  }
+
+  /** The schema's own spec of the def's path, for the rules about its default. */
+  private attachSchema(def: IndexDef, schema: SchemaInfo): void {
+    def.schema = schema;
+    const fields = def.keyValue ? Object.keys(def.keyValue) : [];
+    if (fields.length === 1) {
+      const spec = schema.paths.get(fields[0]);
+      if (spec) this.setPathSpec(def, spec);
+    }
+  }
+
+  /** NestJS and Typegoose classes: `@Prop({expires})` paths, `@Schema({...})` options, TTL-named decorators. */
+  private onClass(klass: ClassDeclaration | ClassExpression): void {
+    const decorated =
+      (klass.decorators?.length ?? 0) > 0 || klass.body.body.some((m) => 'decorators' in m && m.decorators?.length);
+    if (!decorated) return;
+    let schema: SchemaInfo | undefined;
+    const schemaInfo = () => (schema ??= schemaOfClass(klass, this.ev, this.unit.text));
+    const { options } = classSchemaOptions(klass, this.ev);
+    if (options?.kind === 'object') this.schemaOptionSlips(options);
+    for (const member of klass.body.body) {
+      const path = schemaMember(member, this.ev);
+      if (!path || path.options?.kind !== 'object') continue;
+      this.pathSpec(
+        path.options,
+        path.name,
+        member.type === 'ClassProperty' ? member.key : member,
+        undefined,
+        schemaInfo(),
+      );
+    }
+    for (const d of klass.decorators ?? []) {
+      const call = decoratorCall(d.expression);
+      if (!call || !/^(ttl|expir)|(ttl|expir\w*)index$/i.test(call.name) || d.expression.type !== 'CallExpression')
+        continue;
+      const key = call.args[0] ? this.ev.eval(call.args[0]) : undefined;
+      if (key?.kind !== 'object') continue;
+      const def = this.addIndex({ via: 'mongooseIndex', key, site: d.expression });
+      if (def) {
+        def.ttlByName = true;
+        this.attachSchema(def, schemaInfo());
       }
+    }
+  }
+
+  /** Option objects no call or class claimed: index specs and path specs held in constants or modules. */
+  findLoose(): void {
+    const seen = new Set<Node>();
+    for (const { object } of this.scan.ttlObjects) {
+      if (seen.has(object) || this.consumed.has(object)) continue;
+      seen.add(object);
+      const lit = this.ev.eval(object);
+      if (lit.kind !== 'object') continue;
+      const key = prop(lit, 'key')?.value;
+      if (key?.kind === 'object') {
+        this.optionSlips(lit, 'driver', plainDoc(key), undefined, ['key']);
+        if (prop(lit, 'expireAfterSeconds')) this.addSpec(lit, 'indexDescription', undefined, undefined, undefined);
+        continue;
+      }
+      if (isPathSpec(lit) && (prop(lit, 'type') || prop(lit, 'default')))
+        this.pathSpec(lit, undefined, lit.at, undefined);
+    }
+  }
+
+  /** TTL options written in the key pattern: an ordinary index on a field of that name (TTL017). */
+  private keySlips(key: Lit, options: Lit | undefined, reader: OptionReader, call: CallSite): void {
+    if (key.kind !== 'object') return;
+    for (const p of key.props) {
+      // A field may well be named `expires` (`{ expires: 1 }` is a key); a duration there is not.
+      const v = p.value.kind === 'value' ? p.value.value : undefined;
+      const direction = v === 1 || v === -1 || (typeof v === 'string' && INDEX_TYPES.has(v));
+      const intended = (p.key === 'expireAfterSeconds' || p.key === 'expires') && !direction ? p.key : undefined;
+      if (!intended || this.slipped.has(p.node)) continue;
+      this.slipped.add(p.node);
+      this.out.slips.push({ unit: this.unit, prop: p, kind: 'inKey', intended, reader, keyLit: key, options, call });
+    }
+  }
+
+  /** Schema options with a TTL option: Mongoose makes no index of them (TTL017). */
+  private schemaOptionSlips(options: Lit): void {
+    if (options.kind !== 'object') return;
+    const collectionTtl = prop(options, 'timeseries') || prop(options, 'clusteredIndex');
+    for (const p of options.props) {
+      const wrong = p.key === 'expires' || (p.key === 'expireAfterSeconds' && !collectionTtl);
+      if (!wrong || this.slipped.has(p.node)) continue;
+      this.slipped.add(p.node);
+      this.out.slips.push({
+        unit: this.unit,
+        prop: p,
+        kind: 'schemaOption',
+        intended: 'expires',
+        reader: 'schemaOptions',
+      });
+    }
+  }
+
+  /** Misspelled TTL options of an options object (TTL018). */
+  private optionSlips(
+    options: Lit,
+    reader: OptionReader,
+    key: Document | undefined,
+    call: CallSite | undefined,
+    skip: string[] = [],
+  ): void {
+    if (options.kind !== 'object') return;
+    for (const p of options.props) {
+      if (skip.includes(p.key) || this.slipped.has(p.node)) continue;
+      const intended = misspelledOption(p.key, reader);
+      if (!intended) continue;
+      this.slipped.add(p.node);
+      this.out.slips.push({
+        unit: this.unit,
+        prop: p,
+        kind: 'misspelled',
+        intended,
+        reader,
+        ...(key ? { key } : {}),
+        options,
+        ...(call ? { call } : {}),
+      });
     }
   }
 
@@ -377,7 +666,10 @@ export class DefinitionFinder {
     dbRef: DbRef | undefined,
   ): void {
     if (item.kind !== 'object') return;
+    this.consumed.add(item.node);
     const key = prop(item, 'key')?.value;
+    if (via !== 'indexDescription' || call)
+      this.optionSlips(item, 'driver', key ? plainDoc(keyLit(key)) : undefined, call, ['key']);
     this.addIndex({ via, call, ns, dbRef, key: key ? keyLit(key) : undefined, options: item, site: item.at });
   }
 
@@ -449,6 +741,60 @@ export class DefinitionFinder {
       ttl: prop(options, 'expireAfterSeconds'),
     });
   }
+}
+
+/** Key pattern values that name an index type rather than a duration. */
+const INDEX_TYPES = new Set(['text', '2d', '2dsphere', 'hashed', 'geoHaystack']);
+
+/** Whether an object is a Mongoose path spec (`{type: Date, ...}`) rather than nested fields. */
+function isPathSpec(lit: ObjectLit): boolean {
+  return !!(prop(lit, 'type') || prop(lit, 'expires') || prop(lit, 'index') || prop(lit, 'default'));
+}
+
+/** Legitimate Mongoose path options close to `expires` in spelling. */
+const PATH_OPTIONS = new Set([
+  'expires',
+  'required',
+  'enum',
+  'select',
+  'set',
+  'get',
+  'alias',
+  'index',
+  'sparse',
+  'unique',
+  'text',
+  'type',
+  'default',
+  'ref',
+  'validate',
+  'immutable',
+  'min',
+  'max',
+  'trim',
+  'lowercase',
+  'uppercase',
+  'match',
+  'minlength',
+  'maxlength',
+  'transform',
+]);
+
+/**
+ * The option a key was probably meant to be, when it is a slip of one: `expiresAfterSeconds`,
+ * `expireAfterSecond`, `expireAfter`, `expiresAfter`, `expire_after_seconds`, the driver's `ttl`,
+ * and on Mongoose paths near misses of `expires` (`exexpires`, `expire`).
+ */
+export function misspelledOption(key: string, reader: OptionReader): 'expireAfterSeconds' | 'expires' | undefined {
+  if (key === 'expireAfterSeconds') return undefined;
+  const mongoose = reader === 'mongooseIndex' || reader === 'mongoosePath';
+  if (key === 'expires') return mongoose ? undefined : 'expireAfterSeconds';
+  const n = key.toLowerCase().replace(/[_\-\s]/g, '');
+  if (n === 'ttl') return reader === 'driver' ? 'expireAfterSeconds' : undefined;
+  if (n === 'expireafter' || n === 'expiresafter' || n === 'expireafterseconds') return 'expireAfterSeconds';
+  if (n.startsWith('expire') && editDistance(n, 'expireafterseconds', 3) <= 3) return 'expireAfterSeconds';
+  if (mongoose && !PATH_OPTIONS.has(key) && editDistance(n, 'expires', 2) <= 2 && /xp/.test(n)) return 'expires';
+  return undefined;
 }
 
 /** Mongoose options that become index options (others are Mongoose's own). */

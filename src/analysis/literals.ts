@@ -7,7 +7,7 @@
  */
 import type { Expression, Node, ObjectExpression } from '@babel/types';
 import { Decimal128, Double, Int32, Long } from 'bson';
-import type { BindingEnv } from './scan';
+import type { BindingEnv, ImportBinding } from './scan';
 
 export type LitType = 'number' | 'string' | 'date' | 'bool' | 'other';
 
@@ -22,8 +22,11 @@ export type Lit =
   | (LitBase & { kind: 'value'; value: unknown })
   | (LitBase & { kind: 'object'; props: Prop[]; complete: boolean })
   | (LitBase & { kind: 'array'; items: Lit[]; complete: boolean })
-  /** A value whose BSON type is known but not its value (`Date.now()`, `new Date()`). */
-  | (LitBase & { kind: 'typed'; type: LitType; date?: Date })
+  /**
+   * A value whose BSON type is known but not its value (`Date.now()`, `new Date()`). `env`: the
+   * variable of a `process.env.NAME` read, a string or undefined at run time.
+   */
+  | (LitBase & { kind: 'typed'; type: LitType; date?: Date; env?: string })
   | (LitBase & { kind: 'unknown' });
 
 export interface Prop {
@@ -61,8 +64,14 @@ function typedLit(at: Node, node: Node, type: LitType, date?: Date): Lit {
   return date ? { kind: 'typed', type, at, node, date } : { kind: 'typed', type, at, node };
 }
 
+/** The value another workspace file exports under an imported name (UNKNOWN when it cannot be read). */
+export type ImportedValue = (binding: ImportBinding) => unknown;
+
 export class Evaluator {
-  constructor(private readonly env: BindingEnv) {}
+  constructor(
+    private readonly env: BindingEnv,
+    private readonly imported?: ImportedValue,
+  ) {}
 
   /** The initializer of a const that may be followed (bound once in the unit). */
   constInit(name: string): Expression | undefined {
@@ -115,7 +124,14 @@ export class Evaluator {
         if (n.name === 'undefined' && this.env.bindingCount('undefined') === undefined)
           return valueLit(at, n, undefined);
         const init = this.constInit(n.name);
-        return init ? this.eval(init, at, depth + 1) : unknownLit(at, n);
+        if (init) return this.eval(init, at, depth + 1);
+        const binding = this.imported && this.env.bindingCount(n.name) === 1 ? this.env.importOf?.(n.name) : undefined;
+        if (binding) {
+          // Only plain values cross files: a fix never edits another file's nodes.
+          const v = this.imported!(binding);
+          if (v !== UNKNOWN && (typeof v === 'number' || typeof v === 'string')) return valueLit(at, n, v);
+        }
+        return unknownLit(at, n);
       }
       case 'UnaryExpression': {
         const arg = this.eval(n.argument, n.argument, depth + 1);
@@ -171,6 +187,9 @@ export class Evaluator {
         return { kind: 'array', items, complete, at, node: n };
       }
       case 'MemberExpression': {
+        const envName = processEnvName(n);
+        if (envName !== undefined && this.env.bindingCount('process') === undefined)
+          return { kind: 'typed', type: 'string', at, node: n, env: envName };
         if (
           n.object.type === 'Identifier' &&
           n.object.name === 'Number' &&
@@ -289,6 +308,22 @@ export class Evaluator {
     }
     return unknownLit(at, n);
   }
+}
+
+/** `NAME` of `process.env.NAME` / `process.env['NAME']`. */
+function processEnvName(n: Node): string | undefined {
+  if (n.type !== 'MemberExpression') return undefined;
+  const obj = n.object;
+  if (
+    obj.type !== 'MemberExpression' ||
+    obj.computed ||
+    obj.object.type !== 'Identifier' ||
+    obj.object.name !== 'process' ||
+    obj.property.type !== 'Identifier' ||
+    obj.property.name !== 'env'
+  )
+    return undefined;
+  return staticKey(n.property, n.computed);
 }
 
 function dateOf(args: Array<Lit | undefined>): Date | undefined {

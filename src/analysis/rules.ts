@@ -56,6 +56,32 @@ export const RULES = {
     docs: CREATE_INDEX_DOC,
   },
   TTL016: { severity: 'error', title: 'index options split across arguments', specRule: '1.1', docs: CREATE_INDEX_DOC },
+  TTL017: {
+    severity: 'warning',
+    title: 'TTL option where it is not an index option (key pattern, schema options)',
+    specRule: '1.1',
+    docs: CREATE_INDEX_DOC,
+  },
+  TTL018: { severity: 'error', title: 'misspelled TTL option', specRule: '1.1', docs: CREATE_INDEX_DOC },
+  TTL019: {
+    severity: 'warning',
+    title: 'default date computed once, when the schema is built',
+    specRule: '7.8',
+    docs: EXPIRE_DOC,
+  },
+  TTL020: {
+    severity: 'warning',
+    title: 'expiry time stored and a delay added: counted twice',
+    specRule: '7.8',
+    docs: EXPIRE_DOC,
+  },
+  TTL021: {
+    severity: 'warning',
+    title: 'TTL index on a path the schema never stores',
+    specRule: '7.8',
+    docs: EXPIRE_DOC,
+  },
+  TTL022: { severity: 'information', title: 'file not fully read', specRule: '1.1', docs: TTL_DOC },
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleCode = keyof typeof RULES;

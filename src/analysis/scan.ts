@@ -9,7 +9,18 @@
  * properties of any other node. Both visit the same children in the same order (for...in order,
  * which is the order babel creates them); a unit test holds the two to that.
  */
-import type { CallExpression, Expression, NewExpression, Node, Statement, VariableDeclarator } from '@babel/types';
+import type {
+  CallExpression,
+  ClassDeclaration,
+  ClassExpression,
+  Expression,
+  NewExpression,
+  Node,
+  ObjectExpression,
+  ObjectProperty,
+  Statement,
+  VariableDeclarator,
+} from '@babel/types';
 
 /** Callee names worth a closer look (member property or plain identifier). */
 const INTERESTING = new Set([
@@ -45,8 +56,17 @@ const SKIP_KEYS = new Set([
   'returnType',
   'typeParameters',
   'superTypeParameters',
-  'decorators',
 ]);
+
+/**
+ * Property keys that may be a TTL option, or a slip of one (`expiresAfterSeconds`, `exexpires`,
+ * the driver's unknown `ttl`), and Mongoose's path-level `index`: their objects are looked at
+ * wherever they are, so that option objects held in constants, exported spec modules and
+ * decorator arguments are found too.
+ */
+function mayBeTtlKey(name: string): boolean {
+  return name === 'ttl' || name === 'index' || /expir/i.test(name);
+}
 
 export interface CallSite {
   node: CallExpression | NewExpression;
@@ -63,10 +83,28 @@ export interface TypedDeclaration {
   isArray: boolean;
 }
 
+/** An object literal with a property that may be a TTL option. */
+export interface TtlObject {
+  object: ObjectExpression;
+  prop: ObjectProperty;
+}
+
+/** Where a name comes from when another file of the workspace binds it. */
+export interface ImportBinding {
+  local: string;
+  /** The exported name (`default` for a default import). */
+  imported: string;
+  source: string;
+}
+
 /** What the definitions are read from: the interesting calls and typed declarations, in tree order. */
 export interface ScanFacts {
   calls: CallSite[];
   typed: TypedDeclaration[];
+  /** Objects with a TTL-like key, each once per such key. */
+  ttlObjects: TtlObject[];
+  /** Classes (NestJS `@Schema()` and Typegoose models carry their schema in decorators). */
+  classes: Array<ClassDeclaration | ClassExpression>;
 }
 
 /** Which names may be followed to their `const` initializer. */
@@ -75,6 +113,10 @@ export interface BindingEnv {
   bindingCount(name: string): number | undefined;
   /** The initializer of a `const name = init` of the unit (the one that counts when the name is bound once). */
   constInit(name: string): Expression | undefined;
+  /** The class declared under this name in the unit (the last one). */
+  classDeclaration?(name: string): ClassDeclaration | undefined;
+  /** Where an imported name comes from (`import { X } from './config'`, `const { X } = require(...)`). */
+  importOf?(name: string): ImportBinding | undefined;
 }
 
 /** The facts of one piece of tree (a top-level statement, or the whole program). */
@@ -83,6 +125,8 @@ export interface TreeScan extends ScanFacts {
   bindings: string[];
   /** `const name = init` declarations, in tree order. */
   consts: Array<{ name: string; init: Expression }>;
+  /** Imported names. */
+  imports: ImportBinding[];
 }
 
 export interface ScanResult extends ScanFacts, BindingEnv {
@@ -151,7 +195,7 @@ type AnyNode = Node & Record<string, unknown>;
 
 /** Walks a tree into a TreeScan; `generic` enumerates properties for every node (the reference walk). */
 class Walker {
-  readonly out: TreeScan = { calls: [], typed: [], bindings: [], consts: [] };
+  readonly out: TreeScan = { calls: [], typed: [], bindings: [], consts: [], ttlObjects: [], classes: [], imports: [] };
 
   constructor(private readonly generic: boolean) {}
 
@@ -193,6 +237,9 @@ class Walker {
   private fast(n: AnyNode, parent: AnyNode | undefined, st: Statement | undefined): void {
     switch (n.type) {
       case 'Identifier':
+        // Parameter decorators (`constructor(@Inject() x)`) are the only children an identifier has.
+        if (n.decorators) this.all(n.decorators, n, st);
+        return;
       case 'NumericLiteral':
       case 'StringLiteral':
       case 'BooleanLiteral':
@@ -206,7 +253,12 @@ class Walker {
         this.one(n.property, n, st);
         return;
       case 'ObjectProperty':
+        this.ttlKey(n, parent);
+        this.one(n.key, n, st);
+        this.one(n.value, n, st);
+        return;
       case 'ClassProperty':
+        if (n.decorators) this.all(n.decorators, n, st);
         this.one(n.key, n, st);
         this.one(n.value, n, st);
         return;
@@ -270,6 +322,7 @@ class Walker {
       case 'ClassMethod':
       case 'ObjectMethod':
         this.facts(n, parent, st);
+        if (n.decorators) this.all(n.decorators, n, st);
         this.one(n.key, n, st);
         this.one(n.id, n, st);
         this.all(n.params, n, st);
@@ -349,12 +402,48 @@ class Walker {
     }
   }
 
+  private requireImports(d: VariableDeclarator): void {
+    const source = requireSource(d.init);
+    if (source === undefined || d.id.type !== 'ObjectPattern') return;
+    for (const p of d.id.properties) {
+      if (p.type !== 'ObjectProperty' || p.computed || p.key.type !== 'Identifier' || p.value.type !== 'Identifier')
+        continue;
+      this.out.imports.push({ local: p.value.name, imported: p.key.name, source });
+    }
+  }
+
+  private ttlKey(prop: AnyNode, parent: AnyNode | undefined): void {
+    const key = prop.key as Node;
+    const name = key.type === 'Identifier' ? key.name : key.type === 'StringLiteral' ? key.value : undefined;
+    if (name !== undefined && parent?.type === 'ObjectExpression' && mayBeTtlKey(name))
+      this.out.ttlObjects.push({
+        object: parent,
+        prop: prop as unknown as ObjectProperty,
+      });
+  }
+
   private facts(node: Node, parent: Node | undefined, statement: Statement | undefined): void {
     const { bindings } = this.out;
     switch (node.type) {
+      case 'ObjectProperty':
+        this.ttlKey(node as AnyNode, parent as AnyNode | undefined);
+        break;
+      case 'ImportDeclaration':
+        for (const spec of node.specifiers) {
+          if (spec.type === 'ImportSpecifier')
+            this.out.imports.push({
+              local: spec.local.name,
+              imported: spec.imported.type === 'Identifier' ? spec.imported.name : spec.imported.value,
+              source: node.source.value,
+            });
+          else if (spec.type === 'ImportDefaultSpecifier')
+            this.out.imports.push({ local: spec.local.name, imported: 'default', source: node.source.value });
+        }
+        break;
       case 'VariableDeclaration':
         for (const d of node.declarations) {
           addBinding(bindings, d.id);
+          this.requireImports(d);
           if (node.kind === 'const' && d.id.type === 'Identifier' && d.init) {
             this.out.consts.push({ name: d.id.name, init: d.init });
             const t = typeRef(d.id.typeAnnotation);
@@ -380,6 +469,7 @@ class Walker {
       case 'ClassDeclaration':
       case 'ClassExpression':
         if (node.id) addBinding(bindings, node.id);
+        this.out.classes.push(node);
         break;
       case 'CatchClause':
         addBinding(bindings, node.param);
@@ -401,6 +491,19 @@ class Walker {
   }
 }
 
+/** `const { A, B: b } = require('./x')`: A and b come from './x'. */
+function requireSource(init: Node | null | undefined): string | undefined {
+  if (
+    init?.type === 'CallExpression' &&
+    init.callee.type === 'Identifier' &&
+    init.callee.name === 'require' &&
+    init.arguments.length === 1 &&
+    init.arguments[0].type === 'StringLiteral'
+  )
+    return init.arguments[0].value;
+  return undefined;
+}
+
 /** The facts of one top-level statement of `program` (its calls get it as their statement). */
 export function scanStatement(statement: Statement, program: Node, generic = false): TreeScan {
   const w = new Walker(generic);
@@ -412,10 +515,22 @@ export function scanStatement(statement: Statement, program: Node, generic = fal
 export class Bindings implements BindingEnv {
   readonly bindingCounts = new Map<string, number>();
   readonly constInits = new Map<string, Expression>();
+  readonly classes = new Map<string, ClassDeclaration>();
+  readonly imports = new Map<string, ImportBinding>();
 
   add(scan: TreeScan): void {
     for (const name of scan.bindings) this.bindingCounts.set(name, (this.bindingCounts.get(name) ?? 0) + 1);
     for (const c of scan.consts) this.constInits.set(c.name, c.init);
+    for (const c of scan.classes) if (c.type === 'ClassDeclaration' && c.id) this.classes.set(c.id.name, c);
+    for (const i of scan.imports) this.imports.set(i.local, i);
+  }
+
+  classDeclaration(name: string): ClassDeclaration | undefined {
+    return this.classes.get(name);
+  }
+
+  importOf(name: string): ImportBinding | undefined {
+    return this.imports.get(name);
   }
 
   bindingCount(name: string): number | undefined {
@@ -436,9 +551,13 @@ export function scanUnit(program: Node, generic = false): ScanResult {
   return {
     calls: w.out.calls,
     typed: w.out.typed,
+    ttlObjects: w.out.ttlObjects,
+    classes: w.out.classes,
     bindingCounts: bindings.bindingCounts,
     constInits: bindings.constInits,
     bindingCount: (name) => bindings.bindingCount(name),
     constInit: (name) => bindings.constInit(name),
+    classDeclaration: (name) => bindings.classDeclaration(name),
+    importOf: (name) => bindings.importOf(name),
   };
 }

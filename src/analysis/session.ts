@@ -28,10 +28,12 @@
  * statements are kept unless a name they looked up (a `const` they followed, a binding count)
  * now answers differently.
  */
-import type { Expression, Node, Statement } from '@babel/types';
+import type { ClassDeclaration, Expression, Node, Statement } from '@babel/types';
 import { analyzeText, checkDefinitions, mayDefineIndexes } from './analyze';
 import { DefinitionFinder, type Definitions, type IndexDef } from './definitions';
-import { addBinding, scanStatement, type BindingEnv, type TreeScan } from './scan';
+import { importedValues } from './imports';
+import type { ImportedValue } from './literals';
+import { addBinding, scanStatement, type BindingEnv, type ImportBinding, type TreeScan } from './scan';
 import { parseModule, sourceKindOf, type SourceKind, type Unit } from './source';
 import type { AnalysisOptions, AnalysisResult } from './types';
 
@@ -55,7 +57,9 @@ export interface UpdateInfo {
 
 interface StatementDefs {
   fromCalls: Definitions;
-  /** Indexes of `IndexOptions` / `IndexDescription` declarations (they follow all call definitions). */
+  /** Indexes of classes, loose option objects and typed declarations: each group follows all of the one before. */
+  fromClasses: IndexDef[];
+  fromLoose: IndexDef[];
   fromTyped: IndexDef[];
   /** Names whose bindings the definitions looked up. */
   reads: Set<string>;
@@ -97,6 +101,8 @@ class Incremental implements BindingEnv {
   private byPosition: StatementRecord[] = [];
   private readonly counts = new Map<string, number>();
   private readonly consts = new Map<string, Expression[]>();
+  private readonly classes = new Map<string, ClassDeclaration[]>();
+  private readonly imports = new Map<string, ImportBinding[]>();
   private readonly declared = new Map<string, number>();
   private nextVirtual: number;
   /** Names looked up by the definitions being found. */
@@ -162,12 +168,24 @@ class Incremental implements BindingEnv {
     return list?.[list.length - 1];
   }
 
+  classDeclaration(name: string): ClassDeclaration | undefined {
+    this.reads?.add(name);
+    const list = this.classes.get(name);
+    return list?.[list.length - 1];
+  }
+
+  importOf(name: string): ImportBinding | undefined {
+    this.reads?.add(name);
+    const list = this.imports.get(name);
+    return list?.[list.length - 1];
+  }
+
   /** What the Evaluator can learn about a name: unbound, bound more than once, or its one binding. */
   private answer(name: string): unknown {
     const n = this.counts.get(name);
     if (n === undefined) return NONE;
     if (n !== 1) return MANY;
-    return this.consts.get(name)?.[0] ?? NO_CONST;
+    return this.consts.get(name)?.[0] ?? this.classes.get(name)?.[0] ?? this.imports.get(name)?.[0] ?? NO_CONST;
   }
 
   private add(r: StatementRecord): void {
@@ -176,6 +194,17 @@ class Incremental implements BindingEnv {
       const list = this.consts.get(c.name);
       if (list) list.push(c.init);
       else this.consts.set(c.name, [c.init]);
+    }
+    for (const c of r.scan.classes) {
+      if (c.type !== 'ClassDeclaration' || !c.id) continue;
+      const list = this.classes.get(c.id.name);
+      if (list) list.push(c);
+      else this.classes.set(c.id.name, [c]);
+    }
+    for (const i of r.scan.imports) {
+      const list = this.imports.get(i.local);
+      if (list) list.push(i);
+      else this.imports.set(i.local, [i]);
     }
     for (const name of r.names) this.declared.set(name, (this.declared.get(name) ?? 0) + 1);
   }
@@ -190,6 +219,17 @@ class Incremental implements BindingEnv {
       const list = this.consts.get(c.name)!;
       list.splice(list.indexOf(c.init), 1);
       if (list.length === 0) this.consts.delete(c.name);
+    }
+    for (const c of r.scan.classes) {
+      if (c.type !== 'ClassDeclaration' || !c.id) continue;
+      const list = this.classes.get(c.id.name)!;
+      list.splice(list.indexOf(c), 1);
+      if (list.length === 0) this.classes.delete(c.id.name);
+    }
+    for (const i of r.scan.imports) {
+      const list = this.imports.get(i.local)!;
+      list.splice(list.indexOf(i), 1);
+      if (list.length === 0) this.imports.delete(i.local);
     }
     for (const name of r.names) {
       const n = this.declared.get(name)! - 1;
@@ -340,15 +380,17 @@ class Incremental implements BindingEnv {
   }
 
   /** Definitions of every statement (found again where needed), in `analyzeText`'s order. */
-  definitions(): { defs: Definitions; refound: number; syntaxErrors: number } {
+  definitions(imported?: ImportedValue): { defs: Definitions; refound: number; syntaxErrors: number } {
     let refound = 0;
     let syntaxErrors = 0;
-    const defs: Definitions = { indexes: [], collections: [], collMods: [], inserts: [], splitOptions: [] };
+    const defs: Definitions = { indexes: [], collections: [], collMods: [], inserts: [], splitOptions: [], slips: [] };
+    const classes: IndexDef[] = [];
+    const loose: IndexDef[] = [];
     const typed: IndexDef[] = [];
     for (const r of this.records) {
       if (!r.defs) {
         refound++;
-        r.defs = this.find(r);
+        r.defs = this.find(r, imported);
       }
       syntaxErrors += r.errors;
       const d = r.defs.fromCalls;
@@ -357,22 +399,34 @@ class Incremental implements BindingEnv {
       pushAll(defs.collMods, d.collMods);
       pushAll(defs.inserts, d.inserts);
       pushAll(defs.splitOptions, d.splitOptions);
+      pushAll(defs.slips, d.slips);
+      pushAll(classes, r.defs.fromClasses);
+      pushAll(loose, r.defs.fromLoose);
       pushAll(typed, r.defs.fromTyped);
     }
+    pushAll(defs.indexes, classes);
+    pushAll(defs.indexes, loose);
     pushAll(defs.indexes, typed);
     return { defs, refound, syntaxErrors };
   }
 
-  private find(r: StatementRecord): StatementDefs {
+  private find(r: StatementRecord, imported: ImportedValue | undefined): StatementDefs {
     const reads = new Set<string>();
     this.reads = reads;
     try {
-      const finder = new DefinitionFinder(this.unit, r.scan, this);
+      const finder = new DefinitionFinder(this.unit, r.scan, this, imported);
+      const later = () => finder.out.indexes.length;
       finder.findInCalls();
-      const callIndexes = finder.out.indexes.length;
+      const calls = later();
+      finder.findInClasses();
+      const classes = later();
+      finder.findLoose();
+      const loose = later();
       finder.findInTyped();
-      const fromTyped = finder.out.indexes.splice(callIndexes);
-      return { fromCalls: finder.out, fromTyped, reads };
+      const fromTyped = finder.out.indexes.splice(loose);
+      const fromLoose = finder.out.indexes.splice(classes);
+      const fromClasses = finder.out.indexes.splice(calls);
+      return { fromCalls: finder.out, fromClasses, fromLoose, fromTyped, reads };
     } finally {
       this.reads = undefined;
     }
@@ -720,7 +774,7 @@ export class AnalysisSession {
       const range = changedRange(previous, text, changes);
       const outcome = range ? state.edit(text, range.from, range.to, range.inserted) : { reparsed: 0 };
       if ('reparsed' in outcome) {
-        const { defs, refound, syntaxErrors } = state.definitions();
+        const { defs, refound, syntaxErrors } = state.definitions(importedValues(options.imports));
         this.lastUpdate = { mode: 'incremental', reparsed: outcome.reparsed, refound };
         return checkDefinitions(defs, options, syntaxErrors);
       }
@@ -743,7 +797,7 @@ export class AnalysisSession {
     }
     const errors = (ast.errors ?? []).map((e) => (e as { loc: { index: number } }).loc.index);
     const state = new Incremental(text, this.kind!, ast.program, ast.program.body, errors);
-    const { defs } = state.definitions();
+    const { defs } = state.definitions(importedValues(options.imports));
     // Errors between statements would have to be placed after an edit: keep nothing then.
     if (state.gapErrors === 0) this.state = state;
     return checkDefinitions(defs, options, errors.length);

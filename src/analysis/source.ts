@@ -7,6 +7,11 @@
  * @babel/parser 7.x is used with `errorRecovery`: half-typed code still yields a tree, which is
  * what an editor sees most of the time. (8.x is ESM-only and needs Node 22; this project runs
  * its tests on Node 20 with CommonJS output.)
+ *
+ * Decorators are parsed as TypeScript's `experimentalDecorators` write them (NestJS, Typegoose:
+ * parameter decorators included); a text that only the standard proposal reads (`export @dec
+ * class`) is parsed again with it. Where the parser still gives up, the unit says where reading
+ * stopped, so the analysis can say so instead of checking half a file in silence.
  */
 import { parse, type ParseResult, type ParserPlugin } from '@babel/parser';
 import type { File } from '@babel/types';
@@ -24,6 +29,10 @@ export interface Unit {
   cell?: number;
   ast: File | undefined;
   syntaxErrors: number;
+  /** Offset in `text` from which nothing was analysed (the parser could not recover there). */
+  unreadFrom?: number;
+  /** The parser's reason for giving up there. */
+  unreadReason?: string;
   /**
    * Where a position of a tree node lies in `text`. Absent: node positions are offsets in `text`.
    * Incremental re-analysis reuses trees parsed from earlier texts and maps their positions.
@@ -58,17 +67,37 @@ export function sourceKindOf(fileNameOrLanguage: string): SourceKind | undefined
   return undefined;
 }
 
-function pluginsFor(kind: SourceKind): ParserPlugin[] {
+type Decorators = 'legacy' | 'standard';
+
+function pluginsFor(kind: SourceKind, decorators: Decorators): ParserPlugin[] {
+  const dec: ParserPlugin = decorators === 'legacy' ? 'decorators-legacy' : 'decorators';
   switch (kind) {
     case 'ts':
-      return ['typescript'];
+      return ['typescript', dec];
     case 'tsx':
-      return ['typescript', 'jsx'];
+      return ['typescript', 'jsx', dec];
     case 'jsx':
-      return ['jsx'];
+      return ['jsx', dec];
     default:
       // Plain .js is often JSX too (React projects); the plugin costs nothing on non-JSX code.
-      return kind === 'js' ? ['jsx'] : [];
+      return kind === 'js' ? ['jsx', dec] : [dec];
+  }
+}
+
+/**
+ * Parse with legacy decorators, then with standard ones if that fails; when both fail, throws the
+ * error that came later in the text (the one that reads more of it).
+ */
+function parseDecorated(text: string, kind: SourceKind, options: Record<string, unknown>): ParseResult<File> {
+  try {
+    return parse(text, { ...PARSE_OPTIONS, ...options, plugins: pluginsFor(kind, 'legacy') });
+  } catch (legacyError) {
+    try {
+      return parse(text, { ...PARSE_OPTIONS, ...options, plugins: pluginsFor(kind, 'standard') });
+    } catch (standardError) {
+      const at = (e: unknown) => (e as { pos?: number }).pos ?? -1;
+      throw at(standardError) > at(legacyError) ? standardError : legacyError;
+    }
   }
 }
 
@@ -90,12 +119,7 @@ const PARSE_OPTIONS = {
  * recover. `startIndex` shifts every position (a slice parsed where it lies in a file).
  */
 export function parseModule(text: string, kind: SourceKind, startIndex = 0): ParseResult<File> {
-  return parse(text, {
-    ...PARSE_OPTIONS,
-    sourceType: 'module',
-    plugins: pluginsFor(kind),
-    ...(startIndex ? { startIndex } : {}),
-  });
+  return parseDecorated(text, kind, { sourceType: 'module', ...(startIndex ? { startIndex } : {}) });
 }
 
 /** Retries after an error the parser cannot recover from; each drops the text from the error line on. */
@@ -103,21 +127,38 @@ const MAX_RETRIES = 4;
 
 export function parseUnit(text: string, kind: SourceKind, base = 0, cell?: number): Unit {
   let source = text;
+  let stoppedAt: number | undefined;
+  let reason = '';
   for (let attempt = 0; attempt <= MAX_RETRIES; attempt++) {
     try {
-      const ast = parse(source, { ...PARSE_OPTIONS, plugins: pluginsFor(kind) });
-      return { text, base, cell, ast, syntaxErrors: (ast.errors?.length ?? 0) + attempt };
+      const ast = parseDecorated(source, kind, {});
+      const unit: Unit = { text, base, cell, ast, syntaxErrors: (ast.errors?.length ?? 0) + attempt };
+      if (stoppedAt !== undefined) {
+        unit.unreadFrom = stoppedAt;
+        unit.unreadReason = reason;
+      }
+      return unit;
     } catch (err) {
       // What the user is typing is usually the last statement, left open (`{ expireAfterSeconds: `):
       // analyse what comes before it, at unchanged offsets, rather than nothing.
       const pos = (err as { pos?: number }).pos;
       if (typeof pos !== 'number') break;
-      const cut = source.lastIndexOf('\n', Math.min(pos, source.length) - 1);
+      stoppedAt = Math.min(pos, source.length);
+      reason = String((err as Error).message).replace(/\s*\(\d+:\d+\)$/, '');
+      const cut = source.lastIndexOf('\n', stoppedAt - 1);
       if (cut <= 0) break;
       source = source.slice(0, cut);
     }
   }
-  return { text, base, cell, ast: undefined, syntaxErrors: 1 };
+  return {
+    text,
+    base,
+    cell,
+    ast: undefined,
+    syntaxErrors: 1,
+    unreadFrom: Math.min(stoppedAt ?? 0, text.length),
+    unreadReason: reason,
+  };
 }
 
 /** The parsed units of one file's text. */

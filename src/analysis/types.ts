@@ -76,6 +76,8 @@ export interface AnalysisResult {
   ttlValues: TTLValueSite[];
   /** Syntax errors the parser recovered from (the analysis still ran). */
   syntaxErrors: number;
+  /** Part of the input could not be read (a TTL022 information says where). */
+  partial: boolean;
 }
 
 export interface EngineCollectionFacts {
@@ -106,4 +108,15 @@ export interface AnalysisOptions {
   disabledRules?: readonly string[];
   /** For collection-level TTL ranges (rule 5.3): the engine clock's time. Default Date.now(). */
   nowMs?: number;
+  /** Other files of the workspace, for `const` values imported from them (a duration in `config.js`). */
+  imports?: WorkspaceImports;
+}
+
+/**
+ * The workspace around the analysed file, as the CLI and the editor see it (the analysis reads no
+ * files itself). Both pass the same implementation, so they report the same problems.
+ */
+export interface WorkspaceImports {
+  /** The text and file name of a module the analysed file imports (`./config`); undefined when outside the workspace. */
+  moduleText(specifier: string): { text: string; fileName: string } | undefined;
 }

@@ -4,7 +4,16 @@ import type { Definitions, IndexDef, InsertDef } from '../definitions';
 import { spanOf } from '../edits';
 import { RULES, type RuleCode } from '../rules';
 import type { Unit } from '../source';
-import type { AnalysisOptions, EngineCollectionFacts, Fix, Namespace, Problem, RelatedSpan, Severity } from '../types';
+import type {
+  AnalysisOptions,
+  EngineCollectionFacts,
+  Fix,
+  Namespace,
+  Problem,
+  RelatedSpan,
+  Severity,
+  Span,
+} from '../types';
 
 export interface CollectionFacts {
   capped: boolean;
@@ -51,6 +60,20 @@ export class CheckContext {
     problem.fixes = fixes;
     if (extra.related) problem.related = extra.related;
     this.problems.push(problem);
+  }
+
+  /** A problem at a span rather than a node (where reading stopped). */
+  reportSpan(code: RuleCode, span: Span, message: string): void {
+    const rule = RULES[code];
+    this.problems.push({
+      ...span,
+      code,
+      severity: rule.severity,
+      message,
+      docs: rule.docs,
+      specRule: rule.specRule,
+      fixes: [],
+    });
   }
 
   /** The inserts into collections of this name (any database). */

@@ -16,7 +16,7 @@ import {
 import { toDouble } from '../../engine/values/numbers';
 import { isNumeric } from '../../engine/values/types';
 import { parseDuration } from '../../formats/duration';
-import { replace } from '../edits';
+import { nodeText, replace, textOffset } from '../edits';
 import type { Prop } from '../literals';
 import type { RuleCode } from '../rules';
 import type { Unit } from '../source';
@@ -37,6 +37,35 @@ export interface TTLValueInput {
 }
 
 const CREATE_INDEX_FAILS = 'createIndex fails with CannotCreateIndex (67)';
+
+/**
+ * TTL001 for `expireAfterSeconds: process.env.TTL`: an environment variable is a string, or
+ * undefined when it is not set, never a number. The engine's check says what mongod answers to
+ * a string; the fix reads it as a number with a fallback.
+ */
+export function checkEnvValue(ctx: CheckContext, unit: Unit, prop: Prop, env: string): void {
+  let engineMessage = '';
+  try {
+    checkIndexExpireAfterSeconds('3600', ctx.serverVersion);
+  } catch (err) {
+    if (err instanceof EngineError) engineMessage = ` (mongod: "${err.message.split('. ')[0]}")`;
+  }
+  const source = nodeText(unit, prop.value.node);
+  const fallback = 3600;
+  ctx.report(
+    'TTL001',
+    unit,
+    prop.value.at,
+    `${CREATE_INDEX_FAILS} whenever this runs: process.env.${env} is a string, or undefined when the variable is not set, never a number${engineMessage}. Convert it, with a fallback for when it is missing: Number(${source} ?? ${fallback}).`,
+    [
+      {
+        title: `Use Number(${source} ?? ${fallback}) (a number; ${durationWords(fallback)} when ${env} is not set)`,
+        edits: [replace(unit, prop.value.node, `Number(${source} ?? ${fallback})`)],
+        preferred: true,
+      },
+    ],
+  );
+}
 
 /** The seconds the server uses, or undefined when the value is refused (a problem was reported). */
 export function checkTTLValue(ctx: CheckContext, input: TTLValueInput): number | undefined {
@@ -76,9 +105,52 @@ function secondsFromString(value: unknown): number | undefined {
   return typeof ms === 'number' && ms % 1000 === 0 ? ms / 1000 : undefined;
 }
 
-/** Rule TTL014: a whole number of minutes once divided by 1000, and more than a day as seconds. */
+const DAY = 86_400;
+
+/**
+ * Rule TTL014: a whole number of minutes once read as milliseconds (60000 is one minute), unless
+ * it is also a whole number of days up to a year as seconds (2160000 is 25 days: people write
+ * those on purpose). The comment check (`reportAccepted`) spares values a comment confirms.
+ */
 export function looksLikeMilliseconds(seconds: number): boolean {
-  return seconds > 86_400 && seconds % 1000 === 0 && (seconds / 1000) % 60 === 0;
+  if (seconds < 60_000 || seconds % 60_000 !== 0) return false;
+  return !(seconds % DAY === 0 && seconds <= 366 * DAY);
+}
+
+const COMMENT_UNITS: Array<[RegExp, number]> = [
+  [/^(ms|msecs?|milliseconds?)$/, 0.001],
+  [/^(s|secs?|seconds?)$/, 1],
+  [/^(m|mins?|minutes?)$/, 60],
+  [/^(h|hrs?|hours?)$/, 3600],
+  [/^(d|days?)$/, DAY],
+  [/^(w|wks?|weeks?)$/, 7 * DAY],
+  [/^(months?)$/, 30 * DAY],
+  [/^(y|yrs?|years?)$/, 365 * DAY],
+];
+
+/** Durations a comment names ("25 days", "24h", "1 week"), in seconds. */
+export function commentDurations(comment: string): number[] {
+  const out: number[] = [];
+  for (const m of comment.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/gi)) {
+    const unit = m[2].toLowerCase();
+    const size = COMMENT_UNITS.find(([re]) => re.test(unit))?.[1];
+    if (size !== undefined) out.push(Number(m[1]) * size);
+  }
+  return out;
+}
+
+/** The comment on the value's line (after it) or on the line above, if any. */
+function nearbyComment(input: TTLValueInput): string {
+  const { unit, prop } = input;
+  const text = unit.text;
+  const end = textOffset(unit, prop.value.at.end ?? 0);
+  const lineEnd = text.indexOf('\n', end);
+  const rest = text.slice(end, lineEnd < 0 ? text.length : lineEnd);
+  const lineStart = text.lastIndexOf('\n', end - 1);
+  const prevStart = lineStart > 0 ? text.lastIndexOf('\n', lineStart - 1) + 1 : -1;
+  const previous = prevStart >= 0 ? text.slice(prevStart, lineStart).trim() : '';
+  const own = /\/\/.*|\/\*.*?\*\//.exec(rest)?.[0] ?? '';
+  return `${own} ${previous.startsWith('//') ? previous : ''}`;
 }
 
 /** Whether the engine's check for this place accepts a candidate value (fixes offer only those). */
@@ -163,7 +235,7 @@ function reportAccepted(ctx: CheckContext, input: TTLValueInput, seconds: number
     );
     return;
   }
-  if (looksLikeMilliseconds(seconds)) {
+  if (looksLikeMilliseconds(seconds) && !commentDurations(nearbyComment(input)).includes(seconds)) {
     const meant = seconds / 1000;
     ctx.report(
       'TTL014',

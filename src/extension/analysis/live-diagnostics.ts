@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { AnalysisOptions } from '../../analysis';
+import { workspaceImports } from '../../cli/workspace-imports';
 import { changesCatalog } from '../backend/backend';
 import type { EngineLink } from '../engine-link';
 import { DIAGNOSTICS_SECTION, readDiagnosticsSettings } from './diagnostics-settings';
@@ -77,7 +78,15 @@ export class LiveDiagnostics implements vscode.Disposable {
       serverVersion: this.settings.serverVersion,
       disabledRules: this.settings.disabledRules,
       engine: uri && this.runsAgainstEngine(uri) ? this.snapshot.current : undefined,
+      imports: this.importsOf(uri),
     };
+  }
+
+  /** Constants imported from workspace files, read as `ttl-workbench check` reads them. */
+  private importsOf(uri: vscode.Uri | undefined): AnalysisOptions['imports'] {
+    if (uri?.scheme !== 'file') return undefined;
+    const root = vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath;
+    return root ? workspaceImports(uri.fsPath, root) : undefined;
   }
 
   /** A `.ttlbook` notebook (its cells or the file) or a file bound with ttlWorkbench.engineBoundFiles. */

@@ -40,20 +40,26 @@ describe('analysis API', () => {
     );
   });
 
-  test('half-typed code still yields problems for the complete parts', () => {
+  test('half-typed code still yields problems for the complete parts, and says where reading stopped (TTL022)', () => {
     const text =
       'db.a.createIndex({ t: 1 }, { expireAfterSeconds: -1 });\ndb.b.createIndex({ t: 1 }, { expireAfterSeconds: ';
     const r = analyzeText(text, 'x.js');
     assert.ok(r.syntaxErrors >= 1);
+    assert.equal(r.partial, true);
     assert.deepEqual(
-      r.problems.map((p) => p.code),
-      ['TTL003'],
+      r.problems.map((p) => [p.code, p.severity]),
+      [
+        ['TTL003', 'error'],
+        ['TTL022', 'information'],
+      ],
     );
+    // Where the parser gave up: the end of the open call, on the second line.
+    assert.equal(r.problems[1].start, text.length);
     const multiLine =
       'db.a.createIndex({ t: 1 }, { expireAfterSeconds: 1.5 });\ndb.b.createIndex(\n  { t: 1 },\n  { expireAfterSeconds:\n';
     assert.deepEqual(
       analyzeText(multiLine, 'x.ts').problems.map((p) => p.code),
-      ['TTL005'],
+      ['TTL005', 'TTL022'],
     );
   });
 
@@ -166,7 +172,7 @@ describe('analysis short cut', () => {
   test('a text without index operations is not parsed and has nothing to report', () => {
     const r = analyzeText('const broken = {;\nexport function f() { return db.users.find({}); }', 'x.js');
     // Not parsed: the syntax error goes uncounted.
-    assert.deepEqual(r, { problems: [], runnable: [], ttlValues: [], syntaxErrors: 0 });
+    assert.deepEqual(r, { problems: [], runnable: [], ttlValues: [], syntaxErrors: 0, partial: false });
     assert.equal(
       analyzeText('const broken = {;\ndb.a.createIndex({ t: 1 }, { expireAfterSeconds: -1 });', 'x.js').syntaxErrors >
         0,

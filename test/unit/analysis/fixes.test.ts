@@ -183,6 +183,105 @@ const CASES: Case[] = [
     file: 'a.ttlbook',
     text: book(`db.w.createIndex({ t: 1 }, { sparse: true }, { expireAfterSeconds: 60 })`),
   },
+  {
+    name: 'TTL001 process.env → Number(... ?? fallback)',
+    file: 'a.js',
+    text: `userSchema.index({ verifyExpires: 1 }, { expireAfterSeconds: process.env.TIME_VERIFY });`,
+    preferred: `userSchema.index({ verifyExpires: 1 }, { expireAfterSeconds: Number(process.env.TIME_VERIFY ?? 3600) });`,
+  },
+  {
+    name: 'TTL001 process.env on a Mongoose path (TS)',
+    file: 'a.ts',
+    text: `const s = new Schema({ createdAt: { type: Date, index: { expireAfterSeconds: process.env['DISABLE_TIME'] } } });`,
+    preferred: `const s = new Schema({ createdAt: { type: Date, index: { expireAfterSeconds: Number(process.env['DISABLE_TIME'] ?? 3600) } } });`,
+  },
+  {
+    name: 'TTL017 move expireAfterSeconds from the key to the options',
+    file: 'a.js',
+    text: `db.events.createIndex({ at: 1, expireAfterSeconds: 60 });`,
+    preferred: `db.events.createIndex({ at: 1 }, { expireAfterSeconds: 60 });`,
+  },
+  {
+    name: 'TTL017 move into existing options (TS)',
+    file: 'a.ts',
+    text: `schema.index({ expireAt: 1, expireAfterSeconds: 5 }, { name: 'ttl' });`,
+    preferred: `schema.index({ expireAt: 1 }, { name: 'ttl', expireAfterSeconds: 5 });`,
+  },
+  {
+    name: 'TTL017 in a notebook',
+    file: 'a.ttlbook',
+    text: book(`db.sessions.createIndex({ lastSeen: 1, expireAfterSeconds: 1800 })`),
+  },
+  {
+    name: 'TTL018 expiresAfterSeconds → expireAfterSeconds',
+    file: 'a.js',
+    text: `tokens.index({ expiryTime: 1 }, { expiresAfterSeconds: 3600 });`,
+    preferred: `tokens.index({ expiryTime: 1 }, { expireAfterSeconds: 3600 });`,
+  },
+  {
+    name: 'TTL018 exexpires on a path → expires (TS)',
+    file: 'a.ts',
+    text: `const s = new Schema({ createdAt: { type: Date, default: Date.now, exexpires: 24 * 60 * 60 } });`,
+    preferred: `const s = new Schema({ createdAt: { type: Date, default: Date.now, expires: 24 * 60 * 60 } });`,
+  },
+  {
+    name: 'TTL018 the driver has no ttl option, in a notebook',
+    file: 'a.ttlbook',
+    text: book(`db.cache.createIndex({ at: 1 }, { ttl: 3600 })`),
+  },
+  {
+    name: 'TTL019 default: Date.now() → Date.now',
+    file: 'a.js',
+    text: `const s = new Schema({ createdAt: { type: Date, default: Date.now(), expires: 300 } });`,
+    preferred: `const s = new Schema({ createdAt: { type: Date, default: Date.now, expires: 300 } });`,
+  },
+  {
+    name: 'TTL019 default: new Date() on a schema.index path (TS)',
+    file: 'a.ts',
+    text: `const s = new Schema({ createdAt: { type: Date, default: new Date() } });\ns.index({ createdAt: 1 }, { expireAfterSeconds: 600 });`,
+    preferred: `const s = new Schema({ createdAt: { type: Date, default: Date.now } });\ns.index({ createdAt: 1 }, { expireAfterSeconds: 600 });`,
+  },
+  {
+    name: 'TTL019 a computed default becomes a function, in a notebook',
+    file: 'a.ttlbook',
+    text: book(`const s = new Schema({ at: { type: Date, default: new Date(Date.now()), index: { expires: '1d' } } })`),
+  },
+  {
+    name: 'TTL020 expire at the stored time',
+    file: 'a.js',
+    text: `const s = new Schema({ expiresAt: { type: Date, default: () => new Date(Date.now() + 300000), index: { expires: '5m' } } });`,
+    preferred: `const s = new Schema({ expiresAt: { type: Date, default: () => new Date(Date.now() + 300000), index: { expires: 0 } } });`,
+  },
+  {
+    name: 'TTL020 on a Typegoose path (TS)',
+    file: 'a.ts',
+    text: `class S {\n  @prop({ default: () => Date.now() + 86400000, expires: '1d' })\n  public expireAt?: Date;\n}`,
+  },
+  {
+    name: 'TTL020 in a notebook',
+    file: 'a.ttlbook',
+    text: book(
+      `const s = new Schema({ expiresAt: { type: Date, default: () => Date.now() + 3600 * 1000, expires: 7200 } })`,
+    ),
+  },
+  {
+    name: 'TTL021 index the declared path',
+    file: 'a.js',
+    text: `const s = new Schema({ token: String, expiresAt: Date });\ns.index({ expiredAt: 1 }, { expireAfterSeconds: 0 });`,
+    preferred: `const s = new Schema({ token: String, expiresAt: Date });\ns.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });`,
+  },
+  {
+    name: 'TTL021 NestJS class (TS)',
+    file: 'a.ts',
+    text: `@Schema()\nclass Lock {\n  @Prop()\n  expiresAt: Date;\n}\nconst LockSchema = SchemaFactory.createForClass(Lock);\nLockSchema.index({ expireAt: 1 }, { expireAfterSeconds: 0 });`,
+  },
+  {
+    name: 'TTL021 in a notebook',
+    file: 'a.ttlbook',
+    text: book(
+      `const s = new Schema({ code: String, createdOn: Date })\ns.index({ createdOn_: 1 }, { expireAfterSeconds: 3600 })`,
+    ),
+  },
 ];
 
 function optionsOf(c: Case): AnalysisOptions {

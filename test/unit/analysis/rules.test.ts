@@ -31,6 +31,12 @@ const RULE_TESTS: Record<string, string> = {
   TTL014: 'rule 1.4: a value in milliseconds keeps documents 1000 times longer',
   TTL015: 'rule 2.3–2.5: the same index defined twice with different options fails the second time',
   TTL016: 'rule 1.1: options in the third argument (commitQuorum) are lost',
+  TTL017: 'rule 1.1: a TTL option in the key pattern or the schema options makes no TTL index',
+  TTL018: 'rule 1.1: a misspelled TTL option is refused by mongod (197) or ignored by Mongoose',
+  TTL019: 'rule 7.8: a default date computed once makes later documents expire early',
+  TTL020: 'rule 7.8: an expiry time stored and a delay added counts the delay twice',
+  TTL021: 'rule 7.8: a TTL index on a path the schema never stores deletes nothing',
+  TTL022: 'a file the parser cannot read to the end says where the checks stop',
 };
 
 function optionsFor(file: string): AnalysisOptions {
@@ -49,7 +55,9 @@ export function checkFixture(file: string, options: AnalysisOptions = optionsFor
     describeAll(expectedProblems(text), text),
     `${path.basename(file)}: problems differ from the markers`,
   );
-  assert.equal(result.syntaxErrors, 0, `${path.basename(file)} has syntax errors`);
+  // TTL022's fixtures are about text the parser cannot read; every other fixture parses cleanly.
+  if (!path.basename(file).startsWith('ttl022'))
+    assert.equal(result.syntaxErrors, 0, `${path.basename(file)} has syntax errors`);
 }
 
 describe('analysis rules on fixtures', () => {

@@ -99,6 +99,38 @@ describe('ttl-workbench check', () => {
     );
   });
 
+  test('files the parser cannot read to the end are counted in the summary, each with a TTL022 where reading stopped', () => {
+    const dir = project({
+      'flow.js': `${CLEAN}function ttl(days: number): number { return days; }\n${NEGATIVE}`,
+      'banner.ts': `${CLEAN}const banner = <b>hi</b>;\n`,
+      'ok.js': NEGATIVE,
+    });
+    const r = run([], dir);
+    const lines = r.stdout.trim().split('\n');
+    assert.deepEqual(
+      lines.slice(0, -2).map((l) => l.split('  ').slice(0, 3).join('  ')),
+      ['banner.ts:2:23  information  TTL022', 'flow.js:2:18  information  TTL022', 'ok.js:1:57  error  TTL003'],
+    );
+    assert.equal(
+      lines[lines.length - 1],
+      '3 problems (1 error, 2 warnings or hints) in 3 files checked; 2 files could not be fully read (see TTL022)',
+    );
+  });
+
+  test('a constant imported from a workspace file is followed: check and the editor read it the same way (rule 1.4)', () => {
+    const dir = project({
+      'config/ttl.js': `const DAY_MS = 24 * 60 * 60 * 1000;\nmodule.exports = { SESSION_TTL: DAY_MS, LOG_TTL: 30 * 86400 };\n`,
+      'src/session.ts': `import { SESSION_TTL, LOG_TTL } from '../config/ttl';\nawait db.collection('s').createIndex({ at: 1 }, { expireAfterSeconds: SESSION_TTL });\nawait db.collection('l').createIndex({ at: 1 }, { expireAfterSeconds: LOG_TTL });\n`,
+    });
+    const r = run(['--json'], dir);
+    const rows = JSON.parse(r.stdout) as Row[];
+    assert.deepEqual(
+      rows.map((x) => [x.file, x.line, x.code]),
+      [[path.join('src', 'session.ts'), 2, 'TTL014']],
+    );
+    assert.match(rows[0].message, /86400000 is 1,000 days/);
+  });
+
   test('--json prints [] when there is nothing to say', () => {
     const r = run(['--json'], project({ 'ok.js': CLEAN }));
     assert.equal(r.code, 0);
