@@ -26,6 +26,15 @@ suite('Issue 18: a new user trial', () => {
     assert.ok(ext);
     api = await ext.activate();
     await run('resetEngine', { flavor: 'mongodb', serverVersion: '8.0' });
+    // The UI-driven tests below read the workbench as a new user sees it: no editors, panels or
+    // side views left open (and focused) by the suites that ran before.
+    for (const command of [
+      'workbench.action.closeAllEditors',
+      'workbench.action.closePanel',
+      'workbench.action.closeAuxiliaryBar',
+      'workbench.action.closeQuickOpen',
+    ])
+      await vscode.commands.executeCommand(command);
   });
 
   test('a stored engine whose flavor differs from the settings asks: reset to the setting (naming what goes) or keep it and change the setting (18.2)', async () => {
