@@ -6,14 +6,16 @@
 // test/integration/suite/*.test.ts), so a new suite file is picked up without registering it.
 // Write tests with explicit imports, which work whichever mocha UI is in force:
 //   import { suite, test, suiteSetup } from 'mocha';
-// TTL_WORKBENCH_IT_GREP=<text> runs only the tests whose full title contains that text.
+// TTL_WORKBENCH_IT_GREP=<text> runs only the tests whose full title contains that text;
+// TTL_WORKBENCH_IT_GREP=/<regex>/ those whose title matches it (to run several suites together).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
 
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'tdd', timeout: 60_000, color: false, reporter: 'spec' });
-  if (process.env.TTL_WORKBENCH_IT_GREP) mocha.grep(process.env.TTL_WORKBENCH_IT_GREP);
+  const grep = process.env.TTL_WORKBENCH_IT_GREP;
+  if (grep) mocha.grep(/^\/.+\/$/.test(grep) ? new RegExp(grep.slice(1, -1)) : grep);
   const files = fs
     .readdirSync(__dirname)
     .filter((f) => f.endsWith('.test.js'))
