@@ -7,15 +7,10 @@
 'use strict';
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
+const { compileOrExit } = require('./lib/compile');
 
 const root = path.resolve(__dirname, '..');
-const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', root], {
-  stdio: 'inherit',
-});
-if (tsc.status !== 0) {
-  console.error('bench: TypeScript compilation failed (see errors above).');
-  process.exit(tsc.status ?? 1);
-}
+compileOrExit('bench');
 // The extension part times the shipped bundle: build it as `npm run package` does (minified).
 const bundle = spawnSync(process.execPath, [path.join(root, 'esbuild.js'), '--production'], {
   stdio: ['ignore', 'ignore', 'inherit'],

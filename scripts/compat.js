@@ -4,15 +4,10 @@
 'use strict';
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
+const { compileOrExit } = require('./lib/compile');
 
 const root = path.resolve(__dirname, '..');
-const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', root], {
-  stdio: 'inherit',
-});
-if (tsc.status !== 0) {
-  console.error('compat: TypeScript compilation failed (see errors above).');
-  process.exit(tsc.status ?? 1);
-}
+compileOrExit('compat');
 const run = spawnSync(process.execPath, [path.join(root, 'out/src/compatibility/main.js'), ...process.argv.slice(2)], {
   stdio: 'inherit',
   cwd: root,

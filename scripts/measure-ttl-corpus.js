@@ -12,10 +12,10 @@
 //   false positives: correct definitions with an error or warning on their lines, and every other error or
 //     warning that no judged mistake explains.
 'use strict';
-const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { compileOrExit } = require('./lib/compile');
 
 const root = path.resolve(__dirname, '..');
 const args = process.argv.slice(2);
@@ -25,13 +25,7 @@ if (!corpus) {
   process.exit(2);
 }
 if (!args.includes('--no-build')) {
-  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', root], {
-    stdio: 'inherit',
-  });
-  if (tsc.status !== 0) {
-    console.error('measure: TypeScript compilation failed (see errors above).');
-    process.exit(tsc.status ?? 1);
-  }
+  compileOrExit('measure');
 }
 const { checkPaths } = require(path.join(root, 'out/src/cli/check.js'));
 const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'manifest.json'), 'utf8'));

@@ -5,23 +5,12 @@
 'use strict';
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
+const { compileOrExit } = require('./lib/compile');
 
 const root = path.resolve(__dirname, '..');
-const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', root], { stdio: 'inherit' });
-if (tsc.status !== 0) {
-  console.error('test:unit: TypeScript compilation failed (see errors above).');
-  process.exit(tsc.status ?? 1);
-}
+compileOrExit('test:unit');
 // The notebook renderer is a browser bundle with DOM types: its own tsconfig.
-const rendererTsc = spawnSync(
-  process.execPath,
-  [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'src', 'extension', 'notebook', 'renderer')],
-  { stdio: 'inherit' },
-);
-if (rendererTsc.status !== 0) {
-  console.error('test:unit: TypeScript compilation of the notebook renderer failed (see errors above).');
-  process.exit(rendererTsc.status ?? 1);
-}
+compileOrExit('test:unit', path.join(root, 'src', 'extension', 'notebook', 'renderer'));
 // CLI tests spawn the bundled dist/cli.js, so bundle first.
 const bundle = spawnSync(process.execPath, [path.join(root, 'esbuild.js')], { stdio: 'inherit', cwd: root });
 if (bundle.status !== 0) {
