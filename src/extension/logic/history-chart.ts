@@ -16,7 +16,12 @@ export function isHistorySize(v: unknown): v is HistorySize {
   return typeof v === 'number' && (HISTORY_SIZES as readonly number[]).includes(v);
 }
 
-/** A pass record as it comes from the Backend (dates as Date, ISO text or milliseconds). */
+/**
+ * A pass record as it comes from the Backend (dates as Date, ISO text or milliseconds). It restates
+ * the engine's `PassRecord` rather than importing it because the webview's own compile reads this
+ * file and must not pull in the engine; history-panel.ts passes `PassRecord[]` here, so the compiler
+ * still holds the two shapes together.
+ */
 export interface PassLike {
   startedAt: Date | string | number;
   millis: number;
