@@ -4,7 +4,7 @@
  * this side only asks, builds the chart model (logic/forecast-chart.ts) and posts it. Backend
  * events (the clock moved, a pass ran, data changed) refresh it while it is open.
  */
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { Document } from '../../engine';
 import type { Backend, MonitorInfo } from '../backend/backend';
 import { parseTTLDuration } from '../logic/durations';
@@ -18,7 +18,8 @@ import {
   type HorizonName,
   type MonitorFacts,
 } from '../logic/forecast-chart';
-import { forecastPageHtml, makeNonce } from './html';
+import { ChartPanel } from './chart-panel';
+import { forecastPageHtml } from './html';
 import type { FromView, RenderedView, ToView } from './protocol';
 
 /** What the panel forecasts. */
@@ -57,9 +58,7 @@ export function monitorFacts(m: MonitorInfo): MonitorFacts {
   };
 }
 
-const REFRESH_DELAY_MS = 150;
-
-export class ForecastPanel {
+export class ForecastPanel extends ChartPanel<ForecastPanelState, ToView, FromView> {
   private static current: ForecastPanel | undefined;
 
   static get open(): ForecastPanel | undefined {
@@ -75,7 +74,7 @@ export class ForecastPanel {
   ): Promise<ForecastPanel> {
     let panel = ForecastPanel.current;
     if (panel && panel.backend !== backend) {
-      panel.panel.dispose();
+      panel.close();
       panel = undefined;
     }
     if (!panel) {
@@ -91,100 +90,23 @@ export class ForecastPanel {
     return panel;
   }
 
-  private readonly panel: vscode.WebviewPanel;
-  private readonly disposables: vscode.Disposable[] = [];
-  private seq = 0;
-  private ready = false;
-  private last: ForecastPanelState;
   private whatIfError: string | undefined;
-  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
-  private running: Promise<void> = Promise.resolve();
-  private renderWaiters: Array<{ seq: number; resolve: () => void }> = [];
 
   private constructor(
-    private readonly backend: Backend,
+    backend: Backend,
     extensionUri: vscode.Uri,
     private target: ForecastTarget,
     private horizon: HorizonName,
   ) {
-    const dist = vscode.Uri.joinPath(extensionUri, 'dist');
-    this.panel = vscode.window.createWebviewPanel(
-      'ttlWorkbench.expiryForecast',
-      'Expiry Forecast',
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { enableScripts: true, localResourceRoots: [dist] },
-    );
-    this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'ttl-workbench.svg');
-    const webview = this.panel.webview;
-    webview.html = forecastPageHtml(
-      {
-        cspSource: webview.cspSource,
-        script: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'forecast-view.js')).toString(),
-        style: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'forecast-view.css')).toString(),
-      },
-      makeNonce(),
-    );
-    this.last = { target, horizon };
-    this.disposables.push(
-      webview.onDidReceiveMessage((m: FromView) => this.onMessage(m)),
-      this.panel.onDidDispose(() => this.dispose()),
-      this.panel.onDidChangeViewState((e) => {
-        if (e.webviewPanel.visible) this.scheduleRefresh();
-      }),
-      { dispose: backend.onDidChange(() => this.scheduleRefresh()) },
+    super(
+      backend,
+      extensionUri,
+      { viewType: 'ttlWorkbench.expiryForecast', title: 'Expiry Forecast', html: forecastPageHtml },
+      { target, horizon },
     );
   }
 
-  /** What the panel shows now (after any refresh under way). */
-  async state(): Promise<ForecastPanelState> {
-    await this.whenIdle();
-    return this.last;
-  }
-
-  /** Resolves when no refresh is pending and the webview has drawn the latest figures (or 10 s passed). */
-  async whenIdle(timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (this.refreshTimer !== undefined) await new Promise((r) => setTimeout(r, REFRESH_DELAY_MS));
-      await this.running;
-      if (this.refreshTimer !== undefined) continue;
-      if (this.last.rendered?.seq === this.seq) return;
-      const seq = this.seq;
-      await Promise.race([
-        new Promise<void>((resolve) => this.renderWaiters.push({ seq, resolve })),
-        new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now()))),
-      ]);
-      if (this.last.rendered?.seq === this.seq && this.refreshTimer === undefined) return;
-    }
-  }
-
-  /** Shows the table or the chart as the toggle does, and resolves with what the page then shows. */
-  async showTable(show: boolean): Promise<RenderedView | undefined> {
-    await this.whenIdle();
-    const before = this.last.rendered;
-    const drawn = new Promise<void>((resolve) => this.renderWaiters.push({ seq: this.seq, resolve }));
-    this.post({ type: 'showTable', show });
-    await Promise.race([drawn, new Promise((r) => setTimeout(r, 10_000))]);
-    return this.last.rendered === before ? undefined : this.last.rendered;
-  }
-
-  private scheduleRefresh(): void {
-    if (!this.panel.visible) return; // refreshed when shown again
-    clearTimeout(this.refreshTimer);
-    this.refreshTimer = setTimeout(() => {
-      this.refreshTimer = undefined;
-      void this.refresh();
-    }, REFRESH_DELAY_MS);
-  }
-
-  /** Asks the backend again and posts the new figures (one refresh at a time, in order). */
-  refresh(): Promise<void> {
-    const next = this.running.then(() => this.compute());
-    this.running = next.catch(() => undefined);
-    return this.running;
-  }
-
-  private async compute(): Promise<void> {
+  protected async compute(): Promise<void> {
     const seq = ++this.seq;
     const { target, horizon } = this;
     const shape = { horizonMs: HORIZONS[horizon].ms, buckets: HORIZONS[horizon].buckets };
@@ -230,26 +152,8 @@ export class ForecastPanel {
     this.panel.title = `Expiry Forecast: ${target.collection}${typeof target.index === 'string' ? `.${target.index}` : ''}`;
   }
 
-  private pending: ToView | undefined;
-
-  private post(message: ToView): void {
-    // Before the page has loaded, keep the latest state: it is sent on `ready`.
-    if (!this.ready) {
-      if (message.type !== 'showTable') this.pending = message;
-      return;
-    }
-    void this.panel.webview.postMessage(message);
-  }
-
-  private onMessage(m: FromView): void {
+  protected onPageMessage(m: Exclude<FromView, { type: 'ready' | 'rendered' }>): void {
     switch (m.type) {
-      case 'ready':
-        this.ready = true;
-        if (this.pending) {
-          void this.panel.webview.postMessage(this.pending);
-          this.pending = undefined;
-        } else this.scheduleRefresh();
-        return;
       case 'horizon':
         this.horizon = m.horizon;
         void this.refresh();
@@ -257,10 +161,6 @@ export class ForecastPanel {
       case 'whatIf':
         this.setWhatIf(m.text);
         void this.refresh();
-        return;
-      case 'rendered':
-        this.last = { ...this.last, rendered: m.view };
-        for (const w of this.renderWaiters.splice(0)) w.resolve();
         return;
     }
   }
@@ -290,15 +190,7 @@ export class ForecastPanel {
     this.horizon = h;
   }
 
-  private dispose(): void {
-    clearTimeout(this.refreshTimer);
-    this.refreshTimer = undefined;
-    for (const d of this.disposables.splice(0)) d.dispose();
-    for (const w of this.renderWaiters.splice(0)) w.resolve();
+  protected onDisposed(): void {
     if (ForecastPanel.current === this) ForecastPanel.current = undefined;
-  }
-
-  close(): void {
-    this.panel.dispose();
   }
 }
