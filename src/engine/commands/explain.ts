@@ -1,7 +1,7 @@
 /** explain for find, count, distinct, update, delete and aggregate: which plan, and what it examined. */
 import { EMULATED_VERSIONS } from './admin';
 import { fail } from '../errors';
-import { describePlan, executeQuery, type QueryRequest } from '../query/executor';
+import { executeQuery, type QueryRequest } from '../query/executor';
 import { isPlainObject, type Document } from '../values/types';
 import { explainFind } from './explain-plan';
 import { optionalDocument, optionalNumber, type CommandContext, type CommandHandler } from './context';
@@ -86,10 +86,8 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   // A missing collection (or database) is an EOF plan that returns nothing, with its stats.
   const explained = !result
     ? { winningPlan: { stage: 'EOF' }, executionStages: { stage: 'EOF', nReturned: 0 }, totalDocsExamined: 0 }
-    : op === 'find'
-      ? explainFind(result, request, optionalDocument(inner, 'projection'))
-      : undefined;
-  const winningPlan = explained?.winningPlan ?? describePlan(result!, request);
+    : explainFind(result, request, op === 'find' ? optionalDocument(inner, 'projection') : undefined);
+  const winningPlan = explained.winningPlan;
   const reply: Document = {
     explainVersion: '1',
     queryPlanner: {
@@ -105,8 +103,8 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
       nReturned: result?.records.length ?? 0,
       executionTimeMillis: millis,
       totalKeysExamined: result?.keysExamined ?? 0,
-      totalDocsExamined: explained?.totalDocsExamined ?? result!.docsExamined,
-      executionStages: explained?.executionStages ?? { ...winningPlan, nReturned: result!.records.length },
+      totalDocsExamined: explained.totalDocsExamined,
+      executionStages: explained.executionStages,
       ...(verbosity === 'allPlansExecution' ? { allPlansExecution: [] } : {}),
     };
   }

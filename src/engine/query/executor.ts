@@ -9,7 +9,7 @@ import { checkForInterrupt, interruptsInstalled } from '../interrupt';
 import { bsonClassOf, type Document } from '../values/types';
 import { compileFilter } from './matcher';
 import { recordCollectionScan, recordIndexAccess } from '../indexes/usage';
-import { indexBounds, planQuery, type QueryPlan } from './planner';
+import { planQuery, type QueryPlan } from './planner';
 import { hasMinMax, planMinMax } from './min-max';
 import { compileSort } from './sort';
 
@@ -152,33 +152,4 @@ export function executeQuery(coll: Collection, request: QueryRequest): QueryResu
   }
   if (skip > 0 || limit !== Infinity) result = result.slice(skip, skip + limit);
   return { records: result, plan, keysExamined, docsExamined, sorted: needSort };
-}
-
-/** Describes a plan in explain's `winningPlan` shape. */
-export function describePlan(result: Pick<QueryResult, 'plan' | 'sorted'>, request: QueryRequest): Document {
-  const plan = result.plan;
-  let stage: Document;
-  if (plan.kind === 'COLLSCAN') {
-    stage = { stage: 'COLLSCAN', filter: request.filter ?? {}, direction: 'forward' };
-  } else {
-    stage = {
-      stage: 'FETCH',
-      ...(request.filter && Object.keys(request.filter).length ? { filter: request.filter } : {}),
-      inputStage: {
-        stage: 'IXSCAN',
-        keyPattern: plan.index.spec.key,
-        indexName: plan.index.name,
-        isMultiKey: plan.index.multikey,
-        isUnique: plan.index.unique,
-        isSparse: plan.index.sparse,
-        isPartial: plan.index.isPartial,
-        direction: plan.forward ? 'forward' : 'backward',
-        indexBounds: indexBounds(plan),
-      },
-    };
-  }
-  if (result.sorted) stage = { stage: 'SORT', sortPattern: request.sort, inputStage: stage };
-  if (request.skip) stage = { stage: 'SKIP', skipAmount: request.skip, inputStage: stage };
-  if (request.limit) stage = { stage: 'LIMIT', limitAmount: request.limit, inputStage: stage };
-  return stage;
 }
