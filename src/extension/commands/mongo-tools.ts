@@ -6,6 +6,7 @@
  * (run in a mongosh session on the engine, so clustered and time-series collections get their
  * options), then the documents.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Document } from '../../engine';
@@ -35,18 +36,51 @@ import { pickDatabase, replaceCollections, workspaceUri } from './storage';
 
 const BATCH = 1000;
 
-/** Every document of a collection, a cursor batch at a time. */
-async function readAll(services: Services, db: string, collection: string): Promise<Document[]> {
-  const docs: Document[] = [];
+/**
+ * Every document of a collection, a cursor batch at a time, handed to `each` batch by batch: the
+ * documents of a large collection are never all in memory on this thread, and between batches the
+ * thread is free (the formatting of one batch is the longest it is held).
+ */
+async function forEachBatch(
+  services: Services,
+  db: string,
+  collection: string,
+  each: (docs: Document[]) => Promise<void>,
+): Promise<void> {
   let reply = await services.backend.runCommand(db, { find: collection, batchSize: BATCH });
   let cursor = reply.cursor as { id: unknown; firstBatch?: Document[]; nextBatch?: Document[] };
-  docs.push(...(cursor.firstBatch ?? []));
+  await each(cursor.firstBatch ?? []);
   while (cursor.id !== undefined && Number(String(cursor.id)) !== 0) {
     reply = await services.backend.runCommand(db, { getMore: cursor.id, collection, batchSize: BATCH });
     cursor = reply.cursor as typeof cursor;
-    docs.push(...(cursor.nextBatch ?? []));
+    await each(cursor.nextBatch ?? []);
   }
-  return docs;
+}
+
+/** Writes one collection's documents as mongoexport does (one per line, or a JSON array); returns the count. */
+async function writeCollectionFile(
+  services: Services,
+  db: string,
+  collection: string,
+  file: string,
+  jsonArray: boolean,
+): Promise<number> {
+  const out = await fs.promises.open(file, 'w');
+  let count = 0;
+  try {
+    if (jsonArray) await out.write('[\n');
+    await forEachBatch(services, db, collection, async (docs) => {
+      if (docs.length === 0) return;
+      const lines = docs.map((d) => canonicalLine(d));
+      const sep = jsonArray ? ',\n' : '\n';
+      await out.write(`${count > 0 && jsonArray ? sep : ''}${lines.join(sep)}${jsonArray ? '' : '\n'}`);
+      count += docs.length;
+    });
+    if (jsonArray) await out.write('\n]\n');
+  } finally {
+    await out.close();
+  }
+  return count;
 }
 
 async function exportForMongoTools(services: Services, inv: Invocation): Promise<CommandResult> {
@@ -73,29 +107,31 @@ async function exportForMongoTools(services: Services, inv: Invocation): Promise
       ],
       'Form of the document files',
     );
+  if (folder.scheme !== 'file')
+    throw new WorkbenchError(`Export for mongoimport writes to a local folder; ${folder.toString()} is not one.`);
   const dir = vscode.Uri.joinPath(folder, db);
-  await vscode.workspace.fs.createDirectory(dir);
+  await fs.promises.mkdir(dir.fsPath, { recursive: true });
   const layouts: CollectionLayout[] = [];
   const files: string[] = [];
   let documents = 0;
-  for (const c of await services.backend.listCollections(db)) {
-    const docs = await readAll(services, db, c.name);
-    const lines = docs.map((d) => canonicalLine(d));
-    const text = jsonArray ? `[\n${lines.join(',\n')}\n]\n` : lines.length ? `${lines.join('\n')}\n` : '';
-    const file = collectionFileName(c.name);
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(dir, file), Buffer.from(text, 'utf8'));
-    const indexes = (await services.backend.listIndexes(db, c.name)).map((i) =>
-      i.stored ? { ...i.spec, expireAfterSeconds: i.stored.expireAfterSeconds } : i.spec,
-    );
-    layouts.push({ name: c.name, options: c.options, indexes });
-    files.push(file);
-    documents += docs.length;
-  }
-  const script = `${db}.indexes.js`;
-  await vscode.workspace.fs.writeFile(
-    vscode.Uri.joinPath(dir, script),
-    Buffer.from(createIndexesScript(db, layouts, files), 'utf8'),
+  const collections = await services.backend.listCollections(db);
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Exporting ${db} for mongoimport` },
+    async (progress) => {
+      for (const c of collections) {
+        progress.report({ message: c.name, increment: 100 / Math.max(1, collections.length) });
+        const file = collectionFileName(c.name);
+        documents += await writeCollectionFile(services, db, c.name, path.join(dir.fsPath, file), jsonArray);
+        const indexes = (await services.backend.listIndexes(db, c.name)).map((i) =>
+          i.stored ? { ...i.spec, expireAfterSeconds: i.stored.expireAfterSeconds } : i.spec,
+        );
+        layouts.push({ name: c.name, options: c.options, indexes });
+        files.push(file);
+      }
+    },
   );
+  const script = `${db}.indexes.js`;
+  await fs.promises.writeFile(path.join(dir.fsPath, script), createIndexesScript(db, layouts, files), 'utf8');
   reportSuccess(
     services,
     inv,

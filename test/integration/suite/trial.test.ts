@@ -346,6 +346,48 @@ suite('Issue 18: a new user trial', () => {
     }
   });
 
+  test('Export for mongoimport streams a collection larger than one cursor batch, in both forms, every document once and in order; import reads both back (18.10)', async () => {
+    await run('resetEngine');
+    const docs = Array.from({ length: 2_500 }, (_, i) => ({ _id: i, v: `d${i}` }));
+    await api.backend.runCommand('big', { insert: 'c', documents: docs });
+    await api.backend.runCommand('big', { create: 'empty' });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttlw-mongoimport-big-'));
+    try {
+      for (const jsonArray of [false, true]) {
+        const exported = await run('exportForMongoTools', {
+          db: 'big',
+          folder: path.join(dir, String(jsonArray)),
+          jsonArray,
+        });
+        assert.equal(exported.ok, true, JSON.stringify(exported));
+        assert.equal(exported.documents, 2_500);
+        const text = fs.readFileSync(path.join(dir, String(jsonArray), 'big', 'c.json'), 'utf8');
+        const empty = fs.readFileSync(path.join(dir, String(jsonArray), 'big', 'empty.json'), 'utf8');
+        const ids = (
+          jsonArray
+            ? (JSON.parse(text) as Array<{ _id: unknown }>)
+            : text
+                .trimEnd()
+                .split('\n')
+                .map((l) => JSON.parse(l) as { _id: unknown })
+        ).map((d) => Number((d._id as { $numberDouble?: string }).$numberDouble ?? d._id));
+        assert.deepEqual(
+          ids,
+          docs.map((d) => d._id),
+        );
+        assert.equal(empty, jsonArray ? '[\n\n]\n' : '');
+        const files = ['c.json', 'empty.json', 'big.indexes.js'].map((f) =>
+          path.join(dir, String(jsonArray), 'big', f),
+        );
+        const imported = await run('importMongoTools', { files, into: `back${jsonArray ? 'Array' : 'Lines'}` });
+        assert.equal(imported.ok, true, JSON.stringify(imported));
+        assert.equal(imported.documents, 2_500);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('the export and import dialogs open in the workspace folder, not at the file system root (18.10)', async function () {
     if (!canDriveUi()) return this.skip(); // code-server's file dialog is a quick input the driver can read
     await run('resetEngine');
