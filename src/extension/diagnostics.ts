@@ -35,6 +35,8 @@ export class TTLDiagnostics
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private current: TTLIndexProblem[] | undefined;
+  /** What the Problems panel holds now (uris, texts, messages), to publish only what changed. */
+  private published: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private rescanTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly unsubscribe: () => void;
@@ -79,7 +81,7 @@ export class TTLDiagnostics
     const problems = await this.backend.findInvalidTTLIndexes();
     const old = this.current ?? [];
     this.current = problems;
-    this.collection.clear();
+    const found = new Map<string, { uri: vscode.Uri; text: string; diagnostics: vscode.Diagnostic[] }>();
     for (const p of problems) {
       const uri = indexSpecUri(p.db, p.collection, p.index);
       const text = await this.provideTextDocumentContent(uri);
@@ -97,15 +99,28 @@ export class TTLDiagnostics
       );
       d.source = 'TTL Workbench';
       d.code = DIAGNOSTIC_CODE;
-      this.collection.set(uri, [...(this.collection.get(uri) ?? []), d]);
+      const entry = found.get(uri.toString()) ?? { uri, text, diagnostics: [] };
+      entry.diagnostics.push(d);
+      found.set(uri.toString(), entry);
     }
-    for (const p of [...old, ...problems]) this.changed.fire(indexSpecUri(p.db, p.collection, p.index));
+    // Backend events rescan often (every index change); republishing the same findings would
+    // recompute every open spec's markers and quick fixes, and the editor's lightbulb with them.
+    const published = JSON.stringify(
+      [...found.values()].map((e) => [e.uri.toString(), e.text, e.diagnostics.map((d) => [d.message, d.severity])]),
+    );
+    if (published !== this.published) {
+      this.published = published;
+      this.collection.clear();
+      for (const e of found.values()) this.collection.set(e.uri, e.diagnostics);
+      for (const p of [...old, ...problems]) this.changed.fire(indexSpecUri(p.db, p.collection, p.index));
+    }
     this.onDidUpdate?.(problems);
     return problems;
   }
 
   clear(): void {
     this.current = undefined;
+    this.published = undefined;
     this.collection.clear();
     this.onDidUpdate?.(undefined);
   }
