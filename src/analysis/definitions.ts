@@ -414,7 +414,10 @@ export class DefinitionFinder {
         if (!first) return;
         const fields = this.ev.eval(first);
         const options = node.arguments[1] ? this.ev.eval(node.arguments[1]) : undefined;
-        if (options?.kind === 'object') this.schemaOptionSlips(options);
+        if (options?.kind === 'object') {
+          this.consumed.add(options.node);
+          this.schemaOptionSlips(options);
+        }
         if (fields.kind !== 'object') return;
         const schema = schemaOfFields(fields, options, node, this.unit.text, this.boundName(node));
         this.schemaFields(fields, '', call, schema);
@@ -557,7 +560,10 @@ export class DefinitionFinder {
     let schema: SchemaInfo | undefined;
     const schemaInfo = () => (schema ??= schemaOfClass(klass, this.ev, this.unit.text));
     const { options } = classSchemaOptions(klass, this.ev);
-    if (options?.kind === 'object') this.schemaOptionSlips(options);
+    if (options?.kind === 'object') {
+      this.consumed.add(options.node);
+      this.schemaOptionSlips(options);
+    }
     for (const member of klass.body.body) {
       const path = schemaMember(member, this.ev);
       if (!path || path.options?.kind !== 'object') continue;
@@ -604,7 +610,10 @@ export class DefinitionFinder {
       // Index options handed inline to code the finder does not know (TypeORM / MikroORM `@Index`,
       // a project's own `defineIndex(schema, {key, options})`): the value is still checked. One
       // held in a variable is left to the call that uses it, which may be in another statement.
-      if (prop(lit, 'expireAfterSeconds') && this.boundName(object) === undefined) {
+      // `expireAfterSeconds: undefined` (or null) there usually means "no TTL" to that code.
+      const ttl = prop(lit, 'expireAfterSeconds')?.value;
+      const unset = ttl?.kind === 'value' && (ttl.value === undefined || ttl.value === null);
+      if (ttl && !unset && this.boundName(object) === undefined) {
         this.consumed.add(object);
         this.addIndex({ via: 'indexOptions', options: lit, site: lit.at });
       }

@@ -133,6 +133,18 @@ db.runCommand({ collMod: 'a', index: { keyPattern: { at: 1 }, expireAfterSeconds
     ]);
   });
 
+  test('inline options that say "no TTL" (expireAfterSeconds: undefined / null) and schema options are not read as index options', () => {
+    const text = `const a = build({ expireAfterSeconds: undefined });
+const b = build({ expireAfterSeconds: null });
+const s = new Schema({ at: Date }, { timeseries: { timeField: 'at' }, expireAfterSeconds: 86400 });
+`;
+    assert.deepEqual(problemsOf(text, 'x.ts'), []);
+    assert.deepEqual(seen(text, 'x.ts'), []);
+    // A schema-level TTL option on a plain schema stays TTL017 alone (no second diagnostic on its value).
+    const nest = `@Schema({ timestamps: true, expireAfterSeconds: -1 })\nclass Session {}\n`;
+    assert.deepEqual(problemsOf(nest, 'session.ts'), [[1, 'TTL017']]);
+  });
+
   test('expireAfterSeconds: process.env.TTL || 3600 is still a string whenever TTL is set (TTL001), fixed by Number(...)', () => {
     const text = `db.sessions.createIndex({ at: 1 }, { expireAfterSeconds: process.env.SESSION_TTL || 3600 });\n`;
     const [problem] = analyzeText(text, 'setup.js').problems;
