@@ -9,7 +9,7 @@ import { checkIndexDefinition } from './checks/index-rules';
 import { CheckContext } from './checks/context';
 import { checkSchemaDefinition } from './checks/schema-rules';
 import { checkOptionSlips } from './checks/slip-rules';
-import { checkEnvValue, checkTTLValue } from './checks/value-rules';
+import { checkEnvValue, checkMongooseEnvValue, checkTTLValue } from './checks/value-rules';
 import { importedValues } from './imports';
 import { DefinitionFinder, type Definitions, type IndexDef } from './definitions';
 import { spanOf } from './edits';
@@ -186,9 +186,12 @@ function runChecks(
     }
   }
   for (const def of defs.indexes) {
-    if (def.ttl?.value.kind === 'typed' && def.ttl.value.env !== undefined && def.ttl.key === 'expireAfterSeconds') {
-      checkEnvValue(ctx, def.unit, def.ttl, def.ttl.value.env);
-      ctx.failed.add(def);
+    if (def.ttl?.value.kind === 'typed' && def.ttl.value.env !== undefined) {
+      const { env, fallback } = def.ttl.value;
+      if (def.ttl.key === 'expireAfterSeconds') {
+        checkEnvValue(ctx, def.unit, def.ttl, env, fallback);
+        ctx.failed.add(def);
+      } else checkMongooseEnvValue(ctx, def.unit, def.ttl, env, fallback);
       continue;
     }
     if (!def.ttl || def.ttlValue === UNKNOWN) {

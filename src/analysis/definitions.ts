@@ -15,7 +15,7 @@ import type { Document } from '../engine';
 import { defaultIndexName } from '../engine/indexes/key-pattern';
 import { defaultTimeOf, type DefaultTime } from './default-time';
 import { parseDuration } from '../formats/duration';
-import { nodeText } from './edits';
+import { nodeText, textOffset } from './edits';
 import { Evaluator, lastProp, plainValue, UNKNOWN, type ImportedValue, type Lit, type Prop } from './literals';
 import {
   classSchemaOptions,
@@ -359,6 +359,8 @@ export class DefinitionFinder {
             for (const item of indexes.items) this.addSpec(item, 'createIndexesCommand', call, ns, dbRef);
         } else if (verb === 'collMod') {
           const index = prop(cmd, 'index')?.value;
+          this.consumed.add(cmd.node);
+          if (index?.kind === 'object') this.consumed.add(index.node);
           this.out.collMods.push({
             unit: this.unit,
             ns,
@@ -369,6 +371,7 @@ export class DefinitionFinder {
             collectionTtl: prop(cmd, 'expireAfterSeconds'),
           });
         } else if (verb === 'create' && ns) {
+          this.consumed.add(cmd.node);
           this.addCollection(ns, cmd, node);
         }
         return;
@@ -379,6 +382,7 @@ export class DefinitionFinder {
         const collection = stringValue(args[0]);
         const dbRef = this.dbRef(recv);
         if (!collection) return;
+        if (args[1]?.kind === 'object') this.consumed.add(args[1].node);
         this.addCollection({ collection, ...(dbRef?.db ? { db: dbRef.db } : {}) }, args[1], node);
         return;
       }
@@ -410,7 +414,10 @@ export class DefinitionFinder {
         if (!first) return;
         const fields = this.ev.eval(first);
         const options = node.arguments[1] ? this.ev.eval(node.arguments[1]) : undefined;
-        if (options?.kind === 'object') this.schemaOptionSlips(options);
+        if (options?.kind === 'object') {
+          this.consumed.add(options.node);
+          this.schemaOptionSlips(options);
+        }
         if (fields.kind !== 'object') return;
         const schema = schemaOfFields(fields, options, node, this.unit.text, this.boundName(node));
         this.schemaFields(fields, '', call, schema);
@@ -491,7 +498,7 @@ export class DefinitionFinder {
   private boundName(node: Node): string | undefined {
     const text = this.unit.text;
     // Cheap and local: the declaration just before the expression.
-    const start = node.start ?? 0;
+    const start = textOffset(this.unit, node.start ?? 0);
     const before = text.slice(Math.max(0, start - 120), start);
     const m = /(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*$/.exec(before);
     return m?.[1];
@@ -553,7 +560,10 @@ export class DefinitionFinder {
     let schema: SchemaInfo | undefined;
     const schemaInfo = () => (schema ??= schemaOfClass(klass, this.ev, this.unit.text));
     const { options } = classSchemaOptions(klass, this.ev);
-    if (options?.kind === 'object') this.schemaOptionSlips(options);
+    if (options?.kind === 'object') {
+      this.consumed.add(options.node);
+      this.schemaOptionSlips(options);
+    }
     for (const member of klass.body.body) {
       const path = schemaMember(member, this.ev);
       if (!path || path.options?.kind !== 'object') continue;
@@ -593,8 +603,20 @@ export class DefinitionFinder {
         if (prop(lit, 'expireAfterSeconds')) this.addSpec(lit, 'indexDescription', undefined, undefined, undefined);
         continue;
       }
-      if (isPathSpec(lit) && (prop(lit, 'type') || prop(lit, 'default')))
+      if (isPathSpec(lit) && (prop(lit, 'type') || prop(lit, 'default'))) {
         this.pathSpec(lit, undefined, lit.at, undefined);
+        continue;
+      }
+      // Index options handed inline to code the finder does not know (TypeORM / MikroORM `@Index`,
+      // a project's own `defineIndex(schema, {key, options})`): the value is still checked. One
+      // held in a variable is left to the call that uses it, which may be in another statement.
+      // `expireAfterSeconds: undefined` (or null) there usually means "no TTL" to that code.
+      const ttl = prop(lit, 'expireAfterSeconds')?.value;
+      const unset = ttl?.kind === 'value' && (ttl.value === undefined || ttl.value === null);
+      if (ttl && !unset && this.boundName(object) === undefined) {
+        this.consumed.add(object);
+        this.addIndex({ via: 'indexOptions', options: lit, site: lit.at });
+      }
     }
   }
 

@@ -1,11 +1,12 @@
 /**
  * Constant values imported from other files of the workspace (`import { SESSION_TTL } from
  * './config'`, `const { TTL } = require('./config')`), as far as they are literal arithmetic in
- * that file: `export const`, `module.exports = {...}`, `exports.X = ...`. One hop: what the
+ * that file: `export const`, `module.exports = {...}`, `exports.X = ...`, and a property of an
+ * exported object (`appConf.TTL`); an environment variable read there stays one. One hop: what the
  * imported file imports in turn stays unknown. The files come from the caller's WorkspaceImports.
  */
 import type { Expression, Node, Statement } from '@babel/types';
-import { Evaluator, plainValue, UNKNOWN, type ImportedValue } from './literals';
+import { EnvRead, Evaluator, lastProp, plainValue, UNKNOWN, type ImportedValue } from './literals';
 import { scanUnit, type ImportBinding } from './scan';
 import { parseModule, sourceKindOf } from './source';
 import type { WorkspaceImports } from './types';
@@ -82,13 +83,20 @@ function load(text: string, fileName: string): ModuleValues | undefined {
 /** The value resolver the Evaluator uses, over the caller's workspace; undefined without one. */
 export function importedValues(imports: WorkspaceImports | undefined): ImportedValue | undefined {
   if (!imports) return undefined;
-  return (binding: ImportBinding) => {
+  return (binding: ImportBinding, member?: string) => {
     const mod = imports.moduleText(binding.source);
     if (!mod) return UNKNOWN;
     const values = load(mod.text, mod.fileName);
     if (!values) return UNKNOWN;
     const init = values.exported.get(binding.imported) ?? values.ev.constInit(binding.imported);
     if (!init) return UNKNOWN;
-    return plainValue(values.ev.eval(init));
+    let lit = values.ev.eval(init);
+    if (member !== undefined) {
+      const p = lit.kind === 'object' && lit.complete ? lastProp(lit.props, member) : undefined;
+      if (!p) return UNKNOWN;
+      lit = p.value;
+    }
+    if (lit.kind === 'typed' && lit.env !== undefined) return new EnvRead(lit.env, lit.fallback);
+    return plainValue(lit);
   };
 }

@@ -24,9 +24,10 @@ export type Lit =
   | (LitBase & { kind: 'array'; items: Lit[]; complete: boolean })
   /**
    * A value whose BSON type is known but not its value (`Date.now()`, `new Date()`). `env`: the
-   * variable of a `process.env.NAME` read, a string or undefined at run time.
+   * variable of a `process.env.NAME` read, a string or undefined at run time; `fallback`: what
+   * `process.env.NAME || fallback` gives when it is not set (UNKNOWN when not literal).
    */
-  | (LitBase & { kind: 'typed'; type: LitType; date?: Date; env?: string })
+  | (LitBase & { kind: 'typed'; type: LitType; date?: Date; env?: string; fallback?: unknown })
   | (LitBase & { kind: 'unknown' });
 
 export interface Prop {
@@ -64,8 +65,19 @@ function typedLit(at: Node, node: Node, type: LitType, date?: Date): Lit {
   return date ? { kind: 'typed', type, at, node, date } : { kind: 'typed', type, at, node };
 }
 
-/** The value another workspace file exports under an imported name (UNKNOWN when it cannot be read). */
-export type ImportedValue = (binding: ImportBinding) => unknown;
+/**
+ * An imported name's value (`member`: a property of it, `appConf.TTL`). Plain numbers and strings
+ * cross files, and `EnvRead`s: an environment variable stays a string wherever it is read.
+ */
+export type ImportedValue = (binding: ImportBinding, member?: string) => unknown;
+
+/** A `process.env.NAME` read (with its `|| fallback`) made in another file. */
+export class EnvRead {
+  constructor(
+    readonly env: string,
+    readonly fallback: unknown,
+  ) {}
+}
 
 export class Evaluator {
   constructor(
@@ -125,13 +137,18 @@ export class Evaluator {
           return valueLit(at, n, undefined);
         const init = this.constInit(n.name);
         if (init) return this.eval(init, at, depth + 1);
-        const binding = this.imported && this.env.bindingCount(n.name) === 1 ? this.env.importOf?.(n.name) : undefined;
-        if (binding) {
-          // Only plain values cross files: a fix never edits another file's nodes.
-          const v = this.imported!(binding);
-          if (v !== UNKNOWN && (typeof v === 'number' || typeof v === 'string')) return valueLit(at, n, v);
+        return this.importedLit(n.name, undefined, at, n);
+      }
+      case 'LogicalExpression': {
+        const l = this.eval(n.left, n.left, depth + 1);
+        if (l.kind === 'typed' && l.env !== undefined && n.operator !== '&&') {
+          const r = this.eval(n.right, n.right, depth + 1);
+          return { kind: 'typed', type: 'string', at, node: n, env: l.env, fallback: plainValue(r) };
         }
-        return unknownLit(at, n);
+        if (l.kind !== 'value') return unknownLit(at, n);
+        const right =
+          n.operator === '||' ? !l.value : n.operator === '&&' ? !!l.value : l.value === null || l.value === undefined;
+        return right ? this.eval(n.right, at, depth + 1) : { ...l, at };
       }
       case 'UnaryExpression': {
         const arg = this.eval(n.argument, n.argument, depth + 1);
@@ -201,6 +218,8 @@ export class Evaluator {
         }
         const key = staticKey(n.property, n.computed);
         if (key === undefined) return unknownLit(at, n);
+        if (n.object.type === 'Identifier' && !this.constInit(n.object.name))
+          return this.importedLit(n.object.name, key, at, n);
         const obj = this.eval(n.object, n.object, depth + 1);
         if (obj.kind !== 'object') return unknownLit(at, n);
         const prop = lastProp(obj.props, key);
@@ -212,6 +231,17 @@ export class Evaluator {
       case 'AwaitExpression':
         return unknownLit(at, n);
     }
+    return unknownLit(at, n);
+  }
+
+  /** The value of an imported name (or of its property `member`), when another file of the workspace says it. */
+  private importedLit(name: string, member: string | undefined, at: Node, n: Node): Lit {
+    const binding = this.imported && this.env.bindingCount(name) === 1 ? this.env.importOf?.(name) : undefined;
+    if (!binding) return unknownLit(at, n);
+    // Only plain values cross files: a fix never edits another file's nodes.
+    const v = this.imported!(binding, member);
+    if (v instanceof EnvRead) return { kind: 'typed', type: 'string', at, node: n, env: v.env, fallback: v.fallback };
+    if (v !== UNKNOWN && (typeof v === 'number' || typeof v === 'string')) return valueLit(at, n, v);
     return unknownLit(at, n);
   }
 

@@ -121,9 +121,9 @@ export interface BindingEnv {
 
 /** The facts of one piece of tree (a top-level statement, or the whole program). */
 export interface TreeScan extends ScanFacts {
-  /** Every bound name, once per binding. */
+  /** Every bound name, once per binding (an assignment to a name counts as one more). */
   bindings: string[];
-  /** `const name = init` declarations, in tree order. */
+  /** `const` / `let` / `var` declarations with an initializer, in tree order (followed only when bound once). */
   consts: Array<{ name: string; init: Expression }>;
   /** Imported names. */
   imports: ImportBinding[];
@@ -283,9 +283,13 @@ class Walker {
       case 'ParenthesizedExpression':
         this.one(n.expression, n, st);
         return;
+      case 'AssignmentExpression':
+        this.facts(n, parent, st);
+        this.one(n.left, n, st);
+        this.one(n.right, n, st);
+        return;
       case 'BinaryExpression':
       case 'LogicalExpression':
-      case 'AssignmentExpression':
       case 'AssignmentPattern':
         this.one(n.left, n, st);
         this.one(n.right, n, st);
@@ -302,10 +306,13 @@ class Walker {
         this.facts(n, parent, st);
         this.all(n.declarations, n, st);
         return;
+      case 'UpdateExpression':
+        this.facts(n, parent, st);
+        this.one(n.argument, n, st);
+        return;
       case 'ReturnStatement':
       case 'AwaitExpression':
       case 'UnaryExpression':
-      case 'UpdateExpression':
       case 'SpreadElement':
       case 'RestElement':
       case 'ThrowStatement':
@@ -444,10 +451,13 @@ class Walker {
         for (const d of node.declarations) {
           addBinding(bindings, d.id);
           this.requireImports(d);
-          if (node.kind === 'const' && d.id.type === 'Identifier' && d.init) {
+          if (d.id.type === 'Identifier' && d.init) {
+            // `let` and `var` too (older CommonJS models use `var schema = ...`): an assignment
+            // elsewhere counts as one more binding, so a reassigned name is never followed.
             this.out.consts.push({ name: d.id.name, init: d.init });
             const t = typeRef(d.id.typeAnnotation);
             if (
+              node.kind === 'const' &&
               t &&
               (t.name === 'IndexOptions' || t.name === 'CreateIndexesOptions' || t.name === 'IndexDescription')
             ) {
@@ -473,6 +483,13 @@ class Walker {
         break;
       case 'CatchClause':
         addBinding(bindings, node.param);
+        break;
+      case 'AssignmentExpression':
+        // A name assigned again is bound more than once: its declaration's value is not the only one.
+        if (node.left.type === 'Identifier') bindings.push(node.left.name);
+        break;
+      case 'UpdateExpression':
+        if (node.argument.type === 'Identifier') bindings.push(node.argument.name);
         break;
       case 'ImportSpecifier':
       case 'ImportDefaultSpecifier':

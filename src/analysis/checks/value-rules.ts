@@ -41,9 +41,10 @@ const CREATE_INDEX_FAILS = 'createIndex fails with CannotCreateIndex (67)';
 /**
  * TTL001 for `expireAfterSeconds: process.env.TTL`: an environment variable is a string, or
  * undefined when it is not set, never a number. The engine's check says what mongod answers to
- * a string; the fix reads it as a number with a fallback.
+ * a string; the fix reads it as a number (with a fallback unless the code gives one). `fallback`
+ * is what `process.env.TTL || fallback` gives when the variable is unset (undefined: no fallback).
  */
-export function checkEnvValue(ctx: CheckContext, unit: Unit, prop: Prop, env: string): void {
+export function checkEnvValue(ctx: CheckContext, unit: Unit, prop: Prop, env: string, fallback: unknown): void {
   let engineMessage = '';
   try {
     checkIndexExpireAfterSeconds('3600', ctx.serverVersion);
@@ -51,16 +52,49 @@ export function checkEnvValue(ctx: CheckContext, unit: Unit, prop: Prop, env: st
     if (err instanceof EngineError) engineMessage = ` (mongod: "${err.message.split('. ')[0]}")`;
   }
   const source = nodeText(unit, prop.value.node);
-  const fallback = 3600;
+  const hasFallback = fallback !== undefined;
+  const defaultSeconds = 3600;
+  const replacement = hasFallback ? `Number(${source})` : `Number(${source} ?? ${defaultSeconds})`;
+  const when = hasFallback ? `whenever ${env} is set` : 'whenever this runs';
+  const what = hasFallback
+    ? `process.env.${env} is a string, never a number`
+    : `process.env.${env} is a string, or undefined when the variable is not set, never a number`;
   ctx.report(
     'TTL001',
     unit,
     prop.value.at,
-    `${CREATE_INDEX_FAILS} whenever this runs: process.env.${env} is a string, or undefined when the variable is not set, never a number${engineMessage}. Convert it, with a fallback for when it is missing: Number(${source} ?? ${fallback}).`,
+    `${CREATE_INDEX_FAILS} ${when}: ${what}${engineMessage}. Convert it${hasFallback ? '' : ', with a fallback for when it is missing'}: ${replacement}.`,
     [
       {
-        title: `Use Number(${source} ?? ${fallback}) (a number; ${durationWords(fallback)} when ${env} is not set)`,
-        edits: [replace(unit, prop.value.node, `Number(${source} ?? ${fallback})`)],
+        title: hasFallback
+          ? `Use ${replacement} (a number of seconds)`
+          : `Use ${replacement} (a number; ${durationWords(defaultSeconds)} when ${env} is not set)`,
+        edits: [replace(unit, prop.value.node, replacement)],
+        preferred: true,
+      },
+    ],
+  );
+}
+
+/**
+ * TTL001 for Mongoose `expires: process.env.TTL || 60`: Mongoose reads a string `expires` with
+ * the `ms` package, where a bare number is milliseconds, so TTL=3600 gives Math.round(3.6) = 4
+ * seconds. A string with a unit ("1h") is fine, so this fires only when the fallback is a number
+ * of seconds: the variable is then meant to hold one too.
+ */
+export function checkMongooseEnvValue(ctx: CheckContext, unit: Unit, prop: Prop, env: string, fallback: unknown): void {
+  if (typeof fallback !== 'number' || !Number.isFinite(fallback)) return;
+  const source = nodeText(unit, prop.value.node);
+  const replacement = `Number(${source})`;
+  ctx.report(
+    'TTL001',
+    unit,
+    prop.value.at,
+    `Whenever ${env} is set, expires gets a string, which Mongoose reads as a duration where a bare number means milliseconds: ${env}=${fallback} gives a TTL of ${Math.round(fallback / 1000)} seconds, not ${durationWords(fallback)}. Convert it to a number of seconds: ${replacement} (or set ${env} with a unit, such as "1h").`,
+    [
+      {
+        title: `Use ${replacement} (a number of seconds)`,
+        edits: [replace(unit, prop.value.node, replacement)],
         preferred: true,
       },
     ],

@@ -81,7 +81,11 @@ describe('analysis API', () => {
   test('values that cannot be known are left alone (no guessing)', () => {
     const text = [
       'let ttl = -1;',
+      'if (process.env.LONG) ttl = 86400;',
+      'var count = -1;',
+      'count++;',
       'db.a.createIndex({ t: 1 }, { expireAfterSeconds: ttl });',
+      'db.a2.createIndex({ t: 1 }, { expireAfterSeconds: count });',
       'const shadowed = -1;',
       'function f(shadowed) { db.b.createIndex({ t: 1 }, { expireAfterSeconds: shadowed }); }',
       'db.c.createIndex({ t: 1 }, { expireAfterSeconds: config.ttl, ...extra });',
