@@ -29,6 +29,17 @@ function readQuickInput() {
   };
 }
 
+/** For a failed click: how many elements match `selector`, how the first is shown, and what has the focus. */
+function describeMatches(selector) {
+  const all = [...document.querySelectorAll(selector)];
+  const first = all[0];
+  const shown = first
+    ? `first: ${first.className}, display ${getComputedStyle(first).display}, visibility ${getComputedStyle(first).visibility}, ${first.getBoundingClientRect().width}x${first.getBoundingClientRect().height}`
+    : 'none in the page';
+  const active = document.activeElement;
+  return `${all.length} match ${selector}; ${shown}; focus in ${active ? `${active.tagName}.${active.className}` : 'nothing'}`;
+}
+
 // Expressions evaluated in the page (strings: the workbench's CSP forbids building functions there).
 const STATE = `(${readQuickInput.toString()})()`;
 const waitFor = (page, expression) =>
@@ -55,7 +66,16 @@ async function runStep(page, step) {
     await page.keyboard.press(step.press);
   } else if (typeof step.click === 'string') {
     // A mouse click on what the selector finds first (the editor's lightbulb, say).
-    await page.click(step.click, { timeout: STEP_TIMEOUT_MS });
+    try {
+      await page.click(step.click, { timeout: STEP_TIMEOUT_MS });
+    } catch (e) {
+      // Say what the page had: nothing matching, or something hidden (and where the focus was).
+      const facts = await page
+        .evaluate(`(${describeMatches.toString()})(${JSON.stringify(step.click)})`)
+        .catch(() => '');
+      e.message = `${e.message.split('\n')[0]} (${facts})\n${e.message}`;
+      throw e;
+    }
   } else {
     throw new Error(`unknown UI step ${JSON.stringify(step)}`);
   }
