@@ -20,6 +20,23 @@ type Result = CommandResult & Record<string, unknown>;
 const run = (id: string, args: Record<string, unknown> = {}) =>
   vscode.commands.executeCommand<Result>(`ttlWorkbench.${id}`, { quiet: true, ...args });
 
+/**
+ * The path in code-server's file dialog once it has settled on `wanted` (or what it shows after 10 s):
+ * the dialog fills its path box in steps, the parent folder first while it reads the default one,
+ * on a busy machine for a second or more.
+ */
+async function settledDialogPath(wanted: string): Promise<string> {
+  let value = '';
+  return until(
+    `the file dialog at ${wanted}`,
+    async () => {
+      value = (await driveUi([]))?.value ?? '';
+      return value.startsWith(wanted) ? value : undefined;
+    },
+    10_000,
+  ).catch(() => value);
+}
+
 suite('Issue 18: a new user trial', () => {
   suiteSetup(async () => {
     const ext = vscode.extensions.getExtension<TTLWorkbenchApi>(EXTENSION_ID);
@@ -399,8 +416,8 @@ suite('Issue 18: a new user trial', () => {
       quiet: true,
     });
     try {
-      const save = await driveUi([{ waitForInput: 'Export dlg as EJSON' }]);
-      assert.equal(save!.value, path.join(folder, 'dlg.ejson.json'));
+      await driveUi([{ waitForInput: 'Export dlg as EJSON' }]);
+      assert.equal(await settledDialogPath(path.join(folder, 'dlg.ejson.json')), path.join(folder, 'dlg.ejson.json'));
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
       await pending.then(undefined, () => undefined);
@@ -411,17 +428,7 @@ suite('Issue 18: a new user trial', () => {
     });
     try {
       await driveUi([{ waitForInput: 'Import EJSON' }]);
-      // The dialog fills its path box in steps (the parent first while it reads the folder, on a busy
-      // machine for a second or more): wait for the value it settles on.
-      let value = '';
-      const open = await until(
-        'the open dialog in the workspace folder',
-        async () => {
-          value = (await driveUi([]))?.value ?? '';
-          return value.startsWith(folder) ? value : undefined;
-        },
-        10_000,
-      ).catch(() => value);
+      const open = await settledDialogPath(folder);
       assert.ok(open.startsWith(folder), `${open} is not in ${folder}`);
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
