@@ -175,7 +175,7 @@ export function createBsonGlobals(
     }
     throw errors.error(
       `${JSON.stringify(value)} is not a valid ISODate: use e.g. ISODate("2026-01-01T00:00:00Z").`,
-      'BSONError',
+      'MongoshInvalidInputError',
     );
   };
   return {

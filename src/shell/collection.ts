@@ -126,6 +126,11 @@ export class ShellCollection {
 
   insertMany(docs: unknown, options?: unknown): { acknowledged: true; insertedIds: Record<string, unknown> } {
     if (!Array.isArray(docs)) throw this[STATE].rt.errors.typeError('insertMany() needs an array of documents.');
+    if (docs.length === 0)
+      throw this[STATE].rt.errors.error(
+        'Invalid BulkOperation, Batch cannot be empty: pass insertMany() at least one document.',
+        'MongoInvalidArgumentError',
+      );
     const opts = this.#optionalDoc(options, 'options', 'insertMany') ?? {};
     const nowMs = this[STATE].rt.engine.clock.now();
     const prepared = docs.map((doc) => withId(this.#doc(doc, 'documents', 'insertMany'), nowMs));
@@ -258,11 +263,13 @@ export class ShellCollection {
 
   /** Legacy insert(doc | docs), kept because older snippets use it. */
   insert(docs: unknown, options?: unknown): { acknowledged: true; insertedIds: Record<string, unknown> } {
+    this[STATE].rt.deprecated('Collection.insert', 'insertOne, insertMany, or bulkWrite');
     return this.insertMany(Array.isArray(docs) ? docs : [docs], options);
   }
 
   /** Legacy update(filter, update, { upsert, multi }). */
   update(filter: unknown, update: unknown, options?: unknown): UpdateResultShape {
+    this[STATE].rt.deprecated('Collection.update', 'updateOne, updateMany, or bulkWrite');
     const opts = this.#optionalDoc(options, 'options', 'update') ?? {};
     const replacement =
       !Array.isArray(update) && update !== null && typeof update === 'object' && !hasOperators(update as Document);
@@ -271,6 +278,7 @@ export class ShellCollection {
 
   /** Legacy remove(filter, justOne | { justOne }). */
   remove(filter: unknown, justOne?: unknown): { acknowledged: true; deletedCount: number } {
+    this[STATE].rt.deprecated('Collection.remove', 'deleteOne, deleteMany, findOneAndDelete, or bulkWrite');
     const one =
       justOne === true || (justOne !== null && typeof justOne === 'object' && (justOne as Document).justOne === true);
     return this.#remove('remove', filter, undefined, one ? 1 : 0);
@@ -376,6 +384,7 @@ export class ShellCollection {
 
   /** The deprecated count(): like countDocuments. */
   count(filter?: unknown, options?: unknown): number {
+    this[STATE].rt.deprecated('Collection.count', 'countDocuments or estimatedDocumentCount');
     return this.countDocuments(filter, options);
   }
 
@@ -525,6 +534,11 @@ export class ShellCollection {
         dropTarget: dropTarget === true,
       }),
     );
+  }
+
+  isCapped(): boolean {
+    const options = this.exists()?.options as Document | undefined;
+    return options?.capped === true;
   }
 
   exists(): Document | null {

@@ -18,6 +18,9 @@ import { createClockDate, ShellTime } from './time';
 /** How many documents a displayed cursor (and each `it`) shows, as in mongosh. */
 export const CURSOR_BATCH = 20;
 
+/** mongosh's hint under a cursor batch with more to come. */
+export const MORE_HINT = 'Type "it" for more';
+
 /** What `it` evaluates to: the next documents of the last displayed cursor. */
 export class CursorIterationResult {
   constructor(
@@ -54,7 +57,9 @@ export function createShellWorld(engine: Engine, dbName: string): ShellWorld {
   // A cursor argument prints its next batch (nothing when it has none), as mongosh's print does.
   const batchText = (cursor: ShellCursor, expanded: boolean): string => {
     const batch = cursor.takeBatch(CURSOR_BATCH);
-    return batch.length ? (render(batch, { full: true, expanded }) ?? '') : '';
+    if (!batch.length) return '';
+    const text = render(batch, { full: true, expanded }) ?? '';
+    return cursor.hasMoreBatched() ? `${text}\n${MORE_HINT}` : text;
   };
   const print = (...args: unknown[]): void => {
     const text = args.map((a) => (a instanceof ShellCursor ? batchText(a, false) : renderForPrint(a))).join(' ');
