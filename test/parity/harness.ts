@@ -179,7 +179,18 @@ export async function runUnderMongosh(scripts: ParityScript[], groupSize = 60): 
       }));
       const driver = path.join(dir, `driver-${i}.js`);
       fs.writeFileSync(driver, driverScript(group));
-      const run = await runMongosh([uri, '--quiet', '--norc', driver], dir);
+      // On a busy machine an engine command can hold the endpoint's thread for seconds: polling
+      // monitoring with generous timeouts, and one more try for a group whose mongosh gave up.
+      const options = [
+        'directConnection=true',
+        'serverMonitoringMode=poll',
+        'heartbeatFrequencyMS=300000',
+        'connectTimeoutMS=120000',
+        'serverSelectionTimeoutMS=120000',
+      ];
+      const args = [`${uri}?${options.join('&')}`, '--quiet', '--norc', driver];
+      let run = await runMongosh(args, dir);
+      if (!run.stdout.includes(`${MARK}end`)) run = await runMongosh(args, dir);
       const seen = readGroup(run.stdout);
       if (!run.stdout.includes(`${MARK}end`))
         throw new Error(
