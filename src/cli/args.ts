@@ -8,6 +8,11 @@ export interface RunOptions {
   flavor?: 'mongodb' | 'cosmos';
   serverVersion?: '8.0' | '7.0';
   json: boolean;
+  /**
+   * Print every statement's value, as a notebook does, for .js files too (a .js file otherwise
+   * prints only what it prints, as `mongosh file.js` does).
+   */
+  echo?: boolean;
   timeoutMs: number;
   data?: string;
 }
@@ -86,6 +91,9 @@ Options:
                              metadata, else the current time)
   --flavor mongodb|cosmos    engine flavor (default: the notebook's "engine.flavor", else mongodb)
   --server-version 8.0|7.0   which mongod's rules to follow where they differ (default: 8.0)
+  --echo                     also print each statement's value for .js files (a .js file prints
+                             only what it prints, as mongosh FILE.js does; a .ttlbook
+                             notebook always shows each statement's value, as its cells do)
   --json                     one JSON line per statement:
                                {"ok":true,"file":…,"line":…,"result":…,"output":[…]}
                                {"ok":false,"file":…,"line":…,"error":{"code":…,"codeName":…,"message":…}}
@@ -193,12 +201,15 @@ export function parseArgs(argv: string[]): ParsedArgs {
     throw new UsageError(
       `unknown command '${command}': use 'ttl-workbench run FILE...', 'check [PATH...]', 'serve', 'mcp', 'verify --data DIR' or 'salvage --data DIR --to NEW' (see --help)`,
     );
-  const options: RunOptions = { files: [], clock: 'virtual', json: false, timeoutMs: 10_000 };
+  const options: RunOptions = { files: [], clock: 'virtual', json: false, echo: false, timeoutMs: 10_000 };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     switch (arg) {
       case '--json':
         options.json = true;
+        break;
+      case '--echo':
+        options.echo = true;
         break;
       case '--timeout': {
         const v = Number(valueOf(rest, i++, arg));

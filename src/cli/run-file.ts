@@ -1,8 +1,10 @@
 /**
  * Runs one playground file (a .js script or a .ttlbook notebook) against a fresh engine (or the one
- * kept in `--data DIR`) and writes
- * what each statement printed and returned, as text or as JSON lines. The same ShellSession powers
- * the notebook controller, so a notebook gives the same results here and in VS Code.
+ * kept in `--data DIR`) and writes what it prints and, for a notebook (or with `--echo`), what each
+ * statement returns, as text or as JSON lines. A .js file prints only what it prints, as
+ * `mongosh FILE.js` does, so a script gives the same text here and under mongosh. The same
+ * ShellSession powers the notebook controller, so a notebook gives the same results here and in
+ * VS Code.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -69,6 +71,8 @@ export function runFile(file: string, options: RunOptions, out: Write, err: Writ
     return { ok: false, statements: 0 };
   }
   const { cells, meta } = cellsOf(file, text);
+  // A script's values are not shown (mongosh FILE.js shows none); a notebook's are, as its cells do.
+  const showValues = options.echo === true || file.endsWith('.ttlbook');
   if ('error' in meta) {
     err(`${shown}: ${meta.error}\n`);
     return { ok: false, statements: 0 };
@@ -95,7 +99,8 @@ export function runFile(file: string, options: RunOptions, out: Write, err: Writ
       for (const s of session.steps(cell.source, { filename: file, lineOffset: cell.line - 1 })) {
         statements++;
         const outputs = statementOutputs(s);
-        out(options.json ? `${jsonLine(shown, s)}\n` : outputText(outputs.filter((o) => o.kind !== 'print')));
+        if (options.json) out(`${jsonLine(shown, s)}\n`);
+        else if (showValues) out(outputText(outputs.filter((o) => o.kind !== 'print')));
         const error = outputs.find((o) => o.kind === 'error');
         if (error?.kind === 'error') {
           err(`${errorText(error, shown)}\n`);

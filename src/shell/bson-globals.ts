@@ -154,7 +154,15 @@ export function createBsonGlobals(
   now: () => number,
   errors: ScriptErrors,
   boundary: Boundary,
+  warn: (message: string) => void = () => undefined,
 ): Record<string, unknown> {
+  // mongosh warns (on the script's output) when a number may already have lost precision.
+  const lossy = (name: string, v: unknown): void => {
+    if (typeof v === 'number')
+      warn(
+        `${name}: specifying a number as argument is deprecated and may lead to loss of precision, pass a string instead`,
+      );
+  };
   const toEngine = (v: unknown) => boundary.toEngine(v);
   const isoDate = (args: unknown[]): Date => {
     const [value] = args;
@@ -167,7 +175,7 @@ export function createBsonGlobals(
     }
     throw errors.error(
       `${JSON.stringify(value)} is not a valid ISODate: use e.g. ISODate("2026-01-01T00:00:00Z").`,
-      'BSONError',
+      'MongoshInvalidInputError',
     );
   };
   return {
@@ -180,8 +188,22 @@ export function createBsonGlobals(
     ),
     ISODate: callable('ISODate', isoDate, errors),
     NumberInt: callable('NumberInt', ([v = 0]) => new bson.Int32(Number(v)), errors),
-    NumberLong: callable('NumberLong', ([v, u]) => toLong(v, u), errors),
-    NumberDecimal: callable('NumberDecimal', ([v = '0']) => bson.Decimal128.fromString(String(v)), errors),
+    NumberLong: callable(
+      'NumberLong',
+      ([v, u]) => {
+        lossy('NumberLong', v);
+        return toLong(v, u);
+      },
+      errors,
+    ),
+    NumberDecimal: callable(
+      'NumberDecimal',
+      ([v = '0']) => {
+        lossy('NumberDecimal', v);
+        return bson.Decimal128.fromString(String(v));
+      },
+      errors,
+    ),
     Int32: callable('Int32', ([v = 0]) => new bson.Int32(Number(v)), errors, bson.Int32),
     Long: callable('Long', ([v, u]) => toLong(v, u), errors, bson.Long),
     Decimal128: callable(

@@ -29,6 +29,9 @@ export interface UpdateResultShape {
   upsertedCount: number;
 }
 
+/** mongod's maxWriteBatchSize: the most documents one insert command may carry. */
+const MAX_WRITE_BATCH = 100_000;
+
 /** The driver's default index name (`a_1_b_-1`) is the engine's, which mongod uses too. */
 export { defaultIndexName };
 
@@ -123,19 +126,34 @@ export class ShellCollection {
 
   insertMany(docs: unknown, options?: unknown): { acknowledged: true; insertedIds: Record<string, unknown> } {
     if (!Array.isArray(docs)) throw this[STATE].rt.errors.typeError('insertMany() needs an array of documents.');
+    if (docs.length === 0)
+      throw this[STATE].rt.errors.error(
+        'Invalid BulkOperation, Batch cannot be empty: pass insertMany() at least one document.',
+        'MongoInvalidArgumentError',
+      );
     const opts = this.#optionalDoc(options, 'options', 'insertMany') ?? {};
     const nowMs = this[STATE].rt.engine.clock.now();
     const prepared = docs.map((doc) => withId(this.#doc(doc, 'documents', 'insertMany'), nowMs));
     const ordered = opts.ordered !== false;
-    const reply = this.#run({ insert: this[STATE].name, documents: prepared, ordered, ...timeLimitOf(opts) });
-    const writeErrors = reply.writeErrors as Document[] | undefined;
-    if (writeErrors && writeErrors.length > 0) {
+    // The driver splits a large insertMany into batches the server takes (maxWriteBatchSize), and
+    // so does the shell: the error indexes stay those of the whole array.
+    let insertedCount = 0;
+    const writeErrors: Document[] = [];
+    for (let start = 0; start === 0 || start < prepared.length; start += MAX_WRITE_BATCH) {
+      const documents = prepared.length > MAX_WRITE_BATCH ? prepared.slice(start, start + MAX_WRITE_BATCH) : prepared;
+      const reply = this.#run({ insert: this[STATE].name, documents, ordered, ...timeLimitOf(opts) });
+      insertedCount += reply.n as number;
+      const errors = (reply.writeErrors as Document[] | undefined) ?? [];
+      for (const e of errors) writeErrors.push(start === 0 ? e : { ...e, index: (e.index as number) + start });
+      if (ordered && errors.length > 0) break;
+    }
+    if (writeErrors.length > 0) {
       const failed = new Set(writeErrors.map((e) => e.index as number));
       const last = ordered ? (writeErrors[0].index as number) : prepared.length;
       const insertedIds: Record<string, unknown> = {};
       for (let i = 0; i < last; i++) if (!failed.has(i)) insertedIds[String(i)] = prepared[i]._id;
       throw this[STATE].rt.errors.bulkWriteError(this[STATE].rt.out(writeErrors), {
-        insertedCount: reply.n,
+        insertedCount,
         insertedIds,
       });
     }
@@ -245,11 +263,13 @@ export class ShellCollection {
 
   /** Legacy insert(doc | docs), kept because older snippets use it. */
   insert(docs: unknown, options?: unknown): { acknowledged: true; insertedIds: Record<string, unknown> } {
+    this[STATE].rt.deprecated('Collection.insert', 'insertOne, insertMany, or bulkWrite');
     return this.insertMany(Array.isArray(docs) ? docs : [docs], options);
   }
 
   /** Legacy update(filter, update, { upsert, multi }). */
   update(filter: unknown, update: unknown, options?: unknown): UpdateResultShape {
+    this[STATE].rt.deprecated('Collection.update', 'updateOne, updateMany, or bulkWrite');
     const opts = this.#optionalDoc(options, 'options', 'update') ?? {};
     const replacement =
       !Array.isArray(update) && update !== null && typeof update === 'object' && !hasOperators(update as Document);
@@ -258,6 +278,7 @@ export class ShellCollection {
 
   /** Legacy remove(filter, justOne | { justOne }). */
   remove(filter: unknown, justOne?: unknown): { acknowledged: true; deletedCount: number } {
+    this[STATE].rt.deprecated('Collection.remove', 'deleteOne, deleteMany, findOneAndDelete, or bulkWrite');
     const one =
       justOne === true || (justOne !== null && typeof justOne === 'object' && (justOne as Document).justOne === true);
     return this.#remove('remove', filter, undefined, one ? 1 : 0);
@@ -363,6 +384,7 @@ export class ShellCollection {
 
   /** The deprecated count(): like countDocuments. */
   count(filter?: unknown, options?: unknown): number {
+    this[STATE].rt.deprecated('Collection.count', 'countDocuments or estimatedDocumentCount');
     return this.countDocuments(filter, options);
   }
 
@@ -450,6 +472,24 @@ export class ShellCollection {
     return this.getIndexes().map((i) => i.key as Document);
   }
 
+  /** Hides an index from the query planner (it stays maintained, and a TTL index keeps expiring). */
+  hideIndex(index: unknown): Document {
+    return this.#setHidden('hideIndex', index, true);
+  }
+
+  unhideIndex(index: unknown): Document {
+    return this.#setHidden('unhideIndex', index, false);
+  }
+
+  /** mongosh's (un)hideIndex: collMod by name or key pattern; the reply says hidden_old and hidden_new. */
+  #setHidden(method: string, index: unknown, hidden: boolean): Document {
+    const which =
+      typeof index === 'string'
+        ? { name: index }
+        : { keyPattern: this.#doc(index, 'an index name or key pattern', method) };
+    return this[STATE].rt.out(this.#run({ collMod: this[STATE].name, index: { ...which, hidden } }));
+  }
+
   dropIndex(index: unknown): Document {
     if (index === '*')
       throw this.#invalidArgument(
@@ -494,6 +534,11 @@ export class ShellCollection {
         dropTarget: dropTarget === true,
       }),
     );
+  }
+
+  isCapped(): boolean {
+    const options = this.exists()?.options as Document | undefined;
+    return options?.capped === true;
   }
 
   exists(): Document | null {

@@ -173,6 +173,11 @@ export abstract class ShellCursor implements IterableCursor {
     return this.closed;
   }
 
+  /** How many documents are read from the server and not handed out yet. */
+  objsLeftInBatch(): number {
+    return this.buffer.length - this.position;
+  }
+
   isExhausted(): boolean {
     return this.closed || (this.started && this.position >= this.buffer.length && isZeroId(this.cursorId));
   }
@@ -225,7 +230,19 @@ export interface FindSpec {
   skip?: number;
   limit?: number;
   hint?: unknown;
+  /** Further find command fields set by cursor methods (min, max, collation, comment, …). */
+  options?: Document;
 }
+
+/** The driver's sort directions: numbers ±1 and their names, or a `$meta` document. */
+const SORT_DIRECTIONS = new Map<unknown, number>([
+  [1, 1],
+  [-1, -1],
+  ['asc', 1],
+  ['ascending', 1],
+  ['desc', -1],
+  ['descending', -1],
+]);
 
 export class FindCursor extends ShellCursor {
   constructor(
@@ -246,7 +263,15 @@ export class FindCursor extends ShellCursor {
     if (s.skip !== undefined) cmd.skip = s.skip;
     if (s.limit !== undefined) cmd.limit = s.limit;
     if (s.hint !== undefined) cmd.hint = s.hint;
+    if (s.options !== undefined) Object.assign(cmd, s.options);
     return cmd;
+  }
+
+  /** A find command field set by a cursor method, before the cursor is read. */
+  private option(method: string, field: string, value: unknown): this {
+    this.assertNotStarted(method);
+    this.spec.options = { ...this.spec.options, [field]: this.rt.in(value) };
+    return this;
   }
 
   protected openCommand(): Document {
@@ -274,10 +299,61 @@ export class FindCursor extends ShellCursor {
     return value;
   }
 
+  /** The sort, each direction checked and spelled as the driver sends it (1 or -1). */
   sort(spec: unknown): this {
     this.assertNotStarted('sort');
-    this.spec.sort = this.document(spec, 'sort');
+    const sort = this.document(spec, 'sort');
+    const out: Document = {};
+    for (const [key, value] of Object.entries(sort)) {
+      const direction = SORT_DIRECTIONS.get(typeof value === 'string' ? value.toLowerCase() : value);
+      const meta = value !== null && typeof value === 'object' && '$meta' in value;
+      if (direction === undefined && !meta)
+        throw this.rt.errors.error(
+          `Invalid sort direction: ${JSON.stringify(value)}; use 1 (ascending) or -1 (descending).`,
+          'MongoInvalidArgumentError',
+        );
+      Object.defineProperty(out, key, { value: meta ? value : direction, enumerable: true, writable: true });
+    }
+    this.spec.sort = out;
     return this;
+  }
+
+  min(bound: unknown): this {
+    return this.option('min', 'min', this.document(bound, 'min'));
+  }
+
+  max(bound: unknown): this {
+    return this.option('max', 'max', this.document(bound, 'max'));
+  }
+
+  returnKey(enabled: unknown = true): this {
+    return this.option('returnKey', 'returnKey', enabled !== false);
+  }
+
+  showRecordId(enabled: unknown = true): this {
+    return this.option('showRecordId', 'showRecordId', enabled !== false);
+  }
+
+  comment(text: unknown): this {
+    return this.option('comment', 'comment', text);
+  }
+
+  collation(spec: unknown): this {
+    return this.option('collation', 'collation', this.document(spec, 'collation'));
+  }
+
+  noCursorTimeout(): this {
+    return this.option('noCursorTimeout', 'noCursorTimeout', true);
+  }
+
+  /** As the driver: spilling to disk only means something for a sort, so one must come first. */
+  allowDiskUse(enabled: unknown = true): this {
+    if (this.spec.sort === undefined)
+      throw this.rt.errors.error(
+        'Option "allowDiskUse" requires a sort specification: call sort() before allowDiskUse().',
+        'MongoInvalidArgumentError',
+      );
+    return this.option('allowDiskUse', 'allowDiskUse', enabled !== false);
   }
 
   limit(n: unknown): this {

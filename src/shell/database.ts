@@ -6,6 +6,7 @@
 import type { Document } from '../engine';
 import { ShellCollection } from './collection';
 import { shellDisplay } from './render';
+import { ShellMongo } from './mongo';
 import type { DatabaseLike, ShellRuntime } from './runtime';
 
 /** Internal state under a symbol, so no collection name can shadow it. */
@@ -73,11 +74,13 @@ export class ShellDatabase implements DatabaseLike {
 
   getCollection(name: unknown): ShellCollection {
     const state = this[STATE];
-    if (typeof name !== 'string' || name.length === 0) {
-      throw state.rt.errors.typeError(
-        `getCollection() needs a collection name, got ${typeof name === 'string' ? 'an empty string' : typeof name}.`,
+    if (typeof name !== 'string')
+      throw state.rt.errors.typeError(`getCollection() needs a collection name, got ${typeof name}.`);
+    if (name.length === 0)
+      throw state.rt.errors.error(
+        'Invalid collection name: getCollection() needs a collection name, got an empty string.',
+        'MongoshInvalidInputError',
       );
-    }
     let coll = state.collections.get(name);
     if (!coll) {
       coll = new ShellCollection(state.rt, state.self, name);
@@ -95,8 +98,10 @@ export class ShellDatabase implements DatabaseLike {
     return listCollections(this[STATE], undefined, true).map((c) => c.name as string);
   }
 
-  getCollectionInfos(filter?: unknown): Document[] {
-    return listCollections(this[STATE], filter, false);
+  /** mongosh's getCollectionInfos(filter, { nameOnly }): with nameOnly, only names and types. */
+  getCollectionInfos(filter?: unknown, options?: unknown): Document[] {
+    const opts = options === undefined || options === null ? {} : toCommand(this[STATE], options, 'getCollectionInfos');
+    return listCollections(this[STATE], filter, opts.nameOnly === true);
   }
 
   createCollection(name: unknown, options?: unknown): Document {
@@ -131,8 +136,15 @@ export class ShellDatabase implements DatabaseLike {
     return this[STATE].rt.out(run(this[STATE], { dbStats: 1 }));
   }
 
+  /** mongosh's reply: `{ ok: 1, dropped: name }`, ok first. */
   dropDatabase(): Document {
-    return this[STATE].rt.out(run(this[STATE], { dropDatabase: 1 }));
+    const { ok, ...rest } = this[STATE].rt.out(run(this[STATE], { dropDatabase: 1 }));
+    return { ok, ...rest };
+  }
+
+  /** The connection: here, the engine the shell runs on. */
+  getMongo(): ShellMongo {
+    return new ShellMongo(this[STATE].rt);
   }
 
   version(): string {

@@ -10,12 +10,16 @@ import { createBsonGlobals } from './bson-globals';
 import { ShellCursor } from './cursor';
 import { createDatabase } from './database';
 import { ScriptErrors, type RealmErrorConstructors } from './errors';
-import { render, renderAsValue, renderForPrint } from './render';
+import { render, renderForPrint, renderForPrintjson } from './render';
 import { ShellRuntime } from './runtime';
+import { show } from './show';
 import { createClockDate, ShellTime } from './time';
 
 /** How many documents a displayed cursor (and each `it`) shows, as in mongosh. */
 export const CURSOR_BATCH = 20;
+
+/** mongosh's hint under a cursor batch with more to come. */
+export const MORE_HINT = 'Type "it" for more';
 
 /** What `it` evaluates to: the next documents of the last displayed cursor. */
 export class CursorIterationResult {
@@ -50,27 +54,32 @@ export function createShellWorld(engine: Engine, dbName: string): ShellWorld {
   const runtime = new ShellRuntime(engine, dbName, errors, boundary, createDatabase);
   const time = new ShellTime(runtime);
 
-  // A cursor argument prints its next batch, as mongosh's print does.
-  const printable = (a: unknown): string =>
-    a instanceof ShellCursor ? (render(a.takeBatch(CURSOR_BATCH), { full: true }) ?? '') : renderForPrint(a);
+  // A cursor argument prints its next batch (nothing when it has none), as mongosh's print does.
+  const batchText = (cursor: ShellCursor, expanded: boolean): string => {
+    const batch = cursor.takeBatch(CURSOR_BATCH);
+    if (!batch.length) return '';
+    const text = render(batch, { full: true, expanded }) ?? '';
+    return cursor.hasMoreBatched() ? `${text}\n${MORE_HINT}` : text;
+  };
   const print = (...args: unknown[]): void => {
-    const text = args.map(printable).join(' ');
+    const text = args.map((a) => (a instanceof ShellCursor ? batchText(a, false) : renderForPrint(a))).join(' ');
     for (const line of text.split('\n')) runtime.print(line);
   };
   const printjson = (...args: unknown[]): void => {
-    const text = args.map((a) => (a instanceof ShellCursor ? printable(a) : renderAsValue(a))).join(' ');
+    const text = args.map((a) => (a instanceof ShellCursor ? batchText(a, true) : renderForPrintjson(a))).join(' ');
     for (const line of text.split('\n')) runtime.print(line);
   };
 
   const globals: Record<string, unknown> = {
-    ...createBsonGlobals(now, errors, boundary),
+    ...createBsonGlobals(now, errors, boundary, (message) => runtime.print(`Warning: ${message}`)),
     Date: ScriptDate,
     MongoServerError: errors.MongoServerError,
     MongoBulkWriteError: errors.MongoBulkWriteError,
     use: (name: unknown) => runtime.use(name),
+    show: (what: unknown) => show(runtime, what),
     print,
     printjson,
-    console: Object.freeze({ log: print, info: print, warn: print, error: print, debug: print, dir: printjson }),
+    console: Object.freeze({ log: print, info: print, warn: print, error: print, debug: print, dir: print }),
     sleep: (ms: unknown) => time.sleep(ms),
     load: () => {
       throw errors.error(

@@ -18,6 +18,8 @@ export const shellDisplay = Symbol('ttlWorkbench.shellDisplay');
 export interface RenderOptions {
   /** Full depth and every array element (mongosh does this for cursor batches and explain). */
   full?: boolean;
+  /** printjson's form: full, and every object and array member on its own line. */
+  expanded?: boolean;
 }
 
 /** Values printed at full depth however deep they nest (explain output, as in mongosh). */
@@ -25,6 +27,7 @@ export const fullDepth = new WeakSet<object>();
 
 const DEPTH = 6;
 const MAX_ARRAY = 100;
+const INSPECT_CUSTOM = Symbol.for('nodejs.util.inspect.custom');
 
 /** Text that util.inspect prints verbatim. */
 class Printable {
@@ -115,6 +118,8 @@ function printable(value: unknown, level: number, options: RenderOptions, seen: 
   if (typeof display === 'function') return new Printable(String(display.call(value)));
   const array = Array.isArray(value);
   if (!array && !isPlainObject(value)) return value; // Map, Set, errors, class instances: util.inspect's own form
+  // An object that says how it prints (inspect.custom, of either realm's Symbol.for) prints that way.
+  if (typeof (value as { [INSPECT_CUSTOM]?: unknown })[INSPECT_CUSTOM] === 'function') return value;
   if (!options.full && level > DEPTH) return new Printable(array ? '[Array]' : '[Object]');
   if (seen.has(value)) return new Printable('[Circular]');
   seen.add(value);
@@ -122,10 +127,13 @@ function printable(value: unknown, level: number, options: RenderOptions, seen: 
     if (array) {
       const items = value as unknown[];
       const shown = options.full ? items.length : Math.min(items.length, MAX_ARRAY);
-      const out: unknown[] = [];
-      for (let i = 0; i < shown; i++) out.push(printable(items[i], level + 1, options, seen));
-      // Holes past the shown part make util.inspect say "... n more items", as it would itself.
-      out.length = items.length;
+      // Holes stay holes (util.inspect says "<1 empty item>"), past the shown part too, where
+      // util.inspect says "... n more items".
+      const out: unknown[] = new Array(items.length);
+      for (let i = 0; i < shown; i++) if (i in items) out[i] = printable(items[i], level + 1, options, seen);
+      // util.inspect aligns a long array of numbers to the right only when the first hidden item
+      // is a number too: that one item is kept as it is.
+      if (shown < items.length && shown in items) out[shown] = items[shown];
       return out;
     }
     const out: Record<string, unknown> = {};
@@ -142,11 +150,13 @@ function printable(value: unknown, level: number, options: RenderOptions, seen: 
 }
 
 function inspectTree(value: unknown, options: RenderOptions): string {
+  if (options.expanded) options = { ...options, full: true };
   return inspect(printable(value, 0, options, new Set()), {
     depth: options.full ? Infinity : DEPTH,
     maxArrayLength: options.full ? Infinity : MAX_ARRAY,
+    ...(options.expanded ? { maxStringLength: Infinity } : {}),
     breakLength: 80,
-    compact: 3,
+    compact: options.expanded ? false : 3,
     colors: false,
     customInspect: true,
     showProxy: false,
@@ -168,13 +178,21 @@ export function render(value: unknown, options: RenderOptions = {}): string | un
   return inspectTree(value, options);
 }
 
-/** The text `print()` shows for one argument: strings raw, anything else rendered. */
-export function renderForPrint(value: unknown): string {
+/** The text `print()` shows for one argument: strings raw (control characters too), undefined as nothing. */
+export function renderForPrint(value: unknown, options: RenderOptions = {}): string {
   if (typeof value === 'string') return value;
-  return render(value) ?? 'undefined';
+  if (value === undefined) return '';
+  if (value !== null && typeof value === 'object' && fullDepth.has(value))
+    return inspectTree(value, { ...options, full: true });
+  return inspectTree(value, options);
 }
 
-/** printjson's text: like render, but a string shows quoted (it is a JSON-ish value, not a message). */
+/** printjson's text: print's, with every member on its own line, at full depth and length. */
+export function renderForPrintjson(value: unknown): string {
+  return renderForPrint(value, { expanded: true });
+}
+
+/** A value as mongosh code shows it: like render, but a string shows quoted. */
 export function renderAsValue(value: unknown): string {
   if (typeof value === 'string') return quote(value);
   return render(value) ?? 'undefined';

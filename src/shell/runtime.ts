@@ -55,6 +55,15 @@ export class ShellRuntime {
     return this.database(this.current);
   }
 
+  private readonly deprecationsShown = new Set<string>();
+
+  /** mongosh's DeprecationWarning line for a legacy method, printed the first time the session uses it. */
+  deprecated(method: string, instead: string): void {
+    if (this.deprecationsShown.has(method)) return;
+    this.deprecationsShown.add(method);
+    this.print(`DeprecationWarning: ${method}() is deprecated. Use ${instead}.`);
+  }
+
   /** `use(name)`: mongosh's reply text. */
   use(name: unknown): string {
     if (typeof name !== 'string')

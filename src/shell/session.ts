@@ -17,7 +17,7 @@ import {
   timeoutMessage,
   type ThrownInfo,
 } from './errors';
-import { createShellWorld, CursorIterationResult, CURSOR_BATCH } from './globals';
+import { createShellWorld, CursorIterationResult, CURSOR_BATCH, MORE_HINT } from './globals';
 import { ShellCursor } from './cursor';
 import { render, toRelaxedEjson } from './render';
 import type { ShellRuntime } from './runtime';
@@ -83,8 +83,7 @@ export interface EvaluationResult {
   output: string[];
 }
 
-/** mongosh's hint under a cursor batch with more to come. */
-export const MORE_HINT = 'Type "it" for more';
+export { MORE_HINT };
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 

@@ -316,6 +316,38 @@ suite('Playground notebooks', function () {
     assert.deepEqual(items(cells[3]), [{ mime: 'text/plain', text: 'other' }]);
   });
 
+  test('print streams: a loop printing every 100 inserts appends each line to the running cell, long before the statement ends (issue 20)', async () => {
+    const nb = await untitled({ engine: { isolated: true } }, [
+      '{ for (let i = 1; i <= 40000; i++) { db.stream.insertOne({ i }); if (i % 100 === 0) print(`inserted ${i}`); } }',
+    ]);
+    const [cell] = codeCells(nb);
+    const stdout = () =>
+      items(cell)
+        .filter((i) => i.mime === STDOUT)
+        .map((i) => i.text)
+        .join('');
+    const started = Date.now();
+    const running = vscode.commands.executeCommand('notebook.execute', nb.uri);
+    // Watch the cell while it runs: when its first line shows, and whether the cell had ended by then.
+    let firstSeen: { at: number; ended: boolean } | undefined;
+    while (Date.now() - started < 60_000 && cell.executionSummary?.success === undefined) {
+      if (!firstSeen && stdout().includes('inserted 100\n'))
+        firstSeen = { at: Date.now(), ended: cell.executionSummary?.success !== undefined };
+      await delay(10);
+    }
+    await running;
+    await api.notebooks.whenIdle(nb);
+    const ended = Date.now();
+    assert.equal(cell.executionSummary?.success, true);
+    assert.ok(firstSeen, 'the first printed line never showed while the cell ran');
+    assert.equal(firstSeen.ended, false, 'the first line showed only once the cell had ended');
+    assert.ok(
+      ended - firstSeen.at > 200,
+      `the first line showed ${ended - firstSeen.at} ms before the cell ended: it was not streamed`,
+    );
+    assert.equal(stdout(), Array.from({ length: 400 }, (_, k) => `inserted ${(k + 1) * 100}\n`).join(''));
+  });
+
   test('interrupting a long cell stops it, inside a statement or between two (code 11601 Interrupted), and skips the queued cells', async () => {
     // A system clock makes sleep() take real time, so there is something to interrupt.
     const nb = await untitled({ engine: { isolated: true, clock: 'system' } }, [

@@ -29,6 +29,12 @@ describe('ttl-workbench arguments', () => {
     assert.equal(parsed.options.now?.toISOString(), '2026-01-01T00:00:00.000Z');
     assert.equal(parsed.options.flavor, 'cosmos');
     assert.equal(parsed.options.timeoutMs, 500);
+    assert.equal(parsed.options.echo, false);
+  });
+
+  test('run --echo asks for every statement value of a .js file', () => {
+    const parsed = parseArgs(['run', '--echo', 'a.js']);
+    assert.equal(parsed.command === 'run' && parsed.options.echo, true);
   });
 
   test('mcp: a virtual clock, the confirmation limit and the statement time limit, with their bounds', () => {

@@ -275,7 +275,7 @@ describe('run: printed lines as they are printed', () => {
       () => undefined,
     );
     assert.equal(outcome.ok, true);
-    assert.equal(writes.map((w) => w.text).join(''), 'started\ndone\n20000\n');
+    assert.equal(writes.map((w) => w.text).join(''), 'started\ndone\n');
     const started = writes.find((w) => w.text === 'started\n')!;
     const done = writes.find((w) => w.text === 'done\n')!;
     assert.ok(
@@ -325,5 +325,51 @@ describe('serve --auth', () => {
       child.kill('SIGTERM');
     }
     assert.equal(await exited, 0);
+  });
+});
+
+describe('run: print streams to stdout', () => {
+  test('a loop printing every 100 inserts shows each line on stdout while the script still runs (a child process read as it writes)', async () => {
+    const file = tempFile(
+      'loop.js',
+      'for (let i = 1; i <= 3000; i++) { db.c.insertOne({ i }); if (i % 100 === 0) print(`inserted ${i}`); }\n',
+    );
+    const child = spawn(process.execPath, [cli, 'run', file], { cwd: root });
+    // When each chunk arrives: with streaming, the first line comes long before the last.
+    const arrivals: Array<{ text: string; at: number }> = [];
+    child.stdout.setEncoding('utf8').on('data', (d: string) => arrivals.push({ text: d, at: performance.now() }));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0);
+    const text = arrivals.map((a) => a.text).join('');
+    assert.equal(text, Array.from({ length: 30 }, (_, k) => `inserted ${(k + 1) * 100}\n`).join(''));
+    assert.ok(arrivals.length > 1, 'stdout arrived in one piece at the end: print did not stream');
+    const first = arrivals.find((a) => a.text.includes('inserted 100\n'))!;
+    const last = arrivals.find((a) => a.text.includes('inserted 3000\n'))!;
+    assert.ok(
+      last.at - first.at > 20,
+      `the first line came only ${(last.at - first.at).toFixed(0)} ms before the last`,
+    );
+  });
+});
+
+describe('run: a .js file prints what mongosh FILE.js prints', () => {
+  const source = 'db.c.insertOne({ _id: 1 })\nprint("hi")\ndb.c.countDocuments()\n';
+
+  test('without --echo only printed lines are written, as mongosh shows no statement values for a file', () => {
+    const r = run(['run', tempFile('quiet.js', source)]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'hi\n');
+  });
+
+  test('--echo also writes each statement value, as a notebook shows them', () => {
+    const r = run(['run', '--echo', tempFile('echo.js', source)]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '{ acknowledged: true, insertedId: 1 }\nhi\n1\n');
+  });
+
+  test('a .ttlbook notebook shows each statement value without --echo', () => {
+    const r = run(['run', tempFile('book.ttlbook', '// %%\n' + source)]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '{ acknowledged: true, insertedId: 1 }\nhi\n1\n');
   });
 });

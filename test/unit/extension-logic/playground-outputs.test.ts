@@ -55,7 +55,9 @@ describe('playground outputs', () => {
   });
 
   it('a list of documents shows as the documents mime first (its JSON, and mongosh text the renderer draws by default), then mongosh text; no application/json, which VS Code would show as tab-indented JSON', () => {
-    const specs = specsOf('db.c.insertMany([{ _id: 1, at: new Date(0) }, { _id: 2, n: NumberLong(5) }]); db.c.find()');
+    const specs = specsOf(
+      'db.c.insertMany([{ _id: 1, at: new Date(0) }, { _id: 2, n: NumberLong("5") }]); db.c.find()',
+    );
     const table = specs[1];
     assert.equal(table.kind, 'items');
     if (table.kind !== 'items') return;

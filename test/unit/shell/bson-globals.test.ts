@@ -53,7 +53,7 @@ describe('BSON globals in the shell', () => {
     assert.equal((h.value('ISODate(0)') as Date).getTime(), 0);
     assert.equal(h.value('ISODate("2026-01-01") instanceof Date'), true);
     const bad = h.failure('ISODate("next tuesday")');
-    assert.equal(bad.error?.name, 'BSONError');
+    assert.equal(bad.error?.name, 'MongoshInvalidInputError', "mongosh's name for a bad ISODate argument");
     assert.match(bad.error?.message ?? '', /not a valid ISODate/);
   });
 

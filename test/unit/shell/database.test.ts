@@ -35,7 +35,7 @@ describe('collections as properties', () => {
 
   it('getCollection refuses what is not a name', () => {
     const h = harness();
-    assert.equal(h.failure('db.getCollection("")').error?.name, 'TypeError');
+    assert.equal(h.failure('db.getCollection("")').error?.name, 'MongoshInvalidInputError', "mongosh's name for it");
     assert.equal(h.failure('db.getCollection(5)').error?.name, 'TypeError');
   });
 });

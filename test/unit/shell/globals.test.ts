@@ -38,7 +38,7 @@ describe('printing', () => {
   it('print joins its arguments with spaces, strings raw, values as mongosh renders them', () => {
     const h = harness();
     const r = h.last('print("count:", 3, { a: ISODate("2026-01-01T00:00:00Z") }, [1, "x"], null, undefined)');
-    assert.deepEqual(r.output, ["count: 3 { a: ISODate('2026-01-01T00:00:00.000Z') } [ 1, 'x' ] null undefined"]);
+    assert.deepEqual(r.output, ["count: 3 { a: ISODate('2026-01-01T00:00:00.000Z') } [ 1, 'x' ] null "]);
     assert.equal(r.value, undefined);
     assert.equal(r.rendered, undefined);
   });
@@ -67,9 +67,10 @@ describe('printing', () => {
     ]);
   });
 
-  it('printjson quotes strings; console methods all print', () => {
+  it('printjson prints a string raw and a document one member a line, as mongosh 2.x; console methods all print', () => {
     const h = harness();
-    assert.deepEqual(h.last('printjson("s")').output, ["'s'"]);
+    assert.deepEqual(h.last('printjson("s")').output, ['s']);
+    assert.deepEqual(h.last('printjson({ a: [1] })').output, ['{', '  a: [', '    1', '  ]', '}']);
     const all = h.run('console.info(1); console.warn(2); console.error(3); console.debug(4); console.dir({ d: 5 })');
     assert.deepEqual(all.output, ['1', '2', '3', '4', '{ d: 5 }']);
   });

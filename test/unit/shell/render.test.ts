@@ -159,7 +159,7 @@ describe('render', () => {
   it('renderForPrint prints strings raw and the rest rendered', () => {
     assert.equal(renderForPrint('a b'), 'a b');
     assert.equal(renderForPrint({ a: new Int32(1) }), '{ a: Int32(1) }');
-    assert.equal(renderForPrint(undefined), 'undefined');
+    assert.equal(renderForPrint(undefined), '', 'mongosh prints undefined as nothing');
   });
 });
 
