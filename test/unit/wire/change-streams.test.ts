@@ -11,7 +11,6 @@ import { startServer, type RunningServer } from '../../../src/wire';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = any;
 
 /**
