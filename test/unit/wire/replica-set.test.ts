@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Long, ObjectId, Timestamp, UUID, type Document } from 'bson';
 import { MongoClient, MongoServerError } from 'mongodb';
+import mongoose from 'mongoose';
 import { Engine, VirtualClock } from '../../../src/engine';
 import { closeStoredEngine, openStoredEngine } from '../../../src/storage/engine-store';
 import { startServer, type RunningServer } from '../../../src/wire';
@@ -484,5 +485,41 @@ describe('replica-set mode: a committed transaction is one journal frame', () =>
       fs.writeFileSync(path.join(copy, 'journal-0.ttlj'), bytes.subarray(0, cut));
       assert.deepEqual(state(copy), [{ _id: 0, n: 0 }], `cut at ${cut}`);
     }
+  });
+});
+
+describe('replica-set mode: Mongoose transactions, as a MongoMemoryReplSet test setup uses them', () => {
+  let server: RunningServer;
+  let conn: mongoose.Connection;
+
+  before(async () => {
+    server = await startServer({ now: T0, replSet: 'rs0' });
+    conn = await mongoose.createConnection(server.uri, { serverSelectionTimeoutMS: 5000 }).asPromise();
+  });
+
+  after(async () => {
+    await conn.close();
+    await server.stop();
+  });
+
+  test('connection.transaction() commits the models written inside it; a throw inside rolls them back', async () => {
+    const Account = conn.model('Account', new mongoose.Schema({ name: String, balance: Number }));
+    await Account.create([
+      { name: 'a', balance: 100 },
+      { name: 'b', balance: 0 },
+    ]);
+    await conn.transaction(async (session) => {
+      await Account.updateOne({ name: 'a' }, { $inc: { balance: -30 } }, { session });
+      await Account.updateOne({ name: 'b' }, { $inc: { balance: 30 } }, { session });
+    });
+    await assert.rejects(
+      conn.transaction(async (session) => {
+        await Account.updateOne({ name: 'a' }, { $inc: { balance: -1000 } }, { session });
+        throw new Error('insufficient funds');
+      }),
+      /insufficient funds/,
+    );
+    const balances = (await Account.find().sort({ name: 1 }).lean()).map((d) => d.balance);
+    assert.deepEqual(balances, [70, 30]);
   });
 });
