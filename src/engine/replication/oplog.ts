@@ -105,7 +105,7 @@ export class Oplog {
   /** A catalog change: a collection dropped or renamed, a database dropped. */
   catalog(op: 'drop' | 'rename' | 'dropDatabase', db: string, coll?: string, uuid?: UUID, to?: OplogEntry['to']): void {
     if (this.paused) return;
-    this.push({ op, db, ...(coll !== undefined ? { coll } : {}), ...(uuid ? { uuid } : {}), ...(to ? { to } : {}) });
+    this.push(op, db, coll, uuid, undefined, undefined, undefined, to);
   }
 
   /** Run `apply` with every entry it writes at one cluster time, marked with the transaction (its commit). */
@@ -120,33 +120,44 @@ export class Oplog {
 
   private append(op: OplogOp, coll: Collection, id: unknown, before?: Document, after?: Document): void {
     if (this.paused) return;
-    this.push({
-      op,
-      db: coll.dbName,
-      coll: coll.name,
-      uuid: coll.uuid,
-      id,
-      ...(before ? { before } : {}),
-      ...(after ? { after } : {}),
-    });
+    this.push(op, coll.dbName, coll.name, coll.uuid, id, before, after, undefined);
   }
 
-  private push(fields: Omit<OplogEntry, 'seq' | 'ts' | 'opIndex' | 'wallTime'>): void {
+  // One object literal per entry, every field present: spreads made several objects per write.
+  private push(
+    op: OplogOp,
+    db: string,
+    coll: string | undefined,
+    uuid: UUID | undefined,
+    id: unknown,
+    before: Document | undefined,
+    after: Document | undefined,
+    to: OplogEntry['to'],
+  ): void {
     const shared = this.shared;
     const entry: OplogEntry = {
-      ...fields,
       seq: this.nextSeq,
       ts: shared ? shared.ts : this.tick(),
       opIndex: shared ? shared.next++ : 0,
+      op,
+      db,
+      coll,
+      uuid,
+      id,
+      before,
+      after,
+      to,
+      lsid: shared?.lsid,
+      txnNumber: shared?.txnNumber,
       wallTime: new Date(this.now()),
-      ...(shared ? { lsid: shared.lsid, txnNumber: shared.txnNumber } : {}),
     };
     this.entries.push(entry);
     this.trim();
-    for (const listener of this.listeners) listener();
+    if (this.listeners.size > 0) for (const listener of this.listeners) listener();
   }
 
   private trim(): void {
+    if (this.entries.length < this.capacity + Math.max(1024, this.capacity / 8)) return;
     let keepFrom = this.nextSeq - this.capacity;
     for (const seq of this.pins.keys()) keepFrom = Math.min(keepFrom, seq);
     const drop = keepFrom - this.firstSeq;
