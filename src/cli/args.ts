@@ -15,6 +15,8 @@ export interface RunOptions {
   echo?: boolean;
   timeoutMs: number;
   data?: string;
+  /** --replSet NAME: the engine is a one-member replica set (sessions, transactions, change streams). */
+  replSet?: string;
 }
 
 export interface CheckOptions {
@@ -32,6 +34,8 @@ export interface ServeOptions {
   flavor: 'mongodb' | 'cosmos';
   serverVersion: '8.0' | '7.0';
   data?: string;
+  /** --replSet NAME: serve as the primary of a one-member replica set of this name. */
+  replSet?: string;
   /** user:password for SCRAM-SHA-256 (absent: no authentication). */
   auth?: { user: string; password: string };
 }
@@ -101,6 +105,8 @@ Options:
   --data DIR                 keep the engine in DIR: every file runs against what earlier runs
                              left there (data, indexes, TTL settings, the virtual clock), and
                              every acknowledged write is on disk (fsync) before the next statement
+  --replSet NAME             the engine is the primary of a one-member replica set NAME, as
+                             mongod --replSet: transactions, retryable writes, change streams
 
 Exit codes: 0 every statement ran; 1 a statement threw (its file and line are printed);
 2 bad usage.
@@ -126,7 +132,8 @@ serve starts an engine and serves it over the MongoDB wire protocol until SIGINT
 first line of output is the connection string, mongodb://127.0.0.1:PORT/.
   --port N                   the port (default 27017; 0 picks a free one)
   --bind ADDRESS             the address to listen on (default 127.0.0.1: this machine only)
-  --clock, --now, --flavor, --server-version, --data   as for run
+  --clock, --now, --flavor, --server-version, --data, --replSet   as for run (with --replSet
+                             the connection string ends in ?replicaSet=NAME)
   --auth USER:PASSWORD       require authentication (SCRAM-SHA-256) as USER, a user of the admin
                              database; the first ':' ends USER. Connect with
                              mongodb://USER:PASSWORD@127.0.0.1:PORT/ (authSource admin, the
@@ -367,6 +374,7 @@ interface EngineArgs {
   flavor?: 'mongodb' | 'cosmos';
   serverVersion?: '8.0' | '7.0';
   data?: string;
+  replSet?: string;
 }
 
 /** Reads one engine option at rest[i] into `options`; returns how many arguments it took (0: not one). */
@@ -399,6 +407,13 @@ function engineArg(rest: string[], i: number, options: EngineArgs): number {
     case '--data':
       options.data = valueOf(rest, i, arg);
       return 2;
+    case '--replSet': {
+      const v = valueOf(rest, i, arg);
+      if (!/^[^/\s,]+$/.test(v))
+        throw new UsageError(`--replSet needs a set name without spaces, '/' or ',', got '${v}'`);
+      options.replSet = v;
+      return 2;
+    }
     default:
       return 0;
   }

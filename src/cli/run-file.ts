@@ -33,6 +33,7 @@ function engineFor(options: RunOptions, meta: EngineRequest): ProcessEngine {
       ? { serverVersion: options.serverVersion ?? meta.serverVersion }
       : {}),
     ...(options.data !== undefined ? { data: options.data } : {}),
+    ...(options.replSet !== undefined ? { replSetName: options.replSet } : {}),
     holder: 'ttl-workbench run',
   });
 }

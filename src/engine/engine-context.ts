@@ -92,6 +92,8 @@ export interface EngineContext {
   readonly logLines: readonly LogLine[];
   readonly isClosed: boolean;
 
+  /** Whether an open transaction has written documents of `ns`: its TTL visits wait for the end (replication/sessions.ts). */
+  heldByTransaction?(ns: string): boolean;
   /** The one entry point for commands; the typed API builds commands and comes through here. */
   runCommand(dbName: string, command: Document): Document;
   log(id: number, msg: string, attr?: Record<string, unknown>): void;

@@ -23,6 +23,10 @@ import { DatabaseHandle } from './api/handles';
 import type { StorageSink } from './storage/journal-records';
 import { JournalRecorder } from './storage/recorder';
 import { StorageRestorer, type RestoreSummary } from './storage/restore';
+import { ReplicaSet } from './replication/replica-set';
+import { Oplog } from './replication/oplog';
+import type { SessionFields } from './replication/sessions';
+import type { ScratchEngine } from './replication/transaction';
 import type {
   BatchedDeleteMetrics,
   DocumentMetrics,
@@ -53,6 +57,13 @@ export interface EngineOptions {
    * (a VirtualClock does not move while an operation runs). Default `performance.now`.
    */
   elapsedTime?: ElapsedTime;
+  /**
+   * Replica-set mode: the engine is the primary of a one-member replica set of this name, with an
+   * oplog, sessions, transactions and change streams (replication/replica-set.ts).
+   */
+  replSetName?: string;
+  /** A transaction's scratch engine: its writes are logged here, and it runs no TTL monitor. */
+  transactionLog?: Oplog;
 }
 
 export class Engine implements EngineContext {
@@ -85,6 +96,10 @@ export class Engine implements EngineContext {
   private readonly recorder?: JournalRecorder;
   /** Why durable storage refused a commit; writes fail from then on (reads still work). */
   private storageFailure: Error | undefined;
+  /** The replica-set mode's state; undefined on a standalone. */
+  readonly replication: ReplicaSet | undefined;
+  /** What observes every collection's writes in order: the replica set's oplog, or a transaction's log. */
+  private readonly oplog: Oplog | undefined;
 
   constructor(options: EngineOptions = {}) {
     this.ownsClock = options.clock === undefined;
@@ -101,6 +116,15 @@ export class Engine implements EngineContext {
     this.startedAt = this.clock.now();
     this.operations = new OperationRegistry(() => this.now(), this.elapsedTime);
     this.ttl = new TTLMonitor(this);
+    if (options.replSetName !== undefined) {
+      if (typeof options.replSetName !== 'string' || !/^[^/\s,]+$/.test(options.replSetName))
+        fail(
+          'BadValue',
+          `replSetName must be a name without spaces, "/" or ",", got ${JSON.stringify(options.replSetName)}.`,
+        );
+      this.replication = new ReplicaSet(options.replSetName, this, () => this.newScratch());
+    }
+    this.oplog = options.transactionLog ?? this.replication?.oplog;
     registerTimeseriesTTL(this); // time-series TTL: collection-level and partial TTL indexes, by bucket (§6.2–6.4)
     if (this.flavor === 'cosmos') registerCosmosTTL(this); // Cosmos flavor: `_ts` collection TTL + per-document ttl (§10)
   }
@@ -114,7 +138,7 @@ export class Engine implements EngineContext {
     if (this.closed) fail('IllegalOperation', 'The engine is closed; create a new Engine to continue.');
     this.opcounters.command++;
     try {
-      const reply = dispatchCommand(this, dbName, command);
+      const reply = this.dispatch(dbName, command);
       this.commitWrites();
       return reply;
     } catch (err) {
@@ -126,6 +150,64 @@ export class Engine implements EngineContext {
     } finally {
       this.events.flush();
     }
+  }
+
+  /**
+   * Run a command that carries session fields (lsid, txnNumber, autocommit, startTransaction): a
+   * transaction's statement, its commit or abort, or a retryable write. Only a replica-set member
+   * takes transaction numbers. Like runCommand, the writes are one commit.
+   */
+  runInSession(dbName: string, command: Document, fields: SessionFields): Document {
+    const replication = this.replication;
+    if (!replication) {
+      if (fields.txnNumber !== undefined || fields.autocommit !== undefined || fields.startTransaction !== undefined)
+        fail(
+          'IllegalOperation',
+          'Transaction numbers are only allowed on a replica set member or mongos: this engine is a standalone. Start it in replica-set mode (--replSet NAME) for transactions and retryable writes.',
+        );
+      return this.runCommand(dbName, command);
+    }
+    if (this.closed) fail('IllegalOperation', 'The engine is closed; create a new Engine to continue.');
+    this.opcounters.command++;
+    try {
+      const reply = replication.sessions.run(dbName, command, fields, (cmd) => this.dispatch(dbName, cmd));
+      this.commitWrites();
+      return reply;
+    } catch (err) {
+      this.commitWrites();
+      throw err;
+    } finally {
+      this.events.flush();
+    }
+  }
+
+  /** The command, through the change streams first in replica-set mode. */
+  private dispatch(dbName: string, command: Document): Document {
+    const oplog = this.oplog;
+    if (!oplog) return dispatchCommand(this, dbName, command);
+    const stream = this.replication?.changeStreams.tryRun(dbName, command);
+    if (stream) return stream;
+    oplog.updateKind = replacesDocuments(command) ? 'replace' : 'update';
+    return dispatchCommand(this, dbName, command);
+  }
+
+  /** A transaction's engine: the same clock read, no timers (no TTL monitor), no storage, its writes logged. */
+  private newScratch(): ScratchEngine {
+    const main = this.clock;
+    const log = new Oplog(() => main.now());
+    const engine = new Engine({
+      clock: { kind: main.kind, now: () => main.now(), setTimer: () => () => {}, dispose: () => {} },
+      serverVersion: this.serverVersion,
+      flavor: this.flavor,
+      parameters: Object.fromEntries(this.parameters.names().map((n) => [n, this.parameters.get(n)])),
+      transactionLog: log,
+    });
+    return { engine, oplog: log, close: () => engine.close() };
+  }
+
+  /** Whether an open transaction has written documents of `ns` (its TTL visits wait: replication/sessions.ts). */
+  heldByTransaction(ns: string): boolean {
+    return this.replication?.sessions.holdsWrites(ns) ?? false;
   }
 
   /** Hand the pending writes to durable storage as one commit (before they are acknowledged). */
@@ -164,11 +246,13 @@ export class Engine implements EngineContext {
   restoreFromStorage(read: (restorer: StorageRestorer) => void): RestoreSummary {
     const restorer = new StorageRestorer(this);
     if (this.recorder) this.recorder.paused = true;
+    if (this.oplog) this.oplog.paused = true;
     try {
       read(restorer);
       return restorer.finish();
     } finally {
       if (this.recorder) this.recorder.paused = false;
+      if (this.oplog) this.oplog.paused = false;
       this.events.flush();
     }
   }
@@ -287,14 +371,17 @@ export class Engine implements EngineContext {
     if (!options.timeseries && options.viewOn === undefined)
       coll.addIndex(new IdIndex({ v: 2, key: { _id: 1 }, name: '_id_' }));
     this.recorder?.observe(coll); // after the Cosmos observer: a stored write carries its `_ts`
+    this.oplog?.observe(coll);
     this.recordEvent({ kind: 'collectionCreated', db: dbName, collection: name });
     return coll;
   }
 
   dropCollection(dbName: string, name: string): boolean {
     const db = this.databases.get(dbName);
-    if (!db || !db.collections.delete(name)) return false;
+    const coll = db?.collections.get(name);
+    if (!db || !coll || !db.collections.delete(name)) return false;
     this.cursors.killNamespace(`${dbName}.${name}`);
+    this.oplog?.catalog('drop', dbName, name, coll.uuid);
     this.recordEvent({ kind: 'collectionDropped', db: dbName, collection: name });
     if (db.collections.size === 0) this.removeDatabase(dbName);
     return true;
@@ -305,6 +392,7 @@ export class Engine implements EngineContext {
     if (!db) return false;
     for (const name of [...db.collections.keys()]) this.dropCollection(dbName, name);
     this.removeDatabase(dbName);
+    this.oplog?.catalog('dropDatabase', dbName);
     return true;
   }
 
@@ -352,6 +440,19 @@ export class Engine implements EngineContext {
     coll.rehome({ dbName: toDb, onDocuments: this.onDocuments }, to);
     target.collections.set(to, coll);
     this.recordEvent({ kind: 'collectionRenamed', db: fromDb, collection: from, toDb, toCollection: to });
+    this.oplog?.catalog('rename', fromDb, from, coll.uuid, { db: toDb, coll: to });
     if (this.databases.get(fromDb)!.collections.size === 0) this.removeDatabase(fromDb);
   }
+}
+
+/** An update command whose statements all replace whole documents (their change events are "replace"). */
+function replacesDocuments(command: Document): boolean {
+  const name = Object.keys(command)[0];
+  const isReplacement = (u: unknown) =>
+    u !== null && typeof u === 'object' && !Array.isArray(u) && Object.keys(u).every((k) => !k.startsWith('$'));
+  if (name === 'update' && Array.isArray(command.updates))
+    return command.updates.length > 0 && command.updates.every((s) => isReplacement((s as Document | null)?.u));
+  if (name === 'findAndModify' || name === 'findandmodify')
+    return command.update !== undefined && isReplacement(command.update);
+  return false;
 }

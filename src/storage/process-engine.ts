@@ -13,6 +13,8 @@ export interface ProcessEngineOptions {
   now?: Date;
   flavor: 'mongodb' | 'cosmos';
   serverVersion?: '8.0' | '7.0';
+  /** Replica-set mode: the primary of a one-member replica set of this name (transactions, change streams). */
+  replSetName?: string;
   /** Keep the engine in this folder (virtual clock only). */
   data?: string;
   /** Who holds the folder's lock, for the message another process gets (e.g. "ttl-workbench serve"). */
@@ -29,6 +31,7 @@ export interface ProcessEngine {
 
 export function openProcessEngine(options: ProcessEngineOptions): ProcessEngine {
   const { flavor, serverVersion } = options;
+  const replSet = options.replSetName !== undefined ? { replSetName: options.replSetName } : {};
   if (options.data !== undefined) {
     if (options.clock === 'system')
       throw new Error(
@@ -36,7 +39,10 @@ export function openProcessEngine(options: ProcessEngineOptions): ProcessEngine 
       );
     const asked = options.now;
     const clock = new VirtualClock(asked ?? 0);
-    const opened = openStoredEngine(options.data, { engine: { clock, flavor, serverVersion }, holder: options.holder });
+    const opened = openStoredEngine(options.data, {
+      engine: { clock, flavor, serverVersion, ...replSet },
+      holder: options.holder,
+    });
     const notes = [...opened.notes];
     if (opened.storedClockMs === undefined && asked === undefined) {
       // From 0 to now without running the passes of every minute in between.
@@ -53,7 +59,7 @@ export function openProcessEngine(options: ProcessEngineOptions): ProcessEngine 
   }
   const engine =
     options.clock === 'system'
-      ? new Engine({ clock: new SystemClock(), flavor, serverVersion })
-      : new Engine({ clock: new VirtualClock(options.now ?? new Date()), flavor, serverVersion });
+      ? new Engine({ clock: new SystemClock(), flavor, serverVersion, ...replSet })
+      : new Engine({ clock: new VirtualClock(options.now ?? new Date()), flavor, serverVersion, ...replSet });
   return { engine, notes: [], close: () => engine.close() };
 }

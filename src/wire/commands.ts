@@ -7,11 +7,11 @@
  */
 import { Long, UUID } from 'bson';
 import type { Engine } from '../engine';
-import { EngineError, fail } from '../engine/errors';
+import { EngineError } from '../engine/errors';
 import type { Document } from '../engine/values/types';
 import { CONTROL_COMMAND, runControlCommand } from './control';
 import { sessionKey, type CursorOwners } from './cursor-owners';
-import { runServerCommand, SERVER_COMMANDS, type ConnectionAddresses } from './server-commands';
+import { memberName, runServerCommand, SERVER_COMMANDS, type ConnectionAddresses } from './server-commands';
 
 /** Fields drivers send along with any command, which the engine's handlers do not take. */
 const GENERIC_FIELDS = [
@@ -41,40 +41,76 @@ export function runWireCommand(engine: Engine, connection: ConnectionState, comm
   try {
     const cmd = withoutGenericFields(command);
     const name = Object.keys(cmd)[0];
-    if (cmd.txnNumber !== undefined || cmd.startTransaction !== undefined || cmd.autocommit !== undefined)
-      fail(
-        'IllegalOperation',
-        'Transaction numbers are only allowed on a replica set member or mongos: this is a standalone server (as the TTL Workbench endpoint always is). Run without a transaction or retryable writes.',
-      );
-    if (name !== undefined && SESSION_COMMANDS.has(name)) return endSessions(connection, name, cmd);
-    if (name === 'startSession') return { id: { id: new UUID() }, timeoutMinutes: 30, ok: 1 };
-    if (name === CONTROL_COMMAND) return runControlCommand(engine, dbName, cmd);
-    const serverReply = name === undefined ? undefined : runServerCommand(engine, connection, dbName, name);
-    if (serverReply) return serverReply;
-    const session = sessionKey(command.lsid);
-    if (name === 'getMore') {
-      const key = cursorKey(cmd.getMore);
-      if (key !== undefined) connection.owners.checkGetMore(key, session, connection.id);
-    }
-    if (name === 'getParameter' && cmd.featureCompatibilityVersion !== undefined && dbName === 'admin')
-      return featureCompatibilityVersion(engine, cmd);
-    let reply: Document;
-    try {
-      reply = engine.runCommand(dbName, cmd);
-    } catch (err) {
-      // A cursor the engine no longer has (its collection was dropped) is forgotten here too.
-      if (name === 'getMore' && err instanceof EngineError && err.code === 43)
-        connection.owners.closed(cursorKey(cmd.getMore) ?? '');
-      throw err;
-    }
-    trackCursors(connection, name, cmd, session, reply);
-    if (name === 'hello' || name === 'isMaster' || name === 'ismaster')
-      return { ...reply, connectionId: connection.id };
-    if (name === 'listCommands') return withWireCommands(reply);
-    return reply;
+    const reply = runCommandOf(engine, connection, dbName, name, command, cmd);
+    // A replica-set member tells every reply the cluster time (drivers gossip it back).
+    return engine.replication ? { ...reply, ...engine.replication.clusterTimeFields() } : reply;
   } catch (err) {
-    return errorReply(err);
+    const reply = errorReply(err);
+    return engine.replication ? { ...reply, ...engine.replication.clusterTimeFields() } : reply;
   }
+}
+
+function runCommandOf(
+  engine: Engine,
+  connection: ConnectionState,
+  dbName: string,
+  name: string | undefined,
+  command: Document,
+  cmd: Document,
+): Document {
+  if (name !== undefined && SESSION_COMMANDS.has(name)) return endSessions(engine, connection, name, cmd);
+  if (name === 'startSession') return { id: { id: new UUID() }, timeoutMinutes: 30, ok: 1 };
+  if (name === CONTROL_COMMAND) return runControlCommand(engine, dbName, cmd);
+  const serverReply = name === undefined ? undefined : runServerCommand(engine, connection, dbName, name);
+  if (serverReply) return serverReply;
+  const session = sessionKey(command.lsid);
+  if (name === 'getMore') {
+    const key = cursorKey(cmd.getMore);
+    if (key !== undefined) connection.owners.checkGetMore(key, session, connection.id);
+  }
+  if (name === 'getParameter' && cmd.featureCompatibilityVersion !== undefined && dbName === 'admin')
+    return featureCompatibilityVersion(engine, cmd);
+  let reply: Document;
+  try {
+    reply = inSession(command, name) ? runInSession(engine, dbName, cmd, command) : engine.runCommand(dbName, cmd);
+  } catch (err) {
+    // A cursor the engine no longer has (its collection was dropped) is forgotten here too.
+    if (name === 'getMore' && err instanceof EngineError && err.code === 43)
+      connection.owners.closed(cursorKey(cmd.getMore) ?? '');
+    throw err;
+  }
+  trackCursors(connection, name, cmd, session, reply);
+  if (name === 'hello' || name === 'isMaster' || name === 'ismaster') {
+    const set = engine.replication?.helloFields(memberName(connection));
+    if (set && (cmd.isMaster !== undefined || cmd.ismaster !== undefined)) {
+      delete set.isWritablePrimary;
+      set.ismaster = true;
+    }
+    return { ...reply, ...set, connectionId: connection.id };
+  }
+  if (name === 'listCommands') return withWireCommands(reply);
+  return reply;
+}
+
+/** The fields of a transaction or a retryable write: such a command goes through the engine's sessions. */
+function inSession(command: Document, name: string | undefined): boolean {
+  return (
+    command.txnNumber !== undefined ||
+    command.autocommit !== undefined ||
+    command.startTransaction !== undefined ||
+    name === 'commitTransaction' ||
+    name === 'abortTransaction'
+  );
+}
+
+function runInSession(engine: Engine, dbName: string, cmd: Document, command: Document): Document {
+  const fields = {
+    lsid: command.lsid,
+    txnNumber: cmd.txnNumber,
+    autocommit: cmd.autocommit,
+    startTransaction: cmd.startTransaction,
+  };
+  return engine.runInSession(dbName, cmd, fields);
 }
 
 function withoutGenericFields(command: Document): Document {
@@ -93,7 +129,12 @@ function cursorKey(id: unknown): string | undefined {
 }
 
 /** endSessions, killSessions and killAllSessions end their sessions' cursors; refreshSessions does nothing. */
-function endSessions(connection: ConnectionState, name: string, cmd: Document): Document {
+function endSessions(engine: Engine, connection: ConnectionState, name: string, cmd: Document): Document {
+  const sessions = engine.replication?.sessions;
+  if (name === 'killAllSessions' || (name === 'killSessions' && Array.isArray(cmd[name]) && cmd[name].length === 0))
+    sessions?.end(undefined);
+  else if (name === 'endSessions' || name === 'killSessions')
+    sessions?.end(Array.isArray(cmd[name]) ? (cmd[name] as unknown[]) : []);
   if (name === 'killAllSessions') connection.owners.sessionsEnded(undefined);
   else if (name === 'endSessions' || name === 'killSessions') {
     const list = Array.isArray(cmd[name]) ? (cmd[name] as unknown[]) : [];

@@ -88,6 +88,18 @@ function awaitableHelloWait(command: Document, reply: Document): number | undefi
   return same ? Math.min(Math.floor(ms), MAX_TIMER_MS) : undefined;
 }
 
+/** How long to hold a change stream getMore that found nothing, in ms; undefined to answer now. */
+function changeStreamWait(engine: Engine, command: Document, reply: Document): number | undefined {
+  const streams = engine.replication?.changeStreams;
+  if (!streams || reply.ok !== 1 || Object.keys(command)[0] !== 'getMore') return undefined;
+  const cursor = reply.cursor as Document | undefined;
+  const batch = cursor?.nextBatch as unknown[] | undefined;
+  if (!batch || batch.length > 0 || !streams.isStream(command.getMore)) return undefined;
+  const max = command.maxTimeMS;
+  const ms = max instanceof Int32 || max instanceof Long ? Number(max) : typeof max === 'number' ? max : 1000;
+  return Math.min(Math.max(0, Math.floor(ms)), MAX_TIMER_MS);
+}
+
 export class WireConnection implements ConnectionState {
   readonly id: number;
   readonly owners: CursorOwners;
@@ -191,6 +203,11 @@ export class WireConnection implements ConnectionState {
       const reply = clash ? errorReply(clash) : this.run(command);
       // moreToCome from the client: it wants no answer (w: 0 writes).
       if (msg.flags & MSG_MORE_TO_COME) return;
+      const streamWait = changeStreamWait(this.engine(), command, reply);
+      if (streamWait !== undefined) {
+        this.awaitChanges(command, header.requestID, streamWait);
+        return;
+      }
       const wait = awaitableHelloWait(command, reply);
       if (wait !== undefined) {
         this.awaitHello(command, header.requestID, wait, (msg.flags & MSG_EXHAUST_ALLOWED) !== 0);
@@ -255,6 +272,32 @@ export class WireConnection implements ConnectionState {
         this.process();
       }
     }, waitMs);
+  }
+
+  /**
+   * A change stream's getMore that found no event: mongod holds it (an awaitData cursor) until a
+   * change arrives or its maxTimeMS (1 second without one) has passed, then answers. Meanwhile
+   * this connection reads nothing else; the driver's other operations use other connections.
+   */
+  private awaitChanges(command: Document, responseTo: number, waitMs: number): void {
+    this.socket.pause();
+    const oplog = this.engine().replication?.oplog;
+    const answer = () => {
+      if (!this.waiting) {
+        unsubscribe?.(); // the connection closed meanwhile
+        return;
+      }
+      clearTimeout(this.waiting);
+      this.waiting = undefined;
+      unsubscribe?.();
+      if (this.closed) return;
+      this.write(opMsgFrame(encode(this.run(command)), responseId(), responseTo));
+      this.resumeReading();
+      this.process();
+    };
+    this.waiting = setTimeout(answer, waitMs);
+    // After the write's command has finished, so the batch holds all of its changes.
+    const unsubscribe = oplog?.onAppend(() => setImmediate(answer));
   }
 
   /** Reads from the socket again, unless replies still wait for the client or a hello is awaited. */

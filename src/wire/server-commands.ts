@@ -10,6 +10,7 @@ import { Long } from 'bson';
 import type { Engine } from '../engine';
 import { fail } from '../engine/errors';
 import type { Document } from '../engine/values/types';
+import type { ReplicaSet } from '../engine/replication/replica-set';
 
 /** What a connection knows of itself and of the server that accepted it. */
 export interface ConnectionAddresses {
@@ -45,12 +46,14 @@ export function runServerCommand(
       return { you: connection.remote, ok: 1 };
     case 'getCmdLineOpts':
       requireAdmin(dbName, name);
-      return cmdLineOpts(connection);
+      return cmdLineOpts(engine, connection);
     case 'hostInfo':
       return hostInfo(engine, connection);
   }
   if (REPLICA_SET_COMMANDS.has(name)) {
     requireAdmin(dbName, name);
+    const set = engine.replication;
+    if (set) return replicaSetCommand(set, memberName(connection), name);
     fail(
       'NoReplicationEnabled',
       'not running with --replSet: the TTL Workbench endpoint is a standalone server (it has no replica set, oplog or change streams).',
@@ -59,19 +62,52 @@ export function runServerCommand(
   return undefined;
 }
 
+/** This member's name in the replica set: the address it listens on, as clients reach it. */
+export function memberName(connection: ConnectionAddresses): string {
+  const server = connection.server;
+  return server ? `${server.host.includes(':') ? `[${server.host}]` : server.host}:${server.port}` : 'localhost:27017';
+}
+
 function requireAdmin(dbName: string, name: string): void {
   if (dbName !== 'admin')
     fail('Unauthorized', `${name} may only be run against the admin database: db.adminCommand({${name}: 1}).`);
 }
 
 /** The options the server was started with, in mongod's shape (argv, and the parsed config). */
-function cmdLineOpts(connection: ConnectionAddresses): Document {
+function cmdLineOpts(engine: Engine, connection: ConnectionAddresses): Document {
   const server = connection.server;
+  const set = engine.replication?.name;
   return {
-    argv: server ? ['ttl-workbench', '--bind', server.host, '--port', String(server.port)] : ['ttl-workbench'],
-    parsed: server ? { net: { bindIp: server.host, port: server.port } } : {},
+    argv: [
+      'ttl-workbench',
+      ...(server ? ['--bind', server.host, '--port', String(server.port)] : []),
+      ...(set !== undefined ? ['--replSet', set] : []),
+    ],
+    parsed: {
+      ...(server ? { net: { bindIp: server.host, port: server.port } } : {}),
+      ...(set !== undefined ? { replication: { replSet: set } } : {}),
+    },
     ok: 1,
   };
+}
+
+/** The replica set commands of a one-member set that is always its own healthy primary. */
+function replicaSetCommand(set: ReplicaSet, me: string, name: string): Document {
+  switch (name) {
+    case 'replSetGetStatus':
+      return set.status(me);
+    case 'replSetGetConfig':
+      return { config: set.config(me), ok: 1 };
+    case 'replSetInitiate':
+      fail(
+        'AlreadyInitialized',
+        `already initialized: the engine started as replica set "${set.name}" with one member (${me}).`,
+      );
+  }
+  fail(
+    'IllegalOperation',
+    `${name} does not apply to the engine's replica set "${set.name}": it has one member, always its primary, and no configuration to change.`,
+  );
 }
 
 const CPU_ARCH: Record<string, string> = { x64: 'x86_64', arm64: 'aarch64', ia32: 'i686' };

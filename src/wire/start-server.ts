@@ -30,6 +30,12 @@ export interface StartServerOptions {
   serverVersion?: '8.0' | '7.0';
   /** Keep the engine in this folder across runs (virtual clock only). */
   data?: string;
+  /**
+   * Serve as the primary of a one-member replica set of this name (as `mongod --replSet NAME`):
+   * sessions with transactions, retryable writes and change streams. `uri` then names the set
+   * (`?replicaSet=NAME`), which the driver and Mongoose need for transactions.
+   */
+  replSet?: string;
   /** Where the server's log lines go (default: nowhere). */
   log?: (line: string) => void;
   /**
@@ -50,7 +56,7 @@ export interface ClockMove {
 }
 
 export interface RunningServer {
-  /** The connection string: mongodb://127.0.0.1:PORT/ */
+  /** The connection string: mongodb://127.0.0.1:PORT/ (with ?replicaSet=NAME in replica-set mode) */
   uri: string;
   host: string;
   port: number;
@@ -88,6 +94,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     flavor: options.flavor ?? 'mongodb',
     ...(options.serverVersion ? { serverVersion: options.serverVersion } : {}),
     ...(options.data !== undefined ? { data: options.data } : {}),
+    ...(options.replSet !== undefined ? { replSetName: options.replSet } : {}),
     holder: 'startServer',
   });
   const { engine } = opened;
@@ -115,6 +122,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   let stopped = false;
   return {
     ...address,
+    ...(options.replSet !== undefined
+      ? { uri: `${address.uri}?replicaSet=${encodeURIComponent(options.replSet)}` }
+      : {}),
     engine,
     get connections() {
       return server.connectionCount;

@@ -356,6 +356,10 @@ export class TTLMonitor {
     // The collection may have been dropped since the snapshot (rule 7.5).
     if (this.engine.getCollection(coll.dbName, coll.name) !== coll)
       return { kind: 'skipped', reason: 'collection dropped', logId: 0 };
+    // mongod's TTL delete meets a write conflict on a document an open transaction wrote and
+    // retries until the transaction ends; this engine cannot wait, so the visit comes next pass.
+    if (this.engine.heldByTransaction?.(coll.ns))
+      return { kind: 'skipped', reason: 'an open transaction has written to the collection (rule 7.11)', logId: 0 };
     const remove = (record: StoredRecord) => {
       coll.remove(record, 'ttl');
       this.engine.ttlMetrics.deletedDocuments++;
