@@ -159,12 +159,12 @@ describe('TTL021: a TTL index on a path the schema never stores', () => {
   });
 
   it('TTL021: the near path is found whatever its case, and the fix writes it as declared', () => {
-    const text = `const s = new Schema({ ExpiresAt: Date });\ns.index({ expiresat: 1 }, { expireAfterSeconds: 60 });`;
+    const text = `const s = new Schema({ EXPIRESat: Date });\ns.index({ expiresat: 1 }, { expireAfterSeconds: 60 });`;
     const p = only(text, 'TTL021');
-    assert.match(p.message, /Did you mean 'ExpiresAt'\?$/);
+    assert.match(p.message, /Did you mean 'EXPIRESat'\?$/);
     assert.equal(
       applyEdits(text, p.fixes[0].edits),
-      `const s = new Schema({ ExpiresAt: Date });\ns.index({ ExpiresAt: 1 }, { expireAfterSeconds: 60 });`,
+      `const s = new Schema({ EXPIRESat: Date });\ns.index({ EXPIRESat: 1 }, { expireAfterSeconds: 60 });`,
     );
   });
 
