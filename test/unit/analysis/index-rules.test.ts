@@ -83,11 +83,17 @@ describe('TTL006: a compound or wildcard TTL key', () => {
     );
   });
 
-  it("rule 1.9 (TTL006): a wildcard key is refused with mongod's wildcard message", () => {
+  it("rule 1.9 (TTL006): a wildcard key is refused with mongod's wildcard message, and no split puts the TTL on a wildcard", () => {
     const p = only(`db.s.createIndex({ 'a.$**': 1 }, { expireAfterSeconds: 60 });`, 'TTL006');
     assert.equal(
       p.message,
       "createIndex fails with CannotCreateIndex (67): cannot make a TTL index: Index type 'wildcard' does not support the 'expireAfterSeconds' option. Index a single date field instead, e.g. {createdAt: 1}.",
+    );
+    assert.deepEqual(p.fixes, []);
+    const compound = `db.s.createIndex({ at: 1, '$**': 1 }, { expireAfterSeconds: 60 });`;
+    assert.deepEqual(
+      fixed(compound, only(compound, 'TTL006')).map((f) => f.text),
+      [`db.s.createIndex({ at: 1 }, { expireAfterSeconds: 60 });\ndb.s.createIndex({ at: 1, '$**': 1 });`],
     );
   });
 });
