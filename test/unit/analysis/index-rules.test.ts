@@ -268,9 +268,11 @@ describe('TTL012: a TTL field filled with non-dates', () => {
     assert.equal(rel.message, "'b.c' set to a string here");
   });
 
-  it('rule 7.8 (TTL012): each kind of non-date value is named; Date.now() is called milliseconds', () => {
+  it('rule 7.8 (TTL012): each kind of non-date value is named; Date.now() (and only Date.now()) is called milliseconds', () => {
     const words: Array<[string, string]> = [
       ['5', 'a number'],
+      ['Number(s)', 'a number'],
+      ['new Date().getTime()', 'a number'],
       ['true', 'a boolean'],
       ['null', 'null'],
       ['{}', 'an object'],
