@@ -68,6 +68,16 @@ describe('TTL019: a default date computed once', () => {
     );
   });
 
+  it('TTL019: a call that only starts with Date.now() keeps its arithmetic: it is wrapped, not replaced', () => {
+    const text = `const s = new Schema({ at: { type: Date, default: Date.now() + 60000, expires: 300 } });`;
+    const fix = problems(text).find((p) => p.code === 'TTL019')?.fixes[0];
+    assert.ok(fix);
+    assert.equal(
+      applyEdits(text, fix.edits),
+      `const s = new Schema({ at: { type: Date, default: () => Date.now() + 60000, expires: 300 } });`,
+    );
+  });
+
   it('TTL019: now() and new Date( ) with any spacing become Date.now', () => {
     for (const written of ['now()', 'new  Date( )', 'new Date()']) {
       const text = `const s = new Schema({ at: { type: Date, default: ${written}, expires: 300 } });`;
@@ -151,6 +161,14 @@ describe('TTL021: a TTL index on a path the schema never stores', () => {
       "The TTL index is on 'expiAt', but the schema never stores 'expiAt' (it stores 'expiresAt'; Mongoose drops undeclared paths): no document has the field, so nothing ever expires.",
     );
     assert.deepEqual(p.fixes, []);
+  });
+
+  it('TTL021: a declared path two edits away is still suggested', () => {
+    const p = only(
+      `const s = new Schema({ expiresAt: Date });\ns.index({ expiresOn: 1 }, { expireAfterSeconds: 60 });`,
+      'TTL021',
+    );
+    assert.match(p.message, /Did you mean 'expiresAt'\?$/);
   });
 
   it('TTL021: a schema with no paths says it stores no date', () => {
