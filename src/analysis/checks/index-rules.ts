@@ -269,7 +269,8 @@ function splitFixes(def: IndexDef, key: Document): Fix[] {
       ? removeRange(unit, call.node.arguments[0].end ?? 0, call.node.arguments[1].end ?? 0)
       : removeProperty(unit, options.node, ttl.node);
   if (!removeTtl) return [];
-  const fields = Object.keys(key).filter((f) => key[f] === 1 || key[f] === -1);
+  // A wildcard field takes no TTL on its own either (rule 1.9): a split onto it would be refused again.
+  const fields = Object.keys(key).filter((f) => (key[f] === 1 || key[f] === -1) && f !== '$**' && !f.endsWith('.$**'));
   const dateLike = (f: string) => /(at|date|time|on|expires?)$/i.test(f);
   fields.sort((a, b) => Number(dateLike(b)) - Number(dateLike(a)));
   return fields.map((field, i) => {
