@@ -56,7 +56,7 @@ export function runServerCommand(
     if (set) return replicaSetCommand(set, memberName(connection), name);
     fail(
       'NoReplicationEnabled',
-      'not running with --replSet: the TTL Workbench endpoint is a standalone server (it has no replica set, oplog or change streams).',
+      'not running with --replSet: the TTL Workbench endpoint is a standalone server; start it with --replSet NAME for a one-member replica set (transactions, change streams).',
     );
   }
   return undefined;

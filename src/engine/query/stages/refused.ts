@@ -17,7 +17,7 @@ export const REFUSED_STAGES: Readonly<Record<string, RefusedStage>> = Object.fre
     code: 40573,
     codeName: 'Location40573',
     reason:
-      'The $changeStream stage is only supported on replica sets: this engine is a standalone server. Watch the tree or the engine events for changes instead.',
+      'The $changeStream stage is only supported on replica sets: this engine is a standalone server. Start it as a one-member replica set to watch changes (ttl-workbench serve --replSet rs0).',
   },
   $geoNear: {
     code: 27,
