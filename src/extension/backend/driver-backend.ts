@@ -253,7 +253,7 @@ export class DriverBackend implements Backend {
       throw new RemoteError(
         11601,
         'Interrupted',
-        `${name} was not run: ${this.options.label} is marked as production and the change was not confirmed.`,
+        `${name} was not run: ${this.options.label} is marked as production and the change was not confirmed (confirm it in the dialog, or pass confirmProduction: true from code).`,
       );
   }
 
