@@ -44,7 +44,19 @@ esbuild
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    external: ['vscode'],
+    // The driver's optional add-ons (Kerberos, compression, client-side encryption, cloud
+    // credentials) are required inside try/catch: left out, the driver reports them as not installed.
+    external: [
+      'vscode',
+      'kerberos',
+      '@mongodb-js/zstd',
+      'snappy',
+      'mongodb-client-encryption',
+      '@aws-sdk/credential-providers',
+      'gcp-metadata',
+      'socks',
+      'aws4',
+    ],
     sourcemap: true,
     minify: production,
     define: { TTL_WORKBENCH_VERSION: JSON.stringify(version) },

@@ -7,7 +7,7 @@
  *   --clock thread|process|wall  what to time: main-thread CPU time (default on Linux; robust on a busy
  *                            machine), CPU time of all threads, or wall-clock time (default elsewhere)
  *   --no-matcher             skip the matcher-vs-mingo report
- *   --only engine,ttl,shell,extension,storage,matcher,analysis,host,wire,forecast,aggregation   run only these parts (default all)
+ *   --only engine,ttl,shell,extension,storage,matcher,analysis,host,wire,forecast,aggregation,deploy   run only these parts (default all)
  * The host part (the engine host's worker vs the in-thread engine) runs on one size: the first of
  * --sizes (or --quick's), 1M by default.
  */
@@ -22,6 +22,7 @@ import { runShellBench } from './shell-bench';
 import { runStorageBench } from './storage-bench';
 import { runTTLBench } from './ttl-bench';
 import { runWireBench } from './wire-bench';
+import { runDeployBench } from './deploy-bench';
 import { runForecastBench } from './forecast-bench';
 import { runAggregationBench } from './aggregation-bench';
 
@@ -51,6 +52,7 @@ const PARTS = [
   'wire',
   'forecast',
   'aggregation',
+  'deploy',
 ] as const;
 type Part = (typeof PARTS)[number];
 
@@ -115,7 +117,7 @@ function parseArgs(argv: string[]): Options {
     } else if (arg === '--no-matcher') matcher = false;
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
-        'usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher,analysis,host,wire,forecast,aggregation]\n',
+        'usage: node scripts/bench.js [--sizes 100000,1000000 | --quick] [--contenders engine,nedb,loki,baseline] [--clock thread|process|wall] [--no-matcher] [--only engine,ttl,shell,extension,storage,matcher,analysis,host,wire,forecast,aggregation,deploy]\n',
       );
       process.exit(0);
     } else throw new Error(`unknown argument "${arg}" (try --help)`);
@@ -183,6 +185,8 @@ async function main(): Promise<void> {
   // The engine host (its issue): main-thread stalls, worker vs in-thread, on one size.
   // The wire endpoint (its issue): the driver over loopback vs the in-process API.
   if (parts.has('wire')) await runWireBench();
+  // Real deployments (issue 21): the tree's first expansion over the driver, the preview's bounded count.
+  if (parts.has('deploy')) await runDeployBench();
   // The expiry forecast (its issue): index range counts against a scan, at the largest size.
   if (parts.has('forecast')) runForecastBench(Math.max(...options.sizes));
   // MongoDB beyond TTL (issue 26): $lookup, positional updates and $group beside mingo.

@@ -31,6 +31,10 @@ import { readSettings, SECTION, type WorkbenchSettings } from './settings';
 import { ClockStatusBar } from './status-bar';
 import type { TreeNode } from './tree/nodes';
 import { DatabasesTreeProvider } from './tree/provider';
+import { routedBackend } from './backend/backend-scope';
+import { registerConnectionCommands } from './commands/connections';
+import { ConnectionStore } from './connections/connection-store';
+import { ConnectionManager, secretAccess, settingsAccess } from './connections/manager';
 import type { Notifier } from './ui/notifier';
 import { allCollections } from './commands/context';
 import { contentsOf, mismatchQuestion } from './logic/fresh-engine';
@@ -111,8 +115,25 @@ function assemble(
     );
   const localEndpoint = new LocalEndpoint(host, backend, notifier, output);
   disposables.push(localEndpoint);
+  // Saved connections: a node each next to the embedded engine; a command on one of their nodes
+  // (or with `connection: "<name>"`) runs on that server through `services.backend`.
+  const connections = new ConnectionManager(
+    new ConnectionStore(settingsAccess(), secretAccess(context.secrets)),
+    notifier,
+    output,
+    () => vscode.workspace.getConfiguration(SECTION).get<number>('remoteCountMaxTimeMS') ?? 2000,
+  );
+  disposables.push(connections);
+  tree.showConnections(connections);
   const services: Services = {
-    backend,
+    backend: routedBackend(backend),
+    chooseBackend: (inv) => {
+      const name =
+        inv.node?.type === 'connection'
+          ? undefined
+          : (inv.node?.connection ?? (typeof inv.args.connection === 'string' ? inv.args.connection : undefined));
+      return connections.choose(name, { confirmed: inv.args.confirmProduction === true, interactive: inv.interactive });
+    },
     isolatedBackend,
     engineHost: host,
     localEndpoint,
@@ -148,6 +169,7 @@ function assemble(
     ...registerMongoToolsCommands(services),
     ...registerEngineHostCommands(services),
     ...registerLocalEndpointCommands(services),
+    ...registerConnectionCommands(services, connections),
     registerApplyDefinition(services, live),
     ...registerForecastCommands(services, context.extensionUri),
     ...registerMonitorHistoryCommands(services, context.extensionUri),

@@ -9,18 +9,21 @@ import type { Document, EngineEvent, Forecast, ForecastRequest, PassRecord, TTLI
 import type { CellOutput } from '../../shell/cell-outputs';
 import type { CollectionKind } from '../logic/collection-description';
 import type { IndexFacts } from '../logic/index-description';
+import type { ServerRole } from './server-role';
 
 export type ClockMode = 'virtual' | 'system';
 
 export interface BackendInfo {
-  /** `embedded` today; `driver` later. */
-  kind: 'embedded';
+  /** `embedded`: the engine in the engine host; `driver`: a real deployment through the official driver. */
+  kind: 'embedded' | 'driver';
   /** What the tree's top node says: `Embedded engine`. */
   label: string;
   flavor: 'mongodb' | 'cosmos';
   serverVersion: '8.0' | '7.0';
-  /** The full emulated version, e.g. `8.0.4`. */
+  /** The full emulated version, e.g. `8.0.4` (a real server's own, for a driver backend). */
   version: string;
+  /** A real deployment: which server the connection reaches and what that allows (server-role.ts). */
+  server?: ServerRole;
 }
 
 export interface ClockInfo {
@@ -201,7 +204,8 @@ export interface CatalogSnapshot {
 }
 
 export interface StorageInfo {
-  mode: 'memory' | 'folder';
+  /** `server`: the data live on a real deployment (driver backend). */
+  mode: 'memory' | 'folder' | 'server';
   dir?: string;
   durability?: 'fsync' | 'batched';
   /** Another window writes to the folder: this one reads it and keeps its changes in memory. */

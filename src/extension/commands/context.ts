@@ -10,6 +10,7 @@ import type { Document } from '../../engine';
 import type { EngineHost } from '../engine-host/client';
 import type { LocalEndpoint } from '../local-endpoint';
 import type { Backend, EngineSettings, CollectionInfo, IndexInfo } from '../backend/backend';
+import { withBackend, type BackendChoice } from '../backend/backend-scope';
 import { errorMessageText, remediesFor, type ErrorFacts, type RemedyContext } from '../logic/remedies';
 import type { WorkbenchSettings } from '../settings';
 import type { DatabasesTreeProvider } from '../tree/provider';
@@ -25,6 +26,11 @@ export interface CommandHost {
   backend?: Backend;
   /** Told of every command registered, so a start that fails part-way can unregister them all. */
   track?: (registration: vscode.Disposable) => void;
+  /**
+   * The backend a command runs on: a connection's, for a node of its part of the tree or
+   * `connection: "<name>"` in the arguments; undefined for the embedded engine (backend-scope.ts).
+   */
+  chooseBackend?: (inv: Invocation) => BackendChoice | undefined;
 }
 
 export interface Services extends CommandHost {
@@ -112,11 +118,13 @@ export interface CommandSpec {
 export function registerCommand(services: CommandHost, spec: CommandSpec): vscode.Disposable {
   const registration = vscode.commands.registerCommand(spec.id, async (arg: unknown): Promise<CommandResult> => {
     const inv = invocationOf(arg);
+    let choice: BackendChoice | undefined;
     try {
-      return await spec.run(inv);
+      choice = services.chooseBackend?.(inv);
+      return await withBackend(choice, () => spec.run(inv));
     } catch (err) {
       if (err instanceof Cancelled) return { ok: false, cancelled: true };
-      return reportError(services, spec, inv, err);
+      return withBackend(choice, () => reportError(services, spec, inv, err));
     }
   });
   services.track?.(registration);

@@ -8,6 +8,7 @@ import type { TTLIndexProblem } from '../../engine';
 import type { Backend, BackendEvent } from '../backend/backend';
 import {
   collectionId,
+  connectionScope,
   databaseId,
   ENGINE_ID,
   indexId,
@@ -29,7 +30,26 @@ export class TreeModel {
   /** The result of the last "Find NaN TTL Indexes" (undefined: not run yet). */
   private problems: TTLIndexProblem[] | undefined;
 
-  constructor(private readonly backend: Backend) {}
+  /** The id prefix of a connection's nodes ('' for the embedded engine's, whose ids stay as they were). */
+  private readonly scope: string;
+
+  /** `connection`: the saved connection this model shows (its nodes' ids are prefixed, and carry its name). */
+  constructor(
+    private readonly backend: Backend,
+    readonly connection?: string,
+  ) {
+    this.scope = connection === undefined ? '' : connectionScope(connection);
+  }
+
+  /** A node id within this model's part of the tree. */
+  idOf(id: string): string {
+    return this.scope + id;
+  }
+
+  /** The model's top node (the engine row, or the connection's server row). */
+  get topId(): string {
+    return this.idOf(ENGINE_ID);
+  }
 
   get(id: string): TreeNode | undefined {
     return this.nodes.get(id);
@@ -60,6 +80,13 @@ export class TreeModel {
     return fresh;
   }
 
+  /** A fresh node with this model's ids; its parentId is already scoped (it came from a scoped parent). */
+  private scoped(n: TreeNode): TreeNode {
+    if (!this.scope) return n;
+    const parentId = n.parentId === undefined || n.parentId.startsWith(this.scope) ? n.parentId : this.idOf(n.parentId);
+    return { ...n, id: this.idOf(n.id), ...(parentId !== undefined ? { parentId } : {}), connection: this.connection };
+  }
+
   /** Forget nodes under `parentId` that are not among `kept` (and everything below them). */
   private prune(parentId: string | undefined, kept: TreeNode[]): void {
     const keep = new Set(kept.map((n) => n.id));
@@ -73,7 +100,7 @@ export class TreeModel {
   }
 
   async children(parent?: TreeNode): Promise<TreeNode[]> {
-    const out = await this.fetchChildren(parent);
+    const out = (await this.fetchChildren(parent)).map((n) => this.scoped(n));
     const kept = out.map((n) => this.keep(n));
     this.prune(parent?.id, kept);
     return kept;
@@ -121,8 +148,14 @@ export class TreeModel {
         return out;
       }
       case 'monitor': {
-        const [m, clock] = await Promise.all([this.backend.monitorStatus(), this.backend.clock()]);
-        return monitorDetails(m, clock.now).map((r) => ({
+        const [m, clock, info] = await Promise.all([
+          this.backend.monitorStatus(),
+          this.backend.clock(),
+          this.backend.info(),
+        ]);
+        // On a real deployment: where TTL deletes happen (the primary only, or Cosmos' own schedule).
+        const where = info.server ? [{ key: 'where', label: 'Deletes on', description: info.server.ttlDeletes }] : [];
+        return [...monitorDetails(m, clock.now), ...where].map((r) => ({
           id: `monitor:${r.key}`,
           parentId: MONITOR_ID,
           type: 'detail',
@@ -188,12 +221,12 @@ export class TreeModel {
     const nodes = new Map<string, TreeNode>();
     let root = false;
     const add = (id: string) => {
-      const n = this.nodes.get(id);
+      const n = this.nodes.get(this.idOf(id));
       if (n) nodes.set(id, n);
     };
     /** The database node, or everything when the database is not shown yet. */
     const db = (name: string) => {
-      const n = this.nodes.get(databaseId(name));
+      const n = this.nodes.get(this.idOf(databaseId(name)));
       if (n) nodes.set(n.id, n);
       else root = true;
     };
@@ -217,7 +250,7 @@ export class TreeModel {
         case 'indexesCreated':
         case 'indexesDropped':
         case 'indexChanged':
-          if (this.nodes.has(collectionId(e.db, e.collection))) add(collectionId(e.db, e.collection));
+          if (this.nodes.has(this.idOf(collectionId(e.db, e.collection)))) add(collectionId(e.db, e.collection));
           else db(e.db);
           break;
         case 'documentsInserted':

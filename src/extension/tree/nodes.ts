@@ -11,6 +11,8 @@ interface Base {
   readonly id: string;
   /** The id of the parent node, undefined at the top. */
   readonly parentId?: string;
+  /** The saved connection whose server the node shows; absent: the embedded engine. */
+  readonly connection?: string;
 }
 
 export type TreeNode =
@@ -23,6 +25,8 @@ export type TreeNode =
   | (Base & { type: 'collection'; db: string; info: CollectionInfo })
   | (Base & { type: 'index'; db: string; collection: string; info: IndexInfo; collectionInfo: CollectionInfo })
   | (Base & { type: 'collectionTTL'; db: string; collection: string; seconds: number; collectionInfo: CollectionInfo })
+  /** A saved connection that is not connected (connected ones show their server's `engine` row). */
+  | (Base & { type: 'connection'; name: string; production: boolean; error?: string })
   | (Base & {
       type: 'message';
       label: string;
@@ -55,6 +59,7 @@ const NODE_TYPES = new Set<string>([
   'collection',
   'index',
   'collectionTTL',
+  'connection',
   'message',
 ]);
 
@@ -74,4 +79,9 @@ export function collectionId(db: string, collection: string): string {
 
 export function indexId(db: string, collection: string, index: string): string {
   return `index:${JSON.stringify([db, collection, index])}`;
+}
+
+/** The id prefix of every node of a connection's part of the tree. */
+export function connectionScope(name: string): string {
+  return `conn:${JSON.stringify(name)}/`;
 }

@@ -5,8 +5,10 @@
  */
 import * as vscode from 'vscode';
 import type { Backend, BackendEvent, ExpiryCountResult } from '../backend/backend';
+import { currentConnection } from '../backend/backend-scope';
+import { presentConnection, presentServer } from './connection-presentation';
 import { TreeModel } from './model';
-import type { TreeNode } from './nodes';
+import { connectionScope, type TreeNode } from './nodes';
 import {
   collectionTTLTooltip,
   describeIndexRow,
@@ -37,10 +39,26 @@ export function markdown(text: string): vscode.MarkdownString {
   return md;
 }
 
+/** The saved connections the view shows next to the embedded engine (connections/manager.ts). */
+export interface ConnectionRows {
+  list(): Array<{ name: string; production: boolean; backend?: Backend; error?: string }>;
+  onDidChange(listener: () => void): () => void;
+}
+
+interface ConnectedModel {
+  backend: Backend;
+  model: TreeModel;
+  production: boolean;
+  unsubscribe: () => void;
+}
+
 export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<TreeNode | undefined | void>();
   readonly onDidChangeTreeData = this.emitter.event;
-  readonly model: TreeModel;
+  private readonly embedded: TreeModel;
+  private readonly connected = new Map<string, ConnectedModel>();
+  private connections: ConnectionRows | undefined;
+  private unsubscribeConnections: () => void = () => undefined;
   private pending: BackendEvent[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly unsubscribe: () => void;
@@ -52,8 +70,59 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     private readonly backend: Backend,
     private readonly debounceMs = 100,
   ) {
-    this.model = new TreeModel(backend);
+    this.embedded = new TreeModel(backend);
     this.unsubscribe = backend.onDidChange((events) => this.queue(events));
+  }
+
+  /**
+   * The model of the backend in use: inside a command started on a connection's node, that
+   * connection's (so Find NaN TTL Indexes lists its problems under its own row), else the embedded one.
+   */
+  get model(): TreeModel {
+    const name = currentConnection();
+    return (name !== undefined && this.connected.get(name)?.model) || this.embedded;
+  }
+
+  /** Shows saved connections after the embedded engine; their rows follow connect and disconnect. */
+  showConnections(rows: ConnectionRows): void {
+    this.unsubscribeConnections();
+    this.connections = rows;
+    const sync = () => {
+      const live = new Map(rows.list().flatMap((r) => (r.backend ? [[r.name, r] as const] : [])));
+      for (const [name, c] of this.connected)
+        if (live.get(name)?.backend !== c.backend) {
+          c.unsubscribe();
+          this.connected.delete(name);
+        }
+      for (const [name, r] of live) {
+        const existing = this.connected.get(name);
+        if (existing) {
+          existing.production = r.production;
+          continue;
+        }
+        const model = new TreeModel(r.backend!, name);
+        const unsubscribe = r.backend!.onDidChange((events) => {
+          const plan = model.planRefresh(events);
+          const top = model.get(model.topId);
+          if (plan.root) this.emitter.fire(top);
+          else for (const n of plan.nodes) this.emitter.fire(n);
+        });
+        this.connected.set(name, { backend: r.backend!, model, production: r.production, unsubscribe });
+      }
+      this.refresh();
+    };
+    this.unsubscribeConnections = rows.onDidChange(sync);
+    sync();
+  }
+
+  /** The model a node belongs to. */
+  private modelOf(node: TreeNode): TreeModel {
+    return (node.connection !== undefined && this.connected.get(node.connection)?.model) || this.embedded;
+  }
+
+  /** The backend a node's data come from (a connection's server, or the embedded engine). */
+  backendOf(node: TreeNode): Backend {
+    return (node.connection !== undefined && this.connected.get(node.connection)?.backend) || this.backend;
   }
 
   private queue(events: readonly BackendEvent[]): void {
@@ -86,12 +155,27 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     this.emitter.fire(node);
   }
 
-  getChildren(node?: TreeNode): Promise<TreeNode[]> {
-    return this.model.children(node);
+  async getChildren(node?: TreeNode): Promise<TreeNode[]> {
+    if (node) return node.type === 'connection' ? [] : this.modelOf(node).children(node);
+    const top = await this.embedded.children();
+    for (const row of this.connections?.list() ?? []) {
+      const c = this.connected.get(row.name);
+      if (c) top.push(...(await c.model.children()));
+      else
+        top.push({
+          id: `${connectionScope(row.name)}row`,
+          type: 'connection',
+          name: row.name,
+          connection: row.name,
+          production: row.production,
+          ...(row.error ? { error: row.error } : {}),
+        });
+    }
+    return top;
   }
 
   getParent(node: TreeNode): TreeNode | undefined {
-    return this.model.parentOf(node);
+    return this.modelOf(node).parentOf(node);
   }
 
   async getTreeItem(node: TreeNode): Promise<vscode.TreeItem> {
@@ -111,13 +195,19 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
   async present(node: TreeNode): Promise<Presentation> {
     switch (node.type) {
       case 'engine': {
-        const [info, clock] = await Promise.all([this.backend.info(), this.backend.clock()]);
+        const backend = this.backendOf(node);
+        const [info, clock] = await Promise.all([backend.info(), backend.clock()]);
+        if (node.connection !== undefined)
+          return presentServer(info, clock, this.connected.get(node.connection)?.production === true);
         return presentEngine(info, clock);
       }
       case 'monitor': {
-        const [m, clock] = await Promise.all([this.backend.monitorStatus(), this.backend.clock()]);
+        const backend = this.backendOf(node);
+        const [m, clock] = await Promise.all([backend.monitorStatus(), backend.clock()]);
         return presentMonitor(m, clock.now);
       }
+      case 'connection':
+        return presentConnection(node);
       case 'detail':
         return { label: node.label, description: node.description, contextValue: 'monitorDetail', collapsible: 'none' };
       case 'problems':
@@ -150,10 +240,10 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     if (node.type === 'index') {
       const d = describeIndexRow(node.info, node.collectionInfo);
       if (!d.ttlApplies) return undefined;
-      return this.backend.expiryCounts(node.info, DUE_WINDOW_SECONDS);
+      return this.backendOf(node).expiryCounts(node.info, DUE_WINDOW_SECONDS);
     }
     if (node.type === 'collectionTTL') {
-      return this.backend.expiryCounts(
+      return this.backendOf(node).expiryCounts(
         { db: node.db, collection: node.collection, collectionSeconds: node.seconds },
         DUE_WINDOW_SECONDS,
       );
@@ -187,6 +277,9 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.unsubscribe();
+    this.unsubscribeConnections();
+    for (const c of this.connected.values()) c.unsubscribe();
+    this.connected.clear();
     this.emitter.dispose();
     for (const w of this.idleWaiters) w();
     this.idleWaiters = [];

@@ -20,6 +20,7 @@ import {
   presentProblem,
   presentProblems,
 } from '../../../src/extension/tree/presentation';
+import { presentConnection, presentServer } from '../../../src/extension/tree/connection-presentation';
 
 const root = path.resolve(__dirname, '..', '..', '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -98,6 +99,12 @@ function contextWords(): Set<string> {
     ),
     presentProblems([problem]),
     presentProblem(problem),
+    presentServer(
+      { kind: 'driver', label: 'prod', flavor: 'mongodb', serverVersion: '8.0', version: '8.0.4' },
+      { mode: 'system', now: new Date(0), aheadMs: 0, canAdvance: false },
+      true,
+    ),
+    presentConnection({ name: 'prod', production: false }),
   ];
   return new Set(values.flatMap((p) => p.contextValue.split(' ')));
 }
@@ -223,8 +230,10 @@ describe('package.json manifest', () => {
     // engine bundle would win back about a third), raised to 1,000; then 954 KB with the forecast
     // panel (uPlot) and about 1,120 KB with its two README screenshots, raised to 1,150 for them;
     // 1,156 KB with issue 26.4's validators ($jsonSchema, error details), validate and views
-    // (engine code, so it counts twice), raised to 1,200.
-    const BUDGET_KB = 1200;
+    // (engine code, so it counts twice), raised to 1,200; 1,389 KB with the official mongodb driver
+    // for connections to real deployments (issue 21: dist/workbench.js 934 KB -> 1,797 KB
+    // minified, the driver and whatwg-url; its native add-ons stay out), raised to 1,450.
+    const BUDGET_KB = 1450;
     const kb = fs.statSync(out).size / 1024;
     assert.ok(
       kb <= BUDGET_KB,

@@ -1,0 +1,99 @@
+/**
+ * Which server a connection reaches, from its hello/buildInfo replies and host names: who takes
+ * writes, where TTL deletes happen, and how Cosmos DB is told apart. Replies of shapes the wire
+ * endpoint cannot present come from fixtures (fixtures/hello-replies.ts names their source); the
+ * standalone case is also checked against the endpoint in driver-backend.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { detectFlavor, serverRoleOf } from '../../../src/extension/backend/server-role';
+import {
+  BUILD_INFO_8_0,
+  COSMOS_BUILD_INFO,
+  COSMOS_HELLO,
+  COSMOS_HOSTS,
+  MONGOS,
+  RS_ARBITER,
+  RS_PRIMARY,
+  RS_SECONDARY_DIRECT,
+  STANDALONE,
+} from './fixtures/hello-replies';
+
+describe('server roles from hello', () => {
+  test('a replica set primary takes writes, and TTL deletes run there only', () => {
+    const r = serverRoleOf(RS_PRIMARY, BUILD_INFO_8_0, ['db0.example.net:27017']);
+    assert.equal(r.kind, 'primary');
+    assert.equal(r.member, 'db0.example.net:27017');
+    assert.equal(r.setName, 'rs0');
+    assert.equal(r.members.length, 3);
+    assert.equal(r.canWrite, true);
+    assert.equal(r.writesDisabledBecause, undefined);
+    assert.match(r.ttlDeletes, /on the primary \(db0\.example\.net:27017\) only/);
+    assert.equal(r.summary, 'replica set rs0 · primary db0.example.net:27017');
+  });
+
+  test('a secondary-only connection refuses writes, naming the member, the primary and what to do', () => {
+    const r = serverRoleOf(RS_SECONDARY_DIRECT, BUILD_INFO_8_0, ['db2.example.net:27017']);
+    assert.equal(r.kind, 'secondary');
+    assert.equal(r.member, 'db2.example.net:27017');
+    assert.equal(r.canWrite, false);
+    assert.match(r.writesDisabledBecause ?? '', /db2\.example\.net:27017, a secondary of replica set rs0/);
+    assert.match(r.writesDisabledBecause ?? '', /primary \(db0\.example\.net:27017\)/);
+    assert.match(r.writesDisabledBecause ?? '', /directConnection/);
+    assert.match(r.ttlDeletes, /replication lag/);
+    assert.match(r.summary, /secondary .*read-only/);
+  });
+
+  test('an arbiter holds no data: no writes, no TTL deletes', () => {
+    const r = serverRoleOf(RS_ARBITER, BUILD_INFO_8_0, ['arb.example.net:27017']);
+    assert.equal(r.kind, 'arbiter');
+    assert.equal(r.canWrite, false);
+    assert.match(r.writesDisabledBecause ?? '', /arbiter/);
+  });
+
+  test('a mongos takes writes; TTL deletes run on the shards', () => {
+    const r = serverRoleOf(MONGOS, BUILD_INFO_8_0, ['router:27017']);
+    assert.equal(r.kind, 'mongos');
+    assert.equal(r.canWrite, true);
+    assert.equal(r.member, 'router:27017', 'the host it was given when hello names none');
+    assert.match(r.ttlDeletes, /each shard's primary/);
+  });
+
+  test('a standalone takes writes and deletes itself', () => {
+    const r = serverRoleOf(STANDALONE, BUILD_INFO_8_0, ['localhost:27017']);
+    assert.equal(r.kind, 'standalone');
+    assert.equal(r.canWrite, true);
+    assert.equal(r.version, '8.0.4');
+  });
+});
+
+describe('Cosmos DB detection', () => {
+  test('by its host name under .mongo.cosmos.azure.com', () => {
+    const f = detectFlavor(COSMOS_HELLO, { version: '6.0.0', ok: 1 }, COSMOS_HOSTS);
+    assert.equal(f.flavor, 'cosmos');
+    assert.match(f.because ?? '', /myaccount\.mongo\.cosmos\.azure\.com/);
+  });
+
+  test('by the _t type tag of its replies, whatever the host', () => {
+    const f = detectFlavor(COSMOS_HELLO, COSMOS_BUILD_INFO, ['10.0.0.4:10255']);
+    assert.equal(f.flavor, 'cosmos');
+    assert.match(f.because ?? '', /_t: "BuildInfoResponse"/);
+  });
+
+  test('not by the replica-set name globaldb alone, and not for the vCore service', () => {
+    assert.equal(detectFlavor(COSMOS_HELLO, BUILD_INFO_8_0, ['db0.example.net:27017']).flavor, 'mongodb');
+    assert.equal(
+      detectFlavor(STANDALONE, BUILD_INFO_8_0, ['c.mongocluster.cosmos.azure.com']).flavor,
+      'mongodb',
+      'vCore runs MongoDB TTL rules',
+    );
+  });
+
+  test('rule 10.5: on Cosmos the monitor node says the service chooses when to delete', () => {
+    const r = serverRoleOf(COSMOS_HELLO, COSMOS_BUILD_INFO, COSMOS_HOSTS);
+    assert.equal(r.flavor, 'cosmos');
+    assert.equal(r.canWrite, true);
+    assert.match(r.ttlDeletes, /rule 10\.5/);
+    assert.match(r.summary, /^Azure Cosmos DB for MongoDB/);
+  });
+});
