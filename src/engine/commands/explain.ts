@@ -4,6 +4,7 @@ import { fail } from '../errors';
 import { executeQuery, type QueryRequest } from '../query/executor';
 import { isPlainObject, type Document } from '../values/types';
 import { explainFind } from './explain-plan';
+import { withRootStage } from './explain-root';
 import { optionalDocument, optionalNumber, type CommandContext, type CommandHandler } from './context';
 
 function requestOf(inner: Document): { collection: string; request: QueryRequest } {
@@ -20,6 +21,8 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
           skip: optionalNumber(inner, 'skip'),
           limit: Math.abs(optionalNumber(inner, 'limit') ?? 0),
           hint: inner.hint,
+          min: optionalDocument(inner, 'min'),
+          max: optionalDocument(inner, 'max'),
         },
       };
     case 'count':
@@ -84,9 +87,13 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const result = coll ? executeQuery(coll, request) : undefined;
   const millis = Number((process.hrtime.bigint() - started) / 1000000n);
   // A missing collection (or database) is an EOF plan that returns nothing, with its stats.
-  const explained = !result
+  const scan = !result
     ? { winningPlan: { stage: 'EOF' }, executionStages: { stage: 'EOF', nReturned: 0 }, totalDocsExamined: 0 }
     : explainFind(result, request, op === 'find' ? optionalDocument(inner, 'projection') : undefined);
+  const explained = withRootStage(
+    { op, inner, request, result, now: engine.now() },
+    { ...scan, nReturned: result?.records.length ?? 0 },
+  );
   const winningPlan = explained.winningPlan;
   const reply: Document = {
     explainVersion: '1',
@@ -100,10 +107,10 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   if (verbosity !== 'queryPlanner') {
     reply.executionStats = {
       executionSuccess: true,
-      nReturned: result?.records.length ?? 0,
+      nReturned: explained.nReturned,
       executionTimeMillis: millis,
       totalKeysExamined: result?.keysExamined ?? 0,
-      totalDocsExamined: explained.totalDocsExamined,
+      totalDocsExamined: explained.docsExamined ?? scan.totalDocsExamined,
       executionStages: explained.executionStages,
       ...(verbosity === 'allPlansExecution' ? { allPlansExecution: [] } : {}),
     };

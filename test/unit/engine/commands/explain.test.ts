@@ -377,7 +377,7 @@ describe('explain reply and explained commands', () => {
       const reply = run(engine, { explain: cmd, verbosity: 'queryPlanner' });
       assert.equal(reply.ok, 1, Object.keys(cmd)[0]);
       assert.ok(
-        stages(reply).some((s) => s.stage === 'IXSCAN'),
+        stages(reply).some((s) => s.stage === 'IXSCAN' || s.stage === 'COUNT_SCAN'),
         `${Object.keys(cmd)[0]} uses the index`,
       );
     }
@@ -398,6 +398,97 @@ describe('explain reply and explained commands', () => {
     const engine = thousand();
     const reply = explainFind(engine, { filter: {} });
     assert.equal(reply.cursor, undefined);
+  });
+});
+
+describe('explained writes and counts: the root stage mongod puts above the scan', () => {
+  const explainOf = (engine: Engine, cmd: Document) => run(engine, { explain: cmd, verbosity: 'executionStats' });
+  const root = (reply: Document) => stats(reply).executionStages as Document;
+
+  it('delete: DELETE over the scan, nWouldDelete counts the matches, nothing is deleted', () => {
+    const engine = thousand();
+    const reply = explainOf(engine, { delete: 'c', deletes: [{ q: { n: { $lt: 7 } }, limit: 0 }] });
+    assert.deepEqual(stageNames(reply), ['DELETE', 'COLLSCAN']);
+    assert.equal(root(reply).nWouldDelete, 7);
+    assert.equal(stats(reply).nReturned, 0);
+    assert.equal(run(engine, { count: 'c' }).n, 1000);
+  });
+
+  it('update: UPDATE with nMatched, nWouldModify (a $set to the value already there modifies nothing), nWouldUpsert', () => {
+    const engine = thousand();
+    const multi = explainOf(engine, {
+      update: 'c',
+      updates: [{ q: { n: { $lt: 10 } }, u: { $set: { g: 3 } }, multi: true }],
+    });
+    assert.equal(root(multi).stage, 'UPDATE');
+    assert.equal(root(multi).nMatched, 10);
+    assert.equal(root(multi).nWouldModify, 9, 'n = 3 already has g: 3');
+    assert.equal(root(multi).nWouldUpsert, 0);
+    const upsert = explainOf(engine, { update: 'c', updates: [{ q: { n: -1 }, u: { $set: { x: 1 } }, upsert: true }] });
+    assert.equal(root(upsert).nMatched, 0);
+    assert.equal(root(upsert).nWouldUpsert, 1);
+    assert.equal(run(engine, { count: 'c' }).n, 1000);
+  });
+
+  it('update: an invalid update document fails the explain as it fails the update', () => {
+    const engine = thousand();
+    expectError(() => explainOf(engine, { update: 'c', updates: [{ q: {}, u: { $set: { a: 1 }, b: 2 } }] }), 9);
+  });
+
+  it('findAndModify: DELETE for remove, UPDATE otherwise; nReturned is the one document it would return', () => {
+    const engine = thousand();
+    const remove = explainOf(engine, { findAndModify: 'c', query: { _id: 4 }, remove: true });
+    assert.equal(root(remove).stage, 'DELETE');
+    assert.equal(root(remove).nWouldDelete, 1);
+    assert.equal(stats(remove).nReturned, 1);
+    const none = explainOf(engine, { findAndModify: 'c', query: { _id: 'no' }, update: { $inc: { n: 1 } } });
+    assert.equal(root(none).stage, 'UPDATE');
+    assert.equal(root(none).nWouldModify, 0);
+    assert.equal(stats(none).nReturned, 0);
+  });
+
+  it('count: COUNT over a FETCH when the index cannot answer alone, with nCounted', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = explainOf(engine, { count: 'c', query: { n: { $lt: 20 }, g: 1 } });
+    assert.deepEqual(stageNames(reply), ['COUNT', 'FETCH', 'IXSCAN']);
+    assert.equal(root(reply).nCounted, 2);
+  });
+
+  it('count: an exact predicate on a plain index is COUNT over COUNT_SCAN, reading no document', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = explainOf(engine, { count: 'c', query: { n: { $gte: 990 } } });
+    assert.deepEqual(stageNames(reply), ['COUNT', 'COUNT_SCAN']);
+    assert.equal(root(reply).nCounted, 10);
+    assert.equal(stats(reply).totalDocsExamined, 0);
+  });
+
+  it('count: no query is RECORD_STORE_FAST_COUNT; a missing collection counts 0 over EOF', () => {
+    const engine = thousand();
+    const all = explainOf(engine, { count: 'c', skip: 995 });
+    assert.deepEqual(stageNames(all), ['RECORD_STORE_FAST_COUNT']);
+    assert.equal(root(all).nCounted, 5);
+    const missing = explainOf(engine, { count: 'none', query: { n: 1 } });
+    assert.deepEqual(stageNames(missing), ['COUNT', 'EOF']);
+    assert.equal(root(missing).nCounted, 0);
+  });
+});
+
+describe('explained find options', () => {
+  it('min and max bound the hinted index scan, as the find itself does', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = explainFind(engine, { min: { n: 4 }, max: { n: 6 }, hint: { n: 1 } });
+    assert.equal(stats(reply).nReturned, 2);
+  });
+
+  it('hint: {} is no hint: the planner chooses', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = explainFind(engine, { filter: { n: 5 }, hint: {} });
+    assert.deepEqual(stageNames(reply), ['FETCH', 'IXSCAN']);
+    assert.deepEqual(find(engine, { n: 5 }, { hint: {} }), [{ _id: 5, n: 5, g: 5, s: 'k0005' }]);
   });
 });
 
