@@ -106,8 +106,9 @@ function updateRoot(ctx: RootContext, statement: Document, below: ExplainedStage
 function countRoot(ctx: RootContext, below: ExplainedStages): ExplainedStages {
   const { request, result } = ctx;
   const counted = result?.records.length ?? 0;
-  const everything =
-    result !== undefined && Object.keys(request.filter ?? {}).length === 0 && request.hint === undefined;
+  // A $comment constrains nothing.
+  const constrained = Object.keys(request.filter ?? {}).some((k) => k !== '$comment');
+  const everything = result !== undefined && !constrained && request.hint === undefined;
   if (everything) {
     // The record store keeps the number: no scan at all (skip and limit applied to it).
     const stage = { stage: 'RECORD_STORE_FAST_COUNT' };

@@ -475,6 +475,47 @@ describe('explained writes and counts: the root stage mongod puts above the scan
   });
 });
 
+describe('explained aggregate: the query layer under $cursor, then the remaining stages', () => {
+  it('a pipeline of leading $match stages only is explained as the query itself (queryPlanner at the top)', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = run(engine, {
+      explain: { aggregate: 'c', pipeline: [{ $match: { n: { $lt: 5 } } }, { $match: { g: 1 } }], cursor: {} },
+      verbosity: 'executionStats',
+    });
+    assert.equal(reply.stages, undefined);
+    assert.deepEqual(stageNames(reply), ['FETCH', 'IXSCAN']);
+    assert.equal(stats(reply).nReturned, 1);
+  });
+
+  it('stages after the leading $match are listed under stages, after a $cursor with the plan and its stats', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const group = { $group: { _id: '$g', k: { $sum: 1 } } };
+    const reply = run(engine, {
+      explain: { aggregate: 'c', pipeline: [{ $match: { n: { $lt: 5 } } }, group], cursor: {} },
+      verbosity: 'executionStats',
+    });
+    const list = reply.stages as Document[];
+    assert.equal(list.length, 2);
+    const cursor = list[0].$cursor as Document;
+    assert.equal(((cursor.queryPlanner as Document).winningPlan as Document).stage, 'FETCH');
+    assert.equal((cursor.executionStats as Document).nReturned, 5);
+    assert.deepEqual(list[1], group);
+    assert.equal(reply.queryPlanner, undefined);
+  });
+
+  it('aggregate with explain: true answers the explain at queryPlanner verbosity, running nothing', () => {
+    const engine = thousand();
+    const reply = run(engine, { aggregate: 'c', pipeline: [{ $match: { n: 1 } }, { $out: 'copy' }], explain: true });
+    const list = reply.stages as Document[];
+    assert.ok(list[0].$cursor);
+    assert.equal((list[0].$cursor as Document).executionStats, undefined);
+    assert.deepEqual(list[1], { $out: 'copy' });
+    assert.equal(run(engine, { count: 'copy' }).n, 0);
+  });
+});
+
 describe('explained find options', () => {
   it('min and max bound the hinted index scan, as the find itself does', () => {
     const engine = thousand();
