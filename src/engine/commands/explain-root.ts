@@ -5,8 +5,10 @@
  * from a dry run over the records the scan found: nothing is written.
  */
 import type { QueryRequest, QueryResult } from '../query/executor';
-import { indexBounds } from '../query/planner';
-import { isPlainObject, type Document } from '../values/types';
+import { MaxKey, MinKey } from 'bson';
+import { KeyBound } from '../indexes/key-order';
+import { indexBounds, type IndexPlan } from '../query/planner';
+import { canonicalRank, isPlainObject, type Document } from '../values/types';
 import { prepareUpdate } from './crud';
 import { filterIsCoveredBy } from './explain-plan';
 
@@ -120,7 +122,8 @@ function countRoot(ctx: RootContext, below: ExplainedStages): ExplainedStages {
     };
   }
   const plan = result?.plan;
-  if (plan?.kind === 'IXSCAN' && filterIsCoveredBy(plan, request)) {
+  const singleRange = plan?.kind === 'IXSCAN' && plan.fieldIntervals.every((ivs) => ivs.length === 1);
+  if (plan?.kind === 'IXSCAN' && singleRange && filterIsCoveredBy(plan, request)) {
     // Counting index entries: mongod's COUNT_SCAN, no FETCH.
     const countScan: Document = {
       stage: 'COUNT_SCAN',
@@ -131,7 +134,8 @@ function countRoot(ctx: RootContext, below: ExplainedStages): ExplainedStages {
       isSparse: plan.index.sparse,
       isPartial: plan.index.isPartial,
       indexVersion: 2,
-      indexBounds: indexBounds(plan),
+      // A type bracket's end that is no BSON value (a date's) keeps the per-field interval form.
+      indexBounds: keyRange(plan) ?? indexBounds(plan),
     };
     const stage = { stage: 'COUNT' };
     return {
@@ -149,3 +153,41 @@ function countRoot(ctx: RootContext, below: ExplainedStages): ExplainedStages {
   }
   return writeRoot({ stage: 'COUNT' }, { nCounted: counted, nSkipped: request.skip ?? 0 }, below, 0);
 }
+
+/**
+ * COUNT_SCAN walks one contiguous key range (several intervals on a field make mongod count over
+ * an IXSCAN), shown as mongod does: whole start and end keys with their inclusivity. Undefined
+ * for a type-bracketed end other than a number's.
+ */
+function keyRange(plan: IndexPlan): Document | undefined {
+  const startKey: Document = {};
+  const endKey: Document = {};
+  let startKeyInclusive = true;
+  let endKeyInclusive = true;
+  let ok = true;
+  const valueOf = (v: unknown, low: boolean): unknown => {
+    if (!(v instanceof KeyBound)) return v;
+    if (v.rank === undefined) return low ? new MinKey() : new MaxKey();
+    if (v.rank === NUMBER_RANK) return low ? -Infinity : Infinity;
+    ok = false;
+    return undefined;
+  };
+  plan.index.pattern.fields.forEach((field, i) => {
+    const iv = plan.fieldIntervals[i]?.[0];
+    const ascending = plan.index.directions[i] === 1;
+    if (!iv) {
+      // Past the constrained fields the range takes everything, or nothing past an exclusive end.
+      startKey[field.path] = startKeyInclusive === ascending ? new MinKey() : new MaxKey();
+      endKey[field.path] = endKeyInclusive === ascending ? new MaxKey() : new MinKey();
+      return;
+    }
+    const [from, to] = ascending ? [iv.low, iv.high] : [iv.high, iv.low];
+    startKey[field.path] = valueOf(from, ascending);
+    endKey[field.path] = valueOf(to, !ascending);
+    startKeyInclusive &&= ascending ? iv.lowInclusive : iv.highInclusive;
+    endKeyInclusive &&= ascending ? iv.highInclusive : iv.lowInclusive;
+  });
+  return ok ? { startKey, startKeyInclusive, endKey, endKeyInclusive } : undefined;
+}
+
+const NUMBER_RANK = canonicalRank(0);

@@ -462,6 +462,33 @@ describe('explained writes and counts: the root stage mongod puts above the scan
     assert.deepEqual(stageNames(reply), ['COUNT', 'COUNT_SCAN']);
     assert.equal(root(reply).nCounted, 10);
     assert.equal(stats(reply).totalDocsExamined, 0);
+    assert.deepEqual((root(reply).inputStage as Document).indexBounds, {
+      startKey: { n: 990 },
+      startKeyInclusive: true,
+      endKey: { n: Infinity },
+      endKeyInclusive: true,
+    });
+  });
+
+  it('count: COUNT_SCAN bounds of a compound index take every key of the fields past the predicate', () => {
+    const engine = thousand();
+    index(engine, { g: 1, n: 1 }, 'g_1_n_1');
+    const reply = explainOf(engine, { count: 'c', query: { g: 3 } });
+    const bounds = (root(reply).inputStage as Document).indexBounds as Document;
+    assert.equal(root(reply).nCounted, 100);
+    const [start, end] = [bounds.startKey as Document, bounds.endKey as Document];
+    assert.equal(start.g, 3);
+    assert.equal((start.n as Document)._bsontype, 'MinKey');
+    assert.equal((end.n as Document)._bsontype, 'MaxKey');
+    assert.equal(bounds.startKeyInclusive && bounds.endKeyInclusive, true);
+  });
+
+  it('count: $in of several values counts over an IXSCAN (COUNT_SCAN walks one range only)', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = explainOf(engine, { count: 'c', query: { n: { $in: [1, 2, 3] } } });
+    assert.deepEqual(stageNames(reply), ['COUNT', 'FETCH', 'IXSCAN']);
+    assert.equal(root(reply).nCounted, 3);
   });
 
   it('count: no query is RECORD_STORE_FAST_COUNT; a missing collection counts 0 over EOF', () => {
