@@ -32,6 +32,8 @@ export interface RootContext {
 
 /** Wrap `below` in the command's root stage, or return it unchanged for find, distinct, aggregate. */
 export function withRootStage(ctx: RootContext, below: ExplainedStages): ExplainedStages {
+  // A write to a collection that does not exist is an EOF plan alone: nothing to delete or update.
+  if (ctx.result === undefined && ctx.op !== 'count') return below;
   switch (ctx.op) {
     case 'count':
       return countRoot(ctx, below);

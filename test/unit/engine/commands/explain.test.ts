@@ -447,6 +447,18 @@ describe('explained writes and counts: the root stage mongod puts above the scan
     assert.equal(stats(none).nReturned, 0);
   });
 
+  it('writes to a collection that does not exist: an EOF plan alone, and no collection is created', () => {
+    const engine = new Engine();
+    const del = explainOf(engine, { delete: 'none', deletes: [{ q: { a: 1 }, limit: 0 }] });
+    assert.deepEqual(stageNames(del), ['EOF']);
+    const upsert = explainOf(engine, {
+      update: 'none',
+      updates: [{ q: { a: 1 }, u: { $set: { b: 1 } }, upsert: true }],
+    });
+    assert.deepEqual(stageNames(upsert), ['EOF']);
+    assert.deepEqual(run(engine, { listCollections: 1 }).cursor, run(new Engine(), { listCollections: 1 }).cursor);
+  });
+
   it('count: COUNT over a FETCH when the index cannot answer alone, with nCounted', () => {
     const engine = thousand();
     index(engine, { n: 1 }, 'n_1');
