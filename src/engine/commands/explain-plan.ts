@@ -64,13 +64,18 @@ function projectionIsCovered(projection: Document | undefined, keyFields: Readon
   return includesSomething || keyFields.has('_id');
 }
 
-export function isCoveredPlan(plan: IndexPlan, request: QueryRequest, projection: Document | undefined): boolean {
+/** The index bounds alone decide the filter: no document needs reading to test it. */
+export function filterIsCoveredBy(plan: IndexPlan, request: QueryRequest): boolean {
   const key = plan.index.spec.key as Document;
   if (!Object.values(key).every((d) => d === 1 || d === -1)) return false;
   if (plan.index.multikey || plan.index.isPartial || plan.index.sparse) return false;
   if (plan.index.spec.collation !== undefined) return false;
-  const keyFields = new Set(Object.keys(key));
-  if (!filterIsExact(request.filter ?? {}, keyFields)) return false;
+  return filterIsExact(request.filter ?? {}, new Set(Object.keys(key)));
+}
+
+export function isCoveredPlan(plan: IndexPlan, request: QueryRequest, projection: Document | undefined): boolean {
+  if (!filterIsCoveredBy(plan, request)) return false;
+  const keyFields = new Set(Object.keys(plan.index.spec.key as Document));
   if (request.sort && !Object.keys(request.sort).every((f) => keyFields.has(f))) return false;
   return projectionIsCovered(projection, keyFields);
 }

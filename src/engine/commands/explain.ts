@@ -3,7 +3,9 @@ import { EMULATED_VERSIONS } from './admin';
 import { fail } from '../errors';
 import { executeQuery, type QueryRequest } from '../query/executor';
 import { isPlainObject, type Document } from '../values/types';
+import { crudCommands } from './crud';
 import { explainFind } from './explain-plan';
+import { withRootStage } from './explain-root';
 import { optionalDocument, optionalNumber, type CommandContext, type CommandHandler } from './context';
 
 function requestOf(inner: Document): { collection: string; request: QueryRequest } {
@@ -20,6 +22,8 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
           skip: optionalNumber(inner, 'skip'),
           limit: Math.abs(optionalNumber(inner, 'limit') ?? 0),
           hint: inner.hint,
+          min: optionalDocument(inner, 'min'),
+          max: optionalDocument(inner, 'max'),
         },
       };
     case 'count':
@@ -28,7 +32,8 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
         request: {
           filter: optionalDocument(inner, 'query'),
           skip: optionalNumber(inner, 'skip'),
-          limit: optionalNumber(inner, 'limit'),
+          // count reads a negative limit as its absolute value.
+          limit: Math.abs(optionalNumber(inner, 'limit') ?? 0),
           hint: inner.hint,
         },
       };
@@ -57,17 +62,30 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
           hint: inner.hint,
         },
       };
-    case 'aggregate': {
-      const pipeline = Array.isArray(inner.pipeline) ? inner.pipeline : [];
-      const first = pipeline[0];
-      const filter = isPlainObject(first) && isPlainObject(first.$match) ? first.$match : {};
-      return { collection, request: { filter } };
-    }
+    case 'aggregate':
+      return { collection, request: { filter: pushedDown(inner).filter } };
   }
   fail(
     'CommandNotFound',
     `explain does not support '${op}': use find, count, distinct, update, delete, findAndModify or aggregate.`,
   );
+}
+
+/**
+ * The part of a pipeline the query layer runs (its leading $match stages, one filter) and the
+ * stages left for the aggregation framework, which explain lists under `stages`.
+ */
+function pushedDown(inner: Document): { filter: Document; rest: unknown[] } {
+  const pipeline: unknown[] = Array.isArray(inner.pipeline) ? inner.pipeline : [];
+  const matches: Document[] = [];
+  let i = 0;
+  for (; i < pipeline.length; i++) {
+    const stage = pipeline[i];
+    if (!isPlainObject(stage) || !isPlainObject(stage.$match) || Object.keys(stage).length !== 1) break;
+    matches.push(stage.$match);
+  }
+  const filter = matches.length === 0 ? {} : matches.length === 1 ? matches[0] : { $and: matches };
+  return { filter, rest: pipeline.slice(i) };
 }
 
 function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
@@ -84,26 +102,34 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const result = coll ? executeQuery(coll, request) : undefined;
   const millis = Number((process.hrtime.bigint() - started) / 1000000n);
   // A missing collection (or database) is an EOF plan that returns nothing, with its stats.
-  const explained = !result
+  const scan = !result
     ? { winningPlan: { stage: 'EOF' }, executionStages: { stage: 'EOF', nReturned: 0 }, totalDocsExamined: 0 }
     : explainFind(result, request, op === 'find' ? optionalDocument(inner, 'projection') : undefined);
+  const explained = withRootStage(
+    { op, inner, request, result, now: engine.now() },
+    { ...scan, nReturned: result?.records.length ?? 0 },
+  );
   const winningPlan = explained.winningPlan;
-  const reply: Document = {
-    explainVersion: '1',
-    queryPlanner: {
-      namespace: ns,
-      parsedQuery: request.filter ?? {},
-      winningPlan,
-      rejectedPlans: [],
-    },
+  const queryPlanner = {
+    namespace: ns,
+    parsedQuery: request.filter ?? {},
+    winningPlan,
+    rejectedPlans: [],
   };
+  // Stages the query layer cannot run: mongod shows the query under $cursor, then the rest.
+  const rest = op === 'aggregate' ? pushedDown(inner).rest : [];
+  const cursorStage: Document = { queryPlanner };
+  const reply: Document =
+    rest.length > 0
+      ? { explainVersion: '1', stages: [{ $cursor: cursorStage }, ...rest] }
+      : { explainVersion: '1', queryPlanner };
   if (verbosity !== 'queryPlanner') {
-    reply.executionStats = {
+    (rest.length > 0 ? cursorStage : reply).executionStats = {
       executionSuccess: true,
-      nReturned: result?.records.length ?? 0,
+      nReturned: explained.nReturned,
       executionTimeMillis: millis,
       totalKeysExamined: result?.keysExamined ?? 0,
-      totalDocsExamined: explained.totalDocsExamined,
+      totalDocsExamined: explained.docsExamined ?? scan.totalDocsExamined,
       executionStages: explained.executionStages,
       ...(verbosity === 'allPlansExecution' ? { allPlansExecution: [] } : {}),
     };
@@ -114,4 +140,15 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   return reply;
 }
 
-export const explainCommands: Record<string, CommandHandler> = { explain };
+/**
+ * aggregate with `explain: true` is the explain of its pipeline at queryPlanner verbosity, as on
+ * mongod; every other aggregate goes to the CRUD handler.
+ */
+function aggregate(ctx: CommandContext, cmd: Document): Document {
+  if (!cmd.explain) return crudCommands.aggregate(ctx, cmd);
+  const inner: Document = {};
+  for (const [k, v] of Object.entries(cmd)) if (k !== 'explain') inner[k] = v;
+  return explain(ctx, { explain: inner, verbosity: 'queryPlanner' });
+}
+
+export const explainCommands: Record<string, CommandHandler> = { explain, aggregate };

@@ -242,12 +242,14 @@ export function sortDirection(index: BTreeIndex, sort: Document | undefined, equ
 
 export function planQuery(coll: Collection, request: PlanRequest): QueryPlan {
   const filter = request.filter;
-  if (request.hint !== undefined && !(isPlainObject(request.hint) && request.hint.$natural !== undefined)) {
-    const index = findHinted(coll, request.hint);
+  // An empty hint document is no hint, as mongod parses it.
+  const hint = isPlainObject(request.hint) && Object.keys(request.hint).length === 0 ? undefined : request.hint;
+  if (hint !== undefined && !(isPlainObject(hint) && hint.$natural !== undefined)) {
+    const index = findHinted(coll, hint);
     const cand = candidateFor(index, filter) ?? { index, fieldIntervals: [], score: 0 };
     return buildIndexPlan(cand, request.sort);
   }
-  if (request.hint !== undefined) return { kind: 'COLLSCAN', providesSort: false };
+  if (hint !== undefined) return { kind: 'COLLSCAN', providesSort: false };
   let best: Candidate | undefined;
   for (const index of coll.indexes.values()) {
     const cand = candidateFor(index, filter);

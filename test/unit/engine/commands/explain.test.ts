@@ -377,7 +377,7 @@ describe('explain reply and explained commands', () => {
       const reply = run(engine, { explain: cmd, verbosity: 'queryPlanner' });
       assert.equal(reply.ok, 1, Object.keys(cmd)[0]);
       assert.ok(
-        stages(reply).some((s) => s.stage === 'IXSCAN'),
+        stages(reply).some((s) => s.stage === 'IXSCAN' || s.stage === 'COUNT_SCAN'),
         `${Object.keys(cmd)[0]} uses the index`,
       );
     }
@@ -398,6 +398,177 @@ describe('explain reply and explained commands', () => {
     const engine = thousand();
     const reply = explainFind(engine, { filter: {} });
     assert.equal(reply.cursor, undefined);
+  });
+});
+
+describe('explained writes and counts: the root stage mongod puts above the scan', () => {
+  const explainOf = (engine: Engine, cmd: Document) => run(engine, { explain: cmd, verbosity: 'executionStats' });
+  const root = (reply: Document) => stats(reply).executionStages as Document;
+
+  it('delete: DELETE over the scan, nWouldDelete counts the matches, nothing is deleted', () => {
+    const engine = thousand();
+    const reply = explainOf(engine, { delete: 'c', deletes: [{ q: { n: { $lt: 7 } }, limit: 0 }] });
+    assert.deepEqual(stageNames(reply), ['DELETE', 'COLLSCAN']);
+    assert.equal(root(reply).nWouldDelete, 7);
+    assert.equal(stats(reply).nReturned, 0);
+    assert.equal(run(engine, { count: 'c' }).n, 1000);
+  });
+
+  it('update: UPDATE with nMatched, nWouldModify (a $set to the value already there modifies nothing), nWouldUpsert', () => {
+    const engine = thousand();
+    const multi = explainOf(engine, {
+      update: 'c',
+      updates: [{ q: { n: { $lt: 10 } }, u: { $set: { g: 3 } }, multi: true }],
+    });
+    assert.equal(root(multi).stage, 'UPDATE');
+    assert.equal(root(multi).nMatched, 10);
+    assert.equal(root(multi).nWouldModify, 9, 'n = 3 already has g: 3');
+    assert.equal(root(multi).nWouldUpsert, 0);
+    const upsert = explainOf(engine, { update: 'c', updates: [{ q: { n: -1 }, u: { $set: { x: 1 } }, upsert: true }] });
+    assert.equal(root(upsert).nMatched, 0);
+    assert.equal(root(upsert).nWouldUpsert, 1);
+    assert.equal(run(engine, { count: 'c' }).n, 1000);
+  });
+
+  it('update: an invalid update document fails the explain as it fails the update', () => {
+    const engine = thousand();
+    expectError(() => explainOf(engine, { update: 'c', updates: [{ q: {}, u: { $set: { a: 1 }, b: 2 } }] }), 9);
+  });
+
+  it('findAndModify: DELETE for remove, UPDATE otherwise; nReturned is the one document it would return', () => {
+    const engine = thousand();
+    const remove = explainOf(engine, { findAndModify: 'c', query: { _id: 4 }, remove: true });
+    assert.equal(root(remove).stage, 'DELETE');
+    assert.equal(root(remove).nWouldDelete, 1);
+    assert.equal(stats(remove).nReturned, 1);
+    const none = explainOf(engine, { findAndModify: 'c', query: { _id: 'no' }, update: { $inc: { n: 1 } } });
+    assert.equal(root(none).stage, 'UPDATE');
+    assert.equal(root(none).nWouldModify, 0);
+    assert.equal(stats(none).nReturned, 0);
+  });
+
+  it('writes to a collection that does not exist: an EOF plan alone, and no collection is created', () => {
+    const engine = new Engine();
+    const del = explainOf(engine, { delete: 'none', deletes: [{ q: { a: 1 }, limit: 0 }] });
+    assert.deepEqual(stageNames(del), ['EOF']);
+    const upsert = explainOf(engine, {
+      update: 'none',
+      updates: [{ q: { a: 1 }, u: { $set: { b: 1 } }, upsert: true }],
+    });
+    assert.deepEqual(stageNames(upsert), ['EOF']);
+    assert.deepEqual(run(engine, { listCollections: 1 }).cursor, run(new Engine(), { listCollections: 1 }).cursor);
+  });
+
+  it('count: COUNT over a FETCH when the index cannot answer alone, with nCounted', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = explainOf(engine, { count: 'c', query: { n: { $lt: 20 }, g: 1 } });
+    assert.deepEqual(stageNames(reply), ['COUNT', 'FETCH', 'IXSCAN']);
+    assert.equal(root(reply).nCounted, 2);
+  });
+
+  it('count: an exact predicate on a plain index is COUNT over COUNT_SCAN, reading no document', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = explainOf(engine, { count: 'c', query: { n: { $gte: 990 } } });
+    assert.deepEqual(stageNames(reply), ['COUNT', 'COUNT_SCAN']);
+    assert.equal(root(reply).nCounted, 10);
+    assert.equal(stats(reply).totalDocsExamined, 0);
+    assert.deepEqual((root(reply).inputStage as Document).indexBounds, {
+      startKey: { n: 990 },
+      startKeyInclusive: true,
+      endKey: { n: Infinity },
+      endKeyInclusive: true,
+    });
+  });
+
+  it('count: COUNT_SCAN bounds of a compound index take every key of the fields past the predicate', () => {
+    const engine = thousand();
+    index(engine, { g: 1, n: 1 }, 'g_1_n_1');
+    const reply = explainOf(engine, { count: 'c', query: { g: 3 } });
+    const bounds = (root(reply).inputStage as Document).indexBounds as Document;
+    assert.equal(root(reply).nCounted, 100);
+    const [start, end] = [bounds.startKey as Document, bounds.endKey as Document];
+    assert.equal(start.g, 3);
+    assert.equal((start.n as Document)._bsontype, 'MinKey');
+    assert.equal((end.n as Document)._bsontype, 'MaxKey');
+    assert.equal(bounds.startKeyInclusive && bounds.endKeyInclusive, true);
+  });
+
+  it('count: $in of several values counts over an IXSCAN (COUNT_SCAN walks one range only)', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = explainOf(engine, { count: 'c', query: { n: { $in: [1, 2, 3] } } });
+    assert.deepEqual(stageNames(reply), ['COUNT', 'FETCH', 'IXSCAN']);
+    assert.equal(root(reply).nCounted, 3);
+  });
+
+  it('count: no query is RECORD_STORE_FAST_COUNT; a missing collection counts 0 over EOF', () => {
+    const engine = thousand();
+    const all = explainOf(engine, { count: 'c', skip: 995 });
+    assert.deepEqual(stageNames(all), ['RECORD_STORE_FAST_COUNT']);
+    assert.equal(root(all).nCounted, 5);
+    const missing = explainOf(engine, { count: 'none', query: { n: 1 } });
+    assert.deepEqual(stageNames(missing), ['COUNT', 'EOF']);
+    assert.equal(root(missing).nCounted, 0);
+  });
+});
+
+describe('explained aggregate: the query layer under $cursor, then the remaining stages', () => {
+  it('a pipeline of leading $match stages only is explained as the query itself (queryPlanner at the top)', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = run(engine, {
+      explain: { aggregate: 'c', pipeline: [{ $match: { n: { $lt: 5 } } }, { $match: { g: 1 } }], cursor: {} },
+      verbosity: 'executionStats',
+    });
+    assert.equal(reply.stages, undefined);
+    assert.deepEqual(stageNames(reply), ['FETCH', 'IXSCAN']);
+    assert.equal(stats(reply).nReturned, 1);
+  });
+
+  it('stages after the leading $match are listed under stages, after a $cursor with the plan and its stats', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const group = { $group: { _id: '$g', k: { $sum: 1 } } };
+    const reply = run(engine, {
+      explain: { aggregate: 'c', pipeline: [{ $match: { n: { $lt: 5 } } }, group], cursor: {} },
+      verbosity: 'executionStats',
+    });
+    const list = reply.stages as Document[];
+    assert.equal(list.length, 2);
+    const cursor = list[0].$cursor as Document;
+    assert.equal(((cursor.queryPlanner as Document).winningPlan as Document).stage, 'FETCH');
+    assert.equal((cursor.executionStats as Document).nReturned, 5);
+    assert.deepEqual(list[1], group);
+    assert.equal(reply.queryPlanner, undefined);
+  });
+
+  it('aggregate with explain: true answers the explain at queryPlanner verbosity, running nothing', () => {
+    const engine = thousand();
+    const reply = run(engine, { aggregate: 'c', pipeline: [{ $match: { n: 1 } }, { $out: 'copy' }], explain: true });
+    const list = reply.stages as Document[];
+    assert.ok(list[0].$cursor);
+    assert.equal((list[0].$cursor as Document).executionStats, undefined);
+    assert.deepEqual(list[1], { $out: 'copy' });
+    assert.equal(run(engine, { count: 'copy' }).n, 0);
+  });
+});
+
+describe('explained find options', () => {
+  it('min and max bound the hinted index scan, as the find itself does', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = explainFind(engine, { min: { n: 4 }, max: { n: 6 }, hint: { n: 1 } });
+    assert.equal(stats(reply).nReturned, 2);
+  });
+
+  it('hint: {} is no hint: the planner chooses', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = explainFind(engine, { filter: { n: 5 }, hint: {} });
+    assert.deepEqual(stageNames(reply), ['FETCH', 'IXSCAN']);
+    assert.deepEqual(find(engine, { n: 5 }, { hint: {} }), [{ _id: 5, n: 5, g: 5, s: 'k0005' }]);
   });
 });
 
