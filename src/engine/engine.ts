@@ -22,6 +22,7 @@ import type { Document } from './values/types';
 import { DatabaseHandle } from './api/handles';
 import type { StorageSink } from './storage/journal-records';
 import { JournalRecorder } from './storage/recorder';
+import { writeOf } from './commands/write-commands';
 import { StorageRestorer, type RestoreSummary } from './storage/restore';
 import type {
   BatchedDeleteMetrics,
@@ -53,6 +54,12 @@ export interface EngineOptions {
    * (a VirtualClock does not move while an operation runs). Default `performance.now`.
    */
   elapsedTime?: ElapsedTime;
+  /**
+   * Why the engine is read-only (e.g. "opened with --read-only"): commands that would change
+   * stored data fail with IllegalOperation (20) before they run, and the TTL monitor does not
+   * delete (as in mongod's queryable backup mode).
+   */
+  readOnly?: string;
 }
 
 export class Engine implements EngineContext {
@@ -62,6 +69,8 @@ export class Engine implements EngineContext {
   readonly serverVersion: ServerVersion;
   readonly flavor: Flavor;
   private currentRole: ReplicationRole;
+  /** Why writes are refused (undefined: they are not). */
+  readonly readOnly: string | undefined;
   readonly parameters: ParameterStore;
   readonly cursors = new CursorStore();
   readonly databases = new Map<string, Database>();
@@ -98,6 +107,7 @@ export class Engine implements EngineContext {
     this.currentRole = options.role ?? 'primary';
     this.parameters = new ParameterStore(options.parameters);
     if (options.storage) this.recorder = new JournalRecorder(this, options.storage);
+    this.readOnly = options.readOnly;
     this.startedAt = this.clock.now();
     this.operations = new OperationRegistry(() => this.now(), this.elapsedTime);
     this.ttl = new TTLMonitor(this);
@@ -112,6 +122,12 @@ export class Engine implements EngineContext {
    */
   runCommand(dbName: string, command: Document): Document {
     if (this.closed) fail('IllegalOperation', 'The engine is closed; create a new Engine to continue.');
+    const write = this.readOnly !== undefined ? writeOf(command) : undefined;
+    if (write !== undefined)
+      fail(
+        'IllegalOperation',
+        `Cannot run ${write}: the engine is read-only (${this.readOnly}). Reads work; to write, open the data folder without --read-only once no other process holds it.`,
+      );
     this.opcounters.command++;
     try {
       const reply = dispatchCommand(this, dbName, command);
