@@ -4,6 +4,8 @@ import { saslPrep } from '../wire/saslprep';
 export interface RunOptions {
   files: string[];
   clock: 'virtual' | 'system';
+  /** --clock was given (without it, a data folder runs on the clock mode stored with it). */
+  clockGiven?: true;
   now?: Date;
   flavor?: 'mongodb' | 'cosmos';
   serverVersion?: '8.0' | '7.0';
@@ -17,6 +19,8 @@ export interface RunOptions {
   data?: string;
   /** --replSet NAME: the engine is a one-member replica set (sessions, transactions, change streams). */
   replSet?: string;
+  /** Read DIR without writing to it (it may be held by another process); writes fail with IllegalOperation. */
+  readOnly?: true;
 }
 
 export interface CheckOptions {
@@ -90,7 +94,8 @@ clock.advance("2h") move time forward at once and run every TTL pass that falls 
 are reproducible.
 
 Options:
-  --clock virtual|system     the engine clock (default: virtual)
+  --clock virtual|system     the engine clock (default: virtual; with --data, the one the folder
+                             last ran on)
   --now ISO-DATE             start of the virtual clock (default: the notebook's "engine.now"
                              metadata, else the current time)
   --flavor mongodb|cosmos    engine flavor (default: the notebook's "engine.flavor", else mongodb)
@@ -103,8 +108,14 @@ Options:
                                {"ok":false,"file":…,"line":…,"error":{"code":…,"codeName":…,"message":…}}
   --timeout MS               time limit of one statement (default: 10000)
   --data DIR                 keep the engine in DIR: every file runs against what earlier runs
-                             left there (data, indexes, TTL settings, the virtual clock), and
-                             every acknowledged write is on disk (fsync) before the next statement
+                             left there (data, indexes, TTL settings, the clock and its mode), and
+                             every acknowledged write is on disk (fsync) before the next statement.
+                             With --clock system the engine runs on wall time; a folder whose
+                             virtual clock is ahead of it refuses the switch (time never runs
+                             backwards)
+  --read-only                with --data: read DIR without writing anything to it, even while
+                             another process writes to it; writes fail with IllegalOperation (20)
+                             and TTL passes do not delete
   --replSet NAME             the engine is the primary of a one-member replica set NAME, as
                              mongod --replSet: transactions, retryable writes, change streams
 
@@ -218,6 +229,9 @@ export function parseArgs(argv: string[]): ParsedArgs {
       case '--echo':
         options.echo = true;
         break;
+      case '--read-only':
+        options.readOnly = true;
+        break;
       case '--timeout': {
         const v = Number(valueOf(rest, i++, arg));
         if (!Number.isInteger(v) || v <= 0) throw new UsageError(`--timeout needs a positive number of milliseconds`);
@@ -236,6 +250,8 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
   }
   if (options.files.length === 0) throw new UsageError('run needs at least one FILE (.js or .ttlbook)');
+  if (options.readOnly && options.data === undefined)
+    throw new UsageError('--read-only reads a data folder without writing to it: give the folder with --data DIR');
   checkEngineArgs(options);
   return { command: 'run', options };
 }
@@ -370,6 +386,7 @@ function parseMcpArgs(rest: string[]): McpOptions {
 /** The engine options run and serve share. */
 interface EngineArgs {
   clock: 'virtual' | 'system';
+  clockGiven?: true;
   now?: Date;
   flavor?: 'mongodb' | 'cosmos';
   serverVersion?: '8.0' | '7.0';
@@ -385,6 +402,7 @@ function engineArg(rest: string[], i: number, options: EngineArgs): number {
       const v = valueOf(rest, i, arg);
       if (v !== 'virtual' && v !== 'system') throw new UsageError(`--clock must be 'virtual' or 'system', got '${v}'`);
       options.clock = v;
+      options.clockGiven = true;
       return 2;
     }
     case '--now': {
@@ -422,8 +440,4 @@ function engineArg(rest: string[], i: number, options: EngineArgs): number {
 function checkEngineArgs(options: EngineArgs): void {
   if (options.now && options.clock === 'system')
     throw new UsageError('--now sets the virtual clock; it cannot be combined with --clock system');
-  if (options.data !== undefined && options.clock === 'system')
-    throw new UsageError(
-      '--data keeps a virtual clock with the data (time never runs backwards across runs); it cannot be combined with --clock system',
-    );
 }

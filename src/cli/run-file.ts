@@ -25,8 +25,13 @@ type Write = (text: string) => void;
 function engineFor(options: RunOptions, meta: EngineRequest): ProcessEngine {
   const now = options.now ?? meta.now;
   return openProcessEngine({
-    // A kept engine's clock is the virtual one stored with its data, whatever a notebook asks for.
-    clock: options.data === undefined && (options.clock === 'system' || meta.clock === 'system') ? 'system' : 'virtual',
+    // A kept engine runs on the clock mode stored with its data unless --clock says otherwise,
+    // whatever a notebook asks for: a notebook does not switch a folder's clock.
+    ...(options.data !== undefined
+      ? options.clockGiven
+        ? { clock: options.clock }
+        : {}
+      : { clock: options.clock === 'system' || meta.clock === 'system' ? 'system' : 'virtual' }),
     ...(now ? { now } : {}),
     flavor: options.flavor ?? meta.flavor ?? 'mongodb',
     ...((options.serverVersion ?? meta.serverVersion)
@@ -34,6 +39,7 @@ function engineFor(options: RunOptions, meta: EngineRequest): ProcessEngine {
       : {}),
     ...(options.data !== undefined ? { data: options.data } : {}),
     ...(options.replSet !== undefined ? { replSetName: options.replSet } : {}),
+    ...(options.readOnly ? { readOnly: true } : {}),
     holder: 'ttl-workbench run',
   });
 }

@@ -76,6 +76,8 @@ export interface EngineContext {
   readonly serverVersion: ServerVersion;
   readonly flavor: Flavor;
   readonly role: ReplicationRole;
+  /** Why writes are refused (a read-only engine), or undefined. */
+  readonly readOnly?: string;
   readonly parameters: ParameterStore;
   readonly cursors: CursorStore;
   /** Read-only here: databases come and go only through the catalog operations below. */

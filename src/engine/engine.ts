@@ -22,6 +22,7 @@ import type { Document } from './values/types';
 import { DatabaseHandle } from './api/handles';
 import type { StorageSink } from './storage/journal-records';
 import { JournalRecorder } from './storage/recorder';
+import { writeOf } from './commands/write-commands';
 import { StorageRestorer, type RestoreSummary } from './storage/restore';
 import { ReplicaSet } from './replication/replica-set';
 import { Oplog } from './replication/oplog';
@@ -64,6 +65,12 @@ export interface EngineOptions {
   replSetName?: string;
   /** A transaction's scratch engine: its writes are logged here, and it runs no TTL monitor. */
   transactionLog?: Oplog;
+  /**
+   * Why the engine is read-only (e.g. "opened with --read-only"): commands that would change
+   * stored data fail with IllegalOperation (20) before they run, and the TTL monitor does not
+   * delete (as in mongod's queryable backup mode).
+   */
+  readOnly?: string;
 }
 
 export class Engine implements EngineContext {
@@ -73,6 +80,8 @@ export class Engine implements EngineContext {
   readonly serverVersion: ServerVersion;
   readonly flavor: Flavor;
   private currentRole: ReplicationRole;
+  /** Why writes are refused (undefined: they are not). */
+  readonly readOnly: string | undefined;
   readonly parameters: ParameterStore;
   readonly cursors = new CursorStore();
   readonly databases = new Map<string, Database>();
@@ -113,6 +122,7 @@ export class Engine implements EngineContext {
     this.currentRole = options.role ?? 'primary';
     this.parameters = new ParameterStore(options.parameters);
     if (options.storage) this.recorder = new JournalRecorder(this, options.storage);
+    this.readOnly = options.readOnly;
     this.startedAt = this.clock.now();
     this.operations = new OperationRegistry(() => this.now(), this.elapsedTime);
     this.ttl = new TTLMonitor(this);
@@ -136,6 +146,12 @@ export class Engine implements EngineContext {
    */
   runCommand(dbName: string, command: Document): Document {
     if (this.closed) fail('IllegalOperation', 'The engine is closed; create a new Engine to continue.');
+    const write = this.readOnly !== undefined ? writeOf(command) : undefined;
+    if (write !== undefined)
+      fail(
+        'IllegalOperation',
+        `Cannot run ${write}: the engine is read-only (${this.readOnly}). Reads work; to write, open the data folder without --read-only once no other process holds it.`,
+      );
     this.opcounters.command++;
     try {
       const reply = this.dispatch(dbName, command);

@@ -16,6 +16,7 @@ import { EngineLink } from './engine-link';
 import { NOTEBOOK_TYPE, TtlbookSerializer } from './notebook/serializer';
 import type { TreeNode } from './tree/nodes';
 import { Notifier } from './ui/notifier';
+import { OPEN_WALKTHROUGH_COMMAND, registerWalkthrough } from './commands/walkthrough';
 
 export const VIEW_ID = 'ttlWorkbench.databases';
 
@@ -45,7 +46,9 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     live: sourceAnalysis.live,
     engine,
     // The source analysis registered its own commands, which never need the engine.
-    commandIds: contributedCommands(context).filter((id) => !sourceAnalysis.commandIds.includes(id)),
+    commandIds: contributedCommands(context).filter(
+      (id) => !sourceAnalysis.commandIds.includes(id) && id !== OPEN_WALKTHROUGH_COMMAND,
+    ),
     note,
   });
   starter = engines;
@@ -62,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): TTLWorkbenchApi {
     ...sourceAnalysis.disposables,
     vscode.workspace.registerNotebookSerializer(NOTEBOOK_TYPE, new TtlbookSerializer(), { transientOutputs: true }),
     vscode.workspace.onDidOpenNotebookDocument(onNotebook),
+    ...registerWalkthrough(context, note),
   );
   for (const nb of vscode.workspace.notebookDocuments) onNotebook(nb);
   // The agent tools: registered now, the engine started only when a tool that needs it runs.

@@ -36,6 +36,7 @@ import { registerConnectionCommands } from './commands/connections';
 import { ConnectionStore } from './connections/connection-store';
 import { ConnectionManager, secretAccess, settingsAccess } from './connections/manager';
 import type { Notifier } from './ui/notifier';
+import { HOW_TO_TRUST, TRUST_COMMAND } from './ui/workspace-trust';
 import { allCollections } from './commands/context';
 import { contentsOf, mismatchQuestion } from './logic/fresh-engine';
 
@@ -256,10 +257,20 @@ function openBackend(
   output: vscode.LogOutputChannel,
   notifier: Notifier,
 ): WorkerBackend {
+  // Restricted Mode: the engine does not live in an untrusted workspace's storage folder; it runs in
+  // memory, and the window says why and how to keep its data.
+  const untrustedWorkspace = settings.storage === 'workspace' && !vscode.workspace.isTrusted;
+  if (untrustedWorkspace) {
+    const text = `TTL Workbench keeps this window's engine in memory: storing it in the workspace's folder is off in Restricted Mode. To keep its data, ${HOW_TO_TRUST}, then run TTL Workbench: Restart Engine Host.`;
+    output.warn(text);
+    notifier.showAndForget('info', text, ['Manage Workspace Trust'], (choice) => {
+      if (choice) void vscode.commands.executeCommand(TRUST_COMMAND);
+    });
+  }
   const base =
     settings.storage === 'global'
       ? context.globalStorageUri
-      : settings.storage === 'workspace'
+      : settings.storage === 'workspace' && !untrustedWorkspace
         ? (context.storageUri ?? context.globalStorageUri)
         : undefined;
   const dataDir = base ? path.join(base.fsPath, 'engine') : undefined;
@@ -281,6 +292,8 @@ function openBackend(
   void backend.storageInfo().then(
     (info) => {
       if (failed) return;
+      // The Databases view's empty state tells a read-only folder apart (package.json viewsWelcome).
+      void vscode.commands.executeCommand('setContext', 'ttlWorkbench.storageReadOnly', info.readOnly);
       output.info(
         `Data folder ${dataDir} (${settings.durability}): ${info.restoredDocuments.toLocaleString('en-US')} documents restored.`,
       );

@@ -25,6 +25,42 @@ interface FolderMeta {
   flavor: Flavor;
   serverVersion: ServerVersion;
   created: string;
+  /** The clock the engine last ran on here; absent in folders from before the system clock was allowed (virtual). */
+  clock?: ClockKind;
+}
+
+type ClockKind = 'virtual' | 'system';
+
+/**
+ * An open on the system clock refused: the folder's virtual clock went ahead of the wall clock,
+ * and switching would move time backwards (documents already expired would be live again, and
+ * TTL thresholds would go back).
+ */
+export class ClockWouldRunBackwardsError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly storedClockMs: number,
+    readonly systemMs: number,
+  ) {
+    super(
+      `${dir} keeps a virtual clock at ${new Date(storedClockMs).toISOString()}, ${aheadText(storedClockMs - systemMs)} ahead of the system clock: switching it to the system clock would move time backwards. Keep the virtual clock (--clock virtual, or the ttlWorkbench.clock setting "virtual") until the system clock passes that time, or use another folder.`,
+    );
+  }
+}
+
+function aheadText(ms: number): string {
+  const units: Array<[number, string]> = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1000, 'second'],
+  ];
+  for (const [size, name] of units)
+    if (ms >= size) {
+      const n = Math.floor(ms / size);
+      return `${n} ${name}${n === 1 ? '' : 's'}`;
+    }
+  return `${ms} ms`;
 }
 
 /** A clock the store can move forward after a restore (the virtual clock); a system clock cannot be moved. */
@@ -158,6 +194,7 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
       flavor: requested.flavor ?? 'mongodb',
       serverVersion: requested.serverVersion ?? '8.0',
       created: new Date().toISOString(),
+      clock: clockKindOf(requested.clock),
     };
     if (!store.readOnly) {
       try {
@@ -235,6 +272,35 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
     clock.kind !== 'system'
   )
     clock.set(summary.clockMs);
+  const storedKind: ClockKind = meta.clock ?? 'virtual';
+  const kind = clockKindOf(requested.clock);
+  if (summary.clockMs !== undefined && clock.now() < summary.clockMs) {
+    if (storedKind === 'virtual' && kind === 'system') {
+      // The folder stays as it was (its clock mode too), and free for an open on the virtual clock.
+      engine.close();
+      store.close();
+      throw new ClockWouldRunBackwardsError(dir, summary.clockMs, clock.now());
+    }
+    // Not a switch: the system clock itself was set back since the last run here.
+    notes.push(
+      `the system clock is ${aheadText(summary.clockMs - clock.now())} behind the last time stored here (${new Date(summary.clockMs).toISOString()}): it was set back since the last run; TTL thresholds follow the system clock.`,
+    );
+  }
+  if (storedKind !== kind) {
+    notes.push(
+      `${dir} ran on the ${storedKind} clock; it runs on the ${kind} clock now${kind === 'virtual' ? ', from the stored time' : ' (the stored time is not ahead of it)'}.`,
+    );
+    if (!store.readOnly) {
+      meta = { ...meta, clock: kind };
+      try {
+        writeFileAtomic(path.join(dir, META_FILE), [Buffer.from(`${JSON.stringify(meta, null, 2)}\n`)], io);
+      } catch (err) {
+        engine.close();
+        store.close();
+        throw new RecoveryWriteError(dir, `write ${META_FILE}`, err as Error);
+      }
+    }
+  }
   notes.push(...recovery.problems);
   if (store.awaitingRecoveredState) {
     // Damage cost something: what was recovered becomes the folder's base before any write, or
@@ -283,6 +349,19 @@ function openStoredEngineOnce(dir: string, options: StoredEngineOptions & { read
     ...(summary.clockMs !== undefined ? { storedClockMs: summary.clockMs } : {}),
     ...(damage ? { damage } : {}),
   };
+}
+
+/** The clock mode a folder last ran on (virtual for a new folder, or one that cannot be read: the open reports that). */
+export function storedClockKind(dir: string, io: StorageFs = nodeFs): ClockKind {
+  try {
+    return readMeta(io, dir)?.clock ?? 'virtual';
+  } catch {
+    return 'virtual';
+  }
+}
+
+function clockKindOf(clock: { kind?: string } | undefined): ClockKind {
+  return clock?.kind === 'system' ? 'system' : 'virtual';
 }
 
 /**

@@ -10,6 +10,7 @@ import { EngineError } from '../../engine/errors';
 import { normalizeIndexSpec } from '../../engine/indexes/index-spec';
 import { defaultIndexName } from '../../engine/indexes/key-pattern';
 import { checkTTLIndexSpec, safeNumberLong, type TTLCollectionFacts } from '../../engine/ttl/validation';
+import { chooseTTLField, type FieldSample } from '../../engine/ttl/ttl-field-choice';
 import { isNumeric } from '../../engine/values/types';
 import type { IndexDef } from '../definitions';
 import { indentOf, insertAt, nodeText, removeProperty, removeRange, spanOf } from '../edits';
@@ -60,15 +61,21 @@ export function checkIndexDefinition(ctx: CheckContext, def: IndexDef, seconds: 
     }
   }
 
-  // TTL006: the key alone, on an ordinary collection.
-  const keyError = engineRefusal(probe, { ...NO_COLLECTION, serverVersion: ctx.serverVersion });
+  // TTL006: the key alone, on an ordinary collection, with what the file inserts as the sample
+  // that names the TTL field the user meant (the same choice as the engine's refusal).
+  const sample = insertedSample(ctx, def);
+  const keyError = engineRefusal(probe, {
+    ...NO_COLLECTION,
+    serverVersion: ctx.serverVersion,
+    ...(sample ? { sample } : {}),
+  });
   if (keyError) {
     ctx.report(
       'TTL006',
       def.unit,
       keyNode,
       `createIndex fails with ${keyError.codeName} (${keyError.code}): ${keyError.message}`,
-      splitFixes(def, key),
+      splitFixes(def, key, sample),
     );
     return;
   }
@@ -248,12 +255,32 @@ function checkInsertedValues(ctx: CheckContext, def: IndexDef): void {
   }
 }
 
+/** What the documents this file inserts into the index's collection hold per field; undefined when it inserts none there. */
+function insertedSample(ctx: CheckContext, def: IndexDef): ((field: string) => FieldSample) | undefined {
+  if (!def.ns || def.via === 'mongooseField' || def.via === 'mongooseIndex') return undefined;
+  const docs: Lit[] = [];
+  for (const insert of ctx.insertsInto(def.ns.collection))
+    if (sameNamespace(insert.ns, def.ns)) docs.push(...insert.docs);
+  if (docs.length === 0) return undefined;
+  return (field) => {
+    let seen = 0;
+    let dates = 0;
+    for (const doc of docs) {
+      const value = fieldLit(doc, field);
+      if (!value) continue;
+      seen++;
+      if (isDateOnly(value) === true) dates++;
+    }
+    return { seen, dates };
+  };
+}
+
 /**
  * TTL006 fixes: a single-field TTL index on one of the key's fields plus the compound index
  * without the TTL option. Offered for createIndex / ensureIndex / Mongoose schema.index written as
- * a statement, one fix per field, the date-looking one first.
+ * a statement, one fix per field, the field chooseTTLField names first (preferred, with its reason).
  */
-function splitFixes(def: IndexDef, key: Document): Fix[] {
+function splitFixes(def: IndexDef, key: Document, sample: ((field: string) => FieldSample) | undefined): Fix[] {
   if (!def.call || !def.call.statement || !def.ttl || def.options?.kind !== 'object' || def.key?.kind !== 'object')
     return [];
   if (def.via !== 'createIndex' && def.via !== 'ensureIndex' && def.via !== 'mongooseIndex') return [];
@@ -271,12 +298,13 @@ function splitFixes(def: IndexDef, key: Document): Fix[] {
   if (!removeTtl) return [];
   // A wildcard field takes no TTL on its own either (rule 1.9): a split onto it would be refused again.
   const fields = Object.keys(key).filter((f) => (key[f] === 1 || key[f] === -1) && f !== '$**' && !f.endsWith('.$**'));
-  const dateLike = (f: string) => /(at|date|time|on|expires?)$/i.test(f);
-  fields.sort((a, b) => Number(dateLike(b)) - Number(dateLike(a)));
+  if (fields.length === 0) return [];
+  const choice = chooseTTLField(fields, sample);
+  fields.sort((a, b) => Number(b === choice.field) - Number(a === choice.field));
   return fields.map((field, i) => {
     const ttlCall = `${call.awaited ? 'await ' : ''}${callee}({ ${JSON.stringify(field).slice(1, -1) === field && /^[A-Za-z_$][\w$]*$/.test(field) ? field : JSON.stringify(field)}: ${String(key[field])} }, { ${ttlOptions} });`;
     return {
-      title: `Split: a TTL index on ${field} plus the compound index without expireAfterSeconds`,
+      title: `Split: a TTL index on ${field}${field === choice.field ? ` (${choice.because})` : ''} plus the compound index without expireAfterSeconds`,
       edits: [insertAt(unit, statement.start ?? 0, `${ttlCall}\n${indent}`), removeTtl],
       ...(i === 0 ? { preferred: true } : {}),
     };

@@ -5,6 +5,8 @@ import { recordIndexBuilt } from '../indexes/usage';
 import { compareSpecs, conflictError, normalizeIndexSpec } from '../indexes/index-spec';
 import { formatKeyPattern } from '../indexes/key-pattern';
 import { compileFilter } from '../query/matcher';
+import { valuesAtPath } from '../query/stages/shared';
+import type { FieldSample } from '../ttl/ttl-field-choice';
 import { validatePartialFilterExpression } from '../query/partial-filter';
 import { cloneDocument } from '../values/clone';
 import { valuesEqual } from '../values/compare';
@@ -96,7 +98,27 @@ function ttlFactsOf(engine: EngineContext, coll: Collection | undefined): TTLCol
     clustered: coll?.isClustered ?? false,
     timeseries: coll?.options.timeseries,
     serverVersion: engine.serverVersion,
+    ...(coll && coll.count > 0 ? { sample: (field: string) => sampleField(coll, field) } : {}),
   };
+}
+
+/** Documents looked at to tell which field holds dates: enough to see a pattern, cheap on a large collection. */
+const SAMPLE_SIZE = 100;
+
+/** What the first documents of the collection hold at `field`: read only when a compound TTL key is refused. */
+function sampleField(coll: Collection, field: string): FieldSample {
+  const parts = field.split('.');
+  let seen = 0;
+  let dates = 0;
+  let looked = 0;
+  for (const record of coll.records.values()) {
+    if (looked++ >= SAMPLE_SIZE) break;
+    const values = valuesAtPath(record.doc, parts);
+    if (values.length === 0) continue;
+    seen++;
+    if (values.some((v) => v instanceof Date)) dates++;
+  }
+  return { seen, dates };
 }
 
 /** 'exists' for an identical index (a no-op), otherwise throws on conflicts; 'new' to create. */

@@ -249,6 +249,7 @@ export class TTLMonitor {
   /** Why the monitor would not delete right now, or null when it would. */
   stoppedBecause(): string | null {
     if (this.engine.isClosed) return 'the engine is closed';
+    if (this.engine.readOnly !== undefined) return `the engine is read-only (${this.engine.readOnly})`;
     if (!this.engine.parameters.getBool('ttlMonitorEnabled')) return 'ttlMonitorEnabled is false';
     const replset = this.engine.getCollection('local', 'system.replset');
     if (replset && replset.count > 0) {

@@ -6,6 +6,7 @@
  */
 import { type Decimal128, Int32, type Long } from 'bson';
 import { EngineError } from '../errors';
+import { chooseTTLField, type FieldSample } from './ttl-field-choice';
 import { formatValue } from '../values/format';
 import { toDouble } from '../values/numbers';
 import { bsonClassOf, bsonTypeOf, isNumeric, isPlainObject, type Document } from '../values/types';
@@ -153,6 +154,8 @@ export interface TTLCollectionFacts {
   clustered: boolean;
   timeseries?: { timeField: string; metaField?: string };
   serverVersion: TTLServerVersion;
+  /** What the collection's documents hold in a field: names the TTL field a refused compound key meant. */
+  sample?: (field: string) => FieldSample;
 }
 
 const SPECIAL_PLUGINS = new Set(['hashed', 'text', '2dsphere', '2d']);
@@ -180,9 +183,10 @@ export function checkTTLIndexSpec(spec: Document, facts: TTLCollectionFacts): EA
     );
   }
   if (fields.length > 1) {
+    const choice = chooseTTLField(fields, facts.sample);
     throw new EngineError(
       'CannotCreateIndex',
-      `TTL indexes are single-field indexes, compound indexes do not support TTL. Cannot create TTL index on ${show(key)}: create {${fields[0]}: 1} with expireAfterSeconds, and the compound index without it.`,
+      `TTL indexes are single-field indexes, compound indexes do not support TTL. Cannot create TTL index on ${show(key)}: create {${choice.field}: 1} with expireAfterSeconds (${choice.because}), and the compound index without it.`,
     );
   }
   if (facts.capped && facts.serverVersion === '7.0') {

@@ -8,6 +8,7 @@ import { INT32_MAX, checkIndexExpireAfterSeconds } from '../../engine/ttl/valida
 import { EngineError } from '../../engine/errors';
 import type { Fix } from '../../analysis';
 import { parseTTLDuration } from '../logic/durations';
+import { QUICK_FIX_APPLIED_COMMAND } from '../commands/walkthrough';
 import { problemFor, rangeOf, SOURCE, type DocumentAnalyzer } from './document-analysis';
 
 const REPLACE_VALUE_COMMAND = 'ttlWorkbench.replaceTTLValue';
@@ -57,6 +58,12 @@ export class SourceCodeActions implements vscode.CodeActionProvider {
     const edit = new vscode.WorkspaceEdit();
     for (const e of fix.edits) edit.replace(doc.uri, rangeOf(doc, e), e.newText);
     action.edit = edit;
+    // Runs after the edit: the walkthrough's quick-fix step completes on it.
+    action.command = {
+      command: QUICK_FIX_APPLIED_COMMAND,
+      title: fix.title,
+      arguments: [typeof d.code === 'object' ? d.code.value : d.code],
+    };
     return action;
   }
 }

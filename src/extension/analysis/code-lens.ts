@@ -2,7 +2,8 @@
  * "Apply to engine" above each definition whose every part is literal: it runs the definition's
  * command (createIndexes, create, collMod) against the embedded engine (commands/apply-definition.ts).
  * Shown where code runs against the engine (playground notebooks, bound files), or everywhere with
- * ttlWorkbench.codeLens.applyEverywhere; an application's code elsewhere stays quiet.
+ * ttlWorkbench.codeLens.applyEverywhere; an application's code elsewhere stays quiet. Not in an
+ * untrusted workspace (Restricted Mode).
  */
 import * as vscode from 'vscode';
 import { inDocument, rangeOf, type DocumentAnalyzer } from './document-analysis';
@@ -23,7 +24,8 @@ export class ApplyToEngineLens implements vscode.CodeLensProvider {
   }
 
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
-    if (!this.shown(doc)) return [];
+    // Restricted Mode: applying runs a workspace file's definitions; the lens comes back on trust.
+    if (!vscode.workspace.isTrusted || !this.shown(doc)) return [];
     const analysis = this.analyzer.analyze(doc);
     return analysis.result.runnable
       .filter((r) => inDocument(r, analysis))

@@ -40,6 +40,7 @@ export function registerSourceAnalysis(
     vscode.languages.registerHoverProvider(SOURCE_SELECTOR, new TTLValueHover(live.analyzer, engine, live.snapshot)),
     vscode.languages.registerCodeLensProvider(SOURCE_SELECTOR, lens),
     { dispose: engine.onDidChange(() => lens.refresh()) },
+    vscode.workspace.onDidGrantWorkspaceTrust(() => lens.refresh()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('ttlWorkbench.engineBoundFiles') || e.affectsConfiguration('ttlWorkbench.codeLens'))
         lens.refresh();

@@ -52,6 +52,7 @@ import {
   closeStoredEngine,
   compact,
   openStoredEngine,
+  ClockWouldRunBackwardsError,
   type OpenedEngine,
 } from '../../storage/engine-store';
 import { SwitchableClock } from './switchable-clock';
@@ -112,23 +113,36 @@ export class EmbeddedBackend implements Backend {
     this.clockImpl = new SwitchableClock(this.settings.clock, resume ? 0 : startMs);
     if (this.options.dataDir) {
       // The folder keeps its own flavor and version, and its clock: a virtual clock moves up to it.
-      this.stored = openStoredEngine(this.options.dataDir, {
-        durability: this.options.durability ?? 'fsync',
-        allowReadOnly: true,
-        holder: 'a VS Code window',
-        ...(this.options.lock ? { lock: this.options.lock } : {}),
-        engine: { clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion },
-        onCompaction: (r) =>
-          r instanceof Error
-            ? this.options.onStorageEvent?.(
-                `Compacting ${this.options.dataDir} failed: ${r.message}. The journal keeps growing; nothing is lost.`,
-                'error',
-              )
-            : this.options.onStorageEvent?.(
-                `Compacted ${this.options.dataDir}: ${r.documents.toLocaleString('en-US')} documents in a ${(r.bytes / 1048576).toFixed(1)} MiB snapshot (${r.totalMs.toFixed(0)} ms, writes held ${r.heldMs.toFixed(1)} ms).`,
-                'info',
-              ),
-      });
+      const open = () =>
+        openStoredEngine(this.options.dataDir!, {
+          durability: this.options.durability ?? 'fsync',
+          allowReadOnly: true,
+          holder: 'a VS Code window',
+          ...(this.options.lock ? { lock: this.options.lock } : {}),
+          engine: { clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion },
+          onCompaction: (r) =>
+            r instanceof Error
+              ? this.options.onStorageEvent?.(
+                  `Compacting ${this.options.dataDir} failed: ${r.message}. The journal keeps growing; nothing is lost.`,
+                  'error',
+                )
+              : this.options.onStorageEvent?.(
+                  `Compacted ${this.options.dataDir}: ${r.documents.toLocaleString('en-US')} documents in a ${(r.bytes / 1048576).toFixed(1)} MiB snapshot (${r.totalMs.toFixed(0)} ms, writes held ${r.heldMs.toFixed(1)} ms).`,
+                  'info',
+                ),
+        });
+      try {
+        this.stored = open();
+      } catch (err) {
+        if (!(err instanceof ClockWouldRunBackwardsError)) throw err;
+        // ttlWorkbench.clock "system" on a folder whose virtual clock is ahead: refused, so the
+        // engine stays on the folder's virtual clock (at its stored time) and the user is told why.
+        this.clockImpl.dispose();
+        this.settings = { ...this.settings, clock: 'virtual' };
+        this.clockImpl = new SwitchableClock('virtual', 0);
+        this.stored = open();
+        this.stored.notes.unshift(err.message);
+      }
       this.engine = this.stored.engine;
       if (resume && this.stored.storedClockMs === undefined) {
         // No stored time (a new folder): the wall clock's, without the monitor waking on the way.

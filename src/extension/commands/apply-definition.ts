@@ -8,6 +8,7 @@ import type { Backend } from '../backend/backend';
 import type { LiveDiagnostics } from '../analysis/live-diagnostics';
 import type { EngineSnapshot } from '../analysis/engine-snapshot';
 import { registerCommand, reportSuccess, WorkbenchError, type Services } from './context';
+import { requireTrust } from '../ui/workspace-trust';
 
 export interface ApplyArgs {
   db?: string;
@@ -36,6 +37,7 @@ export function registerApplyDefinition(services: Services, live: LiveDiagnostic
     id: 'ttlWorkbench.applyDefinition',
     action: 'Apply to Engine',
     run: async (inv) => {
+      requireTrust('Apply to Engine');
       const { collection, command, db } = inv.args as { collection?: unknown; command?: unknown; db?: unknown };
       if (typeof collection !== 'string' || !command || typeof command !== 'object')
         throw new WorkbenchError('Apply to Engine needs {collection, command} (the CodeLens passes them).');

@@ -13,7 +13,9 @@ import { formatCount, formatSeconds, parseTTLDuration, plural } from '../logic/d
 import { countReplyN, expiredNowCount, newlyEligibleCount } from '../logic/expiry-counts';
 import * as mongosh from '../logic/mongosh';
 import { sampleDocuments } from '../logic/samples';
+import type { CollectionInfo } from '../backend/backend';
 import {
+  allCollections,
   inputBox,
   pickOrType,
   quickPick,
@@ -179,8 +181,27 @@ async function dropCollection(services: Services, inv: Invocation): Promise<Comm
 
 const BATCH = 10_000;
 
+/**
+ * The collection sample documents go into. Like MongoDB's insert, a named collection that does not
+ * exist yet is created; an engine with no collection at all (the Databases view's empty state)
+ * gets app.sessions, so the first click works.
+ */
+async function sampleTarget(services: Services, inv: Invocation): Promise<CollectionInfo> {
+  const t = targetArgs(inv);
+  let name = t.db && t.collection ? { db: t.db, collection: t.collection } : undefined;
+  if (!name && (await allCollections(services.backend)).length === 0) name = { db: 'app', collection: 'sessions' };
+  if (name) {
+    const existing = (await services.backend.listCollections(name.db)).find((c) => c.name === name.collection);
+    if (existing) return existing;
+    await services.backend.runCommand(name.db, { create: name.collection });
+    const created = (await services.backend.listCollections(name.db)).find((c) => c.name === name.collection);
+    if (created) return created;
+  }
+  return resolveCollection(services, inv);
+}
+
 async function insertSampleDocuments(services: Services, inv: Invocation): Promise<CommandResult> {
-  const coll = await resolveCollection(services, inv);
+  const coll = await sampleTarget(services, inv);
   let count = typeof inv.args.count === 'number' ? inv.args.count : undefined;
   if (count === undefined && inv.interactive && !inv.node) {
     count = Number(

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Document } from '../../engine';
+import { requireTrust } from '../ui/workspace-trust';
 import {
   canonicalLine,
   collectionFileName,
@@ -141,6 +142,7 @@ async function exportForMongoTools(services: Services, inv: Invocation): Promise
 }
 
 async function importMongoTools(services: Services, inv: Invocation): Promise<CommandResult> {
+  requireTrust('Import');
   let uris = Array.isArray(inv.args.files)
     ? (inv.args.files as unknown[]).map((f) => vscode.Uri.file(String(f)))
     : undefined;

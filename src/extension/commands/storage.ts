@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { requireTrust } from '../ui/workspace-trust';
 import { databaseNameProblem } from '../logic/collection-commands';
 import { formatCount, plural } from '../logic/durations';
 import {
@@ -127,6 +128,7 @@ async function exportDatabase(services: Services, inv: Invocation): Promise<Comm
 }
 
 async function importEJSON(services: Services, inv: Invocation): Promise<CommandResult> {
+  requireTrust('Import');
   let source: vscode.Uri | undefined = typeof inv.args.file === 'string' ? vscode.Uri.file(inv.args.file) : undefined;
   if (!source) {
     if (!inv.interactive) throw new WorkbenchError("Import needs 'file': a file made by Export Database as EJSON….");

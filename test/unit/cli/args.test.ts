@@ -103,7 +103,6 @@ describe('ttl-workbench arguments', () => {
     [['run', 'a.js', '--now', 'yesterday'], /--now needs an ISO date/],
     [['run', 'a.js', '--now'], /--now needs a value/],
     [['run', 'a.js', '--clock', 'system', '--now', '2026-01-01T00:00:00Z'], /cannot be combined/],
-    [['run', 'a.js', '--data', 'dir', '--clock', 'system'], /--data keeps a virtual clock/],
     [['run', 'a.js', '--bogus'], /unknown option '--bogus'/],
     [['serve', '--auth', 'nocolon'], /--auth needs USER:PASSWORD/],
     [['serve', '--auth', ':secret'], /--auth needs USER:PASSWORD/],
@@ -121,4 +120,23 @@ describe('ttl-workbench arguments', () => {
       );
     });
   }
+});
+
+describe('ttl-workbench arguments: data folders', () => {
+  test('run --data DIR --clock system is accepted (the clock mode is stored with the data)', () => {
+    const parsed = parseArgs(['run', 'a.js', '--data', 'dir', '--clock', 'system']);
+    assert.equal(parsed.command === 'run' && parsed.options.clock, 'system');
+    assert.equal(parsed.command === 'run' && parsed.options.clockGiven, true);
+    const folderMode = parseArgs(['run', 'a.js', '--data', 'dir']);
+    assert.equal(folderMode.command === 'run' && folderMode.options.clockGiven, undefined);
+  });
+
+  test('run --read-only needs --data', () => {
+    const parsed = parseArgs(['run', 'a.js', '--data', 'dir', '--read-only']);
+    assert.equal(parsed.command === 'run' && parsed.options.readOnly, true);
+    assert.throws(
+      () => parseArgs(['run', 'a.js', '--read-only']),
+      (err: Error) => err instanceof UsageError && /give the folder with --data DIR/.test(err.message),
+    );
+  });
 });

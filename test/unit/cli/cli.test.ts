@@ -259,6 +259,104 @@ describe('run --data DIR: the engine kept in a folder across runs', () => {
   });
 });
 
+describe('run --data DIR --clock system: durable data on the system clock', () => {
+  test('the folder keeps the system clock across runs; a folder whose virtual clock is ahead refuses the switch', () => {
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-system-'));
+    tempDirs.push(data);
+    const started = Date.now();
+    const a = run([
+      'run',
+      '--json',
+      '--clock',
+      'system',
+      '--data',
+      data,
+      tempFile('w.js', 'db.c.insertOne({ a: 1 })\nnew Date().getTime()'),
+    ]);
+    assert.equal(a.code, 0, a.stderr);
+    // Without --clock, the folder's stored mode: the system clock (time passes by itself, no advance).
+    const b = run([
+      'run',
+      '--json',
+      '--data',
+      data,
+      tempFile('r.js', 'db.c.countDocuments()\nnew Date().getTime()\nclock.advance("1h")'),
+    ]);
+    const lines = jsonLines(b.stdout);
+    assert.equal(lines[0].result, 1);
+    const t = lines[1].result as number;
+    assert.ok(t >= started && t <= Date.now() + 1000, 'the engine reads the system time');
+    assert.equal(lines[2].ok, false, 'the system clock cannot be advanced');
+
+    const ahead = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-ahead-'));
+    tempDirs.push(ahead);
+    assert.equal(
+      run(['run', '--data', ahead, tempFile('a.js', 'db.c.insertOne({ a: 1 })\nclock.advance("2d")')]).code,
+      0,
+    );
+    const refused = run(['run', '--clock', 'system', '--data', ahead, tempFile('c.js', 'db.c.countDocuments()')]);
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      /keeps a virtual clock at .*, 1 day ahead of the system clock: switching it to the system clock would move time backwards/,
+    );
+  });
+});
+
+describe('run --read-only: a folder another process writes to', () => {
+  test('reads what the holder wrote; writes fail with IllegalOperation (20); the holder keeps its lock', async () => {
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-readonly-'));
+    tempDirs.push(data);
+    const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data', data], { cwd: root });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const uri = await new Promise<string>((resolve, reject) => {
+        let stdout = '';
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+          if (stdout.includes('\n')) resolve(stdout.split('\n')[0]);
+        });
+        child.once('exit', () => reject(new Error(`serve exited: ${stderr}`)));
+      });
+      const client = new MongoClient(uri);
+      try {
+        await client
+          .db('test')
+          .collection('events')
+          .insertMany([{ _id: 1 as never }, { _id: 2 as never }]);
+      } finally {
+        await client.close();
+      }
+      const lockBefore = fs.readFileSync(path.join(data, 'LOCK'), 'utf8');
+      const plain = run(['run', '--data', data, tempFile('w.js', 'db.events.countDocuments()')]);
+      assert.equal(plain.code, 1);
+      assert.match(plain.stderr, /is in use by process \d+ .*Open it read-only/);
+
+      const r = run([
+        'run',
+        '--json',
+        '--read-only',
+        '--data',
+        data,
+        tempFile('ro.js', 'db.events.countDocuments()\ndb.events.insertOne({ _id: 3 })'),
+      ]);
+      assert.equal(r.code, 1);
+      const lines = jsonLines(r.stdout);
+      assert.equal(lines[0].result, 2, r.stdout + r.stderr);
+      assert.equal(lines[1].error?.code, 20);
+      assert.equal(lines[1].error?.codeName, 'IllegalOperation');
+      assert.match(lines[1].error?.message ?? '', /Cannot run insert: the engine is read-only/);
+      assert.match(r.stderr, /opened with --read-only: nothing is written/);
+      assert.equal(fs.readFileSync(path.join(data, 'LOCK'), 'utf8'), lockBefore, 'the holder still holds the folder');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
+  });
+});
+
 describe('run: printed lines as they are printed', () => {
   test('a line printed at the start of a long statement is written before the statement ends', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-cli-print-'));

@@ -82,7 +82,7 @@ describe('ttl-workbench serve', () => {
   });
 
   test('usage errors exit with 2', () => {
-    for (const args of [['--port', 'x'], ['--clock', 'system', '--data', 'd'], ['--bogus']]) {
+    for (const args of [['--port', 'x'], ['--clock', 'sundial'], ['--bogus']]) {
       const r = spawnSync(process.execPath, [cli, 'serve', ...args], { encoding: 'utf8' });
       assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
     }

@@ -241,3 +241,64 @@ describe('package.json manifest', () => {
     );
   });
 });
+
+describe('first run: walkthrough, empty states, Restricted Mode (issue 19)', () => {
+  const commandLinks = (text: string) => [...text.matchAll(/\(command:([\w.]+)\)/g)].map((m) => m[1]);
+  const contributed = new Set((pkg.contributes.commands as Array<{ command: string }>).map((c) => c.command));
+
+  it('every walkthrough step completes on a real action: a contributed command, the Databases view, or the quick-fix context key', () => {
+    const [walkthrough] = pkg.contributes.walkthroughs as Array<{
+      id: string;
+      steps: Array<{ id: string; description: string; completionEvents: string[]; media: { markdown: string } }>;
+    }>;
+    assert.equal(walkthrough.id, 'gettingStarted');
+    for (const step of walkthrough.steps) {
+      assert.ok(step.completionEvents.length > 0, step.id);
+      for (const event of step.completionEvents) {
+        const [kind, target] = event.split(/:(.*)/s);
+        if (kind === 'onCommand') assert.ok(contributed.has(target), `${step.id}: ${target} is contributed`);
+        else if (kind === 'onView') assert.equal(target, 'ttlWorkbench.databases');
+        else assert.equal(event, 'onContext:ttlWorkbench.quickFixApplied', step.id);
+      }
+      for (const link of commandLinks(step.description))
+        assert.ok(contributed.has(link) || link === 'ttlWorkbench.databases.focus', `${step.id}: ${link}`);
+      assert.ok(fs.existsSync(path.join(root, step.media.markdown)), step.media.markdown);
+    }
+  });
+
+  it('the quick-fix step waits for the context key the quick fixes set, and the palette opens the walkthrough', () => {
+    const actions = fs.readFileSync(path.join(root, 'src/extension/analysis/code-actions.ts'), 'utf8');
+    assert.match(actions, /command: QUICK_FIX_APPLIED_COMMAND/);
+    const walkthrough = fs.readFileSync(path.join(root, 'src/extension/commands/walkthrough.ts'), 'utf8');
+    assert.match(walkthrough, /'setContext', 'ttlWorkbench\.quickFixApplied', true/);
+    assert.match(walkthrough, /`\$\{context\.extension\.id\}#\$\{WALKTHROUGH_ID\}`/);
+  });
+
+  it('the Databases view has an empty state for an empty engine and one for a read-only folder, each with working buttons', () => {
+    const welcome = pkg.contributes.viewsWelcome as Array<{ view: string; contents: string; when: string }>;
+    assert.deepEqual(
+      welcome.map((w) => [w.view, w.when]),
+      [
+        ['ttlWorkbench.databases', '!ttlWorkbench.storageReadOnly'],
+        ['ttlWorkbench.databases', 'ttlWorkbench.storageReadOnly'],
+      ],
+    );
+    assert.deepEqual(commandLinks(welcome[0].contents), [
+      'ttlWorkbench.insertSampleDocuments',
+      'ttlWorkbench.newPlayground',
+      'ttlWorkbench.openExamplePlaygrounds',
+      'ttlWorkbench.openWalkthrough',
+    ]);
+    for (const w of welcome) for (const link of commandLinks(w.contents)) assert.ok(contributed.has(link), link);
+    assert.match(welcome[1].contents, /read-only/);
+  });
+
+  it('declares limited support for untrusted workspaces, restricting the settings that reach workspace files', () => {
+    const untrusted = pkg.capabilities.untrustedWorkspaces;
+    assert.equal(untrusted.supported, 'limited');
+    assert.match(untrusted.description, /Restricted Mode/);
+    const settings = Object.keys(pkg.contributes.configuration.properties);
+    for (const s of untrusted.restrictedConfigurations) assert.ok(settings.includes(s), s);
+    assert.ok(untrusted.restrictedConfigurations.includes('ttlWorkbench.storage'));
+  });
+});

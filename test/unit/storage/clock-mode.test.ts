@@ -1,0 +1,121 @@
+/**
+ * A data folder keeps the clock mode it last ran on, and an open refuses only the switch that
+ * would move time backwards: virtual → system while the stored virtual time is ahead of the wall
+ * clock. Every other switch is allowed and noted.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SystemClock, VirtualClock } from '../../../src/engine';
+import {
+  ClockWouldRunBackwardsError,
+  closeStoredEngine,
+  openStoredEngine,
+  storedClockKind,
+} from '../../../src/storage/engine-store';
+import { openProcessEngine } from '../../../src/storage/process-engine';
+
+const DAY = 86_400_000;
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+function tmpDir(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-clock-mode-'));
+  dirs.push(d);
+  return d;
+}
+const meta = (dir: string) =>
+  JSON.parse(fs.readFileSync(path.join(dir, 'ttl-workbench.json'), 'utf8')) as { clock?: string };
+
+function writeOn(dir: string, clock: VirtualClock | SystemClock, advanceMs = 0): void {
+  const opened = openStoredEngine(dir, { engine: { clock } });
+  opened.engine.runCommand('app', { insert: 'events', documents: [{ at: new Date(clock.now()) }] });
+  if (advanceMs && clock instanceof VirtualClock) clock.advance(advanceMs);
+  closeStoredEngine(opened);
+}
+
+describe('clock mode stored with the data', () => {
+  it('a new folder records the mode it was created on (system and virtual)', () => {
+    const sys = tmpDir();
+    writeOn(sys, new SystemClock());
+    assert.equal(meta(sys).clock, 'system');
+    assert.equal(storedClockKind(sys), 'system');
+    const virt = tmpDir();
+    writeOn(virt, new VirtualClock(Date.now()));
+    assert.equal(meta(virt).clock, 'virtual');
+    assert.equal(storedClockKind(virt), 'virtual');
+  });
+
+  it('virtual → system is refused when the stored virtual time is ahead of the wall clock, and the folder stays as it was', () => {
+    const dir = tmpDir();
+    writeOn(dir, new VirtualClock(Date.now()), 3 * DAY);
+    const before = fs.readFileSync(path.join(dir, 'ttl-workbench.json'), 'utf8');
+    assert.throws(
+      () => openStoredEngine(dir, { engine: { clock: new SystemClock() } }),
+      (err: unknown) => {
+        assert.ok(err instanceof ClockWouldRunBackwardsError);
+        assert.match(err.message, /2 days ahead of the system clock/);
+        assert.match(err.message, /would move time backwards/);
+        assert.match(err.message, /Keep the virtual clock/);
+        return true;
+      },
+    );
+    assert.equal(fs.readFileSync(path.join(dir, 'ttl-workbench.json'), 'utf8'), before);
+    // The lock was released: the folder opens again on its virtual clock, at its stored time.
+    const clock = new VirtualClock(0);
+    const opened = openStoredEngine(dir, { engine: { clock } });
+    assert.ok(clock.now() > Date.now() + 2 * DAY);
+    closeStoredEngine(opened);
+  });
+
+  it('virtual → system is allowed when the stored virtual time is behind the wall clock; the folder then records system', () => {
+    const dir = tmpDir();
+    writeOn(dir, new VirtualClock(Date.now() - 5 * DAY), DAY);
+    const opened = openStoredEngine(dir, { engine: { clock: new SystemClock() } });
+    assert.ok(opened.notes.some((n) => /ran on the virtual clock; it runs on the system clock now/.test(n)));
+    assert.equal(opened.documents, 1);
+    closeStoredEngine(opened);
+    assert.equal(meta(dir).clock, 'system');
+  });
+
+  it('system → virtual continues from the stored time (never backwards) and records virtual', () => {
+    const dir = tmpDir();
+    writeOn(dir, new SystemClock());
+    const stored = Date.now();
+    const clock = new VirtualClock(0);
+    const opened = openStoredEngine(dir, { engine: { clock } });
+    assert.ok(clock.now() >= stored - 1000 && clock.now() <= Date.now());
+    assert.ok(opened.notes.some((n) => /ran on the system clock; it runs on the virtual clock now/.test(n)));
+    closeStoredEngine(opened);
+    assert.equal(meta(dir).clock, 'virtual');
+  });
+
+  it('a folder from before the mode was stored counts as virtual: its switch to system is checked the same way', () => {
+    const dir = tmpDir();
+    writeOn(dir, new VirtualClock(Date.now()), DAY);
+    const m = meta(dir);
+    delete m.clock;
+    fs.writeFileSync(path.join(dir, 'ttl-workbench.json'), JSON.stringify(m));
+    assert.equal(storedClockKind(dir), 'virtual');
+    assert.throws(() => openStoredEngine(dir, { engine: { clock: new SystemClock() } }), ClockWouldRunBackwardsError);
+  });
+
+  it('a process engine without a clock option runs on the mode the folder last ran on', () => {
+    const dir = tmpDir();
+    const first = openProcessEngine({ clock: 'system', data: dir, flavor: 'mongodb', holder: 'test' });
+    assert.equal(first.engine.clock.kind, 'system');
+    first.close();
+    const again = openProcessEngine({ data: dir, flavor: 'mongodb', holder: 'test' });
+    assert.equal(again.engine.clock.kind, 'system');
+    again.close();
+    const virtual = openProcessEngine({ clock: 'virtual', data: dir, flavor: 'mongodb', holder: 'test' });
+    assert.equal(virtual.engine.clock.kind, 'virtual');
+    virtual.close();
+    const third = openProcessEngine({ data: dir, flavor: 'mongodb', holder: 'test' });
+    assert.equal(third.engine.clock.kind, 'virtual');
+    third.close();
+  });
+});
