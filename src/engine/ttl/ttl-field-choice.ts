@@ -26,7 +26,7 @@ export function hasTimeName(field: string): boolean {
   const last = field.slice(field.lastIndexOf('.') + 1);
   return (
     /(?:[a-z0-9]At|_at|Date|_date|Time|_time|stamp)$/.test(last) ||
-    /^(?:date|time|ts|timestamp)$/i.test(last) ||
+    /^(?:at|date|time|ts|timestamp)$/i.test(last) ||
     /^expir/i.test(last)
   );
 }

@@ -35,11 +35,12 @@ describe('TTL006: a compound or wildcard TTL key', () => {
     assert.equal(text.slice(p.start, p.end), '{ a: 1, createdAt: -1 }');
     assert.equal(
       p.message,
-      'createIndex fails with CannotCreateIndex (67): TTL indexes are single-field indexes, compound indexes do not support TTL. Cannot create TTL index on { a: 1, createdAt: -1 }: create {a: 1} with expireAfterSeconds, and the compound index without it.',
+      'createIndex fails with CannotCreateIndex (67): TTL indexes are single-field indexes, compound indexes do not support TTL. Cannot create TTL index on { a: 1, createdAt: -1 }: create {createdAt: 1} with expireAfterSeconds (createdAt is named like a date field), and the compound index without it.',
     );
     assert.deepEqual(fixed(text, p), [
       {
-        title: 'Split: a TTL index on createdAt plus the compound index without expireAfterSeconds',
+        title:
+          'Split: a TTL index on createdAt (createdAt is named like a date field) plus the compound index without expireAfterSeconds',
         preferred: true,
         text: 'db.s.createIndex({ createdAt: -1 }, { expireAfterSeconds: 60 });\ndb.s.createIndex({ a: 1, createdAt: -1 });',
       },

@@ -25,6 +25,24 @@ import { presentConnection, presentServer } from '../../../src/extension/tree/co
 const root = path.resolve(__dirname, '..', '..', '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 
+/** The files the walkthrough's steps show (markdown pages, images): they ship, or the steps show nothing. */
+function walkthroughMedia(): string[] {
+  const manifest = pkg as {
+    contributes: { walkthroughs?: Array<{ steps: Array<{ media: Record<string, unknown> }> }> };
+  };
+  const files: string[] = [];
+  for (const w of manifest.contributes.walkthroughs ?? [])
+    for (const step of w.steps)
+      for (const key of ['markdown', 'svg', 'image']) {
+        const v = step.media[key];
+        // An image is a path, or one per theme ({light, dark, hc}).
+        if (typeof v === 'string') files.push(v);
+        else if (v && typeof v === 'object')
+          files.push(...Object.values(v).filter((x): x is string => typeof x === 'string'));
+      }
+  return files;
+}
+
 function registeredIds(): string[] {
   const ids: string[] = [];
   for (const dir of [
@@ -216,6 +234,8 @@ describe('package.json manifest', () => {
       // TTL rules) resolve inside the installed extension.
       ...fs.readdirSync(path.join(root, 'examples')).map((f) => `examples/${f}`),
       ...new Set([...readme.matchAll(/\]\(([^)#:]+)\)/g)].map((m) => m[1])),
+      // The walkthrough's step pages (and images, if a step has one).
+      ...new Set(walkthroughMedia()),
     ].sort();
     const missing = expected.filter((f) => !files.includes(f));
     const unexpected = files.filter((f) => !expected.includes(f));
