@@ -230,7 +230,7 @@ suite('Playground notebooks', function () {
     await vscode.commands.executeCommand('ttlWorkbench.resetEngine', { quiet: true, flavor: 'mongodb' });
     const nb = await untitled({ title: 'outputs' }, [
       'print("hello")\nprint("world")',
-      'db.out.insertMany([{ _id: 1, at: ISODate("2026-01-01T00:00:00Z") }, { _id: 2, n: NumberLong(7) }])\ndb.out.find()',
+      'db.out.insertMany([{ _id: 1, at: ISODate("2026-01-01T00:00:00Z") }, { _id: 2, n: NumberLong("7") }])\ndb.out.find()',
       'db.out.findOne({ _id: 2 })',
       'db.out.countDocuments()',
       'db.out.insertOne({ _id: 1 })',
