@@ -153,13 +153,11 @@ describe('change streams through the driver', () => {
       assert.equal((await again.next()).operationType, 'insert');
       await again.close();
       await assert.rejects(
-        client
-          .db('cs')
-          .command({
-            aggregate: 'dropped',
-            pipeline: [{ $changeStream: { resumeAfter: invalidate._id } }],
-            cursor: {},
-          }),
+        client.db('cs').command({
+          aggregate: 'dropped',
+          pipeline: [{ $changeStream: { resumeAfter: invalidate._id } }],
+          cursor: {},
+        }),
         { code: 260, codeName: 'InvalidResumeToken' },
       );
     } finally {
@@ -208,13 +206,11 @@ describe('change streams through the driver', () => {
     );
     await fromTime.close();
     await assert.rejects(
-      client
-        .db('cs')
-        .command({
-          aggregate: 'resume',
-          pipeline: [{ $changeStream: { resumeAfter: { _data: 'nope' } } }],
-          cursor: {},
-        }),
+      client.db('cs').command({
+        aggregate: 'resume',
+        pipeline: [{ $changeStream: { resumeAfter: { _data: 'nope' } } }],
+        cursor: {},
+      }),
       { code: 260 },
     );
     await assert.rejects(
