@@ -317,6 +317,7 @@ function makeVscode(): Record<string, unknown> {
       onDidChangeNotebookDocument: quietEvent,
       onDidCloseNotebookDocument: quietEvent,
       onDidOpenNotebookDocument: quietEvent,
+      onDidGrantWorkspaceTrust: quietEvent,
       registerNotebookSerializer: register,
       registerTextDocumentContentProvider: register,
     }),
@@ -433,5 +434,12 @@ export function fakeExtensionContext(extensionPath: string, storageDir: string):
     }),
     workspaceState: strict('context.workspaceState', memento),
     globalState: strict('context.globalState', { ...memento, setKeysForSync: () => undefined }),
+    // Saved connections keep their passwords here; the bench saves none.
+    secrets: strict('context.secrets', {
+      get: () => Promise.resolve(undefined),
+      store: () => Promise.resolve(),
+      delete: () => Promise.resolve(),
+      onDidChange: quietEvent,
+    }),
   });
 }

@@ -82,7 +82,7 @@ test('the stand-in vscode names a member it lacks rather than answering a stub',
   missing(() => String(vscode.debug), 'vscode.debug');
   missing(() => (vscode.tasks as unknown as () => unknown)(), 'vscode.tasks');
   const context = fakeExtensionContext(root, path.join(root, 'no-such-folder'));
-  missing(() => context.secrets, 'context.secrets');
+  missing(() => context.environmentVariableCollection, 'context.environmentVariableCollection');
   assert.equal(typeof (context.storageUri as { fsPath: unknown }).fsPath, 'string');
   assert.equal(typeof (context.globalStorageUri as { fsPath: unknown }).fsPath, 'string');
 });
