@@ -145,13 +145,7 @@ export class Engine implements EngineContext {
    * delivered once it finishes, as one batch.
    */
   runCommand(dbName: string, command: Document): Document {
-    if (this.closed) fail('IllegalOperation', 'The engine is closed; create a new Engine to continue.');
-    const write = this.readOnly !== undefined ? writeOf(command) : undefined;
-    if (write !== undefined)
-      fail(
-        'IllegalOperation',
-        `Cannot run ${write}: the engine is read-only (${this.readOnly}). Reads work; to write, open the data folder without --read-only once no other process holds it.`,
-      );
+    this.admit(command);
     this.opcounters.command++;
     try {
       const reply = this.dispatch(dbName, command);
@@ -166,6 +160,17 @@ export class Engine implements EngineContext {
     } finally {
       this.events.flush();
     }
+  }
+
+  /** What every command meets first, with or without a session: a closed engine, a read-only one. */
+  private admit(command: Document): void {
+    if (this.closed) fail('IllegalOperation', 'The engine is closed; create a new Engine to continue.');
+    const write = this.readOnly !== undefined ? writeOf(command) : undefined;
+    if (write !== undefined)
+      fail(
+        'IllegalOperation',
+        `Cannot run ${write}: the engine is read-only (${this.readOnly}). Reads work; to write, open the data folder without --read-only once no other process holds it.`,
+      );
   }
 
   /**
@@ -183,7 +188,7 @@ export class Engine implements EngineContext {
         );
       return this.runCommand(dbName, command);
     }
-    if (this.closed) fail('IllegalOperation', 'The engine is closed; create a new Engine to continue.');
+    this.admit(command);
     this.opcounters.command++;
     try {
       const reply = replication.sessions.run(dbName, command, fields, (cmd) => this.dispatch(dbName, cmd));

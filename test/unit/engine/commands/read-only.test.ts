@@ -101,4 +101,22 @@ describe('read-only engine', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a write that carries a session (a retryable write or a transaction on a replica-set member) is refused the same way', () => {
+    const engine = new Engine({
+      clock: new VirtualClock(new Date(T0)),
+      replSetName: 'rs0',
+      readOnly: 'folder held elsewhere',
+    });
+    try {
+      const lsid = { id: new Uint8Array(16) };
+      assert.throws(
+        () => engine.runInSession('app', { insert: 'events', documents: [{ _id: 1 }] }, { lsid, txnNumber: 1 }),
+        (err) => isReadOnlyRefusal(err, 'insert'),
+      );
+      assert.deepEqual(engine.runInSession('app', { find: 'events', filter: {} }, { lsid }).ok, 1);
+    } finally {
+      engine.close();
+    }
+  });
 });
