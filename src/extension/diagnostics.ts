@@ -2,8 +2,12 @@
  * TTL index problems in the Problems panel: each index whose stored expireAfterSeconds the monitor
  * cannot use (NaN first of all) gets a read-only document `ttl-workbench:/<db>/<collection>/<index>.ttl-index`
  * (the ttl-mongosh language: no TypeScript errors on the bare object literal)
- * showing its stored spec, a diagnostic on the `expireAfterSeconds` line, and a quick fix that
- * runs collMod. Findings refresh themselves when indexes change.
+ * showing its stored spec, a diagnostic on the `expireAfterSeconds` line, and a fix that runs
+ * collMod: a quick fix (Problems panel, and the lightbulb where VS Code shows one) and a CodeLens
+ * on the line. The CodeLens is what the editor reliably offers: VS Code computes code actions (the
+ * lightbulb, Ctrl+.) only for a writable editor, and this document is read-only; whether its
+ * lightbulb appears depends on what the editor showed before. Findings refresh themselves when
+ * indexes change.
  */
 import * as vscode from 'vscode';
 import type { TTLIndexProblem } from '../engine';
@@ -28,12 +32,16 @@ export function parseIndexSpecUri(uri: vscode.Uri): { db: string; collection: st
   return { db: decodeURIComponent(m[1]), collection: decodeURIComponent(m[2]), index: decodeURIComponent(m[3]) };
 }
 
+const FIX_TITLE = 'Set a valid expireAfterSeconds with collMod…';
+
 export class TTLDiagnostics
-  implements vscode.TextDocumentContentProvider, vscode.CodeActionProvider, vscode.Disposable
+  implements vscode.TextDocumentContentProvider, vscode.CodeActionProvider, vscode.CodeLensProvider, vscode.Disposable
 {
   readonly collection = vscode.languages.createDiagnosticCollection('ttlWorkbench');
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
+  private readonly lensesChanged = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.lensesChanged.event;
   private current: TTLIndexProblem[] | undefined;
   /** What the Problems panel holds now (uris, texts, messages), to publish only what changed. */
   private published: string | undefined;
@@ -49,6 +57,7 @@ export class TTLDiagnostics
       vscode.languages.registerCodeActionsProvider({ scheme: SCHEME }, this, {
         providedCodeActionKinds: [vscode.CodeActionKind.QuickFix],
       }),
+      vscode.languages.registerCodeLensProvider({ scheme: SCHEME }, this),
     );
     this.unsubscribe = backend.onDidChange((events) => {
       if (!this.current) return;
@@ -113,6 +122,7 @@ export class TTLDiagnostics
       this.collection.clear();
       for (const e of found.values()) this.collection.set(e.uri, e.diagnostics);
       for (const p of [...old, ...problems]) this.changed.fire(indexSpecUri(p.db, p.collection, p.index));
+      this.lensesChanged.fire();
     }
     this.onDidUpdate?.(problems);
     return problems;
@@ -122,6 +132,7 @@ export class TTLDiagnostics
     this.current = undefined;
     this.published = undefined;
     this.collection.clear();
+    this.lensesChanged.fire();
     this.onDidUpdate?.(undefined);
   }
 
@@ -153,15 +164,21 @@ export class TTLDiagnostics
     return context.diagnostics
       .filter((d) => d.code === DIAGNOSTIC_CODE)
       .map((d) => {
-        const action = new vscode.CodeAction(
-          'Set a valid expireAfterSeconds with collMod…',
-          vscode.CodeActionKind.QuickFix,
-        );
+        const action = new vscode.CodeAction(FIX_TITLE, vscode.CodeActionKind.QuickFix);
         action.diagnostics = [d];
         action.isPreferred = true;
-        action.command = { command: FIX_COMMAND, title: action.title, arguments: [{ ...t, interactive: true }] };
+        action.command = fixCommand(t);
         return action;
       });
+  }
+
+  /** The fix above the line of each of our diagnostics in a spec document (read-only editors show CodeLenses). */
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    const t = parseIndexSpecUri(document.uri);
+    if (!t) return [];
+    return (this.collection.get(document.uri) ?? [])
+      .filter((d) => d.code === DIAGNOSTIC_CODE)
+      .map((d) => new vscode.CodeLens(d.range, fixCommand(t)));
   }
 
   dispose(): void {
@@ -169,6 +186,11 @@ export class TTLDiagnostics
     this.unsubscribe();
     this.collection.dispose();
     this.changed.dispose();
+    this.lensesChanged.dispose();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+function fixCommand(t: { db: string; collection: string; index: string }): vscode.Command {
+  return { command: FIX_COMMAND, title: FIX_TITLE, arguments: [{ ...t, interactive: true }] };
 }
