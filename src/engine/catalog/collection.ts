@@ -119,13 +119,14 @@ export class Collection {
     return n === 0 ? 0 : Math.round((total / n) * this.records.size);
   }
 
-  /** Records in natural order: insertion order, or `_id` order for clustered collections. */
-  *scanRecords(): IterableIterator<StoredRecord> {
+  /** Records in natural order: insertion order, or `_id` order for clustered collections (`backward`: the reverse, as `$natural: -1`). */
+  *scanRecords(backward = false): IterableIterator<StoredRecord> {
     if (this.isClustered && this.idIndex) {
-      for (const record of this.idIndex.tree.values()) yield record;
+      if (backward) for (const [, record] of this.idIndex.tree.entriesReversed()) yield record;
+      else for (const record of this.idIndex.tree.values()) yield record;
       return;
     }
-    yield* this.records.values();
+    yield* backward ? this.records.valuesReversed() : this.records.values();
   }
 
   /** Move to another database and/or name (renameCollection). */

@@ -110,6 +110,20 @@ export class RecordStore {
     }
   }
 
+  /** The records newest first (a `$natural: -1` scan); live like `values()`, chunk by chunk. */
+  *valuesReversed(): IterableIterator<StoredRecord> {
+    // By chunk number, as chunkSlots walks: trimming shifts array indexes, not chunk numbers.
+    for (let n = this.base + this.chunks.length - 1; n >= this.base + this.lead; n--) {
+      const chunk = this.chunks[n - this.base];
+      if (chunk === undefined) continue;
+      const slots = chunk.slots;
+      for (let j = CHUNK - 1; j >= 0; j--) {
+        const record = slots[j];
+        if (record !== undefined) yield record;
+      }
+    }
+  }
+
   /** The array index of chunk number `n`, the array grown (or, for a rid below the first chunk, shifted) to hold it. */
   private indexFor(n: number): number {
     if (this.chunks.length === 0) {

@@ -24,6 +24,7 @@ import { returnedKey, withRecordId } from '../query/find-output';
 import { checkMinMaxShape } from '../query/min-max';
 import { compileFilter, compileMatchedPosition, isMatchAll } from '../query/matcher';
 import { compileSort } from '../query/sort';
+import { resolveNaturalOrder } from '../query/natural';
 import { compileProjection } from '../query/projection';
 import {
   applyReplacement,
@@ -122,7 +123,7 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
   if (!coll) {
     // A bad filter or sort is an error even when the collection does not exist, as in mongod.
     compileFilter(optionalDocument(cmd, 'filter') ?? {});
-    compileSort(optionalDocument(cmd, 'sort'));
+    compileSort(resolveNaturalOrder({ sort: optionalDocument(cmd, 'sort'), hint: cmd.hint }).sort);
     checkMinMaxShape(optionalDocument(cmd, 'min'), optionalDocument(cmd, 'max'));
     return { cursor: { firstBatch: [], id: Long.fromNumber(0), ns }, ok: 1 };
   }
@@ -560,6 +561,12 @@ function requireOptionalCursor(cmd: Document): void {
 function viewReadStages(filter?: Document, sort?: Document, skip?: number, limit?: number): Document[] {
   const stages: Document[] = [];
   if (filter && !isMatchAll(filter)) stages.push({ $match: filter });
+  // A view is read through its pipeline, which has no natural order to follow (mongod: 168).
+  if (sort && Object.prototype.hasOwnProperty.call(sort, '$natural'))
+    fail(
+      ErrorCode.InvalidPipelineOperator,
+      'a view has no natural order: sort a view by its fields, or find on the collection it reads for $natural order.',
+    );
   if (sort && Object.keys(sort).length > 0) stages.push({ $sort: sort });
   if (skip) stages.push({ $skip: skip });
   if (limit) stages.push({ $limit: limit });

@@ -111,7 +111,7 @@ export function explainFind(
   let planStage: Document;
   let statsStage: Document;
   if (plan.kind === 'COLLSCAN') {
-    planStage = { stage: 'COLLSCAN', filter: request.filter ?? {}, direction: 'forward' };
+    planStage = { stage: 'COLLSCAN', filter: request.filter ?? {}, direction: plan.backward ? 'backward' : 'forward' };
     statsStage = { ...planStage, docsExamined };
   } else {
     const ixscan: Document = {

@@ -12,6 +12,7 @@ import { recordCollectionScan, recordIndexAccess } from '../indexes/usage';
 import { planQuery, type QueryPlan } from './planner';
 import { hasMinMax, planMinMax } from './min-max';
 import { compileSort } from './sort';
+import { resolveNaturalOrder } from './natural';
 
 export interface QueryRequest {
   filter?: Document;
@@ -74,7 +75,8 @@ function idPointOf(filter: Document): unknown {
   return undefined;
 }
 
-export function executeQuery(coll: Collection, request: QueryRequest): QueryResult {
+export function executeQuery(coll: Collection, asked: QueryRequest): QueryResult {
+  const request = resolveNaturalOrder(asked);
   const filter = request.filter ?? {};
   const matches = compileFilter(filter);
   const plan = hasMinMax(request)
@@ -91,7 +93,7 @@ export function executeQuery(coll: Collection, request: QueryRequest): QueryResu
   let docsExamined = 0;
 
   if (plan.kind === 'COLLSCAN') {
-    for (const record of coll.scanRecords()) {
+    for (const record of coll.scanRecords(plan.backward === true)) {
       checkForInterrupt();
       docsExamined++;
       if (matches(record.doc)) {

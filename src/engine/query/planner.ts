@@ -4,6 +4,7 @@
  * sort. The full filter is always re-applied to fetched documents, so ranges only need to be a
  * superset of the matches; they follow mongod's type bracketing ($gt: 5 scans numbers only).
  */
+import { naturalHintDirection } from './natural';
 import { EngineError } from '../errors';
 import type { Collection } from '../catalog/collection';
 import type { BTreeIndex } from '../indexes/btree-index';
@@ -39,7 +40,8 @@ export interface IndexPlan {
   needsDedupe: boolean;
 }
 
-export type QueryPlan = { kind: 'COLLSCAN'; providesSort: false } | IndexPlan;
+/** A collection scan in natural order; `backward` for a `$natural: -1` hint. */
+export type QueryPlan = { kind: 'COLLSCAN'; providesSort: false; backward?: boolean } | IndexPlan;
 
 export interface PlanRequest {
   filter: Document;
@@ -249,7 +251,10 @@ export function planQuery(coll: Collection, request: PlanRequest): QueryPlan {
     const cand = candidateFor(index, filter) ?? { index, fieldIntervals: [], score: 0 };
     return buildIndexPlan(cand, request.sort);
   }
-  if (hint !== undefined) return { kind: 'COLLSCAN', providesSort: false };
+  if (hint !== undefined)
+    return naturalHintDirection(hint) === -1
+      ? { kind: 'COLLSCAN', providesSort: false, backward: true }
+      : { kind: 'COLLSCAN', providesSort: false };
   let best: Candidate | undefined;
   for (const index of coll.indexes.values()) {
     const cand = candidateFor(index, filter);
