@@ -295,23 +295,55 @@ function listCollections({ engine, dbName }: CommandContext, cmd: Document): Doc
 function collStats({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'collStats');
   refuseView(engine, dbName, name, 'collStats reads a collection; run it on the collection the view reads');
-  const coll = engine.requireCollection(dbName, name);
+  const scale = scaleOf(cmd);
+  const coll = engine.getCollection(dbName, name);
+  // A missing collection has zeroed statistics (mongod fills them in on NamespaceNotFound).
+  if (!coll)
+    return {
+      ns: `${dbName}.${name}`,
+      size: 0,
+      count: 0,
+      storageSize: 0,
+      totalIndexSize: 0,
+      totalSize: 0,
+      nindexes: 0,
+      indexSizes: {},
+      scaleFactor: scale,
+      ok: 1,
+    };
+  // Sizes are reported in units of `scale` bytes, rounded down, as mongod does (avgObjSize stays in bytes).
+  const scaled = (bytes: number) => Math.floor(bytes / scale);
   const size = coll.dataSizeBytes;
   const indexSizes: Document = {};
-  for (const index of coll.indexes.values()) indexSizes[index.name] = index.size * 40;
+  let totalIndexSize = 0;
+  for (const index of coll.indexes.values()) {
+    indexSizes[index.name] = scaled(index.size * 40);
+    totalIndexSize += index.size * 40;
+  }
   return {
     ns: coll.ns,
     count: coll.count,
-    size,
+    size: scaled(size),
     avgObjSize: coll.count ? Math.round(size / coll.count) : 0,
-    storageSize: size,
+    storageSize: scaled(size),
     capped: coll.isCapped,
-    ...(coll.isCapped ? { max: coll.options.max ?? 0, maxSize: coll.options.size } : {}),
+    ...(coll.isCapped ? { max: coll.options.max ?? 0, maxSize: scaled(coll.options.size ?? 0) } : {}),
     nindexes: coll.indexes.size,
     indexSizes,
-    totalIndexSize: Object.values(indexSizes).reduce((a: number, b) => a + (b as number), 0),
+    totalIndexSize: scaled(totalIndexSize),
+    totalSize: scaled(size + totalIndexSize),
+    scaleFactor: scale,
     ok: 1,
   };
+}
+
+/** collStats' `scale`: a positive number of bytes per reported unit (1 when absent). */
+function scaleOf(cmd: Document): number {
+  if (cmd.scale === undefined) return 1;
+  if (!isNumeric(cmd.scale)) fail('TypeMismatch', `scale must be a number of bytes, not ${formatValue(cmd.scale)}.`);
+  const scale = Math.trunc(toDouble(cmd.scale));
+  if (!(scale >= 1)) fail(51024, 'scale has to be >= 1: give the number of bytes per unit, e.g. 1024 for KB.');
+  return scale;
 }
 
 function dbStats({ engine, dbName }: CommandContext): Document {

@@ -10,6 +10,7 @@ import { checkCommandDepth } from '../values/depth';
 import type { Document } from '../values/types';
 import { adminCommands } from './admin';
 import { bulkWriteCommands } from './bulk-write';
+import { cappedConvertCommands } from './capped-convert';
 import { catalogCommands } from './catalog';
 import { collModCommands } from './collmod';
 import { crudCommands } from './crud';
@@ -23,6 +24,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
   listCommands,
   ...catalogCommands,
+  ...cappedConvertCommands,
   ...collModCommands,
   ...indexCommands,
   ...crudCommands,

@@ -126,6 +126,9 @@ function checkAgainstExisting(coll: Collection, spec: Document, pending: Documen
   for (const other of [...[...coll.indexes.values()].map((i) => i.spec), ...pending]) {
     const kind = compareSpecs(spec, other);
     if (kind === 'identical') return 'exists';
+    // {_id: 1} is always there under the name _id_; asking for it again under a generated name
+    // (the shells send "_id_1") finds it, as on mongod.
+    if (kind === 'equivalentOtherName' && other.name === '_id_') return 'exists';
     const err = conflictError(kind, spec, other, coll.name);
     if (err) throw err;
   }

@@ -21,6 +21,8 @@ const WRITE_COMMANDS = new Set([
   'deleteIndexes',
   'collMod',
   'renameCollection',
+  'cloneCollectionAsCapped',
+  'convertToCapped',
   // Parameters are stored with the data, and ttlMonitorEnabled would let TTL passes delete.
   'setParameter',
 ]);

@@ -97,6 +97,10 @@ function workload(engine: Engine, clock: VirtualClock): void {
   loadLegacyIndexSpec(engine, 'app', 'legacy', { key: { purgeAt: 1 }, name: 'purgeAt_1', expireAfterSeconds: NaN });
   engine.runCommand('app', { insert: 'old', documents: [{ _id: 1 }] });
   engine.runCommand('admin', { renameCollection: 'app.old', to: 'other.renamed' });
+  // A conversion is one command, so one journal frame: a temporary collection, a drop and a rename.
+  engine.runCommand('app', { insert: 'toCap', documents: [{ _id: 1 }, { _id: 2 }] });
+  engine.runCommand('app', { convertToCapped: 'toCap', size: 4096 });
+  engine.runCommand('app', { cloneCollectionAsCapped: 'toCap', toCollection: 'capCopy', size: 8192 });
   engine.runCommand('app', { insert: 'gone', documents: [{ _id: 1 }] });
   engine.runCommand('app', { drop: 'gone' });
   engine.runCommand('admin', { setParameter: 1, ttlMonitorSleepSecs: 30 });

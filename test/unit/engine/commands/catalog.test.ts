@@ -726,3 +726,30 @@ describe('implicit creation', () => {
     assert.ok(collectionInfo(engine, 'app', 'c'));
   });
 });
+
+describe('collStats scale', () => {
+  it('reports sizes in units of scale bytes, rounded down, maxSize of a capped collection too; avgObjSize stays in bytes', () => {
+    const engine = new Engine();
+    engine.runCommand('app', { create: 'c', capped: true, size: 64 * 1024, max: 10 });
+    engine.runCommand('app', { insert: 'c', documents: [{ pad: 'x'.repeat(3000) }] });
+    const whole = engine.runCommand('app', { collStats: 'c' });
+    const kb = engine.runCommand('app', { collStats: 'c', scale: 1000 });
+    assert.equal(whole.maxSize, 65536);
+    assert.equal(kb.maxSize, 65);
+    assert.equal(kb.size, Math.floor((whole.size as number) / 1000));
+    assert.equal(kb.totalIndexSize, Math.floor((whole.totalIndexSize as number) / 1000));
+    assert.equal(kb.avgObjSize, whole.avgObjSize);
+    assert.equal(kb.scaleFactor, 1000);
+    expectError(() => engine.runCommand('app', { collStats: 'c', scale: 0 }), 51024);
+    expectError(() => engine.runCommand('app', { collStats: 'c', scale: 'kb' }), 14);
+  });
+
+  it('a missing collection has zeroed statistics, not an error', () => {
+    const engine = new Engine();
+    const stats = engine.runCommand('app', { collStats: 'none' });
+    assert.equal(stats.ok, 1);
+    assert.equal(stats.count, 0);
+    assert.equal(stats.size, 0);
+    assert.deepEqual(stats.indexSizes, {});
+  });
+});

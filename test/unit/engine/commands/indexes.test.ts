@@ -963,3 +963,13 @@ describe('index maintenance by writes', () => {
     assert.deepEqual(ids(find(engine, { a: 'y' }, { hint: 'a_1' })), [2]);
   });
 });
+
+describe('createIndexes: the _id index', () => {
+  it('asking for {_id: 1} under a generated name finds the _id_ index (a no-op, as the shells send "_id_1")', () => {
+    const engine = setup([{ _id: 1 }]);
+    const reply = createIndexes(engine, [{ key: { _id: 1 }, name: '_id_1' }]);
+    assert.equal(reply.ok, 1);
+    assert.equal(reply.numIndexesAfter, reply.numIndexesBefore);
+    assert.deepEqual(indexNames(engine), ['_id_']);
+  });
+});
