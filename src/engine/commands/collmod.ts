@@ -261,11 +261,18 @@ function collModView(ctx: CommandContext, view: Collection, cmd: Document): Docu
     if (!VIEW_FIELDS.has(field))
       fail('InvalidOptions', `option not supported on a view: ${field}. A view only has viewOn and pipeline.`);
   }
-  if (cmd.viewOn === undefined || cmd.pipeline === undefined)
-    fail('InvalidOptions', "must specify both 'viewOn' and 'pipeline' when modifying a view");
-  if (!Array.isArray(cmd.pipeline))
+  if (cmd.viewOn === undefined && cmd.pipeline === undefined)
+    fail(
+      'InvalidOptions',
+      "collMod of a view needs 'viewOn', 'pipeline' or both: the view has nothing else to change.",
+    );
+  if (cmd.pipeline !== undefined && !Array.isArray(cmd.pipeline))
     fail('InvalidOptions', "'pipeline' must be an array of aggregation stages when modifying a view");
-  const { viewOn, pipeline } = parseViewOptions(cmd);
+  // Either may come alone (mongod asks for both only when auth is on); the other stays as it was.
+  const { viewOn, pipeline } = parseViewOptions({
+    viewOn: cmd.viewOn ?? view.options.viewOn,
+    pipeline: cmd.pipeline ?? view.options.pipeline ?? [],
+  });
   checkViewDefinition(ctx.engine, ctx.dbName, view.name, viewOn, pipeline, engineCatalog(ctx.engine, ctx.dbName));
   view.options.viewOn = viewOn;
   view.options.pipeline = pipeline;

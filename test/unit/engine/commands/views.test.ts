@@ -135,11 +135,17 @@ describe('views: the catalog', () => {
     engine.close();
   });
 
-  it('collMod changes viewOn and pipeline; both are required, and other options are refused', () => {
+  it('collMod changes viewOn and pipeline, either alone (the other kept, as mongod without auth); other options are refused', () => {
     const engine = setUp();
     engine.runCommand('db', { collMod: 'open', viewOn: 'orders', pipeline: [{ $match: { status: 'closed' } }] });
     assert.deepEqual(ids(firstBatch(engine.runCommand('db', { find: 'open' }))), [3]);
-    expectError(() => engine.runCommand('db', { collMod: 'open', pipeline: [] }), 72, /both 'viewOn' and 'pipeline'/);
+    engine.runCommand('db', { collMod: 'open', viewOn: 'nonexistent' });
+    assert.deepEqual(ids(firstBatch(engine.runCommand('db', { find: 'open' }))), []);
+    engine.runCommand('db', { collMod: 'open', viewOn: 'orders' });
+    assert.deepEqual(ids(firstBatch(engine.runCommand('db', { find: 'open' }))), [3], 'the pipeline was kept');
+    engine.runCommand('db', { collMod: 'open', pipeline: [] });
+    assert.equal(firstBatch(engine.runCommand('db', { find: 'open' })).length, 4, 'viewOn was kept');
+    expectError(() => engine.runCommand('db', { collMod: 'open' }), 72, /'viewOn', 'pipeline' or both/);
     expectError(() => engine.runCommand('db', { collMod: 'open', viewOn: 'orders', pipeline: {} }), 72);
     expectError(() => engine.runCommand('db', { collMod: 'open', validator: { a: 1 } }), 72, /not supported on a view/);
     expectError(
