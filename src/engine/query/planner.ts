@@ -5,6 +5,7 @@
  * superset of the matches; they follow mongod's type bracketing ($gt: 5 scans numbers only).
  */
 import { naturalHintDirection } from './natural';
+import { regexIntervals, regexSource } from './regex-bounds';
 import { EngineError } from '../errors';
 import type { Collection } from '../catalog/collection';
 import type { BTreeIndex } from '../indexes/btree-index';
@@ -19,6 +20,8 @@ export interface Interval {
   lowInclusive: boolean;
   high: unknown;
   highInclusive: boolean;
+  /** Both bounds are met by one array element (a regex's prefix range), so a multikey index keeps them tight. */
+  oneElement?: boolean;
 }
 
 export interface IndexPlan {
@@ -92,14 +95,23 @@ function point(v: unknown): Interval {
 function clauseIntervals(clause: unknown): Interval[] | undefined {
   const isOperatorObject =
     isPlainObject(clause) && Object.keys(clause).length > 0 && Object.keys(clause).every((k) => k.startsWith('$'));
-  if (!isOperatorObject) return indexableValue(clause) ? [point(clause)] : undefined;
+  if (!isOperatorObject) {
+    if (bsonTypeOf(clause) === 'regex') {
+      const r = regexSource(clause);
+      return r && regexIntervals(r.pattern, r.flags);
+    }
+    return indexableValue(clause) ? [point(clause)] : undefined;
+  }
   const ops = clause;
   let result: Interval[] | undefined;
   const add = (ivs: Interval[]) => {
     result = result ? intersect(result, ivs) : ivs;
   };
   for (const [op, operand] of Object.entries(ops)) {
-    if (op === '$eq' && indexableValue(operand)) add([point(operand)]);
+    if (op === '$regex') {
+      const r = regexSource(operand, ops.$options);
+      if (r) add(regexIntervals(r.pattern, r.flags));
+    } else if (op === '$eq' && indexableValue(operand)) add([point(operand)]);
     else if (op === '$in' && Array.isArray(operand) && operand.length > 0 && operand.every(indexableValue)) {
       add(operand.map(point));
     } else if (
@@ -196,7 +208,7 @@ function candidateFor(index: BTreeIndex, filter: Document): Candidate | undefine
 }
 
 function loosenForMultikey(iv: Interval): Interval {
-  if (iv.low instanceof KeyBound) return iv;
+  if (iv.low instanceof KeyBound || iv.oneElement) return iv;
   const rank = canonicalRank(iv.low);
   return { low: iv.low, lowInclusive: iv.lowInclusive, high: new KeyBound(1, rank), highInclusive: true };
 }
