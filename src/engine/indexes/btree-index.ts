@@ -203,6 +203,11 @@ export class BTreeIndex {
     }
   }
 
+  /** The first entry past [start, end] in the scan's direction: the key an index scan reads to learn it is done. */
+  keyBeyond(start: EntryKey, end: EntryKey, forward: boolean): EntryKey | undefined {
+    return forward ? this.tree.nextHigherKey(end) : this.tree.nextLowerKey(start);
+  }
+
   /**
    * The record holding exactly these key values (all fields), or the first of them in index order
    * when the index is not unique: one descent instead of a range iterator.

@@ -135,8 +135,15 @@ export function executeQuery(coll: Collection, asked: QueryRequest): QueryResult
       out.push(record);
       return out.length >= stopAfter;
     };
-    for (const [start, end] of ordered) {
+    const cmp = plan.index.compare;
+    for (let r = 0; r < ordered.length; r++) {
+      const [start, end] = ordered[r];
       if (plan.index.visitRange(start, end, plan.forward, visit)) break;
+      // Like mongod's index scan, read the first key past the interval to see it is done (counted
+      // as examined), unless that key opens the next interval, where it is counted anyway.
+      const beyond = plan.index.keyBeyond(start, end, plan.forward);
+      const next = ordered[r + 1];
+      if (beyond !== undefined && !(next && cmp(beyond, next[0]) >= 0 && cmp(beyond, next[1]) <= 0)) keysExamined++;
     }
   }
 

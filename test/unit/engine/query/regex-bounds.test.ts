@@ -66,7 +66,7 @@ describe('regex bounds: the planner', () => {
     const e = explain(engine, { name: /^e.*/ });
     assert.deepEqual(e.bounds, ['["e", "f")', '[min(regex), max(regex)]']);
     assert.equal(e.returned, 3);
-    assert.equal(e.keys, 3, 'e, eliot, emily: nothing before e or after f is visited');
+    assert.equal(e.keys, 4, 'e, eliot, emily, and f, the key that ends the scan (mongod counts it too)');
     assert.deepEqual(explain(engine, { name: { $regex: '^em', $options: '' } }).bounds, [
       '["em", "en")',
       '[min(regex), max(regex)]',
@@ -97,5 +97,19 @@ describe('regex bounds: the planner', () => {
   it('on a multikey index the prefix range stays tight (one element meets both bounds)', () => {
     const engine = setUp([{ name: ['x', 'ebb'] }, { name: 'eve' }, { name: 'zed' }]);
     assert.deepEqual(explain(engine, { name: /^e/ }).bounds, ['["e", "f")', '[min(regex), max(regex)]']);
+  });
+});
+
+describe('index scans: keys examined', () => {
+  it('count the key past each interval that ends it, as mongod does, but not one that opens the next interval', () => {
+    const engine = setUp(['a', 'b', 'c', 'd', 'e'].map((name) => ({ name })));
+    assert.equal(explain(engine, { name: { $gte: 'b', $lte: 'c' } }).keys, 3, 'b, c, then d ends the scan');
+    assert.equal(explain(engine, { name: { $gte: 'd' } }).keys, 2, 'd, e, and nothing after');
+    assert.equal(explain(engine, { name: { $in: ['b', 'c'] } }).keys, 3, 'b; c opens the second interval; d ends it');
+    const backward = engine.runCommand('app', {
+      explain: { find: 'c', filter: { name: { $gte: 'b', $lte: 'c' } }, sort: { name: -1 } },
+      verbosity: 'executionStats',
+    });
+    assert.equal((backward.executionStats as Document).totalKeysExamined, 3, 'c, b, then a ends a backward scan');
   });
 });
