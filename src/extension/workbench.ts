@@ -31,6 +31,7 @@ import { readSettings, SECTION, type WorkbenchSettings } from './settings';
 import { ClockStatusBar } from './status-bar';
 import type { TreeNode } from './tree/nodes';
 import { DatabasesTreeProvider } from './tree/provider';
+import { ViewDescription } from './tree/view-description';
 import { routedBackend } from './backend/backend-scope';
 import { registerConnectionCommands } from './commands/connections';
 import { ConnectionStore } from './connections/connection-store';
@@ -149,6 +150,8 @@ function assemble(
   };
   const statusBar = new ClockStatusBar(backend);
   disposables.push(statusBar);
+  const viewDescription = new ViewDescription(treeView, backend);
+  disposables.push(viewDescription);
   const notebooks = registerNotebooks(context, services);
   disposables.push(...notebooks.disposables);
 
@@ -203,6 +206,7 @@ function assemble(
     whenIdle: async () => {
       await tree.whenIdle();
       await statusBar.whenIdle();
+      await viewDescription.whenIdle();
     },
     dispose: async () => {
       try {
