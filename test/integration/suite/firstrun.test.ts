@@ -149,7 +149,7 @@ suite('Issue 19: first run', () => {
     const index = await until('the TTL index on lastModifiedDate', async () =>
       (await api.backend.listIndexes('app', 'sessions')).find((i) => i.name === 'lastModifiedDate_1'),
     );
-    assert.equal(index.spec.expireAfterSeconds, 3600);
+    assert.equal(Number(index.spec.expireAfterSeconds), 3600);
     const before = (await api.backend.clock()).now.getTime();
     await fromPalette('TTL Workbench: Advance Clock', [
       { waitForInput: 'Advance the virtual clock' },
