@@ -42,6 +42,8 @@ export interface ServeOptions {
   replSet?: string;
   /** user:password for SCRAM-SHA-256 (absent: no authentication). */
   auth?: { user: string; password: string };
+  /** Serve DIR without writing to it (it may be held by another process); writes fail with IllegalOperation. */
+  readOnly?: true;
 }
 
 export interface VerifyOptions {
@@ -145,6 +147,9 @@ first line of output is the connection string, mongodb://127.0.0.1:PORT/.
   --bind ADDRESS             the address to listen on (default 127.0.0.1: this machine only)
   --clock, --now, --flavor, --server-version, --data, --replSet   as for run (with --replSet
                              the connection string ends in ?replicaSet=NAME)
+  --read-only                with --data: serve DIR without writing anything to it, even while
+                             another process writes to it (a window, a run, another serve);
+                             writes answer IllegalOperation (20) and TTL passes do not delete
   --auth USER:PASSWORD       require authentication (SCRAM-SHA-256) as USER, a user of the admin
                              database; the first ':' ends USER. Connect with
                              mongodb://USER:PASSWORD@127.0.0.1:PORT/ (authSource admin, the
@@ -341,6 +346,9 @@ function parseServeArgs(rest: string[]): ServeOptions {
         options.auth = { user: v.slice(0, colon), password };
         break;
       }
+      case '--read-only':
+        options.readOnly = true;
+        break;
       default: {
         const used = engineArg(rest, i, options);
         if (!used) throw new UsageError(`unknown option '${arg}' for serve (see --help)`);
@@ -348,6 +356,8 @@ function parseServeArgs(rest: string[]): ServeOptions {
       }
     }
   }
+  if (options.readOnly && options.data === undefined)
+    throw new UsageError('--read-only serves a data folder without writing to it: give the folder with --data DIR');
   checkEngineArgs(options);
   return options;
 }

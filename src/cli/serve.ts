@@ -26,6 +26,7 @@ export async function serveCommand(options: ServeOptions, out: Write, err: Write
       flavor: options.flavor,
       serverVersion: options.serverVersion,
       ...(options.data !== undefined ? { data: options.data } : {}),
+      ...(options.readOnly ? { readOnly: true } : {}),
       ...(options.replSet !== undefined ? { replSet: options.replSet } : {}),
       ...(options.auth ? { auth: options.auth } : {}),
       log: (line) => err(`${line}\n`),

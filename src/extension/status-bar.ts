@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { Backend, ClockInfo, MonitorInfo } from './backend/backend';
 import { formatClockTime, formatCount, formatMillis, plural } from './logic/durations';
+import { engineFacts } from './tree/presentation';
 
 export function statusText(clock: ClockInfo, monitor: MonitorInfo): string {
   const time =
@@ -53,7 +54,12 @@ export class ClockStatusBar implements vscode.Disposable {
   update(): Promise<void> {
     this.updating = (async () => {
       try {
-        const [clock, monitor] = await Promise.all([this.backend.clock(), this.backend.monitorStatus()]);
+        const [clock, monitor, info, storage] = await Promise.all([
+          this.backend.clock(),
+          this.backend.monitorStatus(),
+          this.backend.info(),
+          this.backend.storageInfo(),
+        ]);
         if (this.disposed) return;
         this.item.text = statusText(clock, monitor);
         this.item.command = clock.mode === 'virtual' ? 'ttlWorkbench.advanceClock' : 'ttlWorkbench.switchClock';
@@ -61,6 +67,8 @@ export class ClockStatusBar implements vscode.Disposable {
           clock.mode === 'virtual'
             ? `TTL Workbench virtual clock: ${formatClockTime(clock.now)}. Click to advance it (due TTL passes run on the way).`
             : `TTL Workbench runs on the system clock (${formatClockTime(clock.now)}). Click to switch clocks.`,
+          // An empty engine has no row in the Databases view: its facts are here and in the view's title.
+          `Engine: ${engineFacts(info, clock, storage)}.`,
           `The TTL monitor of this engine deleted ${plural(monitor.deletedDocuments, 'document')}${monitor.deletedSinceActivation !== monitor.deletedDocuments ? ` (${formatCount(monitor.deletedSinceActivation)} since the extension started, engines reset on the way included)` : ''}.`,
         ].join('\n');
       } catch {

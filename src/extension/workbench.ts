@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { prepareApply, runTool } from '../agent-tools';
 import type { Backend } from './backend/backend';
 import { EngineHost, type RestartReason, type WorkerBackend } from './engine-host/client';
+import type { BackendSpec } from './engine-host/protocol';
 import { registerCollectionCommands } from './commands/collections';
 import { registerDocumentCommands } from './commands/documents';
 import { registerMongoToolsCommands } from './commands/mongo-tools';
@@ -31,6 +32,7 @@ import { readSettings, SECTION, type WorkbenchSettings } from './settings';
 import { ClockStatusBar } from './status-bar';
 import type { TreeNode } from './tree/nodes';
 import { DatabasesTreeProvider } from './tree/provider';
+import { ViewDescription } from './tree/view-description';
 import { routedBackend } from './backend/backend-scope';
 import { registerConnectionCommands } from './commands/connections';
 import { ConnectionStore } from './connections/connection-store';
@@ -39,6 +41,7 @@ import type { Notifier } from './ui/notifier';
 import { HOW_TO_TRUST, TRUST_COMMAND } from './ui/workspace-trust';
 import { allCollections } from './commands/context';
 import { contentsOf, mismatchQuestion } from './logic/fresh-engine';
+import { trustedStorageOpened, trustedStorageQuestion } from './logic/trust-storage';
 
 /** What the light part made at activation and hands over. */
 export interface WorkbenchDeps {
@@ -82,7 +85,7 @@ export function startWorkbench(deps: WorkbenchDeps): Workbench {
   const commands: vscode.Disposable[] = [];
   let backend: WorkerBackend | undefined;
   try {
-    backend = openBackend(deps.context, host, settings, deps.output, deps.notifier);
+    backend = openBackend(deps.context, host, settings, deps.output, deps.notifier, (d) => disposables.push(d));
     return assemble(deps, settings, host, backend, disposables, (d) => commands.push(d));
   } catch (err) {
     for (const d of [...disposables.reverse(), ...commands]) d.dispose();
@@ -149,6 +152,8 @@ function assemble(
   };
   const statusBar = new ClockStatusBar(backend);
   disposables.push(statusBar);
+  const viewDescription = new ViewDescription(treeView, backend);
+  disposables.push(viewDescription);
   const notebooks = registerNotebooks(context, services);
   disposables.push(...notebooks.disposables);
 
@@ -203,6 +208,7 @@ function assemble(
     whenIdle: async () => {
       await tree.whenIdle();
       await statusBar.whenIdle();
+      await viewDescription.whenIdle();
     },
     dispose: async () => {
       try {
@@ -256,26 +262,39 @@ function openBackend(
   settings: WorkbenchSettings,
   output: vscode.LogOutputChannel,
   notifier: Notifier,
+  /** Keeps what must end with the workbench (the trust listener). */
+  track: (d: vscode.Disposable) => void,
 ): WorkerBackend {
   // Restricted Mode: the engine does not live in an untrusted workspace's storage folder; it runs in
   // memory, and the window says why and how to keep its data.
   const untrustedWorkspace = settings.storage === 'workspace' && !vscode.workspace.isTrusted;
+  const base =
+    settings.storage === 'global'
+      ? context.globalStorageUri
+      : settings.storage === 'workspace'
+        ? (context.storageUri ?? context.globalStorageUri)
+        : undefined;
+  const dataDir = base ? path.join(base.fsPath, 'engine') : undefined;
+  const engineSettings = { clock: settings.clock, flavor: settings.flavor, serverVersion: settings.serverVersion };
   if (untrustedWorkspace) {
-    const text = `TTL Workbench keeps this window's engine in memory: storing it in the workspace's folder is off in Restricted Mode. To keep its data, ${HOW_TO_TRUST}, then run TTL Workbench: Restart Engine Host.`;
+    const text = `TTL Workbench keeps this window's engine in memory: storing it in the workspace's folder is off in Restricted Mode. To keep its data, ${HOW_TO_TRUST}; the engine then moves to the folder.`;
     output.warn(text);
     notifier.showAndForget('info', text, ['Manage Workspace Trust'], (choice) => {
       if (choice) void vscode.commands.executeCommand(TRUST_COMMAND);
     });
   }
-  const base =
-    settings.storage === 'global'
-      ? context.globalStorageUri
-      : settings.storage === 'workspace' && !untrustedWorkspace
-        ? (context.storageUri ?? context.globalStorageUri)
-        : undefined;
-  const dataDir = base ? path.join(base.fsPath, 'engine') : undefined;
-  const engineSettings = { clock: settings.clock, flavor: settings.flavor, serverVersion: settings.serverVersion };
-  if (!dataDir) return host.open({ settings: engineSettings });
+  if (!dataDir || untrustedWorkspace) {
+    const backend = host.open({ settings: engineSettings });
+    if (dataDir) {
+      const spec = { settings: engineSettings, dataDir, durability: settings.durability };
+      const listening = vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        listening.dispose();
+        void openFolderOnTrust(backend, spec, output, notifier);
+      });
+      track(listening);
+    }
+    return backend;
+  }
   let failed = false;
   const backend = host.open(
     { settings: engineSettings, dataDir, durability: settings.durability },
@@ -292,8 +311,7 @@ function openBackend(
   void backend.storageInfo().then(
     (info) => {
       if (failed) return;
-      // The Databases view's empty state tells a read-only folder apart (package.json viewsWelcome).
-      void vscode.commands.executeCommand('setContext', 'ttlWorkbench.storageReadOnly', info.readOnly);
+      setStorageReadOnly(info.readOnly);
       output.info(
         `Data folder ${dataDir} (${settings.durability}): ${info.restoredDocuments.toLocaleString('en-US')} documents restored.`,
       );
@@ -310,6 +328,42 @@ function openBackend(
     () => undefined,
   );
   return backend;
+}
+
+/** The Databases view's empty state tells a read-only folder apart (package.json viewsWelcome). */
+function setStorageReadOnly(readOnly: boolean): void {
+  void vscode.commands.executeCommand('setContext', 'ttlWorkbench.storageReadOnly', readOnly);
+}
+
+/**
+ * Trust granted to a workspace whose engine ran in memory: the engine moves to the workspace's
+ * data folder without a restart. An engine holding data asks first (logic/trust-storage.ts).
+ */
+async function openFolderOnTrust(
+  backend: WorkerBackend,
+  spec: BackendSpec,
+  output: vscode.LogOutputChannel,
+  notifier: Notifier,
+): Promise<void> {
+  try {
+    const question = trustedStorageQuestion(contentsOf(await allCollections(backend)));
+    const move = async () => {
+      await backend.reopenOn(spec);
+      const info = await backend.storageInfo();
+      setStorageReadOnly(info.readOnly);
+      const text = trustedStorageOpened(info.restoredDocuments, info.readOnly);
+      output.info(`${text} Data folder ${spec.dataDir ?? ''}.`);
+      notifier.showAndForget('info', text, []);
+    };
+    if (!question) return await move();
+    output.info(question.text);
+    notifier.showAndForget('warning', question.text, [question.open, question.keep], async (choice) => {
+      if (choice === question.open) await move();
+      else output.info('The engine stays in memory until the window reloads.');
+    });
+  } catch (err) {
+    output.error(`The data folder could not be opened after trust was granted: ${(err as Error).message}`);
+  }
 }
 
 /**

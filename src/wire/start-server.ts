@@ -30,6 +30,8 @@ export interface StartServerOptions {
   serverVersion?: '8.0' | '7.0';
   /** Keep the engine in this folder across runs (virtual clock only). */
   data?: string;
+  /** With `data`: read the folder without writing to it, even while another process holds it; writes answer 20. */
+  readOnly?: boolean;
   /**
    * Serve as the primary of a one-member replica set of this name (as `mongod --replSet NAME`):
    * sessions with transactions, retryable writes and change streams. `uri` then names the set
@@ -95,6 +97,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(options.serverVersion ? { serverVersion: options.serverVersion } : {}),
     ...(options.data !== undefined ? { data: options.data } : {}),
     ...(options.replSet !== undefined ? { replSetName: options.replSet } : {}),
+    ...(options.readOnly ? { readOnly: true } : {}),
     holder: 'startServer',
   });
   const { engine } = opened;

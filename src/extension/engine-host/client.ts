@@ -607,14 +607,26 @@ export class WorkerBackend implements Backend {
   }
 
   /** After a restart: open again on the new worker, then tell listeners everything changed. */
-  reopen(): void {
+  reopen(afterRestart = true): void {
     // Whoever waits for a snapshot gets the one the new worker pushes once the backend is open.
     this.snapshotStale = true;
-    this.opened = this.openWith(true);
+    this.opened = this.openWith(afterRestart);
     void this.opened.then(
       () => this.deliver([{ kind: 'reset' }]),
       () => undefined,
     );
+  }
+
+  /**
+   * Opens this backend anew on `spec` (a data folder where it ran in memory): the worker closes
+   * the old engine, and listeners hear `reset`. Resolves once the new engine is open (on a folder
+   * that cannot be opened, in memory again, as at the first open).
+   */
+  async reopenOn(spec: BackendSpec): Promise<void> {
+    this.spec = spec;
+    this.inMemory = spec.dataDir === undefined;
+    this.reopen(false);
+    await this.opened;
   }
 
   deliver(events: BackendEvent[]): void {

@@ -99,6 +99,16 @@ export class TreeModel {
     }
   }
 
+  /**
+   * Whether the engine has nothing to show below its row: no database, no storage damage waiting to
+   * be read, no audit result with problems. The view then shows its welcome content instead.
+   */
+  async isEmpty(): Promise<boolean> {
+    if (this.problems?.length) return false;
+    const [dbs, storage] = await Promise.all([this.backend.listDatabases(), this.backend.storageInfo()]);
+    return dbs.length === 0 && !storage.damage?.recoveries.length;
+  }
+
   async children(parent?: TreeNode): Promise<TreeNode[]> {
     const out = (await this.fetchChildren(parent)).map((n) => this.scoped(n));
     const kept = out.map((n) => this.keep(n));

@@ -12,6 +12,7 @@ import type {
   ExpiryCountResult,
   IndexInfo,
   MonitorInfo,
+  StorageInfo,
 } from '../backend/backend';
 import { describeCollection, formatBytes, KIND_WORDS, type CollectionKind } from '../logic/collection-description';
 import { formatClockTime, formatCount, formatMillis, formatRelative, formatSeconds, plural } from '../logic/durations';
@@ -44,6 +45,16 @@ export function clockWords(clock: ClockInfo): string {
   return clock.aheadMs > 0
     ? `system clock (+${formatMillis(clock.aheadMs)}) · ${formatClockTime(clock.now)}`
     : `system clock · ${formatClockTime(clock.now)}`;
+}
+
+/**
+ * The embedded engine's facts for the view's title (`TreeView.description`): they stay in sight
+ * while the view shows its welcome content instead of the engine's row. The time is left to the
+ * status bar, which updates it as the clock moves.
+ */
+export function engineFacts(info: BackendInfo, clock: ClockInfo, storage: StorageInfo): string {
+  const where = storage.mode === 'folder' ? (storage.readOnly ? 'data folder, read-only' : 'data folder') : 'in memory';
+  return `${shortFlavorWords(info)} · ${clock.mode} clock · ${where}`;
 }
 
 /** The flavor in a few words, for the engine row's label: the sidebar's default width cuts more. */

@@ -155,8 +155,19 @@ export class DatabasesTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     this.emitter.fire(node);
   }
 
+  /**
+   * The view's roots: VS Code shows `viewsWelcome` content only for a view without rows, so an
+   * empty engine with no saved connection has none (its facts stay in the view's description and
+   * the status bar, its actions in the view's title bar).
+   */
   async getChildren(node?: TreeNode): Promise<TreeNode[]> {
     if (node) return node.type === 'connection' ? [] : this.modelOf(node).children(node);
+    const top = await this.topRows();
+    return top.length === 1 && (await this.embedded.isEmpty()) ? [] : top;
+  }
+
+  /** The embedded engine's row, then one per saved connection, even while the view shows its welcome instead. */
+  async topRows(): Promise<TreeNode[]> {
     const top = await this.embedded.children();
     for (const row of this.connections?.list() ?? []) {
       const c = this.connected.get(row.name);

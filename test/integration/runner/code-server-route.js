@@ -42,13 +42,25 @@ function lastSummary() {
   return summary;
 }
 
-function userSettings() {
+/**
+ * `untrusted`: Workspace Trust on, the run's folder opened in Restricted Mode with no start-up
+ * prompt to answer (a test grants trust when it wants to, through the real trust editor).
+ */
+function userSettings(untrusted = false) {
+  const trust = untrusted
+    ? {
+        'security.workspace.trust.enabled': true,
+        'security.workspace.trust.startupPrompt': 'never',
+        'security.workspace.trust.untrustedFiles': 'open',
+        'security.workspace.trust.emptyWindow': false,
+      }
+    : { 'security.workspace.trust.enabled': false };
   return {
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
     'workbench.enableExperiments': false,
-    'security.workspace.trust.enabled': false,
+    ...trust,
     'telemetry.telemetryLevel': 'off',
     'update.mode': 'none',
     'extensions.autoUpdate': false,
@@ -66,7 +78,8 @@ function userSettings() {
  *
  * options: extensionDevelopmentPath, extensionTestsPath (absolute), workspace (optional folder to
  * open; a fresh temp folder otherwise), screenshotDir (optional), timeoutS, keep (keep the run's
- * logs even when it passed), verbose, env (extra variables for the extension host).
+ * logs even when it passed), verbose, untrusted (open the folder in Restricted Mode), env (extra
+ * variables for the extension host).
  */
 async function runInCodeServer(options) {
   let host;
@@ -89,7 +102,10 @@ async function runInCodeServer(options) {
   fs.mkdirSync(workspace, { recursive: true });
   const userData = path.join(runDir, 'user-data');
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
-  fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(userSettings(), null, 2));
+  fs.writeFileSync(
+    path.join(userData, 'User', 'settings.json'),
+    JSON.stringify(userSettings(options.untrusted), null, 2),
+  );
   const screenshotDir = options.screenshotDir ? path.resolve(options.screenshotDir) : undefined;
   // Replies to the tests' UI requests (ui-driver.js).
   const uiDir = path.join(runDir, 'ui');
@@ -135,7 +151,7 @@ async function runInCodeServer(options) {
         `127.0.0.1:${port}`,
         '--disable-telemetry',
         '--disable-update-check',
-        '--disable-workspace-trust',
+        ...(options.untrusted ? [] : ['--disable-workspace-trust']),
         '--disable-getting-started-override',
         '--user-data-dir',
         userData,
@@ -158,6 +174,7 @@ async function runInCodeServer(options) {
           ...options.env,
           ...(screenshotDir ? { TTL_WORKBENCH_IT_SCREENSHOT_DIR: screenshotDir } : {}),
           TTL_WORKBENCH_IT_UI_DIR: uiDir,
+          ...(options.untrusted ? { TTL_WORKBENCH_IT_UNTRUSTED: '1' } : {}),
         },
       },
     );

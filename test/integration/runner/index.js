@@ -11,7 +11,7 @@
 // Usage:
 //   node test/integration/runner --extension-development-path DIR --extension-tests-path FILE
 //        [--route auto|electron|code-server] [--workspace DIR] [--screenshot-dir DIR]
-//        [--timeout SECONDS] [--keep] [--verbose]
+//        [--timeout SECONDS] [--keep] [--verbose] [--untrusted]
 // Exit code: 0 passed, 1 a test failed, 2 the host could not be set up or the run timed out.
 'use strict';
 const https = require('node:https');
@@ -28,6 +28,7 @@ function optionsFromArgs(argv, env = process.env) {
     timeoutS: Number(env.TTL_WORKBENCH_IT_TIMEOUT) || 600,
     keep: env.TTL_WORKBENCH_IT_KEEP === '1',
     verbose: env.TTL_WORKBENCH_IT_VERBOSE === '1',
+    untrusted: env.TTL_WORKBENCH_IT_UNTRUSTED === '1',
   };
   const names = {
     '--extension-development-path': 'extensionDevelopmentPath',
@@ -41,6 +42,7 @@ function optionsFromArgs(argv, env = process.env) {
     const [flag, inline] = argv[i].split(/=(.*)/s);
     if (flag === '--keep') options.keep = true;
     else if (flag === '--verbose') options.verbose = true;
+    else if (flag === '--untrusted') options.untrusted = true;
     else if (names[flag]) {
       const value = inline ?? argv[++i];
       if (value === undefined) throw new Error(`${flag} needs a value`);
@@ -87,7 +89,14 @@ async function runIntegrationTests(options) {
   }
   const { route, why } = await pickRoute(options.route || 'auto');
   step(`route: ${route} (${why}; TTL_WORKBENCH_VSCODE_ROUTE=electron|code-server chooses)`);
-  if (route === 'electron') return require('./electron-route').runInElectron(options);
+  if (route === 'electron') {
+    if (options.untrusted) {
+      // @vscode/test-electron always starts VS Code with --disable-workspace-trust.
+      console.error('[integration] --untrusted needs the code-server route: TTL_WORKBENCH_VSCODE_ROUTE=code-server');
+      return 2;
+    }
+    return require('./electron-route').runInElectron(options);
+  }
   return require('./code-server-route').runInCodeServer(options);
 }
 

@@ -3,7 +3,8 @@
 // extension host, which cannot reach the page themselves. A test logs one line,
 //   [ui:<id>] [{"waitForInput": "Create TTL Index"}, {"type": "seenAt"}, {"press": "Enter"}]
 // and the code-server route runs the steps with Playwright, in order, then writes
-// `<uiDir>/<id>.json` with what the quick input shows afterwards (or the error).
+// `<uiDir>/<id>.json` with what the quick input shows afterwards, the texts `read` steps found
+// (or the error).
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -40,13 +41,34 @@ function describeMatches(selector) {
   return `${all.length} match ${selector}; ${shown}; focus in ${active ? `${active.tagName}.${active.className}` : 'nothing'}`;
 }
 
+/**
+ * The text of each element `selector` finds that is shown (a welcome view, a tree's rows), or the
+ * value of its `attribute` (a walkthrough step's aria-checked).
+ */
+function readShown(selector, attribute) {
+  return [...document.querySelectorAll(selector)]
+    .filter((e) => e.offsetParent !== null)
+    .map((e) => (attribute ? (e.getAttribute(attribute) ?? '') : (e.textContent ?? '').replace(/\s+/g, ' ').trim()));
+}
+
 // Expressions evaluated in the page (strings: the workbench's CSP forbids building functions there).
 const STATE = `(${readQuickInput.toString()})()`;
 const waitFor = (page, expression) =>
   page.waitForFunction(expression, undefined, { timeout: STEP_TIMEOUT_MS, polling: 100 });
 
-async function runStep(page, step) {
-  if (typeof step.waitForInput === 'string') {
+const shown = (selector, attribute) =>
+  `(${readShown.toString()})(${JSON.stringify(selector)}, ${JSON.stringify(attribute ?? '')})`;
+
+async function runStep(page, step, reads) {
+  if (typeof step.waitForShown === 'string') {
+    // An element shown, holding `text` when given (the welcome content of a view, say).
+    const text = JSON.stringify(step.text ?? '');
+    await waitFor(page, `${shown(step.waitForShown)}.some((t) => t.includes(${text}))`);
+  } else if (typeof step.waitForHidden === 'string') {
+    await waitFor(page, `${shown(step.waitForHidden)}.length === 0`);
+  } else if (typeof step.read === 'string') {
+    reads.push({ selector: step.read, texts: await page.evaluate(shown(step.read, step.attribute)) });
+  } else if (typeof step.waitForInput === 'string') {
     // The title (or placeholder) names the box: a box that is closing still shows the old one.
     const wanted = JSON.stringify(step.waitForInput);
     const named = `((s) => s !== null && (s.title.includes(${wanted}) || s.placeholder.includes(${wanted})))(${STATE})`;
@@ -93,9 +115,10 @@ function createUiDriver(page, uiDir, log) {
     const [, id, json] = m;
     queue = queue.then(async () => {
       let reply;
+      const reads = [];
       try {
-        for (const step of JSON.parse(json)) await runStep(page, step);
-        reply = { ok: true, state: await page.evaluate(STATE) };
+        for (const step of JSON.parse(json)) await runStep(page, step, reads);
+        reply = { ok: true, state: await page.evaluate(STATE), reads };
       } catch (e) {
         let state = null;
         try {

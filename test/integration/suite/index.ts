@@ -75,7 +75,19 @@ export type UiStep =
   | { type: string }
   | { press: string }
   /** A click on the first element the CSS selector finds in the workbench. */
-  | { click: string };
+  | { click: string }
+  /** Waits for an element the selector finds to be shown, holding `text` when given. */
+  | { waitForShown: string; text?: string }
+  /** Waits until no element the selector finds is shown. */
+  | { waitForHidden: string }
+  /** The texts (or the `attribute`'s values) of the shown elements the selector finds, in the reply's `reads`. */
+  | { read: string; attribute?: string };
+
+/** What a `read` step found. */
+export interface UiRead {
+  selector: string;
+  texts: string[];
+}
 
 /** What the quick input shows after a request (null: closed). */
 export interface QuickInputState {
@@ -101,6 +113,11 @@ export function canDriveUi(): boolean {
  * the runner's error (a wait that timed out names what it waited for).
  */
 export async function driveUi(steps: UiStep[]): Promise<QuickInputState | null> {
+  return (await driveUiReading(steps)).state;
+}
+
+/** As driveUi, and with the texts the request's `read` steps found. */
+export async function driveUiReading(steps: UiStep[]): Promise<{ state: QuickInputState | null; reads: UiRead[] }> {
   const dir = process.env.TTL_WORKBENCH_IT_UI_DIR;
   if (!dir) throw new Error('this route cannot drive the UI: check canDriveUi() first');
   const id = ++uiRequests;
@@ -113,12 +130,13 @@ export async function driveUi(steps: UiStep[]): Promise<QuickInputState | null> 
         ok: boolean;
         error?: string;
         state: QuickInputState | null;
+        reads?: UiRead[];
       };
       if (!reply.ok)
         throw new Error(
           `UI request ${JSON.stringify(steps)} failed: ${reply.error} (quick input: ${JSON.stringify(reply.state)})`,
         );
-      return reply.state;
+      return { state: reply.state, reads: reply.reads ?? [] };
     }
     await delay(100);
   }

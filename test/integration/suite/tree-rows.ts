@@ -10,10 +10,13 @@ export interface Row {
   item: vscode.TreeItem;
 }
 
-/** The children of `node` (the roots without one), once the extension has settled its events. */
+/**
+ * The children of `node`, once the extension has settled its events. Without one: the engine's row
+ * and the connections', also while the view hides them to show its welcome (an empty engine).
+ */
 export async function treeRows(api: TTLWorkbenchApi, node?: TreeNode): Promise<Row[]> {
   await api.whenIdle();
-  const kids = await api.treeProvider.getChildren(node);
+  const kids = node ? await api.treeProvider.getChildren(node) : await api.treeProvider.topRows();
   return Promise.all(
     kids.map(async (k) => {
       const item = await api.treeProvider.getTreeItem(k);

@@ -139,4 +139,16 @@ describe('ttl-workbench arguments: data folders', () => {
       (err: Error) => err instanceof UsageError && /give the folder with --data DIR/.test(err.message),
     );
   });
+
+  test('serve --read-only needs --data', () => {
+    const parsed = parseArgs(['serve', '--data', 'dir', '--read-only']);
+    assert.equal(parsed.command === 'serve' && parsed.options.readOnly, true);
+    const writable = parseArgs(['serve', '--data', 'dir']);
+    assert.equal(writable.command === 'serve' && writable.options.readOnly, undefined);
+    assert.throws(
+      () => parseArgs(['serve', '--read-only']),
+      (err: Error) =>
+        err instanceof UsageError && /serves a data folder .*give the folder with --data DIR/.test(err.message),
+    );
+  });
 });

@@ -88,3 +88,57 @@ describe('ttl-workbench serve', () => {
     }
   });
 });
+
+describe('ttl-workbench serve --read-only: a folder another process holds', () => {
+  test('serves what the holder wrote; writes answer IllegalOperation (20); the holder keeps its lock and its data', async () => {
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-serve-readonly-'));
+    const holder = await serve(['--data', data]);
+    let reader: Awaited<ReturnType<typeof serve>> | undefined;
+    try {
+      let client = new MongoClient(holder.uri);
+      await client
+        .db('app')
+        .collection('events')
+        .insertMany([{ _id: 1 as never }, { _id: 2 as never }]);
+      await client.close();
+      const lockBefore = fs.readFileSync(path.join(data, 'LOCK'), 'utf8');
+
+      // Without --read-only the folder is refused, and the message names the way out.
+      const plain = spawnSync(process.execPath, [cli, 'serve', '--port', '0', '--data', data], { encoding: 'utf8' });
+      assert.equal(plain.status, 1);
+      assert.match(plain.stderr, /is in use by process \d+ .*Open it read-only/);
+
+      reader = await serve(['--data', data, '--read-only']);
+      client = new MongoClient(reader.uri);
+      try {
+        const events = client.db('app').collection('events');
+        assert.equal(await events.countDocuments(), 2);
+        await assert.rejects(
+          // The driver turns a code 20 answer to its own insert into "does not support retryable
+          // writes": the command as sent shows the engine's error.
+          client.db('app').command({ insert: 'events', documents: [{ _id: 3 }] }),
+          (err: { code?: number; codeName?: string; message?: string }) => {
+            assert.equal(err.code, 20, String(err));
+            assert.equal(err.codeName, 'IllegalOperation');
+            assert.match(err.message ?? '', /the engine is read-only/);
+            return true;
+          },
+        );
+      } finally {
+        await client.close();
+      }
+      assert.equal(fs.readFileSync(path.join(data, 'LOCK'), 'utf8'), lockBefore, 'the holder still holds the folder');
+      client = new MongoClient(holder.uri);
+      assert.equal(await client.db('app').collection('events').countDocuments(), 2, 'nothing changed for the holder');
+      await client.close();
+    } finally {
+      for (const p of [reader, holder]) {
+        if (!p) continue;
+        const exited = exitOf(p.child);
+        p.child.kill('SIGTERM');
+        assert.equal(await exited, 0);
+      }
+      fs.rmSync(data, { recursive: true, force: true });
+    }
+  });
+});

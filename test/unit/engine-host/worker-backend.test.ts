@@ -134,6 +134,33 @@ async function script(b: Backend): Promise<unknown[]> {
 }
 
 describe('engine host: the worker-backed Backend', () => {
+  it('issue 19: reopenOn moves an in-memory backend to a data folder (trust granted): the old engine goes, listeners hear reset, writes then reach the folder', async () => {
+    const host = newHost();
+    const settings = { clock: 'virtual' as const, flavor: 'mongodb' as const, serverVersion: '8.0' as const };
+    const backend = host.open({ settings, startMs: NOW });
+    await backend.runCommand('restricted', { insert: 'notes', documents: [{ a: 1 }] });
+    assert.equal((await backend.storageInfo()).mode, 'memory');
+    const events: BackendEvent[] = [];
+    backend.onDidChange((e) => events.push(...e));
+    const dir = tempDir();
+    await backend.reopenOn({ settings, dataDir: dir, durability: 'fsync' });
+    assert.equal(backend.inMemory, false);
+    const storage = await backend.storageInfo();
+    assert.equal(storage.mode, 'folder');
+    assert.equal(storage.readOnly, false);
+    assert.deepEqual(await backend.listDatabases(), [], 'the in-memory data stayed behind');
+    assert.ok(
+      events.some((e) => e.kind === 'reset'),
+      JSON.stringify(events),
+    );
+    await backend.runCommand('app', { insert: 'kept', documents: [{ b: 2 }] });
+    backend.dispose();
+    await host.dispose();
+    const reread = new EmbeddedBackend(settings, { dataDir: dir });
+    assert.equal((await reread.runCommand('app', { count: 'kept' })).n, 1, 'the write is in the folder');
+    reread.dispose();
+  });
+
   it('values cross both ways with their BSON types (Int32, Long, Decimal128, -0, NaN, Binary, a __proto__ field)', () => {
     const back = decodeValue(encodeValue([TYPED, undefined, 'text', 3])) as unknown[];
     assert.deepEqual(back[0], TYPED);

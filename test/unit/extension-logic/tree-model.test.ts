@@ -12,6 +12,7 @@ import { EmbeddedBackend } from '../../../src/extension/backend/embedded-backend
 import { TreeModel } from '../../../src/extension/tree/model';
 import { collectionId, databaseId, MONITOR_ID, type TreeNode } from '../../../src/extension/tree/nodes';
 import {
+  engineFacts,
   indexTooltip,
   presentCollection,
   presentEngine,
@@ -217,6 +218,75 @@ describe('TreeModel', () => {
       'the damaged copy stays',
     );
     after.dispose();
+  });
+
+  it('issue 19: an engine without a database is empty, so the view shows its welcome; a database or an audit with problems fills it', async () => {
+    const backend = new EmbeddedBackend({}, { startMs: NOW, latencyMs: 2 });
+    const model = new TreeModel(backend);
+    assert.equal(await model.isEmpty(), true, 'a new engine');
+    await backend.runCommand('app', { insert: 'events', documents: [{ t: new Date(NOW) }] });
+    assert.equal(await model.isEmpty(), false, 'after an insert');
+    await backend.runCommand('app', { dropDatabase: 1 });
+    assert.equal(await model.isEmpty(), true, 'after the last database is dropped');
+    model.setProblems([]);
+    assert.equal(await model.isEmpty(), true, 'an audit that found nothing adds nothing to read');
+    model.setProblems([
+      { db: 'app', collection: 'events', index: 't_1', key: { t: 1 }, expireAfterSeconds: NaN, problem: 'NaN' },
+    ]);
+    assert.equal(await model.isEmpty(), false, 'an audit with problems stays in view');
+    backend.dispose();
+  });
+
+  it('issue 19: damage recovered from the data folder keeps the view out of its welcome until acknowledged', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-tree-empty-damage-'));
+    const first = new EmbeddedBackend({}, { startMs: NOW, dataDir: dir });
+    for (let i = 0; i < 40; i++)
+      await first.runCommand('app', { insert: 'events', documents: [{ _id: i, pad: 'x'.repeat(200) }] });
+    first.dispose();
+    const journal = path.join(dir, 'journal-0.ttlj');
+    const bytes = fs.readFileSync(journal);
+    bytes.writeUInt32LE(0xdeadbeef, Math.floor(bytes.length / 2));
+    fs.writeFileSync(journal, bytes);
+    const backend = new EmbeddedBackend({}, { startMs: NOW, dataDir: dir });
+    const model = new TreeModel(backend);
+    await backend.runCommand('app', { dropDatabase: 1 });
+    assert.deepEqual(await backend.listDatabases(), []);
+    assert.equal(await model.isEmpty(), false, 'the damage report is still to be read');
+    await backend.acknowledgeStorageDamage();
+    assert.equal(await model.isEmpty(), true);
+    backend.dispose();
+  });
+
+  it("issue 19: the view's description holds the engine's facts (flavor, clock mode, storage) while its row is hidden", async () => {
+    const info = {
+      kind: 'embedded',
+      label: 'Embedded engine',
+      flavor: 'mongodb',
+      serverVersion: '8.0',
+      version: '8.0.4',
+    };
+    const virtual = { mode: 'virtual', now: new Date(NOW), aheadMs: 0, canAdvance: true } as const;
+    const system = { mode: 'system', now: new Date(NOW), aheadMs: 0, canAdvance: false } as const;
+    const storage = {
+      mode: 'memory' as const,
+      readOnly: false,
+      journalBytes: 0,
+      notes: [] as string[],
+      restoredDocuments: 0,
+    };
+    assert.equal(engineFacts(info as never, virtual, storage), 'MongoDB 8.0.4 · virtual clock · in memory');
+    assert.equal(
+      engineFacts(info as never, system, { ...storage, mode: 'folder' }),
+      'MongoDB 8.0.4 · system clock · data folder',
+    );
+    assert.equal(
+      engineFacts({ ...info, flavor: 'cosmos', serverVersion: '7.0' } as never, virtual, {
+        ...storage,
+        mode: 'folder',
+        readOnly: true,
+      }),
+      'Cosmos DB 7.0 · virtual clock · data folder, read-only',
+    );
   });
 
   it('labels fit the sidebar at its default width: the short name first, the detail in the description and the tooltip (issue 18.11)', () => {
