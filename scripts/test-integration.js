@@ -46,10 +46,33 @@ async function main() {
   options.extensionDevelopmentPath ??= root;
   options.extensionTestsPath ??= extensionTestsPath;
   options.screenshotDir ??= path.join(root, 'out', 'integration-screenshots');
-  const code = await runIntegrationTests(options);
+  let code = await runIntegrationTests(options);
+  let summary = lastSummary();
+  // Restricted Mode needs a window opened untrusted, so its suite has a second pass of its own
+  // (code-server only: @vscode/test-electron always disables Workspace Trust). A selected run
+  // (TTL_WORKBENCH_IT_GREP) or an explicit --untrusted run is left as asked.
+  if (code === 0 && !options.untrusted && !process.env.TTL_WORKBENCH_IT_GREP) {
+    console.log('[integration] second pass: the Restricted Mode suite in an untrusted window (code-server)');
+    process.env.TTL_WORKBENCH_IT_GREP = 'Restricted Mode';
+    code = await runIntegrationTests({ ...options, untrusted: true, route: 'code-server' });
+    delete process.env.TTL_WORKBENCH_IT_GREP;
+    summary = combineSummaries(summary, lastSummary());
+  }
   console.log(`[integration] ${code === 0 ? 'passed' : 'FAILED'} (exit code ${code}); total time ${seconds()}`);
-  if (lastSummary()) console.log(lastSummary()); // last, for tools that read a run's closing line
+  if (summary) console.log(summary); // last, for tools that read a run's closing line
   process.exit(code);
+}
+
+/** One closing line for both passes: "integration: N passed, M failed, K skipped" added up. */
+function combineSummaries(a, b) {
+  const counts = (line) => {
+    const m = /(\d+) passed, (\d+) failed, (\d+) skipped/.exec(line ?? '');
+    return m ? m.slice(1).map(Number) : undefined;
+  };
+  const x = counts(a);
+  const y = counts(b);
+  if (!x || !y) return b ?? a;
+  return `integration: ${x[0] + y[0]} passed, ${x[1] + y[1]} failed, ${x[2] + y[2]} skipped (both passes)`;
 }
 
 main().catch((e) => {
