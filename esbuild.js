@@ -14,6 +14,9 @@ const entries = [
   // first need for data loads (src/extension/workbench.ts: the engine host's client, tree, commands).
   { in: 'src/extension/main.ts', out: 'extension' },
   { in: 'src/extension/workbench.ts', out: 'workbench' },
+  // The official driver and its connection-string parser: required by the workbench only when a
+  // saved connection is first used, so embedded-only windows never load them.
+  { in: 'src/extension/backend/driver-bundle.ts', out: 'driver' },
   // The engine host: the worker thread the extension starts (src/extension/engine-host/client.ts).
   { in: 'src/extension/engine-host/worker-main.ts', out: 'engine-host' },
   { in: 'src/cli/main.ts', out: 'cli' },

@@ -35,6 +35,7 @@ import { routedBackend } from './backend/backend-scope';
 import { registerConnectionCommands } from './commands/connections';
 import { ConnectionStore } from './connections/connection-store';
 import { ConnectionManager, secretAccess, settingsAccess } from './connections/manager';
+import { driverBundleLoader } from './connections/driver-loader';
 import type { Notifier } from './ui/notifier';
 import { HOW_TO_TRUST, TRUST_COMMAND } from './ui/workspace-trust';
 import { allCollections } from './commands/context';
@@ -118,11 +119,14 @@ function assemble(
   disposables.push(localEndpoint);
   // Saved connections: a node each next to the embedded engine; a command on one of their nodes
   // (or with `connection: "<name>"`) runs on that server through `services.backend`.
+  // The driver is a bundle of its own (dist/driver.js, beside this one), required on first use.
+  const driver = driverBundleLoader(path.join(context.extensionPath, 'dist', 'driver.js'));
   const connections = new ConnectionManager(
-    new ConnectionStore(settingsAccess(), secretAccess(context.secrets)),
+    new ConnectionStore(settingsAccess(), secretAccess(context.secrets), driver),
     notifier,
     output,
     () => vscode.workspace.getConfiguration(SECTION).get<number>('remoteCountMaxTimeMS') ?? 2000,
+    driver,
   );
   disposables.push(connections);
   tree.showConnections(connections);

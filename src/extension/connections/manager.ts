@@ -7,10 +7,11 @@
 import * as vscode from 'vscode';
 import type { Backend } from '../backend/backend';
 import { currentChoice, type BackendChoice } from '../backend/backend-scope';
-import { DriverBackend } from '../backend/driver-backend';
+import type { DriverBackend } from '../backend/driver-backend';
 import type { Notifier } from '../ui/notifier';
 import type { ConnectionRows } from '../tree/provider';
 import { type ConnectionStore, type ConnectionEntry, type SecretAccess, type SettingsAccess } from './connection-store';
+import type { DriverModule } from './driver-loader';
 
 export const CONNECTIONS_SETTING = 'connections';
 
@@ -45,6 +46,8 @@ export class ConnectionManager implements ConnectionRows, vscode.Disposable {
     private readonly notifier: Notifier,
     private readonly output: vscode.LogOutputChannel,
     private readonly countMaxTimeMS: () => number,
+    /** The driver bundle (dist/driver.js), required on the first connect. */
+    private readonly driver: () => DriverModule,
   ) {
     this.configWatch = vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(`ttlWorkbench.${CONNECTIONS_SETTING}`)) return;
@@ -102,6 +105,7 @@ export class ConnectionManager implements ConnectionRows, vscode.Disposable {
     this.disconnect(name, { quiet: true });
     const entry = this.store.get(name);
     const target = await this.store.target(name);
+    const { DriverBackend } = this.driver();
     const backend = new DriverBackend({
       uri: target.uri,
       label: name,

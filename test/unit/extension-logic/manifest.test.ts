@@ -221,6 +221,8 @@ describe('package.json manifest', () => {
       // page (uPlot inside both of the last two).
       'dist/extension.js',
       'dist/workbench.js',
+      // The official driver, loaded on the first saved connection (issue 21).
+      'dist/driver.js',
       'dist/engine-host.js',
       'dist/renderer.js',
       'dist/forecast-renderer.js',
@@ -252,7 +254,9 @@ describe('package.json manifest', () => {
     // 1,156 KB with issue 26.4's validators ($jsonSchema, error details), validate and views
     // (engine code, so it counts twice), raised to 1,200; 1,389 KB with the official mongodb driver
     // for connections to real deployments (issue 21: dist/workbench.js 934 KB -> 1,797 KB
-    // minified, the driver and whatwg-url; its native add-ons stay out), raised to 1,450.
+    // minified, the driver and whatwg-url; its native add-ons stay out), raised to 1,450; 1,436 KB
+    // once the driver became its own dist/driver.js (workbench.js back to 939 KB; the driver bundle
+    // carries its own copy of bson, about 47 KB in the .vsix).
     const BUDGET_KB = 1450;
     const kb = fs.statSync(out).size / 1024;
     assert.ok(
