@@ -35,7 +35,7 @@ import { routedBackend } from './backend/backend-scope';
 import { registerConnectionCommands } from './commands/connections';
 import { ConnectionStore } from './connections/connection-store';
 import { ConnectionManager, secretAccess, settingsAccess } from './connections/manager';
-import { driverBundleLoader } from './connections/driver-loader';
+import { driverBundleLoader, mongoshBundleLoader } from './connections/driver-loader';
 import type { Notifier } from './ui/notifier';
 import { HOW_TO_TRUST, TRUST_COMMAND } from './ui/workspace-trust';
 import { allCollections } from './commands/context';
@@ -127,6 +127,7 @@ function assemble(
     output,
     () => vscode.workspace.getConfiguration(SECTION).get<number>('remoteCountMaxTimeMS') ?? 2000,
     driver,
+    mongoshBundleLoader(path.join(context.extensionPath, 'dist', 'mongosh.js')),
   );
   disposables.push(connections);
   tree.showConnections(connections);
@@ -153,7 +154,18 @@ function assemble(
   };
   const statusBar = new ClockStatusBar(backend);
   disposables.push(statusBar);
-  const notebooks = registerNotebooks(context, services);
+  const notebooks = registerNotebooks(context, services, {
+    names: () => connections.store.list().map((e) => e.name),
+    ensureConnected: (name) => connections.ensureConnected(name),
+    backendOf: (name) => connections.backendOf(name),
+    isProduction: (name) => connections.isProduction(name),
+    confirmFirstRun: async (name, notebook) =>
+      (await notifier.confirm(
+        `Run this notebook's cells on ${name} (production)?`,
+        `${name} is marked as production: the cells of ${path.basename(notebook.uri.path)} run on the real server and may change its data. TTL Workbench asks once per notebook while it is open.`,
+        'Run on Production',
+      )) === 'Run on Production',
+  });
   disposables.push(...notebooks.disposables);
 
   const setClockContext = () =>

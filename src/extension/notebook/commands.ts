@@ -20,6 +20,7 @@ import { contentsOf, describeLoss, freshChoices, type FreshTarget } from '../log
 import type { PlaygroundController } from './controller';
 import { CONTROLLER_ID } from './controller';
 import type { NotebookEngines } from './engines';
+import { headerWithConnection } from '../logic/notebook-connection';
 import { NOTEBOOK_TYPE, notebookDataOf } from './serializer';
 
 export const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
@@ -63,6 +64,8 @@ export interface NotebookDeps {
   engines: NotebookEngines;
   controller: PlaygroundController;
   extensionUri: vscode.Uri;
+  /** The saved connections' names, for the toolbar's Run On… picker. */
+  connectionNames?: () => string[];
 }
 
 /**
@@ -279,6 +282,58 @@ async function engineInfo(deps: NotebookDeps, inv: Invocation): Promise<CommandR
   return result;
 }
 
+/**
+ * Run On…: the notebook's cells run on the embedded engine or on a saved connection. The choice is
+ * the notebook's `"connection"` metadata (saved with it, as a hand-written one would be); from code
+ * `{notebook, connection: "<name>"}`, or `connection: null` for the embedded engine.
+ */
+async function runOn(deps: NotebookDeps, inv: Invocation): Promise<CommandResult> {
+  const notebook = targetNotebook(inv);
+  const names = deps.connectionNames?.() ?? [];
+  let choice: string | undefined;
+  if ('connection' in inv.args) {
+    const asked = inv.args.connection;
+    if (asked !== null && asked !== undefined && typeof asked !== 'string')
+      throw new WorkbenchError(`'connection' must be a saved connection's name, or null for the embedded engine.`);
+    choice = typeof asked === 'string' && asked !== '' ? asked : undefined;
+  } else {
+    if (!inv.interactive)
+      throw new WorkbenchError(
+        `Missing argument 'connection': call with e.g. {connection: "staging"} or {connection: null}.`,
+      );
+    const current = deps.engines.connectionOf(notebook);
+    const picked = await quickPick<string | null>(
+      [
+        {
+          label: 'Embedded engine',
+          description: current === undefined ? 'current' : 'the engine the Databases view shows',
+          value: null,
+        },
+        ...names.map((n) => ({ label: n, description: n === current ? 'current' : 'saved connection', value: n })),
+      ],
+      names.length ? 'Run this notebook on' : 'Run this notebook on (add a connection in the Databases view for more)',
+      'Run On',
+    );
+    choice = picked ?? undefined;
+  }
+  if (choice !== undefined && !names.includes(choice))
+    throw new WorkbenchError(`No connection named "${choice}": add it first (TTL Workbench: Add Connection).`, {
+      title: 'Add Connection',
+      command: 'ttlWorkbench.addConnection',
+    });
+  const metadata = (notebook.metadata ?? {}) as { ttlbook?: { header?: Record<string, unknown> } };
+  const header = headerWithConnection(metadata.ttlbook?.header ?? {}, choice);
+  const edit = new vscode.WorkspaceEdit();
+  edit.set(notebook.uri, [
+    vscode.NotebookEdit.updateNotebookMetadata({ ...metadata, ttlbook: { ...metadata.ttlbook, header } }),
+  ]);
+  if (!(await vscode.workspace.applyEdit(edit)))
+    throw new WorkbenchError(
+      'The notebook could not be changed (is it read-only?): edit its "connection" metadata by hand.',
+    );
+  return { ok: true, connection: choice ?? null };
+}
+
 export function registerNotebookCommands(deps: NotebookDeps): vscode.Disposable[] {
   const { services } = deps;
   return [
@@ -306,6 +361,11 @@ export function registerNotebookCommands(deps: NotebookDeps): vscode.Disposable[
       id: 'ttlWorkbench.notebookSharedEngine',
       action: 'Shared Engine',
       run: (inv) => engineInfo(deps, fromNotebookUi(inv)),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.notebookRunOn',
+      action: 'Run On',
+      run: (inv) => runOn(deps, fromNotebookUi(inv)),
     }),
     registerCommand(services, {
       id: 'ttlWorkbench.notebookIsolatedEngine',
