@@ -21,6 +21,7 @@ import type { PlaygroundController } from './controller';
 import { CONTROLLER_ID } from './controller';
 import type { NotebookEngines } from './engines';
 import { headerWithConnection } from '../logic/notebook-connection';
+import { batchDeleteSnippet } from '../logic/batch-delete-snippet';
 import { NOTEBOOK_TYPE, notebookDataOf } from './serializer';
 
 export const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
@@ -334,6 +335,37 @@ async function runOn(deps: NotebookDeps, inv: Invocation): Promise<CommandResult
   return { ok: true, connection: choice ?? null };
 }
 
+/**
+ * A new playground that deletes the documents a TTL change would make eligible, in batches
+ * (logic/batch-delete-snippet.ts), bound to `connection` when given. Offered by the eligibility
+ * confirmation; from code `{db, collection, field, expireAfterSeconds, partialFilterExpression?,
+ * connection?, batchSize?}`.
+ */
+async function openBatchDeleteSnippet(deps: NotebookDeps, inv: Invocation): Promise<CommandResult> {
+  const a = inv.args;
+  for (const k of ['db', 'collection', 'field'])
+    if (typeof a[k] !== 'string')
+      throw new WorkbenchError(
+        `Missing argument '${k}': call with e.g. {db: 'app', collection: 'events', field: 'createdAt', expireAfterSeconds: 3600}.`,
+      );
+  if (typeof a.expireAfterSeconds !== 'number' || !Number.isFinite(a.expireAfterSeconds))
+    throw new WorkbenchError(`'expireAfterSeconds' must be a number of seconds, such as 3600.`);
+  const connection = typeof a.connection === 'string' ? a.connection : undefined;
+  const text = batchDeleteSnippet({
+    db: a.db as string,
+    collection: a.collection as string,
+    field: a.field as string,
+    expireAfterSeconds: a.expireAfterSeconds,
+    ...(a.partialFilterExpression && typeof a.partialFilterExpression === 'object'
+      ? { partialFilterExpression: a.partialFilterExpression as Record<string, unknown> }
+      : {}),
+    ...(connection !== undefined ? { connection } : {}),
+    ...(typeof a.batchSize === 'number' && a.batchSize >= 1 ? { batchSize: Math.floor(a.batchSize) } : {}),
+  });
+  const notebook = await openUntitled(text, deps);
+  return { ok: true, uri: notebook.uri.toString(), connection: connection ?? null };
+}
+
 export function registerNotebookCommands(deps: NotebookDeps): vscode.Disposable[] {
   const { services } = deps;
   return [
@@ -361,6 +393,11 @@ export function registerNotebookCommands(deps: NotebookDeps): vscode.Disposable[
       id: 'ttlWorkbench.notebookSharedEngine',
       action: 'Shared Engine',
       run: (inv) => engineInfo(deps, fromNotebookUi(inv)),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.batchDeleteSnippet',
+      action: 'Delete Eligible Documents in Batches',
+      run: (inv) => openBatchDeleteSnippet(deps, inv),
     }),
     registerCommand(services, {
       id: 'ttlWorkbench.notebookRunOn',
