@@ -14,6 +14,9 @@ const entries = [
   // first need for data loads (src/extension/workbench.ts: the engine host's client, tree, commands).
   { in: 'src/extension/main.ts', out: 'extension' },
   { in: 'src/extension/workbench.ts', out: 'workbench' },
+  // The official driver and its connection-string parser: required by the workbench only when a
+  // saved connection is first used, so embedded-only windows never load them.
+  { in: 'src/extension/backend/driver-bundle.ts', out: 'driver' },
   // The engine host: the worker thread the extension starts (src/extension/engine-host/client.ts).
   { in: 'src/extension/engine-host/worker-main.ts', out: 'engine-host' },
   { in: 'src/cli/main.ts', out: 'cli' },
@@ -22,6 +25,26 @@ const entries = [
 ].filter((e) => fs.existsSync(path.join(__dirname, e.in)));
 
 const version = require('./package.json').version;
+
+// The driver's optional add-ons (Kerberos, compression, client-side encryption, cloud
+// credentials) are required inside try/catch: left out, the driver reports them as not installed.
+const driverExternal = [
+  'kerberos',
+  '@mongodb-js/zstd',
+  'snappy',
+  'mongodb-client-encryption',
+  '@aws-sdk/credential-providers',
+  'gcp-metadata',
+  'socks',
+  'aws4',
+];
+
+// mongosh's runtime for notebook cells on a connection (src/extension/backend/mongosh-bundle.ts):
+// its own bundle, loaded on the first such cell. Its connection helper's optional native and
+// desktop pieces (Electron for OIDC's browser, native DNS, SSH tunnels) are required where used
+// and are not shipped: a connection that needs them reports them missing.
+const mongoshEntry = { in: 'src/extension/backend/mongosh-bundle.ts', out: 'mongosh' };
+const mongoshExternal = ['electron', 'os-dns-native', 'ssh2', 'cpu-features', '*.node'];
 
 // The notebook renderer runs in the notebook's webview: a browser ES module, no Node, no vscode.
 const renderer = {
@@ -44,19 +67,7 @@ esbuild
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    // The driver's optional add-ons (Kerberos, compression, client-side encryption, cloud
-    // credentials) are required inside try/catch: left out, the driver reports them as not installed.
-    external: [
-      'vscode',
-      'kerberos',
-      '@mongodb-js/zstd',
-      'snappy',
-      'mongodb-client-encryption',
-      '@aws-sdk/credential-providers',
-      'gcp-metadata',
-      'socks',
-      'aws4',
-    ],
+    external: ['vscode', ...driverExternal],
     sourcemap: true,
     minify: production,
     define: { TTL_WORKBENCH_VERSION: JSON.stringify(version) },
@@ -64,6 +75,22 @@ esbuild
     banner: { js: '#!/usr/bin/env node' },
     logLevel: 'info',
   })
+  .then(() =>
+    fs.existsSync(path.join(__dirname, mongoshEntry.in))
+      ? esbuild.build({
+          entryPoints: [mongoshEntry],
+          outdir: path.join(__dirname, 'dist'),
+          bundle: true,
+          platform: 'node',
+          target: 'node20',
+          format: 'cjs',
+          external: ['vscode', ...driverExternal, ...mongoshExternal],
+          sourcemap: true,
+          minify: production,
+          logLevel: 'info',
+        })
+      : undefined,
+  )
   .then(() =>
     fs.existsSync(path.join(__dirname, renderer.entryPoints.renderer)) ? esbuild.build(renderer) : undefined,
   )

@@ -37,6 +37,7 @@ import { routedBackend } from './backend/backend-scope';
 import { registerConnectionCommands } from './commands/connections';
 import { ConnectionStore } from './connections/connection-store';
 import { ConnectionManager, secretAccess, settingsAccess } from './connections/manager';
+import { driverBundleLoader, mongoshBundleLoader } from './connections/driver-loader';
 import type { Notifier } from './ui/notifier';
 import { HOW_TO_TRUST, TRUST_COMMAND } from './ui/workspace-trust';
 import { allCollections } from './commands/context';
@@ -121,11 +122,15 @@ function assemble(
   disposables.push(localEndpoint);
   // Saved connections: a node each next to the embedded engine; a command on one of their nodes
   // (or with `connection: "<name>"`) runs on that server through `services.backend`.
+  // The driver is a bundle of its own (dist/driver.js, beside this one), required on first use.
+  const driver = driverBundleLoader(path.join(context.extensionPath, 'dist', 'driver.js'));
   const connections = new ConnectionManager(
-    new ConnectionStore(settingsAccess(), secretAccess(context.secrets)),
+    new ConnectionStore(settingsAccess(), secretAccess(context.secrets), driver),
     notifier,
     output,
     () => vscode.workspace.getConfiguration(SECTION).get<number>('remoteCountMaxTimeMS') ?? 2000,
+    driver,
+    mongoshBundleLoader(path.join(context.extensionPath, 'dist', 'mongosh.js')),
   );
   disposables.push(connections);
   tree.showConnections(connections);
@@ -154,7 +159,18 @@ function assemble(
   disposables.push(statusBar);
   const viewDescription = new ViewDescription(treeView, backend);
   disposables.push(viewDescription);
-  const notebooks = registerNotebooks(context, services);
+  const notebooks = registerNotebooks(context, services, {
+    names: () => connections.store.list().map((e) => e.name),
+    ensureConnected: (name) => connections.ensureConnected(name),
+    backendOf: (name) => connections.backendOf(name),
+    isProduction: (name) => connections.isProduction(name),
+    confirmFirstRun: async (name, notebook) =>
+      (await notifier.confirm(
+        `Run this notebook's cells on ${name} (production)?`,
+        `${name} is marked as production: the cells of ${path.basename(notebook.uri.path)} run on the real server and may change its data. TTL Workbench asks once per notebook while it is open.`,
+        'Run on Production',
+      )) === 'Run on Production',
+  });
   disposables.push(...notebooks.disposables);
 
   const setClockContext = () =>

@@ -26,6 +26,7 @@ import type {
   IndexInfo,
   MonitorInfo,
   PassSummary,
+  PlaygroundOptions,
   PlaygroundSession,
   StorageInfo,
 } from './backend';
@@ -61,6 +62,11 @@ export interface DriverBackendOptions {
    * command. Absent: writes run without asking.
    */
   confirmWrite?: (what: string, db: string, command: Document) => Promise<boolean>;
+  /**
+   * Opens a playground session on this connection in mongosh's own runtime (its own bundle, loaded
+   * by the caller). Absent: notebooks cannot run on this backend.
+   */
+  openShell?: (options: PlaygroundOptions) => Promise<PlaygroundSession>;
 }
 
 /** The operation only the embedded engine has: refused with the reason and what to do instead. */
@@ -464,11 +470,12 @@ export class DriverBackend implements Backend {
     });
   }
 
-  openPlayground(): Promise<PlaygroundSession> {
+  openPlayground(options: PlaygroundOptions = {}): Promise<PlaygroundSession> {
+    if (this.options.openShell) return this.options.openShell(options);
     return Promise.reject(
       unavailable(
         'A playground notebook',
-        "cells on a connection run through mongosh's own runtime, which is not wired in yet. Run the notebook on the embedded engine, or use mongosh against this connection.",
+        "cells on a connection run through mongosh's own runtime, which this backend was made without. Run the notebook on the embedded engine, or use mongosh against this connection.",
       ),
     );
   }

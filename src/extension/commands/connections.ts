@@ -13,7 +13,6 @@ import {
   type Invocation,
   type Services,
 } from './context';
-import { parseConnectionString } from '../connections/connection-string';
 import type { TlsOptions } from '../connections/connection-store';
 import type { ConnectionManager } from '../connections/manager';
 
@@ -49,7 +48,8 @@ function tlsArg(v: unknown): TlsOptions | undefined {
   };
 }
 
-async function askConnectionString(value?: string): Promise<string> {
+async function askConnectionString(manager: ConnectionManager, value?: string): Promise<string> {
+  const { parseConnectionString } = manager.store.strings();
   return inputBox({
     title: 'Connection string',
     prompt: 'mongodb://… or mongodb+srv://… (a password in it is kept in VS Code’s secret storage, never in settings)',
@@ -74,9 +74,9 @@ async function save(
       throw new WorkbenchError(
         `Missing argument 'connectionString': call with e.g. {name: "local", connectionString: "mongodb://127.0.0.1:27017"}.`,
       );
-    connectionString = inv.interactive ? await askConnectionString(old?.uri) : old!.uri;
+    connectionString = inv.interactive ? await askConnectionString(manager, old?.uri) : old!.uri;
   }
-  const parsed = parseConnectionString(connectionString);
+  const parsed = manager.store.strings().parseConnectionString(connectionString);
   if (!parsed.ok) throw new WorkbenchError(parsed.message);
   let password = typeof inv.args.password === 'string' ? inv.args.password : undefined;
   if (inv.interactive && password === undefined && parsed.value.username && parsed.value.password === undefined && !old)

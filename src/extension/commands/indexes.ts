@@ -338,6 +338,13 @@ async function createTTLIndex(services: Services, inv: Invocation): Promise<Comm
           expireAfterSeconds: check.seconds,
           ...(partial ? { partialFilterExpression: partial } : {}),
         }),
+      {
+        db: c.db,
+        collection: c.name,
+        field,
+        expireAfterSeconds: check.seconds,
+        ...(partial ? { partialFilterExpression: partial } : {}),
+      },
     );
     if (!gate.proceed) return gate.result;
     eligibleNow = gate.eligible;
@@ -444,7 +451,24 @@ async function preview(
     if (forecast && inv.args.showForecast === true) forecast();
     return { proceed: true as const, eligible: n };
   }
-  return confirmEligibility(services, inv, c, n, what, forecast);
+  const partial = ix.spec.partialFilterExpression as Document | undefined;
+  return confirmEligibility(
+    services,
+    inv,
+    c,
+    n,
+    what,
+    forecast,
+    s !== undefined && d.field
+      ? {
+          db: c.db,
+          collection: c.name,
+          field: d.field,
+          expireAfterSeconds: s,
+          ...(partial ? { partialFilterExpression: partial } : {}),
+        }
+      : undefined,
+  );
 }
 
 async function convertToTTLIndex(services: Services, inv: Invocation): Promise<CommandResult> {

@@ -5,7 +5,7 @@
  * interfaces, so the rule "no password in settings" is tested in plain Node. No `vscode` import.
  */
 import type { MongoClientOptions } from 'mongodb';
-import { parseConnectionString, redactText, withPassword } from './connection-string';
+import type { ConnectionStrings } from './driver-loader';
 
 export interface TlsOptions {
   /** A CA bundle for a private certificate authority (tlsCAFile). */
@@ -69,6 +69,8 @@ export class ConnectionStore {
   constructor(
     private readonly settings: SettingsAccess,
     private readonly secrets: SecretAccess,
+    /** The connection-string parser, from the driver bundle: loaded on the first save or connect. */
+    readonly strings: () => ConnectionStrings,
   ) {}
 
   list(): ConnectionEntry[] {
@@ -83,7 +85,7 @@ export class ConnectionStore {
   async save(input: ConnectionInput, replacing?: string): Promise<ConnectionEntry> {
     const name = input.name.trim();
     if (!name) throw new ConnectionError('Name the connection (it is how the tree and notebooks refer to it).');
-    const parsed = parseConnectionString(input.connectionString);
+    const parsed = this.strings().parseConnectionString(input.connectionString);
     if (!parsed.ok) throw new ConnectionError(parsed.message);
     const entries = this.list();
     if (name !== replacing && entries.some((e) => e.name === name))
@@ -126,6 +128,7 @@ export class ConnectionStore {
     const entry = this.get(name);
     if (!entry) throw new ConnectionError(`No connection named "${name}": add it first (Add Connection).`);
     const password = await this.secrets.get(secretKey(name));
+    const { withPassword, redactText } = this.strings();
     const uri = withPassword(entry.uri, password);
     const tls = entry.tls ?? {};
     const clientOptions: MongoClientOptions = {

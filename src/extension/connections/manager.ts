@@ -7,10 +7,11 @@
 import * as vscode from 'vscode';
 import type { Backend } from '../backend/backend';
 import { currentChoice, type BackendChoice } from '../backend/backend-scope';
-import { DriverBackend } from '../backend/driver-backend';
+import type { DriverBackend } from '../backend/driver-backend';
 import type { Notifier } from '../ui/notifier';
 import type { ConnectionRows } from '../tree/provider';
 import { type ConnectionStore, type ConnectionEntry, type SecretAccess, type SettingsAccess } from './connection-store';
+import type { DriverModule, MongoshModule } from './driver-loader';
 
 export const CONNECTIONS_SETTING = 'connections';
 
@@ -45,6 +46,10 @@ export class ConnectionManager implements ConnectionRows, vscode.Disposable {
     private readonly notifier: Notifier,
     private readonly output: vscode.LogOutputChannel,
     private readonly countMaxTimeMS: () => number,
+    /** The driver bundle (dist/driver.js), required on the first connect. */
+    private readonly driver: () => DriverModule,
+    /** mongosh's runtime (dist/mongosh.js), required on the first notebook cell on a connection. */
+    private readonly mongosh?: () => MongoshModule,
   ) {
     this.configWatch = vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(`ttlWorkbench.${CONNECTIONS_SETTING}`)) return;
@@ -102,6 +107,7 @@ export class ConnectionManager implements ConnectionRows, vscode.Disposable {
     this.disconnect(name, { quiet: true });
     const entry = this.store.get(name);
     const target = await this.store.target(name);
+    const { DriverBackend } = this.driver();
     const backend = new DriverBackend({
       uri: target.uri,
       label: name,
@@ -109,6 +115,16 @@ export class ConnectionManager implements ConnectionRows, vscode.Disposable {
       clientOptions: target.clientOptions,
       countMaxTimeMS: this.countMaxTimeMS(),
       ...(entry?.production ? { confirmWrite: (what, db) => this.confirmProductionWrite(name, what, db) } : {}),
+      ...(this.mongosh
+        ? {
+            openShell: () =>
+              this.mongosh!().openMongoshSession({
+                uri: target.uri,
+                clientOptions: target.clientOptions,
+                redact: target.redact,
+              }),
+          }
+        : {}),
     });
     try {
       const role = await backend.connect();
@@ -127,6 +143,22 @@ export class ConnectionManager implements ConnectionRows, vscode.Disposable {
       this.changed();
       throw err;
     }
+  }
+
+  /** The connection's backend, connecting it first if needed (a notebook bound to it runs a cell). */
+  async ensureConnected(name: string): Promise<DriverBackend> {
+    const live = this.live.get(name);
+    if (live) return live;
+    if (!this.store.get(name))
+      throw Object.assign(
+        new Error(`No connection named "${name}": add it first (TTL Workbench: Add Connection), or pick another.`),
+        { code: 6, codeName: 'HostUnreachable' },
+      );
+    return this.connect(name);
+  }
+
+  isProduction(name: string): boolean {
+    return this.store.get(name)?.production === true;
   }
 
   disconnect(name: string, options: { quiet?: boolean } = {}): boolean {

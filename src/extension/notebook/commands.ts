@@ -20,6 +20,8 @@ import { contentsOf, describeLoss, freshChoices, type FreshTarget } from '../log
 import type { PlaygroundController } from './controller';
 import { CONTROLLER_ID } from './controller';
 import type { NotebookEngines } from './engines';
+import { headerWithConnection } from '../logic/notebook-connection';
+import { batchDeleteSnippet } from '../logic/batch-delete-snippet';
 import { NOTEBOOK_TYPE, notebookDataOf } from './serializer';
 
 export const EXTENSION_ID = 'ttl-workbench.ttl-workbench';
@@ -63,6 +65,8 @@ export interface NotebookDeps {
   engines: NotebookEngines;
   controller: PlaygroundController;
   extensionUri: vscode.Uri;
+  /** The saved connections' names, for the toolbar's Run On… picker. */
+  connectionNames?: () => string[];
 }
 
 /**
@@ -279,6 +283,89 @@ async function engineInfo(deps: NotebookDeps, inv: Invocation): Promise<CommandR
   return result;
 }
 
+/**
+ * Run On…: the notebook's cells run on the embedded engine or on a saved connection. The choice is
+ * the notebook's `"connection"` metadata (saved with it, as a hand-written one would be); from code
+ * `{notebook, connection: "<name>"}`, or `connection: null` for the embedded engine.
+ */
+async function runOn(deps: NotebookDeps, inv: Invocation): Promise<CommandResult> {
+  const notebook = targetNotebook(inv);
+  const names = deps.connectionNames?.() ?? [];
+  let choice: string | undefined;
+  if ('connection' in inv.args) {
+    const asked = inv.args.connection;
+    if (asked !== null && asked !== undefined && typeof asked !== 'string')
+      throw new WorkbenchError(`'connection' must be a saved connection's name, or null for the embedded engine.`);
+    choice = typeof asked === 'string' && asked !== '' ? asked : undefined;
+  } else {
+    if (!inv.interactive)
+      throw new WorkbenchError(
+        `Missing argument 'connection': call with e.g. {connection: "staging"} or {connection: null}.`,
+      );
+    const current = deps.engines.connectionOf(notebook);
+    const picked = await quickPick<string | null>(
+      [
+        {
+          label: 'Embedded engine',
+          description: current === undefined ? 'current' : 'the engine the Databases view shows',
+          value: null,
+        },
+        ...names.map((n) => ({ label: n, description: n === current ? 'current' : 'saved connection', value: n })),
+      ],
+      names.length ? 'Run this notebook on' : 'Run this notebook on (add a connection in the Databases view for more)',
+      'Run On',
+    );
+    choice = picked ?? undefined;
+  }
+  if (choice !== undefined && !names.includes(choice))
+    throw new WorkbenchError(`No connection named "${choice}": add it first (TTL Workbench: Add Connection).`, {
+      title: 'Add Connection',
+      command: 'ttlWorkbench.addConnection',
+    });
+  const metadata = (notebook.metadata ?? {}) as { ttlbook?: { header?: Record<string, unknown> } };
+  const header = headerWithConnection(metadata.ttlbook?.header ?? {}, choice);
+  const edit = new vscode.WorkspaceEdit();
+  edit.set(notebook.uri, [
+    vscode.NotebookEdit.updateNotebookMetadata({ ...metadata, ttlbook: { ...metadata.ttlbook, header } }),
+  ]);
+  if (!(await vscode.workspace.applyEdit(edit)))
+    throw new WorkbenchError(
+      'The notebook could not be changed (is it read-only?): edit its "connection" metadata by hand.',
+    );
+  return { ok: true, connection: choice ?? null };
+}
+
+/**
+ * A new playground that deletes the documents a TTL change would make eligible, in batches
+ * (logic/batch-delete-snippet.ts), bound to `connection` when given. Offered by the eligibility
+ * confirmation; from code `{db, collection, field, expireAfterSeconds, partialFilterExpression?,
+ * connection?, batchSize?}`.
+ */
+async function openBatchDeleteSnippet(deps: NotebookDeps, inv: Invocation): Promise<CommandResult> {
+  const a = inv.args;
+  for (const k of ['db', 'collection', 'field'])
+    if (typeof a[k] !== 'string')
+      throw new WorkbenchError(
+        `Missing argument '${k}': call with e.g. {db: 'app', collection: 'events', field: 'createdAt', expireAfterSeconds: 3600}.`,
+      );
+  if (typeof a.expireAfterSeconds !== 'number' || !Number.isFinite(a.expireAfterSeconds))
+    throw new WorkbenchError(`'expireAfterSeconds' must be a number of seconds, such as 3600.`);
+  const connection = typeof a.connection === 'string' ? a.connection : undefined;
+  const text = batchDeleteSnippet({
+    db: a.db as string,
+    collection: a.collection as string,
+    field: a.field as string,
+    expireAfterSeconds: a.expireAfterSeconds,
+    ...(a.partialFilterExpression && typeof a.partialFilterExpression === 'object'
+      ? { partialFilterExpression: a.partialFilterExpression as Record<string, unknown> }
+      : {}),
+    ...(connection !== undefined ? { connection } : {}),
+    ...(typeof a.batchSize === 'number' && a.batchSize >= 1 ? { batchSize: Math.floor(a.batchSize) } : {}),
+  });
+  const notebook = await openUntitled(text, deps);
+  return { ok: true, uri: notebook.uri.toString(), connection: connection ?? null };
+}
+
 export function registerNotebookCommands(deps: NotebookDeps): vscode.Disposable[] {
   const { services } = deps;
   return [
@@ -306,6 +393,16 @@ export function registerNotebookCommands(deps: NotebookDeps): vscode.Disposable[
       id: 'ttlWorkbench.notebookSharedEngine',
       action: 'Shared Engine',
       run: (inv) => engineInfo(deps, fromNotebookUi(inv)),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.batchDeleteSnippet',
+      action: 'Delete Eligible Documents in Batches',
+      run: (inv) => openBatchDeleteSnippet(deps, inv),
+    }),
+    registerCommand(services, {
+      id: 'ttlWorkbench.notebookRunOn',
+      action: 'Run On',
+      run: (inv) => runOn(deps, fromNotebookUi(inv)),
     }),
     registerCommand(services, {
       id: 'ttlWorkbench.notebookIsolatedEngine',

@@ -13,11 +13,34 @@ import type { Backend, EngineSettings, PlaygroundSession } from '../backend/back
 import type { WorkbenchSettings } from '../settings';
 import { engineRequestOf, type EngineRequest } from '../../formats/ttlbook';
 import { differsFromWindow, type FreshTarget } from '../logic/fresh-engine';
+import { connectionRequestOf } from '../logic/notebook-connection';
 
 export interface NotebookEngine {
   isolated: boolean;
   backend: Backend;
   request: EngineRequest;
+  /** The saved connection the notebook runs on (`"connection": "<name>"`), if any. */
+  connection?: string;
+}
+
+/** The saved connections as notebooks see them (connections/manager.ts). */
+export interface NotebookConnections {
+  /** The connection's backend, connecting it first if needed. */
+  ensureConnected(name: string): Promise<Backend>;
+  /** Its backend if connected now. */
+  backendOf(name: string): Backend | undefined;
+  isProduction(name: string): boolean;
+  /**
+   * Asked before a notebook's first cell runs on a production connection: resolving false cancels
+   * the run. Asked once per notebook and connection while the notebook is open.
+   */
+  confirmFirstRun(name: string, notebook: vscode.NotebookDocument): Promise<boolean>;
+}
+
+/** A notebook on a connection that is not connected: the next cell run connects it. */
+export class NotConnectedError extends Error {
+  readonly code = 6;
+  readonly codeName = 'HostUnreachable';
 }
 
 interface Entry extends NotebookEngine {
@@ -43,6 +66,8 @@ export class NotebookEngines implements vscode.Disposable {
   private readonly entries = new Map<string, Entry>();
   /** Notebooks the user moved to an isolated engine although their metadata shares. */
   private readonly isolatedByUser = new Set<string>();
+  /** Notebook and production connection pairs whose first run was confirmed. */
+  private readonly confirmedProduction = new Set<string>();
   private readonly changed = new vscode.EventEmitter<vscode.NotebookDocument | undefined>();
   /** An engine was made, replaced or changed (clock, data): the toolbar and status bar follow. */
   readonly onDidChange = this.changed.event;
@@ -52,6 +77,7 @@ export class NotebookEngines implements vscode.Disposable {
     private readonly shared: Backend,
     private readonly makeIsolated: (settings: Partial<EngineSettings>, options: { startMs?: number }) => Backend,
     private readonly settings: () => WorkbenchSettings & { playgroundTimeLimitMs: number },
+    private readonly connections?: NotebookConnections,
   ) {
     this.subscriptions.push(
       vscode.workspace.onDidCloseNotebookDocument((nb) => this.close(nb)),
@@ -66,8 +92,17 @@ export class NotebookEngines implements vscode.Disposable {
     return r;
   }
 
+  /** The saved connection the notebook's metadata names; a bad value throws EngineMetadataError (BadValue). */
+  connectionOf(notebook: vscode.NotebookDocument): string | undefined {
+    const r = connectionRequestOf(headerOf(notebook));
+    if ('error' in r) throw new EngineMetadataError(`${r.error}.`);
+    return r.connection;
+  }
+
   /** The notebook's engine (made on first use, remade when its engine metadata changed). */
   engineFor(notebook: vscode.NotebookDocument): NotebookEngine {
+    const connection = this.connectionOf(notebook);
+    if (connection !== undefined) return this.connectionEntry(notebook, connection);
     const id = notebook.uri.toString();
     const asked = this.requestOf(notebook);
     const isolated = asked.isolated || this.isolatedByUser.has(id) || this.differs(asked) !== undefined;
@@ -114,8 +149,56 @@ export class NotebookEngines implements vscode.Disposable {
     return { isolated: true, backend, request, key, unsubscribe };
   }
 
+  /**
+   * A production connection: the first run of the notebook there asks first (once per notebook and
+   * connection while it is open). Each write command of the tree asks every time; a notebook's
+   * cells are code the user wrote for that server, so one question per notebook, not per cell.
+   */
+  private async confirmProduction(notebook: vscode.NotebookDocument, name: string): Promise<void> {
+    if (!this.connections?.isProduction(name)) return;
+    const key = `${notebook.uri.toString()}\n${name}`;
+    if (this.confirmedProduction.has(key)) return;
+    if (!(await this.connections.confirmFirstRun(name, notebook)))
+      throw Object.assign(
+        new Error(
+          `Not run: "${name}" is marked as production and running this notebook there was not confirmed. Run the cell again and confirm, or pick another engine from the notebook toolbar.`,
+        ),
+        { name: 'MongoshInterruptedError', code: 11601, codeName: 'Interrupted' },
+      );
+    this.confirmedProduction.add(key);
+  }
+
+  /** The entry of a notebook on a connected connection (its backend is the connection's). */
+  private connectionEntry(notebook: vscode.NotebookDocument, name: string): Entry {
+    const id = notebook.uri.toString();
+    const backend = this.connections?.backendOf(name);
+    if (!backend)
+      throw new NotConnectedError(
+        this.connections
+          ? `This notebook runs on the connection "${name}", which is not connected: run a cell (it connects) or Connect it in the Databases view.`
+          : `This notebook runs on the connection "${name}", but saved connections are not available in this window.`,
+      );
+    const key = JSON.stringify({ connection: name });
+    const existing = this.entries.get(id);
+    if (existing && existing.key === key && existing.backend === backend) return existing;
+    if (existing) this.drop(id, existing);
+    const entry: Entry = { isolated: false, backend, request: { isolated: false }, connection: name, key };
+    this.entries.set(id, entry);
+    this.changed.fire(notebook);
+    return entry;
+  }
+
   /** The notebook's mongosh session (one per notebook, kept across runs). */
-  session(notebook: vscode.NotebookDocument): Promise<PlaygroundSession> {
+  async session(notebook: vscode.NotebookDocument): Promise<PlaygroundSession> {
+    const connection = this.connectionOf(notebook);
+    if (connection !== undefined) {
+      if (!this.connections)
+        throw new NotConnectedError(
+          `This notebook runs on the connection "${connection}", but saved connections are not available in this window.`,
+        );
+      await this.confirmProduction(notebook, connection);
+      await this.connections.ensureConnected(connection);
+    }
     const entry = this.engineFor(notebook) as Entry;
     if (!entry.session) {
       const opening = entry.backend.openPlayground({ timeoutMs: this.settings().playgroundTimeLimitMs });
@@ -136,6 +219,14 @@ export class NotebookEngines implements vscode.Disposable {
    * window's engine (metadata `isolated`, another flavor or version) always gets an isolated one.
    */
   async fresh(notebook: vscode.NotebookDocument, target: FreshTarget): Promise<NotebookEngine> {
+    const connection = this.connectionOf(notebook);
+    if (connection !== undefined)
+      throw Object.assign(
+        new Error(
+          `This notebook runs on the connection "${connection}": a fresh engine exists only for the embedded engine (a real server's data are never reset from here). Pick the embedded engine from the notebook toolbar first.`,
+        ),
+        { code: 20, codeName: 'IllegalOperation' },
+      );
     const id = notebook.uri.toString();
     const existing = this.entries.get(id);
     if (existing) this.drop(id, existing);
@@ -160,6 +251,7 @@ export class NotebookEngines implements vscode.Disposable {
       (s) => s.dispose(),
       () => undefined,
     );
+    // A connection's backend belongs to the connection (the tree shows it): only its session goes.
     if (entry.isolated) {
       entry.unsubscribe?.();
       entry.backend.dispose();
@@ -169,6 +261,8 @@ export class NotebookEngines implements vscode.Disposable {
   private close(notebook: vscode.NotebookDocument): void {
     const id = notebook.uri.toString();
     this.isolatedByUser.delete(id);
+    for (const key of [...this.confirmedProduction])
+      if (key.startsWith(`${id}\n`)) this.confirmedProduction.delete(key);
     const entry = this.entries.get(id);
     if (entry) this.drop(id, entry);
   }

@@ -9,7 +9,7 @@ import type { Services } from '../commands/context';
 import { registerNotebookCommands } from './commands';
 import { registerPlaygroundCompletion } from './completion';
 import { PlaygroundController, type CellRunSummary } from './controller';
-import { NotebookEngines, type NotebookEngine } from './engines';
+import { NotebookEngines, type NotebookConnections, type NotebookEngine } from './engines';
 import { NotebookEngineStatus } from './status';
 
 /** What the extension's API exposes of notebooks (tests use it instead of the UI). */
@@ -31,11 +31,18 @@ export function playgroundTimeLimitMs(): number {
 export function registerNotebooks(
   context: vscode.ExtensionContext,
   services: Services,
+  /** Saved connections a notebook can run on (`"connection": "<name>"`), with their names. */
+  connections?: NotebookConnections & { names(): string[] },
 ): { disposables: vscode.Disposable[]; api: NotebookApi } {
-  const engines = new NotebookEngines(services.backend, services.isolatedBackend, () => ({
-    ...services.settings(),
-    playgroundTimeLimitMs: playgroundTimeLimitMs(),
-  }));
+  const engines = new NotebookEngines(
+    services.backend,
+    services.isolatedBackend,
+    () => ({
+      ...services.settings(),
+      playgroundTimeLimitMs: playgroundTimeLimitMs(),
+    }),
+    connections,
+  );
   // Each part is kept as soon as it exists: if a later one throws, the earlier ones go (a
   // controller left registered would refuse its id to the next start).
   const disposables: vscode.Disposable[] = [engines];
@@ -56,7 +63,13 @@ export function registerNotebooks(
     disposables.push(status);
     disposables.push(registerPlaygroundCompletion(engines));
     disposables.push(
-      ...registerNotebookCommands({ services, engines, controller, extensionUri: context.extensionUri }),
+      ...registerNotebookCommands({
+        services,
+        engines,
+        controller,
+        extensionUri: context.extensionUri,
+        ...(connections ? { connectionNames: () => connections.names() } : {}),
+      }),
     );
     return { disposables, api: notebookApi(engines, controller, status) };
   } catch (err) {

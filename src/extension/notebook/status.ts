@@ -62,6 +62,21 @@ export class NotebookEngineStatus implements vscode.Disposable {
     }
     let isolated = false;
     try {
+      const connection = this.engines.connectionOf(notebook);
+      if (connection !== undefined) {
+        // A real server: no virtual clock to show; the toolbar's Run On… names the connection.
+        await vscode.commands.executeCommand('setContext', ENGINE_CONTEXT, 'connection');
+        this.item.text = `$(plug) ${connection}`;
+        this.item.tooltip = `This notebook's cells run on the saved connection "${connection}" through mongosh's runtime. Click to pick another engine.`;
+        this.item.command = {
+          title: 'Run On',
+          command: 'ttlWorkbench.notebookRunOn',
+          arguments: [{ notebook: notebook.uri.toString(), ui: true }],
+        };
+        this.item.show();
+        this.visible = true;
+        return;
+      }
       const engine = this.engines.engineFor(notebook);
       isolated = engine.isolated;
       await vscode.commands.executeCommand('setContext', ENGINE_CONTEXT, isolated ? 'isolated' : 'shared');

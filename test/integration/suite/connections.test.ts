@@ -83,4 +83,85 @@ suite('Connections (issue 21)', function () {
     }
     assert.ok(!JSON.stringify(added).includes(PASSWORD));
   });
+  test('a notebook with "connection": "it-serve" runs its cells there through mongosh\'s runtime, printed as mongosh prints; Run On… moves it back to the embedded engine', async () => {
+    const decoder = new TextDecoder();
+    const code = (text: string) => new vscode.NotebookCellData(vscode.NotebookCellKind.Code, text, 'ttl-mongosh');
+    const data = new vscode.NotebookData([
+      code("use('app')"),
+      code("print('on the server'); db.events.countDocuments()"),
+      code('db.events.getIndexes().map(i => i.name)'),
+    ]);
+    data.metadata = { ttlbook: { header: { title: 'remote', connection: 'it-serve' } } };
+    const nb = await vscode.workspace.openNotebookDocument('ttl-workbench-playground', data);
+    await vscode.window.showNotebookDocument(nb);
+    await vscode.commands.executeCommand('notebook.selectKernel', {
+      id: 'ttl-workbench-engine',
+      extension: 'ttl-workbench.ttl-workbench',
+    });
+    const texts = (cell: vscode.NotebookCell) =>
+      cell.outputs.flatMap((o) => o.items.map((i) => `${i.mime}: ${decoder.decode(i.data)}`));
+    await vscode.commands.executeCommand('notebook.execute', nb.uri);
+    await api.notebooks.whenIdle(nb);
+    const [, count, names] = nb.getCells();
+    assert.deepEqual(
+      texts(count).map((t) => t.trim()),
+      ['application/vnd.code.notebook.stdout: on the server', 'text/plain: 10'],
+      JSON.stringify(texts(count)),
+    );
+    assert.deepEqual(texts(names), ["text/plain: [ '_id_', 't_1' ]"]);
+    assert.equal(api.notebooks.engineFor(nb).connection, 'it-serve');
+
+    const moved = await vscode.commands.executeCommand<Record<string, unknown>>('ttlWorkbench.notebookRunOn', {
+      notebook: nb.uri.toString(),
+      connection: null,
+    });
+    assert.equal(moved.ok, true, JSON.stringify(moved));
+    assert.equal(api.notebooks.engineFor(nb).connection, undefined);
+    await vscode.commands.executeCommand('notebook.execute', nb.uri);
+    await api.notebooks.whenIdle(nb);
+    assert.deepEqual(
+      texts(nb.getCells()[1]).map((t) => t.trim()),
+      ['application/vnd.code.notebook.stdout: on the server', 'text/plain: 0'],
+      'the embedded engine has no app.events',
+    );
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+  test('above confirmExpiryAbove, Create TTL Index offers the batch-delete playground, bound to the connection; its cells delete the eligible documents', async () => {
+    const client = new MongoClient(`mongodb://app:${PASSWORD}@127.0.0.1:${server.port}/?authSource=admin`);
+    const now = server.clock.now().getTime();
+    await client
+      .db('app')
+      .collection('sessions')
+      .insertMany(Array.from({ length: 5 }, (_, i) => ({ seen: new Date(now - (i + 1) * 3_600_000) })));
+    const config = vscode.workspace.getConfiguration('ttlWorkbench');
+    await config.update('confirmExpiryAbove', 2, vscode.ConfigurationTarget.Global);
+    try {
+      const r = await vscode.commands.executeCommand<Record<string, unknown>>('ttlWorkbench.createTTLIndex', {
+        connection: 'it-serve',
+        db: 'app',
+        collection: 'sessions',
+        field: 'seen',
+        expireAfterSeconds: 60,
+        quiet: true,
+        batchDeleteSnippet: true,
+      });
+      assert.equal(r.ok, false, JSON.stringify(r));
+      const opened = r.batchDeleteSnippet as { ok: boolean; uri: string; connection: string };
+      assert.equal(opened.connection, 'it-serve', JSON.stringify(r));
+      const nb = vscode.workspace.notebookDocuments.find((d) => d.uri.toString() === opened.uri)!;
+      assert.equal(api.notebooks.engineFor(nb).connection ?? 'not connected yet', 'it-serve');
+      await vscode.commands.executeCommand('notebook.execute', nb.uri);
+      await api.notebooks.whenIdle(nb);
+      const last = nb.getCells().at(-1)!;
+      const printed = last.outputs.flatMap((o) => o.items.map((i) => new TextDecoder().decode(i.data))).join('');
+      assert.match(printed, /deleted 5 documents/);
+      assert.equal(await client.db('app').collection('sessions').countDocuments(), 0);
+      const indexes = await client.db('app').collection('sessions').indexes();
+      assert.ok(!indexes.some((i) => i.name === 'seen_1'), 'the index itself is not created');
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    } finally {
+      await config.update('confirmExpiryAbove', undefined, vscode.ConfigurationTarget.Global);
+      await client.close();
+    }
+  });
 });

@@ -13,6 +13,7 @@ import {
   type SecretAccess,
   type SettingsAccess,
 } from '../../../src/extension/connections/connection-store';
+import * as connectionStrings from '../../../src/extension/connections/connection-string';
 
 const PASSWORD = 'Tr0ub4dor&3';
 
@@ -30,7 +31,11 @@ function stores() {
     store: async (k, v) => void map.set(k, v),
     delete: async (k) => void map.delete(k),
   };
-  return { store: new ConnectionStore(settings, secrets), settingsText: () => saved, secrets: map };
+  return {
+    store: new ConnectionStore(settings, secrets, () => connectionStrings),
+    settingsText: () => saved,
+    secrets: map,
+  };
 }
 
 describe('saved connections', () => {

@@ -221,6 +221,10 @@ describe('package.json manifest', () => {
       // page (uPlot inside both of the last two).
       'dist/extension.js',
       'dist/workbench.js',
+      // The official driver, loaded on the first saved connection, and mongosh's runtime, loaded on
+      // the first notebook cell on a connection (issue 21).
+      'dist/driver.js',
+      'dist/mongosh.js',
       'dist/engine-host.js',
       'dist/renderer.js',
       'dist/forecast-renderer.js',
@@ -252,8 +256,14 @@ describe('package.json manifest', () => {
     // 1,156 KB with issue 26.4's validators ($jsonSchema, error details), validate and views
     // (engine code, so it counts twice), raised to 1,200; 1,389 KB with the official mongodb driver
     // for connections to real deployments (issue 21: dist/workbench.js 934 KB -> 1,797 KB
-    // minified, the driver and whatwg-url; its native add-ons stay out), raised to 1,450.
-    const BUDGET_KB = 1450;
+    // minified, the driver and whatwg-url; its native add-ons stay out), raised to 1,450; 1,436 KB
+    // once the driver became its own dist/driver.js (workbench.js back to 939 KB; the driver bundle
+    // carries its own copy of bson, about 47 KB in the .vsix); 3,234 KB with mongosh's runtime for
+    // notebooks on a connection (dist/mongosh.js, 6.1 MB minified, loaded only for such a cell: its
+    // connection helper brings OIDC's local redirect server (express, body-parser, iconv tables) and
+    // PAC proxy support (quickjs), about 3 MB of it), raised to 3,300. Trimming those needs them
+    // lazily required upstream or replaced at build time: a follow-up, not done here.
+    const BUDGET_KB = 3300;
     const kb = fs.statSync(out).size / 1024;
     assert.ok(
       kb <= BUDGET_KB,
