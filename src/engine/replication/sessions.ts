@@ -138,6 +138,7 @@ export class SessionCatalog implements TransactionHost {
       session.txn = new Transaction(this, session.lsid, txnNumber);
     }
     const txn = session.txn;
+    txn?.expireIfDue();
     if (!txn || txnNumber !== session.txnNumber)
       fail(
         'NoSuchTransaction',
@@ -145,21 +146,19 @@ export class SessionCatalog implements TransactionHost {
         TRANSIENT,
       );
     if (name === 'commitTransaction') {
-      if (txn.state === 'aborted')
-        fail('NoSuchTransaction', `Transaction ${txnNumber} has been aborted. Start it again.`, TRANSIENT);
+      if (txn.state === 'aborted') fail('NoSuchTransaction', abortedMessage(txn), TRANSIENT);
       txn.commit();
       return { ok: 1 };
     }
     if (name === 'abortTransaction') {
       if (txn.state === 'committed') fail('TransactionCommitted', `Transaction ${txnNumber} has been committed.`);
-      if (txn.state === 'aborted') fail('NoSuchTransaction', `Transaction ${txnNumber} has been aborted.`, TRANSIENT);
+      if (txn.state === 'aborted') fail('NoSuchTransaction', abortedMessage(txn), TRANSIENT);
       txn.abort();
       return { ok: 1 };
     }
     if (txn.state === 'committed')
       fail('TransactionCommitted', `Transaction ${txnNumber} has been committed: start a new one for more work.`);
-    if (txn.state === 'aborted')
-      fail('NoSuchTransaction', `Transaction ${txnNumber} has been aborted. Start it again.`, TRANSIENT);
+    if (txn.state === 'aborted') fail('NoSuchTransaction', abortedMessage(txn), TRANSIENT);
     return txn.run(dbName, command);
   }
 
@@ -201,6 +200,14 @@ export class SessionCatalog implements TransactionHost {
     const txn = this.sessions.get(key)?.txn;
     return txn?.state === 'inProgress' && txn.ownsCursor(String(id));
   }
+}
+
+/** mongod's NoSuchTransaction message for an aborted transaction, with why when the server aborted it. */
+function abortedMessage(txn: Transaction): string {
+  const head = `Transaction ${txn.txnNumber} has been aborted.`;
+  if (txn.abortCause === 'expired')
+    return `${head} It stayed open longer than transactionLifetimeLimitSeconds and the server aborted it: start a new transaction, and commit sooner (or raise the limit with setParameter).`;
+  return `${head} Start it again.`;
 }
 
 function wholeNumber(v: unknown, field: string): number {

@@ -51,6 +51,9 @@ const ALLOWED = new Set([
 
 export type TransactionState = 'inProgress' | 'committed' | 'aborted';
 
+/** Why a transaction ended aborted, when the server (not the client) aborted it. */
+export type AbortCause = 'expired';
+
 export class Transaction {
   state: TransactionState = 'inProgress';
   /** Oplog position of the snapshot: the changes before it are seen, the ones from it on are not. */
@@ -69,6 +72,15 @@ export class Transaction {
   /** The transaction's cursors under ids of the engine's cursor space (scratch ids would collide). */
   private readonly cursorIds = new Map<string, bigint>();
   private static nextCursorId = 1n << 52n;
+  /**
+   * When the transaction has lived transactionLifetimeLimitSeconds (read at its start, as mongod
+   * sets a transaction's expiry date then), on the engine's clock: a virtual clock moved past it
+   * aborts the transaction as mongod's periodic reaper does.
+   */
+  readonly expiresAt: number;
+  private readonly cancelExpiry: () => void;
+  /** Set when the server aborted the transaction on its own. */
+  abortCause: AbortCause | undefined;
 
   constructor(
     private readonly host: TransactionHost,
@@ -77,6 +89,17 @@ export class Transaction {
   ) {
     this.snapshotSeq = host.oplog.nextSeq;
     this.releaseSnapshot = host.oplog.pin(this.snapshotSeq);
+    const clock = host.main.clock;
+    this.expiresAt = clock.now() + host.main.parameters.getNumber('transactionLifetimeLimitSeconds') * 1000;
+    this.cancelExpiry = clock.setTimer(this.expiresAt, () => this.expireIfDue());
+  }
+
+  /** Abort the transaction when its lifetime is over (the timer, or a statement arriving after it). */
+  expireIfDue(): void {
+    if (this.state === 'inProgress' && this.host.main.clock.now() >= this.expiresAt) {
+      this.abort();
+      this.abortCause = 'expired';
+    }
   }
 
   /** Run one command of the transaction; a statement that fails aborts it, as on mongod. */
@@ -263,6 +286,7 @@ export class Transaction {
 
   private finish(state: TransactionState): void {
     this.state = state;
+    this.cancelExpiry();
     this.releaseSnapshot();
     this.scratch?.close();
     this.scratch = undefined;
