@@ -1721,6 +1721,16 @@
       return this._endTransaction('abortTransaction');
     }
     _endTransaction(name) {
+      if (this._native._transactionState === 'none')
+        throw new Error(
+          `There is no active transaction to ${name === 'commitTransaction' ? 'commit' : 'abort'} on this session.`,
+        );
+      // Ended as the transaction's first statement: the legacy shell answers it without the server.
+      if (this._native._transactionState === 'starting') {
+        if (name === 'commitTransaction') this._native.commitTransaction();
+        else this._native.abortTransaction();
+        return { ok: 1 };
+      }
       const raw = { [name]: 1, txnNumber: global.NumberLong(this._txnNumber), autocommit: false };
       const reply = replyOf(this.getDatabase('admin'), raw);
       try {

@@ -94,6 +94,14 @@ export class ShellClientSession implements CommandSession {
     return this[STATE].options;
   }
 
+  /**
+   * The driver's transaction state ('none', 'starting', 'inProgress', 'committed', …), as mongosh
+   * scripts read it from `session._session.transaction.state`; test harnesses read it here.
+   */
+  get _transactionState(): string {
+    return this[STATE].txn;
+  }
+
   hasEnded(): boolean {
     return this[STATE].ended;
   }

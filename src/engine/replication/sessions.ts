@@ -89,6 +89,11 @@ export class SessionCatalog implements TransactionHost {
       if (dbName !== 'admin') fail('Unauthorized', `${name} may only be run against the admin database.`);
       if (txnNumber === undefined || fields.autocommit !== false)
         fail('InvalidOptions', `${name} needs the transaction's lsid, txnNumber and autocommit: false.`);
+      if (fields.startTransaction === true)
+        fail(
+          'OperationNotSupportedInTransaction',
+          `Cannot start a transaction with a ${name}: run the transaction's first statement with startTransaction: true.`,
+        );
     }
     if (txnNumber === undefined) return run(command);
     const session = this.sessionOf(fields.lsid);
@@ -128,6 +133,7 @@ export class SessionCatalog implements TransactionHost {
     start: boolean,
     command: Document,
   ): Document {
+    checkConcerns(name, start, command);
     if (start) {
       if (txnNumber === session.txnNumber && session.txn)
         fail(
@@ -200,6 +206,43 @@ export class SessionCatalog implements TransactionHost {
     const txn = this.sessions.get(key)?.txn;
     return txn?.state === 'inProgress' && txn.ownsCursor(String(id));
   }
+}
+
+/** Every read concern level mongod parses. */
+const READ_CONCERN_LEVELS = new Set(['local', 'majority', 'linearizable', 'available', 'snapshot']);
+
+/** Read concern levels a transaction may start with. */
+const TRANSACTION_READ_CONCERNS = new Set(['local', 'majority', 'snapshot']);
+
+/**
+ * mongod's rules for concerns inside a transaction: a read concern only on the first statement (and
+ * of a level a transaction takes), a write concern only on commitTransaction / abortTransaction.
+ */
+function checkConcerns(name: string, start: boolean, command: Document): void {
+  const readConcern = command.readConcern as Document | undefined;
+  if (readConcern !== undefined) {
+    if (!start)
+      fail(
+        'InvalidOptions',
+        'Only the first command in a transaction may specify a readConcern: give it to startTransaction, or to the first statement.',
+      );
+    const level = (readConcern as Document | null)?.level;
+    if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level)))
+      fail(
+        'FailedToParse',
+        `${JSON.stringify(level)} is not a valid read concern level: use 'local', 'majority' or 'snapshot' in a transaction.`,
+      );
+    if (level !== undefined && !TRANSACTION_READ_CONCERNS.has(String(level)))
+      fail(
+        'InvalidOptions',
+        `The readConcern level must be either 'local' (default), 'majority' or 'snapshot' in order to run in a transaction, got '${String(level)}'.`,
+      );
+  }
+  if (command.writeConcern !== undefined && name !== 'commitTransaction' && name !== 'abortTransaction')
+    fail(
+      'InvalidOptions',
+      `Cannot set a writeConcern on ${name} inside a transaction: give it to commitTransaction or abortTransaction.`,
+    );
 }
 
 /** mongod's NoSuchTransaction message for an aborted transaction, with why when the server aborted it. */

@@ -49,6 +49,9 @@ const ALLOWED = new Set([
   'createIndexes',
 ]);
 
+/** Commands that write documents (a capped collection refuses them in a transaction). */
+const WRITES = new Set(['insert', 'update', 'delete', 'findAndModify']);
+
 export type TransactionState = 'inProgress' | 'committed' | 'aborted';
 
 /** Why a transaction ended aborted, when the server (not the client) aborted it. */
@@ -126,6 +129,11 @@ export class Transaction {
       fail(
         'OperationNotSupportedInTransaction',
         `Cannot write to system collection ${dbName}.${target} within a transaction.`,
+      );
+    if (WRITES.has(name) && typeof target === 'string' && this.host.main.getCollection(dbName, target)?.isCapped)
+      fail(
+        'OperationNotSupportedInTransaction',
+        `Collection '${dbName}.${target}' is a capped collection. Writes in transactions are not allowed on capped collections: write to it outside the transaction.`,
       );
     const scratch = this.scratchFor(dbName);
     if (name === 'createIndexes' && typeof target === 'string' && this.existing.has(`${dbName}.${target}`))
