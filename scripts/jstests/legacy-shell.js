@@ -1698,7 +1698,14 @@
       return this._txnNumber;
     }
     startTransaction(options) {
-      this._native.startTransaction(fixValues(options ?? {}));
+      try {
+        this._native.startTransaction(fixValues(options ?? {}));
+      } catch (e) {
+        // The legacy shell's words for the same refusal.
+        if (e && e.message === 'Transaction already in progress')
+          throw new Error('Transaction already in progress on this session.');
+        throw e;
+      }
       this._txnNumber++;
     }
     startTransaction_forTesting(options) {
@@ -1721,10 +1728,16 @@
       return this._endTransaction('abortTransaction');
     }
     _endTransaction(name) {
-      if (this._native._transactionState === 'none')
+      const state = this._native._transactionState;
+      if (state === 'none')
         throw new Error(
           `There is no active transaction to ${name === 'commitTransaction' ? 'commit' : 'abort'} on this session.`,
         );
+      // The legacy shell's own refusals, in its words.
+      if (name === 'abortTransaction' && (state === 'committed' || state === 'committedEmpty'))
+        throw new Error('Cannot call abortTransaction after calling commitTransaction.');
+      if (name === 'commitTransaction' && state === 'aborted')
+        throw new Error('Cannot call commitTransaction after calling abortTransaction.');
       // Ended as the transaction's first statement: the legacy shell answers it without the server.
       if (this._native._transactionState === 'starting') {
         if (name === 'commitTransaction') this._native.commitTransaction();
@@ -1777,6 +1790,9 @@
       return new DriverSession(this, options);
     }
     isCausalConsistency() {
+      return false;
+    }
+    isMongos() {
       return false;
     }
     setSlaveOk() {}

@@ -49,6 +49,37 @@ const ALLOWED = new Set([
   'createIndexes',
 ]);
 
+/** Commands that read documents (system.views may not be read in a transaction). */
+const READS = new Set(['find', 'aggregate', 'distinct', 'count']);
+
+/** Write batches: in a transaction they stop at their first error. */
+const BATCH_WRITES = new Set(['insert', 'update', 'delete']);
+
+/** Stages that read server state rather than the snapshot: mongod refuses them in a transaction. */
+const NOT_IN_TRANSACTION_STAGES = [
+  '$collStats',
+  '$indexStats',
+  '$currentOp',
+  '$listSessions',
+  '$listLocalSessions',
+  '$planCacheStats',
+  '$changeStream',
+  '$out',
+  '$merge',
+];
+
+function refuseStagesOutsideTransactions(pipeline: unknown): void {
+  if (!Array.isArray(pipeline)) return;
+  for (const stage of pipeline) {
+    const name = stage !== null && typeof stage === 'object' ? Object.keys(stage as Document)[0] : undefined;
+    if (name !== undefined && NOT_IN_TRANSACTION_STAGES.includes(name))
+      fail(
+        'OperationNotSupportedInTransaction',
+        `Operation not permitted in transaction :: caused by :: ${name} cannot be used in a transaction: run the aggregation outside it.`,
+      );
+  }
+}
+
 /** Commands that write documents (a capped collection refuses them in a transaction). */
 const WRITES = new Set(['insert', 'update', 'delete', 'findAndModify']);
 
@@ -125,6 +156,12 @@ export class Transaction {
         `Cannot run command against the '${dbName}' database in a transaction. Use a database of your own.`,
       );
     const target = command[name];
+    if (target === 'system.views' && READS.has(name))
+      fail(
+        51071,
+        `Cannot run ${name} on ${dbName}.system.views within a transaction: read the views with listCollections outside it.`,
+      );
+    if (name === 'aggregate') refuseStagesOutsideTransactions(command.pipeline);
     if (typeof target === 'string' && target.startsWith('system.'))
       fail(
         'OperationNotSupportedInTransaction',
@@ -143,8 +180,11 @@ export class Transaction {
       );
     if (name === 'getMore' || name === 'killCursors') return this.runOnCursors(scratch, dbName, name, command);
     let reply: Document;
+    // A write batch in a transaction stops at its first error, ordered or not (the error aborts it).
+    const statement = withoutTransactionFields(command);
+    if (BATCH_WRITES.has(name)) statement.ordered = true;
     try {
-      reply = scratch.engine.runCommand(dbName, withoutTransactionFields(command));
+      reply = scratch.engine.runCommand(dbName, statement);
     } finally {
       this.checkWrites();
     }

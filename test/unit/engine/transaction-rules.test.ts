@@ -101,6 +101,51 @@ describe('transaction rules', () => {
     );
   });
 
+  it('an unordered write batch in a transaction stops at its first error, and the error aborts the transaction', () => {
+    const { txn } = setup();
+    txn('app', { insert: 'c', documents: [{ _id: 1 }] }, 0, true);
+    const reply = txn(
+      'app',
+      { insert: 'c', ordered: false, documents: [{ _id: 2 }, { _id: 1 }, { _id: 1 }, { _id: 3 }] },
+      0,
+    );
+    assert.equal(reply.n, 1);
+    assert.equal((reply.writeErrors as Document[]).length, 1);
+    assert.equal((reply.writeErrors as Document[])[0].index, 1);
+    assert.equal(
+      codeOf(() => txn('admin', { commitTransaction: 1 }, 0)),
+      251,
+    );
+  });
+
+  for (const stage of ['$indexStats', '$collStats', '$out', '$merge']) {
+    it(`${stage} in a transaction's aggregation is OperationNotSupportedInTransaction (263)`, () => {
+      const { engine, txn } = setup();
+      engine.runCommand('app', { insert: 'c', documents: [{ _id: 1 }] });
+      const spec =
+        stage === '$out'
+          ? 'other'
+          : stage === '$merge'
+            ? { into: 'other' }
+            : stage === '$collStats'
+              ? { count: {} }
+              : {};
+      assert.equal(
+        codeOf(() => txn('app', { aggregate: 'c', pipeline: [{ [stage]: spec }], cursor: {} }, 0, true)),
+        263,
+      );
+    });
+  }
+
+  it('reading system.views in a transaction is refused with 51071', () => {
+    const { engine, txn } = setup();
+    engine.runCommand('app', { create: 'v', viewOn: 'c', pipeline: [] });
+    assert.equal(
+      codeOf(() => txn('app', { find: 'system.views', filter: {} }, 0, true)),
+      51071,
+    );
+  });
+
   it('dbstats is an alias of dbStats, as on mongod', () => {
     const { engine } = setup();
     assert.equal(engine.runCommand('app', { dbstats: 1 }).ok, 1);
