@@ -61,6 +61,28 @@ export class SessionCatalog implements TransactionHost {
     return false;
   }
 
+  /**
+   * The open transactions, each as $currentOp shows an idle session holding one: inactive, with
+   * no opid, its lsid and transaction parameters, and when it expires.
+   */
+  idleTransactions(): Document[] {
+    const out: Document[] = [];
+    for (const s of this.sessions.values()) {
+      const txn = s.txn;
+      if (txn?.state !== 'inProgress') continue;
+      out.push({
+        desc: 'inactive transaction',
+        active: false,
+        lsid: s.lsid,
+        transaction: {
+          parameters: { txnNumber: Long.fromNumber(txn.txnNumber), autocommit: false },
+          expiryTime: new Date(txn.expiresAt),
+        },
+      });
+    }
+    return out;
+  }
+
   /** How many transactions are open (serverStatus, tests). */
   get openTransactions(): number {
     let n = 0;

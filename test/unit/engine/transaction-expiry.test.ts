@@ -91,6 +91,30 @@ describe('transactionLifetimeLimitSeconds', () => {
     assert.equal(inTxn('admin', { commitTransaction: 1 }).ok, 1);
   });
 
+  it('$currentOp lists an open transaction between statements as an inactive transaction until it expires', () => {
+    const { clock, engine, lsid, inTxn } = setup();
+    inTxn('app', { insert: 'c', documents: [{ _id: 1 }] }, true);
+    const idle = (idleSessions?: boolean) =>
+      (
+        engine.runCommand('admin', {
+          aggregate: 1,
+          pipeline: [
+            { $currentOp: idleSessions === undefined ? { allUsers: true } : { allUsers: true, idleSessions } },
+            { $match: { desc: 'inactive transaction' } },
+          ],
+          cursor: {},
+        }).cursor as Document
+      ).firstBatch as Document[];
+    const [entry] = idle();
+    assert.equal(entry.active, false);
+    assert.equal(entry.opid, undefined);
+    assert.equal(((entry.lsid as Document).id as UUID).toString('hex'), lsid.id.toHexString(false));
+    assert.equal(Number(((entry.transaction as Document).parameters as Document).txnNumber), 0);
+    assert.equal(idle(false).length, 0, 'idleSessions: false leaves them out');
+    clock.advance(60_000);
+    assert.equal(idle().length, 0, 'gone once expired');
+  });
+
   it('a statement arriving after the limit finds the transaction aborted even if no timer ran', () => {
     const clock = new VirtualClock(START);
     // A clock whose timers never run: only the statement-time check can abort.
