@@ -658,9 +658,14 @@
   }
 
   /** A command through the shell; an error reply comes back as the reply (legacy runCommand). */
+  /**
+   * The shell database a command goes to: a name (no session), or a legacy DB, whose session (from
+   * session.getDatabase()) the command then runs in.
+   */
+  const nativeOf = (target) => (typeof target === 'string' ? nativeDb(target) : target._nativeDb());
   function replyOf(dbName, cmd) {
     try {
-      return toRealm(nativeDb(dbName).runCommand(fixValues(cmd)));
+      return toRealm(nativeOf(dbName).runCommand(fixValues(cmd)));
     } catch (e) {
       if (e && e.errorResponse) {
         const out = {};
@@ -674,7 +679,7 @@
   }
   /** A command that throws its error (with code and codeName), as the legacy helpers do. */
   function mustRun(dbName, cmd) {
-    return toRealm(nativeDb(dbName).runCommand(fixValues(cmd)));
+    return toRealm(nativeOf(dbName).runCommand(fixValues(cmd)));
   }
   const toCommand = (cmd, extra) => (typeof cmd === 'string' ? { [cmd]: 1, ...(extra ?? {}) } : cmd);
 
@@ -708,6 +713,12 @@
       this._batchSize = batchSize;
       this._postBatchResumeToken = c.postBatchResumeToken;
     }
+    /** Where getMore and killCursors go: the cursor's database, in the session that opened it. */
+    _cursorDb() {
+      return this._db && typeof this._db.getSiblingDB === 'function'
+        ? this._db.getSiblingDB(this._dbName)
+        : this._dbName;
+    }
     _idZero() {
       const id = this._id;
       return id === undefined || id === null || Number(id) === 0 || (typeof id.isZero === 'function' && id.isZero());
@@ -715,7 +726,7 @@
     _more() {
       const cmd = { getMore: this._id, collection: this._coll };
       if (this._batchSize) cmd.batchSize = this._batchSize;
-      const reply = mustRun(this._dbName, cmd);
+      const reply = mustRun(this._cursorDb(), cmd);
       this._id = reply.cursor.id;
       this._batch = reply.cursor.nextBatch.slice();
     }
@@ -740,7 +751,7 @@
       return this._batch.length === 0 && this._idZero();
     }
     close() {
-      if (!this._idZero()) replyOf(this._dbName, { killCursors: this._coll, cursors: [this._id] });
+      if (!this._idZero()) replyOf(this._cursorDb(), { killCursors: this._coll, cursors: [this._id] });
       this._id = 0;
       this._batch = [];
     }
@@ -917,8 +928,7 @@
     }
     _exec() {
       if (!this._cursor) {
-        const dbName = this._coll.getDB().getName();
-        const reply = mustRun(dbName, this._findCommand());
+        const reply = mustRun(this._coll.getDB(), this._findCommand());
         this._cursor = new DBCommandCursor(this._coll.getDB(), reply, Math.abs(this._batchSize) || undefined);
       }
       return this._cursor;
@@ -969,7 +979,7 @@
       }
       for (const k of ['hint', 'collation', 'maxTimeMS', 'readConcern', 'comment'])
         if (this._opts[k] !== undefined) cmd[k] = this._opts[k];
-      const reply = mustRun(this._coll.getDB().getName(), cmd);
+      const reply = mustRun(this._coll.getDB(), cmd);
       return reply.n;
     }
     size() {
@@ -981,7 +991,7 @@
     }
     explain(verbosity = 'queryPlanner') {
       const v = verbosity === true ? 'allPlansExecution' : verbosity === false ? 'queryPlanner' : verbosity;
-      return mustRun(this._coll.getDB().getName(), { explain: this._findCommand(), verbosity: v });
+      return mustRun(this._coll.getDB(), { explain: this._findCommand(), verbosity: v });
     }
     finish() {
       return this.explain(this._explain);
@@ -1097,7 +1107,6 @@
         batch.ops.push(op);
         batch.indexes.push(index);
       });
-      const dbName = this._coll.getDB().getName();
       const name = this._coll.getName();
       for (const batch of batches) {
         const cmd =
@@ -1108,7 +1117,7 @@
               : { delete: name, deletes: batch.ops.map((o) => o.stmt) };
         cmd.ordered = this._ordered;
         if (writeConcern) cmd.writeConcern = writeConcern;
-        const reply = replyOf(dbName, cmd);
+        const reply = replyOf(this._coll.getDB(), cmd);
         if (reply.ok != 1) throw new WriteCommandError(reply);
         const n = reply.n ?? 0;
         if (batch.type === 'insert') result.nInserted += n;
@@ -1197,13 +1206,13 @@
       print(this.getFullName());
     }
     _native() {
-      return nativeDb(this._db.getName()).getCollection(this._name);
+      return this._db._nativeDb().getCollection(this._name);
     }
     _reply(cmd) {
-      return replyOf(this._db.getName(), cmd);
+      return replyOf(this._db, cmd);
     }
     _run(cmd) {
-      return mustRun(this._db.getName(), cmd);
+      return mustRun(this._db, cmd);
     }
     runCommand(cmd, params) {
       if (typeof cmd === 'object') return this._db.runCommand(cmd);
@@ -1449,7 +1458,7 @@
       drop ??= false;
       if (typeof to !== 'string' || typeof drop !== 'boolean')
         throw new Error('renameCollection needs a new name (string) and an optional dropTarget (boolean)');
-      return replyOf('admin', {
+      return replyOf(this._db.getSiblingDB('admin'), {
         renameCollection: this.getFullName(),
         to: `${this._db.getName()}.${to}`,
         dropTarget: drop,
@@ -1624,6 +1633,129 @@
     }
   }
 
+  /**
+   * startSession(): the legacy DriverSession over the shell's own session (mongosh's API), whose
+   * databases carry its lsid and transaction fields. The *_forTesting methods answer the server's
+   * reply, as in the legacy shell; the shell session keeps the transaction's client-side state.
+   */
+  class DriverSession {
+    constructor(mongo, options) {
+      this._mongo = mongo;
+      this._rawOptions = options ?? {};
+      this._native = nativeRoot.getMongo().startSession(fixValues(this._rawOptions));
+      this._dbs = new Map();
+      this._nativeDbs = new Map();
+      this._txnNumber = 0;
+    }
+    _nativeDb(name) {
+      if (!this._nativeDbs.has(name)) this._nativeDbs.set(name, this._native.getDatabase(name));
+      return this._nativeDbs.get(name);
+    }
+    getDatabase(name) {
+      nativeDb(name);
+      if (!this._dbs.has(name)) this._dbs.set(name, new DB(this._mongo, name, this));
+      return this._dbs.get(name);
+    }
+    getClient() {
+      return this._mongo;
+    }
+    getOptions() {
+      const o = this._rawOptions;
+      return {
+        causalConsistency: o.causalConsistency !== false,
+        isCausalConsistency: () => o.causalConsistency !== false,
+        shouldRetryWrites: () => o.retryWrites === true,
+        getReadPreference: () => o.readPreference,
+        getReadConcern: () => o.readConcern,
+        getWriteConcern: () => o.writeConcern,
+      };
+    }
+    getSessionId() {
+      return toRealm(this._native.getSessionId());
+    }
+    get id() {
+      return this.getSessionId();
+    }
+    endSession() {
+      this._native.endSession();
+    }
+    hasEnded() {
+      return this._native.hasEnded();
+    }
+    advanceClusterTime(ct) {
+      this._native.advanceClusterTime(fixValues(ct));
+    }
+    advanceOperationTime(ts) {
+      this._native.advanceOperationTime(ts);
+    }
+    getOperationTime() {
+      return this._native.getOperationTime();
+    }
+    getClusterTime() {
+      return toRealm(this._native.getClusterTime());
+    }
+    getTxnNumber_forTesting() {
+      return this._txnNumber;
+    }
+    startTransaction(options) {
+      try {
+        this._native.startTransaction(fixValues(options ?? {}));
+      } catch (e) {
+        // The legacy shell's words for the same refusal.
+        if (e && e.message === 'Transaction already in progress')
+          throw new Error('Transaction already in progress on this session.');
+        throw e;
+      }
+      this._txnNumber++;
+    }
+    startTransaction_forTesting(options) {
+      this.startTransaction(options);
+    }
+    commitTransaction() {
+      assert.commandWorked(this.commitTransaction_forTesting());
+    }
+    abortTransaction() {
+      assert.commandWorked(this.abortTransaction_forTesting());
+    }
+    /**
+     * The commit as the server answers it: sent with the transaction's number, then the shell
+     * session's state follows (committed, or aborted when the server refused).
+     */
+    commitTransaction_forTesting() {
+      return this._endTransaction('commitTransaction');
+    }
+    abortTransaction_forTesting() {
+      return this._endTransaction('abortTransaction');
+    }
+    _endTransaction(name) {
+      const state = this._native._transactionState;
+      if (state === 'none')
+        throw new Error(
+          `There is no active transaction to ${name === 'commitTransaction' ? 'commit' : 'abort'} on this session.`,
+        );
+      // The legacy shell's own refusals, in its words.
+      if (name === 'abortTransaction' && (state === 'committed' || state === 'committedEmpty'))
+        throw new Error('Cannot call abortTransaction after calling commitTransaction.');
+      if (name === 'commitTransaction' && state === 'aborted')
+        throw new Error('Cannot call commitTransaction after calling abortTransaction.');
+      // Ended as the transaction's first statement: the legacy shell answers it without the server.
+      if (this._native._transactionState === 'starting') {
+        if (name === 'commitTransaction') this._native.commitTransaction();
+        else this._native.abortTransaction();
+        return { ok: 1 };
+      }
+      const raw = { [name]: 1, txnNumber: global.NumberLong(this._txnNumber), autocommit: false };
+      const reply = replyOf(this.getDatabase('admin'), raw);
+      try {
+        if (reply.ok == 1 && name === 'commitTransaction') this._native.commitTransaction();
+        else this._native.abortTransaction();
+      } catch (e) {
+        // The shell session had no transaction to end (none started, or ended already).
+      }
+      return reply;
+    }
+  }
+
   class Mongo {
     constructor() {
       this.host = '127.0.0.1:27017';
@@ -1654,10 +1786,13 @@
     getSession() {
       return this._session;
     }
-    startSession() {
-      return new Session(this);
+    startSession(options) {
+      return new DriverSession(this, options);
     }
     isCausalConsistency() {
+      return false;
+    }
+    isMongos() {
       return false;
     }
     setSlaveOk() {}
@@ -1704,9 +1839,10 @@
   }
 
   class DB {
-    constructor(mongo, name) {
+    constructor(mongo, name, session) {
       this._mongo = mongo;
       this._name = name;
+      this._session = session;
       this._collections = new Map();
       return new Proxy(this, {
         get(target, prop, receiver) {
@@ -1729,10 +1865,14 @@
       return this._mongo;
     }
     getSession() {
-      return this._mongo.getSession();
+      return this._session ?? this._mongo.getSession();
     }
     getSiblingDB(name) {
-      return this._mongo.getDB(name);
+      return this._session ? this._session.getDatabase(name) : this._mongo.getDB(name);
+    }
+    /** The shell's database this one sends its commands to (the session's, from session.getDatabase()). */
+    _nativeDb() {
+      return this._session ? this._session._nativeDb(this._name) : nativeDb(this._name);
     }
     getSisterDB(name) {
       return this.getSiblingDB(name);
@@ -1743,7 +1883,7 @@
       return this._collections.get(name);
     }
     runCommand(cmd, extra) {
-      return replyOf(this._name, toCommand(cmd, extra));
+      return replyOf(this, toCommand(cmd, extra));
     }
     _dbCommand(cmd) {
       return this.runCommand(cmd);
@@ -1752,13 +1892,13 @@
       return this.runCommand(cmd);
     }
     adminCommand(cmd, extra) {
-      return replyOf('admin', toCommand(cmd, extra));
+      return replyOf(this.getSiblingDB('admin'), toCommand(cmd, extra));
     }
     _adminCommand(cmd) {
       return this.adminCommand(cmd);
     }
     getCollectionInfos(filter, nameOnly) {
-      const reply = mustRun(this._name, { listCollections: 1, filter: filter ?? {}, nameOnly: !!nameOnly, cursor: {} });
+      const reply = mustRun(this, { listCollections: 1, filter: filter ?? {}, nameOnly: !!nameOnly, cursor: {} });
       return new DBCommandCursor(this, reply)
         .toArray()
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -1823,7 +1963,7 @@
       return this.runCommand({ listCommands: 1 });
     }
     aggregate(pipeline, options) {
-      const reply = mustRun(this._name, { aggregate: 1, pipeline, cursor: {}, ...(options ?? {}) });
+      const reply = mustRun(this, { aggregate: 1, pipeline, cursor: {}, ...(options ?? {}) });
       return new DBCommandCursor(this, reply);
     }
     setLogLevel(level, component) {

@@ -12,7 +12,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { fork, execFileSync } = require('node:child_process');
-const { exclusionReason } = require('./select');
+const { exclusionReason, needsReplicaSet } = require('./select');
 const { areaOf, causeOf } = require('./causes');
 
 const DEFAULT_DIRS = ['jstests/core', 'jstests/aggregation'];
@@ -77,7 +77,7 @@ function upstreamCommit(root) {
 }
 
 /** Runs the files on `jobs` workers; a file past its time limit costs its worker, which is replaced. */
-function runAll(root, files, jobs, timeoutS, onResult) {
+function runAll(root, files, jobs, timeoutS, onResult, replicaSetFiles = new Set()) {
   return new Promise((resolve) => {
     const queue = files.slice();
     let running = 0;
@@ -100,7 +100,13 @@ function runAll(root, files, jobs, timeoutS, onResult) {
           },
           (timeoutS + 5) * 1000,
         );
-        child.send({ type: 'run', root, file: current, timeoutMs: timeoutS * 1000 });
+        child.send({
+          type: 'run',
+          root,
+          file: current,
+          timeoutMs: timeoutS * 1000,
+          replSet: replicaSetFiles.has(current),
+        });
       };
       child.on('message', (msg) => {
         if (msg.type === 'ready') next();
@@ -145,12 +151,13 @@ function markdown({ commit, root, dirs, all, excluded, results }) {
   lines.push(`Upstream commit: \`${commit}\` (from ${root}); folders: ${dirs.map((d) => `\`${d}\``).join(', ')}.`, '');
   lines.push('| | tests |', '| --- | --- |');
   lines.push(`| found | ${all} |`, `| left out (need more than a standalone) | ${all - results.length} |`);
-  lines.push(
-    `| run | ${results.length} |`,
-    `| passed | ${passed.length} (${pct}%) |`,
-    `| failed | ${failed.length} |`,
-    '',
-  );
+  lines.push(`| run | ${results.length} |`, `| passed | ${passed.length} (${pct}%) |`, `| failed | ${failed.length} |`);
+  const onReplicaSet = results.filter((r) => r.replSet);
+  if (onReplicaSet.length)
+    lines.push(
+      `| of those run, on a replica-set engine (transactions, snapshot reads) | ${onReplicaSet.length}, passed ${onReplicaSet.filter((r) => r.ok).length} |`,
+    );
+  lines.push('');
   lines.push('## Left out, by reason', '', '| reason | tests |', '| --- | --- |');
   const reasons = new Map();
   for (const { reason } of excluded) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
@@ -198,10 +205,15 @@ async function main() {
   if (opts.grep) files = files.filter((f) => f.includes(opts.grep));
   const selected = [];
   const excluded = [];
+  const replicaSet = new Set();
   for (const f of files) {
-    const reason = exclusionReason(fs.readFileSync(path.join(opts.root, f), 'utf8'));
+    const text = fs.readFileSync(path.join(opts.root, f), 'utf8');
+    const reason = exclusionReason(text);
     if (reason) excluded.push({ file: f, reason });
-    else selected.push(f);
+    else {
+      selected.push(f);
+      if (needsReplicaSet(text)) replicaSet.add(f);
+    }
   }
   const reasons = new Map();
   for (const { reason } of excluded) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
@@ -211,12 +223,20 @@ async function main() {
 
   const results = [];
   const started = Date.now();
-  await runAll(opts.root, selected, opts.jobs, opts.timeout, (r) => {
-    results.push(r);
-    const status = r.ok ? 'pass' : r.timedOut ? 'TIMEOUT' : 'FAIL';
-    const detail = r.ok ? '' : `  ${causeOf(r)}${r.error?.line ? ` (line ${r.error.line})` : ''}`;
-    console.log(`[${results.length}/${selected.length}] ${status} ${r.file} ${r.ms ?? ''}ms${detail}`);
-  });
+  await runAll(
+    opts.root,
+    selected,
+    opts.jobs,
+    opts.timeout,
+    (r) => {
+      if (replicaSet.has(r.file)) r.replSet = true;
+      results.push(r);
+      const status = r.ok ? 'pass' : r.timedOut ? 'TIMEOUT' : 'FAIL';
+      const detail = r.ok ? '' : `  ${causeOf(r)}${r.error?.line ? ` (line ${r.error.line})` : ''}`;
+      console.log(`[${results.length}/${selected.length}] ${status} ${r.file} ${r.ms ?? ''}ms${detail}`);
+    },
+    replicaSet,
+  );
   results.sort((a, b) => (a.file < b.file ? -1 : 1));
   const passed = results.filter((r) => r.ok).length;
   console.log(

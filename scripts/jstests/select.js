@@ -6,8 +6,7 @@
 const EXCLUDED_TAGS = new Map([
   ['requires_sharding', 'needs sharding'],
   ['requires_replication', 'needs a replica set'],
-  ['uses_transactions', 'needs transactions (a replica set)'],
-  ['uses_snapshot_read_concern', 'needs snapshot reads (a replica set)'],
+  ['uses_prepare_transaction', 'needs prepared transactions (prepareTransaction: a sharded cluster two-phase commit)'],
   ['requires_profiling', 'needs the profiler'],
   ['requires_auth', 'needs authentication'],
   ['creates_and_authenticates_user', 'needs authentication'],
@@ -18,6 +17,15 @@ const EXCLUDED_TAGS = new Map([
   ['uses_parallel_shell', 'needs a parallel shell'],
   ['uses_testing_only_commands', 'uses test-only server commands'],
 ]);
+
+/**
+ * Tags of tests that run on a one-member replica-set engine (`new Engine({replSetName})`), which
+ * has sessions, transactions and snapshot reads.
+ */
+const REPLICA_SET_TAGS = new Set(['uses_transactions', 'uses_snapshot_read_concern']);
+
+/** Text that means a replica set: a test with a replica-set tag passes this check. */
+const REPLICA_SET_TEXT = /startTransaction|\btxnNumber\b|\$changeStream|\.watch\(/;
 
 /** Text that says the same when the tags do not (older files carry few tags). */
 const EXCLUDED_TEXT = [
@@ -36,7 +44,7 @@ const EXCLUDED_TEXT = [
     'starts its own processes',
   ],
   [/setProfilingLevel|system\.profile/, 'needs the profiler'],
-  [/startTransaction|\btxnNumber\b|\$changeStream|\.watch\(/, 'needs a replica set'],
+  [REPLICA_SET_TEXT, 'needs a replica set'],
   [/\bcreateUser\(|\.auth\(|createRole\(/, 'needs authentication'],
   [/\bsetFeatureCompatibilityVersion\b|\bfsync\b/, 'needs server administration'],
 ];
@@ -52,14 +60,23 @@ function tagsOf(text) {
     .filter((t) => /^[a-z0-9_]+$/.test(t));
 }
 
-/** The reason a test is left out, or null when it needs only a standalone. */
+/** Whether a test runs on the replica-set engine (its tags say it uses transactions or snapshot reads). */
+function needsReplicaSet(text) {
+  return tagsOf(text).some((t) => REPLICA_SET_TAGS.has(t));
+}
+
+/** The reason a test is left out, or null when it runs (on a standalone, or on a replica set: needsReplicaSet). */
 function exclusionReason(text) {
   for (const tag of tagsOf(text)) {
     const reason = EXCLUDED_TAGS.get(tag);
     if (reason) return reason;
   }
-  for (const [pattern, reason] of EXCLUDED_TEXT) if (pattern.test(text)) return reason;
+  const replicaSet = needsReplicaSet(text);
+  for (const [pattern, reason] of EXCLUDED_TEXT) {
+    if (replicaSet && pattern === REPLICA_SET_TEXT) continue;
+    if (pattern.test(text)) return reason;
+  }
   return null;
 }
 
-module.exports = { tagsOf, exclusionReason };
+module.exports = { tagsOf, exclusionReason, needsReplicaSet };

@@ -1,5 +1,5 @@
 // A child process of run.js: runs the upstream test files it is sent, one at a time, each against a
-// fresh in-memory engine through a ShellSession (the path `ttl-workbench run` takes), after the
+// fresh in-memory engine (a one-member replica set for the tests that use transactions) through a ShellSession (the path `ttl-workbench run` takes), after the
 // legacy shell helpers of legacy-shell.js. It answers each file with what happened; run.js kills
 // it when a file outlives its time limit.
 'use strict';
@@ -43,9 +43,10 @@ function harnessFor(root, file, errorCodes) {
   };
 }
 
-function runOne(root, file, timeoutMs, errorCodes) {
+/** `replSet`: the test needs sessions and transactions, so its engine is a one-member replica set. */
+function runOne(root, file, timeoutMs, errorCodes, replSet = false) {
   const started = Date.now();
-  const engine = new Engine({ clock: new VirtualClock(new Date()) });
+  const engine = new Engine({ clock: new VirtualClock(new Date()), ...(replSet ? { replSetName: 'rs0' } : {}) });
   const printed = [];
   const session = new ShellSession({
     engine,
@@ -93,7 +94,7 @@ if (require.main === module) {
   process.on('message', (msg) => {
     if (msg.type !== 'run') return;
     const codes = readErrorCodes(msg.root);
-    const result = runOne(msg.root, msg.file, msg.timeoutMs, codes);
+    const result = runOne(msg.root, msg.file, msg.timeoutMs, codes, msg.replSet === true);
     process.send({ type: 'result', file: msg.file, ...result });
   });
   process.send({ type: 'ready' });

@@ -38,7 +38,7 @@ function engineFor(options: RunOptions, meta: EngineRequest): ProcessEngine {
       ? { serverVersion: options.serverVersion ?? meta.serverVersion }
       : {}),
     ...(options.data !== undefined ? { data: options.data } : {}),
-    ...(options.replSet !== undefined ? { replSetName: options.replSet } : {}),
+    ...((options.replSet ?? meta.replSet) !== undefined ? { replSetName: options.replSet ?? meta.replSet } : {}),
     ...(options.readOnly ? { readOnly: true } : {}),
     holder: 'ttl-workbench run',
   });

@@ -96,6 +96,8 @@ export interface EngineContext {
 
   /** Whether an open transaction has written documents of `ns`: its TTL visits wait for the end (replication/sessions.ts). */
   heldByTransaction?(ns: string): boolean;
+  /** The open transactions between statements, as $currentOp lists them (replica-set mode). */
+  idleTransactions?(): Document[];
   /** The one entry point for commands; the typed API builds commands and comes through here. */
   runCommand(dbName: string, command: Document): Document;
   log(id: number, msg: string, attr?: Record<string, unknown>): void;

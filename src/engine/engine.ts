@@ -226,6 +226,10 @@ export class Engine implements EngineContext {
     return { engine, oplog: log, close: () => engine.close() };
   }
 
+  idleTransactions(): Document[] {
+    return this.replication?.sessions.idleTransactions() ?? [];
+  }
+
   /** Whether an open transaction has written documents of `ns` (its TTL visits wait: replication/sessions.ts). */
   heldByTransaction(ns: string): boolean {
     return this.replication?.sessions.holdsWrites(ns) ?? false;

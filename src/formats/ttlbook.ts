@@ -179,7 +179,7 @@ export function codeCells(book: Ttlbook): TtlbookCell[] {
   return book.cells.filter((c) => c.kind === 'code' && c.source.trim() !== '');
 }
 
-/** What a notebook's `engine` metadata asks for: `{"isolated": true, "now": "…", "flavor": "cosmos"}`. */
+/** What a notebook's `engine` metadata asks for: `{"isolated": true, "now": "…", "flavor": "cosmos", "replSet": "rs0"}`. */
 export interface EngineRequest {
   /** Its own fresh engine instead of the shared one (the CLI always gives each file its own). */
   isolated: boolean;
@@ -188,6 +188,8 @@ export interface EngineRequest {
   flavor?: 'mongodb' | 'cosmos';
   serverVersion?: '8.0' | '7.0';
   clock?: 'virtual' | 'system';
+  /** A one-member replica set of this name (sessions, transactions, change streams), on an engine of its own. */
+  replSet?: string;
 }
 
 /**
@@ -202,7 +204,7 @@ export function engineRequestOf(metadata: Record<string, unknown>): EngineReques
       error: `the notebook's engine metadata must be an object such as {"isolated": true, "now": "2026-01-01T00:00:00Z"}, got ${JSON.stringify(raw)}`,
     };
   const m = raw as Record<string, unknown>;
-  const known = ['isolated', 'now', 'flavor', 'serverVersion', 'clock'];
+  const known = ['isolated', 'now', 'flavor', 'serverVersion', 'clock', 'replSet'];
   const unknown = Object.keys(m).filter((k) => !known.includes(k));
   if (unknown.length)
     return {
@@ -236,6 +238,14 @@ export function engineRequestOf(metadata: Record<string, unknown>): EngineReques
     if (m.clock !== 'virtual' && m.clock !== 'system')
       return { error: `engine.clock must be "virtual" or "system", got ${JSON.stringify(m.clock)}` };
     out.clock = m.clock;
+  }
+  if (m.replSet !== undefined) {
+    // The engine's own rule for a set name (Engine's replSetName).
+    if (typeof m.replSet !== 'string' || !/^[^/\s,]+$/.test(m.replSet))
+      return {
+        error: `engine.replSet must be a replica set name without spaces, "/" or ",", such as "rs0", got ${JSON.stringify(m.replSet)}`,
+      };
+    out.replSet = m.replSet;
   }
   return out;
 }

@@ -364,17 +364,21 @@ export class ShellCollection {
     return batch.length ? this[STATE].rt.out(batch[0]) : null;
   }
 
+  /**
+   * The driver's countDocuments: an aggregation ($match, $skip, $limit, $group), not the count
+   * command, so it works inside a transaction (where mongod refuses count) as in mongosh.
+   */
   countDocuments(filter?: unknown, options?: unknown): number {
     const opts = this.#optionalDoc(options, 'options', 'countDocuments') ?? {};
-    const cmd: Document = {
-      count: this[STATE].name,
-      query: this.#optionalDoc(filter, 'a filter', 'countDocuments') ?? {},
-    };
-    if (opts.skip !== undefined) cmd.skip = opts.skip;
-    if (opts.limit !== undefined) cmd.limit = opts.limit;
+    const pipeline: Document[] = [{ $match: this.#optionalDoc(filter, 'a filter', 'countDocuments') ?? {} }];
+    if (opts.skip !== undefined) pipeline.push({ $skip: opts.skip });
+    if (opts.limit !== undefined) pipeline.push({ $limit: opts.limit });
+    pipeline.push({ $group: { _id: 1, n: { $sum: 1 } } });
+    const cmd: Document = { aggregate: this[STATE].name, pipeline, cursor: {} };
     if (opts.hint !== undefined) cmd.hint = opts.hint;
     Object.assign(cmd, timeLimitOf(opts));
-    return this.#run(cmd).n as number;
+    const first = ((this.#run(cmd).cursor as Document).firstBatch as Document[])[0];
+    return first === undefined ? 0 : Number(first.n);
   }
 
   /** The collection's document count from metadata (the count command without a query). */

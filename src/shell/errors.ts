@@ -19,6 +19,7 @@ export interface RealmErrorConstructors {
 
 export interface ServerErrorLike extends Error {
   code: number;
+  hasErrorLabel(label: string): boolean;
   codeName: string;
   readonly errmsg: string;
   errorResponse: Document;
@@ -51,6 +52,12 @@ export class ScriptErrors {
 
       get errmsg(): string {
         return this.message;
+      }
+
+      /** The driver's test for a label (`TransientTransactionError`, `UnknownTransactionCommitResult`). */
+      hasErrorLabel(label: unknown): boolean {
+        const labels = (this as unknown as { errorLabels?: unknown }).errorLabels;
+        return Array.isArray(labels) && labels.includes(label);
       }
     }
     class MongoBulkWriteError extends MongoServerError {}

@@ -15,6 +15,12 @@ import { EJSON } from 'bson';
 /** Shell objects (database, collection) print as a name: they implement this. */
 export const shellDisplay = Symbol('ttlWorkbench.shellDisplay');
 
+/**
+ * Shell objects that print as a value of their own (a session prints as its id document, as in
+ * mongosh): they implement this, returning that value.
+ */
+export const shellPrintable = Symbol('ttlWorkbench.shellPrintable');
+
 export interface RenderOptions {
   /** Full depth and every array element (mongosh does this for cursor batches and explain). */
   full?: boolean;
@@ -116,6 +122,8 @@ function printable(value: unknown, level: number, options: RenderOptions, seen: 
   if (isDate(value)) return new Printable(formatDate(value));
   const display = (value as { [shellDisplay]?: unknown })[shellDisplay];
   if (typeof display === 'function') return new Printable(String(display.call(value)));
+  const asValue = (value as { [shellPrintable]?: unknown })[shellPrintable];
+  if (typeof asValue === 'function') return printable(asValue.call(value), level, options, seen);
   const array = Array.isArray(value);
   if (!array && !isPlainObject(value)) return value; // Map, Set, errors, class instances: util.inspect's own form
   // An object that says how it prints (inspect.custom, of either realm's Symbol.for) prints that way.
@@ -204,6 +212,8 @@ export function toRelaxedEjson(value: unknown): unknown {
   if (value !== null && typeof value === 'object') {
     const display = (value as { [shellDisplay]?: unknown })[shellDisplay];
     if (typeof display === 'function') return String(display.call(value));
+    const asValue = (value as { [shellPrintable]?: unknown })[shellPrintable];
+    if (typeof asValue === 'function') return toRelaxedEjson(asValue.call(value));
   }
   try {
     return EJSON.serialize(value, { relaxed: true });

@@ -5,12 +5,27 @@
  */
 import type { Document, Engine } from '../engine';
 import { InterruptFlag, withInterrupts, type InterruptSource, type OperationDeadline } from '../engine/interrupt';
+import type { SessionFields } from '../engine/replication/sessions';
 import type { Boundary } from './boundary';
 import type { ScriptErrors } from './errors';
+import { isSessionCommand, runSessionCommand } from './session-commands';
 
 /** Database objects as the runtime hands them out (database.ts implements this). */
 export interface DatabaseLike {
   getName(): string;
+}
+
+/**
+ * What a logical session adds to the commands sent under it (client-session.ts implements this):
+ * its lsid, and inside a transaction the txnNumber / autocommit / startTransaction fields.
+ */
+export interface CommandSession {
+  /** The command with the session's fields, before it runs (throws when the session has ended). */
+  prepare(dbName: string, command: Document): { command: Document; fields: SessionFields };
+  /** After a reply or an error: the session notes the cluster time (causal consistency). */
+  observe(): void;
+  /** A failed command's error, as the session's user should see it. */
+  explain(err: unknown, fields: SessionFields): unknown;
 }
 
 /** A cursor that `it` can continue (cursor.ts implements this). */
@@ -103,17 +118,69 @@ export class ShellRuntime {
    */
   inEngine = 0;
 
-  /** Run a command as given (already converted for the engine); engine errors become MongoServerErrors. */
+  /**
+   * Run a command as given (already converted for the engine); engine errors become
+   * MongoServerErrors. A command that carries session fields of its own (`db.runCommand({…,
+   * lsid, txnNumber, autocommit: false})`) runs in that session, as it would over the wire.
+   */
   run(dbName: string, command: Document): Document {
+    const fields = sessionFieldsOf(command);
+    return fields ? this.runInSession(dbName, withoutLsid(command), fields) : this.runPlain(dbName, command);
+  }
+
+  private runPlain(dbName: string, command: Document): Document {
     this.inEngine++;
     try {
       this.checkLimits();
-      return withInterrupts(this.limits, () => this.engine.runCommand(dbName, command));
+      return withInterrupts(this.limits, () => this.dispatch(dbName, command, undefined));
     } catch (err) {
       throw this.errors.fromHost(err);
     } finally {
       this.inEngine--;
     }
+  }
+
+  private dispatch(dbName: string, command: Document, fields: SessionFields | undefined): Document {
+    const name = Object.keys(command)[0];
+    if (isSessionCommand(name)) return runSessionCommand(this.engine, name, command);
+    return fields ? this.engine.runInSession(dbName, command, fields) : this.engine.runCommand(dbName, command);
+  }
+
+  /** A command of a logical session: the engine's session path (transactions, retryable writes). */
+  runInSession(dbName: string, command: Document, fields: SessionFields): Document {
+    this.inEngine++;
+    try {
+      this.checkLimits();
+      return withInterrupts(this.limits, () => this.dispatch(dbName, command, fields));
+    } catch (err) {
+      throw this.errors.fromHost(err);
+    } finally {
+      this.inEngine--;
+    }
+  }
+
+  /**
+   * This runtime as seen through a session (`session.getDatabase(name)`): every command carries
+   * the session's fields. The view shares everything else (the current database, the running
+   * statement's limits, printing, the cursor `it` continues) by delegating to this runtime, which
+   * the evaluating shell session keeps up to date; only the database objects are its own.
+   */
+  inSession(session: CommandSession): ShellRuntime {
+    const view = Object.create(this) as ShellRuntime;
+    Object.defineProperty(view, 'databases', { value: new Map<string, DatabaseLike>() });
+    Object.defineProperty(view, 'run', {
+      value: (dbName: string, command: Document): Document => {
+        const prepared = session.prepare(dbName, command);
+        try {
+          return this.runInSession(dbName, prepared.command, prepared.fields);
+        } catch (err) {
+          throw session.explain(err, prepared.fields);
+        } finally {
+          session.observe();
+        }
+      },
+    });
+    return view;
   }
 
   /** Any other engine call (clock moves, TTL passes), counted and with errors mapped like run(). */
@@ -148,4 +215,27 @@ export class ShellRuntime {
       throw this.errors.fromHost(err);
     }
   }
+}
+
+/** Fields that make a command part of a session, when the command carries any of its own. */
+export function sessionFieldsOf(command: Document): SessionFields | undefined {
+  if (
+    command.lsid === undefined &&
+    command.txnNumber === undefined &&
+    command.autocommit === undefined &&
+    command.startTransaction === undefined
+  )
+    return undefined;
+  const fields: SessionFields = {};
+  for (const key of ['lsid', 'txnNumber', 'autocommit', 'startTransaction'] as const)
+    if (command[key] !== undefined) fields[key] = command[key];
+  return fields;
+}
+
+/** The command without its lsid (the session fields travel beside the command, as over the wire). */
+export function withoutLsid(command: Document): Document {
+  if (command.lsid === undefined) return command;
+  const out: Document = {};
+  for (const key of Object.keys(command)) if (key !== 'lsid') out[key] = command[key];
+  return out;
 }

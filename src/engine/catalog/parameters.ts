@@ -42,6 +42,12 @@ export const PARAMETERS: Record<string, ParameterDef> = {
     startupOnly: true,
     help: 'sharding only; kept for compatibility',
   },
+  transactionLifetimeLimitSeconds: {
+    kind: 'int',
+    default: 60,
+    min: 1,
+    help: 'seconds a multi-document transaction may stay open before the server aborts it (replica-set mode)',
+  },
   ttlMonitorBackgroundOperation: {
     kind: 'bool',
     default: false,

@@ -34,7 +34,12 @@ const HANDLERS: Record<string, CommandHandler> = {
 };
 
 /** Lower-cased aliases mongod accepts (`ismaster`, `buildinfo`). */
-const ALIASES: Record<string, string> = { ismaster: 'isMaster', buildinfo: 'buildInfo', deleteIndexes: 'dropIndexes' };
+const ALIASES: Record<string, string> = {
+  ismaster: 'isMaster',
+  buildinfo: 'buildInfo',
+  deleteIndexes: 'dropIndexes',
+  dbstats: 'dbStats',
+};
 
 function commandNames(): string[] {
   return Object.keys(HANDLERS).sort();

@@ -51,10 +51,11 @@ export function engineIntrospection(engine: EngineContext, collection: string | 
       });
     },
 
-    currentOps() {
+    currentOps({ idleSessions }) {
       const now = engine.now();
       const currentOpTime = now.toISOString().replace('Z', '+00:00');
-      return engine.operations.list().map((op) => ({
+      const idle = idleSessions ? (engine.idleTransactions?.() ?? []) : [];
+      const running = engine.operations.list().map((op) => ({
         type: 'op',
         host: HOST,
         desc: op.desc,
@@ -71,6 +72,7 @@ export function engineIntrospection(engine: EngineContext, collection: string | 
         waitingForLock: false,
         lockStats: {},
       }));
+      return [...running, ...idle.map((t) => ({ type: 'idleSession', host: HOST, currentOpTime, ...t }))];
     },
   };
 }

@@ -61,6 +61,28 @@ export class SessionCatalog implements TransactionHost {
     return false;
   }
 
+  /**
+   * The open transactions, each as $currentOp shows an idle session holding one: inactive, with
+   * no opid, its lsid and transaction parameters, and when it expires.
+   */
+  idleTransactions(): Document[] {
+    const out: Document[] = [];
+    for (const s of this.sessions.values()) {
+      const txn = s.txn;
+      if (txn?.state !== 'inProgress') continue;
+      out.push({
+        desc: 'inactive transaction',
+        active: false,
+        lsid: s.lsid,
+        transaction: {
+          parameters: { txnNumber: Long.fromNumber(txn.txnNumber), autocommit: false },
+          expiryTime: new Date(txn.expiresAt),
+        },
+      });
+    }
+    return out;
+  }
+
   /** How many transactions are open (serverStatus, tests). */
   get openTransactions(): number {
     let n = 0;
@@ -89,6 +111,11 @@ export class SessionCatalog implements TransactionHost {
       if (dbName !== 'admin') fail('Unauthorized', `${name} may only be run against the admin database.`);
       if (txnNumber === undefined || fields.autocommit !== false)
         fail('InvalidOptions', `${name} needs the transaction's lsid, txnNumber and autocommit: false.`);
+      if (fields.startTransaction === true)
+        fail(
+          'OperationNotSupportedInTransaction',
+          `Cannot start a transaction with a ${name}: run the transaction's first statement with startTransaction: true.`,
+        );
     }
     if (txnNumber === undefined) return run(command);
     const session = this.sessionOf(fields.lsid);
@@ -128,6 +155,7 @@ export class SessionCatalog implements TransactionHost {
     start: boolean,
     command: Document,
   ): Document {
+    checkConcerns(name, start, command);
     if (start) {
       if (txnNumber === session.txnNumber && session.txn)
         fail(
@@ -138,6 +166,7 @@ export class SessionCatalog implements TransactionHost {
       session.txn = new Transaction(this, session.lsid, txnNumber);
     }
     const txn = session.txn;
+    txn?.expireIfDue();
     if (!txn || txnNumber !== session.txnNumber)
       fail(
         'NoSuchTransaction',
@@ -145,21 +174,19 @@ export class SessionCatalog implements TransactionHost {
         TRANSIENT,
       );
     if (name === 'commitTransaction') {
-      if (txn.state === 'aborted')
-        fail('NoSuchTransaction', `Transaction ${txnNumber} has been aborted. Start it again.`, TRANSIENT);
+      if (txn.state === 'aborted') fail('NoSuchTransaction', abortedMessage(txn), TRANSIENT);
       txn.commit();
       return { ok: 1 };
     }
     if (name === 'abortTransaction') {
       if (txn.state === 'committed') fail('TransactionCommitted', `Transaction ${txnNumber} has been committed.`);
-      if (txn.state === 'aborted') fail('NoSuchTransaction', `Transaction ${txnNumber} has been aborted.`, TRANSIENT);
+      if (txn.state === 'aborted') fail('NoSuchTransaction', abortedMessage(txn), TRANSIENT);
       txn.abort();
       return { ok: 1 };
     }
     if (txn.state === 'committed')
       fail('TransactionCommitted', `Transaction ${txnNumber} has been committed: start a new one for more work.`);
-    if (txn.state === 'aborted')
-      fail('NoSuchTransaction', `Transaction ${txnNumber} has been aborted. Start it again.`, TRANSIENT);
+    if (txn.state === 'aborted') fail('NoSuchTransaction', abortedMessage(txn), TRANSIENT);
     return txn.run(dbName, command);
   }
 
@@ -201,6 +228,51 @@ export class SessionCatalog implements TransactionHost {
     const txn = this.sessions.get(key)?.txn;
     return txn?.state === 'inProgress' && txn.ownsCursor(String(id));
   }
+}
+
+/** Every read concern level mongod parses. */
+const READ_CONCERN_LEVELS = new Set(['local', 'majority', 'linearizable', 'available', 'snapshot']);
+
+/** Read concern levels a transaction may start with. */
+const TRANSACTION_READ_CONCERNS = new Set(['local', 'majority', 'snapshot']);
+
+/**
+ * mongod's rules for concerns inside a transaction: a read concern only on the first statement (and
+ * of a level a transaction takes), a write concern only on commitTransaction / abortTransaction.
+ */
+function checkConcerns(name: string, start: boolean, command: Document): void {
+  const readConcern = command.readConcern as Document | undefined;
+  if (readConcern !== undefined) {
+    if (!start)
+      fail(
+        'InvalidOptions',
+        'Only the first command in a transaction may specify a readConcern: give it to startTransaction, or to the first statement.',
+      );
+    const level = (readConcern as Document | null)?.level;
+    if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level)))
+      fail(
+        'FailedToParse',
+        `${JSON.stringify(level)} is not a valid read concern level: use 'local', 'majority' or 'snapshot' in a transaction.`,
+      );
+    if (level !== undefined && !TRANSACTION_READ_CONCERNS.has(String(level)))
+      fail(
+        'InvalidOptions',
+        `The readConcern level must be either 'local' (default), 'majority' or 'snapshot' in order to run in a transaction, got '${String(level)}'.`,
+      );
+  }
+  if (command.writeConcern !== undefined && name !== 'commitTransaction' && name !== 'abortTransaction')
+    fail(
+      'InvalidOptions',
+      `Cannot set a writeConcern on ${name} inside a transaction: give it to commitTransaction or abortTransaction.`,
+    );
+}
+
+/** mongod's NoSuchTransaction message for an aborted transaction, with why when the server aborted it. */
+function abortedMessage(txn: Transaction): string {
+  const head = `Transaction ${txn.txnNumber} has been aborted.`;
+  if (txn.abortCause === 'expired')
+    return `${head} It stayed open longer than transactionLifetimeLimitSeconds and the server aborted it: start a new transaction, and commit sooner (or raise the limit with setParameter).`;
+  return `${head} Start it again.`;
 }
 
 function wholeNumber(v: unknown, field: string): number {

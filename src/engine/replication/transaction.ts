@@ -49,7 +49,44 @@ const ALLOWED = new Set([
   'createIndexes',
 ]);
 
+/** Commands that read documents (system.views may not be read in a transaction). */
+const READS = new Set(['find', 'aggregate', 'distinct', 'count']);
+
+/** Write batches: in a transaction they stop at their first error. */
+const BATCH_WRITES = new Set(['insert', 'update', 'delete']);
+
+/** Stages that read server state rather than the snapshot: mongod refuses them in a transaction. */
+const NOT_IN_TRANSACTION_STAGES = [
+  '$collStats',
+  '$indexStats',
+  '$currentOp',
+  '$listSessions',
+  '$listLocalSessions',
+  '$planCacheStats',
+  '$changeStream',
+  '$out',
+  '$merge',
+];
+
+function refuseStagesOutsideTransactions(pipeline: unknown): void {
+  if (!Array.isArray(pipeline)) return;
+  for (const stage of pipeline) {
+    const name = stage !== null && typeof stage === 'object' ? Object.keys(stage as Document)[0] : undefined;
+    if (name !== undefined && NOT_IN_TRANSACTION_STAGES.includes(name))
+      fail(
+        'OperationNotSupportedInTransaction',
+        `Operation not permitted in transaction :: caused by :: ${name} cannot be used in a transaction: run the aggregation outside it.`,
+      );
+  }
+}
+
+/** Commands that write documents (a capped collection refuses them in a transaction). */
+const WRITES = new Set(['insert', 'update', 'delete', 'findAndModify']);
+
 export type TransactionState = 'inProgress' | 'committed' | 'aborted';
+
+/** Why a transaction ended aborted, when the server (not the client) aborted it. */
+export type AbortCause = 'expired';
 
 export class Transaction {
   state: TransactionState = 'inProgress';
@@ -69,6 +106,15 @@ export class Transaction {
   /** The transaction's cursors under ids of the engine's cursor space (scratch ids would collide). */
   private readonly cursorIds = new Map<string, bigint>();
   private static nextCursorId = 1n << 52n;
+  /**
+   * When the transaction has lived transactionLifetimeLimitSeconds (read at its start, as mongod
+   * sets a transaction's expiry date then), on the engine's clock: a virtual clock moved past it
+   * aborts the transaction as mongod's periodic reaper does.
+   */
+  readonly expiresAt: number;
+  private readonly cancelExpiry: () => void;
+  /** Set when the server aborted the transaction on its own. */
+  abortCause: AbortCause | undefined;
 
   constructor(
     private readonly host: TransactionHost,
@@ -77,6 +123,17 @@ export class Transaction {
   ) {
     this.snapshotSeq = host.oplog.nextSeq;
     this.releaseSnapshot = host.oplog.pin(this.snapshotSeq);
+    const clock = host.main.clock;
+    this.expiresAt = clock.now() + host.main.parameters.getNumber('transactionLifetimeLimitSeconds') * 1000;
+    this.cancelExpiry = clock.setTimer(this.expiresAt, () => this.expireIfDue());
+  }
+
+  /** Abort the transaction when its lifetime is over (the timer, or a statement arriving after it). */
+  expireIfDue(): void {
+    if (this.state === 'inProgress' && this.host.main.clock.now() >= this.expiresAt) {
+      this.abort();
+      this.abortCause = 'expired';
+    }
   }
 
   /** Run one command of the transaction; a statement that fails aborts it, as on mongod. */
@@ -99,10 +156,21 @@ export class Transaction {
         `Cannot run command against the '${dbName}' database in a transaction. Use a database of your own.`,
       );
     const target = command[name];
+    if (target === 'system.views' && READS.has(name))
+      fail(
+        51071,
+        `Cannot run ${name} on ${dbName}.system.views within a transaction: read the views with listCollections outside it.`,
+      );
+    if (name === 'aggregate') refuseStagesOutsideTransactions(command.pipeline);
     if (typeof target === 'string' && target.startsWith('system.'))
       fail(
         'OperationNotSupportedInTransaction',
         `Cannot write to system collection ${dbName}.${target} within a transaction.`,
+      );
+    if (WRITES.has(name) && typeof target === 'string' && this.host.main.getCollection(dbName, target)?.isCapped)
+      fail(
+        'OperationNotSupportedInTransaction',
+        `Collection '${dbName}.${target}' is a capped collection. Writes in transactions are not allowed on capped collections: write to it outside the transaction.`,
       );
     const scratch = this.scratchFor(dbName);
     if (name === 'createIndexes' && typeof target === 'string' && this.existing.has(`${dbName}.${target}`))
@@ -112,8 +180,11 @@ export class Transaction {
       );
     if (name === 'getMore' || name === 'killCursors') return this.runOnCursors(scratch, dbName, name, command);
     let reply: Document;
+    // A write batch in a transaction stops at its first error, ordered or not (the error aborts it).
+    const statement = withoutTransactionFields(command);
+    if (BATCH_WRITES.has(name)) statement.ordered = true;
     try {
-      reply = scratch.engine.runCommand(dbName, withoutTransactionFields(command));
+      reply = scratch.engine.runCommand(dbName, statement);
     } finally {
       this.checkWrites();
     }
@@ -263,6 +334,7 @@ export class Transaction {
 
   private finish(state: TransactionState): void {
     this.state = state;
+    this.cancelExpiry();
     this.releaseSnapshot();
     this.scratch?.close();
     this.scratch = undefined;

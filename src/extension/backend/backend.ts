@@ -146,6 +146,8 @@ export interface EngineSettings {
   clock: ClockMode;
   flavor: 'mongodb' | 'cosmos';
   serverVersion: '8.0' | '7.0';
+  /** A one-member replica set of this name (a notebook's `replSet` metadata); a standalone without. */
+  replSet?: string;
 }
 
 export interface PlaygroundOptions {

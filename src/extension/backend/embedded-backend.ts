@@ -160,6 +160,7 @@ export class EmbeddedBackend implements Backend {
         clock: this.clockImpl,
         flavor: this.settings.flavor,
         serverVersion: this.settings.serverVersion,
+        ...(this.settings.replSet !== undefined ? { replSetName: this.settings.replSet } : {}),
       });
     }
     this.engine.ttl.setPassDriver((steps) => {

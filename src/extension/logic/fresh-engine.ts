@@ -19,6 +19,7 @@ export interface FreshRequest {
   flavor?: 'mongodb' | 'cosmos';
   serverVersion?: '8.0' | '7.0';
   clock?: 'virtual' | 'system';
+  replSet?: string;
 }
 
 /** The window's engine as its settings describe it. */
@@ -54,6 +55,9 @@ export function differsFromWindow(request: FreshRequest, window: WindowEngine): 
     parts.push(
       `server version ${request.serverVersion} (the window's engine is ${window.serverVersion}, ttlWorkbench.serverVersion)`,
     );
+  // The window's engine is a standalone: a replica set is always an engine of the notebook's own.
+  if (request.replSet !== undefined)
+    parts.push(`a replica set (${request.replSet}; the window's engine is a standalone)`);
   return parts.length ? parts.join(' and ') : undefined;
 }
 

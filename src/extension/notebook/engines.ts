@@ -142,6 +142,7 @@ export class NotebookEngines implements vscode.Disposable {
         clock: request.clock ?? 'virtual',
         flavor: request.flavor ?? 'mongodb',
         serverVersion: request.serverVersion ?? s.serverVersion,
+        ...(request.replSet !== undefined ? { replSet: request.replSet } : {}),
       },
       request.now ? { startMs: request.now.getTime() } : {},
     );

@@ -465,6 +465,28 @@ describe('run: a .js file prints what mongosh FILE.js prints', () => {
     assert.equal(r.stdout, '{ acknowledged: true, insertedId: 1 }\nhi\n1\n');
   });
 
+  test('a notebook whose engine metadata names a replSet runs on a replica-set engine: its transactions commit', () => {
+    const book = [
+      '// ---',
+      '// engine: {"replSet": "rs0"}',
+      '// ---',
+      '// %%',
+      'const s = db.getMongo().startSession()',
+      's.startTransaction()',
+      's.getDatabase("test").c.insertOne({ _id: 1 })',
+      's.commitTransaction()',
+      'db.c.countDocuments()',
+    ].join('\n');
+    const r = run(['run', tempFile('txn.ttlbook', book)]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\n1\n$/);
+    // The same notebook without the metadata: the standalone refuses, naming the way out.
+    const standalone = run(['run', tempFile('txn2.ttlbook', book.replace('{"replSet": "rs0"}', '{}'))]);
+    assert.notEqual(standalone.code, 0);
+    assert.match(standalone.stdout + standalone.stderr, /\(code 20, IllegalOperation\)/);
+    assert.match(standalone.stdout + standalone.stderr, /engine metadata to \{"replSet": "rs0"\}/);
+  });
+
   test('a .ttlbook notebook shows each statement value without --echo', () => {
     const r = run(['run', tempFile('book.ttlbook', '// %%\n' + source)]);
     assert.equal(r.code, 0, r.stderr);

@@ -33,6 +33,8 @@ describe('fresh engine choices', () => {
     assert.match(differsFromWindow({ isolated: false, flavor: 'cosmos' }, mongodb)!, /cosmos flavor/);
     assert.match(differsFromWindow({ isolated: false, serverVersion: '7.0' }, mongodb)!, /server version 7\.0/);
     assert.equal(differsFromWindow({ isolated: false, flavor: 'mongodb' }, mongodb), undefined);
+    // The window's engine is a standalone: a notebook asking for a replica set gets its own.
+    assert.match(differsFromWindow({ isolated: false, replSet: 'rs0' }, mongodb)!, /a replica set \(rs0/);
     const choices = freshChoices({ isolated: false, flavor: 'cosmos', now: new Date(0) }, mongodb, data);
     assert.deepEqual(
       choices.map((c) => c.target),

@@ -122,5 +122,11 @@ describe('.ttlbook engine metadata', () => {
     assert.match(error({ flavor: 'dynamo' })!, /engine\.flavor must be "mongodb" or "cosmos"/);
     assert.match(error({ isolated: 'yes' })!, /engine\.isolated must be true or false/);
     assert.match(error('isolated')!, /must be an object/);
+    assert.match(error({ replSet: 'rs 0' })!, /engine\.replSet must be a replica set name/);
+    assert.match(error({ replSet: 1 })!, /engine\.replSet must be a replica set name/);
+  });
+
+  test('replSet asks for a one-member replica set of that name', () => {
+    assert.deepEqual(engineRequestOf({ engine: { replSet: 'rs0' } }), { isolated: false, replSet: 'rs0' });
   });
 });

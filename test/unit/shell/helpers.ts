@@ -28,8 +28,13 @@ export interface Harness {
   failure(source: string): StatementResult;
 }
 
-export function harness(options: { clock?: Clock; timeoutMs?: number; dbName?: string } = {}): Harness {
-  const engine = new Engine({ clock: options.clock ?? new VirtualClock(START) });
+export function harness(
+  options: { clock?: Clock; timeoutMs?: number; dbName?: string; replSetName?: string } = {},
+): Harness {
+  const engine = new Engine({
+    clock: options.clock ?? new VirtualClock(START),
+    ...(options.replSetName !== undefined ? { replSetName: options.replSetName } : {}),
+  });
   const session = new ShellSession({ engine, timeoutMs: options.timeoutMs, dbName: options.dbName });
   const run = (source: string, opts?: { filename?: string; lineOffset?: number }) => session.evaluate(source, opts);
   const last = (source: string): StatementResult => {

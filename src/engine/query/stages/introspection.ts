@@ -177,7 +177,9 @@ export const parseCurrentOp: StageParser = (spec, env, name) => {
   const intro = introspectionOf(env, name);
   if (intro.collection !== undefined || dbOf(env) !== 'admin')
     fail(73, "$currentOp must be run against the 'admin' database with {aggregate: 1}");
-  return () => intro.currentOps();
+  // mongod lists idle sessions (open transactions between statements) unless told not to.
+  const idleSessions = spec.idleSessions !== false;
+  return () => intro.currentOps({ idleSessions });
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -69,8 +69,8 @@ export interface PipelineIntrospection {
   collectionStats(db: string, coll: string): CollectionStatsInfo | undefined;
   /** One document per index of db.coll (none when it does not exist), in catalog order. */
   indexStats(db: string, coll: string): Document[];
-  /** The operations in progress, in $currentOp's shape. */
-  currentOps(): Document[];
+  /** The operations in progress, in $currentOp's shape; with idleSessions, the open transactions between statements too. */
+  currentOps(options: { idleSessions: boolean }): Document[];
 }
 
 /** What $out and $merge need to know of a target collection. */

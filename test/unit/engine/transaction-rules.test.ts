@@ -1,0 +1,153 @@
+/**
+ * mongod's rules for what a transaction's commands may carry and touch: commitTransaction /
+ * abortTransaction never start one, read concerns only on the first statement and of the levels a
+ * transaction takes, write concerns only on commit / abort, no writes to capped collections.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Long, UUID } from 'bson';
+import { Engine, EngineError, VirtualClock } from '../../../src/engine';
+import type { Document } from '../../../src/engine';
+
+function setup() {
+  const engine = new Engine({ clock: new VirtualClock(Date.parse('2026-01-01T00:00:00Z')), replSetName: 'rs0' });
+  const lsid = { id: new UUID() };
+  const txn = (dbName: string, command: Document, txnNumber: number, start = false): Document =>
+    engine.runInSession(dbName, command, {
+      lsid,
+      txnNumber: Long.fromNumber(txnNumber),
+      autocommit: false,
+      ...(start ? { startTransaction: true } : {}),
+    });
+  return { engine, txn };
+}
+
+function codeOf(fn: () => unknown): number {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof EngineError, String(err));
+    return err.code;
+  }
+  assert.fail('expected an EngineError');
+}
+
+describe('transaction rules', () => {
+  for (const name of ['commitTransaction', 'abortTransaction']) {
+    it(`${name} cannot start a transaction: OperationNotSupportedInTransaction (263), and none is started`, () => {
+      const { txn } = setup();
+      assert.equal(
+        codeOf(() => txn('admin', { [name]: 1 }, 0, true)),
+        263,
+      );
+      assert.equal(
+        codeOf(() => txn('admin', { abortTransaction: 1 }, 0)),
+        251,
+      );
+    });
+  }
+
+  it('a read concern on a statement after the first is InvalidOptions (72)', () => {
+    const { txn } = setup();
+    txn('app', { find: 'c', readConcern: { level: 'snapshot' } }, 0, true);
+    assert.equal(
+      codeOf(() => txn('app', { find: 'c', readConcern: { level: 'snapshot' } }, 0)),
+      72,
+    );
+  });
+
+  it('a transaction starts only with read concern local, majority or snapshot; an unknown level is FailedToParse (9)', () => {
+    const { txn } = setup();
+    for (const [n, level] of ['local', 'majority', 'snapshot'].entries()) {
+      assert.equal(txn('app', { find: 'c', readConcern: { level } }, n, true).ok, 1);
+    }
+    assert.equal(
+      codeOf(() => txn('app', { find: 'c', readConcern: { level: 'linearizable' } }, 10, true)),
+      72,
+    );
+    assert.equal(
+      codeOf(() => txn('app', { find: 'c', readConcern: { level: 'available' } }, 11, true)),
+      72,
+    );
+    assert.equal(
+      codeOf(() => txn('app', { find: 'c', readConcern: { level: 'bad' } }, 12, true)),
+      9,
+    );
+  });
+
+  it('a write concern on a statement is InvalidOptions (72); commitTransaction takes one', () => {
+    const { txn } = setup();
+    assert.equal(
+      codeOf(() => txn('app', { insert: 'c', documents: [{}], writeConcern: { w: 1 } }, 0, true)),
+      72,
+    );
+    txn('app', { insert: 'c', documents: [{ _id: 1 }] }, 1, true);
+    assert.equal(txn('admin', { commitTransaction: 1, writeConcern: { w: 'majority' } }, 1).ok, 1);
+  });
+
+  it('writes to a capped collection in a transaction are OperationNotSupportedInTransaction (263); reads work', () => {
+    const { engine, txn } = setup();
+    engine.runCommand('app', { create: 'log', capped: true, size: 4096 });
+    engine.runCommand('app', { insert: 'log', documents: [{ _id: 1 }] });
+    assert.equal(
+      codeOf(() => txn('app', { insert: 'log', documents: [{ _id: 2 }] }, 0, true)),
+      263,
+    );
+    const reply = txn('app', { find: 'log' }, 1, true);
+    assert.equal(((reply.cursor as Document).firstBatch as Document[]).length, 1);
+    assert.equal(
+      codeOf(() => txn('app', { update: 'log', updates: [{ q: {}, u: { $set: { a: 1 } } }] }, 1)),
+      263,
+    );
+  });
+
+  it('an unordered write batch in a transaction stops at its first error, and the error aborts the transaction', () => {
+    const { txn } = setup();
+    txn('app', { insert: 'c', documents: [{ _id: 1 }] }, 0, true);
+    const reply = txn(
+      'app',
+      { insert: 'c', ordered: false, documents: [{ _id: 2 }, { _id: 1 }, { _id: 1 }, { _id: 3 }] },
+      0,
+    );
+    assert.equal(reply.n, 1);
+    assert.equal((reply.writeErrors as Document[]).length, 1);
+    assert.equal((reply.writeErrors as Document[])[0].index, 1);
+    assert.equal(
+      codeOf(() => txn('admin', { commitTransaction: 1 }, 0)),
+      251,
+    );
+  });
+
+  for (const stage of ['$indexStats', '$collStats', '$out', '$merge']) {
+    it(`${stage} in a transaction's aggregation is OperationNotSupportedInTransaction (263)`, () => {
+      const { engine, txn } = setup();
+      engine.runCommand('app', { insert: 'c', documents: [{ _id: 1 }] });
+      const spec =
+        stage === '$out'
+          ? 'other'
+          : stage === '$merge'
+            ? { into: 'other' }
+            : stage === '$collStats'
+              ? { count: {} }
+              : {};
+      assert.equal(
+        codeOf(() => txn('app', { aggregate: 'c', pipeline: [{ [stage]: spec }], cursor: {} }, 0, true)),
+        263,
+      );
+    });
+  }
+
+  it('reading system.views in a transaction is refused with 51071', () => {
+    const { engine, txn } = setup();
+    engine.runCommand('app', { create: 'v', viewOn: 'c', pipeline: [] });
+    assert.equal(
+      codeOf(() => txn('app', { find: 'system.views', filter: {} }, 0, true)),
+      51071,
+    );
+  });
+
+  it('dbstats is an alias of dbStats, as on mongod', () => {
+    const { engine } = setup();
+    assert.equal(engine.runCommand('app', { dbstats: 1 }).ok, 1);
+  });
+});
