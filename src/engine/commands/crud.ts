@@ -491,7 +491,7 @@ function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
   const parts = key.split('.');
   for (const doc of docs) {
     checkForInterrupt();
-    const k = fieldKeys(doc, key, parts);
+    const k = fieldKeys(doc, key, parts, false);
     if (k.missing) continue;
     for (const v of k.values) if (v !== undefined) all.push(v);
   }

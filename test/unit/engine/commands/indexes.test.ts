@@ -911,6 +911,43 @@ describe('multikey and compound indexes', () => {
     assert.deepEqual(ids(find(engine, { a: 1, tags: 'y' })), [1]);
   });
 
+  it('a compound index over fields of the same array (a.b, a.c) is no parallel array, and finds matches made by different elements', () => {
+    const engine = setup();
+    createIndexes(engine, [{ key: { 'a.b': 1, 'a.c': 1 }, name: 'a.b_1_a.c_1' }]);
+    assert.equal(
+      insert(engine, [
+        {
+          _id: 1,
+          a: [
+            { b: 3, c: 6 },
+            { b: 1, c: 1 },
+          ],
+        },
+      ]).n,
+      1,
+    );
+    assert.equal(ixscan(engine, { 'a.b': { $gt: 2 }, 'a.c': { $lt: 4 } })?.indexName, 'a.b_1_a.c_1');
+    // b > 2 holds in the first element, c < 4 in the second: a match without $elemMatch.
+    assert.deepEqual(ids(find(engine, { 'a.b': { $gt: 2 }, 'a.c': { $lt: 4 } })), [1]);
+    assert.deepEqual(ids(find(engine, { 'a.b': 3, 'a.c': 1 })), [1]);
+    assert.equal(engine.runCommand(DB, { count: 'c', query: { 'a.b': 3, 'a.c': 6 } }).n, 1);
+  });
+
+  it("an index scan for {'a.b': null} finds an array whose element lacks b", () => {
+    const engine = setup([
+      { _id: 1, a: [{ b: 5 }] },
+      { _id: 2, a: [{}] },
+      { _id: 4, a: [{}, { b: 5 }] },
+      { _id: 5, a: [5, { b: 5 }] },
+    ]);
+    createIndexes(engine, [{ key: { 'a.b': 1 }, name: 'a.b_1' }]);
+    assert.ok(ixscan(engine, { 'a.b': { $in: [null] } }));
+    assert.deepEqual(ids(find(engine, { 'a.b': { $in: [null] } })).sort(), [2, 4]);
+    assert.deepEqual(ids(find(engine, { 'a.b': null })).sort(), [2, 4]);
+    // distinct reads values, not index keys: the element without b adds no null.
+    assert.deepEqual(engine.runCommand(DB, { distinct: 'c', key: 'a.b', query: { _id: 4 } }).values, [5]);
+  });
+
   it('parallel arrays: inserting a document with two array fields of a compound index → 171 CannotIndexParallelArrays', () => {
     const engine = setup();
     createIndexes(engine, [{ key: { a: 1, b: 1 }, name: 'a_1_b_1' }]);
