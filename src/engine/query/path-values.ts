@@ -122,7 +122,9 @@ export function compilePath(path: string, pred: ValuePredicate, traverseLeafArra
         // A positional component that ends the path names the element as it is (no expansion).
         if (last) {
           if (pred(el)) return true;
-        } else if (Array.isArray(el) && walk(el, j + 1)) {
+        } else if (Array.isArray(el) && walkArray(el, j + 1)) {
+          // An array entered by position fans out over the rest of the path like any other:
+          // 'a.0.b' reaches b in {a: [[{b: 1}]]}.
           return true;
         }
       }
@@ -175,12 +177,14 @@ export function compilePathPosition(
       const el = arr[k];
       const at = outer >= 0 ? outer : k;
       let r = -2;
+      // Only implicit traversal of an array records a position: an element named by its index
+      // ("a.0") leaves the positional $ nothing to use, as in mongod.
       if (isPlainObject(el)) {
         r = walk(el, j, at);
-        if (r === -2 && k === pos) r = last ? (pred(el) ? at : -2) : walk(el, j + 1, at);
+        if (r === -2 && k === pos) r = last ? (pred(el) ? outer : -2) : walk(el, j + 1, outer);
       } else if (k === pos) {
-        if (last) r = pred(el) ? at : -2;
-        else if (Array.isArray(el)) r = walk(el, j + 1, at);
+        if (last) r = pred(el) ? outer : -2;
+        else if (Array.isArray(el)) r = walkArray(el, j + 1, outer);
       }
       if (r !== -2) return r;
     }

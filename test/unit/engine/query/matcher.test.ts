@@ -462,6 +462,14 @@ describe('matcher: dotted paths', () => {
     assert.equal(matches({ 'a.0': [1, 2] }, { a: [[1, 2]] }), true);
   });
 
+  test('a nested array entered by position fans out over the rest of the path', () => {
+    assert.equal(matches({ 'a.0.b': { $exists: true } }, { a: [[{ b: 1 }]] }), true);
+    assert.equal(matches({ 'a.b': { $exists: true } }, { a: [[{ b: 1 }]] }), false, 'no implicit nested fan-out');
+    assert.equal(matches({ 'a.0.b': { $exists: false } }, { a: [[], [{ b: 1 }]] }), true);
+    assert.equal(matches({ 'a.1.0.b': 1 }, { a: [[], [{ b: 1 }]] }), true);
+    assert.equal(matches({ 'a.0.0.0': { $exists: true } }, { a: [[[1]]] }), true);
+  });
+
   test('a path through a scalar reaches nothing', () => {
     assert.equal(matches({ 'a.b': { $exists: true } }, { a: 'str' }), false);
     assert.equal(matches({ 'a.length': 3 }, { a: 'abc' }), false);
