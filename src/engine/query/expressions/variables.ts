@@ -12,6 +12,9 @@ import {
 } from './core';
 
 const parseLet: OperatorParser = (arg, name) => {
+  // Names first, as mongod reads them: {'a.b': 1} is a bad variable name (16868), not a bad field path.
+  const given = (arg as Document | undefined)?.vars;
+  if (isPlainObject(given)) Object.keys(given).forEach(validateUserVariableName);
   const f = namedArgs(
     requireObjectArg(arg, 16874, `${name} only supports an object as its argument`),
     ['vars', 'in'],
