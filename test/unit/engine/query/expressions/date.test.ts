@@ -192,6 +192,16 @@ describe('$dateFromString', () => {
     expectError(() => ev({ $dateFromString: { dateString: 5 } }), 241);
   });
 
+  test('$dateFromString: a null input answers onNull before a null timezone or format; a non-string input answers onError before them', () => {
+    assert.equal(ev({ $dateFromString: { dateString: null, timezone: null, onNull: 'none' } }), 'none');
+    assert.equal(ev({ $dateFromString: { dateString: '$nope', format: null, onNull: 'none' } }), 'none');
+    assert.equal(ev({ $dateFromString: { dateString: 5, format: null, onError: 'bad' } }), 'bad');
+    assert.equal(ev({ $dateFromString: { dateString: 5, timezone: '$nope', onError: 'bad' } }), 'bad');
+    // A string input with a null timezone or format is null, even when it would not parse.
+    assert.equal(ev({ $dateFromString: { dateString: 'not a date', format: null, onError: 'bad' } }), null);
+    assert.equal(ev({ $dateFromString: { dateString: 'not a date', timezone: null, onError: 'bad' } }), null);
+  });
+
   test('errors: 40540, 40541, 40542, 40684, 18536 for an invalid format directive', () => {
     expectError(() => ev({ $dateFromString: 'x' }), 40540);
     expectError(() => ev({ $dateFromString: { dateString: 'x', y: 1 } }), 40541);
