@@ -188,6 +188,20 @@ describe('index names (rule 2.1)', () => {
     assert.deepEqual(indexNames(engine), ['_id_']);
   });
 
+  it('a name with a NUL byte is refused: 67 CannotCreateIndex', () => {
+    const engine = setup();
+    expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: 'foo\0bar' }]), 67);
+    assert.deepEqual(indexNames(engine), ['_id_']);
+  });
+
+  it('an index version other than 1 or 2 (v: 0, v: 3) is refused: 67 CannotCreateIndex', () => {
+    const engine = setup();
+    expectError(() => createIndexes(engine, [{ key: { d: 1 }, name: 'd_1', v: 0 }]), 67);
+    expectError(() => createIndexes(engine, [{ key: { d: 1 }, name: 'd_1', v: 3 }]), 67);
+    createIndexes(engine, [{ key: { d: 1 }, name: 'd_1', v: 1 }]);
+    assert.deepEqual(indexNames(engine), ['_id_', 'd_1']);
+  });
+
   it('the name "_id_" is reserved for the {_id: 1} index: 2 BadValue', () => {
     const engine = setup();
     expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: '_id_' }]), 2);

@@ -101,6 +101,16 @@ describe('key patterns', () => {
     }
   });
 
+  test("'$'-prefixed key fields are refused with 67, except DBRef fields past the first component ('a.$id')", () => {
+    for (const key of [{ $a: 1 }, { 'a.$b': 1 }, { $db: 1 }])
+      assert.throws(
+        () => parseKeyPattern(key),
+        (e: EngineError) => e.code === 67,
+        JSON.stringify(key),
+      );
+    for (const key of [{ 'a.$id': 1 }, { 'a.$ref': 1 }, { 'a.$db': 1 }, { a$ap: 1 }]) parseKeyPattern(key);
+  });
+
   test('wildcard and special plugins are recognized', () => {
     assert.equal(parseKeyPattern({ '$**': 1 }).plugin, 'wildcard');
     assert.equal(parseKeyPattern({ loc: '2dsphere' }).plugin, '2dsphere');
