@@ -42,5 +42,7 @@ const parseLet: OperatorParser = (arg, name) => {
 
 export const VARIABLE_OPERATORS: Readonly<Record<string, OperatorParser>> = {
   $literal: (arg) => constant(arg),
+  // mongod's own name for a constant (what explain prints for one); it still parses it as $literal.
+  $const: (arg) => constant(arg),
   $let: parseLet,
 };

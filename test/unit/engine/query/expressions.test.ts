@@ -108,6 +108,11 @@ describe('literals, objects and arrays', () => {
     assert.deepEqual(ev({ $literal: { $add: [1, 2] } }), { $add: [1, 2] });
   });
 
+  test("$const is mongod's other name for $literal", () => {
+    assert.equal(ev({ $const: '$a' }, { a: 1 }), '$a');
+    assert.deepEqual(ev({ $const: { $add: [1, 2] } }), { $add: [1, 2] });
+  });
+
   test('object expressions evaluate each field and drop missing ones', () => {
     assert.deepEqual(ev({ x: '$a', y: { z: '$b' }, m: '$nope' }, { a: 1, b: 2 }), { x: 1, y: { z: 2 } });
   });

@@ -888,6 +888,24 @@ describe('matcher: parse errors', () => {
     assertError({ a: { $elemMatch: { b: { $regex: '[' } } } }, 51091);
   });
 
+  test('$elemMatch with a DBRef-shaped document ({$ref, $id}) matches those fields, not operators', () => {
+    const doc = {
+      links: [
+        { $ref: 'a', $id: 1 },
+        { $ref: 'b', $id: 2 },
+      ],
+    };
+    assert.equal(matches({ links: { $elemMatch: { $ref: 'b', $id: 2 } } }, doc), true);
+    assert.equal(matches({ links: { $elemMatch: { $ref: 'a', $id: 2 } } }, doc), false);
+  });
+
+  test('$expr under $elemMatch is refused (2): it can only be applied to the top-level document', () => {
+    assertError({ a: { $elemMatch: { $expr: { $eq: ['$foo', '$bar'] } } } }, 2, /top-level document/);
+    assertError({ a: { $elemMatch: { $or: [{ $expr: true }, { b: 1 }] } } }, 2);
+    // At the top level and inside $or it is fine, and the filter after a refusal still compiles.
+    assert.equal(matches({ $or: [{ $expr: { $eq: ['$foo', '$bar'] } }, { b: 1 }] }, { foo: 1, bar: 1 }), true);
+  });
+
   test('$expr evaluates aggregation expressions against the document', () => {
     const pred = compileFilter({ $expr: { $gt: ['$spent', '$budget'] } });
     assert.equal(pred({ spent: 10, budget: 5 }), true);
