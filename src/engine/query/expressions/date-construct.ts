@@ -91,8 +91,10 @@ const parseDateToParts: OperatorParser = (arg, name) => {
     const d = date(root, vars);
     const zone = zoneFn ? zoneFn(root, vars) : undefined;
     const iso = isoFn ? isoFn(root, vars) : false;
+    // The flag is checked before a null date or timezone can answer null, as mongod does.
+    if (!isNullish(iso) && typeof iso !== 'boolean')
+      fail(40521, `iso8601 must evaluate to a bool, found ${typeName(iso)}`);
     if (isNullish(d) || (zoneFn && isNullish(zone)) || (isoFn && isNullish(iso))) return null;
-    if (typeof iso !== 'boolean') fail(40521, `iso8601 must evaluate to a bool, found ${typeName(iso)}`);
     const p = dateParts(dateMillis(d), timeZoneOf(zone)!);
     const out: Document = {};
     if (iso) {

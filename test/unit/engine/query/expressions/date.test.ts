@@ -138,6 +138,12 @@ describe('$dateFromParts and $dateToParts', () => {
     expectError(() => ev({ $dateFromParts: { year: 2024, month: 40000 } }), 31034);
   });
 
+  test('$dateToParts: an iso8601 that is not a bool is 40521 even when the date or timezone is null', () => {
+    expectError(() => ev({ $dateToParts: { date: '$nope', timezone: '$tz', iso8601: 5 } }), 40521);
+    expectError(() => ev({ $dateToParts: { date: d('2024-01-01T00:00:00Z'), iso8601: 'yes' } }), 40521);
+    assert.equal(ev({ $dateToParts: { date: '$nope', iso8601: true } }), null);
+  });
+
   test('$dateToParts answers int parts in the timezone, ISO parts with iso8601', () => {
     const parts = ev({ $dateToParts: { date: d('2024-01-01T02:30:00.250Z'), timezone: 'America/New_York' } }) as Record<
       string,
