@@ -91,11 +91,12 @@ const parseDateToParts: OperatorParser = (arg, name) => {
     const d = date(root, vars);
     const zone = zoneFn ? zoneFn(root, vars) : undefined;
     const iso = isoFn ? isoFn(root, vars) : false;
-    // The flag is checked before a null date or timezone can answer null, as mongod does.
+    // The flag and the timezone are checked before a null date can answer null, as mongod does.
     if (!isNullish(iso) && typeof iso !== 'boolean')
       fail(40521, `iso8601 must evaluate to a bool, found ${typeName(iso)}`);
-    if (isNullish(d) || (zoneFn && isNullish(zone)) || (isoFn && isNullish(iso))) return null;
-    const p = dateParts(dateMillis(d), timeZoneOf(zone)!);
+    const tz = zoneFn && isNullish(zone) ? undefined : timeZoneOf(zone);
+    if (isNullish(d) || !tz || (isoFn && isNullish(iso))) return null;
+    const p = dateParts(dateMillis(d), tz);
     const out: Document = {};
     if (iso) {
       const w = isoWeek(p);

@@ -138,10 +138,13 @@ describe('$dateFromParts and $dateToParts', () => {
     expectError(() => ev({ $dateFromParts: { year: 2024, month: 40000 } }), 31034);
   });
 
-  test('$dateToParts: an iso8601 that is not a bool is 40521 even when the date or timezone is null', () => {
+  test('$dateToParts: an iso8601 that is not a bool (40521) and a bad timezone are refused even when the date is null', () => {
     expectError(() => ev({ $dateToParts: { date: '$nope', timezone: '$tz', iso8601: 5 } }), 40521);
     expectError(() => ev({ $dateToParts: { date: d('2024-01-01T00:00:00Z'), iso8601: 'yes' } }), 40521);
     assert.equal(ev({ $dateToParts: { date: '$nope', iso8601: true } }), null);
+    // So is the timezone: not a string 40517, unknown 40485.
+    expectError(() => ev({ $dateToParts: { date: '$nope', timezone: 5 } }), 40517);
+    expectError(() => ev({ $dateToParts: { date: '$nope', timezone: 'DoesNot/Exist' } }), 40485);
   });
 
   test('$dateToParts answers int parts in the timezone, ISO parts with iso8601', () => {
