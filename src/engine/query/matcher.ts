@@ -27,7 +27,7 @@ import {
   type Document,
 } from '../values/types';
 import { compileExpression, isTruthy, type Vars } from './expressions';
-import { compilePath, compilePathPosition, MISSING, type ValuePredicate } from './path-values';
+import { asDocument, compilePath, compilePathPosition, MISSING, type ValuePredicate } from './path-values';
 import { compileRegex, type StringTest } from './regex/compile';
 import { compileJsonSchema } from '../validation/json-schema';
 
@@ -834,7 +834,8 @@ function elemMatchIndex(arg: unknown): (array: unknown[]) => number {
   return (v) => {
     for (let i = 0; i < v.length; i++) {
       const el = v[i];
-      if ((Array.isArray(el) || isPlainObject(el)) && sub(el)) return i;
+      const doc = Array.isArray(el) ? el : asDocument(el);
+      if (doc && sub(doc)) return i;
     }
     return -1;
   };

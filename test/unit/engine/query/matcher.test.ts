@@ -1,6 +1,18 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Binary, BSONRegExp, BSONSymbol, Decimal128, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
+import {
+  Binary,
+  BSONRegExp,
+  BSONSymbol,
+  DBRef,
+  Decimal128,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+} from 'bson';
 import { EngineError } from '../../../../src/engine/errors';
 import { compileFilter, isMatchAll } from '../../../../src/engine/query/matcher';
 import type { Document } from '../../../../src/engine/values/types';
@@ -897,6 +909,16 @@ describe('matcher: parse errors', () => {
     };
     assert.equal(matches({ links: { $elemMatch: { $ref: 'b', $id: 2 } } }, doc), true);
     assert.equal(matches({ links: { $elemMatch: { $ref: 'a', $id: 2 } } }, doc), false);
+  });
+
+  test('a stored DBRef is read as its document: paths reach $ref, $id and $db, and $elemMatch matches them', () => {
+    const id = new ObjectId('65a000000000000000000001');
+    const doc = { link: new DBRef('a', id, 'other'), links: [new DBRef('b', id)] };
+    assert.equal(matches({ 'link.$ref': 'a' }, doc), true);
+    assert.equal(matches({ 'link.$db': 'other' }, doc), true);
+    assert.equal(matches({ 'links.$id': id }, doc), true);
+    assert.equal(matches({ links: { $elemMatch: { $ref: 'b', $id: id } } }, doc), true);
+    assert.equal(matches({ links: { $elemMatch: { $ref: 'a', $id: id } } }, doc), false);
   });
 
   test('$expr under $elemMatch is refused (2): it can only be applied to the top-level document', () => {
