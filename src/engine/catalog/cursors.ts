@@ -104,8 +104,11 @@ export class CursorStore {
    * QueryPlanKilled (175), as mongod's does, instead of CursorNotFound.
    */
   killNamespace(prefix: string, reason = 'collection dropped'): void {
+    // A collection's namespace ("db.c") kills its own cursors only, not those of "db.c.sub"; a
+    // database name (which has no dot) kills every cursor under it.
+    const isCollection = prefix.includes('.');
     for (const [key, cursor] of this.open) {
-      if (cursor.ns !== prefix && !cursor.ns.startsWith(`${prefix}.`)) continue;
+      if (cursor.ns !== prefix && (isCollection || !cursor.ns.startsWith(`${prefix}.`))) continue;
       this.open.delete(key);
       this.killedBy.set(key, reason);
       // Remembered for a while only: the oldest reasons go first.

@@ -592,6 +592,20 @@ describe('find', () => {
     expectError(() => run(engine, { getMore: id, collection: 'c' }), 175, /collection renamed/);
   });
 
+  it('dropping a collection leaves the cursors of a collection named under it (c.sub) open', () => {
+    const engine = seeded(
+      Array.from({ length: 5 }, (_, i) => ({ _id: i })),
+      'c.sub',
+    );
+    run(engine, { insert: 'c', documents: [{ _id: 1 }] });
+    const id = cursorId(run(engine, { find: 'c.sub', filter: {}, batchSize: 2 }));
+    run(engine, { drop: 'c' });
+    assert.equal(
+      ((run(engine, { getMore: id, collection: 'c.sub' }).cursor as Document).nextBatch as Document[]).length,
+      3,
+    );
+  });
+
   it('getMore with an unknown id → 43 CursorNotFound', () => {
     const engine = seeded([{ _id: 1 }]);
     expectError(() => run(engine, { getMore: Long.fromNumber(424242), collection: 'c' }), 43);
