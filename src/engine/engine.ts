@@ -460,7 +460,7 @@ export class Engine implements EngineContext {
     if (this.getCollection(toDb, to))
       fail('NamespaceExists', `target namespace exists: ${toDb}.${to}. Pass dropTarget: true to replace it.`);
     this.databases.get(fromDb)!.collections.delete(from);
-    this.cursors.killNamespace(`${fromDb}.${from}`);
+    this.cursors.killNamespace(`${fromDb}.${from}`, 'collection renamed');
     const target = this.databaseFor(toDb);
     coll.rehome({ dbName: toDb, onDocuments: this.onDocuments }, to);
     target.collections.set(to, coll);

@@ -21,6 +21,7 @@ export const ErrorCode = {
   PathNotViable: 28,
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
+  QueryPlanKilled: 175,
   NamespaceExists: 48,
   DatabaseDifferCase: 13297,
   MaxTimeMSExpired: 50,

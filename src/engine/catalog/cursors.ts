@@ -46,8 +46,12 @@ export function takeBatch(
   return batch;
 }
 
+const MAX_KILLED_REMEMBERED = 1000;
+
 export class CursorStore {
   private readonly open = new Map<string, OpenCursor>();
+  /** Why a cursor killed with its namespace died, until its next getMore asks. */
+  private readonly killedBy = new Map<string, string>();
   private nextId = 1n;
 
   /** Reply `cursor` field for a new result set: first batch, and an id when more remains. */
@@ -62,6 +66,11 @@ export class CursorStore {
   getMore(id: unknown, ns: string, batchSize: number | undefined): Document {
     const key = cursorKey(id);
     const cursor = this.open.get(key);
+    const killedBy = this.killedBy.get(key);
+    if (!cursor && killedBy !== undefined) {
+      this.killedBy.delete(key);
+      fail('QueryPlanKilled', `${killedBy}: the cursor's collection is gone. Run the query again.`);
+    }
     if (!cursor)
       fail(
         'CursorNotFound',
@@ -90,10 +99,21 @@ export class CursorStore {
     return { killed, notFound };
   }
 
-  /** Cursors of a dropped namespace die with it. */
-  killNamespace(prefix: string): void {
-    for (const [key, cursor] of this.open)
-      if (cursor.ns === prefix || cursor.ns.startsWith(`${prefix}.`)) this.open.delete(key);
+  /**
+   * Cursors of a dropped (or renamed) namespace die with it; their next getMore says why with
+   * QueryPlanKilled (175), as mongod's does, instead of CursorNotFound.
+   */
+  killNamespace(prefix: string, reason = 'collection dropped'): void {
+    // A collection's namespace ("db.c") kills its own cursors only, not those of "db.c.sub"; a
+    // database name (which has no dot) kills every cursor under it.
+    const isCollection = prefix.includes('.');
+    for (const [key, cursor] of this.open) {
+      if (cursor.ns !== prefix && (isCollection || !cursor.ns.startsWith(`${prefix}.`))) continue;
+      this.open.delete(key);
+      this.killedBy.set(key, reason);
+      // Remembered for a while only: the oldest reasons go first.
+      if (this.killedBy.size > MAX_KILLED_REMEMBERED) this.killedBy.delete(this.killedBy.keys().next().value!);
+    }
   }
 
   get count(): number {

@@ -170,8 +170,8 @@ function drop({ engine, dbName }: CommandContext, cmd: Document): Document {
 }
 
 function dropDatabase({ engine, dbName }: CommandContext): Document {
-  engine.dropDatabase(dbName);
-  return { dropped: dbName, ok: 1 };
+  // mongod names the database it dropped; a database that did not exist gets a bare ok.
+  return engine.dropDatabase(dbName) ? { dropped: dbName, ok: 1 } : { ok: 1 };
 }
 
 function splitNs(ns: unknown, field: string): [string, string] {

@@ -3,10 +3,10 @@
  * distinct, aggregate. Writes report per-statement `writeErrors` like mongod; `ordered: true` stops
  * at the first error, `ordered: false` goes on.
  */
-import { Long } from 'bson';
+import { calculateObjectSize, Long } from 'bson';
 import type { Collection } from '../catalog/collection';
 import { DEFAULT_FIRST_BATCH, takeBatch } from '../catalog/cursors';
-import { checkUpdatedSize, prepareForInsert } from '../catalog/document-rules';
+import { checkUpdatedSize, MAX_BSON_OBJECT_SIZE, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import { checkTimeseriesDocument, insertDocument } from './document-writes';
 import { rejectUnknownFields } from './known-fields';
@@ -68,8 +68,7 @@ function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'insert');
   rejectUnknownFields(cmd, 'insert', true);
   const documents = requireArray(cmd, 'documents');
-  if (documents.length > 100000)
-    fail('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${documents.length} operations.`);
+  checkBatchSize(documents);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   refuseView(engine, dbName, name);
   let collection: Collection;
@@ -264,6 +263,12 @@ export function runUpdate(
     if (compiled) doc = compiled.apply(seed, { now, isInsert: true }).doc;
     else if (pipeline) doc = pipeline(seed).doc;
     else doc = applyReplacement(seed, replacement as Document);
+    // mongod measures the document an upsert makes before inserting it: 17420, not the insert's 2.
+    if (calculateObjectSize(doc) > MAX_BSON_OBJECT_SIZE)
+      fail(
+        17420,
+        `Document to upsert is larger than ${MAX_BSON_OBJECT_SIZE}: make the update produce a smaller document.`,
+      );
     const record = insertDocument(engine, coll, doc);
     return { matched: 0, modified: 0, upsertedId: record.doc._id, after: record.doc };
   }
@@ -292,11 +297,25 @@ export function runUpdate(
   return { matched: records.length, modified, before, after };
 }
 
+/** mongod's write batch limit, for insert, update and delete alike. */
+function checkBatchSize(statements: unknown[]): void {
+  if (statements.length > 100000)
+    fail('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${statements.length} operations.`);
+}
+
+/** A hint names an index by name or key pattern; anything else fails the whole command when parsed (9). */
+function checkHintType(hint: unknown): void {
+  if (hint !== undefined && typeof hint !== 'string' && !isPlainObject(hint))
+    fail('FailedToParse', 'hint must be either a string or nested object: name the index or give its key pattern.');
+}
+
 function update({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'update');
   rejectUnknownFields(cmd, 'update', true);
   const statements = requireArray(cmd, 'updates');
+  checkBatchSize(statements);
   for (const s of statements) if (isPlainObject(s)) rejectUnknownFields(s, 'update.updates', false);
+  for (const s of statements) if (isPlainObject(s)) checkHintType(s.hint);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   refuseView(engine, dbName, name);
   const writeErrors: WriteError[] = [];
@@ -362,6 +381,8 @@ function del({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'delete');
   rejectUnknownFields(cmd, 'delete', true);
   const statements = requireArray(cmd, 'deletes');
+  checkBatchSize(statements);
+  for (const s of statements) if (isPlainObject(s)) checkHintType(s.hint);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   refuseView(engine, dbName, name);
   // The statements are parsed before any runs: a malformed one fails the whole command.
@@ -482,6 +503,7 @@ function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
   const key = cmd.key;
   if (typeof key !== 'string' || key.length === 0)
     fail('TypeMismatch', 'distinct needs a field name: {distinct: "c", key: "field"}.');
+  if (key.includes('\0')) fail(31032, `Key field cannot contain an embedded null byte: remove it from '${key}'.`);
   const coll = engine.getCollection(dbName, name);
   if (!coll) return { values: [], ok: 1 };
   const query = optionalDocument(cmd, 'query');
@@ -492,7 +514,7 @@ function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
   const parts = key.split('.');
   for (const doc of docs) {
     checkForInterrupt();
-    const k = fieldKeys(doc, key, parts);
+    const k = fieldKeys(doc, key, parts, false);
     if (k.missing) continue;
     for (const v of k.values) if (v !== undefined) all.push(v);
   }

@@ -6,6 +6,7 @@
 import { EngineError, fail } from '../errors';
 import { valuesEqual } from '../values/compare';
 import { formatValue } from '../values/format';
+import { toDouble } from '../values/numbers';
 import { isPlainObject, type Document } from '../values/types';
 import { defaultIndexName, parseKeyPattern, type KeyPattern } from './key-pattern';
 
@@ -72,6 +73,13 @@ export function normalizeIndexSpec(input: unknown): NormalizedSpec {
       `The 'name' field of an index specification must be a string, got ${formatValue(input.name)}.`,
     );
   if (input.name.length === 0) fail('CannotCreateIndex', 'index name cannot be empty');
+  if (input.name.includes('\0'))
+    fail('CannotCreateIndex', `index name cannot contain a NUL byte: ${formatValue(input.name)}. Pick another name.`);
+  if (input.v !== undefined && !(isNumberLike(input.v) && (toDouble(input.v) === 1 || toDouble(input.v) === 2)))
+    fail(
+      'CannotCreateIndex',
+      `Invalid index specification ${formatValue(input)}; cannot create an index with v=${formatValue(input.v)}: use v: 2 (or leave v out).`,
+    );
   if (input.name === '*')
     fail('BadValue', 'The index name \'*\' is not valid: it means "all indexes" to dropIndexes. Pick another name.');
   const isIdKey = Object.keys(pattern.raw).length === 1 && pattern.raw._id !== undefined;

@@ -80,7 +80,9 @@ function validateKeyPath(path: string): void {
   const parts = path.split('.');
   for (const part of parts) {
     if (part === '') fail('CannotCreateIndex', `Index key '${path}' contains an empty field name.`);
-    if (part.startsWith('$') && part !== '$**') {
+    // DBRef fields ($ref, $id, $db) may be indexed past the first component ({'a.$id': 1}), as mongod allows.
+    const dbRefField = (part === '$ref' || part === '$id' || part === '$db') && part !== parts[0];
+    if (part.startsWith('$') && part !== '$**' && !dbRefField) {
       fail('CannotCreateIndex', `Index key contains an illegal field name: field name starts with '$' ('${path}').`);
     }
   }

@@ -19,6 +19,7 @@ import {
   compileExpression,
   isTruthy,
   typeName,
+  validateUserVariableName,
   valueKey,
   type Accumulator,
   type CompiledExpression,
@@ -100,8 +101,7 @@ function pipelineVariables(ctx: PipelineContext): Vars {
     if (!isPlainObject(ctx.let))
       fail(14, `BSON field 'let' is the wrong type '${typeName(ctx.let)}', expected type 'object'`);
     for (const [name, expr] of Object.entries(ctx.let)) {
-      if (!/^[a-z\u0080-\uffff][\w\u0080-\uffff]*$/.test(name))
-        fail(16870, `'${name}' starts with an invalid character for a user variable name`);
+      validateUserVariableName(name);
       // Each definition sees $$NOW and the definitions before it, never a document.
       vars[name] = compileExpression(expr)({}, vars);
     }
@@ -658,10 +658,33 @@ function groupStage(idFn: CompiledExpression, accs: AccumulatorSpec[], vars: Var
   };
 }
 
+/**
+ * mongod evaluates an `_id` document field by field, and a one-field document as its single value
+ * (SERVER-21992): there a missing value becomes null, so `{a: null}` and `{}` meet in `{_id: {a: null}}`,
+ * while with two fields or more a missing field is left out and the groups stay apart.
+ */
+function groupIdExpression(idSpec: unknown): CompiledExpression {
+  const whole = compileExpression(idSpec); // validates the document as an expression
+  if (isPlainObject(idSpec)) {
+    const keys = Object.keys(idSpec);
+    if (keys.length === 1 && !keys[0].startsWith('$')) {
+      const field = keys[0];
+      const valueFn = compileExpression(idSpec[field]);
+      return (doc, vars) => {
+        const value = valueFn(doc, vars);
+        const id: Document = {};
+        put(id, field, value === undefined ? null : value);
+        return id;
+      };
+    }
+  }
+  return whole;
+}
+
 const parseGroup: StageParser = (spec, env) => {
   if (!isPlainObject(spec)) fail(15947, "a group's fields must be specified in an object");
   if (!hasOwn.call(spec, '_id')) fail(15955, 'a group specification must include an _id');
-  const idFn = compileExpression(spec._id);
+  const idFn = groupIdExpression(spec._id);
   const accs = Object.keys(spec)
     .filter((k) => k !== '_id')
     .map((k) => parseAccumulator(k, spec[k]));

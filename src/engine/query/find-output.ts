@@ -5,6 +5,7 @@
  */
 import { Long } from 'bson';
 import type { StoredRecord } from '../catalog/record';
+import { entryOf } from '../indexes/key-order';
 import { cloneValue } from '../values/clone';
 import { setField } from '../values/fields';
 import type { Document } from '../values/types';
@@ -18,10 +19,16 @@ export function returnedKey(plan: QueryPlan, record: StoredRecord): Document {
   const out: Document = {};
   if (plan.kind !== 'IXSCAN') return out;
   const index = plan.index;
-  // A multikey document has several keys; the first is the one mongod reports for an unbounded
-  // scan in index order, and the engine does not keep which entry a scan stopped at.
-  const keys = index.keysOf(record.doc);
-  const values = keys?.[0] ?? index.pattern.fields.map(() => null);
+  // A multikey document has several keys: the one reported is the first, in scan order, that lies
+  // in the plan's ranges (the entry the scan met first); the engine does not keep which it met.
+  const keys = index.keysOf(record.doc) ?? [];
+  const entries = keys.map((key) => ({ key, entry: entryOf(key, record.rid) }));
+  entries.sort((a, b) => index.compare(a.entry, b.entry));
+  if (!plan.forward) entries.reverse();
+  const inRange = entries.find(({ entry }) =>
+    plan.ranges.some(([lo, hi]) => index.compare(lo, entry) <= 0 && index.compare(entry, hi) <= 0),
+  );
+  const values = (inRange ?? entries[0])?.key ?? index.pattern.fields.map(() => null);
   index.pattern.fields.forEach((f, i) => setField(out, f.path, cloneValue(values[i])));
   return out;
 }

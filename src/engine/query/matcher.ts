@@ -27,7 +27,7 @@ import {
   type Document,
 } from '../values/types';
 import { compileExpression, isTruthy, type Vars } from './expressions';
-import { compilePath, compilePathPosition, MISSING, type ValuePredicate } from './path-values';
+import { asDocument, compilePath, compilePathPosition, MISSING, type ValuePredicate } from './path-values';
 import { compileRegex, type StringTest } from './regex/compile';
 import { compileJsonSchema } from '../validation/json-schema';
 
@@ -139,9 +139,11 @@ function notSupported(message: string): EngineError {
 
 function compileDocument(filter: Document): DocPredicate {
   const preds: DocPredicate[] = [];
+  // In a DBRef-shaped filter ({$ref, $id, $db?}, as $elemMatch gets one) those names are fields.
+  const dbRef = isDBRefLike(filter);
   for (const key of Object.keys(filter)) {
     const value = filter[key];
-    if (key.charCodeAt(0) === 36 /* $ */) {
+    if (key.charCodeAt(0) === 36 /* $ */ && !(dbRef && (key === '$ref' || key === '$id' || key === '$db'))) {
       const p = compileTopLevelOperator(key, value);
       if (p) preds.push(p);
     } else {
@@ -200,6 +202,8 @@ function compileTopLevelOperator(op: string, value: unknown): DocPredicate | nul
     case '$where':
       throw notSupported('$where is not supported: this engine does not execute JavaScript');
     case '$expr': {
+      // Its field paths name the document's fields: under $elemMatch there is no document to name.
+      if (elemMatchDepth > 0) throw badValue('$expr can only be applied to the top-level document');
       // Aggregation expressions evaluated against the document, truthy by aggregation rules.
       const expr = compileExpression(value);
       const vars = exprVars;
@@ -776,6 +780,9 @@ function parseAll(arg: unknown): Expr {
   );
 }
 
+/** How many document-form $elemMatch arguments are being compiled around the current clause. */
+let elemMatchDepth = 0;
+
 /** Operators that make an $elemMatch argument a query on documents rather than on values. */
 const PATHLESS = new Set([
   '$and',
@@ -817,11 +824,18 @@ function elemMatchIndex(arg: unknown): (array: unknown[]) => number {
       return -1;
     };
   }
-  const sub = compileDocument(arg);
+  elemMatchDepth++;
+  let sub: DocPredicate;
+  try {
+    sub = compileDocument(arg);
+  } finally {
+    elemMatchDepth--;
+  }
   return (v) => {
     for (let i = 0; i < v.length; i++) {
       const el = v[i];
-      if ((Array.isArray(el) || isPlainObject(el)) && sub(el)) return i;
+      const doc = Array.isArray(el) ? el : asDocument(el);
+      if (doc && sub(doc)) return i;
     }
     return -1;
   };

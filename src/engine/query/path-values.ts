@@ -16,7 +16,8 @@
  *   traversal is on; $size and $elemMatch switch it off and see only the array).
  * - Arrays nested in arrays are never flattened implicitly: only a positional component enters them.
  */
-import { isPlainObject, type Document } from '../values/types';
+import type { DBRef } from 'bson';
+import { bsonClassOf, isPlainObject, type Document } from '../values/types';
 
 /** The value of a path that reaches nothing. Distinct from `undefined` (BSON undefined). */
 export const MISSING: unique symbol = Symbol('missing');
@@ -62,6 +63,19 @@ export function getField(container: object, key: string, index: number, ownOnly:
   return v;
 }
 
+/**
+ * A DBRef is stored as the driver's DBRef object; a path reads it as the document BSON holds
+ * ({$ref, $id, $db?, ...fields}), so `'links.$id'` and `{$elemMatch: {$ref, $id}}` reach into it.
+ */
+export function asDocument(v: unknown): Document | undefined {
+  if (isPlainObject(v)) return v;
+  if (bsonClassOf(v) !== 'DBRef') return undefined;
+  const ref = v as DBRef;
+  const doc: Document = { $ref: ref.collection, $id: ref.oid };
+  if (ref.db) doc.$db = ref.db;
+  return Object.assign(doc, ref.fields);
+}
+
 /** Split a dotted path into its components. */
 export function splitPath(path: string): string[] {
   return path.split('.');
@@ -104,8 +118,9 @@ export function compilePath(path: string, pred: ValuePredicate, traverseLeafArra
         return pred(v);
       }
       if (Array.isArray(v)) return walkArray(v, i + 1);
-      if (!isPlainObject(v)) return pred(MISSING);
-      curr = v;
+      const next = asDocument(v);
+      if (!next) return pred(MISSING);
+      curr = next;
     }
   }
 
@@ -115,14 +130,17 @@ export function compilePath(path: string, pred: ValuePredicate, traverseLeafArra
     const last = j === n - 1;
     for (let k = 0; k < arr.length; k++) {
       const el = arr[k];
-      if (isPlainObject(el)) {
-        if (walk(el, j)) return true;
-        if (k === pos && (last ? pred(el) : walk(el, j + 1))) return true;
+      const elDoc = asDocument(el);
+      if (elDoc) {
+        if (walk(elDoc, j)) return true;
+        if (k === pos && (last ? pred(el) : walk(elDoc, j + 1))) return true;
       } else if (k === pos) {
         // A positional component that ends the path names the element as it is (no expansion).
         if (last) {
           if (pred(el)) return true;
-        } else if (Array.isArray(el) && walk(el, j + 1)) {
+        } else if (Array.isArray(el) && walkArray(el, j + 1)) {
+          // An array entered by position fans out over the rest of the path like any other:
+          // 'a.0.b' reaches b in {a: [[{b: 1}]]}.
           return true;
         }
       }
@@ -175,12 +193,14 @@ export function compilePathPosition(
       const el = arr[k];
       const at = outer >= 0 ? outer : k;
       let r = -2;
+      // Only implicit traversal of an array records a position: an element named by its index
+      // ("a.0") leaves the positional $ nothing to use, as in mongod.
       if (isPlainObject(el)) {
         r = walk(el, j, at);
-        if (r === -2 && k === pos) r = last ? (pred(el) ? at : -2) : walk(el, j + 1, at);
+        if (r === -2 && k === pos) r = last ? (pred(el) ? outer : -2) : walk(el, j + 1, outer);
       } else if (k === pos) {
-        if (last) r = pred(el) ? at : -2;
-        else if (Array.isArray(el)) r = walk(el, j + 1, at);
+        if (last) r = pred(el) ? outer : -2;
+        else if (Array.isArray(el)) r = walkArray(el, j + 1, outer);
       }
       if (r !== -2) return r;
     }

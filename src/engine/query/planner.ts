@@ -186,7 +186,13 @@ function candidateFor(index: BTreeIndex, filter: Document): Candidate | undefine
     return undefined;
   const fieldIntervals: Interval[][] = [];
   let score = 0;
+  const heads: string[] = [];
   for (const field of index.pattern.fields) {
+    const head = field.path.split('.', 1)[0];
+    // A multikey index keys fields that meet the same array from one element at a time: bounds on
+    // 'a.b' and 'a.c' together would miss a document matching them through different elements.
+    if (index.multikey && heads.includes(head)) break;
+    heads.push(head);
     const ivs = predicatesFor(filter, field.path);
     if (!ivs) break;
     if (index.sparse && allowsNull(ivs)) break;

@@ -77,6 +77,10 @@ function opDivide(a: unknown, b: unknown): unknown {
   fail(14, `$divide only supports numeric types, not ${typeName(a)} and ${typeName(b)}`);
 }
 
+function isInt32Valued(d: number): boolean {
+  return Number.isInteger(d) && d >= -2147483648 && d <= 2147483647;
+}
+
 function opMod(a: unknown, b: unknown): unknown {
   const ka = numericKind(a);
   const kb = numericKind(b);
@@ -84,8 +88,10 @@ function opMod(a: unknown, b: unknown): unknown {
     if (isZero(b)) fail(16610, "can't $mod by zero");
     const kind = widestKind(ka, kb);
     if (kind === 'decimal') return decimalBinary(a, b, R.mod, (x, y) => x % y);
-    if (kind === 'double') return toDouble(a) % toDouble(b);
-    return narrowInteger(toBigInt(a) % toBigInt(b), kind);
+    // An integer dividend keeps its type when the divisor is a double holding a 32-bit integer
+    // (mongod: NumberInt(8) mod 3.0 is NumberInt(2)); otherwise a double takes the floating remainder.
+    if (ka === 'double' || (kb === 'double' && !isInt32Valued(b as number))) return toDouble(a) % toDouble(b);
+    return narrowInteger(toBigInt(a) % toBigInt(b), ka === 'long' || kb === 'long' ? 'long' : 'int');
   }
   if (isNullish(a) || isNullish(b)) return null;
   fail(16611, `$mod only supports numeric types, not ${typeName(a)} and ${typeName(b)}`);

@@ -276,7 +276,10 @@ const parseReduce: OperatorParser = (arg, name) => {
   if (!isPlainObject(arg)) fail(40075, `${name} requires an object as an argument, found: ${typeName(arg)}`);
   const f = namedArgs(arg, ['input', 'initialValue', 'in'], ['input', 'initialValue', 'in'], {
     unknown: (k) => [40076, `${name} found an unknown argument: ${k}`],
-    missing: () => [40077, `${name} requires 'input', 'initialValue', and 'in' to be specified`],
+    missing: (k) => [
+      k === 'input' ? 40077 : k === 'initialValue' ? 40078 : 40079,
+      `${name} requires '${k}' to be specified`,
+    ],
   });
   return (root, vars) => {
     const input = f.input!(root, vars);
@@ -290,19 +293,26 @@ const parseReduce: OperatorParser = (arg, name) => {
 
 const parseZip: OperatorParser = (arg, name) => {
   if (!isPlainObject(arg)) fail(34460, `${name} only supports an object as an argument, found ${typeName(arg)}`);
-  for (const k of Object.keys(arg))
-    if (!['inputs', 'useLongestLength', 'defaults'].includes(k)) fail(34464, `${name} found an unknown argument: ${k}`);
+  // Each field is checked as it comes, in the order given, then how they fit together (mongod's order).
+  for (const k of Object.keys(arg)) {
+    const v = arg[k];
+    if (k === 'inputs') {
+      if (!Array.isArray(v)) fail(34461, `inputs must be an array of expressions, found ${typeName(v)}`);
+    } else if (k === 'defaults') {
+      if (!Array.isArray(v)) fail(34462, `defaults must be an array of expressions, found ${typeName(v)}`);
+    } else if (k === 'useLongestLength') {
+      if (typeof v !== 'boolean') fail(34463, `useLongestLength must be a bool, found ${typeName(v)}`);
+    } else fail(34464, `${name} found an unknown argument: ${k}`);
+  }
   if (!Array.isArray(arg.inputs)) fail(34461, `inputs must be an array of expressions, found ${typeName(arg.inputs)}`);
   if (arg.inputs.length === 0) fail(34465, `${name} requires at least one input array`);
-  const longest = arg.useLongestLength ?? false;
-  if (typeof longest !== 'boolean') fail(34463, `useLongestLength must be a bool, found ${typeName(longest)}`);
+  const longest = (arg.useLongestLength ?? false) as boolean;
   let defaults: Fn[] | undefined;
   if (arg.defaults !== undefined) {
     if (!longest) fail(34466, 'cannot specify defaults unless useLongestLength is true');
-    if (!Array.isArray(arg.defaults))
-      fail(34462, `defaults must be an array of expressions, found ${typeName(arg.defaults)}`);
-    if (arg.defaults.length !== arg.inputs.length) fail(34467, 'inputs and defaults must be the same length');
-    defaults = arg.defaults.map(compile);
+    const given = arg.defaults as unknown[];
+    if (given.length !== arg.inputs.length) fail(34467, 'inputs and defaults must be the same length');
+    defaults = given.map(compile);
   }
   const inputs = arg.inputs.map(compile);
   return (root, vars) => {

@@ -307,7 +307,8 @@ function uuidString(bytes: Buffer): string {
 }
 
 interface Target {
-  type: BsonTypeName;
+  /** 'missing' is a type name mongod knows (EOO) that no value converts to. */
+  type: BsonTypeName | 'missing';
   subtype: number;
 }
 
@@ -330,6 +331,7 @@ function targetOf(to: unknown): Target {
     }
   }
   if (typeof spec === 'string') {
+    if (spec === 'missing') return { type: 'missing', subtype };
     if (!Object.prototype.hasOwnProperty.call(BSON_TYPE_NUMBERS, spec)) fail(2, `Unknown type name: ${spec}`);
     return { type: spec as BsonTypeName, subtype };
   }

@@ -162,7 +162,7 @@ function compileVariablePath(body: string): Fn {
   const [name, ...rest] = body.split('.');
   if (name === '') fail(16869, 'empty variable name');
   if (rest.length) validateFieldPathParts(rest);
-  if (!BUILTIN_VARS.has(name)) validateUserVariableName(name);
+  if (!BUILTIN_VARS.has(name)) validateVariableNameForRead(name);
   const read = variableReader(name);
   if (rest.length === 0) return read;
   return (root, vars) => walkPath(read(root, vars), rest, 0);
@@ -200,16 +200,30 @@ function definedInScopes(vars: Vars, name: string): boolean {
   return false;
 }
 
-/** User variable names start with a lowercase letter (or a non-ASCII character), like mongod's. */
+/**
+ * A name a user may define ($let, `as`, a stage's `let`): a lowercase letter or non-ASCII character
+ * first, then letters, digits, `_` or non-ASCII (mongod's validateNameForUserWrite). So `ROOT`,
+ * `REMOVE` or `FOO` cannot be defined: 16867.
+ */
 export function validateUserVariableName(name: string): void {
   if (name === 'CURRENT') return;
-  const first = name.charCodeAt(0);
-  if (!((first >= 0x61 && first <= 0x7a) || first > 0x7f)) {
-    if (/^[A-Z]/.test(name)) fail(17276, `Use of undefined variable: ${name}`);
-    fail(16870, `'${name}' starts with an invalid character for a user variable name`);
+  checkVariableName(name, (c) => (c >= 0x61 && c <= 0x7a) || c > 0x7f);
+}
+
+/** A name a `$$` reference may read: it may start with an uppercase letter (a system variable). */
+function validateVariableNameForRead(name: string): void {
+  checkVariableName(name, (c) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c > 0x7f);
+}
+
+function checkVariableName(name: string, firstOk: (charCode: number) => boolean): void {
+  if (name === '') fail(16866, 'empty variable names are not allowed');
+  if (!firstOk(name.charCodeAt(0))) fail(16867, `'${name}' starts with an invalid character for a user variable name`);
+  for (let i = 1; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    const ok =
+      (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c > 0x7f;
+    if (!ok) fail(16868, `'${name}' contains an invalid character for a variable name: '${name[i]}'`);
   }
-  if (!/^[\w\u0080-\uffff]+$/.test(name))
-    fail(16871, `'${name}' contains an invalid character for a variable name: '${name}'`);
 }
 
 function compileArray(items: unknown[]): Fn {

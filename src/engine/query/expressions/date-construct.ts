@@ -91,9 +91,12 @@ const parseDateToParts: OperatorParser = (arg, name) => {
     const d = date(root, vars);
     const zone = zoneFn ? zoneFn(root, vars) : undefined;
     const iso = isoFn ? isoFn(root, vars) : false;
-    if (isNullish(d) || (zoneFn && isNullish(zone)) || (isoFn && isNullish(iso))) return null;
-    if (typeof iso !== 'boolean') fail(40521, `iso8601 must evaluate to a bool, found ${typeName(iso)}`);
-    const p = dateParts(dateMillis(d), timeZoneOf(zone)!);
+    // The flag and the timezone are checked before a null date can answer null, as mongod does.
+    if (!isNullish(iso) && typeof iso !== 'boolean')
+      fail(40521, `iso8601 must evaluate to a bool, found ${typeName(iso)}`);
+    const tz = zoneFn && isNullish(zone) ? undefined : timeZoneOf(zone);
+    if (isNullish(d) || !tz || (isoFn && isNullish(iso))) return null;
+    const p = dateParts(dateMillis(d), tz);
     const out: Document = {};
     if (iso) {
       const w = isoWeek(p);
@@ -218,22 +221,33 @@ const parseDateFromString: OperatorParser = (arg, name) => {
     const s = f.dateString(root, vars);
     const zone = f.timezone ? f.timezone(root, vars) : undefined;
     const format = f.format ? f.format(root, vars) : undefined;
-    if (f.timezone && isNullish(zone)) return null;
-    if (f.format && isNullish(format)) return null;
-    let tz: TimeZone;
-    try {
-      tz = timeZoneOf(zone)!;
-    } catch (err) {
-      if (f.onError) return f.onError(root, vars);
-      throw err;
+    // mongod's order: a format that is there must be valid; then a null input answers onNull ahead of
+    // every other null argument; then a non-string input is an error onError answers; only then
+    // does a null timezone or format make the result null.
+    const nullFormat = f.format !== undefined && isNullish(format);
+    if (!nullFormat && format !== undefined) {
+      if (typeof format !== 'string')
+        fail(
+          40684,
+          `${name} requires that 'format' be a string, found: ${typeName(format)} with value ${show(format)}`,
+        );
+      if (format !== arg.format) validateParseFormat(format);
     }
-    if (format !== undefined && typeof format !== 'string')
-      fail(40684, `${name} requires that 'format' be a string, found: ${typeName(format)} with value ${show(format)}`);
-    if (typeof format === 'string' && format !== arg.format) validateParseFormat(format);
+    const nullZone = f.timezone !== undefined && isNullish(zone);
+    let tz: TimeZone | undefined;
+    if (!nullZone) {
+      try {
+        tz = timeZoneOf(zone)!;
+      } catch (err) {
+        if (f.onError) return f.onError(root, vars);
+        throw err;
+      }
+    }
     if (isNullish(s)) return f.onNull ? f.onNull(root, vars) : null;
     try {
       if (typeof s !== 'string')
         fail(241, `${name} requires that 'dateString' be a string, found: ${typeName(s)} with value ${show(s)}`);
+      if (tz === undefined || nullFormat) return null;
       let parsed: ParsedString;
       try {
         parsed = typeof format === 'string' ? parseWithFormat(s, format) : parseIso(s);

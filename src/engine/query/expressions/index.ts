@@ -9,6 +9,7 @@ export {
   compileExpression,
   isExpressionOperator,
   typeName,
+  validateUserVariableName,
   type CompiledExpression,
   type Vars,
 } from './core';

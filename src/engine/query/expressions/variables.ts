@@ -12,6 +12,9 @@ import {
 } from './core';
 
 const parseLet: OperatorParser = (arg, name) => {
+  // Names first, as mongod reads them: {'a.b': 1} is a bad variable name (16868), not a bad field path.
+  const given = (arg as Document | undefined)?.vars;
+  if (isPlainObject(given)) Object.keys(given).forEach(validateUserVariableName);
   const f = namedArgs(
     requireObjectArg(arg, 16874, `${name} only supports an object as its argument`),
     ['vars', 'in'],
@@ -39,5 +42,7 @@ const parseLet: OperatorParser = (arg, name) => {
 
 export const VARIABLE_OPERATORS: Readonly<Record<string, OperatorParser>> = {
   $literal: (arg) => constant(arg),
+  // mongod's own name for a constant (what explain prints for one); it still parses it as $literal.
+  $const: (arg) => constant(arg),
   $let: parseLet,
 };

@@ -5,7 +5,7 @@
  * refused (whenNotMatched). Writes go through the catalog, so they are validated, indexed and
  * journaled like the insert and update commands.
  */
-import { ObjectId } from 'bson';
+import { calculateObjectSize, ObjectId } from 'bson';
 import { valuesEqual } from '../../values/compare';
 import { isPlainObject, type Document } from '../../values/types';
 import { compileExpression, type CompiledExpression } from '../expressions';
@@ -83,6 +83,8 @@ export const parseMerge: StageParser = (spec, env) => {
           on = parseOn(v);
           break;
         case 'let':
+          // A null let is no let (mongod accepts it).
+          if (v === null) break;
           if (!isPlainObject(v))
             fail(14, `BSON field '$merge.let' is the wrong type '${typeName(v)}', expected type 'object'`);
           letSpec = v;
@@ -130,6 +132,8 @@ export const parseMerge: StageParser = (spec, env) => {
   if (letSpec && whenMatched !== 'pipeline')
     fail(51199, `Cannot use 'let' variables with 'whenMatched: ${whenMatched}' mode`);
   const lets: Array<[string, CompiledExpression]> = [];
+  // $$new is the default `let`; a `let` of its own defines it only when it names it ({new: "$$ROOT"}).
+  const bindsNew = letSpec === undefined || hasOwn.call(letSpec, 'new');
   if (pipeline) {
     for (const [name, expr] of Object.entries(letSpec ?? {})) {
       if (name === 'new') {
@@ -176,17 +180,59 @@ export const parseMerge: StageParser = (spec, env) => {
     // Everything is read before anything is written: $merge may target the collection it reads.
     const docs = Array.from(input);
     checkTarget();
+    // Writes go in unordered batches, as mongod sends them: a document without a match (fail) or a
+    // duplicate key (whenMatched fail) is reported once the rest of its batch is written.
+    let batchError: Error | undefined;
+    const unordered = (write: () => void): void => {
+      try {
+        write();
+      } catch (e) {
+        const code = (e as { code?: unknown }).code;
+        if (code !== 13113 && code !== 11000) throw e;
+        batchError ??= e as Error;
+      }
+    };
+    const runPipeline = (doc: Document, target: Document): Document | undefined => {
+      const scope: Record<string, unknown> = bindsNew ? { ...env.vars, new: doc } : { ...env.vars };
+      for (const [name, fn] of lets) {
+        const v = fn(doc, env.vars);
+        scope[name] = v === undefined ? null : v;
+      }
+      const run = env.compile(pipeline!, {
+        ...env,
+        vars: Object.freeze(scope),
+        inFacet: false,
+        place: 'mergeWhenMatched',
+      });
+      const [next] = Array.from(run([target]));
+      return next;
+    };
+    let batchBytes = 0;
+    let batchCount = 0;
     for (let doc of docs) {
+      const size = calculateObjectSize(doc);
+      if (batchCount > 0 && (batchBytes + size > MAX_BATCH_BYTES || batchCount >= MAX_BATCH_COUNT)) {
+        // The batch is complete: a failure in it ends the stage before the next batch is sent.
+        if (batchError !== undefined) throw batchError;
+        batchBytes = 0;
+        batchCount = 0;
+      }
+      batchBytes += size;
+      batchCount++;
       if (onIncludesId && doc._id === undefined) doc = { _id: new ObjectId(), ...doc };
       const filter: Document = {};
       onFields.forEach((field, i) => put(filter, field, { $eq: onValue(doc, onParts[i], field) }));
       const existing = first(catalog!.find(db, coll, filter));
       if (!existing) {
+        // Since 4.4 a pipeline's unmatched document is inserted as it is (upsertSupplied), not run
+        // through the pipeline.
         if (whenNotMatched === 'insert') catalog!.insert(db, coll, doc);
         else if (whenNotMatched === 'fail')
-          fail(
-            13113,
-            '$merge could not find a matching document in the target collection for at least one document in the source collection',
+          unordered(() =>
+            fail(
+              13113,
+              '$merge could not find a matching document in the target collection for at least one document in the source collection',
+            ),
           );
         continue;
       }
@@ -195,7 +241,7 @@ export const parseMerge: StageParser = (spec, env) => {
           break;
         case 'fail':
           // An insert: the unique index refuses it with a duplicate key error.
-          catalog!.insert(db, coll, doc);
+          unordered(() => catalog!.insert(db, coll, doc));
           break;
         case 'replace':
           catalog!.replace(db, coll, existing, checkedId(existing, doc));
@@ -207,38 +253,37 @@ export const parseMerge: StageParser = (spec, env) => {
           break;
         }
         case 'pipeline': {
-          const scope: Record<string, unknown> = { ...env.vars, new: doc };
-          for (const [name, fn] of lets) {
-            const v = fn(doc, env.vars);
-            scope[name] = v === undefined ? null : v;
-          }
-          const run = env.compile(pipeline!, {
-            ...env,
-            vars: Object.freeze(scope),
-            inFacet: false,
-            place: 'mergeWhenMatched',
-          });
-          const [next] = Array.from(run([existing]));
+          const next = runPipeline(doc, existing);
           catalog!.replace(db, coll, existing, checkedId(existing, next ?? {}));
           break;
         }
       }
     }
+    if (batchError !== undefined) throw batchError;
     return [];
   };
 };
+
+/** mongod's write batches: up to 16 MiB of documents (plus its 16 KiB margin) and 100,000 writes. */
+const MAX_BATCH_BYTES = 16 * 1024 * 1024 + 16 * 1024;
+const MAX_BATCH_COUNT = 100_000;
 
 function first(docs: Iterable<Document>): Document | undefined {
   for (const d of docs) return d;
   return undefined;
 }
 
-/** The value of one `on` field: arrays are refused (51185), and so are null and missing (51132). */
+/** The value of one `on` field: an array is refused (51185); null, missing or under an array too (51132). */
 function onValue(doc: Document, parts: string[], field: string): unknown {
   let v: unknown = doc;
-  for (const p of parts) {
-    v = isPlainObject(v) && hasOwn.call(v, p) ? v[p] : undefined;
-    if (Array.isArray(v)) fail(51185, `$merge write error: 'on' field '${field}' is an array`);
+  for (let i = 0; i < parts.length; i++) {
+    v = isPlainObject(v) && hasOwn.call(v, parts[i]) ? v[parts[i]] : undefined;
+    if (Array.isArray(v)) {
+      if (i === parts.length - 1) fail(51185, `$merge write error: 'on' field '${field}' is an array`);
+      // An array before the end leaves the path without one value: as if it were missing.
+      v = undefined;
+      break;
+    }
   }
   if (v === undefined || v === null)
     fail(51132, `$merge write error: 'on' field '${field}' cannot be missing, null, undefined or an array`);

@@ -1,7 +1,7 @@
 /** Small helpers the stage modules share: errors with mongod's codes, paths and field writes. */
 import { formatValue } from '../../values/format';
 import { isPlainObject, type Document } from '../../values/types';
-import { aggError, typeName } from '../expressions';
+import { aggError, typeName, validateUserVariableName } from '../expressions';
 
 export const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -88,6 +88,5 @@ export function usesExpr(filter: unknown): boolean {
 
 /** Checks a user variable name of a `let` ($lookup, $merge). */
 export function checkUserVariableName(name: string): void {
-  if (!/^[a-z\u0080-\uffff][\w\u0080-\uffff]*$/.test(name))
-    fail(16870, `'${name}' starts with an invalid character for a user variable name`);
+  validateUserVariableName(name);
 }

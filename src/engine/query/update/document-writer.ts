@@ -204,7 +204,7 @@ function attach(parent: Document | unknown[], part: string, index: number, child
 /** Make `arr[index]` addressable by appending nulls (mongod caps the padding at 1,500,000). */
 function padArray(arr: unknown[], index: number): void {
   if (index < arr.length) return;
-  if (index + 1 - arr.length > MAX_PADDING) {
+  if (index - arr.length > MAX_PADDING) {
     throw new EngineError(CANNOT_BACKFILL_ARRAY, `can't backfill more than ${MAX_PADDING} elements`);
   }
   while (arr.length < index) arr.push(null);

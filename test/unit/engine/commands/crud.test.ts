@@ -177,6 +177,15 @@ describe('insert', () => {
     assert.throws(() => run(engine, { insert: 'c', documents: docs }), EngineError);
   });
 
+  it('more than 100000 update or delete statements in one command is refused with 16 InvalidLength, nothing written', () => {
+    const engine = seeded([{ _id: 1, a: 0 }]);
+    const updates = Array.from({ length: 100001 }, () => ({ q: {}, u: { $inc: { a: 1 } } }));
+    expectError(() => run(engine, { update: 'c', updates }), 16, /between 1 and 100000/);
+    const deletes = Array.from({ length: 100001 }, () => ({ q: {}, limit: 0 }));
+    expectError(() => run(engine, { delete: 'c', deletes }), 16);
+    assert.deepEqual(find(engine), [{ _id: 1, a: 0 }]);
+  });
+
   it('the stored document is a copy: mutating the input afterwards changes nothing', () => {
     const engine = new Engine();
     const input = { _id: 1, nested: { a: 1 }, list: [1, 2] };
@@ -327,6 +336,21 @@ describe('BSON type fidelity', () => {
     (doc.when as Date).setTime(0);
     doc.added = true;
     assert.deepEqual(one(engine, 1), { _id: 1, nested: { a: 1 }, list: [1], when: new Date(5) });
+  });
+
+  it('update and delete: a hint that is neither a name nor a key pattern fails the command with 9 FailedToParse', () => {
+    const engine = seeded([{ _id: 1, a: 1 }]);
+    for (const hint of [1, true]) {
+      expectError(() => run(engine, { update: 'c', updates: [{ q: {}, u: { $set: { a: 2 } }, hint }] }), 9);
+      expectError(() => run(engine, { delete: 'c', deletes: [{ q: {}, limit: 0, hint }] }), 9);
+    }
+    assert.deepEqual(find(engine), [{ _id: 1, a: 1 }], 'nothing was written');
+  });
+
+  it('distinct: a key with an embedded NUL byte is refused with 31032', () => {
+    const engine = seeded([{ _id: 1, a: 1 }]);
+    expectError(() => run(engine, { distinct: 'c', key: 'a\0b' }), 31032);
+    assert.deepEqual(run(engine, { distinct: 'c', key: 'a' }).values, [1]);
   });
 
   it('findAndModify, aggregate and distinct results are copies too', () => {
@@ -549,6 +573,37 @@ describe('find', () => {
     const id = cursorId(reply);
     drain(engine, reply, 'c');
     expectError(() => run(engine, { getMore: id, collection: 'c' }), 43);
+  });
+
+  it('getMore on a cursor whose collection or database was dropped, or renamed → 175 QueryPlanKilled saying so, then 43', () => {
+    for (const [drop, reason] of [
+      [{ drop: 'c' }, /collection dropped/],
+      [{ dropDatabase: 1 }, /collection dropped/],
+    ] as const) {
+      const engine = seeded(Array.from({ length: 5 }, (_, i) => ({ _id: i })));
+      const id = cursorId(run(engine, { find: 'c', filter: {}, batchSize: 2 }));
+      run(engine, drop);
+      expectError(() => run(engine, { getMore: id, collection: 'c' }), 175, reason);
+      expectError(() => run(engine, { getMore: id, collection: 'c' }), 43);
+    }
+    const engine = seeded(Array.from({ length: 5 }, (_, i) => ({ _id: i })));
+    const id = cursorId(run(engine, { find: 'c', filter: {}, batchSize: 2 }));
+    engine.runCommand('admin', { renameCollection: `${DB}.c`, to: `${DB}.d` });
+    expectError(() => run(engine, { getMore: id, collection: 'c' }), 175, /collection renamed/);
+  });
+
+  it('dropping a collection leaves the cursors of a collection named under it (c.sub) open', () => {
+    const engine = seeded(
+      Array.from({ length: 5 }, (_, i) => ({ _id: i })),
+      'c.sub',
+    );
+    run(engine, { insert: 'c', documents: [{ _id: 1 }] });
+    const id = cursorId(run(engine, { find: 'c.sub', filter: {}, batchSize: 2 }));
+    run(engine, { drop: 'c' });
+    assert.equal(
+      ((run(engine, { getMore: id, collection: 'c.sub' }).cursor as Document).nextBatch as Document[]).length,
+      3,
+    );
   });
 
   it('getMore with an unknown id → 43 CursorNotFound', () => {
@@ -782,6 +837,16 @@ describe('update', () => {
     const reply = update(engine, [{ q: { _id: 1 }, u: { $set: { b: 'y'.repeat(9 * 1024 * 1024) } } }]);
     assert.equal(writeErrors(reply)[0].code, 17419);
     assert.equal(one(engine, 1)!.b, undefined);
+  });
+
+  it('an upsert making a document beyond 16 MiB → 17420, nothing inserted', () => {
+    const engine = seeded([]);
+    const big = 'x'.repeat(16 * 1024 * 1024);
+    const replacement = update(engine, [{ q: { _id: 1 }, u: { _id: 1, x: big }, upsert: true }]);
+    assert.equal(writeErrors(replacement)[0].code, 17420);
+    const operators = update(engine, [{ q: { _id: 1 }, u: { $set: { x: big } }, upsert: true }]);
+    assert.equal(writeErrors(operators)[0].code, 17420);
+    assert.deepEqual(find(engine), []);
   });
 
   it('ordered statements stop at the first error; unordered go on', () => {

@@ -131,6 +131,14 @@ describe('find returnKey', () => {
     assert.deepEqual(found(engine, { sort: { _id: 1 }, returnKey: true }), [{ _id: 1 }, { _id: 2 }, { _id: 3 }]);
   });
 
+  it('a multikey document reports the first of its keys the scan bounds reach (min, or the filter)', () => {
+    const engine = withDocs([{ _id: 0, a: [{ b: 0 }, { c: 1 }] }], [{ key: { 'a.b': 1 }, name: 'ab' }]);
+    // Its keys are null (the element without b) and 0.
+    assert.deepEqual(found(engine, { hint: { 'a.b': 1 }, returnKey: true }), [{ 'a.b': null }]);
+    assert.deepEqual(found(engine, { hint: { 'a.b': 1 }, min: { 'a.b': 0 }, returnKey: true }), [{ 'a.b': 0 }]);
+    assert.deepEqual(found(engine, { filter: { 'a.b': 0 }, hint: { 'a.b': 1 }, returnKey: true }), [{ 'a.b': 0 }]);
+  });
+
   it('a compound key comes back with every field; a projection does not change it', () => {
     const engine = withDocs([{ _id: 1, x: -1, y: 5 }], [{ key: { _id: 1, x: 1 }, name: 'id_x' }]);
     assert.deepEqual(found(engine, { hint: { _id: 1, x: 1 }, projection: { y: 1 }, returnKey: true }), [

@@ -188,6 +188,20 @@ describe('index names (rule 2.1)', () => {
     assert.deepEqual(indexNames(engine), ['_id_']);
   });
 
+  it('a name with a NUL byte is refused: 67 CannotCreateIndex', () => {
+    const engine = setup();
+    expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: 'foo\0bar' }]), 67);
+    assert.deepEqual(indexNames(engine), ['_id_']);
+  });
+
+  it('an index version other than 1 or 2 (v: 0, v: 3) is refused: 67 CannotCreateIndex', () => {
+    const engine = setup();
+    expectError(() => createIndexes(engine, [{ key: { d: 1 }, name: 'd_1', v: 0 }]), 67);
+    expectError(() => createIndexes(engine, [{ key: { d: 1 }, name: 'd_1', v: 3 }]), 67);
+    createIndexes(engine, [{ key: { d: 1 }, name: 'd_1', v: 1 }]);
+    assert.deepEqual(indexNames(engine), ['_id_', 'd_1']);
+  });
+
   it('the name "_id_" is reserved for the {_id: 1} index: 2 BadValue', () => {
     const engine = setup();
     expectError(() => createIndexes(engine, [{ key: { a: 1 }, name: '_id_' }]), 2);
@@ -909,6 +923,43 @@ describe('multikey and compound indexes', () => {
     createIndexes(engine, [{ key: { a: 1, tags: 1 }, name: 'a_1_tags_1' }]);
     assert.equal(insert(engine, [{ _id: 1, a: 1, tags: ['x', 'y'] }]).n, 1);
     assert.deepEqual(ids(find(engine, { a: 1, tags: 'y' })), [1]);
+  });
+
+  it('a compound index over fields of the same array (a.b, a.c) is no parallel array, and finds matches made by different elements', () => {
+    const engine = setup();
+    createIndexes(engine, [{ key: { 'a.b': 1, 'a.c': 1 }, name: 'a.b_1_a.c_1' }]);
+    assert.equal(
+      insert(engine, [
+        {
+          _id: 1,
+          a: [
+            { b: 3, c: 6 },
+            { b: 1, c: 1 },
+          ],
+        },
+      ]).n,
+      1,
+    );
+    assert.equal(ixscan(engine, { 'a.b': { $gt: 2 }, 'a.c': { $lt: 4 } })?.indexName, 'a.b_1_a.c_1');
+    // b > 2 holds in the first element, c < 4 in the second: a match without $elemMatch.
+    assert.deepEqual(ids(find(engine, { 'a.b': { $gt: 2 }, 'a.c': { $lt: 4 } })), [1]);
+    assert.deepEqual(ids(find(engine, { 'a.b': 3, 'a.c': 1 })), [1]);
+    assert.equal(engine.runCommand(DB, { count: 'c', query: { 'a.b': 3, 'a.c': 6 } }).n, 1);
+  });
+
+  it("an index scan for {'a.b': null} finds an array whose element lacks b", () => {
+    const engine = setup([
+      { _id: 1, a: [{ b: 5 }] },
+      { _id: 2, a: [{}] },
+      { _id: 4, a: [{}, { b: 5 }] },
+      { _id: 5, a: [5, { b: 5 }] },
+    ]);
+    createIndexes(engine, [{ key: { 'a.b': 1 }, name: 'a.b_1' }]);
+    assert.ok(ixscan(engine, { 'a.b': { $in: [null] } }));
+    assert.deepEqual(ids(find(engine, { 'a.b': { $in: [null] } })).sort(), [2, 4]);
+    assert.deepEqual(ids(find(engine, { 'a.b': null })).sort(), [2, 4]);
+    // distinct reads values, not index keys: the element without b adds no null.
+    assert.deepEqual(engine.runCommand(DB, { distinct: 'c', key: 'a.b', query: { _id: 4 } }).values, [5]);
   });
 
   it('parallel arrays: inserting a document with two array fields of a compound index → 171 CannotIndexParallelArrays', () => {

@@ -29,9 +29,15 @@ describe('index key generation', () => {
   });
 
   test('dotted paths descend through arrays of documents', () => {
-    assert.deepEqual(fieldKeys({ a: [{ b: 1 }, { b: [2, 3] }, { c: 1 }] }, 'a.b').values, [1, 2, 3]);
+    assert.deepEqual(fieldKeys({ a: [{ b: 1 }, { b: [2, 3] }] }, 'a.b').values, [1, 2, 3]);
     assert.deepEqual(fieldKeys({ a: { b: { c: 'x' } } }, 'a.b.c').values, ['x']);
     assert.deepEqual(fieldKeys({ a: [10, 20] }, 'a.1').values, [20]);
+  });
+
+  test("an array element the rest of the path reaches nothing in keys as null (so {'a.b': null} finds it)", () => {
+    assert.deepEqual(fieldKeys({ a: [{ b: 1 }, { c: 1 }] }, 'a.b').values, [1, null]);
+    assert.deepEqual(fieldKeys({ a: [{}, { b: { c: 2 } }] }, 'a.b.c').values, [null, 2]);
+    assert.deepEqual(keysOf({ a: [{}, { b: 5 }] }, { 'a.b': 1 }), [[null], [5]]);
   });
 
   test('compound keys take the cartesian product with one array field', () => {
@@ -41,10 +47,37 @@ describe('index key generation', () => {
     ]);
   });
 
+  test('compound keys over fields that meet the same array take one key per element, not parallel arrays', () => {
+    const doc = {
+      a: [
+        { b: 3, c: 6 },
+        { b: 1, c: 1 },
+      ],
+      x: 9,
+    };
+    assert.deepEqual(keysOf(doc, { 'a.b': 1, 'a.c': 1 }), [
+      [1, 1],
+      [3, 6],
+    ]);
+    assert.deepEqual(keysOf(doc, { 'a.b': 1, x: 1, 'a.c': 1 }), [
+      [1, 9, 1],
+      [3, 9, 6],
+    ]);
+    // The whole element and one of its fields, from the same array.
+    assert.deepEqual(keysOf({ a: [{ c: 1 }, { c: 2 }] }, { a: 1, 'a.c': 1 }), [
+      [{ c: 1 }, 1],
+      [{ c: 2 }, 2],
+    ]);
+  });
+
   test('parallel arrays in a compound key are refused with 171', () => {
     assert.throws(
       () => keysOf({ a: [1, 2], b: [3, 4] }, { a: 1, b: 1 }),
       (e: EngineError) => e.code === 171 && e.codeName === 'CannotIndexParallelArrays',
+    );
+    assert.throws(
+      () => keysOf({ a: [{ b: 1 }, { b: 2 }], c: [{ d: 1 }, { d: 2 }] }, { 'a.b': 1, 'c.d': 1 }),
+      (e: EngineError) => e.code === 171,
     );
   });
 });
@@ -66,6 +99,16 @@ describe('key patterns', () => {
         JSON.stringify(key),
       );
     }
+  });
+
+  test("'$'-prefixed key fields are refused with 67, except DBRef fields past the first component ('a.$id')", () => {
+    for (const key of [{ $a: 1 }, { 'a.$b': 1 }, { $db: 1 }])
+      assert.throws(
+        () => parseKeyPattern(key),
+        (e: EngineError) => e.code === 67,
+        JSON.stringify(key),
+      );
+    for (const key of [{ 'a.$id': 1 }, { 'a.$ref': 1 }, { 'a.$db': 1 }, { a$ap: 1 }]) parseKeyPattern(key);
   });
 
   test('wildcard and special plugins are recognized', () => {

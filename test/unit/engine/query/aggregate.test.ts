@@ -93,7 +93,7 @@ describe('pipeline structure', () => {
       let: { factor: { $add: [1, 2] } },
     });
     assert.deepEqual(out, [{ _id: 1, x: 6 }]);
-    expectError(() => runPipeline([], [], { now: NOW, let: { Bad: 1 } }), 16870);
+    expectError(() => runPipeline([], [], { now: NOW, let: { Bad: 1 } }), 16867);
   });
 
   test('$$NOW is the context clock', () => {
@@ -319,7 +319,7 @@ describe('$group', () => {
     isInt32(out[2].n, 2);
   });
 
-  test('null and missing _id values merge into one null group through the aggregate command and $sortByCount; an object _id keeps {k: null} apart from {}', () => {
+  test('$group: null and missing group together, through the aggregate command and $sortByCount', () => {
     const engine = new Engine();
     engine.runCommand('app', { insert: 'g', documents: [{ _id: 1, k: null }, { _id: 2 }, { _id: 3, k: 'x' }] });
     const agg = (pipeline: Document[]) =>
@@ -332,10 +332,28 @@ describe('$group', () => {
       agg([{ $sortByCount: '$k' }]).map((d) => d._id),
       [null, 'x'],
     );
-    // An object expression leaves a missing field out (mongod's ExpressionObject): two groups.
+  });
+
+  test('$group: a one-field _id document merges null and missing into {k: null}; with two fields a missing one is left out', () => {
+    const engine = new Engine();
+    engine.runCommand('app', {
+      insert: 'g',
+      documents: [
+        { _id: 1, k: null, b: 1 },
+        { _id: 2, b: 1 },
+        { _id: 3, k: 'x', b: 1 },
+      ],
+    });
+    const agg = (pipeline: Document[]) =>
+      (engine.runCommand('app', { aggregate: 'g', pipeline, cursor: {} }).cursor as Document).firstBatch as Document[];
+    assert.deepEqual(agg([{ $group: { _id: { k: '$k' }, n: { $sum: 1 } } }, { $sort: { _id: 1 } }]), [
+      { _id: { k: null }, n: 2 },
+      { _id: { k: 'x' }, n: 1 },
+    ]);
+    // Groups come out in order of first appearance.
     assert.deepEqual(
-      agg([{ $group: { _id: { k: '$k' }, n: { $sum: 1 } } }, { $sort: { _id: 1 } }]).map((d) => d._id),
-      [{}, { k: null }, { k: 'x' }],
+      agg([{ $group: { _id: { k: '$k', b: '$b' } } }]).map((d) => d._id),
+      [{ k: null, b: 1 }, { b: 1 }, { k: 'x', b: 1 }],
     );
   });
 

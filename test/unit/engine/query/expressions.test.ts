@@ -69,6 +69,17 @@ describe('field paths and variables', () => {
     assert.equal(ev('$$x.y', {}, { x: { y: 3 } }), 3);
   });
 
+  test('variable names as mongod validates them: a defined name starts lowercase (16867), then letters, digits or _ (16868)', () => {
+    for (const vars of [{ ROOT: 1 }, { REMOVE: 1 }, { FOO: 1 }, { _underbar: 1 }])
+      expectError(() => ev({ $let: { vars, in: 1 } }), 16867, /starts with an invalid character/);
+    for (const vars of [{ 'a.b': 1 }, { 'a b': 1 }]) expectError(() => ev({ $let: { vars, in: 1 } }), 16868);
+    expectError(() => ev({ $let: { vars: { '': 1 }, in: 1 } }), 16866);
+    expectError(() => ev({ $map: { input: [1], as: 'ROOT', in: '$$ROOT' } }), 16867);
+    expectError(() => ev({ $filter: { input: [1], as: '$x', cond: true } }), 16867);
+    // A reference may name an uppercase (system-like) variable; undefined, it is 17276.
+    expectError(() => ev('$$Foo'), 17276, /Use of undefined variable: Foo/);
+  });
+
   test('an undefined variable is error 17276', () => {
     expectError(() => ev('$$nope'), 17276, /Use of undefined variable: nope/);
   });
@@ -95,6 +106,11 @@ describe('literals, objects and arrays', () => {
   test('$literal returns its argument unevaluated', () => {
     assert.equal(ev({ $literal: '$a' }, { a: 1 }), '$a');
     assert.deepEqual(ev({ $literal: { $add: [1, 2] } }), { $add: [1, 2] });
+  });
+
+  test("$const is mongod's other name for $literal", () => {
+    assert.equal(ev({ $const: '$a' }, { a: 1 }), '$a');
+    assert.deepEqual(ev({ $const: { $add: [1, 2] } }), { $add: [1, 2] });
   });
 
   test('object expressions evaluate each field and drop missing ones', () => {

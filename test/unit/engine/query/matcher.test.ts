@@ -1,6 +1,18 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Binary, BSONRegExp, BSONSymbol, Decimal128, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
+import {
+  Binary,
+  BSONRegExp,
+  BSONSymbol,
+  DBRef,
+  Decimal128,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+} from 'bson';
 import { EngineError } from '../../../../src/engine/errors';
 import { compileFilter, isMatchAll } from '../../../../src/engine/query/matcher';
 import type { Document } from '../../../../src/engine/values/types';
@@ -462,6 +474,14 @@ describe('matcher: dotted paths', () => {
     assert.equal(matches({ 'a.0': [1, 2] }, { a: [[1, 2]] }), true);
   });
 
+  test('a nested array entered by position fans out over the rest of the path', () => {
+    assert.equal(matches({ 'a.0.b': { $exists: true } }, { a: [[{ b: 1 }]] }), true);
+    assert.equal(matches({ 'a.b': { $exists: true } }, { a: [[{ b: 1 }]] }), false, 'no implicit nested fan-out');
+    assert.equal(matches({ 'a.0.b': { $exists: false } }, { a: [[], [{ b: 1 }]] }), true);
+    assert.equal(matches({ 'a.1.0.b': 1 }, { a: [[], [{ b: 1 }]] }), true);
+    assert.equal(matches({ 'a.0.0.0': { $exists: true } }, { a: [[[1]]] }), true);
+  });
+
   test('a path through a scalar reaches nothing', () => {
     assert.equal(matches({ 'a.b': { $exists: true } }, { a: 'str' }), false);
     assert.equal(matches({ 'a.length': 3 }, { a: 'abc' }), false);
@@ -878,6 +898,34 @@ describe('matcher: parse errors', () => {
   test('errors inside nested clauses surface at compile time', () => {
     assertError({ $or: [{ a: 1 }, { b: { $foo: 1 } }] }, 2);
     assertError({ a: { $elemMatch: { b: { $regex: '[' } } } }, 51091);
+  });
+
+  test('$elemMatch with a DBRef-shaped document ({$ref, $id}) matches those fields, not operators', () => {
+    const doc = {
+      links: [
+        { $ref: 'a', $id: 1 },
+        { $ref: 'b', $id: 2 },
+      ],
+    };
+    assert.equal(matches({ links: { $elemMatch: { $ref: 'b', $id: 2 } } }, doc), true);
+    assert.equal(matches({ links: { $elemMatch: { $ref: 'a', $id: 2 } } }, doc), false);
+  });
+
+  test('a stored DBRef is read as its document: paths reach $ref, $id and $db, and $elemMatch matches them', () => {
+    const id = new ObjectId('65a000000000000000000001');
+    const doc = { link: new DBRef('a', id, 'other'), links: [new DBRef('b', id)] };
+    assert.equal(matches({ 'link.$ref': 'a' }, doc), true);
+    assert.equal(matches({ 'link.$db': 'other' }, doc), true);
+    assert.equal(matches({ 'links.$id': id }, doc), true);
+    assert.equal(matches({ links: { $elemMatch: { $ref: 'b', $id: id } } }, doc), true);
+    assert.equal(matches({ links: { $elemMatch: { $ref: 'a', $id: id } } }, doc), false);
+  });
+
+  test('$expr under $elemMatch is refused (2): it can only be applied to the top-level document', () => {
+    assertError({ a: { $elemMatch: { $expr: { $eq: ['$foo', '$bar'] } } } }, 2, /top-level document/);
+    assertError({ a: { $elemMatch: { $or: [{ $expr: true }, { b: 1 }] } } }, 2);
+    // At the top level and inside $or it is fine, and the filter after a refusal still compiles.
+    assert.equal(matches({ $or: [{ $expr: { $eq: ['$foo', '$bar'] } }, { b: 1 }] }, { foo: 1, bar: 1 }), true);
   });
 
   test('$expr evaluates aggregation expressions against the document', () => {

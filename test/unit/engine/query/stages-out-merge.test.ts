@@ -217,14 +217,80 @@ describe('$merge', () => {
       {
         $merge: {
           into: 'tgt',
-          let: { bonus: { $multiply: ['$a', 2] } },
+          let: { new: '$$ROOT', bonus: { $multiply: ['$a', 2] } },
           whenMatched: [{ $set: { a: { $add: ['$a', '$$new.a', '$$bonus'] } } }],
         },
       },
     ]);
     const docs = all(engine, 'tgt');
     assert.deepEqual(docs[0], { _id: 1, a: 16, keep: 'x' });
-    assert.deepEqual(docs[2], { _id: 4, a: 40 }, 'an unmatched document is inserted as it is');
+    // Unmatched, the source document is inserted as it is (mongod 4.4+: upsertSupplied).
+    assert.deepEqual(docs[2], { _id: 4, a: 40 });
+  });
+
+  it('$merge: a null let is no let ($$new stays defined)', () => {
+    const engine = new Engine();
+    seed(engine, 'tgt', [{ _id: 1, c: 1 }]);
+    seed(engine, 'src', [{ _id: 1, a: 1 }]);
+    agg(engine, 'src', [{ $merge: { into: 'tgt', let: null, whenMatched: [{ $set: { x: '$$new.a' } }] } }]);
+    assert.deepEqual(all(engine, 'tgt'), [{ _id: 1, c: 1, x: 1 }]);
+  });
+
+  it('$merge: with a let of its own, $$new is undefined (17276) unless the let names it', () => {
+    const engine = new Engine();
+    seed(engine, 'tgt', [{ _id: 1, c: 1 }]);
+    seed(engine, 'src', [{ _id: 1, a: 1 }]);
+    const merge = (letVars: Document) => ({
+      $merge: { into: 'tgt', let: letVars, whenMatched: [{ $project: { x: '$$new.a' } }] },
+    });
+    expectError(() => agg(engine, 'src', [merge({ foo: 'bar' })]), 17276);
+    agg(engine, 'src', [merge({ new: '$$ROOT' })]);
+    assert.deepEqual(all(engine, 'tgt'), [{ _id: 1, x: 1 }]);
+  });
+
+  it('$merge: a failure ends the stage after its 16 MiB batch; later batches are not written', () => {
+    const engine = new Engine();
+    const padding = 'x'.repeat(1024 * 1024 - 40);
+    const docs = Array.from({ length: 20 }, (_, i) => ({ _id: i, padding }));
+    seed(engine, 'src', docs);
+    seed(
+      engine,
+      'tgt',
+      docs.filter((d) => d._id !== 3).map((d) => ({ _id: d._id })),
+    );
+    expectError(
+      () =>
+        agg(engine, 'src', [
+          { $sort: { _id: 1 } },
+          { $merge: { into: 'tgt', whenMatched: 'merge', whenNotMatched: 'fail' } },
+        ]),
+      13113,
+    );
+    const written = engine.runCommand(DB, { count: 'tgt', query: { padding: { $exists: true } } }).n;
+    assert.equal(written, 15, 'the first batch (16 documents, one without a match) is written, the rest is not');
+  });
+
+  it('$merge: the batch is unordered: documents after one without a match (13113) or a duplicate (11000) are still written', () => {
+    const engine = new Engine();
+    seed(engine, 'tgt', [
+      { _id: 1, b: 1 },
+      { _id: 3, b: 3 },
+    ]);
+    seed(engine, 'src', [
+      { _id: 1, a: 1 },
+      { _id: 2, a: 2 },
+      { _id: 3, a: 3 },
+    ]);
+    expectError(
+      () => agg(engine, 'src', [{ $merge: { into: 'tgt', whenMatched: 'merge', whenNotMatched: 'fail' } }]),
+      13113,
+    );
+    assert.deepEqual(all(engine, 'tgt'), [
+      { _id: 1, b: 1, a: 1 },
+      { _id: 3, b: 3, a: 3 },
+    ]);
+    expectError(() => agg(engine, 'src', [{ $merge: { into: 'tgt', whenMatched: 'fail' } }]), 11000);
+    assert.deepEqual(ids(all(engine, 'tgt')), [1, 2, 3]);
   });
 
   it('$merge: "on" other fields needs a unique index on exactly them (51183); with one it matches on them', () => {
@@ -248,6 +314,15 @@ describe('$merge', () => {
     seed(engine, 'src', [{ _id: 1, b: 1 }]);
     expectError(() => agg(engine, 'src', [{ $merge: { into: 'tgt', on: 'a' } }]), 51132);
     expectError(() => agg(engine, 'src', [{ $set: { a: [1] } }, { $merge: { into: 'tgt', on: 'a' } }]), 51185);
+  });
+
+  it('$merge: an array under a dotted "on" field is 51185, an array above its end 51132', () => {
+    const engine = new Engine();
+    engine.runCommand(DB, { createIndexes: 'tgt', indexes: [{ key: { 'a.b': 1 }, name: 'ab', unique: true }] });
+    seed(engine, 'src', [{ _id: 1 }]);
+    const merge = { $merge: { into: 'tgt', on: 'a.b' } };
+    expectError(() => agg(engine, 'src', [{ $set: { a: { b: [1, 2] } } }, merge]), 51185);
+    expectError(() => agg(engine, 'src', [{ $set: { a: [{ b: 1 }] } }, merge]), 51132);
   });
 
   it('$merge: unsupported mode combinations (51181), let without a pipeline (51199) and bad specs are refused', () => {

@@ -139,6 +139,10 @@ describe('positional $', () => {
     assert.equal(writeError(update(engine, { q: { a: [1, 2] }, u: { $set: { 'a.$': 5 } } }))[0], 2);
     // $or and negations record none.
     assert.equal(writeError(update(engine, { q: { $or: [{ a: 1 }, { a: 9 }] }, u: { $set: { 'a.$': 5 } } }))[0], 2);
+    // Nor does an element named by its index: only implicit traversal of an array gives a position.
+    assert.equal(writeError(update(engine, { q: { 'a.0': 1 }, u: { $set: { 'a.$': 5 } } }))[0], 2);
+    const nested = seeded([{ _id: 1, a: [{ b: [0] }] }]);
+    assert.equal(writeError(update(nested, { q: { 'a.0.b.0': 0 }, u: { $set: { 'a.$.b.0': 1 } } }))[0], 2);
     const upsert = update(engine, { q: { _id: 2, a: 3 }, u: { $set: { 'a.$': 5 } }, upsert: true });
     assert.deepEqual(writeError(upsert), [2, 'The positional operator did not find the match needed from the query.']);
     assert.equal(all(engine).length, 1);

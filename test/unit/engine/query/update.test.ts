@@ -295,6 +295,14 @@ describe('$set', () => {
   });
 });
 
+describe('$set: array padding', () => {
+  it('$set may pad an array with up to 1,500,000 nulls; one more is refused with 34', () => {
+    assert.equal((updated({ a: [] }, { $set: { 'a.1500000': 1 } }).a as unknown[]).length, 1500001);
+    expectError(() => update({ a: [] }, { $set: { 'a.1500001': 1 } }), 34, /can't backfill/);
+    expectError(() => update({ a: [] }, { $set: { 'a.1000000000': 1 } }), 34);
+  });
+});
+
 describe('$unset', () => {
   it('removes a field and keeps the order of the others', () => {
     const r = updated({ _id: 1, a: 1, b: 2, c: 3 }, { $unset: { b: '' } });

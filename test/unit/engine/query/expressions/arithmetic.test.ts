@@ -136,3 +136,16 @@ describe('arithmetic end to end', () => {
     assertInt(out[0].low, 2);
   });
 });
+
+describe('$mod', () => {
+  test('$mod: an integer dividend keeps its type when the divisor is a double holding a 32-bit integer', () => {
+    assertInt(ev({ $mod: [int(8), 3.0] }), 2);
+    assertLong(ev({ $mod: [long(8), 3.0] }), 2);
+    assertInt(ev({ $mod: [int(8), int(3)] }), 2);
+    assertLong(ev({ $mod: [int(8), long(3)] }), 2);
+    assertDouble(ev({ $mod: [int(8), 3.25] }), 1.5);
+    assertDouble(ev({ $mod: [138.5, int(3)] }), 0.5);
+    // A double divisor beyond 32 bits takes the floating remainder.
+    assertDouble(ev({ $mod: [long(500000000000), 450000000000.0] }), 50000000000);
+  });
+});

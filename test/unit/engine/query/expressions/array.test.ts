@@ -124,7 +124,7 @@ describe('$reduce and $zip', () => {
   test('$reduce errors: 40075 not an object, 40076 unknown field, 40077 missing field, 40080 not an array', () => {
     expectError(() => ev({ $reduce: 1 }), 40075);
     expectError(() => ev({ $reduce: { input: [], initialValue: 0, in: 1, x: 1 } }), 40076);
-    expectError(() => ev({ $reduce: { input: [], in: 1 } }), 40077);
+    expectError(() => ev({ $reduce: { input: [], in: 1 } }), 40078);
     expectError(() => ev({ $reduce: { input: 'x', initialValue: 0, in: 1 } }), 40080);
   });
 
@@ -147,6 +147,18 @@ describe('$reduce and $zip', () => {
     expectError(() => ev({ $zip: { inputs: [lit([1])], defaults: [1] } }), 34466);
     expectError(() => ev({ $zip: { inputs: [lit([1])], useLongestLength: true, defaults: [1, 2] } }), 34467);
     expectError(() => ev({ $zip: { inputs: [1] } }), 34468);
+  });
+
+  test('$reduce: each missing argument has its own code (input 40077, initialValue 40078, in 40079)', () => {
+    expectError(() => ev({ $reduce: { initialValue: 0, in: 0 } }), 40077);
+    expectError(() => ev({ $reduce: { input: lit([]), in: 0 } }), 40078);
+    expectError(() => ev({ $reduce: { input: lit([]), initialValue: 0 } }), 40079);
+  });
+
+  test('$zip: each field is checked in the order given before how they fit together (defaults not an array: 34462)', () => {
+    expectError(() => ev({ $zip: { inputs: [lit([1])], defaults: { a: 'b' } } }), 34462);
+    expectError(() => ev({ $zip: { inputs: [lit([1])], defaults: ['A'], useLongestLength: 1 } }), 34463);
+    expectError(() => ev({ $zip: { defaults: 1, inputs: 1 } }), 34462);
   });
 });
 

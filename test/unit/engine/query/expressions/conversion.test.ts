@@ -76,6 +76,11 @@ describe('$convert and its shorthands', () => {
     expectError(() => ev({ $convert: { input: 1, to: 99 } }), 2);
   });
 
+  test("$convert to 'missing' is a known type no value converts to: 241, answered by onError", () => {
+    expectError(() => ev({ $convert: { input: 1.9, to: 'missing' } }), 241);
+    assert.equal(ev({ $convert: { input: 1.9, to: 'missing', onError: 'ERROR' } }), 'ERROR');
+  });
+
   test('$isNumber is true for the four numeric types only', () => {
     assert.equal(ev({ $isNumber: int(1) }), true);
     assert.equal(ev({ $isNumber: Decimal128.fromString('1') }), true);

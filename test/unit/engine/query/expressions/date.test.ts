@@ -138,6 +138,15 @@ describe('$dateFromParts and $dateToParts', () => {
     expectError(() => ev({ $dateFromParts: { year: 2024, month: 40000 } }), 31034);
   });
 
+  test('$dateToParts: an iso8601 that is not a bool (40521) and a bad timezone are refused even when the date is null', () => {
+    expectError(() => ev({ $dateToParts: { date: '$nope', timezone: '$tz', iso8601: 5 } }), 40521);
+    expectError(() => ev({ $dateToParts: { date: d('2024-01-01T00:00:00Z'), iso8601: 'yes' } }), 40521);
+    assert.equal(ev({ $dateToParts: { date: '$nope', iso8601: true } }), null);
+    // So is the timezone: not a string 40517, unknown 40485.
+    expectError(() => ev({ $dateToParts: { date: '$nope', timezone: 5 } }), 40517);
+    expectError(() => ev({ $dateToParts: { date: '$nope', timezone: 'DoesNot/Exist' } }), 40485);
+  });
+
   test('$dateToParts answers int parts in the timezone, ISO parts with iso8601', () => {
     const parts = ev({ $dateToParts: { date: d('2024-01-01T02:30:00.250Z'), timezone: 'America/New_York' } }) as Record<
       string,
@@ -190,6 +199,16 @@ describe('$dateFromString', () => {
       'ConversionFailure',
     );
     expectError(() => ev({ $dateFromString: { dateString: 5 } }), 241);
+  });
+
+  test('$dateFromString: a null input answers onNull before a null timezone or format; a non-string input answers onError before them', () => {
+    assert.equal(ev({ $dateFromString: { dateString: null, timezone: null, onNull: 'none' } }), 'none');
+    assert.equal(ev({ $dateFromString: { dateString: '$nope', format: null, onNull: 'none' } }), 'none');
+    assert.equal(ev({ $dateFromString: { dateString: 5, format: null, onError: 'bad' } }), 'bad');
+    assert.equal(ev({ $dateFromString: { dateString: 5, timezone: '$nope', onError: 'bad' } }), 'bad');
+    // A string input with a null timezone or format is null, even when it would not parse.
+    assert.equal(ev({ $dateFromString: { dateString: 'not a date', format: null, onError: 'bad' } }), null);
+    assert.equal(ev({ $dateFromString: { dateString: 'not a date', timezone: null, onError: 'bad' } }), null);
   });
 
   test('errors: 40540, 40541, 40542, 40684, 18536 for an invalid format directive', () => {
