@@ -9,6 +9,8 @@ import { DEFAULT_FIRST_BATCH, takeBatch } from '../catalog/cursors';
 import { checkUpdatedSize, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import { checkTimeseriesDocument, insertDocument } from './document-writes';
+import { operationCollator } from './collation-scope';
+import { withCollator } from '../collation/active';
 import { rejectUnknownFields } from './known-fields';
 import { engineCatalog } from './pipeline-catalog';
 import { engineIntrospection } from './pipeline-introspection';
@@ -318,7 +320,8 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
       });
       const coll = upsert ? engine.ensureCollection(dbName, name).collection : engine.getCollection(dbName, name);
       if (!coll) continue;
-      const r = runUpdate(engine, coll, prepared, { hint: s.hint });
+      const collator = operationCollator(engine, dbName, name, s.collation);
+      const r = withCollator(collator, () => runUpdate(engine, coll, prepared, { hint: s.hint }));
       if (r.upsertedId !== undefined) {
         upserted.push({ index: i, _id: r.upsertedId });
         n++;
@@ -375,7 +378,7 @@ function del({ engine, dbName }: CommandContext, cmd: Document): Document {
     const limit = optionalNumber(s, 'limit');
     if (limit !== 0 && limit !== 1)
       fail('FailedToParse', 'The limit field in delete objects must be 0 or 1 (0 deletes all matches, 1 deletes one).');
-    return { q: optionalDocument(s, 'q') ?? {}, limit, hint: s.hint };
+    return { q: optionalDocument(s, 'q') ?? {}, limit, hint: s.hint, collation: s.collation };
   });
   const writeErrors: WriteError[] = [];
   let n = 0;
@@ -385,7 +388,8 @@ function del({ engine, dbName }: CommandContext, cmd: Document): Document {
       const s = parsed[i];
       const coll = engine.getCollection(dbName, name);
       if (!coll) continue;
-      n += runDelete(engine, coll, s.q, s.limit, s.hint).length;
+      const collator = operationCollator(engine, dbName, name, s.collation);
+      n += withCollator(collator, () => runDelete(engine, coll, s.q, s.limit, s.hint)).length;
     } catch (err) {
       writeErrors.push(writeErrorOf(i, err));
       if (ordered) break;
