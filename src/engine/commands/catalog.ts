@@ -138,7 +138,7 @@ function createView(engine: CommandContext['engine'], dbName: string, name: stri
       `${existing.isView ? 'View' : 'Collection'} ${dbName}.${name} already exists with different options. Drop it first or pick another name.`,
     );
   }
-  checkViewDefinition(engine, dbName, name, viewOn, pipeline, engineCatalog(engine, dbName));
+  checkViewDefinition(engine, dbName, name, viewOn, pipeline, engineCatalog(engine, dbName), options.collation);
   engine.createCollection(dbName, name, options);
   return { ok: 1 };
 }

@@ -266,7 +266,15 @@ function collModView(ctx: CommandContext, view: Collection, cmd: Document): Docu
   if (!Array.isArray(cmd.pipeline))
     fail('InvalidOptions', "'pipeline' must be an array of aggregation stages when modifying a view");
   const { viewOn, pipeline } = parseViewOptions(cmd);
-  checkViewDefinition(ctx.engine, ctx.dbName, view.name, viewOn, pipeline, engineCatalog(ctx.engine, ctx.dbName));
+  checkViewDefinition(
+    ctx.engine,
+    ctx.dbName,
+    view.name,
+    viewOn,
+    pipeline,
+    engineCatalog(ctx.engine, ctx.dbName),
+    view.options.collation,
+  );
   view.options.viewOn = viewOn;
   view.options.pipeline = pipeline;
   ctx.engine.recordEvent({ kind: 'collectionChanged', db: ctx.dbName, collection: view.name });

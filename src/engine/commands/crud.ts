@@ -14,7 +14,7 @@ import { withCollator } from '../collation/active';
 import { rejectUnknownFields } from './known-fields';
 import { engineCatalog } from './pipeline-catalog';
 import { engineIntrospection } from './pipeline-introspection';
-import { readView, refuseView } from './views';
+import { checkPipelineViewCollations, readView, refuseView } from './views';
 import type { EngineContext } from '../engine-context';
 import { EngineError, ErrorCode, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
@@ -537,6 +537,7 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
       "The 'cursor' option is required, except for aggregate with the explain argument: pass cursor: {}.",
     );
   engine.opcounters.command++;
+  checkPipelineViewCollations(engine, dbName, pipeline);
   const coll = engine.getCollection(dbName, target);
   const ns = `${dbName}.${target}`;
   const docs = coll?.isView
