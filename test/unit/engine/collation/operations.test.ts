@@ -172,7 +172,7 @@ describe('collation in operations', () => {
     e.runCommand('db', { insert: 'u', documents: [{ k: 'a' }] });
     const r = e.runCommand('db', { insert: 'u', documents: [{ k: 'A' }, { k: 'b' }], ordered: false });
     assert.equal(r.n, 1);
-    assert.equal(((r.writeErrors as Document[])[0] as Document).code, 11000);
+    assert.equal((r.writeErrors as Document[])[0].code, 11000);
   });
 
   it('collation: an index is used for string bounds only when the query collation matches it', () => {
