@@ -111,6 +111,55 @@ describe('collation in operations', () => {
     );
   });
 
+  it('collation: $bucket sorts its buckets by _id under the collation, the default bucket among them', () => {
+    const e = setUp();
+    const reply = e.runCommand('db', {
+      aggregate: 'c',
+      pipeline: [{ $bucket: { groupBy: '$n', boundaries: ['5', '99'], default: '3' } }],
+      cursor: {},
+      collation: { locale: 'en', numericOrdering: true },
+    });
+    // Under numericOrdering "9" and "10" fall in ["5", "99"); "1" and "2" go to the default bucket.
+    assert.deepEqual(
+      ((reply.cursor as Document).firstBatch as Document[]).map((b) => [b._id, Number(b.count)]),
+      [
+        ['3', 2],
+        ['5', 2],
+      ],
+    );
+  });
+
+  it('collation: $graphLookup tells documents apart by _id as bytes, whatever the collation', () => {
+    const e = new Engine({ clock: new VirtualClock(T0) });
+    e.runCommand('db', {
+      insert: 'g',
+      documents: [
+        { _id: 1, name: 'erica', friends: ['jeremy'] },
+        { _id: 'foo', name: 'JEREMY', friends: ['jimmy'] },
+        { _id: 'FOO', name: 'jimmy', friends: [] },
+      ],
+    });
+    const reply = e.runCommand('db', {
+      aggregate: 'g',
+      pipeline: [
+        { $match: { name: 'erica' } },
+        {
+          $graphLookup: {
+            from: 'g',
+            startWith: '$friends',
+            connectFromField: 'friends',
+            connectToField: 'name',
+            as: 'found',
+          },
+        },
+      ],
+      cursor: {},
+      collation: { locale: 'en', strength: 2 },
+    });
+    const [doc] = (reply.cursor as Document).firstBatch as Document[];
+    assert.equal((doc.found as Document[]).length, 2);
+  });
+
   it('collation: update and delete statements match by their own collation', () => {
     const e = setUp();
     const u = e.runCommand('db', {
