@@ -52,6 +52,7 @@ export const ErrorCode = {
   ViewDepthLimitExceeded: 165,
   CommandNotSupportedOnView: 166,
   OptionNotSupportedOnView: 167,
+  IncompatibleCollationVersion: 161,
   InvalidViewDefinition: 182,
   InvalidIndexSpecificationOption: 197,
   InvalidPipelineOperator: 168,

@@ -225,6 +225,7 @@ export class ShellCollection {
     const opts = this.#optionalDoc(options, 'options', method) ?? {};
     const statement: Document = { q, limit };
     if (opts.hint !== undefined) statement.hint = opts.hint;
+    if (opts.collation !== undefined) statement.collation = opts.collation;
     const reply = this.#run({ delete: this[STATE].name, deletes: [statement], ...timeLimitOf(opts) });
     this.#throwWriteErrors(reply);
     return { acknowledged: true, deletedCount: reply.n as number };
@@ -291,6 +292,7 @@ export class ShellCollection {
     if (opts.sort !== undefined) cmd.sort = opts.sort;
     if (opts.projection !== undefined) cmd.fields = opts.projection;
     if (opts.hint !== undefined) cmd.hint = opts.hint;
+    if (opts.collation !== undefined) cmd.collation = opts.collation;
     if (opts.arrayFilters !== undefined && !change.remove) cmd.arrayFilters = opts.arrayFilters;
     Object.assign(cmd, timeLimitOf(opts));
     if (!change.remove) {
@@ -342,6 +344,7 @@ export class ShellCollection {
     if (opts.hint !== undefined) spec.hint = opts.hint;
     const cursor = new FindCursor(s.rt, s.dbName, s.name, spec);
     if (typeof opts.batchSize === 'number') cursor.batchSize(opts.batchSize);
+    if (opts.collation !== undefined) cursor.collation(opts.collation);
     if (opts.maxTimeMS !== undefined) cursor.maxTimeMS(opts.maxTimeMS);
     return cursor;
   }
@@ -359,6 +362,7 @@ export class ShellCollection {
     if (opts.sort !== undefined) cmd.sort = opts.sort;
     if (typeof opts.skip === 'number') cmd.skip = opts.skip;
     if (opts.hint !== undefined) cmd.hint = opts.hint;
+    if (opts.collation !== undefined) cmd.collation = opts.collation;
     Object.assign(cmd, timeLimitOf(opts));
     const batch = (this.#run(cmd).cursor as Document).firstBatch as Document[];
     return batch.length ? this[STATE].rt.out(batch[0]) : null;
@@ -376,6 +380,7 @@ export class ShellCollection {
     pipeline.push({ $group: { _id: 1, n: { $sum: 1 } } });
     const cmd: Document = { aggregate: this[STATE].name, pipeline, cursor: {} };
     if (opts.hint !== undefined) cmd.hint = opts.hint;
+    if (opts.collation !== undefined) cmd.collation = opts.collation;
     Object.assign(cmd, timeLimitOf(opts));
     const first = ((this.#run(cmd).cursor as Document).firstBatch as Document[])[0];
     return first === undefined ? 0 : Number(first.n);
@@ -400,6 +405,7 @@ export class ShellCollection {
       distinct: this[STATE].name,
       key,
       query: this.#optionalDoc(filter, 'a filter', 'distinct') ?? {},
+      ...(opts.collation !== undefined ? { collation: opts.collation } : {}),
       ...timeLimitOf(opts),
     });
     return this[STATE].rt.out(reply.values as unknown[]);

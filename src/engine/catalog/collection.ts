@@ -8,7 +8,7 @@ import { type BTreeIndex, duplicateKeyError } from '../indexes/btree-index';
 import { IdIndex } from '../indexes/id-index';
 import { checkForInterrupt } from '../interrupt';
 import type { EntryKey } from '../indexes/key-order';
-import { compareValues } from '../values/compare';
+import { compareUnder } from '../values/compare';
 import { formatValue } from '../values/format';
 import type { Document } from '../values/types';
 import type { StoredRecord } from './record';
@@ -39,6 +39,8 @@ export interface CollectionOptions {
   /** A read-only view: the namespace (in the same database) it reads and the pipeline it runs. */
   viewOn?: string;
   pipeline?: Document[];
+  /** The default collation of the collection or view, as listCollections shows it; absent: "simple". */
+  collation?: Document;
 }
 
 /**
@@ -330,7 +332,7 @@ function sameKeys(a: unknown[][] | null, b: unknown[][] | null): boolean {
   for (let i = 0; i < a.length; i++) {
     const x = a[i];
     const y = b[i];
-    for (let j = 0; j < x.length; j++) if (x[j] !== y[j] && compareValues(x[j], y[j]) !== 0) return false;
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j] && compareUnder(null, x[j], y[j]) !== 0) return false;
   }
   return true;
 }

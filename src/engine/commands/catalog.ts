@@ -2,6 +2,7 @@
 import { Binary, Int32, Long } from 'bson';
 import type { Collection, CollectionOptions } from '../catalog/collection';
 import { parseTimeseries } from './timeseries-options';
+import { collationDocument, parseCollation } from '../collation/spec';
 import { BTreeIndex } from '../indexes/btree-index';
 import { fail } from '../errors';
 import { compileFilter } from '../query/matcher';
@@ -52,11 +53,12 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
       'BadValue',
       '\'pipeline\' requires \'viewOn\' to also be specified: {create: "v", viewOn: "<collection>", pipeline: [...]}.',
     );
-  if (cmd.collation !== undefined)
-    fail('InvalidOptions', 'Collations are not supported by the TTL Workbench engine: remove the collation option.');
   if (cmd.encryptedFields !== undefined)
     fail('InvalidOptions', 'Queryable Encryption is not supported by the TTL Workbench engine.');
-  const options: CollectionOptions = { ...parseValidationOptions(cmd, 'create', dbName, name) };
+  const options: CollectionOptions = {
+    ...parseValidationOptions(cmd, 'create', dbName, name),
+    ...defaultCollationOption(cmd.collation),
+  };
   const capped = optionalBool(cmd, 'capped') ?? false;
   if (capped) {
     if (!isNumeric(cmd.size))
@@ -111,18 +113,23 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
 }
 
 /** Options a view takes besides viewOn and pipeline (the generic command fields). */
-const VIEW_FIELDS = new Set(['create', 'viewOn', 'pipeline', 'writeConcern', 'comment', 'lsid', '$db']);
+const VIEW_FIELDS = new Set(['create', 'viewOn', 'pipeline', 'collation', 'writeConcern', 'comment', 'lsid', '$db']);
+
+/** A collection's or view's default collation as stored: the full document, or none for "simple". */
+function defaultCollationOption(value: unknown): Pick<CollectionOptions, 'collation'> {
+  if (value === undefined) return {};
+  const spec = parseCollation(value);
+  return spec ? { collation: collationDocument(spec) } : {};
+}
 
 function createView(engine: CommandContext['engine'], dbName: string, name: string, cmd: Document): Document {
   for (const field of Object.keys(cmd)) {
-    if (field === 'collation')
-      fail('InvalidOptions', 'Collations are not supported by the TTL Workbench engine: remove the collation option.');
     if (!VIEW_FIELDS.has(field))
       fail('InvalidOptions', `'${field}' cannot be combined with 'viewOn': a view only has viewOn and pipeline.`);
   }
   const { viewOn, pipeline } = parseViewOptions(cmd);
   validateCollectionName(dbName, name);
-  const options: CollectionOptions = { viewOn, pipeline };
+  const options: CollectionOptions = { viewOn, pipeline, ...defaultCollationOption(cmd.collation) };
   const existing = engine.getCollection(dbName, name);
   if (existing) {
     if (valuesEqual(collectionOptionsDocument(existing), optionsDocumentOf(options))) return { ok: 1 };
@@ -131,7 +138,7 @@ function createView(engine: CommandContext['engine'], dbName: string, name: stri
       `${existing.isView ? 'View' : 'Collection'} ${dbName}.${name} already exists with different options. Drop it first or pick another name.`,
     );
   }
-  checkViewDefinition(engine, dbName, name, viewOn, pipeline, engineCatalog(engine, dbName));
+  checkViewDefinition(engine, dbName, name, viewOn, pipeline, engineCatalog(engine, dbName), options.collation);
   engine.createCollection(dbName, name, options);
   return { ok: 1 };
 }
@@ -264,6 +271,7 @@ function optionsDocumentOf(o: CollectionOptions): Document {
   if (o.validator && Object.keys(o.validator).length > 0) out.validator = o.validator;
   if (o.validationLevel !== undefined) out.validationLevel = o.validationLevel;
   if (o.validationAction !== undefined) out.validationAction = o.validationAction;
+  if (o.collation !== undefined) out.collation = o.collation;
   return out;
 }
 

@@ -273,7 +273,15 @@ function collModView(ctx: CommandContext, view: Collection, cmd: Document): Docu
     viewOn: cmd.viewOn ?? view.options.viewOn,
     pipeline: cmd.pipeline ?? view.options.pipeline ?? [],
   });
-  checkViewDefinition(ctx.engine, ctx.dbName, view.name, viewOn, pipeline, engineCatalog(ctx.engine, ctx.dbName));
+  checkViewDefinition(
+    ctx.engine,
+    ctx.dbName,
+    view.name,
+    viewOn,
+    pipeline,
+    engineCatalog(ctx.engine, ctx.dbName),
+    view.options.collation,
+  );
   view.options.viewOn = viewOn;
   view.options.pipeline = pipeline;
   ctx.engine.recordEvent({ kind: 'collectionChanged', db: ctx.dbName, collection: view.name });

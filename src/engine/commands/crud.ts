@@ -9,10 +9,12 @@ import { DEFAULT_FIRST_BATCH, takeBatch } from '../catalog/cursors';
 import { checkUpdatedSize, MAX_BSON_OBJECT_SIZE, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import { checkTimeseriesDocument, insertDocument } from './document-writes';
+import { operationCollator } from './collation-scope';
+import { withCollator } from '../collation/active';
 import { rejectUnknownFields } from './known-fields';
 import { engineCatalog } from './pipeline-catalog';
 import { engineIntrospection } from './pipeline-introspection';
-import { readView, refuseView } from './views';
+import { checkPipelineViewCollations, readView, refuseView } from './views';
 import type { EngineContext } from '../engine-context';
 import { EngineError, ErrorCode, fail } from '../errors';
 import { fieldKeys } from '../indexes/keys';
@@ -338,7 +340,8 @@ function update({ engine, dbName }: CommandContext, cmd: Document): Document {
       });
       const coll = upsert ? engine.ensureCollection(dbName, name).collection : engine.getCollection(dbName, name);
       if (!coll) continue;
-      const r = runUpdate(engine, coll, prepared, { hint: s.hint });
+      const collator = operationCollator(engine, dbName, name, s.collation);
+      const r = withCollator(collator, () => runUpdate(engine, coll, prepared, { hint: s.hint }));
       if (r.upsertedId !== undefined) {
         upserted.push({ index: i, _id: r.upsertedId });
         n++;
@@ -397,7 +400,7 @@ function del({ engine, dbName }: CommandContext, cmd: Document): Document {
     const limit = optionalNumber(s, 'limit');
     if (limit !== 0 && limit !== 1)
       fail('FailedToParse', 'The limit field in delete objects must be 0 or 1 (0 deletes all matches, 1 deletes one).');
-    return { q: optionalDocument(s, 'q') ?? {}, limit, hint: s.hint };
+    return { q: optionalDocument(s, 'q') ?? {}, limit, hint: s.hint, collation: s.collation };
   });
   const writeErrors: WriteError[] = [];
   let n = 0;
@@ -407,7 +410,8 @@ function del({ engine, dbName }: CommandContext, cmd: Document): Document {
       const s = parsed[i];
       const coll = engine.getCollection(dbName, name);
       if (!coll) continue;
-      n += runDelete(engine, coll, s.q, s.limit, s.hint).length;
+      const collator = operationCollator(engine, dbName, name, s.collation);
+      n += withCollator(collator, () => runDelete(engine, coll, s.q, s.limit, s.hint)).length;
     } catch (err) {
       writeErrors.push(writeErrorOf(i, err));
       if (ordered) break;
@@ -556,6 +560,7 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
       "The 'cursor' option is required, except for aggregate with the explain argument: pass cursor: {}.",
     );
   engine.opcounters.command++;
+  checkPipelineViewCollations(engine, dbName, pipeline);
   const coll = engine.getCollection(dbName, target);
   const ns = `${dbName}.${target}`;
   const docs = coll?.isView

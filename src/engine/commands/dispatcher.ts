@@ -19,6 +19,7 @@ import { indexCommands } from './indexes';
 import { validateCommands } from './validate';
 import { optionalBool, type CommandHandler } from './context';
 import { withDocumentValidation } from '../validation/validator';
+import { withCommandCollation } from './collation-scope';
 
 const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
@@ -81,7 +82,10 @@ export function dispatchCommand(engine: EngineContext, dbName: string, command: 
   // bypassDocumentValidation is generic too: insert, update, findAndModify, bulkWrite and the
   // writing stages of aggregate skip the collection's validator for this command only.
   const bypass = optionalBool(command, 'bypassDocumentValidation') ?? false;
-  const run = () => withDocumentValidation(bypass, () => handler({ engine, dbName }, command));
+  const run = () =>
+    withDocumentValidation(bypass, () =>
+      withCommandCollation(engine, dbName, command, () => handler({ engine, dbName }, command)),
+    );
   // In progress until it returns or throws: what $currentOp lists.
   const opid = engine.operations.begin({ desc: 'conn', op: 'command', ns: `${dbName}.$cmd`, command });
   try {

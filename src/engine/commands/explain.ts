@@ -1,4 +1,6 @@
 /** explain for find, count, distinct, update, delete and aggregate: which plan, and what it examined. */
+import { currentCollator } from '../collation/active';
+import { collationDocument } from '../collation/spec';
 import { EMULATED_VERSIONS } from './admin';
 import { fail } from '../errors';
 import { executeQuery, type QueryRequest } from '../query/executor';
@@ -110,9 +112,12 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
     { ...scan, nReturned: result?.records.length ?? 0 },
   );
   const winningPlan = explained.winningPlan;
+  const collator = currentCollator();
   const queryPlanner = {
     namespace: ns,
     parsedQuery: request.filter ?? {},
+    // The collation the query ran under, as mongod shows it (none for "simple").
+    ...(collator ? { collation: collationDocument(collator.spec) } : {}),
     winningPlan,
     rejectedPlans: [],
   };

@@ -38,6 +38,9 @@ function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Docum
   const existing = engine.getCollection(dbName, name);
   const normalized = specs.map((s) => {
     const n = normalizeIndexSpec(s);
+    // An index without a collation of its own takes the collection's default (a v1 index cannot hold one).
+    if (!n.collationGiven && existing?.options.collation && n.spec.v !== 1)
+      n.spec.collation = existing.options.collation;
     if (n.spec.partialFilterExpression !== undefined) validatePartialFilterExpression(n.spec.partialFilterExpression);
     // Rule 1.5: TTL options are checked after the whole spec, against the original value.
     if (isTTLIndexSpec(n.spec))

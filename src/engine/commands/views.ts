@@ -13,6 +13,10 @@ import type { EngineContext } from '../engine-context';
 import { EngineError, fail } from '../errors';
 import { runPipeline, type PipelineCatalog } from '../query/aggregate';
 import { isPlainObject, type Document } from '../values/types';
+import { formatValue } from '../values/format';
+import { currentCollator } from '../collation/active';
+import { collatorFor } from '../collation/collator';
+import { collationKey, parseCollation } from '../collation/spec';
 import { MAX_VIEW_DEPTH } from '../validation/supported';
 
 /** What a read of `name` runs: the collection at the bottom (if it exists) and the pipelines above it, in order. */
@@ -51,6 +55,29 @@ export function resolveView(engine: EngineContext, dbName: string, view: Collect
   return { sourceName: name, source: current, pipeline: pipelines.flat() };
 }
 
+/**
+ * Every view a pipeline reads ($lookup, $graphLookup, $unionWith, nested) must compare strings by
+ * the operation's collation: checked when the pipeline is parsed, before any document is read.
+ */
+export function checkPipelineViewCollations(engine: EngineContext, dbName: string, pipeline: unknown): void {
+  if (!Array.isArray(pipeline)) return;
+  const reads = new Set<string>();
+  pipelineReads(pipeline as Document[], reads);
+  for (const name of reads) {
+    const c = engine.getCollection(dbName, name);
+    if (c?.isView) checkViewCollation(c);
+  }
+}
+
+function checkViewCollation(view: Collection): void {
+  const viewCollation = view.options.collation === undefined ? null : parseCollation(view.options.collation);
+  if (collatorFor(viewCollation) !== currentCollator())
+    fail(
+      'OptionNotSupportedOnView',
+      `Cannot override a view's default collation: ${view.ns} compares strings by ${view.options.collation ? formatValue(view.options.collation) : 'the simple collation'}, this operation by another. Run the operation with the view's collation.`,
+    );
+}
+
 /** Run a view's pipeline followed by `rest` (a read of the view); `catalog` serves its $lookup and friends. */
 export function readView(
   engine: EngineContext,
@@ -59,6 +86,9 @@ export function readView(
   rest: Document[],
   catalog: PipelineCatalog,
 ): Document[] {
+  // Read from a pipeline ($lookup, $unionWith, ...) the view still compares by its own collation:
+  // the operation's must be the same.
+  checkViewCollation(view);
   const resolved = resolveView(engine, dbName, view);
   const pipeline = [...resolved.pipeline, ...rest];
   if (!resolved.source) return runPipeline([], pipeline, { now: engine.now(), catalog });
@@ -130,6 +160,8 @@ export function checkViewDefinition(
   viewOn: string,
   pipeline: Document[],
   catalog: PipelineCatalog,
+  /** The view's default collation as stored (undefined: simple). */
+  collation: Document | undefined = undefined,
 ): void {
   refuseWritingStages(pipeline, 'top');
   // Over no documents: a bad stage fails the create, as in mongod, and nothing is read.
@@ -141,6 +173,23 @@ export function checkViewDefinition(
     return c?.isView ? dependenciesOf(c.options.viewOn!, c.options.pipeline ?? []) : [];
   };
   const isView = (n: string) => n === name || db?.collections.get(n)?.isView === true;
+
+  // A view and every view it reads, or that reads it, compare strings alike (mongod's rule).
+  const own = collationName(collation);
+  const clash = (other: Collection) =>
+    fail(
+      'OptionNotSupportedOnView',
+      `View ${dbName}.${name} has a different default collation than view ${other.ns}: views that read one another must share one collation. Give ${dbName}.${name} the collation ${other.options.collation ? formatValue(other.options.collation) : '"simple"'}.`,
+    );
+  for (const dep of dependenciesOf(viewOn, pipeline)) {
+    const c = db?.collections.get(dep);
+    if (c?.isView && c.name !== name && collationName(c.options.collation) !== own) clash(c);
+  }
+  for (const c of db?.collections.values() ?? []) {
+    if (!c.isView || c.name === name) continue;
+    const reads = dependenciesOf(c.options.viewOn!, c.options.pipeline ?? []).includes(name);
+    if (reads && collationName(c.options.collation) !== own) clash(c);
+  }
 
   // Below: the longest chain of views from the new one down, with a cycle back to it refused.
   const below = new Map<string, number>();
@@ -184,6 +233,11 @@ export function checkViewDefinition(
     return highest;
   };
   if (down + up(name, new Set([name])) > MAX_VIEW_DEPTH) tooDeep();
+}
+
+function collationName(stored: Document | undefined): string {
+  const spec = stored === undefined ? null : parseCollation(stored);
+  return spec === null ? 'simple' : collationKey(spec);
 }
 
 function tooDeep(): never {

@@ -5,6 +5,9 @@
  */
 import BTree from 'sorted-btree';
 import type { StoredRecord } from '../catalog/record';
+import { CollationScope } from '../collation/active';
+import { collatorFor, type Collator } from '../collation/collator';
+import { parseCollation } from '../collation/spec';
 import { EngineError } from '../errors';
 import { checkForInterrupt } from '../interrupt';
 import { ownValue } from '../values/fields';
@@ -43,6 +46,8 @@ export class BTreeIndex {
   /** Entry order (the tree's comparator), usable without touching the tree. */
   readonly compare: (a: EntryKey, b: EntryKey) => number;
   protected readonly entries: BTree<EntryKey, StoredRecord>;
+  /** The index's collation (its spec's `collation`); null: strings in binary order. */
+  readonly collator: Collator | null;
   /** True once any document contributed more than one key or an array: range bounds must loosen. */
   multikey = false;
   private readonly fieldParts: string[][];
@@ -58,7 +63,8 @@ export class BTreeIndex {
     this.pattern = parseKeyPattern(spec.key);
     this.directions = this.pattern.fields.map((f) => (f.direction === -1 ? -1 : 1));
     this.fieldParts = this.pattern.fields.map((f) => f.path.split('.'));
-    this.compare = entryComparator(this.directions);
+    this.collator = spec.collation === undefined ? null : collatorFor(parseCollation(spec.collation));
+    this.compare = entryComparator(this.directions, this.collator ? new CollationScope(this.collator) : null);
     this.entries = new BTree<EntryKey, StoredRecord>(undefined, this.compare);
     this.maintained = this.pattern.plugin === 'btree' || this.pattern.plugin === 'hashed';
     this.topField = this.fieldParts.length === 1 && this.fieldParts[0].length === 1 ? this.fieldParts[0][0] : undefined;

@@ -3,6 +3,7 @@
  * `{v: 2, key, name, ...options}`, and how a requested spec compares with an existing one
  * (identical, conflicting by name, or equivalent under another name: spec rules 2.2–2.5).
  */
+import { collationDocument, parseCollation } from '../collation/spec';
 import { EngineError, fail } from '../errors';
 import { valuesEqual } from '../values/compare';
 import { formatValue } from '../values/format';
@@ -45,6 +46,8 @@ const DROPPED = new Set(['background', 'ns']);
 export interface NormalizedSpec {
   spec: Document;
   pattern: KeyPattern;
+  /** Whether the spec named a collation (even "simple"): else the index takes the collection's. */
+  collationGiven: boolean;
 }
 
 export function normalizeIndexSpec(input: unknown): NormalizedSpec {
@@ -88,12 +91,8 @@ export function normalizeIndexSpec(input: unknown): NormalizedSpec {
       'BadValue',
       `The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}: pick another name for ${formatValue(input.key)}.`,
     );
-  if (input.collation !== undefined) {
-    fail(
-      'InvalidOptions',
-      'Collations are not supported by the TTL Workbench engine: remove the collation option (indexes compare strings by binary order).',
-    );
-  }
+  // Stored as mongod stores it: every field filled in, or no collation at all for "simple".
+  const collation = input.collation === undefined ? null : parseCollation(input.collation);
   for (const flag of ['unique', 'sparse', 'hidden'] as const) {
     if (input[flag] !== undefined && typeof input[flag] !== 'boolean' && !isNumberLike(input[flag])) {
       fail('TypeMismatch', `The field '${flag}' must be a boolean, got ${formatValue(input[flag])}.`);
@@ -116,6 +115,10 @@ export function normalizeIndexSpec(input: unknown): NormalizedSpec {
   const spec: Document = { v: 2, key: input.key, name: input.name };
   for (const [field, value] of Object.entries(input)) {
     if (field === 'key' || field === 'name' || field === 'v' || DROPPED.has(field)) continue;
+    if (field === 'collation') {
+      if (collation) spec.collation = collationDocument(collation);
+      continue;
+    }
     // Boolean options are stored as booleans; `false` is the default and mongod omits it.
     if (field === 'unique' || field === 'sparse' || field === 'hidden') {
       if (truthy(value)) spec[field] = true;
@@ -123,7 +126,7 @@ export function normalizeIndexSpec(input: unknown): NormalizedSpec {
     }
     spec[field] = value;
   }
-  return { spec, pattern };
+  return { spec, pattern, collationGiven: input.collation !== undefined };
 }
 
 function isNumberLike(v: unknown): boolean {

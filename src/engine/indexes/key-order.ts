@@ -11,7 +11,8 @@
  * bounds), and a rid of ±Infinity.
  */
 import { type Int32, type Long, MaxKey, MinKey } from 'bson';
-import { compareValues } from '../values/compare';
+import type { CollationScope } from '../collation/active';
+import { compareUnder, compareValues } from '../values/compare';
 import { bsonClassOf, canonicalRank } from '../values/types';
 
 export class KeyBound {
@@ -179,15 +180,21 @@ export function entryRid(entry: EntryKey): number {
   return entry[entry.length - 1] as number;
 }
 
-function compareSlot(x: unknown, y: unknown): number {
+function compareSlot(x: unknown, y: unknown, scope: CollationScope | null): number {
   if (x === y) return 0;
   if (x === LOW || y === HIGH) return -1;
   if (x === HIGH || y === LOW) return 1;
-  return compareValues(x, y);
+  return compareUnder(scope, x, y);
 }
 
-/** Comparator for entry keys of an index whose fields have the given directions. */
-export function entryComparator(directions: ReadonlyArray<1 | -1>): (a: EntryKey, b: EntryKey) => number {
+/**
+ * Comparator for entry keys of an index whose fields have the given directions. Strings compare
+ * under the index's collation (`scope`, null: binary), never the operation's.
+ */
+export function entryComparator(
+  directions: ReadonlyArray<1 | -1>,
+  scope: CollationScope | null = null,
+): (a: EntryKey, b: EntryKey) => number {
   const n = directions.length;
   const last = 2 * n;
   if (n === 1 && directions[0] === 1) {
@@ -207,7 +214,7 @@ export function entryComparator(directions: ReadonlyArray<1 | -1>): (a: EntryKey
           if (c !== 0) return c;
         }
       } else {
-        const c = compareSlot(x, y);
+        const c = compareSlot(x, y, scope);
         if (c !== 0) return c;
       }
       const p = a[2] as number;
@@ -228,7 +235,7 @@ export function entryComparator(directions: ReadonlyArray<1 | -1>): (a: EntryKey
         if (typeof x === 'number' && typeof y === 'number') {
           c = x < y ? -1 : x > y ? 1 : x === y ? 0 : compareValues(x, y);
         } else {
-          c = compareSlot(x, y);
+          c = compareSlot(x, y, scope);
         }
       }
       if (c !== 0) return directions[i] < 0 ? -c : c;

@@ -5,7 +5,7 @@
  * refused, as mongod does).
  */
 import { fail } from '../errors';
-import { compareValues } from '../values/compare';
+import { compareUnder } from '../values/compare';
 import { ownValue } from '../values/fields';
 import { isPlainObject, type Document } from '../values/types';
 import type { KeyField } from './key-pattern';
@@ -236,11 +236,13 @@ function dedupeKeys(keys: unknown[][]): unknown[][] {
   return out;
 }
 
+/** Binary, whatever the operation's collation: keys are built for every index of the collection alike. */
 function dedupe(values: unknown[]): unknown[] {
-  const sorted = [...values].sort(compareValues);
+  const binary = (a: unknown, b: unknown) => compareUnder(null, a, b);
+  const sorted = [...values].sort(binary);
   const out: unknown[] = [sorted[0]];
   for (let i = 1; i < sorted.length; i++) {
-    if (compareValues(sorted[i], out[out.length - 1]) !== 0) out.push(sorted[i]);
+    if (binary(sorted[i], out[out.length - 1]) !== 0) out.push(sorted[i]);
   }
   return out;
 }

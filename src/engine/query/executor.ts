@@ -3,6 +3,7 @@
  * skip and limit. Returns the matching records themselves so writes (update, delete) and reads
  * (find, count) share one path; projection is the caller's business.
  */
+import { activeCollation } from '../collation/active';
 import type { Collection } from '../catalog/collection';
 import type { StoredRecord } from '../catalog/record';
 import { checkForInterrupt, interruptsInstalled } from '../interrupt';
@@ -67,6 +68,8 @@ function idPointOf(filter: Document): unknown {
   }
   switch (typeof id) {
     case 'string':
+      // Under a collation "a" may match "A": the hash table knows only binary equality.
+      return activeCollation.scope === null ? id : undefined;
     case 'number':
       return id;
     case 'object':

@@ -13,6 +13,7 @@
  */
 import type { Binary, BSONRegExp } from 'bson';
 import { EngineError, ErrorCode } from '../errors';
+import { activeCollation } from '../collation/active';
 import { compareStrings, compareValues } from '../values/compare';
 import { checkFieldPathLength } from '../values/depth';
 import { compareNumbers, exactDouble, toDouble } from '../values/numbers';
@@ -476,7 +477,7 @@ function equalityPredicate(rhs: unknown): ValuePredicate {
       if (rhs !== rhs) return isNaNValue;
       return (v) => (typeof v === 'number' ? v === rhs : compareWrappedToDouble(v, rhs) === 0);
     case 'string':
-      return (v) => v === rhs || (bsonClassOf(v) === 'BSONSymbol' && (v as { value: string }).value === rhs);
+      return (v) => v === rhs || compareText(v, rhs) === 0;
     case 'boolean':
       return (v) => v === rhs;
   }
@@ -492,6 +493,19 @@ function equalityPredicate(rhs: unknown): ValuePredicate {
   }
   const rank = canonicalRank(rhs);
   return (v) => v !== MISSING && canonicalRank(v) === rank && compareValues(v, rhs) === 0;
+}
+
+/**
+ * A string or symbol against a string operand, under the operation's collation when one is in force
+ * (a query's strings compare by its collation; `$regex` never does); 2 for any other type.
+ */
+function compareText(v: unknown, rhs: string): number {
+  let text: string;
+  if (typeof v === 'string') text = v;
+  else if (bsonClassOf(v) === 'BSONSymbol') text = (v as { value: string }).value;
+  else return 2;
+  const scope = activeCollation.scope;
+  return scope === null ? compareStrings(text, rhs) : scope.collator.compare(text, rhs);
 }
 
 type RangeOp = '$gt' | '$gte' | '$lt' | '$lte';
@@ -529,9 +543,8 @@ function comparisonPredicate(op: RangeOp, operand: unknown): ValuePredicate {
   if (isNumeric(rhs)) return numericRangePredicate(op, rhs, inclusive, test);
   if (typeof rhs === 'string') {
     return (v) => {
-      if (typeof v === 'string') return test(compareStrings(v, rhs));
-      if (bsonClassOf(v) === 'BSONSymbol') return test(compareStrings((v as { value: string }).value, rhs));
-      return false;
+      const c = compareText(v, rhs);
+      return c !== 2 && test(c);
     };
   }
   if (rhs instanceof Date) {
@@ -606,6 +619,7 @@ function inPredicate(op: string, arg: unknown): ValuePredicate {
   return (v) => {
     if (typeof v === 'string') {
       if (strings.has(v)) return true;
+      if (activeCollation.scope !== null) for (const s of strings) if (compareText(v, s) === 0) return true;
     } else if (typeof v === 'number') {
       if (doubles.has(v)) return true;
       if (hasInexact && v === v && matchesInexact(v, inexactNumbers)) return true;

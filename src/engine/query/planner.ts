@@ -7,6 +7,7 @@
 import { naturalHintDirection } from './natural';
 import { regexIntervals, regexSource } from './regex-bounds';
 import { EngineError } from '../errors';
+import { currentCollator } from '../collation/active';
 import type { Collection } from '../catalog/collection';
 import type { BTreeIndex } from '../indexes/btree-index';
 import { compareKeyPart, encodeEntry, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from '../indexes/key-order';
@@ -180,8 +181,28 @@ interface Candidate {
   score: number;
 }
 
+/**
+ * An index orders strings by its own collation: it can bound a query that compares strings only
+ * when the query's collation is the same (mongod's rule). Numbers, dates and the like order alike
+ * under every collation.
+ */
+function collationFits(index: BTreeIndex): boolean {
+  return index.collator === currentCollator();
+}
+
+function comparesStrings(iv: Interval): boolean {
+  return collatable(iv.low) || collatable(iv.high);
+}
+
+function collatable(v: unknown): boolean {
+  if (v instanceof KeyBound) return v.rank === 15 || v.rank === 20 || v.rank === 25;
+  const t = bsonTypeOf(v);
+  return t === 'string' || t === 'symbol' || t === 'object' || t === 'array';
+}
+
 function candidateFor(index: BTreeIndex, filter: Document): Candidate | undefined {
   if (!index.queryable) return undefined;
+  const fits = collationFits(index);
   if (index.isPartial && !impliesPartialFilter(filter, index.spec.partialFilterExpression as Document))
     return undefined;
   const fieldIntervals: Interval[][] = [];
@@ -195,6 +216,7 @@ function candidateFor(index: BTreeIndex, filter: Document): Candidate | undefine
     heads.push(head);
     const ivs = predicatesFor(filter, field.path);
     if (!ivs) break;
+    if (!fits && ivs.some(comparesStrings)) break;
     if (index.sparse && allowsNull(ivs)) break;
     const isPoints = ivs.every((iv) => iv.lowInclusive && iv.highInclusive && compareKeyPart(iv.low, iv.high) === 0);
     if (index.multikey && !isPoints) {
@@ -238,7 +260,7 @@ export function findHinted(coll: Collection, hint: unknown): BTreeIndex {
 
 /** Whether walking `index` forward (1) or backward (-1) yields the sort order, else 0. */
 export function sortDirection(index: BTreeIndex, sort: Document | undefined, equalityPrefix: number): 0 | 1 | -1 {
-  if (!sort || index.multikey || index.sparse || index.isPartial) return 0;
+  if (!sort || index.multikey || index.sparse || index.isPartial || !collationFits(index)) return 0;
   const sortFields = Object.entries(sort);
   if (sortFields.length === 0) return 0;
   const fields = index.pattern.fields;

@@ -15,7 +15,7 @@
 import { Int32 } from 'bson';
 import { EngineError, ErrorCode } from '../errors';
 import { compileRegex } from '../query/regex/compile';
-import { compareStrings, compareValues } from '../values/compare';
+import { compareStrings, compareUnder, compareValues } from '../values/compare';
 import { toDouble } from '../values/numbers';
 import { bsonTypeOf, isNumeric, isPlainObject, type BsonTypeName, type Document } from '../values/types';
 import { JSON_SCHEMA_KEYWORDS, REFUSED_JSON_SCHEMA_KEYWORDS } from './supported';
@@ -463,7 +463,8 @@ export function unorderedEqual(a: unknown, b: unknown): boolean {
   }
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => unorderedEqual(x, b[i]));
   if (isPlainObject(a) || isPlainObject(b) || Array.isArray(a) || Array.isArray(b)) return false;
-  return compareValues(a, b) === 0;
+  // $jsonSchema ignores collations: enum and uniqueItems compare as bytes.
+  return compareUnder(null, a, b) === 0;
 }
 
 // ---- objects ------------------------------------------------------------------------------------

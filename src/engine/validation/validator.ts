@@ -8,6 +8,9 @@
  * as mongod). `moderate` leaves alone updates of documents that already failed the validator.
  * `bypassDocumentValidation` skips the check for the command that asks.
  */
+import { withCollator } from '../collation/active';
+import { collatorFor } from '../collation/collator';
+import { parseCollation } from '../collation/spec';
 import type { Collection, CollectionOptions } from '../catalog/collection';
 import type { EngineContext } from '../engine-context';
 import { EngineError, fail } from '../errors';
@@ -105,8 +108,12 @@ export function enforceValidator(engine: EngineContext, coll: Collection, doc: D
   const validator = validatorOf(coll.options);
   if (!validator) return;
   const now = engine.now();
-  if (validator.matches(doc, now)) return;
-  if (before !== undefined && level === 'moderate' && !validator.matches(before, now)) return;
+  // A query validator compares strings by the collection's default collation, whatever the write's.
+  const stored = coll.options.collation;
+  const collator = stored === undefined ? null : collatorFor(parseCollation(stored));
+  const matches = (d: Document) => withCollator(collator, () => validator.matches(d, now));
+  if (matches(doc)) return;
+  if (before !== undefined && level === 'moderate' && !matches(before)) return;
   const errInfo = { failingDocumentId: doc._id, details: explainFilter(coll.options.validator!, doc) };
   if ((coll.options.validationAction ?? 'error') === 'warn') {
     engine.log(20294, 'Document would fail validation', { namespace: coll.ns, document: doc, errInfo });

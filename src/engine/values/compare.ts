@@ -1,8 +1,11 @@
 /**
- * MongoDB's BSON comparison (BSONElement::woCompare without collation): values of different types
- * order by canonical rank; within a type by value. Used by indexes, sort, the matcher and $min/$max.
+ * MongoDB's BSON comparison (BSONElement::woCompare): values of different types order by canonical
+ * rank; within a type by value. Used by indexes, sort, the matcher and $min/$max. Strings (and
+ * symbols) compare under the operation's collation when one is in force (collation/active.ts), else
+ * as UTF-8 bytes; field names always compare as bytes.
  */
 import type { Binary, BSONRegExp, Code, ObjectId, Timestamp } from 'bson';
+import { activeCollation, type CollationScope } from '../collation/active';
 import { compareNumbers } from './numbers';
 import { bsonTypeOf, canonicalRank, isPlainObject, type Document } from './types';
 
@@ -119,7 +122,10 @@ export function compareValues(a: unknown, b: unknown): number {
       return compareObjectIds(a as ObjectId, b as ObjectId);
     }
   }
-  if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
+  if (typeof a === 'string' && typeof b === 'string') {
+    const scope = activeCollation.scope;
+    return scope === null ? compareStrings(a, b) : scope.collator.compare(a, b);
+  }
   const ra = canonicalRank(a);
   const rb = canonicalRank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
@@ -131,8 +137,12 @@ export function compareValues(a: unknown, b: unknown): number {
       return 0;
     case 10:
       return compareNumbers(a, b);
-    case 15:
-      return compareStrings(String(symbolOrString(a)), String(symbolOrString(b)));
+    case 15: {
+      const x = String(symbolOrString(a));
+      const y = String(symbolOrString(b));
+      const scope = activeCollation.scope;
+      return scope === null ? compareStrings(x, y) : scope.collator.compare(x, y);
+    }
     case 20:
       return compareDocuments(a as Document, b as Document);
     case 25:
@@ -164,6 +174,21 @@ export function compareValues(a: unknown, b: unknown): number {
 
 function symbolOrString(v: unknown): string {
   return typeof v === 'string' ? v : (v as { value: string }).value;
+}
+
+/**
+ * compareValues under a given scope (null: binary) whatever the operation's collation: an index
+ * orders its entries by its own collation.
+ */
+export function compareUnder(scope: CollationScope | null, a: unknown, b: unknown): number {
+  const saved = activeCollation.scope;
+  if (saved === scope) return compareValues(a, b);
+  activeCollation.scope = scope;
+  try {
+    return compareValues(a, b);
+  } finally {
+    activeCollation.scope = saved;
+  }
 }
 
 /** Equality in MongoDB's sense: 1, NumberInt(1), NumberLong(1) and 1.0 are equal. */

@@ -1,5 +1,9 @@
-/** Value keys: a string per value, equal exactly when mongod considers the values equal. */
+/**
+ * Value keys: a string per value, equal exactly when mongod considers the values equal. Under a
+ * collation, strings that compare equal share the key of the first of them met (collation/active.ts).
+ */
 import { type Decimal128, type Int32, type Long, type ObjectId, type Timestamp } from 'bson';
+import { activeCollation } from '../../collation/active';
 import { formatValue } from '../../values/format';
 import { compareNumbers, numericKind, toDouble } from '../../values/numbers';
 import { bsonClassOf, bsonTypeOf, isNumeric, isPlainObject } from '../../values/types';
@@ -32,11 +36,16 @@ function numberKey(v: unknown): string {
   }
 }
 
+function collated(s: string): string {
+  const scope = activeCollation.scope;
+  return scope === null ? s : scope.representative(s);
+}
+
 /** Key for hashing ($group _id, $addToSet): values compare equal ⇔ keys are equal. */
 export function valueKey(v: unknown): string {
   switch (typeof v) {
     case 'string':
-      return `s${JSON.stringify(v)}`;
+      return `s${JSON.stringify(collated(v))}`;
     case 'number':
       return numberKey(v);
     case 'boolean':
@@ -57,7 +66,7 @@ export function valueKey(v: unknown): string {
     case 'ObjectId':
       return `o${(v as ObjectId).toHexString()}`;
     case 'BSONSymbol':
-      return `s${JSON.stringify((v as { value: string }).value)}`;
+      return `s${JSON.stringify(collated((v as { value: string }).value))}`;
     case 'Timestamp':
       return `t${(v as Timestamp).t}:${(v as Timestamp).i}`;
     case 'MinKey':

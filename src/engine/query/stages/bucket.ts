@@ -110,9 +110,11 @@ export const parseBucket: StageParser = (spec, env) => {
       if (!states) buckets.set(slot, (states = accs.map((a) => a.make())));
       states.forEach((s, i) => s.add(accs[i].input(doc, env.vars)));
     }
-    const slots = [...buckets.keys()].sort((a, b) => a - b);
-    for (const slot of slots)
-      yield finish(slot === boundaries.length ? def : boundaries[slot], accs, buckets.get(slot)!);
+    // mongod runs $bucket as a $group then a $sort on _id: the default bucket takes its place among
+    // the others by value (and by the collation: "2" before "100" under numericOrdering).
+    const idOf = (slot: number) => (slot === boundaries.length ? def : boundaries[slot]);
+    const slots = [...buckets.keys()].sort((a, b) => compareValues(idOf(a), idOf(b)));
+    for (const slot of slots) yield finish(idOf(slot), accs, buckets.get(slot)!);
   };
 };
 

@@ -4,6 +4,7 @@
  * used), keeps the documents not seen before, and takes their connectFromField values as the next
  * frontier, until nothing new is found or maxDepth is reached.
  */
+import { withCollator } from '../../collation/active';
 import { Long } from 'bson';
 import { toDouble } from '../../values/numbers';
 import { isNumeric, isPlainObject, type Document } from '../../values/types';
@@ -79,7 +80,8 @@ export const parseGraphLookup: StageParser = (spec, env) => {
       const query: Document = { [connectTo!]: { $in: dedupe(frontier) } };
       const next: unknown[] = [];
       for (const match of catalog.find(catalog.dbName, from!, restrict ? { $and: [query, restrict] } : query)) {
-        const key = valueKey(match._id);
+        // Documents are told apart by _id as bytes: "foo" and "FOO" are two nodes under any collation.
+        const key = withCollator(null, () => valueKey(match._id));
         if (seen.has(key)) continue;
         seen.add(key);
         found.push(depthParts ? setPath(match, depthParts, Long.fromNumber(depth)) : match);

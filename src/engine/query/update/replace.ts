@@ -4,7 +4,7 @@
  */
 import { EngineError, ErrorCode } from '../../errors';
 import { cloneValue } from '../../values/clone';
-import { compareValues } from '../../values/compare';
+import { compareUnder } from '../../values/compare';
 import { formatValue } from '../../values/format';
 import type { Document } from '../../values/types';
 import { setOwn } from './document-writer';
@@ -21,7 +21,7 @@ export function replaceDocument(doc: Document, replacement: Document, opts: { al
   const out: Document = {};
   const hasOldId = hasOwn.call(doc, '_id') && doc._id !== undefined;
   const hasNewId = hasOwn.call(replacement, '_id') && replacement._id !== undefined;
-  if (hasOldId && hasNewId && compareValues(doc._id, replacement._id) !== 0) {
+  if (hasOldId && hasNewId && compareUnder(null, doc._id, replacement._id) !== 0) {
     throw new EngineError(
       ErrorCode.ImmutableField,
       `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(replacement._id)}`,

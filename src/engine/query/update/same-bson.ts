@@ -1,5 +1,5 @@
 import type { Decimal128, Int32, Long } from 'bson';
-import { compareValues } from '../../values/compare';
+import { compareUnder } from '../../values/compare';
 import { toDouble } from '../../values/numbers';
 import { bsonClassOf, bsonTypeOf, type Document } from '../../values/types';
 
@@ -31,7 +31,7 @@ export function sameBson(a: unknown, b: unknown): boolean {
       return true;
     }
     case 'object': {
-      if (bsonClassOf(a) !== undefined || bsonClassOf(b) !== undefined) return compareValues(a, b) === 0;
+      if (bsonClassOf(a) !== undefined || bsonClassOf(b) !== undefined) return compareUnder(null, a, b) === 0;
       const x = a as Document;
       const y = b as Document;
       const kx = Object.keys(x);
@@ -48,7 +48,7 @@ export function sameBson(a: unknown, b: unknown): boolean {
     case 'maxKey':
       return true;
     default:
-      return compareValues(a, b) === 0;
+      return compareUnder(null, a, b) === 0;
   }
 }
 
