@@ -225,7 +225,7 @@ function expandCompound(walk: CompoundWalk, nodes: unknown[], parts: number[], s
 function dedupeKeys(keys: unknown[][]): unknown[][] {
   const cmp = (a: unknown[], b: unknown[]): number => {
     for (let i = 0; i < a.length; i++) {
-      const c = compareValues(a[i], b[i]);
+      const c = compareUnder(null, a[i], b[i]);
       if (c !== 0) return c;
     }
     return 0;

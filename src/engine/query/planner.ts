@@ -214,9 +214,12 @@ function candidateFor(index: BTreeIndex, filter: Document): Candidate | undefine
     // 'a.b' and 'a.c' together would miss a document matching them through different elements.
     if (index.multikey && heads.includes(head)) break;
     heads.push(head);
-    const ivs = predicatesFor(filter, field.path);
+    let ivs = predicatesFor(filter, field.path);
     if (!ivs) break;
     if (!fits && ivs.some(comparesStrings)) break;
+    // A regex matches bytes, not collation keys: under an index's collation its prefix range
+    // means nothing, so it scans every string there (as mongod does).
+    if (index.collator) ivs = ivs.map((iv) => (iv.oneElement ? allStrings() : iv));
     if (index.sparse && allowsNull(ivs)) break;
     const isPoints = ivs.every((iv) => iv.lowInclusive && iv.highInclusive && compareKeyPart(iv.low, iv.high) === 0);
     if (index.multikey && !isPoints) {
@@ -233,6 +236,10 @@ function candidateFor(index: BTreeIndex, filter: Document): Candidate | undefine
   if (index.unique && fieldIntervals.length === index.fieldCount) score += 2;
   score -= index.fieldCount * 0.01;
   return { index, fieldIntervals, score };
+}
+
+function allStrings(): Interval {
+  return { low: '', lowInclusive: true, high: new KeyBound(1, canonicalRank('')), highInclusive: true };
 }
 
 function loosenForMultikey(iv: Interval): Interval {

@@ -113,3 +113,33 @@ describe('index scans: keys examined', () => {
     assert.equal((backward.executionStats as Document).totalKeysExamined, 3, 'c, b, then a ends a backward scan');
   });
 });
+
+describe('regex bounds under a collation', () => {
+  it('an index with a collation scans every string for a regex (its order is not the bytes a regex matches)', () => {
+    const engine = new Engine();
+    engine.runCommand('app', {
+      insert: 'c',
+      documents: ['eliot', 'Emily', 'éa', 'f'].map((name, i) => ({ _id: i, name })),
+    });
+    engine.runCommand('app', {
+      createIndexes: 'c',
+      indexes: [{ key: { name: 1 }, name: 'name_ci', collation: { locale: 'en', strength: 2 } }],
+    });
+    const out = engine.runCommand('app', {
+      explain: { find: 'c', filter: { name: /^e/ }, collation: { locale: 'en', strength: 2 } },
+      verbosity: 'executionStats',
+    });
+    const plan = (out.queryPlanner as Document).winningPlan as Document;
+    const ixscan = (plan.inputStage ?? plan) as Document;
+    assert.deepEqual((ixscan.indexBounds as Document).name, ['["", max(string)]', '[min(regex), max(regex)]']);
+    const found = engine.runCommand('app', {
+      find: 'c',
+      filter: { name: /^e/ },
+      collation: { locale: 'en', strength: 2 },
+    });
+    assert.deepEqual(
+      ((found.cursor as Document).firstBatch as Document[]).map((d) => d.name),
+      ['eliot'],
+    );
+  });
+});
