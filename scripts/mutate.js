@@ -80,7 +80,7 @@ function run(cmd, args, env) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const { groups, tscArgs } = await import(path.join(root, 'stryker.config.mjs'));
+  const { groups, tscArgs, testFilesOf, SLOW_TESTS } = await import(path.join(root, 'stryker.config.mjs'));
   for (const g of opts.groups) if (!groups[g]) usage(`no group "${g}" (one of ${Object.keys(groups).join(', ')})`);
 
   // Which files of which group: all of the named groups (or every group), narrowed by --files and --since.
@@ -101,10 +101,15 @@ async function main() {
     if (files.length) plan.push({ name, files });
   }
   if (opts.list) {
-    for (const [name, group] of Object.entries(groups))
-      console.log(
-        `${name}: ${filesOf(group).join(' ')}\n  tests: ${group.tests.map((t) => `test/unit/${t}`).join(' ')}`,
+    for (const [name, group] of Object.entries(groups)) {
+      const skipped = [...SLOW_TESTS, ...(group.skip ?? [])].filter((f) =>
+        group.tests.some((t) => f.startsWith(`${t}/`)),
       );
+      console.log(
+        `${name}: ${filesOf(group).join(' ')}\n  tests (${testFilesOf(group).length} files): ${group.tests.map((t) => `test/unit/${t}`).join(' ')}` +
+          (skipped.length ? `\n  left out: ${skipped.join(' ')}` : ''),
+      );
+    }
     return 0;
   }
   const unmatched = opts.files.filter(
