@@ -54,6 +54,11 @@ export const tscArgs = ['-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFi
 // Stryker runs it with the project's node_modules/.bin on PATH (the sandbox's own link comes later).
 const buildCommand = `tsc ${tscArgs.join(' ')}`;
 
+/** `src/storage/frames.ts` of `src/storage/frames.ts:36-131` (Stryker's form of a line range). */
+function withoutRange(file) {
+  return file.replace(/:[\d:-]+$/, '');
+}
+
 /** The compiled test files of a group: every *.test.ts under its folders but the skipped ones. */
 export function testFilesOf(group) {
   const skipped = [...SLOW_TESTS, ...(group.skip ?? [])];
@@ -72,7 +77,7 @@ export function testFilesOf(group) {
   const stems = (process.env.TTL_MUTATE_FILES ?? '')
     .split(',')
     .filter(Boolean)
-    .map((f) => path.basename(f, '.ts'));
+    .map((f) => path.basename(withoutRange(f), '.ts'));
   const focused = (f) => stems.some((stem) => path.basename(f).startsWith(stem));
   return found.sort((a, b) => Number(focused(b)) - Number(focused(a)) || a.localeCompare(b));
 }
@@ -81,6 +86,7 @@ const name = process.env.TTL_MUTATE_GROUP ?? 'ttl';
 const group = groups[name];
 if (!group) throw new Error(`stryker.config.mjs: no group "${name}" (one of ${Object.keys(groups).join(', ')})`);
 const files = process.env.TTL_MUTATE_FILES ? process.env.TTL_MUTATE_FILES.split(',') : group.mutate;
+const whole = files.map(withoutRange);
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -96,7 +102,7 @@ export default {
   buildCommand,
   // Only the mutated files get `// @ts-nocheck` (their mutants need not type-check): every other
   // file keeps its text, so the sandbox's incremental tsc recompiles only them.
-  disableTypeChecks: files.length === 1 ? files[0] : `{${files.join(',')}}`,
+  disableTypeChecks: whole.length === 1 ? whole[0] : `{${whole.join(',')}}`,
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.json',
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },

@@ -5,6 +5,8 @@
 //   npm run mutate                             every group (ttl, matcher, update, storage, checks, protocol)
 //   npm run mutate -- storage ttl              these groups
 //   npm run mutate -- --files src/storage/journal.ts,src/storage/frames.ts
+//   npm run mutate -- --files src/storage/frames.ts:36-131   lines 36 to 131 only (a loaded machine:
+//                                             each part's results land in the incremental file)
 //   npm run mutate -- --since main             only core files changed since main (commits and work tree)
 //   npm run mutate -- --concurrency 1 --force  --force: retest every mutant, ignoring the incremental file
 //   npm run mutate -- --list                   the groups and their files; runs nothing
@@ -84,8 +86,18 @@ async function main() {
   for (const g of opts.groups) if (!groups[g]) usage(`no group "${g}" (one of ${Object.keys(groups).join(', ')})`);
 
   // Which files of which group: all of the named groups (or every group), narrowed by --files and --since.
+  // A file may carry a line range (`frames.ts:36-131`): matched by its path, handed on whole.
+  const ranges = new Map();
   let wanted;
-  if (opts.files.length) wanted = new Set(opts.files.map((f) => path.relative(root, path.resolve(root, f))));
+  if (opts.files.length)
+    wanted = new Set(
+      opts.files.map((f) => {
+        const [, file, range] = /^(.*?)(:\d+(?::\d+)?-\d+(?::\d+)?)?$/.exec(f);
+        const rel = path.relative(root, path.resolve(root, file));
+        if (range) ranges.set(rel, range);
+        return rel;
+      }),
+    );
   if (opts.since) {
     const changed = new Set([
       ...git(['diff', '--name-only', `${opts.since}...HEAD`]),
@@ -97,7 +109,9 @@ async function main() {
   const plan = [];
   for (const [name, group] of Object.entries(groups)) {
     if (opts.groups.length && !opts.groups.includes(name)) continue;
-    const files = filesOf(group).filter((f) => !wanted || wanted.has(f));
+    const files = filesOf(group)
+      .filter((f) => !wanted || wanted.has(f))
+      .map((f) => f + (ranges.get(f) ?? ''));
     if (files.length) plan.push({ name, files });
   }
   if (opts.list) {
@@ -112,8 +126,8 @@ async function main() {
     }
     return 0;
   }
-  const unmatched = opts.files.filter(
-    (f) => !plan.some((p) => p.files.includes(path.relative(root, path.resolve(root, f)))),
+  const unmatched = [...(wanted ?? [])].filter(
+    (f) => opts.files.length && !plan.some((p) => p.files.some((g) => g.replace(/:[\d:-]+$/, '') === f)),
   );
   if (unmatched.length && !opts.since) usage(`not in any group: ${unmatched.join(', ')} (npm run mutate -- --list)`);
   if (!plan.length) {
