@@ -5,6 +5,8 @@
 //   npm run mutate                             every group (ttl, matcher, update, storage, checks, protocol)
 //   npm run mutate -- storage ttl              these groups
 //   npm run mutate -- --files src/storage/journal.ts,src/storage/frames.ts
+//   npm run mutate -- --files src/storage/frames.ts:36-131   lines 36 to 131 only (a loaded machine:
+//                                             each part's results land in the incremental file)
 //   npm run mutate -- --since main             only core files changed since main (commits and work tree)
 //   npm run mutate -- --concurrency 1 --force  --force: retest every mutant, ignoring the incremental file
 //   npm run mutate -- --list                   the groups and their files; runs nothing
@@ -80,12 +82,22 @@ function run(cmd, args, env) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const { groups, tscArgs } = await import(path.join(root, 'stryker.config.mjs'));
+  const { groups, tscArgs, testFilesOf, SLOW_TESTS } = await import(path.join(root, 'stryker.config.mjs'));
   for (const g of opts.groups) if (!groups[g]) usage(`no group "${g}" (one of ${Object.keys(groups).join(', ')})`);
 
   // Which files of which group: all of the named groups (or every group), narrowed by --files and --since.
+  // A file may carry a line range (`frames.ts:36-131`): matched by its path, handed on whole.
+  const ranges = new Map();
   let wanted;
-  if (opts.files.length) wanted = new Set(opts.files.map((f) => path.relative(root, path.resolve(root, f))));
+  if (opts.files.length)
+    wanted = new Set(
+      opts.files.map((f) => {
+        const [, file, range] = /^(.*?)(:\d+(?::\d+)?-\d+(?::\d+)?)?$/.exec(f);
+        const rel = path.relative(root, path.resolve(root, file));
+        if (range) ranges.set(rel, range);
+        return rel;
+      }),
+    );
   if (opts.since) {
     const changed = new Set([
       ...git(['diff', '--name-only', `${opts.since}...HEAD`]),
@@ -97,18 +109,25 @@ async function main() {
   const plan = [];
   for (const [name, group] of Object.entries(groups)) {
     if (opts.groups.length && !opts.groups.includes(name)) continue;
-    const files = filesOf(group).filter((f) => !wanted || wanted.has(f));
+    const files = filesOf(group)
+      .filter((f) => !wanted || wanted.has(f))
+      .map((f) => f + (ranges.get(f) ?? ''));
     if (files.length) plan.push({ name, files });
   }
   if (opts.list) {
-    for (const [name, group] of Object.entries(groups))
-      console.log(
-        `${name}: ${filesOf(group).join(' ')}\n  tests: ${group.tests.map((t) => `test/unit/${t}`).join(' ')}`,
+    for (const [name, group] of Object.entries(groups)) {
+      const skipped = [...SLOW_TESTS, ...(group.skip ?? [])].filter((f) =>
+        group.tests.some((t) => f.startsWith(`${t}/`)),
       );
+      console.log(
+        `${name}: ${filesOf(group).join(' ')}\n  tests (${testFilesOf(group).length} files): ${group.tests.map((t) => `test/unit/${t}`).join(' ')}` +
+          (skipped.length ? `\n  left out: ${skipped.join(' ')}` : ''),
+      );
+    }
     return 0;
   }
-  const unmatched = opts.files.filter(
-    (f) => !plan.some((p) => p.files.includes(path.relative(root, path.resolve(root, f)))),
+  const unmatched = [...(wanted ?? [])].filter(
+    (f) => opts.files.length && !plan.some((p) => p.files.some((g) => g.replace(/:[\d:-]+$/, '') === f)),
   );
   if (unmatched.length && !opts.since) usage(`not in any group: ${unmatched.join(', ')} (npm run mutate -- --list)`);
   if (!plan.length) {

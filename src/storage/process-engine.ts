@@ -48,7 +48,7 @@ export function openProcessEngine(options: ProcessEngineOptions): ProcessEngine 
     const engineReadOnly = options.readOnly ? { readOnly: `${options.data} was opened with --read-only` } : {};
     if ((options.clock ?? storedClockKind(options.data)) === 'system') {
       const opened = openStoredEngine(options.data, {
-        engine: { clock: new SystemClock(), flavor, serverVersion, ...engineReadOnly },
+        engine: { clock: new SystemClock(), flavor, serverVersion, ...replSet, ...engineReadOnly },
         holder: options.holder,
         ...readOnly,
       });

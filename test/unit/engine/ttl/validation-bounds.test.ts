@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { Int32, Long } from 'bson';
 import {
   checkClusteredExpireAfterSeconds,
+  checkIndexExpireAfterSeconds,
   checkTTLIndexSpec,
   effectiveExpireAfterSeconds,
   INT32_MAX,
@@ -192,5 +193,15 @@ describe('rules 1.9, 4.2: what the monitor makes of a stored index', () => {
     assert.deepEqual(listedExpireAfterSeconds(10.5), new Int32(10));
     assert.deepEqual(listedExpireAfterSeconds(NaN), new Int32(INT32_MAX));
     assert.deepEqual(listedExpireAfterSeconds(-3), new Int32(INT32_MAX));
+  });
+});
+
+describe('rule 1.4: the refusal message', () => {
+  it('rule 1.4: without an index spec to quote, the message ends with what to do', () => {
+    expectError(
+      () => checkIndexExpireAfterSeconds(-1),
+      67,
+      "TTL index 'expireAfterSeconds' option cannot be less than 0 (got -1). Use 0 to expire documents at the date stored in the field.",
+    );
   });
 });
