@@ -150,7 +150,8 @@ suite('Language model tools', function () {
     const confirmation = await api.agentTools.prepare('ttl_apply', input);
     assert.ok(confirmation);
     assert.match(confirmation.title, /Convert createdAt_1 of agents\.events to a TTL index/);
-    const sentence = String(command.message).replace(' Pass confirm: true to go ahead.', '');
+    // The command's own closing advice (confirm: true, or the batch-delete playground) is for callers from code.
+    const sentence = String(command.message).replace(/ Pass confirm: true to go ahead.*$/s, '');
     assert.ok(confirmation.message.includes(sentence), `${confirmation.message}\n  should include\n${sentence}`);
     assert.ok(confirmation.message.includes(`(${limit.toLocaleString('en-US')})`));
     assert.equal(command.eligibleNow, 1500);
