@@ -524,6 +524,10 @@ export class ShellCollection {
 
   stats(options?: unknown): Document {
     const opts = this.#optionalDoc(options, 'options', 'stats') ?? {};
+    // mongosh reads stats through $collStats, which fails on a missing collection (26, what it
+    // prints); the collStats command answers zeroes there, as mongod's does.
+    if (!this.exists())
+      this.#run({ aggregate: this[STATE].name, pipeline: [{ $collStats: { storageStats: {} } }], cursor: {} });
     return this[STATE].rt.out(this.#run({ collStats: this[STATE].name, ...opts }));
   }
 

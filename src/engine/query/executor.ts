@@ -142,8 +142,10 @@ export function executeQuery(coll: Collection, asked: QueryRequest): QueryResult
     for (let r = 0; r < ordered.length; r++) {
       const [start, end] = ordered[r];
       if (plan.index.visitRange(start, end, plan.forward, visit)) break;
-      // Like mongod's index scan, read the first key past the interval to see it is done (counted
-      // as examined), unless that key opens the next interval, where it is counted anyway.
+      // One range is scanned up to its end key and stops there (mongod sets the cursor's end). With
+      // several, mongod checks each key against the bounds, so it reads the first key past an
+      // interval (counted as examined) unless that key opens the next interval, counted anyway.
+      if (ordered.length === 1) continue;
       const beyond = plan.index.keyBeyond(start, end, plan.forward);
       const next = ordered[r + 1];
       if (beyond !== undefined && !(next && cmp(beyond, next[0]) >= 0 && cmp(beyond, next[1]) <= 0)) keysExamined++;

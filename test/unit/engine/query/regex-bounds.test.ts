@@ -101,13 +101,14 @@ describe('regex bounds: the planner', () => {
 });
 
 describe('index scans: keys examined', () => {
-  it('count the key past each interval that ends it, as mongod does, but not one that opens the next interval', () => {
+  it('several intervals read the key past each one that ends it, as mongod does, but not one that opens the next interval; one range stops at its end', () => {
     const engine = setUp(['a', 'b', 'c', 'd', 'e'].map((name) => ({ name })));
-    assert.equal(explain(engine, { name: { $gte: 'b', $lte: 'c' } }).keys, 3, 'b, c, then d ends the scan');
-    assert.equal(explain(engine, { name: { $gte: 'd' } }).keys, 2, 'd, e, and nothing after');
+    assert.equal(explain(engine, { name: { $gte: 'b', $lte: 'c' } }).keys, 2, 'one range: b, c');
     assert.equal(explain(engine, { name: { $in: ['b', 'c'] } }).keys, 3, 'b; c opens the second interval; d ends it');
+    assert.equal(explain(engine, { name: { $in: ['b', 'd'] } }).keys, 4, 'b, then c past it, d, then e past it');
+    assert.equal(explain(engine, { name: { $in: ['d', 'e'] } }).keys, 2, 'd, e, and nothing after');
     const backward = engine.runCommand('app', {
-      explain: { find: 'c', filter: { name: { $gte: 'b', $lte: 'c' } }, sort: { name: -1 } },
+      explain: { find: 'c', filter: { name: { $in: ['b', 'c'] } }, sort: { name: -1 } },
       verbosity: 'executionStats',
     });
     assert.equal((backward.executionStats as Document).totalKeysExamined, 3, 'c, b, then a ends a backward scan');
