@@ -4,10 +4,11 @@
  * options, resume tokens, awaiting getMores, TTL deletes and transactions.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Timestamp, type Document } from 'bson';
 import { MongoClient, type ChangeStream } from 'mongodb';
-import { startServer, type RunningServer } from '../../../src/wire';
+import { startServer } from '../../../src/wire';
+import { driverOnServer } from './driver-on-server';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -30,22 +31,10 @@ async function take(stream: ChangeStream<Doc>, n: number): Promise<Document[]> {
 }
 
 describe('change streams through the driver', () => {
-  let server: RunningServer;
-  let client: MongoClient;
-
-  before(async () => {
-    server = await startServer({ now: T0, replSet: 'rs0' });
-    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 });
-    await client.connect();
-  });
-
-  after(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const live = driverOnServer({ now: T0, replSet: 'rs0' });
 
   test('collection.watch(): insert, update with updateDescription, replace and delete, in order, as mongod shapes them', async () => {
-    const c = client.db('cs').collection<Doc>('events');
+    const c = live.client.db('cs').collection<Doc>('events');
     const stream = await opened(c.watch([], { maxAwaitTimeMS: 20 }));
     try {
       await c.insertOne({ _id: 1, a: 1, sub: { x: 1, y: 2 }, arr: [1, 2, 3], gone: true });
@@ -79,7 +68,7 @@ describe('change streams through the driver', () => {
   });
 
   test('fullDocument "updateLookup" gives the document as it is when the event is read; fullDocumentBeforeChange the one before', async () => {
-    const c = client.db('cs').collection<Doc>('lookup');
+    const c = live.client.db('cs').collection<Doc>('lookup');
     await c.insertOne({ _id: 1, n: 0 });
     const stream = await opened(
       c.watch([], { fullDocument: 'updateLookup', fullDocumentBeforeChange: 'whenAvailable', maxAwaitTimeMS: 20 }),
@@ -97,7 +86,7 @@ describe('change streams through the driver', () => {
   });
 
   test('a pipeline after $changeStream filters and reshapes events; a stage it does not allow is refused', async () => {
-    const c = client.db('cs').collection<Doc>('filtered');
+    const c = live.client.db('cs').collection<Doc>('filtered');
     const stream = await opened(
       c.watch([{ $match: { operationType: 'delete' } }, { $project: { documentKey: 1 } }], { maxAwaitTimeMS: 20 }),
     );
@@ -111,7 +100,7 @@ describe('change streams through the driver', () => {
       await stream.close();
     }
     await assert.rejects(
-      client
+      live.client
         .db('cs')
         .command({ aggregate: 'filtered', pipeline: [{ $changeStream: {} }, { $group: { _id: 1 } }], cursor: {} }),
       { code: 20 },
@@ -119,12 +108,12 @@ describe('change streams through the driver', () => {
   });
 
   test('db.watch() sees every collection of its database and no other; client.watch() sees the deployment', async () => {
-    const dbStream = await opened(client.db('csdb').watch([], { maxAwaitTimeMS: 20 }));
-    const all = await opened(client.watch([], { maxAwaitTimeMS: 20 }));
+    const dbStream = await opened(live.client.db('csdb').watch([], { maxAwaitTimeMS: 20 }));
+    const all = await opened(live.client.watch([], { maxAwaitTimeMS: 20 }));
     try {
-      await client.db('csdb').collection<Doc>('a').insertOne({ _id: 'a' });
-      await client.db('other').collection<Doc>('b').insertOne({ _id: 'b' });
-      await client.db('csdb').collection<Doc>('c').insertOne({ _id: 'c' });
+      await live.client.db('csdb').collection<Doc>('a').insertOne({ _id: 'a' });
+      await live.client.db('other').collection<Doc>('b').insertOne({ _id: 'b' });
+      await live.client.db('csdb').collection<Doc>('c').insertOne({ _id: 'c' });
       const seen = (await take(dbStream, 2)).map(
         (e) => `${(e.ns as Document).coll}:${(e.documentKey as Document)._id}`,
       );
@@ -138,7 +127,7 @@ describe('change streams through the driver', () => {
   });
 
   test('dropping the watched collection gives drop then invalidate, and the stream ends', async () => {
-    const c = client.db('cs').collection<Doc>('dropped');
+    const c = live.client.db('cs').collection<Doc>('dropped');
     await c.insertOne({ _id: 1 });
     const stream = await opened(c.watch([], { maxAwaitTimeMS: 20 }));
     try {
@@ -153,7 +142,7 @@ describe('change streams through the driver', () => {
       assert.equal((await again.next()).operationType, 'insert');
       await again.close();
       await assert.rejects(
-        client.db('cs').command({
+        live.client.db('cs').command({
           aggregate: 'dropped',
           pipeline: [{ $changeStream: { resumeAfter: invalidate._id } }],
           cursor: {},
@@ -166,7 +155,7 @@ describe('change streams through the driver', () => {
   });
 
   test('renaming the watched collection gives rename (with to) then invalidate', async () => {
-    const c = client.db('cs').collection<Doc>('renamed');
+    const c = live.client.db('cs').collection<Doc>('renamed');
     await c.insertOne({ _id: 1 });
     const stream = await opened(c.watch([], { maxAwaitTimeMS: 20 }));
     try {
@@ -181,7 +170,7 @@ describe('change streams through the driver', () => {
   });
 
   test('resumeAfter a token gives the events after it; startAtOperationTime the ones from that time', async () => {
-    const c = client.db('cs').collection<Doc>('resume');
+    const c = live.client.db('cs').collection<Doc>('resume');
     const stream = await opened(c.watch([], { maxAwaitTimeMS: 20 }));
     let tokens: Document[];
     let times: Timestamp[];
@@ -206,7 +195,7 @@ describe('change streams through the driver', () => {
     );
     await fromTime.close();
     await assert.rejects(
-      client.db('cs').command({
+      live.client.db('cs').command({
         aggregate: 'resume',
         pipeline: [{ $changeStream: { resumeAfter: { _data: 'nope' } } }],
         cursor: {},
@@ -214,7 +203,7 @@ describe('change streams through the driver', () => {
       { code: 260 },
     );
     await assert.rejects(
-      client.db('cs').command({
+      live.client.db('cs').command({
         aggregate: 'resume',
         pipeline: [{ $changeStream: { startAtOperationTime: new Timestamp({ t: 1, i: 1 }) } }],
         cursor: {},
@@ -224,10 +213,10 @@ describe('change streams through the driver', () => {
   });
 
   test('a getMore with no event waits for one: an insert made while it waits is its answer', async () => {
-    const c = client.db('cs').collection<Doc>('await');
+    const c = live.client.db('cs').collection<Doc>('await');
     const stream = c.watch([], { maxAwaitTimeMS: 60_000 });
     try {
-      const streams = server.engine.replication!.changeStreams;
+      const streams = live.server.engine.replication!.changeStreams;
       const before = streams.count;
       const next = stream.next();
       // Written once the stream is open on the server (its getMore then waits, or finds it at once).
@@ -242,7 +231,7 @@ describe('change streams through the driver', () => {
   });
 
   test('an idle getMore answers an empty batch with a postBatchResumeToken to resume from', async () => {
-    const db = client.db('cs');
+    const db = live.client.db('cs');
     const opened = await db.command({ aggregate: 'idle', pipeline: [{ $changeStream: {} }], cursor: {} });
     assert.deepEqual(opened.cursor.firstBatch, []);
     assert.equal(typeof opened.cursor.postBatchResumeToken._data, 'string');
@@ -262,12 +251,12 @@ describe('change streams through the driver', () => {
   });
 
   test('TTL deletions are ordinary delete events (rule 7.11)', async () => {
-    const c = client.db('cs').collection<Doc>('ttl');
+    const c = live.client.db('cs').collection<Doc>('ttl');
     await c.createIndex({ at: 1 }, { expireAfterSeconds: 60 });
     const stream = await opened(c.watch([], { maxAwaitTimeMS: 20 }));
     try {
       await c.insertOne({ _id: 1, at: new Date(Date.parse(T0) - 3_600_000) });
-      server.ttl.runPass();
+      live.server.ttl.runPass();
       const [ins, del] = await take(stream, 2);
       assert.equal(ins.operationType, 'insert');
       assert.equal(del.operationType, 'delete');
@@ -278,9 +267,9 @@ describe('change streams through the driver', () => {
   });
 
   test("a transaction's events appear at its commit, share one clusterTime and carry lsid and txnNumber", async () => {
-    const c = client.db('cs').collection<Doc>('txn');
+    const c = live.client.db('cs').collection<Doc>('txn');
     const stream = await opened(c.watch([], { maxAwaitTimeMS: 20 }));
-    const session = client.startSession();
+    const session = live.client.startSession();
     try {
       session.startTransaction();
       await c.insertOne({ _id: 1 }, { session });

@@ -15,6 +15,7 @@ import mongoose from 'mongoose';
 import { Engine, VirtualClock } from '../../../src/engine';
 import { closeStoredEngine, openStoredEngine } from '../../../src/storage/engine-store';
 import { startServer, type RunningServer } from '../../../src/wire';
+import { driverOnServer } from './driver-on-server';
 import { parseArgs } from '../../../src/cli/args';
 
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -25,29 +26,17 @@ const topologyOf = (c: MongoClient) =>
   (c as unknown as { topology?: { description: { type: string; setName?: string } } }).topology?.description;
 
 describe('replica-set mode: hello and the driver', () => {
-  let server: RunningServer;
-  let client: MongoClient;
-
-  before(async () => {
-    server = await startServer({ now: T0, replSet: 'rs0' });
-    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 });
-    await client.connect();
-  });
-
-  after(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const live = driverOnServer({ now: T0, replSet: 'rs0' });
 
   test('the connection string names the set, and the driver sees a replica set with a primary', () => {
-    assert.equal(server.uri, `mongodb://127.0.0.1:${server.port}/?replicaSet=rs0`);
-    assert.equal(topologyOf(client)?.type, 'ReplicaSetWithPrimary');
-    assert.equal(topologyOf(client)?.setName, 'rs0');
+    assert.equal(live.server.uri, `mongodb://127.0.0.1:${live.server.port}/?replicaSet=rs0`);
+    assert.equal(topologyOf(live.client)?.type, 'ReplicaSetWithPrimary');
+    assert.equal(topologyOf(live.client)?.setName, 'rs0');
   });
 
   test('hello answers as the primary of a one-member set: setName, hosts, primary, me, electionId, cluster time', async () => {
-    const hello = await client.db('admin').command({ hello: 1 });
-    const me = `127.0.0.1:${server.port}`;
+    const hello = await live.client.db('admin').command({ hello: 1 });
+    const me = `127.0.0.1:${live.server.port}`;
     assert.equal(hello.setName, 'rs0');
     assert.deepEqual(hello.hosts, [me]);
     assert.equal(hello.primary, me);
@@ -61,23 +50,23 @@ describe('replica-set mode: hello and the driver', () => {
     assert.ok(hello.topologyVersion.processId instanceof ObjectId);
     assert.ok(hello.operationTime instanceof Timestamp);
     assert.ok(hello.$clusterTime.clusterTime instanceof Timestamp);
-    const legacy = await client.db('admin').command({ isMaster: 1 });
+    const legacy = await live.client.db('admin').command({ isMaster: 1 });
     assert.equal(legacy.ismaster, true);
     assert.equal(legacy.isWritablePrimary, undefined);
     assert.equal(legacy.setName, 'rs0');
   });
 
   test('every reply carries operationTime, and the cluster time moves forward with each write', async () => {
-    const c = client.db('app').collection<Doc>('clock');
-    const first = await client.db('app').command({ insert: 'clock', documents: [{ a: 1 }] });
+    const c = live.client.db('app').collection<Doc>('clock');
+    const first = await live.client.db('app').command({ insert: 'clock', documents: [{ a: 1 }] });
     await c.insertOne({ a: 2 });
-    const second = await client.db('app').command({ ping: 1 });
+    const second = await live.client.db('app').command({ ping: 1 });
     assert.ok(first.operationTime instanceof Timestamp);
     assert.equal(second.operationTime.compare(first.operationTime), 1);
   });
 
   test('directConnection reaches the same member as a direct (Single) topology', async () => {
-    const direct = new MongoClient(`mongodb://127.0.0.1:${server.port}/?directConnection=true`);
+    const direct = new MongoClient(`mongodb://127.0.0.1:${live.server.port}/?directConnection=true`);
     try {
       await direct.connect();
       assert.equal(topologyOf(direct)?.type, 'Single');
@@ -88,16 +77,16 @@ describe('replica-set mode: hello and the driver', () => {
   });
 
   test('replSetGetStatus and replSetGetConfig describe one healthy PRIMARY; replSetInitiate is AlreadyInitialized (23)', async () => {
-    const admin = client.db('admin');
+    const admin = live.client.db('admin');
     const status = await admin.command({ replSetGetStatus: 1 });
     assert.equal(status.set, 'rs0');
     assert.equal(status.myState, 1);
     assert.equal(status.members.length, 1);
     assert.equal(status.members[0].stateStr, 'PRIMARY');
-    assert.equal(status.members[0].name, `127.0.0.1:${server.port}`);
+    assert.equal(status.members[0].name, `127.0.0.1:${live.server.port}`);
     const { config } = await admin.command({ replSetGetConfig: 1 });
     assert.equal(config._id, 'rs0');
-    assert.equal(config.members[0].host, `127.0.0.1:${server.port}`);
+    assert.equal(config.members[0].host, `127.0.0.1:${live.server.port}`);
     await assert.rejects(admin.command({ replSetInitiate: {} }), { code: 23, codeName: 'AlreadyInitialized' });
     const opts = await admin.command({ getCmdLineOpts: 1 });
     assert.deepEqual(opts.parsed.replication, { replSet: 'rs0' });
@@ -114,24 +103,12 @@ describe('replica-set mode: hello and the driver', () => {
 });
 
 describe('replica-set mode: transactions through the driver', () => {
-  let server: RunningServer;
-  let client: MongoClient;
-
-  before(async () => {
-    server = await startServer({ now: T0, replSet: 'rs0' });
-    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 });
-    await client.connect();
-  });
-
-  after(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const live = driverOnServer({ now: T0, replSet: 'rs0' });
 
   test('a transaction commits all its writes at once; until then no one else sees them', async () => {
-    const c = client.db('tx').collection<Doc>('commit');
+    const c = live.client.db('tx').collection<Doc>('commit');
     await c.insertOne({ _id: 1, n: 1 });
-    const session = client.startSession();
+    const session = live.client.startSession();
     try {
       session.startTransaction();
       await c.insertOne({ _id: 2, n: 2 }, { session });
@@ -155,9 +132,9 @@ describe('replica-set mode: transactions through the driver', () => {
   });
 
   test('abortTransaction discards every write of the transaction', async () => {
-    const c = client.db('tx').collection<Doc>('abort');
+    const c = live.client.db('tx').collection<Doc>('abort');
     await c.insertOne({ _id: 1, v: 'kept' });
-    const session = client.startSession();
+    const session = live.client.startSession();
     try {
       session.startTransaction();
       await c.insertMany([{ _id: 2 }, { _id: 3 }], { session });
@@ -170,12 +147,12 @@ describe('replica-set mode: transactions through the driver', () => {
   });
 
   test('snapshot isolation: reads in a transaction see the snapshot of its first operation, not later commits', async () => {
-    const c = client.db('tx').collection<Doc>('snapshot');
+    const c = live.client.db('tx').collection<Doc>('snapshot');
     await c.insertMany([
       { _id: 1, v: 'a' },
       { _id: 2, v: 'b' },
     ]);
-    const session = client.startSession();
+    const session = live.client.startSession();
     try {
       session.startTransaction();
       assert.equal((await c.findOne({ _id: 1 }, { session }))?.v, 'a');
@@ -194,10 +171,10 @@ describe('replica-set mode: transactions through the driver', () => {
   });
 
   test('two transactions writing one document: the second gets WriteConflict (112) labelled TransientTransactionError', async () => {
-    const c = client.db('tx').collection<Doc>('conflict');
+    const c = live.client.db('tx').collection<Doc>('conflict');
     await c.insertOne({ _id: 1, n: 0 });
-    const s1 = client.startSession();
-    const s2 = client.startSession();
+    const s1 = live.client.startSession();
+    const s2 = live.client.startSession();
     try {
       s1.startTransaction();
       s2.startTransaction();
@@ -220,12 +197,12 @@ describe('replica-set mode: transactions through the driver', () => {
   });
 
   test('a write outside the transaction to a document it wrote goes first; the commit then fails with WriteConflict and changes nothing', async () => {
-    const c = client.db('tx').collection<Doc>('outside');
+    const c = live.client.db('tx').collection<Doc>('outside');
     await c.insertMany([
       { _id: 1, n: 0 },
       { _id: 2, n: 0 },
     ]);
-    const session = client.startSession();
+    const session = live.client.startSession();
     try {
       session.startTransaction();
       await c.updateOne({ _id: 1 }, { $set: { n: 1 } }, { session });
@@ -247,9 +224,9 @@ describe('replica-set mode: transactions through the driver', () => {
   });
 
   test('withTransaction retries a transaction that met a TransientTransactionError, and commits the retry', async () => {
-    const c = client.db('tx').collection<Doc>('retry');
+    const c = live.client.db('tx').collection<Doc>('retry');
     await c.insertOne({ _id: 1, n: 0 });
-    const session = client.startSession();
+    const session = live.client.startSession();
     let attempts = 0;
     try {
       await session.withTransaction(async () => {
@@ -267,8 +244,8 @@ describe('replica-set mode: transactions through the driver', () => {
   });
 
   test('a transaction may create a collection and its index; both appear at commit', async () => {
-    const db = client.db('tx');
-    const session = client.startSession();
+    const db = live.client.db('tx');
+    const session = live.client.startSession();
     try {
       session.startTransaction();
       await db.createCollection('made', { session });
@@ -285,25 +262,25 @@ describe('replica-set mode: transactions through the driver', () => {
   });
 
   test('commands a transaction may not run answer OperationNotSupportedInTransaction (263) and abort it', async () => {
-    const session = client.startSession();
+    const session = live.client.startSession();
     try {
       session.startTransaction();
-      await client.db('tx').collection<Doc>('ops').insertOne({ a: 1 }, { session });
-      await assert.rejects(client.db('tx').command({ count: 'ops' }, { session }), {
+      await live.client.db('tx').collection<Doc>('ops').insertOne({ a: 1 }, { session });
+      await assert.rejects(live.client.db('tx').command({ count: 'ops' }, { session }), {
         code: 263,
         codeName: 'OperationNotSupportedInTransaction',
       });
       await assert.rejects(session.commitTransaction(), { code: 251 });
-      assert.equal(await client.db('tx').collection<Doc>('ops').countDocuments(), 0);
+      assert.equal(await live.client.db('tx').collection<Doc>('ops').countDocuments(), 0);
     } finally {
       await session.endSession();
     }
   });
 
   test('a duplicate key inside a transaction aborts it: nothing of it is committed', async () => {
-    const c = client.db('tx').collection<Doc>('dup');
+    const c = live.client.db('tx').collection<Doc>('dup');
     await c.insertOne({ _id: 1 });
-    const session = client.startSession();
+    const session = live.client.startSession();
     try {
       session.startTransaction();
       await c.insertOne({ _id: 2 }, { session });
@@ -316,9 +293,9 @@ describe('replica-set mode: transactions through the driver', () => {
   });
 
   test('a cursor opened in a transaction continues with getMore inside it', async () => {
-    const c = client.db('tx').collection<Doc>('cursor');
+    const c = live.client.db('tx').collection<Doc>('cursor');
     await c.insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i })));
-    const session = client.startSession();
+    const session = live.client.startSession();
     try {
       session.startTransaction();
       await c.insertOne({ _id: 10 }, { session });
@@ -334,7 +311,7 @@ describe('replica-set mode: transactions through the driver', () => {
   });
 
   test('retryable writes: the driver sends txnNumber with each write, and the writes apply once', async () => {
-    const c = client.db('tx').collection<Doc>('retryable');
+    const c = live.client.db('tx').collection<Doc>('retryable');
     await c.insertOne({ _id: 1 });
     await c.updateOne({ _id: 1 }, { $inc: { n: 1 } });
     await c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } });
@@ -342,20 +319,20 @@ describe('replica-set mode: transactions through the driver', () => {
   });
 
   test('the TTL monitor puts off a collection an open transaction wrote, and deletes after the commit (rule 7.11)', async () => {
-    const c = client.db('tx').collection<Doc>('ttl');
+    const c = live.client.db('tx').collection<Doc>('ttl');
     await c.createIndex({ at: 1 }, { expireAfterSeconds: 60 });
     const old = new Date(Date.parse(T0) - 3_600_000);
     await c.insertMany([
       { _id: 1, at: old },
       { _id: 2, at: old },
     ]);
-    const session = client.startSession();
+    const session = live.client.startSession();
     try {
       session.startTransaction();
       await c.updateOne({ _id: 1 }, { $set: { note: 'in a transaction' } }, { session });
-      assert.equal(server.ttl.runPass().deleted, 0, 'no delete while the transaction holds a document of it');
+      assert.equal(live.server.ttl.runPass().deleted, 0, 'no delete while the transaction holds a document of it');
       await session.commitTransaction();
-      assert.equal(server.ttl.runPass().deleted, 2);
+      assert.equal(live.server.ttl.runPass().deleted, 2);
       assert.equal(await c.countDocuments(), 0);
     } finally {
       await session.endSession();

@@ -4,30 +4,18 @@
  * db.hostInfo(), rs.status(), `show logs`), and the control command's legacy-index actions.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Binary, Double, Int32, Long } from 'bson';
-import { MongoClient, MongoServerError } from 'mongodb';
-import { startServer, type RunningServer } from '../../../src/wire';
+import { MongoServerError } from 'mongodb';
+import { driverOnServer } from './driver-on-server';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
 describe('wire endpoint: server commands and error replies', () => {
-  let server: RunningServer;
-  let client: MongoClient;
-
-  before(async () => {
-    server = await startServer({ now: T0 });
-    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 });
-    await client.connect();
-  });
-
-  after(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const live = driverOnServer({ now: T0 });
 
   test('an error reply has only the fields mongod sends (no `info: null`)', async () => {
-    await assert.rejects(client.db('admin').command({ noSuchCommand: 1 }), (e: unknown) => {
+    await assert.rejects(live.client.db('admin').command({ noSuchCommand: 1 }), (e: unknown) => {
       assert.ok(e instanceof MongoServerError);
       assert.deepEqual(Object.keys(e.errorResponse).sort(), ['code', 'codeName', 'errmsg', 'ok']);
       assert.equal(e.code, 59);
@@ -36,7 +24,7 @@ describe('wire endpoint: server commands and error replies', () => {
   });
 
   test("a command's DuplicateKey has keyPattern and keyValue at the top level, as on mongod", async () => {
-    const c = client.db('errs').collection('dups');
+    const c = live.client.db('errs').collection('dups');
     await c.insertMany([{ email: 'a@x' }, { email: 'a@x' }]);
     await assert.rejects(c.createIndex({ email: 1 }, { unique: true }), (e: unknown) => {
       assert.ok(e instanceof MongoServerError);
@@ -49,24 +37,24 @@ describe('wire endpoint: server commands and error replies', () => {
   });
 
   test('whatsmyuri, getCmdLineOpts (admin only) and hostInfo describe this connection and server', async () => {
-    const admin = client.db('admin');
+    const admin = live.client.db('admin');
     const me = await admin.command({ whatsmyuri: 1 });
     assert.match(me.you as string, /^127\.0\.0\.1:\d+$/);
     const opts = await admin.command({ getCmdLineOpts: 1 });
-    assert.deepEqual(opts.parsed, { net: { bindIp: '127.0.0.1', port: server.port } });
+    assert.deepEqual(opts.parsed, { net: { bindIp: '127.0.0.1', port: live.server.port } });
     assert.equal((opts.argv as string[])[0], 'ttl-workbench');
-    await assert.rejects(client.db('app').command({ getCmdLineOpts: 1 }), { code: 13 });
+    await assert.rejects(live.client.db('app').command({ getCmdLineOpts: 1 }), { code: 13 });
     const host = await admin.command({ hostInfo: 1 });
     const system = host.system as Record<string, unknown>;
     assert.equal((system.currentTime as Date).toISOString(), T0, 'the engine clock');
-    assert.match(system.hostname as string, new RegExp(`:${server.port}$`));
+    assert.match(system.hostname as string, new RegExp(`:${live.server.port}$`));
     assert.equal(typeof system.numCores, 'number');
     assert.equal(typeof (host.os as Record<string, unknown>).type, 'string');
   });
 
   test('replica set commands answer NoReplicationEnabled (76), as a standalone mongod does', async () => {
     for (const command of [{ replSetGetStatus: 1 }, { replSetGetConfig: 1 }]) {
-      await assert.rejects(client.db('admin').command(command), (e: unknown) => {
+      await assert.rejects(live.client.db('admin').command(command), (e: unknown) => {
         assert.ok(e instanceof MongoServerError);
         assert.equal(e.code, 76);
         assert.equal(e.codeName, 'NoReplicationEnabled');
@@ -77,20 +65,20 @@ describe('wire endpoint: server commands and error replies', () => {
   });
 
   test('listCommands names the commands the endpoint answers itself', async () => {
-    const list = await client.db('admin').command({ listCommands: 1 });
+    const list = await live.client.db('admin').command({ listCommands: 1 });
     const names = Object.keys(list.commands as object);
     for (const name of ['ttlWorkbench', 'whatsmyuri', 'getCmdLineOpts', 'hostInfo', 'replSetGetStatus', 'find'])
       assert.ok(names.includes(name), name);
   });
 
   test('getLog "*" names the logs (mongosh `show logs`)', async () => {
-    const logs = await client.db('admin').command({ getLog: '*' });
+    const logs = await live.client.db('admin').command({ getLog: '*' });
     assert.deepEqual(logs.names, ['global', 'startupWarnings']);
   });
 
   test('control: advanceClock takes milliseconds as any BSON number (Int32, Double, Long), as mongosh sends them', async () => {
-    const admin = client.db('admin');
-    const start = server.clock.now().getTime();
+    const admin = live.client.db('admin');
+    const start = live.server.clock.now().getTime();
     await admin.command({ ttlWorkbench: 'advanceClock', by: 60_000 });
     await admin.command({ ttlWorkbench: 'advanceClock', by: new Double(1500) });
     const moved = await admin.command({ ttlWorkbench: 'advanceClock', by: Long.fromNumber(500) });
@@ -99,14 +87,14 @@ describe('wire endpoint: server commands and error replies', () => {
   });
 
   test('startSession answers a new session id', async () => {
-    const reply = await client.db('admin').command({ startSession: 1 });
+    const reply = await live.client.db('admin').command({ startSession: 1 });
     assert.ok((reply.id as { id: unknown }).id instanceof Binary);
     assert.equal(reply.timeoutMinutes, 30);
   });
 
   test('control: loadLegacyIndex puts a NaN index in the catalog; invalidTTLIndexes finds it, listIndexes cannot', async () => {
-    const admin = client.db('admin');
-    await client
+    const admin = live.client.db('admin');
+    await live.client
       .db('legacy')
       .collection('events')
       .insertOne({ createdAt: new Date('2020-01-01T00:00:00Z') });
@@ -117,7 +105,7 @@ describe('wire endpoint: server commands and error replies', () => {
       spec: { v: 2, key: { createdAt: 1 }, name: 'createdAt_1', expireAfterSeconds: NaN },
     });
     assert.equal(loaded.name, 'createdAt_1');
-    const listed = await client.db('legacy').collection('events').listIndexes().toArray();
+    const listed = await live.client.db('legacy').collection('events').listIndexes().toArray();
     assert.equal(listed.find((i) => i.name === 'createdAt_1')?.expireAfterSeconds, 2147483647);
     const invalid = await admin.command({ ttlWorkbench: 'invalidTTLIndexes' });
     const found = (invalid.indexes as Array<Record<string, unknown>>).filter((i) => i.db === 'legacy');
@@ -133,8 +121,8 @@ describe('wire endpoint: server commands and error replies', () => {
   });
 
   test('control: forecast answers what a TTL index deletes per bucket, with numbers as the driver sends them', async () => {
-    const admin = client.db('admin');
-    const coll = client.db('forecast').collection('sessions');
+    const admin = live.client.db('admin');
+    const coll = live.client.db('forecast').collection('sessions');
     const status = await admin.command({ ttlWorkbench: 'status' });
     const now = (status.now as Date).getTime();
     await coll.insertMany([10, 20, 90].map((m) => ({ at: new Date(now + m * 60_000) })));
