@@ -91,7 +91,37 @@ function impliesPartialFilter(filter: Document, partial: Document): boolean {
     }
   };
   gatherRequired(partial);
-  return required.every(([k, v]) => clauses.some(([ck, cv]) => ck === k && valuesEqual(cv, v)));
+  return required.every(
+    ([k, v]) => clauses.some(([ck, cv]) => ck === k && valuesEqual(cv, v)) || rangeImplies(filter, k, v),
+  );
+}
+
+const ONE_SIDED = new Set(['$gt', '$gte', '$lt', '$lte']);
+
+/**
+ * A partial filter's range clause (`{a: {$lte: 1.5}}`) holds for every match of the query when the
+ * query's bounds on that path lie inside the clause's range: `{a: 1}` and `{a: {$lte: 1}}` imply
+ * it, `{a: {$lt: 1.6}}` does not (mongod's bounds-based implication). Each side of the query's
+ * bounds comes from a predicate some value (an element, for arrays) must meet, so a one-sided
+ * range is implied whatever arrays hold; an equality needs the same clause verbatim.
+ */
+function rangeImplies(filter: Document, path: string, clause: unknown): boolean {
+  if (!isPlainObject(clause) || Object.keys(clause).length === 0) return false;
+  const queried = predicatesFor(filter, path);
+  if (!queried || queried.length === 0) return false;
+  return Object.entries(clause).every(([op, operand]) => {
+    if (!ONE_SIDED.has(op)) return false;
+    const allowed = clauseIntervals({ [op]: operand });
+    if (!allowed || allowed.length !== 1) return false;
+    const [range] = allowed;
+    return queried.every((iv) => {
+      const lo = compareKeyPart(iv.low, range.low);
+      const hi = compareKeyPart(iv.high, range.high);
+      const lowInside = lo > 0 || (lo === 0 && (range.lowInclusive || !iv.lowInclusive));
+      const highInside = hi < 0 || (hi === 0 && (range.highInclusive || !iv.highInclusive));
+      return lowInside && highInside;
+    });
+  });
 }
 
 interface Candidate {

@@ -90,6 +90,28 @@ function inUse(operand: unknown): Use | undefined {
   return { ivs: subpaths ? [EVERYTHING] : ivs, subpaths };
 }
 
+const OBJECT_TYPES = new Set(['object', 3, 'array', 4]);
+
+/**
+ * `$type` reads any value on the path; an object or an array of objects is keyed by its leaves, so
+ * asking for either scans the paths below too.
+ */
+function typeUse(operand: unknown): Use {
+  const types = Array.isArray(operand) ? operand : [operand];
+  const containers = types.some((t) => OBJECT_TYPES.has(typeof t === 'number' ? t : String(t)));
+  return containers ? FULL_WITH_SUBPATHS : { ivs: [EVERYTHING], subpaths: false };
+}
+
+/**
+ * `$elemMatch` on values (`{$gte: 10, $lte: 40}`): one element meets every bound, so the bounds stay
+ * tight on an array. An `$elemMatch` on the fields of elements reads other paths: not this one.
+ */
+function elemMatchUse(operand: unknown): Use | undefined {
+  if (!isOperatorObject(operand)) return undefined;
+  const use = clauseUse(operand);
+  return use && { ivs: use.ivs.map((iv) => ({ ...iv, oneElement: true })), subpaths: use.subpaths };
+}
+
 function combine(a: Use | undefined, b: Use | undefined): Use | undefined {
   if (!a) return b;
   if (!b) return a;
@@ -107,6 +129,8 @@ function clauseUse(clause: unknown): Use | undefined {
     else if (op === '$gt' || op === '$gte' || op === '$lt' || op === '$lte') use = rangeUse(op, operand);
     else if (op === '$exists') use = operand === false || operand === 0 ? undefined : FULL_WITH_SUBPATHS;
     else if (op === '$ne') use = operand === null ? FULL_WITH_SUBPATHS : undefined;
+    else if (op === '$type') use = typeUse(operand);
+    else if (op === '$elemMatch') use = elemMatchUse(operand);
     else if (op === '$regex') {
       const ivs = clauseIntervals({
         $regex: operand,
@@ -136,22 +160,28 @@ function pathsOf(filter: Document, out: string[]): void {
 }
 
 /**
- * A path with numeric components (`a.0.b`) may name array positions, which keys leave out: the scan
- * reads every reading of it (`a.0.b` and `a.b`), and any value there.
+ * A numeric component (`a.0.b`) after a path that met an array may name an array position, which
+ * keys leave out: the scan reads every reading of the path (`a.0.b` and `a.b`), and any value there
+ * (an array inside an array is keyed whole). A component after a path that never met an array is a
+ * field name.
  */
-function pathReadings(path: string): string[] {
+function pathReadings(path: string, multikeyPaths: ReadonlySet<string>): string[] {
   const parts = path.split('.');
   let readings: string[][] = [[]];
-  for (const part of parts) {
+  parts.forEach((part, i) => {
     const next: string[][] = [];
+    const positional = i > 0 && /^[0-9]+$/.test(part);
     for (const r of readings) {
       next.push([...r, part]);
-      if (/^[0-9]+$/.test(part)) next.push(r);
+      if (positional && multikeyPaths.has(r.join('.'))) next.push(r);
     }
     readings = next;
-  }
-  return [...new Set(readings.filter((r) => r.length > 0).map((r) => r.join('.')))];
+  });
+  return [...new Set(readings.map((r) => r.join('.')))];
 }
+
+/** mongod plans a wildcard scan through at most 8 array positions. */
+const MAX_POSITIONS = 8;
 
 function collatable(v: unknown): boolean {
   if (v instanceof KeyBound) return v.rank === 15 || v.rank === 20 || v.rank === 25;
@@ -199,12 +229,13 @@ export function wildcardCandidate(index: BTreeIndex, filter: Document, sort?: Do
   let best: WildcardCandidate | undefined;
   for (const path of paths) {
     if (!scopeHolds(scope, path)) continue;
+    if (path.split('.').filter((p) => /^[0-9]+$/.test(p)).length > MAX_POSITIONS) continue;
     const clauses: unknown[] = [];
     clausesOn(filter, path, clauses);
     let use: Use | undefined;
     for (const clause of clauses) use = combine(use, clauseUse(clause));
     if (!use) continue;
-    const readings = pathReadings(path);
+    const readings = pathReadings(path, index.multikeyPaths);
     let ivs = readings.length > 1 ? [EVERYTHING] : use.ivs;
     if (!fits && ivs.some((iv) => collatable(iv.low) || collatable(iv.high))) continue;
     // A regex matches bytes, not collation keys: under the index's collation it scans every string.

@@ -190,4 +190,73 @@ describe('wildcard index plans', () => {
     assert.equal(find(engine, { filter: { z: 3 }, hint: { '$**': 1 } }).length, 0);
     assert.equal(engine.runCommand('t', { validate: 'c' }).valid, true);
   });
+
+  it('$type and $elemMatch on values use it; $type object or array also scans the paths below', () => {
+    const engine = engineWith([{ a: { x: 1 } }, { a: 'a' }, { a: [5, 50] }]);
+    assert.deepEqual(ixscan(engine, { filter: { a: { $type: 'object' } } })?.indexBounds, {
+      $_path: ['["a", "a"]', '["a.", "a/")'],
+      a: ['[MinKey, MaxKey]'],
+    });
+    assert.deepEqual(ixscan(engine, { filter: { a: { $type: 'string' } } })?.indexBounds, {
+      $_path: ['["a", "a"]'],
+      a: ['[MinKey, MaxKey]'],
+    });
+    assert.equal(find(engine, { filter: { a: { $type: 'object' } } }).length, 1);
+    // One element must meet both bounds: 5 and 50 each meet one only.
+    assert.equal(find(engine, { filter: { a: { $elemMatch: { $gt: 10, $lt: 40 } } } }).length, 0);
+    assert.deepEqual(ixscan(engine, { filter: { a: { $elemMatch: { $gt: 10, $lt: 40 } } } })?.indexBounds, {
+      $_path: ['["a", "a"]'],
+      a: ['(10, 40)'],
+    });
+  });
+
+  it('a numeric component after an array path is read both ways; after an object it is a field name', () => {
+    const engine = engineWith([
+      { _id: 1, a: [{ b: 1 }] },
+      { _id: 2, c: { '0': { b: 1 } } },
+    ]);
+    assert.deepEqual((ixscan(engine, { filter: { 'a.0.b': 1 } })?.indexBounds as Document).$_path, [
+      '["a.0.b", "a.0.b"]',
+      '["a.b", "a.b"]',
+    ]);
+    assert.deepEqual((ixscan(engine, { filter: { 'c.0.b': 1 } })?.indexBounds as Document).$_path, [
+      '["c.0.b", "c.0.b"]',
+    ]);
+    assert.deepEqual(
+      find(engine, { filter: { 'a.0.b': 1 } }).map((d) => d._id),
+      [1],
+    );
+    assert.deepEqual(
+      find(engine, { filter: { 'c.0.b': 1 } }).map((d) => d._id),
+      [2],
+    );
+    // mongod plans through at most 8 array positions.
+    assert.equal(ixscan(engine, { filter: { 'a.0.0.0.0.0.0.0.0.0': 1 } }), undefined);
+  });
+});
+
+describe('partial indexes: implication by bounds', () => {
+  it("a query whose bounds lie inside the partial filter's range uses the index; one reaching past it does not", () => {
+    const engine = new Engine();
+    engine.runCommand('t', {
+      insert: 'c',
+      documents: [
+        { x: 5, a: 2 },
+        { x: 6, a: 1 },
+      ],
+    });
+    engine.runCommand('t', {
+      createIndexes: 'c',
+      indexes: [{ key: { x: 1 }, name: 'x_1', partialFilterExpression: { a: { $lte: 1.5 } } }],
+    });
+    for (const filter of [
+      { x: 6, a: 1 },
+      { x: { $gt: 1 }, a: 1 },
+      { x: 6, a: { $lte: 1 } },
+    ])
+      assert.equal(ixscan(engine, { filter })?.indexName, 'x_1', JSON.stringify(filter));
+    for (const filter of [{ x: 6, a: { $lt: 1.6 } }, { x: 6 }, { x: 6, a: { $gte: 0 } }, { x: 6, a: 'z' }])
+      assert.equal(ixscan(engine, { filter }), undefined, JSON.stringify(filter));
+    assert.deepEqual(find(engine, { filter: { x: 6, a: 1 }, projection: { _id: 0 } }), [{ x: 6, a: 1 }]);
+  });
 });
