@@ -208,7 +208,7 @@ async function main() {
   const replicaSet = new Set();
   for (const f of files) {
     const text = fs.readFileSync(path.join(opts.root, f), 'utf8');
-    const reason = exclusionReason(text);
+    const reason = exclusionReason(text, f);
     if (reason) excluded.push({ file: f, reason });
     else {
       selected.push(f);

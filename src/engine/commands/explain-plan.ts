@@ -11,6 +11,8 @@
  */
 import type { QueryResult, QueryRequest } from '../query/executor';
 import { indexBounds, type IndexPlan } from '../query/planner';
+import { multikeyPrefixes } from '../indexes/wildcard-keys';
+import { setField } from '../values/fields';
 import { bsonClassOf, isPlainObject, type Document } from '../values/types';
 
 const RANGE_OPERATORS = new Set(['$eq', '$gt', '$gte', '$lt', '$lte', '$in']);
@@ -114,13 +116,18 @@ export function explainFind(
     planStage = { stage: 'COLLSCAN', filter: request.filter ?? {}, direction: plan.backward ? 'backward' : 'forward' };
     statsStage = { ...planStage, docsExamined };
   } else {
+    const wildcard = plan.wildcardPath !== undefined ? wildcardKeyShape(plan, plan.wildcardPath) : undefined;
     const ixscan: Document = {
       stage: 'IXSCAN',
-      keyPattern: plan.index.spec.key,
+      keyPattern: wildcard ? wildcard.keyPattern : plan.index.spec.key,
       indexName: plan.index.name,
-      isMultiKey: plan.index.multikey,
-      // Which prefixes hold arrays is not tracked per path, so only a non-multikey index says.
-      ...(plan.index.multikey ? {} : { multiKeyPaths: noMultiKeyPaths(plan) }),
+      ...(wildcard
+        ? { isMultiKey: wildcard.isMultiKey, multiKeyPaths: wildcard.multiKeyPaths }
+        : {
+            isMultiKey: plan.index.multikey,
+            // Which prefixes hold arrays is not tracked per path, so only a non-multikey index says.
+            ...(plan.index.multikey ? {} : { multiKeyPaths: noMultiKeyPaths(plan) }),
+          }),
       isUnique: plan.index.unique,
       isSparse: plan.index.sparse,
       isPartial: plan.index.isPartial,
@@ -149,6 +156,19 @@ export function explainFind(
   if (request.limit) wrap({ stage: 'LIMIT', limitAmount: request.limit });
   statsStage = { ...statsStage, nReturned: returned };
   return { winningPlan: planStage, executionStages: statsStage, totalDocsExamined: docsExamined };
+}
+
+/**
+ * A wildcard scan reads one path: mongod shows its key pattern as `{$_path: 1, <path>: 1}`, and
+ * whether that path (not the whole index) met an array.
+ */
+function wildcardKeyShape(plan: IndexPlan, path: string) {
+  const keyPattern: Document = { $_path: 1 };
+  setField(keyPattern, path, 1);
+  const prefixes = multikeyPrefixes(path, plan.index.multikeyPaths);
+  const multiKeyPaths: Document = { $_path: [] };
+  setField(multiKeyPaths, path, prefixes);
+  return { keyPattern, isMultiKey: prefixes.length > 0, multiKeyPaths };
 }
 
 /** Per key field, the prefixes that hold arrays: none, for an index that is not multikey. */

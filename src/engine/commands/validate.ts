@@ -16,6 +16,7 @@ import type { StoredRecord } from '../catalog/record';
 import { fail } from '../errors';
 import type { BTreeIndex } from '../indexes/btree-index';
 import { entryOf, type EntryKey } from '../indexes/key-order';
+import { wildcardKeyDocument } from '../indexes/wildcard-keys';
 import { checkForInterrupt } from '../interrupt';
 import { effectiveExpireAfterSeconds, isTTLIndexSpec } from '../ttl/validation';
 import { formatValue } from '../values/format';
@@ -116,10 +117,11 @@ function entryDocument(
   record: StoredRecord | undefined,
   rid: number,
 ): Document {
-  const indexKey: Document = {};
-  index.pattern.fields.forEach((f, i) => {
-    indexKey[f.path] = key[i];
-  });
+  const indexKey: Document = index.wildcard ? wildcardKeyDocument(key) : {};
+  if (!index.wildcard)
+    index.pattern.fields.forEach((f, i) => {
+      indexKey[f.path] = key[i];
+    });
   return {
     indexName: index.name,
     recordId: Long.fromNumber(rid),

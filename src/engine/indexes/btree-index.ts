@@ -1,6 +1,7 @@
 /**
  * One index of a collection: its spec as listIndexes shows it, and a sorted-btree B+ tree of
- * entries `[key values..., rid] -> record`. Special index types (text, 2dsphere, 2d, wildcard) are
+ * entries `[key values..., rid] -> record`. A single-field wildcard index keeps `[path, value]`
+ * entries (wildcard-keys.ts). Other special index types (text, 2dsphere, 2d, compound wildcard) are
  * catalogued with their spec but keep no entries: the engine never plans queries on them.
  */
 import BTree from 'sorted-btree';
@@ -26,6 +27,7 @@ import {
 } from './key-order';
 import { parseKeyPattern, type KeyPattern } from './key-pattern';
 import { documentKeys } from './keys';
+import { wildcardKeys, wildcardScope, type WildcardScope } from './wildcard-keys';
 
 /**
  * removeMany deletes a sorted batch in one walk (btree-bulk.ts) once it holds at least one entry
@@ -50,6 +52,10 @@ export class BTreeIndex {
   readonly collator: Collator | null;
   /** True once any document contributed more than one key or an array: range bounds must loosen. */
   multikey = false;
+  /** A wildcard index's indexed subtree and projection; its entries are `[path, value]`. */
+  readonly wildcard: WildcardScope | undefined;
+  /** A wildcard index's paths that met an array (explain's multiKeyPaths; bounds loosen there). */
+  readonly multikeyPaths = new Set<string>();
   private readonly fieldParts: string[][];
   private readonly maintained: boolean;
   /** The field of a single-field index on a top-level path (no dots), for keysOf's fast path. */
@@ -61,13 +67,24 @@ export class BTreeIndex {
     private readonly partial?: PartialMatcher,
   ) {
     this.pattern = parseKeyPattern(spec.key);
-    this.directions = this.pattern.fields.map((f) => (f.direction === -1 ? -1 : 1));
+    const singleWildcard = this.pattern.plugin === 'wildcard' && this.pattern.fields.length === 1;
+    this.wildcard = singleWildcard ? wildcardScope(this.pattern.fields[0].path, spec.wildcardProjection) : undefined;
+    this.directions = this.wildcard ? [1, 1] : this.pattern.fields.map((f) => (f.direction === -1 ? -1 : 1));
     this.fieldParts = this.pattern.fields.map((f) => f.path.split('.'));
     this.collator = spec.collation === undefined ? null : collatorFor(parseCollation(spec.collation));
-    this.compare = entryComparator(this.directions, this.collator ? new CollationScope(this.collator) : null);
+    // A wildcard entry's path is a field name, compared in binary whatever the collation: the
+    // planner's subpath range ["a.", "a/") must hold every "a.<x>".
+    this.compare = entryComparator(
+      this.directions,
+      this.collator ? new CollationScope(this.collator) : null,
+      this.wildcard ? 1 : 0,
+    );
     this.entries = new BTree<EntryKey, StoredRecord>(undefined, this.compare);
-    this.maintained = this.pattern.plugin === 'btree' || this.pattern.plugin === 'hashed';
-    this.topField = this.fieldParts.length === 1 && this.fieldParts[0].length === 1 ? this.fieldParts[0][0] : undefined;
+    this.maintained = this.pattern.plugin === 'btree' || this.pattern.plugin === 'hashed' || singleWildcard;
+    this.topField =
+      !this.wildcard && this.fieldParts.length === 1 && this.fieldParts[0].length === 1
+        ? this.fieldParts[0][0]
+        : undefined;
   }
 
   get name(): string {
@@ -105,6 +122,12 @@ export class BTreeIndex {
   keysOf(doc: Document): unknown[][] | null {
     if (!this.maintained) return null;
     if (this.partial && !this.partial(doc)) return null;
+    if (this.wildcard) {
+      const before = this.multikeyPaths.size;
+      const keys = wildcardKeys(doc, this.wildcard, this.multikeyPaths);
+      if (this.multikeyPaths.size > before) this.multikey = true;
+      return keys;
+    }
     if (this.topField !== undefined) {
       // One top-level field holding a scalar: the key without documentKeys' result objects (this
       // runs for every index on every insert).
@@ -280,6 +303,7 @@ export class BTreeIndex {
   clear(): void {
     this.entries.clear();
     this.multikey = false;
+    this.multikeyPaths.clear();
   }
 }
 

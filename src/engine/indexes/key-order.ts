@@ -194,10 +194,12 @@ function compareSlot(x: unknown, y: unknown, scope: CollationScope | null): numb
 export function entryComparator(
   directions: ReadonlyArray<1 | -1>,
   scope: CollationScope | null = null,
+  /** How many leading fields compare in binary whatever `scope` (a wildcard entry's path). */
+  binaryFields = 0,
 ): (a: EntryKey, b: EntryKey) => number {
   const n = directions.length;
   const last = 2 * n;
-  if (n === 1 && directions[0] === 1) {
+  if (n === 1 && directions[0] === 1 && binaryFields === 0) {
     // The common single-field ascending index, without the loop (this runs inside every B+ tree
     // insert and lookup).
     return (a, b) => {
@@ -235,7 +237,7 @@ export function entryComparator(
         if (typeof x === 'number' && typeof y === 'number') {
           c = x < y ? -1 : x > y ? 1 : x === y ? 0 : compareValues(x, y);
         } else {
-          c = compareSlot(x, y, scope);
+          c = compareSlot(x, y, i < binaryFields ? null : scope);
         }
       }
       if (c !== 0) return directions[i] < 0 ? -c : c;

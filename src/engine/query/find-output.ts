@@ -6,6 +6,7 @@
 import { Long } from 'bson';
 import type { StoredRecord } from '../catalog/record';
 import { entryOf } from '../indexes/key-order';
+import { wildcardKeyDocument } from '../indexes/wildcard-keys';
 import { cloneValue } from '../values/clone';
 import { setField } from '../values/fields';
 import type { Document } from '../values/types';
@@ -28,7 +29,9 @@ export function returnedKey(plan: QueryPlan, record: StoredRecord): Document {
   const inRange = entries.find(({ entry }) =>
     plan.ranges.some(([lo, hi]) => index.compare(lo, entry) <= 0 && index.compare(entry, hi) <= 0),
   );
-  const values = (inRange ?? entries[0])?.key ?? index.pattern.fields.map(() => null);
+  const found = (inRange ?? entries[0])?.key;
+  if (index.wildcard) return found ? wildcardKeyDocument(found) : out;
+  const values = found ?? index.pattern.fields.map(() => null);
   index.pattern.fields.forEach((f, i) => setField(out, f.path, cloneValue(values[i])));
   return out;
 }

@@ -56,6 +56,11 @@ export function planMinMax(coll: Collection, request: MinMaxRequest): IndexPlan 
       'min()/max() bound an index scan and cannot be combined with a $natural hint: hint the index whose key pattern the bounds follow.',
     );
   const index = findHinted(coll, hint);
+  if (index.pattern.plugin === 'wildcard')
+    throw new EngineError(
+      51174,
+      `min()/max() cannot bound a wildcard index ('${index.name}'): its keys hold a path before each value. Hint an ordinary index on the fields of the bounds.`,
+    );
   const paths = index.pattern.fields.map((f) => f.path);
   for (const bound of [request.min, request.max]) {
     if (!nonEmpty(bound)) continue;

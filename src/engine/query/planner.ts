@@ -5,25 +5,17 @@
  * superset of the matches; they follow mongod's type bracketing ($gt: 5 scans numbers only).
  */
 import { naturalHintDirection } from './natural';
-import { regexIntervals, regexSource } from './regex-bounds';
+import { clauseIntervals, intersect, type Interval } from './intervals';
+import { wildcardCandidate } from './wildcard-plan';
 import { EngineError } from '../errors';
 import { currentCollator } from '../collation/active';
 import type { Collection } from '../catalog/collection';
 import type { BTreeIndex } from '../indexes/btree-index';
 import { compareKeyPart, encodeEntry, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from '../indexes/key-order';
 import { valuesEqual } from '../values/compare';
+import { setField } from '../values/fields';
 import { formatValue } from '../values/format';
 import { bsonTypeOf, canonicalRank, isPlainObject, type Document } from '../values/types';
-
-/** A closed interval of one field's values, in value order (before direction is applied). */
-export interface Interval {
-  low: unknown;
-  lowInclusive: boolean;
-  high: unknown;
-  highInclusive: boolean;
-  /** Both bounds are met by one array element (a regex's prefix range), so a multikey index keeps them tight. */
-  oneElement?: boolean;
-}
 
 export interface IndexPlan {
   kind: 'IXSCAN';
@@ -42,6 +34,8 @@ export interface IndexPlan {
   providesSort: boolean;
   /** Several ranges or a multikey index can yield a document twice. */
   needsDedupe: boolean;
+  /** On a wildcard index: the field path scanned (key parts `$_path` and this path). */
+  wildcardPath?: string;
 }
 
 /** A collection scan in natural order; `backward` for a `$natural: -1` hint. */
@@ -52,8 +46,6 @@ export interface PlanRequest {
   sort?: Document;
   hint?: unknown;
 }
-
-const RANGE_OPS = new Set(['$gt', '$gte', '$lt', '$lte']);
 
 /** Predicates on one path that an index can use: a list of point values, or one interval. */
 function predicatesFor(filter: Document, path: string): Interval[] | undefined {
@@ -75,79 +67,6 @@ function collectClauses(filter: Document, path: string, out: unknown[]): void {
       for (const sub of value) if (isPlainObject(sub)) collectClauses(sub, path, out);
     }
   }
-}
-
-function indexableValue(v: unknown): boolean {
-  const t = bsonTypeOf(v);
-  return (
-    t !== 'array' &&
-    t !== 'regex' &&
-    t !== 'undefined' &&
-    t !== 'minKey' &&
-    t !== 'maxKey' &&
-    !(t === 'object' && Object.keys(v as Document).some((k) => k.startsWith('$')))
-  );
-}
-
-function point(v: unknown): Interval {
-  return { low: v, lowInclusive: true, high: v, highInclusive: true };
-}
-
-function clauseIntervals(clause: unknown): Interval[] | undefined {
-  const isOperatorObject =
-    isPlainObject(clause) && Object.keys(clause).length > 0 && Object.keys(clause).every((k) => k.startsWith('$'));
-  if (!isOperatorObject) {
-    if (bsonTypeOf(clause) === 'regex') {
-      const r = regexSource(clause);
-      return r && regexIntervals(r.pattern, r.flags);
-    }
-    return indexableValue(clause) ? [point(clause)] : undefined;
-  }
-  const ops = clause;
-  let result: Interval[] | undefined;
-  const add = (ivs: Interval[]) => {
-    result = result ? intersect(result, ivs) : ivs;
-  };
-  for (const [op, operand] of Object.entries(ops)) {
-    if (op === '$regex') {
-      const r = regexSource(operand, ops.$options);
-      if (r) add(regexIntervals(r.pattern, r.flags));
-    } else if (op === '$eq' && indexableValue(operand)) add([point(operand)]);
-    else if (op === '$in' && Array.isArray(operand) && operand.length > 0 && operand.every(indexableValue)) {
-      add(operand.map(point));
-    } else if (
-      RANGE_OPS.has(op) &&
-      indexableValue(operand) &&
-      bsonTypeOf(operand) !== 'null' &&
-      bsonTypeOf(operand) !== 'object'
-    ) {
-      const rank = canonicalRank(operand);
-      const low = op === '$gt' || op === '$gte';
-      add([
-        low
-          ? { low: operand, lowInclusive: op === '$gte', high: new KeyBound(1, rank), highInclusive: true }
-          : { low: new KeyBound(-1, rank), lowInclusive: true, high: operand, highInclusive: op === '$lte' },
-      ]);
-    }
-  }
-  return result;
-}
-
-/** Intersection of two interval lists (each sorted or a single interval). */
-function intersect(a: Interval[], b: Interval[]): Interval[] {
-  const out: Interval[] = [];
-  for (const x of a) {
-    for (const y of b) {
-      const lc = compareKeyPart(x.low, y.low);
-      const low = lc > 0 || (lc === 0 && !x.lowInclusive) ? x : y;
-      const hc = compareKeyPart(x.high, y.high);
-      const high = hc < 0 || (hc === 0 && !x.highInclusive) ? x : y;
-      const iv = { low: low.low, lowInclusive: low.lowInclusive, high: high.high, highInclusive: high.highInclusive };
-      const c = compareKeyPart(iv.low, iv.high);
-      if (c < 0 || (c === 0 && iv.lowInclusive && iv.highInclusive)) out.push(iv);
-    }
-  }
-  return out;
 }
 
 function allowsNull(intervals: Interval[]): boolean {
@@ -172,13 +91,45 @@ function impliesPartialFilter(filter: Document, partial: Document): boolean {
     }
   };
   gatherRequired(partial);
-  return required.every(([k, v]) => clauses.some(([ck, cv]) => ck === k && valuesEqual(cv, v)));
+  return required.every(
+    ([k, v]) => clauses.some(([ck, cv]) => ck === k && valuesEqual(cv, v)) || rangeImplies(filter, k, v),
+  );
+}
+
+const ONE_SIDED = new Set(['$gt', '$gte', '$lt', '$lte']);
+
+/**
+ * A partial filter's range clause (`{a: {$lte: 1.5}}`) holds for every match of the query when the
+ * query's bounds on that path lie inside the clause's range: `{a: 1}` and `{a: {$lte: 1}}` imply
+ * it, `{a: {$lt: 1.6}}` does not (mongod's bounds-based implication). Each side of the query's
+ * bounds comes from a predicate some value (an element, for arrays) must meet, so a one-sided
+ * range is implied whatever arrays hold; an equality needs the same clause verbatim.
+ */
+function rangeImplies(filter: Document, path: string, clause: unknown): boolean {
+  if (!isPlainObject(clause) || Object.keys(clause).length === 0) return false;
+  const queried = predicatesFor(filter, path);
+  if (!queried || queried.length === 0) return false;
+  return Object.entries(clause).every(([op, operand]) => {
+    if (!ONE_SIDED.has(op)) return false;
+    const allowed = clauseIntervals({ [op]: operand });
+    if (!allowed || allowed.length !== 1) return false;
+    const [range] = allowed;
+    return queried.every((iv) => {
+      const lo = compareKeyPart(iv.low, range.low);
+      const hi = compareKeyPart(iv.high, range.high);
+      const lowInside = lo > 0 || (lo === 0 && (range.lowInclusive || !iv.lowInclusive));
+      const highInside = hi < 0 || (hi === 0 && (range.highInclusive || !iv.highInclusive));
+      return lowInside && highInside;
+    });
+  });
 }
 
 interface Candidate {
   index: BTreeIndex;
   fieldIntervals: Interval[][];
   score: number;
+  wildcardPath?: string;
+  wildcardSort?: 0 | 1 | -1;
 }
 
 /**
@@ -200,11 +151,23 @@ function collatable(v: unknown): boolean {
   return t === 'string' || t === 'symbol' || t === 'object' || t === 'array';
 }
 
-function candidateFor(index: BTreeIndex, filter: Document): Candidate | undefined {
+function candidateFor(index: BTreeIndex, filter: Document, sort?: Document): Candidate | undefined {
   if (!index.queryable) return undefined;
   const fits = collationFits(index);
   if (index.isPartial && !impliesPartialFilter(filter, index.spec.partialFilterExpression as Document))
     return undefined;
+  if (index.wildcard) {
+    const w = wildcardCandidate(index, filter, sort);
+    return (
+      w && {
+        index,
+        fieldIntervals: w.fieldIntervals,
+        score: w.score,
+        wildcardPath: w.path,
+        wildcardSort: w.sortDirection,
+      }
+    );
+  }
   const fieldIntervals: Interval[][] = [];
   let score = 0;
   const heads: string[] = [];
@@ -295,7 +258,12 @@ export function planQuery(coll: Collection, request: PlanRequest): QueryPlan {
   const hint = isPlainObject(request.hint) && Object.keys(request.hint).length === 0 ? undefined : request.hint;
   if (hint !== undefined && !(isPlainObject(hint) && hint.$natural !== undefined)) {
     const index = findHinted(coll, hint);
-    const cand = candidateFor(index, filter) ?? { index, fieldIntervals: [], score: 0 };
+    const cand = candidateFor(index, filter, request.sort) ?? { index, fieldIntervals: [], score: 0 };
+    if (index.wildcard && cand.wildcardPath === undefined)
+      throw new EngineError(
+        'BadValue',
+        `hint provided does not correspond to an existing index: the wildcard index '${index.name}' holds no key for this query (it keys only fields that exist: use equality, a range, $in or $exists: true on one field it indexes), so hint another index or none.`,
+      );
     return buildIndexPlan(cand, request.sort);
   }
   if (hint !== undefined)
@@ -304,7 +272,7 @@ export function planQuery(coll: Collection, request: PlanRequest): QueryPlan {
       : { kind: 'COLLSCAN', providesSort: false };
   let best: Candidate | undefined;
   for (const index of coll.indexes.values()) {
-    const cand = candidateFor(index, filter);
+    const cand = candidateFor(index, filter, request.sort);
     if (cand && (!best || cand.score > best.score)) best = cand;
   }
   if (best) return buildIndexPlan(best, request.sort);
@@ -323,7 +291,7 @@ function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan 
   const { index, fieldIntervals } = cand;
   const n = index.fieldCount;
   const equalityPrefix = fieldIntervals.filter((ivs) => ivs.length === 1 && isPoint(ivs[0])).length;
-  const dir = sortDirection(index, sort, equalityPrefix);
+  const dir = cand.wildcardPath !== undefined ? (cand.wildcardSort ?? 0) : sortDirection(index, sort, equalityPrefix);
   const multiPoint = fieldIntervals.some((ivs) => ivs.length > 1);
   // Cartesian product of per-field intervals, each turned into an entry-key range in tree order.
   let combos: Interval[][] = [[]];
@@ -345,6 +313,7 @@ function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan 
     ...(pointLookup ? { points: planned.map((p) => p.combo.map((iv) => iv.low)) } : {}),
     providesSort: dir !== 0 && !multiPoint,
     needsDedupe: planned.length > 1 || index.multikey,
+    ...(cand.wildcardPath !== undefined ? { wildcardPath: cand.wildcardPath } : {}),
   };
 }
 
@@ -355,6 +324,11 @@ function isPoint(iv: Interval): boolean {
 /** Explain's human-readable bounds, e.g. `{expireAt: ["[new Date(0), new Date(1000)]"]}`. */
 export function indexBounds(plan: IndexPlan): Document {
   const bounds: Document = {};
+  if (plan.wildcardPath !== undefined) {
+    bounds.$_path = plan.fieldIntervals[0].map(describeInterval);
+    setField(bounds, plan.wildcardPath, plan.fieldIntervals[1].map(describeInterval));
+    return bounds;
+  }
   plan.index.pattern.fields.forEach((f, i) => {
     const ivs = plan.fieldIntervals[i];
     bounds[f.path] = ivs ? ivs.map(describeInterval) : ['[MinKey, MaxKey]'];
