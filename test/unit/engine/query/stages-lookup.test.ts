@@ -115,6 +115,40 @@ describe('$lookup, pipeline forms', () => {
     return engine;
   }
 
+  it('$lookup: an inner $let, $map or nested $lookup `let` may redefine an outer let variable', () => {
+    const engine = engineWithOrders();
+    const out = agg(engine, 'orders', [
+      { $match: { _id: 1 } },
+      {
+        $lookup: {
+          from: 'stock',
+          let: { v: '$qty' },
+          pipeline: [
+            { $match: { _id: 1 } },
+            {
+              $project: {
+                _id: 0,
+                outer: '$$v',
+                shadowedByLet: { $let: { vars: { v: 'inner' }, in: '$$v' } },
+                shadowedByMap: { $map: { input: [7], as: 'v', in: '$$v' } },
+              },
+            },
+            {
+              $lookup: {
+                from: 'orders',
+                let: { v: 'nested' },
+                pipeline: [{ $match: { _id: 1 } }, { $project: { _id: 0, v: '$$v' } }],
+                as: 'deeper',
+              },
+            },
+          ],
+          as: 'r',
+        },
+      },
+    ]);
+    assert.deepEqual(out[0].r, [{ outer: 2, shadowedByLet: 'inner', shadowedByMap: [7], deeper: [{ v: 'nested' }] }]);
+  });
+
   it('$lookup: let variables reach a correlated sub-pipeline through $expr', () => {
     const engine = engineWithOrders();
     const out = agg(engine, 'orders', [
