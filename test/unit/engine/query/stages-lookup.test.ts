@@ -259,6 +259,47 @@ describe('$lookup, pipeline forms', () => {
   });
 });
 
+describe('sub-pipeline depth', () => {
+  function nested(from: string, levels: number): Document[] {
+    let pipeline: Document[] = [{ $lookup: { from, pipeline: [], as: 'same' } }];
+    for (let i = 1; i < levels; i++) pipeline = [{ $lookup: { from, pipeline, as: 'same' } }];
+    return pipeline;
+  }
+
+  it('$lookup: 20 nested sub-pipelines run, 21 are refused with 232 MaxSubPipelineDepthExceeded', () => {
+    const engine = new Engine();
+    seed(engine, 'c', [{ _id: 1 }]);
+    assert.equal(agg(engine, 'c', nested('c', 20)).length, 1);
+    expectError(() => agg(engine, 'c', nested('c', 21)), 232, /Limit is 20/);
+    expectError(() => agg(engine, 'c', [{ $unionWith: { coll: 'c', pipeline: nested('c', 20) } }]), 232);
+  });
+
+  it('$lookup and $unionWith: a pipeline that is not an array is 14 TypeMismatch', () => {
+    const engine = new Engine();
+    for (const pipeline of [1, {}]) {
+      expectError(
+        () => agg(engine, 'c', [{ $lookup: { from: 'c', pipeline, as: 'x' } }]),
+        14,
+        /must be specified as an array/,
+      );
+      expectError(() => agg(engine, 'c', [{ $unionWith: { coll: 'c', pipeline } }]), 14);
+    }
+  });
+
+  it('$lookup: the pipelines of views it reads count toward the depth of 20', () => {
+    const engine = new Engine();
+    seed(engine, 'c', [{ _id: 1 }]);
+    engine.runCommand(DB, { create: 'v1', viewOn: 'c', pipeline: nested('c', 10) });
+    engine.runCommand(DB, { create: 'v2', viewOn: 'v1', pipeline: nested('v1', 10) });
+    assert.equal(agg(engine, 'v2', []).length, 1);
+    engine.runCommand(DB, { create: 'v3', viewOn: 'v2', pipeline: nested('v2', 1) });
+    expectError(() => agg(engine, 'v3', []), 232);
+    // Counted while parsing, as mongod resolves views: even over an empty collection.
+    engine.runCommand(DB, { delete: 'c', deletes: [{ q: {}, limit: 0 }] });
+    expectError(() => agg(engine, 'v3', []), 232);
+  });
+});
+
 describe('$unionWith', () => {
   it('$unionWith: the other collection’s documents follow the input, through its pipeline', () => {
     const engine = new Engine();
