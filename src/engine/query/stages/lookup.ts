@@ -32,10 +32,12 @@ function checkSubPipeline(pipeline: unknown, container: '$lookup' | '$unionWith'
         ? `'pipeline' option must be specified as an array: give $lookup a list of stages, not a ${typeName(pipeline)}`
         : `BSON field '$unionWith.pipeline' is the wrong type '${typeName(pipeline)}', expected type 'array'`,
     );
-  for (const stage of pipeline) {
+  for (const [i, stage] of pipeline.entries()) {
     if (!isPlainObject(stage)) fail(14, "Each element of the 'pipeline' array must be an object");
     for (const name of Object.keys(stage)) {
       if (WRITE_STAGES.has(name)) {
+        // mongod checks a stage's place in its pipeline before where the pipeline sits.
+        if (i !== pipeline.length - 1) fail(40601, `${name} can only be the final stage in the pipeline`);
         if (container === '$lookup') fail(51047, `${name} is not allowed within a $lookup's sub-pipeline`);
         fail(31441, `${name} is not allowed within a $unionWith's sub-pipeline`);
       }

@@ -224,6 +224,16 @@ describe('$lookup, pipeline forms', () => {
     );
   });
 
+  it("$lookup: a $merge or $out that is not the sub-pipeline's last stage is 40601 before it is 51047", () => {
+    const engine = engineWithOrders();
+    for (const write of [{ $out: 'x' }, { $merge: { into: 'x', on: '_id' } }]) {
+      const pipeline = [write, { $match: { x: true } }];
+      expectError(() => agg(engine, 'orders', [{ $lookup: { from: 'stock', pipeline, as: 'r' } }]), 40601);
+      expectError(() => agg(engine, 'orders', [{ $unionWith: { coll: 'stock', pipeline } }]), 40601);
+      expectError(() => agg(engine, 'orders', [{ $lookup: { from: 'stock', pipeline: [write], as: 'r' } }]), 51047);
+    }
+  });
+
   it('$lookup: malformed specifications fail with FailedToParse before any document is read', () => {
     const engine = engineWithOrders();
     expectError(() => agg(engine, 'orders', [{ $lookup: 'stock' }]), 9, /must be an Object/);
