@@ -189,7 +189,7 @@ export const parseMerge: StageParser = (spec, env) => {
         write();
       } catch (e) {
         const code = (e as { code?: unknown }).code;
-        if (code !== 13113 && code !== 11000) throw e;
+        if (!DEFERRED_WRITE_ERRORS.has(code as number)) throw e;
         batchError ??= e as Error;
       }
     };
@@ -264,6 +264,13 @@ export const parseMerge: StageParser = (spec, env) => {
     return [];
   };
 };
+
+/**
+ * Errors of one write in an unordered batch: the rest of the batch is still written, then the first
+ * is reported. No match for whenNotMatched "fail" (13113), a duplicate key (11000), a document the
+ * target's validator refuses (121).
+ */
+const DEFERRED_WRITE_ERRORS = new Set([13113, 11000, 121]);
 
 /** mongod's write batches: up to 16 MiB of documents (plus its 16 KiB margin) and 100,000 writes. */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024 + 16 * 1024;

@@ -312,6 +312,25 @@ describe('$merge', () => {
     }
   });
 
+  it("$merge: a document the target's validator refuses (121) leaves the rest of the batch written", () => {
+    const engine = new Engine();
+    engine.runCommand(DB, { create: 'tgt', validator: { a: { $gte: 0 } } });
+    seed(engine, 'src', [
+      { _id: 1, a: -1 },
+      { _id: 2, a: 2 },
+    ]);
+    expectError(() => agg(engine, 'src', [{ $merge: { into: 'tgt' } }]), 121);
+    assert.deepEqual(all(engine, 'tgt'), [{ _id: 2, a: 2 }]);
+    // bypassDocumentValidation writes both.
+    engine.runCommand(DB, {
+      aggregate: 'src',
+      pipeline: [{ $merge: { into: 'tgt' } }],
+      cursor: {},
+      bypassDocumentValidation: true,
+    });
+    assert.deepEqual(ids(all(engine, 'tgt')), [1, 2]);
+  });
+
   it('$merge: "on" other fields needs a unique index on exactly them (51183); with one it matches on them', () => {
     const engine = new Engine();
     target(engine);
