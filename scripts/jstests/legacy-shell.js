@@ -2049,7 +2049,8 @@
   for (const [k, v] of Object.entries(ErrorCodes)) ErrorCodeStrings[v] = k;
 
   Object.extend = function (dst, src, deep) {
-    for (const k of Object.keys(src)) {
+    // The legacy shell walks `src` with for-in, so an undefined or null source adds nothing.
+    for (const k of src === undefined || src === null ? [] : Object.keys(src)) {
       const v = src[k];
       dst[k] =
         deep && v !== null && typeof v === 'object' && v._bsontype === undefined

@@ -18,17 +18,19 @@ import { enforceValidator } from '../validation/validator';
 import type { Document } from '../values/types';
 import { parseTimeseries } from './timeseries-options';
 import { checkTimeseriesDocument, insertDocument } from './document-writes';
-import { readView, refuseView, viewNotSupported } from './views';
+import { readView, refuseView, resolveView, viewNotSupported } from './views';
 
 export function engineCatalog(engine: EngineContext, dbName: string): PipelineCatalog {
   const catalog: PipelineCatalog = {
     dbName,
 
-    find(db, name, filter) {
+    find(db, name, filter, subPipelineDepth) {
       const coll = engine.getCollection(db, name);
       if (!coll) return [];
-      if (coll.isView)
-        return readView(engine, db, coll, filter && !isMatchAll(filter) ? [{ $match: filter }] : [], catalog);
+      if (coll.isView) {
+        const rest = filter && !isMatchAll(filter) ? [{ $match: filter }] : [];
+        return readView(engine, db, coll, rest, catalog, subPipelineDepth);
+      }
       if (filter === undefined || isMatchAll(filter)) {
         return (function* () {
           for (const r of coll.scanRecords()) {
@@ -38,6 +40,11 @@ export function engineCatalog(engine: EngineContext, dbName: string): PipelineCa
         })();
       }
       return queryRecords(coll, { filter }).map((r) => r.doc);
+    },
+
+    viewPipeline(db, name) {
+      const coll = engine.getCollection(db, name);
+      return coll?.isView ? resolveView(engine, db, coll).pipeline : undefined;
     },
 
     describe(db, name): WriteTargetInfo | undefined {

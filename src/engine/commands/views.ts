@@ -85,20 +85,23 @@ export function readView(
   view: Collection,
   rest: Document[],
   catalog: PipelineCatalog,
+  /** Set when a $lookup or $unionWith reads the view: its pipeline runs at that stage's depth. */
+  subPipelineDepth?: number,
 ): Document[] {
   // Read from a pipeline ($lookup, $unionWith, ...) the view still compares by its own collation:
   // the operation's must be the same.
   checkViewCollation(view);
   const resolved = resolveView(engine, dbName, view);
   const pipeline = [...resolved.pipeline, ...rest];
-  if (!resolved.source) return runPipeline([], pipeline, { now: engine.now(), catalog });
+  const ctx = { now: engine.now(), catalog, ...(subPipelineDepth ? { subPipelineDepth } : {}) };
+  if (!resolved.source) return runPipeline([], pipeline, ctx);
   const source = resolved.source;
   return runPipeline(
     (function* () {
       for (const r of source.scanRecords()) yield r.doc;
     })(),
     pipeline,
-    { now: engine.now(), catalog },
+    ctx,
   );
 }
 
@@ -164,8 +167,9 @@ export function checkViewDefinition(
   collation: Document | undefined = undefined,
 ): void {
   refuseWritingStages(pipeline, 'top');
-  // Over no documents: a bad stage fails the create, as in mongod, and nothing is read.
-  runPipeline([], pipeline, { now: engine.now(), catalog });
+  // Over no documents: a bad stage fails the create, as in mongod, and nothing is read. The views
+  // it reads stay unresolved, as mongod validates a definition: their nesting counts when it runs.
+  runPipeline([], pipeline, { now: engine.now(), catalog: { ...catalog, viewPipeline: undefined } });
   const db = engine.getDatabase(dbName);
   const depsOf = (view: string): string[] => {
     if (view === name) return dependenciesOf(viewOn, pipeline);

@@ -41,6 +41,7 @@ import {
   parsePlanCacheStats,
 } from './stages/introspection';
 import { REFUSED_STAGES, refusalOf } from './stages/refused';
+import { parseInternalSplitPipeline } from './stages/split-pipeline';
 import { parseRedact, parseSample } from './stages/sample-redact';
 import { parseSetWindowFields } from './stages/window-fields';
 import { parseGraphLookup } from './stages/graph-lookup';
@@ -91,6 +92,7 @@ export function compilePipeline(pipeline: Document[], ctx: PipelineContext): Sta
     place: 'top',
     ctx,
     compile: compileStages,
+    depth: ctx.subPipelineDepth ?? 0,
   });
 }
 
@@ -809,6 +811,7 @@ const STAGES: Readonly<Record<string, StageParser>> = {
   $currentOp: parseCurrentOp,
   $listLocalSessions: parseListLocalSessions,
   $listSessions: parseListSessions,
+  $_internalSplitPipeline: parseInternalSplitPipeline,
 };
 
 /** The stages the engine runs, in alphabetical order (for docs/compatibility.md and listings). */

@@ -395,8 +395,11 @@ const parseConvert: OperatorParser = (arg, name) => {
   return (root, vars) => {
     const input = f.input(root, vars);
     const to = f.to(root, vars);
-    if (isNullish(to)) return null;
-    const target = targetOf(to);
+    // mongod reads `to` first (a bad one fails even for a null input), then answers a nullish input
+    // with onNull before a nullish `to` makes the answer null.
+    const target = isNullish(to) ? undefined : targetOf(to);
+    if (isNullish(input)) return f.onNull ? f.onNull(root, vars) : null;
+    if (target === undefined) return null;
     let format: string | undefined;
     if (f.format) {
       const fv = f.format(root, vars);
@@ -406,7 +409,6 @@ const parseConvert: OperatorParser = (arg, name) => {
         format = fv;
       }
     }
-    if (isNullish(input)) return f.onNull ? f.onNull(root, vars) : null;
     try {
       return convertValue(input, target, format);
     } catch (err) {

@@ -371,8 +371,16 @@ export function requireObjectArg(arg: unknown, code: number, message: string): D
 /** Binds `name` to `value` on top of `vars` without copying the outer scope. */
 export function bind(vars: Vars, name: string, value: unknown): Vars {
   const scope = Object.create(vars) as Record<string, unknown>;
-  scope[name] = value;
+  defineVariable(scope, name, value);
   return scope;
+}
+
+/**
+ * Sets `name` on a scope made with Object.create: a plain assignment throws when an outer scope is
+ * frozen (a $lookup's `let`) and already holds the name, and an inner definition must shadow it.
+ */
+export function defineVariable(scope: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(scope, name, { value, writable: true, enumerable: true, configurable: true });
 }
 
 export function loopVariable(name: string, as: unknown, code: number): string {

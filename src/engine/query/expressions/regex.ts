@@ -20,10 +20,52 @@ interface Compiled {
 
 const cache = new Map<string, Compiled>();
 
+/** PCRE2 as mongod 8.0 builds it: a pattern of at most 16384 bytes, groups nested at most 250 deep. */
+const MAX_PATTERN_BYTES = 16384;
+const MAX_GROUP_DEPTH = 250;
+
+function checkPatternLimits(pattern: string, name: string): void {
+  if (Buffer.byteLength(pattern, 'utf8') > MAX_PATTERN_BYTES)
+    fail(
+      51111,
+      `Invalid Regex in ${name}: pattern string is longer than the limit set by the application (${MAX_PATTERN_BYTES} bytes)`,
+    );
+  if (groupDepth(pattern) > MAX_GROUP_DEPTH)
+    fail(51111, `Invalid Regex in ${name}: parentheses are too deeply nested (the limit is ${MAX_GROUP_DEPTH})`);
+}
+
+/** The deepest nesting of parentheses, outside escapes, \Q…\E quotes and character classes. */
+function groupDepth(pattern: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      if (pattern[i + 1] === 'Q') {
+        const end = pattern.indexOf('\\E', i + 2);
+        i = end < 0 ? pattern.length : end + 1;
+      } else {
+        i++;
+      }
+    } else if (c === '[') {
+      // A ']' right after '[' or '[^' is a literal member.
+      i += pattern[i + 1] === '^' ? 2 : 1;
+      if (pattern[i] === ']') i++;
+      while (i < pattern.length && pattern[i] !== ']') i += pattern[i] === '\\' ? 2 : 1;
+    } else if (c === '(') {
+      deepest = Math.max(deepest, ++depth);
+    } else if (c === ')' && depth > 0) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
 function compilePattern(pattern: string, options: string, name: string): Compiled {
   const key = `${options}/${pattern}`;
   const hit = cache.get(key);
   if (hit) return hit;
+  checkPatternLimits(pattern, name);
   let compiled: Compiled;
   try {
     validateRegexOptions(options, name);

@@ -3,6 +3,7 @@ import { type Document, isPlainObject } from '../../values/types';
 import {
   compile,
   constant,
+  defineVariable,
   fail,
   namedArgs,
   requireObjectArg,
@@ -35,7 +36,7 @@ const parseLet: OperatorParser = (arg, name) => {
   return (root, vars) => {
     // All definitions see the outer scope, not each other.
     const scope = Object.create(vars) as Record<string, unknown>;
-    for (const [k, fn] of defs) scope[k] = fn(root, vars);
+    for (const [k, fn] of defs) defineVariable(scope, k, fn(root, vars));
     return body(root, scope);
   };
 };

@@ -26,11 +26,18 @@ const WRITE_STAGES = new Set(['$out', '$merge']);
 
 function checkSubPipeline(pipeline: unknown, container: '$lookup' | '$unionWith'): Document[] {
   if (!Array.isArray(pipeline))
-    fail(9, `${container} 'pipeline' must be an array of stages, but found ${typeName(pipeline)}`);
-  for (const stage of pipeline) {
+    fail(
+      14,
+      container === '$lookup'
+        ? `'pipeline' option must be specified as an array: give $lookup a list of stages, not a ${typeName(pipeline)}`
+        : `BSON field '$unionWith.pipeline' is the wrong type '${typeName(pipeline)}', expected type 'array'`,
+    );
+  for (const [i, stage] of pipeline.entries()) {
     if (!isPlainObject(stage)) fail(14, "Each element of the 'pipeline' array must be an object");
     for (const name of Object.keys(stage)) {
       if (WRITE_STAGES.has(name)) {
+        // mongod checks a stage's place in its pipeline before where the pipeline sits.
+        if (i !== pipeline.length - 1) fail(40601, `${name} can only be the final stage in the pipeline`);
         if (container === '$lookup') fail(51047, `${name} is not allowed within a $lookup's sub-pipeline`);
         fail(31441, `${name} is not allowed within a $unionWith's sub-pipeline`);
       }
@@ -48,6 +55,8 @@ function startsWithDocuments(pipeline: Document[] | undefined): boolean {
  * with a leading filter pushed into the catalog's query so that indexes apply.
  */
 interface SubPipeline {
+  /** How many sub-pipelines enclose its stages, this one included. */
+  depth: number;
   /** Compiles the pipeline's stages after the source part, for the given variables. */
   compileTail(vars: Vars): Stage;
   /** Runs it: `filter` (the equality part of a $lookup) is applied right after the source. */
@@ -55,6 +64,9 @@ interface SubPipeline {
   /** Runs it on foreign documents already chosen (a hash join's), in place of reading `from`. */
   runOn(vars: Vars, chosen: Iterable<Document>): Iterable<Document>;
 }
+
+/** mongod's limit on nested $lookup/$unionWith sub-pipelines, the pipelines of views they read included. */
+const MAX_SUB_PIPELINE_DEPTH = 20;
 
 function subPipeline(
   env: StageEnv,
@@ -75,10 +87,19 @@ function subPipeline(
       tail = tail.slice(1);
     }
   }
-  const subEnv = (vars: Vars): StageEnv => ({ ...env, vars, inFacet: false, place });
+  const depth = (env.depth ?? 0) + 1;
+  if (depth > MAX_SUB_PIPELINE_DEPTH)
+    fail(
+      232,
+      `Maximum number of nested sub-pipelines exceeded. Limit is ${MAX_SUB_PIPELINE_DEPTH}: flatten the nested $lookup or $unionWith stages (views read by them count too).`,
+    );
+  const subEnv = (vars: Vars): StageEnv => ({ ...env, vars, inFacet: false, place, depth });
   // Compiled once up front so a malformed sub-pipeline fails before any document is read.
   const headStage = head.length ? env.compile(head, subEnv(env.vars)) : undefined;
   const tailOnce = env.compile(tail, subEnv(env.vars));
+  // mongod resolves a view while parsing, so its nesting counts even when no document is read.
+  const viewPipeline = from !== undefined ? env.ctx.catalog?.viewPipeline?.(env.ctx.catalog.dbName, from) : undefined;
+  if (viewPipeline) env.compile(viewPipeline, subEnv(env.vars));
   const pushedFilter = pushed ? compileFilter(pushed) : undefined;
   const cache = new Map<string, Stage>();
   const compileTail = (vars: Vars): Stage => {
@@ -94,6 +115,7 @@ function subPipeline(
   };
   const catalog = env.ctx.catalog;
   return {
+    depth,
     compileTail,
     run(vars, filter) {
       let source: Iterable<Document>;
@@ -102,7 +124,7 @@ function subPipeline(
         if (filter) source = filtered(source, compileFilter(filter));
       } else if (from !== undefined && catalog) {
         const query = filter && pushed ? { $and: [filter, pushed] } : (filter ?? pushed);
-        source = catalog.find(catalog.dbName, from, query);
+        source = catalog.find(catalog.dbName, from, query, depth);
       } else {
         source = [];
       }
@@ -212,7 +234,7 @@ export const parseLookup: StageParser = (spec, env) => {
           if (table === undefined) {
             table = catalog!.indexedFields(catalog!.dbName, from!).includes(foreignField!)
               ? null
-              : new ForeignHashTable(catalog!.find(catalog!.dbName, from!), foreignParts!);
+              : new ForeignHashTable(catalog!.find(catalog!.dbName, from!, undefined, sub.depth), foreignParts!);
           }
           if (table) {
             yield setPath(doc, asParts, Array.from(sub.runOn(vars, table.lookup(values))));

@@ -181,14 +181,15 @@ export const parseMerge: StageParser = (spec, env) => {
     const docs = Array.from(input);
     checkTarget();
     // Writes go in unordered batches, as mongod sends them: a document without a match (fail) or a
-    // duplicate key (whenMatched fail) is reported once the rest of its batch is written.
+    // duplicate key (of any write: an insert, a replacement) is reported once the rest of its batch
+    // is written.
     let batchError: Error | undefined;
     const unordered = (write: () => void): void => {
       try {
         write();
       } catch (e) {
         const code = (e as { code?: unknown }).code;
-        if (code !== 13113 && code !== 11000) throw e;
+        if (!DEFERRED_WRITE_ERRORS.has(code as number)) throw e;
         batchError ??= e as Error;
       }
     };
@@ -226,7 +227,7 @@ export const parseMerge: StageParser = (spec, env) => {
       if (!existing) {
         // Since 4.4 a pipeline's unmatched document is inserted as it is (upsertSupplied), not run
         // through the pipeline.
-        if (whenNotMatched === 'insert') catalog!.insert(db, coll, doc);
+        if (whenNotMatched === 'insert') unordered(() => catalog!.insert(db, coll, doc));
         else if (whenNotMatched === 'fail')
           unordered(() =>
             fail(
@@ -244,17 +245,17 @@ export const parseMerge: StageParser = (spec, env) => {
           unordered(() => catalog!.insert(db, coll, doc));
           break;
         case 'replace':
-          catalog!.replace(db, coll, existing, checkedId(existing, doc));
+          unordered(() => catalog!.replace(db, coll, existing, checkedId(existing, doc)));
           break;
         case 'merge': {
           const next: Document = { ...existing };
           for (const k of Object.keys(doc)) put(next, k, doc[k]);
-          catalog!.replace(db, coll, existing, checkedId(existing, next));
+          unordered(() => catalog!.replace(db, coll, existing, checkedId(existing, next)));
           break;
         }
         case 'pipeline': {
           const next = runPipeline(doc, existing);
-          catalog!.replace(db, coll, existing, checkedId(existing, next ?? {}));
+          unordered(() => catalog!.replace(db, coll, existing, checkedId(existing, next ?? {})));
           break;
         }
       }
@@ -263,6 +264,13 @@ export const parseMerge: StageParser = (spec, env) => {
     return [];
   };
 };
+
+/**
+ * Errors of one write in an unordered batch: the rest of the batch is still written, then the first
+ * is reported. No match for whenNotMatched "fail" (13113), a duplicate key (11000), a document the
+ * target's validator refuses (121).
+ */
+const DEFERRED_WRITE_ERRORS = new Set([13113, 11000, 121]);
 
 /** mongod's write batches: up to 16 MiB of documents (plus its 16 KiB margin) and 100,000 writes. */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024 + 16 * 1024;

@@ -24,6 +24,8 @@ export interface StageEnv {
   ctx: PipelineContext;
   /** Compiles a sub-pipeline ($lookup, $unionWith, $facet, $merge's whenMatched) in `env`. */
   compile(pipeline: unknown, env: StageEnv): Stage;
+  /** How many $lookup/$unionWith sub-pipelines enclose this one (0 or absent: the top). */
+  depth?: number;
 }
 
 export type StageParser = (spec: unknown, env: StageEnv, name: string) => Stage;
@@ -33,6 +35,11 @@ export interface PipelineContext {
   now: Date;
   /** The aggregate command's `let` option: variables evaluated once, before the pipeline runs. */
   let?: Document;
+  /**
+   * The sub-pipeline depth the pipeline starts at: a view read by a $lookup or $unionWith runs its
+   * pipeline as deep as that stage's sub-pipeline (mongod counts the two together against 20).
+   */
+  subPipelineDepth?: number;
   /** The value of $$CLUSTER_TIME, where the caller has one (update pipelines). */
   clusterTime?: unknown;
   /**
@@ -91,7 +98,9 @@ export interface PipelineCatalog {
   /** The aggregate's database: where `from`, `coll` and `into` names resolve. */
   readonly dbName: string;
   /** The documents of db.coll that match `filter` (none when it does not exist). Never mutate them. */
-  find(db: string, coll: string, filter?: Document): Iterable<Document>;
+  find(db: string, coll: string, filter?: Document, subPipelineDepth?: number): Iterable<Document>;
+  /** The pipeline a view resolves to (its chain of views included); undefined for a collection. */
+  viewPipeline?(db: string, coll: string): Document[] | undefined;
   /** Fields that lead a queryable, non-partial index of db.coll: an equality on one is an index lookup. */
   indexedFields(db: string, coll: string): string[];
   /** undefined when db.coll does not exist. */

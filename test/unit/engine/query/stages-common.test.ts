@@ -240,3 +240,19 @@ describe('$documents', () => {
     expectError(() => run([], [{ $documents: 5 }]), 5858203);
   });
 });
+
+describe('$_internalSplitPipeline', () => {
+  it('$_internalSplitPipeline: on one server documents pass through; the spec is still checked', () => {
+    for (const mergeType of ['localOnly', 'anyShard', 'mongos'])
+      assert.deepEqual(run(nums(3, 1), [{ $_internalSplitPipeline: { mergeType } }, { $sort: { x: 1 } }]), [
+        { _id: 1, x: 1 },
+        { _id: 0, x: 3 },
+      ]);
+    assert.deepEqual(run(nums(3), [{ $_internalSplitPipeline: {} }]), [{ _id: 0, x: 3 }]);
+    expectError(() => run([], [{ $_internalSplitPipeline: 1 }]), 14);
+    expectError(() => run([], [{ $_internalSplitPipeline: { mergeType: 'nowhere' } }]), 2);
+    expectError(() => run([], [{ $_internalSplitPipeline: { other: 1 } }]), 2);
+    expectError(() => run([], [{ $_internalSplitPipeline: { mergeType: { specificShard: 's0' } } }]), 7958301);
+    expectError(() => run([], [{ $_internalSplitPipeline: { mergeType: { specificShard: 1 } } }]), 7958300);
+  });
+});

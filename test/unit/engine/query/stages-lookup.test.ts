@@ -115,6 +115,40 @@ describe('$lookup, pipeline forms', () => {
     return engine;
   }
 
+  it('$lookup: an inner $let, $map or nested $lookup `let` may redefine an outer let variable', () => {
+    const engine = engineWithOrders();
+    const out = agg(engine, 'orders', [
+      { $match: { _id: 1 } },
+      {
+        $lookup: {
+          from: 'stock',
+          let: { v: '$qty' },
+          pipeline: [
+            { $match: { _id: 1 } },
+            {
+              $project: {
+                _id: 0,
+                outer: '$$v',
+                shadowedByLet: { $let: { vars: { v: 'inner' }, in: '$$v' } },
+                shadowedByMap: { $map: { input: [7], as: 'v', in: '$$v' } },
+              },
+            },
+            {
+              $lookup: {
+                from: 'orders',
+                let: { v: 'nested' },
+                pipeline: [{ $match: { _id: 1 } }, { $project: { _id: 0, v: '$$v' } }],
+                as: 'deeper',
+              },
+            },
+          ],
+          as: 'r',
+        },
+      },
+    ]);
+    assert.deepEqual(out[0].r, [{ outer: 2, shadowedByLet: 'inner', shadowedByMap: [7], deeper: [{ v: 'nested' }] }]);
+  });
+
   it('$lookup: let variables reach a correlated sub-pipeline through $expr', () => {
     const engine = engineWithOrders();
     const out = agg(engine, 'orders', [
@@ -190,6 +224,16 @@ describe('$lookup, pipeline forms', () => {
     );
   });
 
+  it("$lookup: a $merge or $out that is not the sub-pipeline's last stage is 40601 before it is 51047", () => {
+    const engine = engineWithOrders();
+    for (const write of [{ $out: 'x' }, { $merge: { into: 'x', on: '_id' } }]) {
+      const pipeline = [write, { $match: { x: true } }];
+      expectError(() => agg(engine, 'orders', [{ $lookup: { from: 'stock', pipeline, as: 'r' } }]), 40601);
+      expectError(() => agg(engine, 'orders', [{ $unionWith: { coll: 'stock', pipeline } }]), 40601);
+      expectError(() => agg(engine, 'orders', [{ $lookup: { from: 'stock', pipeline: [write], as: 'r' } }]), 51047);
+    }
+  });
+
   it('$lookup: malformed specifications fail with FailedToParse before any document is read', () => {
     const engine = engineWithOrders();
     expectError(() => agg(engine, 'orders', [{ $lookup: 'stock' }]), 9, /must be an Object/);
@@ -222,6 +266,47 @@ describe('$lookup, pipeline forms', () => {
       9,
       /'from' field must be a string/,
     );
+  });
+});
+
+describe('sub-pipeline depth', () => {
+  function nested(from: string, levels: number): Document[] {
+    let pipeline: Document[] = [{ $lookup: { from, pipeline: [], as: 'same' } }];
+    for (let i = 1; i < levels; i++) pipeline = [{ $lookup: { from, pipeline, as: 'same' } }];
+    return pipeline;
+  }
+
+  it('$lookup: 20 nested sub-pipelines run, 21 are refused with 232 MaxSubPipelineDepthExceeded', () => {
+    const engine = new Engine();
+    seed(engine, 'c', [{ _id: 1 }]);
+    assert.equal(agg(engine, 'c', nested('c', 20)).length, 1);
+    expectError(() => agg(engine, 'c', nested('c', 21)), 232, /Limit is 20/);
+    expectError(() => agg(engine, 'c', [{ $unionWith: { coll: 'c', pipeline: nested('c', 20) } }]), 232);
+  });
+
+  it('$lookup and $unionWith: a pipeline that is not an array is 14 TypeMismatch', () => {
+    const engine = new Engine();
+    for (const pipeline of [1, {}]) {
+      expectError(
+        () => agg(engine, 'c', [{ $lookup: { from: 'c', pipeline, as: 'x' } }]),
+        14,
+        /must be specified as an array/,
+      );
+      expectError(() => agg(engine, 'c', [{ $unionWith: { coll: 'c', pipeline } }]), 14);
+    }
+  });
+
+  it('$lookup: the pipelines of views it reads count toward the depth of 20', () => {
+    const engine = new Engine();
+    seed(engine, 'c', [{ _id: 1 }]);
+    engine.runCommand(DB, { create: 'v1', viewOn: 'c', pipeline: nested('c', 10) });
+    engine.runCommand(DB, { create: 'v2', viewOn: 'v1', pipeline: nested('v1', 10) });
+    assert.equal(agg(engine, 'v2', []).length, 1);
+    engine.runCommand(DB, { create: 'v3', viewOn: 'v2', pipeline: nested('v2', 1) });
+    expectError(() => agg(engine, 'v3', []), 232);
+    // Counted while parsing, as mongod resolves views: even over an empty collection.
+    engine.runCommand(DB, { delete: 'c', deletes: [{ q: {}, limit: 0 }] });
+    expectError(() => agg(engine, 'v3', []), 232);
   });
 });
 

@@ -293,6 +293,44 @@ describe('$merge', () => {
     assert.deepEqual(ids(all(engine, 'tgt')), [1, 2, 3]);
   });
 
+  it('$merge: a duplicate key from an insert or a replacement (another unique index) leaves the rest of the batch written', () => {
+    for (const whenMatched of ['fail', 'replace', 'merge', 'keepExisting']) {
+      const engine = new Engine();
+      seed(engine, 'tgt', [{ _id: 2, a: 1 }]);
+      engine.runCommand(DB, { createIndexes: 'tgt', indexes: [{ key: { a: 1 }, name: 'a_1', unique: true }] });
+      seed(
+        engine,
+        'src',
+        Array.from({ length: 10 }, (_, i) => ({ _id: i, a: i })),
+      );
+      // {_id: 1, a: 1} collides with the stored {_id: 2, a: 1} on `a`; every other document is written.
+      expectError(
+        () => agg(engine, 'src', [{ $merge: { into: 'tgt', whenMatched, whenNotMatched: 'insert' } }]),
+        11000,
+      );
+      assert.deepEqual(ids(all(engine, 'tgt')), [0, 2, 3, 4, 5, 6, 7, 8, 9], whenMatched);
+    }
+  });
+
+  it("$merge: a document the target's validator refuses (121) leaves the rest of the batch written", () => {
+    const engine = new Engine();
+    engine.runCommand(DB, { create: 'tgt', validator: { a: { $gte: 0 } } });
+    seed(engine, 'src', [
+      { _id: 1, a: -1 },
+      { _id: 2, a: 2 },
+    ]);
+    expectError(() => agg(engine, 'src', [{ $merge: { into: 'tgt' } }]), 121);
+    assert.deepEqual(all(engine, 'tgt'), [{ _id: 2, a: 2 }]);
+    // bypassDocumentValidation writes both.
+    engine.runCommand(DB, {
+      aggregate: 'src',
+      pipeline: [{ $merge: { into: 'tgt' } }],
+      cursor: {},
+      bypassDocumentValidation: true,
+    });
+    assert.deepEqual(ids(all(engine, 'tgt')), [1, 2]);
+  });
+
   it('$merge: "on" other fields needs a unique index on exactly them (51183); with one it matches on them', () => {
     const engine = new Engine();
     target(engine);

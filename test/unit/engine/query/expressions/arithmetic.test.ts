@@ -16,6 +16,26 @@ describe('$exp, $ln, $log, $log10, $sqrt', () => {
     assertDecimal(ev({ $log10: dec('100') }), '2');
   });
 
+  test('decimal logarithms and exponentials are exact to 34 digits; a power of ten has an exact log10', () => {
+    // The input is e rounded to 34 digits, a little below e: its ln is just under 1.
+    assertDecimal(ev({ $ln: dec('2.718281828459045235360287471352662') }), '0.9999999999999999999999999999999998');
+    assertDecimal(ev({ $ln: dec('10') }), '2.302585092994045684017991454684364');
+    assertDecimal(ev({ $ln: dec('1.000') }), '0');
+    assertDecimal(ev({ $exp: dec('1') }), '2.718281828459045235360287471352662');
+    assertDecimal(ev({ $exp: dec('-1') }), '0.3678794411714423215955237701614609');
+    assertDecimal(ev({ $exp: dec('100') }), '2.688117141816135448412625551580014E+43');
+    assertDecimal(ev({ $log10: dec('2') }), '0.3010299956639811952137388947244930');
+    assertDecimal(ev({ $log10: dec('0.001') }), '-3');
+    // $log is ln(x) / ln(base), a decimal division: an exact quotient keeps its ideal exponent;
+    // NaN falls through to doubles as in mongod.
+    assertDecimal(ev({ $log: [dec('10'), dec('10')] }), '1');
+    assertDecimal(ev({ $log: [dec('100'), int(10)] }), '2');
+    assert.ok(Number.isNaN(ev({ $log: [NaN, dec('10')] })));
+    expectError(() => ev({ $log: [dec('10'), dec('1.0')] }), 28759);
+    expectError(() => ev({ $ln: dec('-1') }), 28766);
+    expectError(() => ev({ $log10: dec('0') }), 28761);
+  });
+
   test('null or missing operands answer null', () => {
     assert.equal(ev({ $sqrt: null }), null);
     assert.equal(ev({ $ln: '$nope' }), null);
@@ -57,7 +77,20 @@ describe('$pow', () => {
 
   test('doubles and decimals promote', () => {
     assertDouble(ev({ $pow: [2, 0.5] }), Math.SQRT2);
-    assertDecimal(ev({ $pow: [dec('2'), int(3)] }), '8');
+    // mongod's decimal power has a full 34-digit coefficient, even when exact.
+    assertDecimal(ev({ $pow: [dec('2'), int(3)] }), '8.000000000000000000000000000000000');
+  });
+
+  test('$pow of decimals keeps 34 digits: exact powers, negative and fractional exponents', () => {
+    assertDecimal(ev({ $pow: [dec('10.0'), -2] }), '0.01000000000000000000000000000000000');
+    assertDecimal(ev({ $pow: [dec('10.0'), 2] }), '100.0000000000000000000000000000000');
+    assertDecimal(ev({ $pow: [0.5, dec('-1')] }), '2.000000000000000000000000000000000');
+    assertDecimal(ev({ $pow: [dec('-2.0'), int(3)] }), '-8.000000000000000000000000000000000');
+    // 5^-112 = 2^112 × 10^-112: exactly 34 digits.
+    assertDecimal(ev({ $pow: [int(5), dec('-112')] }), '5.192296858534827628530496329220096E-79');
+    assertDecimal(ev({ $pow: [dec('2'), dec('0.5')] }), '1.414213562373095048801688724209698');
+    assertDecimal(ev({ $pow: [dec('-2'), dec('0.5')] }), 'NaN');
+    assertDecimal(ev({ $pow: [dec('NaN'), 2] }), 'NaN');
   });
 
   test('0 to a negative power is 28764; non-numbers 28762/28763; null answers null', () => {

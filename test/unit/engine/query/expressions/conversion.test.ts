@@ -46,6 +46,13 @@ describe('$convert and its shorthands', () => {
     assert.equal(ev({ $convert: { input: '$nope', to: 'int', onNull: -1 } }), -1);
   });
 
+  test('$convert: a nullish input answers onNull even when `to` is nullish; a nullish `to` alone answers null; a bad `to` fails first', () => {
+    assert.equal(ev({ $convert: { input: null, to: null, onNull: 'N' } }), 'N');
+    assert.equal(ev({ $convert: { input: '$nope', to: '$nope', onNull: 'N' } }), 'N');
+    assert.equal(ev({ $convert: { input: 1, to: null, onNull: 'N' } }), null);
+    expectError(() => ev({ $convert: { input: null, to: 'nonsense', onNull: 'N' } }), 2);
+  });
+
   test('a conversion failure is 241 ConversionFailure, which onError catches', () => {
     expectError(() => ev({ $toInt: '12x' }), 241, /Failed to parse number '12x'/, 'ConversionFailure');
     expectError(() => ev({ $toInt: 2 ** 31 }), 241, /overflow/);

@@ -130,6 +130,22 @@ describe('$regexMatch, $regexFind, $regexFindAll', () => {
     expectError(() => ev({ $regexFindAll: { input: 'a', regex: 'a', options: 'q' } }), 51108);
     expectError(() => ev({ $regexFindAll: { input: 'a', regex: '(' } }), 51111);
   });
+
+  test('mongod 8.0 limits: a pattern of at most 16384 bytes and groups nested at most 250 deep (51111)', () => {
+    const input = 'c'.repeat(20000) + 'e';
+    const longest = 'c'.repeat(16384);
+    assert.equal((ev({ $regexFind: { input, regex: longest } }) as { match: string }).match, longest);
+    for (const op of ['$regexFind', '$regexFindAll', '$regexMatch'])
+      expectError(() => ev({ [op]: { input, regex: longest + 'c' } }), 51111, /longer than the limit/);
+    const deepest = '('.repeat(250) + 'e' + ')'.repeat(250);
+    assert.equal((ev({ $regexFind: { input, regex: deepest } }) as { captures: unknown[] }).captures.length, 250);
+    expectError(() => ev({ $regexMatch: { input, regex: `(${deepest})` } }), 51111, /too deeply nested/);
+    // Parentheses that are escaped, quoted or in a class do not nest.
+    assert.equal(
+      ev({ $regexMatch: { input: '(', regex: '^\\($|' + '[(]'.repeat(300) + '|\\Q' + '('.repeat(300) + '\\E' } }),
+      true,
+    );
+  });
 });
 
 describe('$switch', () => {
