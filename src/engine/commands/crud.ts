@@ -8,7 +8,7 @@ import type { Collection } from '../catalog/collection';
 import { DEFAULT_FIRST_BATCH, takeBatch } from '../catalog/cursors';
 import { checkUpdatedSize, MAX_BSON_OBJECT_SIZE, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
-import { checkTimeseriesDocument, insertDocument } from './document-writes';
+import { checkTimeseriesDocument, insertDocument, insertPrepared, prepareDocument } from './document-writes';
 import { operationCollator } from './collation-scope';
 import { withCollator } from '../collation/active';
 import { rejectUnknownFields } from './known-fields';
@@ -73,24 +73,18 @@ function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   checkBatchSize(documents);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   refuseView(engine, dbName, name);
-  let collection: Collection;
-  try {
-    collection = engine.ensureCollection(dbName, name).collection;
-  } catch (err) {
-    // mongod creates the collection inside the first document's write: a database name clash is
-    // that write's error, not the command's.
-    if (err instanceof EngineError && err.code === ErrorCode.DatabaseDifferCase)
-      return { n: 0, writeErrors: [writeErrorOf(0, err)], ok: 1 };
-    throw err;
-  }
+  // mongod checks each document before it writes it and creates the collection inside the first
+  // write: a batch whose documents are all refused leaves no collection behind.
+  let collection: Collection | undefined;
   const writeErrors: WriteError[] = [];
   let n = 0;
   for (let i = 0; i < documents.length; i++) {
     engine.opcounters.insert++;
     try {
       checkForInterrupt(); // between documents: each insert is whole
-
-      insertDocument(engine, collection, documents[i]);
+      const doc = prepareDocument(engine, documents[i]);
+      collection ??= engine.ensureCollection(dbName, name).collection;
+      insertPrepared(engine, collection, doc);
       n++;
     } catch (err) {
       writeErrors.push(writeErrorOf(i, err));
