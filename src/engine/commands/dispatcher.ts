@@ -14,6 +14,9 @@ import { cappedConvertCommands } from './capped-convert';
 import { catalogCommands } from './catalog';
 import { collModCommands } from './collmod';
 import { crudCommands } from './crud';
+import { currentOpCommands } from './current-op';
+import { dbHashCommands } from './db-hash';
+import { hostInfoCommands } from './host-info';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
 import { validateCommands } from './validate';
@@ -23,6 +26,9 @@ import { withCommandCollation } from './collation-scope';
 
 const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
+  ...currentOpCommands,
+  ...hostInfoCommands,
+  ...dbHashCommands,
   listCommands,
   ...catalogCommands,
   ...cappedConvertCommands,
@@ -40,6 +46,7 @@ const ALIASES: Record<string, string> = {
   buildinfo: 'buildInfo',
   deleteIndexes: 'dropIndexes',
   dbstats: 'dbStats',
+  dbhash: 'dbHash',
 };
 
 function commandNames(): string[] {

@@ -1,0 +1,102 @@
+/**
+ * Diagnostic commands: currentOp (the $currentOp aggregation it stands for), dbHash (MD5s of the
+ * documents' BSON in `_id` order), hostInfo (mongod's reply shape).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { serialize } from 'bson';
+import { Engine, type Document } from '../../../../src/engine';
+import { VirtualClock } from '../../../../src/engine/clock';
+import { expectError } from '../../helpers/expect-error';
+
+function fresh(): Engine {
+  return new Engine({ clock: new VirtualClock(new Date(0)) });
+}
+
+describe('currentOp command', () => {
+  it('lists the operations in progress, itself included, as one inprog array', () => {
+    const engine = fresh();
+    const reply = engine.runCommand('admin', { currentOp: 1 });
+    const inprog = reply.inprog as Document[];
+    assert.ok(inprog.some((op) => (op.command as Document | undefined)?.currentOp === 1));
+    assert.equal(reply.ok, 1);
+  });
+
+  it('filters by the fields past the first, leaving out its own options and generic arguments', () => {
+    const engine = fresh();
+    const matching = engine.runCommand('admin', { currentOp: 1, $all: true, command: { $exists: true }, comment: 'x' });
+    assert.ok((matching.inprog as Document[]).length > 0);
+    const none = engine.runCommand('admin', { currentOp: 1, dummyCurOpField: { exists: true } });
+    assert.deepEqual(none.inprog, []);
+  });
+
+  it('runs only against the admin database (Unauthorized, 13)', () => {
+    expectError(() => fresh().runCommand('test', { currentOp: 1 }), 13, /admin database/);
+  });
+});
+
+describe('dbHash command', () => {
+  it('hashes each collection as the MD5 of its documents in _id order, whatever the insertion order', () => {
+    const engine = fresh();
+    engine.runCommand('a', {
+      insert: 'c',
+      documents: [
+        { _id: 2, x: 'b' },
+        { _id: 1, x: 'a' },
+      ],
+    });
+    engine.runCommand('b', {
+      insert: 'c',
+      documents: [
+        { _id: 1, x: 'a' },
+        { _id: 2, x: 'b' },
+      ],
+    });
+    const a = engine.runCommand('a', { dbHash: 1 });
+    const b = engine.runCommand('b', { dbhash: 1 });
+    const expected = createHash('md5')
+      .update(serialize({ _id: 1, x: 'a' }))
+      .update(serialize({ _id: 2, x: 'b' }))
+      .digest('hex');
+    assert.equal((a.collections as Document).c, expected);
+    assert.equal(a.md5, b.md5);
+    assert.equal(a.md5, createHash('md5').update(expected).digest('hex'));
+  });
+
+  it('changes when a document changes, and lists only the collections asked for', () => {
+    const engine = fresh();
+    engine.runCommand('a', { insert: 'c', documents: [{ _id: 1 }] });
+    engine.runCommand('a', { insert: 'd', documents: [{ _id: 1 }] });
+    const before = engine.runCommand('a', { dbHash: 1 });
+    engine.runCommand('a', { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { y: 1 } } }] });
+    const after = engine.runCommand('a', { dbHash: 1, collections: ['c'] });
+    assert.notEqual((after.collections as Document).c, (before.collections as Document).c);
+    assert.deepEqual(Object.keys(after.collections as Document), ['c']);
+    expectError(() => engine.runCommand('a', { dbHash: 1, collections: [1] }), 2, /have to be strings/);
+  });
+
+  it('an empty database answers the MD5 of nothing; a string in the first field is an invalid namespace', () => {
+    const engine = fresh();
+    const reply = engine.runCommand('empty', { dbHash: 1 });
+    assert.deepEqual(reply.collections, {});
+    assert.equal(reply.md5, createHash('md5').digest('hex'));
+    expectError(() => engine.runCommand('test', { dbhash: '' }), 73);
+  });
+});
+
+describe('hostInfo command', () => {
+  it('answers system, os and extra as mongod shapes them', () => {
+    const reply = fresh().runCommand('admin', { hostInfo: 1 });
+    const system = reply.system as Document;
+    const os = reply.os as Document;
+    assert.ok(['Linux', 'Darwin', 'Windows', 'BSD'].includes(os.type as string) || typeof os.type === 'string');
+    assert.ok(typeof system.hostname === 'string' && system.hostname !== '');
+    assert.ok(system.currentTime instanceof Date);
+    assert.ok([32, 64].includes(Number(system.cpuAddrSize)));
+    assert.ok(Number(system.numCores) > 0);
+    assert.ok(Number(system.memSizeMB) > 0);
+    assert.equal(typeof system.numaEnabled, 'boolean');
+    assert.ok(typeof reply.extra === 'object');
+  });
+});
