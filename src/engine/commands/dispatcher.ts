@@ -15,6 +15,7 @@ import { catalogCommands } from './catalog';
 import { collModCommands } from './collmod';
 import { crudCommands } from './crud';
 import { currentOpCommands } from './current-op';
+import { dataSizeCommands } from './data-size';
 import { dbHashCommands } from './db-hash';
 import { hostInfoCommands } from './host-info';
 import { explainCommands } from './explain';
@@ -29,6 +30,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...currentOpCommands,
   ...hostInfoCommands,
   ...dbHashCommands,
+  ...dataSizeCommands,
   listCommands,
   ...catalogCommands,
   ...cappedConvertCommands,
@@ -47,6 +49,7 @@ const ALIASES: Record<string, string> = {
   deleteIndexes: 'dropIndexes',
   dbstats: 'dbStats',
   dbhash: 'dbHash',
+  datasize: 'dataSize',
 };
 
 function commandNames(): string[] {

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { serialize } from 'bson';
+import { calculateObjectSize, serialize } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 import { expectError } from '../../helpers/expect-error';
@@ -98,5 +98,57 @@ describe('hostInfo command', () => {
     assert.ok(Number(system.memSizeMB) > 0);
     assert.equal(typeof system.numaEnabled, 'boolean');
     assert.ok(typeof reply.extra === 'object');
+  });
+});
+
+describe('dataSize command', () => {
+  function withDocs(): Engine {
+    const engine = fresh();
+    const documents = Array.from({ length: 20 }, (_, i) => ({ _id: i, s: 'x'.repeat(i) }));
+    engine.runCommand('test', { insert: 'c', documents });
+    return engine;
+  }
+  const size = (docs: Document[]) => docs.reduce((n, d) => n + calculateObjectSize(d), 0);
+
+  it('measures the whole namespace from any database', () => {
+    const engine = withDocs();
+    const all = Array.from({ length: 20 }, (_, i) => ({ _id: i, s: 'x'.repeat(i) }));
+    const reply = engine.runCommand('admin', { dataSize: 'test.c' });
+    assert.equal(reply.numObjects, 20);
+    assert.equal(reply.size, size(all));
+  });
+
+  it('measures the documents whose key is in [min, max) of an index with that key pattern', () => {
+    const engine = withDocs();
+    const reply = engine.runCommand('test', {
+      dataSize: 'test.c',
+      keyPattern: { _id: 1 },
+      min: { _id: 5 },
+      max: { _id: 8 },
+    });
+    assert.equal(reply.numObjects, 3);
+    assert.equal(reply.size, size([5, 6, 7].map((i) => ({ _id: i, s: 'x'.repeat(i) }))));
+  });
+
+  it('stops past maxObjects, counting the document that passed it', () => {
+    const engine = withDocs();
+    const reply = engine.runCommand('test', {
+      datasize: 'test.c',
+      keyPattern: { _id: 1 },
+      min: { _id: 0 },
+      max: { _id: 20 },
+      maxObjects: 4,
+    });
+    assert.equal(reply.numObjects, 5);
+    assert.equal(reply.maxReached, true);
+  });
+
+  it('answers zeros for a missing collection; needs an index for the key pattern; needs a full namespace', () => {
+    const engine = withDocs();
+    const missing = engine.runCommand('test', { dataSize: 'test.nothing' });
+    assert.equal(missing.numObjects, 0);
+    assert.equal(missing.size, 0);
+    expectError(() => engine.runCommand('test', { dataSize: 'test.c', keyPattern: { s: 1 }, min: { s: '' } }), 27);
+    expectError(() => engine.runCommand('test', { dataSize: 'c' }), 73);
   });
 });
