@@ -12,6 +12,7 @@ import { checkTimeseriesDocument, insertDocument, insertPrepared, prepareDocumen
 import { operationCollator } from './collation-scope';
 import { withCollator } from '../collation/active';
 import { rejectUnknownFields } from './known-fields';
+import { unacknowledgedAware } from './unacknowledged';
 import { engineCatalog } from './pipeline-catalog';
 import { engineIntrospection } from './pipeline-introspection';
 import { checkPipelineViewCollations, readView, refuseView } from './views';
@@ -622,12 +623,12 @@ export function aggregateCollection(engine: EngineContext, coll: Collection, pip
 const COLLECTIONLESS = new Set(['$documents', '$currentOp', '$listLocalSessions']);
 
 export const crudCommands: Record<string, CommandHandler> = {
-  insert,
+  insert: unacknowledgedAware(insert),
   find,
   getMore,
   killCursors,
-  update,
-  delete: del,
+  update: unacknowledgedAware(update),
+  delete: unacknowledgedAware(del),
   findAndModify,
   findandmodify: findAndModify,
   count,

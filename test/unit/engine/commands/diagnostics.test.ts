@@ -152,3 +152,55 @@ describe('dataSize command', () => {
     expectError(() => engine.runCommand('test', { dataSize: 'c' }), 73);
   });
 });
+
+describe('serverStatus and dbStats fields', () => {
+  it('serverStatus names its storage engine (persistent only with durable storage) and estimates uptime in seconds', () => {
+    const clock = new VirtualClock(new Date(0));
+    const engine = new Engine({ clock });
+    clock.advance(5500);
+    const status = engine.runCommand('admin', { serverStatus: 1 });
+    const storage = status.storageEngine as Document;
+    assert.equal(storage.name, (engine.runCommand('admin', { buildInfo: 1 }).storageEngines as string[])[0]);
+    assert.equal(storage.persistent, false);
+    assert.equal(Number(status.uptimeEstimate), 5);
+  });
+
+  it('dbStats reports storage, index and total sizes in units of scale', () => {
+    const engine = fresh();
+    engine.runCommand('test', { insert: 'c', documents: [{ _id: 1, s: 'x'.repeat(2000) }] });
+    const bytes = engine.runCommand('test', { dbStats: 1 });
+    const kb = engine.runCommand('test', { dbStats: 1, scale: 1024 });
+    assert.equal(bytes.dataSize, calculateObjectSize({ _id: 1, s: 'x'.repeat(2000) }));
+    assert.equal(kb.dataSize, Math.floor(bytes.dataSize / 1024));
+    assert.equal(bytes.totalSize, (bytes.storageSize as number) + (bytes.indexSize as number));
+    assert.equal(kb.scaleFactor, 1024);
+  });
+});
+
+describe('unacknowledged writes (w: 0)', () => {
+  it('insert, update and delete answer {ok: 1} alone, yet write', () => {
+    const engine = fresh();
+    const w0 = { writeConcern: { w: 0 } };
+    assert.deepEqual(engine.runCommand('test', { insert: 'c', documents: [{ _id: 1 }], ...w0 }), { ok: 1 });
+    assert.deepEqual(
+      engine.runCommand('test', { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { a: 1 } } }], ...w0 }),
+      { ok: 1 },
+    );
+    assert.equal(engine.runCommand('test', { count: 'c', query: { a: 1 } }).n, 1);
+    assert.deepEqual(engine.runCommand('test', { delete: 'c', deletes: [{ q: {}, limit: 0 }], ...w0 }), { ok: 1 });
+    assert.equal(engine.runCommand('test', { count: 'c' }).n, 0);
+  });
+
+  it('errors are not reported either, while w: 1 or j: true still reports them', () => {
+    const engine = fresh();
+    engine.runCommand('test', { insert: 'c', documents: [{ _id: 1 }] });
+    const dup = { insert: 'c', documents: [{ _id: 1 }] };
+    assert.deepEqual(engine.runCommand('test', { ...dup, writeConcern: { w: 0 } }), { ok: 1 });
+    assert.deepEqual(
+      engine.runCommand('test', { delete: 'c', deletes: [{ q: {}, limit: 2 }], writeConcern: { w: 0 } }),
+      { ok: 1 },
+    );
+    const acknowledged = engine.runCommand('test', { ...dup, writeConcern: { w: 0, j: true } });
+    assert.equal((acknowledged.writeErrors as Document[])[0].code, 11000);
+  });
+});
