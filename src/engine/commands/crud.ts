@@ -165,6 +165,13 @@ function getMore({ engine, dbName }: CommandContext, cmd: Document): Document {
   const collection = cmd.collection;
   if (typeof collection !== 'string')
     fail('TypeMismatch', 'getMore needs {getMore: <cursor id>, collection: "<name>"}.');
+  // maxTimeMS on getMore is how long an awaitData cursor waits for new data; the engine's cursors
+  // never await data, so mongod's refusal for a non-awaitData cursor applies to all of them.
+  if (cmd.maxTimeMS !== undefined)
+    fail(
+      'BadValue',
+      'cannot set maxTimeMS on getMore command for a non-awaitData cursor: set maxTimeMS on the find or aggregate that opened it.',
+    );
   return { cursor: engine.cursors.getMore(cmd.getMore, `${dbName}.${collection}`, batchSizeOf(cmd)), ok: 1 };
 }
 

@@ -204,3 +204,14 @@ describe('unacknowledged writes (w: 0)', () => {
     assert.equal((acknowledged.writeErrors as Document[])[0].code, 11000);
   });
 });
+
+describe('getMore', () => {
+  it('refuses maxTimeMS for a cursor that awaits no data (BadValue), as mongod does', () => {
+    const engine = fresh();
+    engine.runCommand('test', { insert: 'c', documents: [{ _id: 1 }, { _id: 2 }, { _id: 3 }] });
+    const id = (engine.runCommand('test', { find: 'c', batchSize: 1 }).cursor as Document).id;
+    expectError(() => engine.runCommand('test', { getMore: id, collection: 'c', maxTimeMS: 60000 }), 2, /awaitData/);
+    const more = engine.runCommand('test', { getMore: id, collection: 'c' });
+    assert.equal(((more.cursor as Document).nextBatch as Document[]).length, 2);
+  });
+});
