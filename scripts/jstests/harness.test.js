@@ -33,6 +33,13 @@ describe('selection', () => {
     assert.deepEqual(tagsOf(text), ['requires_fastcount', 'requires_sharding']);
   });
 
+  it('reads a @tags block written in line comments, leaving out its # remarks', () => {
+    const text =
+      '// @tags: [\n//   requires_capped,\n//   # uses_parallel_shell is not needed here\n//   uses_testing_only_commands,\n// ]\n';
+    assert.deepEqual(tagsOf(text), ['requires_capped', 'uses_testing_only_commands']);
+    assert.equal(exclusionReason(text), 'uses test-only server commands');
+  });
+
   it('leaves out by tag first, then by text; a plain query test stays', () => {
     assert.equal(exclusionReason('// @tags: [requires_sharding]\ndb.c.find()'), 'needs sharding');
     assert.equal(exclusionReason('db.c.createIndex({loc: "2dsphere"})'), 'needs geo');

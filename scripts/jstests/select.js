@@ -52,12 +52,21 @@ const EXCLUDED_TEXT = [
 function tagsOf(text) {
   const m = /@tags\s*:\s*\[([\s\S]*?)\]/.exec(text);
   if (!m) return [];
-  return m[1]
-    .split('\n')
-    .map((line) => line.replace(/\/\/.*$/, '').replace(/^\s*\*/, ''))
-    .join(',')
-    .split(/[\s,]+/)
-    .filter((t) => /^[a-z0-9_]+$/.test(t));
+  return (
+    m[1]
+      .split('\n')
+      // A line's comment marker first (`//` headers of older files, ` *` of block comments), then
+      // what comments the line carries (`// why`, `# why`).
+      .map((line) =>
+        line
+          .replace(/^\s*(\/\/|\*)/, '')
+          .replace(/\/\/.*$/, '')
+          .replace(/#.*$/, ''),
+      )
+      .join(',')
+      .split(/[\s,]+/)
+      .filter((t) => /^[a-z0-9_]+$/.test(t))
+  );
 }
 
 /** Whether a test runs on the replica-set engine (its tags say it uses transactions or snapshot reads). */
