@@ -47,6 +47,8 @@ describe('selection', () => {
     assert.equal(exclusionReason('db.c.find({$where: "this.a"})'), 'needs server-side JavaScript');
     assert.equal(exclusionReason('configureFailPoint(db, "x")'), 'uses failpoints');
     assert.equal(exclusionReason('// @tags: [requires_fastcount]\ndb.c.find({a: 1})'), null);
+    assert.equal(exclusionReason('db.runCommand({getLastError: 1})'), 'uses getLastError (removed in MongoDB 5.1)');
+    assert.equal(exclusionReason('const cmds = {getLastError: {skip: true}};'), null);
   });
 });
 

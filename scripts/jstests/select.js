@@ -47,6 +47,8 @@ const EXCLUDED_TEXT = [
   [REPLICA_SET_TEXT, 'needs a replica set'],
   [/\bcreateUser\(|\.auth\(|createRole\(/, 'needs authentication'],
   [/\bsetFeatureCompatibilityVersion\b|\bfsync\b/, 'needs server administration'],
+  // 8.0 has no getLastError: removed in 5.1 (SERVER-57390; the 8.0 manual lists it as removed).
+  [/runCommand\(\{\s*getLastError\b|\.getLastError(Obj)?\(|getPrevError/, 'uses getLastError (removed in MongoDB 5.1)'],
 ];
 
 function tagsOf(text) {
