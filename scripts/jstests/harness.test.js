@@ -33,6 +33,13 @@ describe('selection', () => {
     assert.deepEqual(tagsOf(text), ['requires_fastcount', 'requires_sharding']);
   });
 
+  it('reads a @tags block written in line comments, leaving out its # remarks', () => {
+    const text =
+      '// @tags: [\n//   requires_capped,\n//   # uses_parallel_shell is not needed here\n//   uses_testing_only_commands,\n// ]\n';
+    assert.deepEqual(tagsOf(text), ['requires_capped', 'uses_testing_only_commands']);
+    assert.equal(exclusionReason(text), 'uses test-only server commands');
+  });
+
   it('leaves out by tag first, then by text; a plain query test stays', () => {
     assert.equal(exclusionReason('// @tags: [requires_sharding]\ndb.c.find()'), 'needs sharding');
     assert.equal(exclusionReason('db.c.createIndex({loc: "2dsphere"})'), 'needs geo');
@@ -40,6 +47,8 @@ describe('selection', () => {
     assert.equal(exclusionReason('db.c.find({$where: "this.a"})'), 'needs server-side JavaScript');
     assert.equal(exclusionReason('configureFailPoint(db, "x")'), 'uses failpoints');
     assert.equal(exclusionReason('// @tags: [requires_fastcount]\ndb.c.find({a: 1})'), null);
+    assert.equal(exclusionReason('db.runCommand({getLastError: 1})'), 'uses getLastError (removed in MongoDB 5.1)');
+    assert.equal(exclusionReason('const cmds = {getLastError: {skip: true}};'), null);
   });
 
   it('leaves out by file the tests of commands MongoDB 8.0 no longer has, whatever their text', () => {

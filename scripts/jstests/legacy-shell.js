@@ -6,7 +6,7 @@
 // (every call still goes through ShellSession and the engine's runCommand path).
 //
 // `__harness` is given by the worker (hostGlobals): readFile, bsonWoCompare, bsonBinaryEqual,
-// bsonsize, errorCodes, testName.
+// bsonsize, errorCodes, testName, undefinedValue.
 (function (global) {
   'use strict';
   const H = global.__harness;
@@ -37,21 +37,27 @@
   global.MinKey = keyFn(minKeyValue, 'minKey');
   global.MaxKey = keyFn(maxKeyValue, 'maxKey');
 
-  /** Replaces the MinKey/MaxKey functions by their values, copying only what holds one. */
-  function fixValues(v, depth = 0) {
+  /**
+   * Replaces the MinKey/MaxKey functions by their values and a present `undefined` by the engine's
+   * BSON undefined (the legacy shell sends it as type 6), copying only what holds one. A command's
+   * own top-level fields (`undefinedFrom` 1) stay as they are: an undefined option there is unset.
+   */
+  function fixValues(v, depth = 0, undefinedFrom = 1) {
     if (typeof v === 'function' && v.__bsonValue !== undefined) return v.__bsonValue;
     if (v === null || typeof v !== 'object' || depth > 150 || v._bsontype !== undefined) return v;
     if (isDate(v) || isRegExp(v)) return v;
+    const fix = (item) =>
+      item === undefined && depth >= undefinedFrom ? H.undefinedValue : fixValues(item, depth + 1, undefinedFrom);
     let out;
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
-        const n = fixValues(v[i], depth + 1);
+        const n = fix(v[i]);
         if (n !== v[i]) (out ??= v.slice())[i] = n;
       }
       return out ?? v;
     }
     for (const k of Object.keys(v)) {
-      const n = fixValues(v[k], depth + 1);
+      const n = fix(v[k]);
       if (n !== v[k]) {
         if (!out) {
           out = {};
@@ -63,6 +69,8 @@
     }
     return out ?? v;
   }
+  /** fixValues for a document or filter handed whole to a CRUD method: its own fields count too. */
+  const fixDocument = (v) => fixValues(v, 0, 0);
 
   const oidProto = Object.getPrototypeOf(global.ObjectId());
   Object.defineProperty(oidProto, 'str', {
@@ -1479,10 +1487,10 @@
 
     // the CRUD API is mongosh's (the shell's own collection), with the legacy result names
     insertOne(doc, options) {
-      return toRealm(this._native().insertOne(fixValues(doc), options));
+      return toRealm(this._native().insertOne(fixDocument(doc), options));
     }
     insertMany(docs, options) {
-      const r = this._native().insertMany(fixValues(docs), options);
+      const r = this._native().insertMany(fixDocument(docs), options);
       return { acknowledged: r.acknowledged, insertedIds: Object.keys(r.insertedIds).map((k) => r.insertedIds[k]) };
     }
     _updateResult(r) {
@@ -1491,34 +1499,34 @@
       return out;
     }
     updateOne(f, u, o) {
-      return this._updateResult(this._native().updateOne(fixValues(f), fixValues(u), o));
+      return this._updateResult(this._native().updateOne(fixDocument(f), fixDocument(u), o));
     }
     updateMany(f, u, o) {
-      return this._updateResult(this._native().updateMany(fixValues(f), fixValues(u), o));
+      return this._updateResult(this._native().updateMany(fixDocument(f), fixDocument(u), o));
     }
     replaceOne(f, u, o) {
-      return this._updateResult(this._native().replaceOne(fixValues(f), fixValues(u), o));
+      return this._updateResult(this._native().replaceOne(fixDocument(f), fixDocument(u), o));
     }
     deleteOne(f, o) {
-      return toRealm(this._native().deleteOne(fixValues(f), o));
+      return toRealm(this._native().deleteOne(fixDocument(f), o));
     }
     deleteMany(f, o) {
-      return toRealm(this._native().deleteMany(fixValues(f), o));
+      return toRealm(this._native().deleteMany(fixDocument(f), o));
     }
     findOneAndUpdate(f, u, o) {
-      return toRealm(this._native().findOneAndUpdate(fixValues(f), fixValues(u), o));
+      return toRealm(this._native().findOneAndUpdate(fixDocument(f), fixDocument(u), o));
     }
     findOneAndReplace(f, u, o) {
-      return toRealm(this._native().findOneAndReplace(fixValues(f), fixValues(u), o));
+      return toRealm(this._native().findOneAndReplace(fixDocument(f), fixDocument(u), o));
     }
     findOneAndDelete(f, o) {
-      return toRealm(this._native().findOneAndDelete(fixValues(f), o));
+      return toRealm(this._native().findOneAndDelete(fixDocument(f), o));
     }
     bulkWrite(ops, o) {
-      return toRealm(this._native().bulkWrite(fixValues(ops), o));
+      return toRealm(this._native().bulkWrite(fixDocument(ops), o));
     }
     countDocuments(f, o) {
-      return this._native().countDocuments(fixValues(f), o);
+      return this._native().countDocuments(fixDocument(f), o);
     }
     estimatedDocumentCount(o) {
       return this._native().estimatedDocumentCount(o);

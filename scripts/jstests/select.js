@@ -47,6 +47,8 @@ const EXCLUDED_TEXT = [
   [REPLICA_SET_TEXT, 'needs a replica set'],
   [/\bcreateUser\(|\.auth\(|createRole\(/, 'needs authentication'],
   [/\bsetFeatureCompatibilityVersion\b|\bfsync\b/, 'needs server administration'],
+  // 8.0 has no getLastError: removed in 5.1 (SERVER-57390; the 8.0 manual lists it as removed).
+  [/runCommand\(\{\s*getLastError\b|\.getLastError(Obj)?\(|getPrevError/, 'uses getLastError (removed in MongoDB 5.1)'],
 ];
 
 /**
@@ -74,12 +76,21 @@ const REMOVED_COMMAND_TESTS = new Map([
 function tagsOf(text) {
   const m = /@tags\s*:\s*\[([\s\S]*?)\]/.exec(text);
   if (!m) return [];
-  return m[1]
-    .split('\n')
-    .map((line) => line.replace(/\/\/.*$/, '').replace(/^\s*\*/, ''))
-    .join(',')
-    .split(/[\s,]+/)
-    .filter((t) => /^[a-z0-9_]+$/.test(t));
+  return (
+    m[1]
+      .split('\n')
+      // A line's comment marker first (`//` headers of older files, ` *` of block comments), then
+      // what comments the line carries (`// why`, `# why`).
+      .map((line) =>
+        line
+          .replace(/^\s*(\/\/|\*)/, '')
+          .replace(/\/\/.*$/, '')
+          .replace(/#.*$/, ''),
+      )
+      .join(',')
+      .split(/[\s,]+/)
+      .filter((t) => /^[a-z0-9_]+$/.test(t))
+  );
 }
 
 /** Whether a test runs on the replica-set engine (its tags say it uses transactions or snapshot reads). */

@@ -8,7 +8,7 @@ const path = require('node:path');
 const bson = require('bson');
 
 const repo = path.resolve(__dirname, '../..');
-const { Engine, VirtualClock, compareValues } = require(path.join(repo, 'out/src/engine'));
+const { Engine, VirtualClock, compareValues, BSON_UNDEFINED } = require(path.join(repo, 'out/src/engine'));
 const { ShellSession } = require(path.join(repo, 'out/src/shell/session'));
 const { readErrorCodes } = require('./error-codes');
 
@@ -33,6 +33,8 @@ function harnessFor(root, file, errorCodes) {
   return {
     testName: path.basename(file, '.js'),
     errorCodes,
+    // What the legacy shell's `undefined` becomes on its way to the engine (BSON type 6).
+    undefinedValue: BSON_UNDEFINED,
     readFile(p) {
       const full = path.isAbsolute(p) ? p : path.join(root, p);
       return fs.readFileSync(full, 'utf8');

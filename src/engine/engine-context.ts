@@ -93,6 +93,8 @@ export interface EngineContext {
   readonly ttl: TTLTargetRegistry;
   readonly logLines: readonly LogLine[];
   readonly isClosed: boolean;
+  /** Whether writes reach durable storage (a journal); false for a purely in-memory engine. */
+  readonly persistent?: boolean;
 
   /** Whether an open transaction has written documents of `ns`: its TTL visits wait for the end (replication/sessions.ts). */
   heldByTransaction?(ns: string): boolean;

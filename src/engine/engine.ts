@@ -353,6 +353,10 @@ export class Engine implements EngineContext {
   get isClosed(): boolean {
     return this.closed;
   }
+  /** Whether writes reach durable storage (serverStatus's storageEngine.persistent). */
+  get persistent(): boolean {
+    return this.recorder !== undefined;
+  }
 
   now(): Date {
     return new Date(this.clock.now());

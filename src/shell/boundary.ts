@@ -97,6 +97,9 @@ export class Boundary {
     const type = (value as { _bsontype?: unknown })._bsontype;
     if (type !== undefined) {
       if (type === 'Int32' || type === 'Double') return (value as { value: number }).value;
+      // A stored BSON undefined reaches scripts as a present field holding undefined, as mongosh's
+      // driver decodes type 6.
+      if (type === 'Undefined') return undefined;
       const scriptProto = this.scriptPrototypes.get(type as string);
       if (scriptProto && Object.getPrototypeOf(value) !== scriptProto)
         return Object.assign(Object.create(scriptProto) as object, value);

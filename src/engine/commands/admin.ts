@@ -7,6 +7,8 @@ import type { CommandContext, CommandHandler } from './context';
 
 /** Full version strings of the mongod releases the engine emulates. */
 export const EMULATED_VERSIONS: Record<string, string> = { '8.0': '8.0.4', '7.0': '7.0.16' };
+/** The engine's one storage engine, as buildInfo and serverStatus name it. */
+export const STORAGE_ENGINE = 'ttl-workbench-memory';
 const MAX_WIRE_VERSION: Record<string, number> = { '8.0': 25, '7.0': 21 };
 
 /**
@@ -45,7 +47,7 @@ function buildInfo({ engine }: CommandContext): Document {
     bits: 64,
     debug: false,
     maxBsonObjectSize: 16 * 1024 * 1024,
-    storageEngines: ['ttl-workbench-memory'],
+    storageEngines: [STORAGE_ENGINE],
     modules: [],
     ...(engine.flavor === 'cosmos' ? { _t: 'BuildInfoResponse' } : {}),
     ok: 1,
@@ -62,7 +64,14 @@ function serverStatus({ engine }: CommandContext): Document {
     pid: long(process.pid),
     uptime: (now - engine.startedAt) / 1000,
     uptimeMillis: long(now - engine.startedAt),
+    uptimeEstimate: long(Math.floor((now - engine.startedAt) / 1000)),
     localTime: new Date(now),
+    storageEngine: {
+      name: STORAGE_ENGINE,
+      supportsCommittedReads: false,
+      persistent: engine.persistent === true,
+      readOnly: engine.readOnly !== undefined,
+    },
     opcounters: Object.fromEntries(Object.entries(engine.opcounters).map(([k, v]) => [k, long(v)])),
     batchedDeletes: Object.fromEntries(Object.entries(engine.batchedDeletes).map(([k, v]) => [k, long(v)])),
     metrics: {

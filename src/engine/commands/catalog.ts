@@ -354,11 +354,14 @@ function scaleOf(cmd: Document): number {
   return scale;
 }
 
-function dbStats({ engine, dbName }: CommandContext): Document {
+function dbStats({ engine, dbName }: CommandContext, cmd: Document): Document {
   const db = engine.getDatabase(dbName);
+  const scale = scaleOf(cmd);
+  const scaled = (bytes: number) => Math.floor(bytes / scale);
   let objects = 0;
   let dataSize = 0;
   let indexes = 0;
+  let indexSize = 0;
   let views = 0;
   for (const coll of db ? db.collections.values() : []) {
     if (coll.isView) {
@@ -368,6 +371,7 @@ function dbStats({ engine, dbName }: CommandContext): Document {
     objects += coll.count;
     dataSize += coll.dataSizeBytes;
     indexes += coll.indexes.size;
+    for (const index of coll.indexes.values()) indexSize += index.size * 40; // as collStats estimates
   }
   return {
     db: dbName,
@@ -375,8 +379,12 @@ function dbStats({ engine, dbName }: CommandContext): Document {
     views,
     objects,
     avgObjSize: objects ? dataSize / objects : 0,
-    dataSize,
+    dataSize: scaled(dataSize),
+    storageSize: scaled(dataSize),
     indexes,
+    indexSize: scaled(indexSize),
+    totalSize: scaled(dataSize + indexSize),
+    scaleFactor: scale,
     ok: 1,
   };
 }

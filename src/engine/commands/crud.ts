@@ -8,10 +8,11 @@ import type { Collection } from '../catalog/collection';
 import { DEFAULT_FIRST_BATCH, takeBatch } from '../catalog/cursors';
 import { checkUpdatedSize, MAX_BSON_OBJECT_SIZE, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
-import { checkTimeseriesDocument, insertDocument } from './document-writes';
+import { checkTimeseriesDocument, insertDocument, insertPrepared, prepareDocument } from './document-writes';
 import { operationCollator } from './collation-scope';
 import { withCollator } from '../collation/active';
 import { rejectUnknownFields } from './known-fields';
+import { unacknowledgedAware } from './unacknowledged';
 import { engineCatalog } from './pipeline-catalog';
 import { engineIntrospection } from './pipeline-introspection';
 import { checkPipelineViewCollations, readView, refuseView } from './views';
@@ -73,24 +74,18 @@ function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   checkBatchSize(documents);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   refuseView(engine, dbName, name);
-  let collection: Collection;
-  try {
-    collection = engine.ensureCollection(dbName, name).collection;
-  } catch (err) {
-    // mongod creates the collection inside the first document's write: a database name clash is
-    // that write's error, not the command's.
-    if (err instanceof EngineError && err.code === ErrorCode.DatabaseDifferCase)
-      return { n: 0, writeErrors: [writeErrorOf(0, err)], ok: 1 };
-    throw err;
-  }
+  // mongod checks each document before it writes it and creates the collection inside the first
+  // write: a batch whose documents are all refused leaves no collection behind.
+  let collection: Collection | undefined;
   const writeErrors: WriteError[] = [];
   let n = 0;
   for (let i = 0; i < documents.length; i++) {
     engine.opcounters.insert++;
     try {
       checkForInterrupt(); // between documents: each insert is whole
-
-      insertDocument(engine, collection, documents[i]);
+      const doc = prepareDocument(engine, documents[i]);
+      collection ??= engine.ensureCollection(dbName, name).collection;
+      insertPrepared(engine, collection, doc);
       n++;
     } catch (err) {
       writeErrors.push(writeErrorOf(i, err));
@@ -170,6 +165,13 @@ function getMore({ engine, dbName }: CommandContext, cmd: Document): Document {
   const collection = cmd.collection;
   if (typeof collection !== 'string')
     fail('TypeMismatch', 'getMore needs {getMore: <cursor id>, collection: "<name>"}.');
+  // maxTimeMS on getMore is how long an awaitData cursor waits for new data; the engine's cursors
+  // never await data, so mongod's refusal for a non-awaitData cursor applies to all of them.
+  if (cmd.maxTimeMS !== undefined)
+    fail(
+      'BadValue',
+      'cannot set maxTimeMS on getMore command for a non-awaitData cursor: set maxTimeMS on the find or aggregate that opened it.',
+    );
   return { cursor: engine.cursors.getMore(cmd.getMore, `${dbName}.${collection}`, batchSizeOf(cmd)), ok: 1 };
 }
 
@@ -628,12 +630,12 @@ export function aggregateCollection(engine: EngineContext, coll: Collection, pip
 const COLLECTIONLESS = new Set(['$documents', '$currentOp', '$listLocalSessions']);
 
 export const crudCommands: Record<string, CommandHandler> = {
-  insert,
+  insert: unacknowledgedAware(insert),
   find,
   getMore,
   killCursors,
-  update,
-  delete: del,
+  update: unacknowledgedAware(update),
+  delete: unacknowledgedAware(del),
   findAndModify,
   findandmodify: findAndModify,
   count,

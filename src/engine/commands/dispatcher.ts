@@ -14,6 +14,10 @@ import { cappedConvertCommands } from './capped-convert';
 import { catalogCommands } from './catalog';
 import { collModCommands } from './collmod';
 import { crudCommands } from './crud';
+import { currentOpCommands } from './current-op';
+import { dataSizeCommands } from './data-size';
+import { dbHashCommands } from './db-hash';
+import { hostInfoCommands } from './host-info';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
 import { validateCommands } from './validate';
@@ -23,6 +27,10 @@ import { withCommandCollation } from './collation-scope';
 
 const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
+  ...currentOpCommands,
+  ...hostInfoCommands,
+  ...dbHashCommands,
+  ...dataSizeCommands,
   listCommands,
   ...catalogCommands,
   ...cappedConvertCommands,
@@ -40,6 +48,8 @@ const ALIASES: Record<string, string> = {
   buildinfo: 'buildInfo',
   deleteIndexes: 'dropIndexes',
   dbstats: 'dbStats',
+  dbhash: 'dbHash',
+  datasize: 'dataSize',
 };
 
 function commandNames(): string[] {

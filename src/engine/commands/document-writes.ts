@@ -24,7 +24,16 @@ export function checkTimeseriesDocument(coll: Collection, doc: Document): void {
 }
 
 export function insertDocument(engine: EngineContext, coll: Collection, input: unknown): StoredRecord {
-  const doc = prepareForInsert(input, { generateId: true, nowMs: engine.clock.now() });
+  return insertPrepared(engine, coll, prepareDocument(engine, input));
+}
+
+/** The stored form of a document to insert (an `_id` first), or the error mongod gives it. */
+export function prepareDocument(engine: EngineContext, input: unknown): Document {
+  return prepareForInsert(input, { generateId: true, nowMs: engine.clock.now() });
+}
+
+/** Inserts a document that prepareDocument made. */
+export function insertPrepared(engine: EngineContext, coll: Collection, doc: Document): StoredRecord {
   checkTimeseriesDocument(coll, doc);
   enforceValidator(engine, coll, doc);
   const record = coll.insert(doc);

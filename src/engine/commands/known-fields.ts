@@ -29,6 +29,11 @@ const GENERIC_ARGUMENTS = new Set([
   'rawData',
 ]);
 
+/** Whether `key` is an argument every command accepts (a driver's `$` field included). */
+export function isGenericArgument(key: string): boolean {
+  return key.startsWith('$') || GENERIC_ARGUMENTS.has(key);
+}
+
 /** The fields each write command and each of its statements may carry, besides the generic ones. */
 export const WRITE_COMMAND_FIELDS = {
   insert: ['insert', 'documents', 'ordered', 'bypassDocumentValidation', 'let'],

@@ -16,6 +16,7 @@ import { EngineError, ErrorCode } from '../errors';
 import { activeCollation } from '../collation/active';
 import { compareStrings, compareValues } from '../values/compare';
 import { checkFieldPathLength } from '../values/depth';
+import { isBsonUndefined } from '../values/bson-undefined';
 import { compareNumbers, exactDouble, toDouble } from '../values/numbers';
 import {
   BSON_TYPE_NUMBERS,
@@ -462,6 +463,10 @@ function rankOf(v: unknown): number {
   return v === MISSING ? 0 : canonicalRank(v);
 }
 
+// mongod refuses a type-6 operand when it parses the filter: no stored value could equal it usefully.
+const UNDEFINED_OPERAND =
+  'cannot compare to undefined: query for {$type: "undefined"} to find stored undefined values.';
+
 function isNullish(v: unknown): boolean {
   return v === null || v === undefined || v === MISSING;
 }
@@ -472,6 +477,7 @@ function isNullish(v: unknown): boolean {
  */
 function equalityPredicate(rhs: unknown): ValuePredicate {
   if (rhs === null || rhs === undefined) return isNullish;
+  if (isBsonUndefined(rhs)) throw badValue(UNDEFINED_OPERAND);
   switch (typeof rhs) {
     case 'number':
       if (rhs !== rhs) return isNaNValue;
@@ -526,6 +532,7 @@ function rangeTest(op: RangeOp): (c: number) => boolean {
 
 function comparisonPredicate(op: RangeOp, operand: unknown): ValuePredicate {
   const rhs = operand === undefined ? null : operand;
+  if (isBsonUndefined(rhs)) throw badValue(UNDEFINED_OPERAND);
   const inclusive = op === '$gte' || op === '$lte';
   const test = rangeTest(op);
   const cls = bsonClassOf(rhs);
@@ -602,6 +609,10 @@ function inPredicate(op: string, arg: unknown): ValuePredicate {
       throw badValue(`cannot nest $ under ${op}`);
     } else if (item === null || item === undefined) {
       hasNull = true;
+    } else if (isBsonUndefined(item)) {
+      throw badValue(
+        `InMatchExpression equality cannot be undefined: ${op} takes null to match null or a missing field.`,
+      );
     } else if (typeof item === 'string') {
       strings.add(item);
     } else if (isNumeric(item)) {

@@ -117,6 +117,8 @@ export function bsonTypeOf(value: unknown): BsonTypeName {
       return 'symbol';
     case 'DBRef':
       return 'object';
+    case 'Undefined':
+      return 'undefined'; // the stored type-6 marker (bson-undefined.ts)
     default:
       return 'object';
   }
