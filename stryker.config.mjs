@@ -94,7 +94,7 @@ const name = process.env.TTL_MUTATE_GROUP ?? 'ttl';
 const group = groups[name];
 if (!group) throw new Error(`stryker.config.mjs: no group "${name}" (one of ${Object.keys(groups).join(', ')})`);
 const files = process.env.TTL_MUTATE_FILES ? process.env.TTL_MUTATE_FILES.split(',') : group.mutate;
-const whole = files.map(withoutRange);
+const whole = [...new Set(files.map(withoutRange))];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {

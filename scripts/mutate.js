@@ -5,7 +5,7 @@
 //   npm run mutate                             every group (ttl, matcher, update, storage, checks, protocol)
 //   npm run mutate -- storage ttl              these groups
 //   npm run mutate -- --files src/storage/journal.ts,src/storage/frames.ts
-//   npm run mutate -- --files src/storage/frames.ts:36-131   lines 36 to 131 only (a loaded machine:
+//   npm run mutate -- --files src/storage/frames.ts:36-131   lines 36 to 131 only (several: repeat the file; a loaded machine:
 //                                             each part's results land in the incremental file)
 //   npm run mutate -- --since main             only core files changed since main (commits and work tree)
 //   npm run mutate -- --files src/storage/frames.ts --tests frames,inspect
@@ -106,7 +106,7 @@ async function main() {
       opts.files.map((f) => {
         const [, file, range] = /^(.*?)(:\d+(?::\d+)?-\d+(?::\d+)?)?$/.exec(f);
         const rel = path.relative(root, path.resolve(root, file));
-        if (range) ranges.set(rel, range);
+        if (range) ranges.set(rel, [...(ranges.get(rel) ?? []), range]);
         return rel;
       }),
     );
@@ -123,7 +123,7 @@ async function main() {
     if (opts.groups.length && !opts.groups.includes(name)) continue;
     const files = filesOf(group)
       .filter((f) => !wanted || wanted.has(f))
-      .map((f) => f + (ranges.get(f) ?? ''));
+      .flatMap((f) => (ranges.get(f) ?? ['']).map((range) => f + range));
     if (files.length) plan.push({ name, files });
   }
   if (opts.list) {
