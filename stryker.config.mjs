@@ -72,6 +72,14 @@ export function testFilesOf(group) {
     }
   };
   group.tests.forEach(walk);
+  // `--tests frames,inspect`: only the files whose name starts with one of these stems, for a run
+  // that has to fit in a session on a loaded machine (a surviving mutant runs every covering file).
+  // A mutant only a left-out file kills counts as surviving: the score stays a lower bound.
+  const only = (process.env.TTL_MUTATE_TESTS ?? '').split(',').filter(Boolean);
+  if (only.length) {
+    const kept = found.filter((f) => only.some((stem) => path.basename(f).startsWith(stem)));
+    found.splice(0, found.length, ...kept);
+  }
   // Each mutant runs its covering files in this order and stops at the first failure: the files
   // named after a mutated module (journal-durability for journal.ts) go first, as they fail fastest.
   const stems = (process.env.TTL_MUTATE_FILES ?? '')
@@ -86,7 +94,7 @@ const name = process.env.TTL_MUTATE_GROUP ?? 'ttl';
 const group = groups[name];
 if (!group) throw new Error(`stryker.config.mjs: no group "${name}" (one of ${Object.keys(groups).join(', ')})`);
 const files = process.env.TTL_MUTATE_FILES ? process.env.TTL_MUTATE_FILES.split(',') : group.mutate;
-const whole = files.map(withoutRange);
+const whole = [...new Set(files.map(withoutRange))];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {

@@ -5,9 +5,11 @@
 //   npm run mutate                             every group (ttl, matcher, update, storage, checks, protocol)
 //   npm run mutate -- storage ttl              these groups
 //   npm run mutate -- --files src/storage/journal.ts,src/storage/frames.ts
-//   npm run mutate -- --files src/storage/frames.ts:36-131   lines 36 to 131 only (a loaded machine:
+//   npm run mutate -- --files src/storage/frames.ts:36-131   lines 36 to 131 only (several: repeat the file; a loaded machine:
 //                                             each part's results land in the incremental file)
 //   npm run mutate -- --since main             only core files changed since main (commits and work tree)
+//   npm run mutate -- --files src/storage/frames.ts --tests frames,inspect
+//                                             only the group's test files whose names start so (a lower bound)
 //   npm run mutate -- --concurrency 1 --force  --force: retest every mutant, ignoring the incremental file
 //   npm run mutate -- --list                   the groups and their files; runs nothing
 //
@@ -23,13 +25,21 @@ const root = path.resolve(__dirname, '..');
 function usage(message) {
   if (message) console.error(`mutate: ${message}`);
   console.error(
-    'usage: npm run mutate -- [group ...] [--files a.ts,b.ts] [--since <git ref>] [--concurrency N] [--force] [--list]',
+    'usage: npm run mutate -- [group ...] [--files a.ts,b.ts] [--tests stem,...] [--since <git ref>] [--concurrency N] [--force] [--list]',
   );
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const opts = { groups: [], files: [], since: undefined, concurrency: undefined, force: false, list: false };
+  const opts = {
+    groups: [],
+    files: [],
+    tests: [],
+    since: undefined,
+    concurrency: undefined,
+    force: false,
+    list: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -39,6 +49,8 @@ function parseArgs(argv) {
     };
     if (arg === '--files') opts.files.push(...value().split(','));
     else if (arg.startsWith('--files=')) opts.files.push(...arg.slice(8).split(','));
+    else if (arg === '--tests') opts.tests.push(...value().split(','));
+    else if (arg.startsWith('--tests=')) opts.tests.push(...arg.slice(8).split(','));
     else if (arg === '--since') opts.since = value();
     else if (arg.startsWith('--since=')) opts.since = arg.slice(8);
     else if (arg === '--concurrency') opts.concurrency = value();
@@ -94,7 +106,7 @@ async function main() {
       opts.files.map((f) => {
         const [, file, range] = /^(.*?)(:\d+(?::\d+)?-\d+(?::\d+)?)?$/.exec(f);
         const rel = path.relative(root, path.resolve(root, file));
-        if (range) ranges.set(rel, range);
+        if (range) ranges.set(rel, [...(ranges.get(rel) ?? []), range]);
         return rel;
       }),
     );
@@ -111,7 +123,7 @@ async function main() {
     if (opts.groups.length && !opts.groups.includes(name)) continue;
     const files = filesOf(group)
       .filter((f) => !wanted || wanted.has(f))
-      .map((f) => f + (ranges.get(f) ?? ''));
+      .flatMap((f) => (ranges.get(f) ?? ['']).map((range) => f + range));
     if (files.length) plan.push({ name, files });
   }
   if (opts.list) {
@@ -155,6 +167,7 @@ async function main() {
     const code = run(process.execPath, args, {
       TTL_MUTATE_GROUP: name,
       TTL_MUTATE_FILES: files.join(','),
+      ...(opts.tests.length ? { TTL_MUTATE_TESTS: opts.tests.join(',') } : {}),
       ...(opts.concurrency ? { TTL_MUTATE_CONCURRENCY: opts.concurrency } : {}),
     });
     console.log(

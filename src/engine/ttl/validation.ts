@@ -111,7 +111,7 @@ export function checkCollModIndexExpireAfterSeconds(value: unknown): number {
   if (!isNumeric(value)) {
     throw new EngineError(
       'TypeMismatch',
-      `BSON field 'collMod.index.expireAfterSeconds' is the wrong type '${bsonTypeOf(value)}', expected types '[long, int, decimal, double]'. Use a number of seconds.`,
+      `BSON field 'collMod.index.expireAfterSeconds' is the wrong type '${bsonTypeOf(value)}', expected types '[long, int, decimal, double']. Use a number of seconds.`,
     );
   }
   const seconds = safeNumberInt(value);
