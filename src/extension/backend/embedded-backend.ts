@@ -20,6 +20,7 @@ import {
 import { collectionKindOf } from '../logic/collection-description';
 import { countReplyN, dueWithinCount, expiredNowCount, type ExpiryTarget } from '../logic/expiry-counts';
 import { describeIndex } from '../logic/index-description';
+import { readOnlyFolderRefusal } from '../logic/read-only-storage';
 import type {
   Backend,
   BackendEvent,
@@ -632,8 +633,11 @@ export class EmbeddedBackend implements Backend {
       const s = this.stored;
       if (!s || !readDamageRecord(s.store.dir, s.store.io)) return;
       if (s.store.readOnly)
-        throw new Error(
-          `${s.store.dir} is open read-only (another window writes to it): acknowledge the damage there.`,
+        throw readOnlyFolderRefusal(
+          s.store.dir,
+          'acknowledge its damage report',
+          s.store.lockHolder,
+          s.store.readOnlyReason,
         );
       acknowledgeDamage(s.store.dir, s.store.io);
       this.emit([{ kind: 'storageChanged' }]);
@@ -644,7 +648,7 @@ export class EmbeddedBackend implements Backend {
     const s = await this.answer(() => this.stored);
     if (!s) throw new Error('The engine is in memory (ttlWorkbench.storage is "memory"): there is nothing to compact.');
     if (s.store.readOnly)
-      throw new Error(`${s.store.dir} is open read-only (another window writes to it): that window compacts it.`);
+      throw readOnlyFolderRefusal(s.store.dir, 'compact it', s.store.lockHolder, s.store.readOnlyReason);
     if (s.store.isCompacting) throw new Error('A compaction is already running; it ends by itself.');
     return compact(s.engine, s.store);
   }
