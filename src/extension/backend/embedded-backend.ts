@@ -76,6 +76,11 @@ export interface EmbeddedBackendOptions {
   lock?: LockOptions;
   /** Told about background compactions and their failures. */
   onStorageEvent?: (text: string, severity: 'info' | 'error') => void;
+  /**
+   * With `dataDir`: why the folder is read on purpose without writing to it (`ttl-workbench mcp
+   * --read-only`): no lock is taken, nothing is written, and the engine refuses writes (20).
+   */
+  readOnly?: string;
 }
 
 const VERSIONS: Record<string, string> = { '8.0': '8.0.4', '7.0': '7.0.16' };
@@ -120,7 +125,15 @@ export class EmbeddedBackend implements Backend {
           allowReadOnly: true,
           holder: 'a VS Code window',
           ...(this.options.lock ? { lock: this.options.lock } : {}),
-          engine: { clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion },
+          ...(this.options.readOnly !== undefined
+            ? { readOnlyBecause: `${this.options.readOnly}: nothing is written to ${this.options.dataDir}` }
+            : {}),
+          engine: {
+            clock: this.clockImpl,
+            flavor: this.settings.flavor,
+            serverVersion: this.settings.serverVersion,
+            ...(this.options.readOnly !== undefined ? { readOnly: this.options.readOnly } : {}),
+          },
           onCompaction: (r) =>
             r instanceof Error
               ? this.options.onStorageEvent?.(
