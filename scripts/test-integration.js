@@ -51,10 +51,22 @@ async function main() {
   // Restricted Mode needs a window opened untrusted, so its suite has a second pass of its own
   // (code-server only: @vscode/test-electron always disables Workspace Trust). A selected run
   // (TTL_WORKBENCH_IT_GREP) or an explicit --untrusted run is left as asked.
-  if (code === 0 && !options.untrusted && !process.env.TTL_WORKBENCH_IT_GREP) {
+  const firstPassOnly = options.untrusted || options.storageHeld || process.env.TTL_WORKBENCH_IT_GREP;
+  if (code === 0 && !firstPassOnly) {
     console.log('[integration] second pass: the Restricted Mode suite in an untrusted window (code-server)');
     process.env.TTL_WORKBENCH_IT_GREP = 'Restricted Mode';
     code = await runIntegrationTests({ ...options, untrusted: true, route: 'code-server' });
+    delete process.env.TTL_WORKBENCH_IT_GREP;
+    summary = combineSummaries(summary, lastSummary());
+  }
+  // The read-only welcome needs the data folder held by another process before the window opens:
+  // a third pass, of that suite alone.
+  if (code === 0 && !firstPassOnly) {
+    console.log(
+      '[integration] third pass: the read-only storage suite, its data folder held by another process (code-server)',
+    );
+    process.env.TTL_WORKBENCH_IT_GREP = 'Read-only storage';
+    code = await runIntegrationTests({ ...options, storageHeld: true, route: 'code-server' });
     delete process.env.TTL_WORKBENCH_IT_GREP;
     summary = combineSummaries(summary, lastSummary());
   }
@@ -63,7 +75,7 @@ async function main() {
   process.exit(code);
 }
 
-/** One closing line for both passes: "integration: N passed, M failed, K skipped" added up. */
+/** One closing line for the passes: "integration: N passed, M failed, K skipped" added up. */
 function combineSummaries(a, b) {
   const counts = (line) => {
     const m = /(\d+) passed, (\d+) failed, (\d+) skipped/.exec(line ?? '');
@@ -72,7 +84,7 @@ function combineSummaries(a, b) {
   const x = counts(a);
   const y = counts(b);
   if (!x || !y) return b ?? a;
-  return `integration: ${x[0] + y[0]} passed, ${x[1] + y[1]} failed, ${x[2] + y[2]} skipped (both passes)`;
+  return `integration: ${x[0] + y[0]} passed, ${x[1] + y[1]} failed, ${x[2] + y[2]} skipped (all passes)`;
 }
 
 main().catch((e) => {

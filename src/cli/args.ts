@@ -65,6 +65,8 @@ export interface McpOptions {
   confirmExpiryAbove: number;
   /** ttl_simulate's default time limit of one statement. */
   timeoutMs: number;
+  /** Read DIR without writing to it (it may be held by another process); ttl_apply is refused with IllegalOperation. */
+  readOnly?: true;
 }
 
 export type ParsedArgs =
@@ -171,6 +173,10 @@ ttl_engine_state, ttl_apply) to an MCP client over stdin/stdout (Model Context P
 lines go to stderr. ttl_engine_state and ttl_apply work on the server's own engine (virtual clock,
 in memory unless --data); ttl_explain_index and ttl_simulate use a new engine for every call.
   --data DIR                 keep the server's engine in DIR (as for run)
+  --read-only                with --data: read DIR without writing to it, even while another
+                             process holds it (no lock, no TTL deletes); ttl_apply is refused
+                             (IllegalOperation, 20); ttl_engine_state shows DIR as it was when
+                             the server started; the other tools work as usual
   --now, --flavor, --server-version   the server's engine, as for run
   --confirm-expiry-above N   ttl_apply refuses a change that makes more than N existing documents
                              eligible for deletion at once unless the user confirms it through
@@ -383,6 +389,9 @@ function parseMcpArgs(rest: string[]): McpOptions {
       }
       case '--clock':
         throw new UsageError("mcp's engine always has a virtual clock (ttl_simulate moves it); leave --clock out");
+      case '--read-only':
+        options.readOnly = true;
+        break;
       default: {
         const used = engineArg(rest, i, options);
         if (!used) throw new UsageError(`unknown option '${arg}' for mcp (see --help)`);
@@ -390,6 +399,8 @@ function parseMcpArgs(rest: string[]): McpOptions {
       }
     }
   }
+  if (options.readOnly && options.data === undefined)
+    throw new UsageError('--read-only reads a data folder without writing to it: give the folder with --data DIR');
   return options;
 }
 

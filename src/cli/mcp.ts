@@ -12,11 +12,13 @@ import type { McpOptions } from './args';
 type Write = (text: string) => void;
 
 export async function mcpCommand(options: McpOptions, version: string, err: Write): Promise<number> {
+  const readOnly = options.readOnly ? 'opened with --read-only' : undefined;
   const host = new EmbeddedToolHost({
     ...(options.data !== undefined ? { data: options.data } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.flavor ? { flavor: options.flavor } : {}),
     ...(options.serverVersion ? { serverVersion: options.serverVersion } : {}),
+    ...(readOnly !== undefined ? { readOnly } : {}),
     cwd: process.cwd(),
     settings: { confirmExpiryAbove: options.confirmExpiryAbove, timeLimitMs: options.timeoutMs },
   });
@@ -28,7 +30,11 @@ export async function mcpCommand(options: McpOptions, version: string, err: Writ
     err(`ttl-workbench mcp: cannot open the engine: ${(e as Error).message}\n`);
     return 1;
   }
-  const server = createMcpServer(host, { version, log: (line) => err(`ttl-workbench mcp: ${line}\n`) });
+  const server = createMcpServer(host, {
+    version,
+    log: (line) => err(`ttl-workbench mcp: ${line}\n`),
+    ...(readOnly !== undefined ? { readOnly } : {}),
+  });
   const transport = new StdioServerTransport();
   return new Promise<number>((resolve) => {
     let done = false;

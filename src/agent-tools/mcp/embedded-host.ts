@@ -18,6 +18,8 @@ export interface EmbeddedToolHostOptions {
   serverVersion?: '8.0' | '7.0';
   cwd: string;
   settings: ToolSettings;
+  /** With `data`: why the folder is only read (no lock, nothing written; the engine refuses writes). */
+  readOnly?: string;
 }
 
 export class EmbeddedToolHost implements ToolHost {
@@ -37,6 +39,7 @@ export class EmbeddedToolHost implements ToolHost {
       {
         ...(this.options.now ? { startMs: this.options.now.getTime() } : {}),
         ...(this.options.data !== undefined ? { dataDir: path.resolve(this.options.data) } : {}),
+        ...(this.options.readOnly !== undefined ? { readOnly: this.options.readOnly } : {}),
       },
     );
     return this.backend;

@@ -9,12 +9,23 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { prepareApply, runTool, TOOL_DEFINITIONS, type ToolHost } from '../index';
+import { prepareApply, runTool, toolDefinition, TOOL_DEFINITIONS, type ToolHost } from '../index';
 
 export interface McpServerOptions {
   version: string;
   /** Told of every failed call (stderr in the CLI). */
   log?: (line: string) => void;
+  /**
+   * Why the server's engine is only read (`--read-only`): the tools that write are refused before
+   * they run, with code 20 (IllegalOperation) as the engine would answer; the others run as usual.
+   */
+  readOnly?: string;
+}
+
+/** The refusal of a writing tool on a read-only server: why, what still works, how to write. */
+export function readOnlyToolRefusal(name: string, reason: string): string {
+  const reading = TOOL_DEFINITIONS.filter((t) => t.readOnly).map((t) => t.name);
+  return `${name} refused (code 20, IllegalOperation): it changes the engine, and this server is read-only (${reason}). ${reading.join(', ')} still work (ttl_explain_index and ttl_simulate on a new engine of their own). To apply the change, restart ttl-workbench mcp without --read-only once no other process holds the data folder, or apply it in the process that holds it.`;
 }
 
 export function createMcpServer(host: ToolHost, options: McpServerOptions): Server {
@@ -58,6 +69,11 @@ export function createMcpServer(host: ToolHost, options: McpServerOptions): Serv
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: input } = request.params;
+    if (options.readOnly !== undefined && toolDefinition(name)?.readOnly === false) {
+      const text = readOnlyToolRefusal(name, options.readOnly);
+      options.log?.(`${name}: refused, read-only`);
+      return { content: [{ type: 'text' as const, text }], isError: true };
+    }
     const confirmed = name === 'ttl_apply' ? await confirmAboveLimit(input ?? {}) : false;
     const outcome = await runTool(host, name, input ?? {}, { confirmed });
     if (outcome.isError)

@@ -20,6 +20,7 @@ import {
 import { collectionKindOf } from '../logic/collection-description';
 import { countReplyN, dueWithinCount, expiredNowCount, type ExpiryTarget } from '../logic/expiry-counts';
 import { describeIndex } from '../logic/index-description';
+import { readOnlyFolderRefusal } from '../logic/read-only-storage';
 import type {
   Backend,
   BackendEvent,
@@ -75,6 +76,11 @@ export interface EmbeddedBackendOptions {
   lock?: LockOptions;
   /** Told about background compactions and their failures. */
   onStorageEvent?: (text: string, severity: 'info' | 'error') => void;
+  /**
+   * With `dataDir`: why the folder is read on purpose without writing to it (`ttl-workbench mcp
+   * --read-only`): no lock is taken, nothing is written, and the engine refuses writes (20).
+   */
+  readOnly?: string;
 }
 
 const VERSIONS: Record<string, string> = { '8.0': '8.0.4', '7.0': '7.0.16' };
@@ -119,7 +125,15 @@ export class EmbeddedBackend implements Backend {
           allowReadOnly: true,
           holder: 'a VS Code window',
           ...(this.options.lock ? { lock: this.options.lock } : {}),
-          engine: { clock: this.clockImpl, flavor: this.settings.flavor, serverVersion: this.settings.serverVersion },
+          ...(this.options.readOnly !== undefined
+            ? { readOnlyBecause: `${this.options.readOnly}: nothing is written to ${this.options.dataDir}` }
+            : {}),
+          engine: {
+            clock: this.clockImpl,
+            flavor: this.settings.flavor,
+            serverVersion: this.settings.serverVersion,
+            ...(this.options.readOnly !== undefined ? { readOnly: this.options.readOnly } : {}),
+          },
           onCompaction: (r) =>
             r instanceof Error
               ? this.options.onStorageEvent?.(
@@ -632,8 +646,11 @@ export class EmbeddedBackend implements Backend {
       const s = this.stored;
       if (!s || !readDamageRecord(s.store.dir, s.store.io)) return;
       if (s.store.readOnly)
-        throw new Error(
-          `${s.store.dir} is open read-only (another window writes to it): acknowledge the damage there.`,
+        throw readOnlyFolderRefusal(
+          s.store.dir,
+          'acknowledge its damage report',
+          s.store.lockHolder,
+          s.store.readOnlyReason,
         );
       acknowledgeDamage(s.store.dir, s.store.io);
       this.emit([{ kind: 'storageChanged' }]);
@@ -644,7 +661,7 @@ export class EmbeddedBackend implements Backend {
     const s = await this.answer(() => this.stored);
     if (!s) throw new Error('The engine is in memory (ttlWorkbench.storage is "memory"): there is nothing to compact.');
     if (s.store.readOnly)
-      throw new Error(`${s.store.dir} is open read-only (another window writes to it): that window compacts it.`);
+      throw readOnlyFolderRefusal(s.store.dir, 'compact it', s.store.lockHolder, s.store.readOnlyReason);
     if (s.store.isCompacting) throw new Error('A compaction is already running; it ends by itself.');
     return compact(s.engine, s.store);
   }

@@ -12,6 +12,7 @@ const util = require('node:util');
 const { spawn } = require('node:child_process');
 const { installHost } = require('./install-host');
 const { createUiDriver } = require('./ui-driver');
+const { globalEngineDir, holdDataFolder } = require('./storage-holder');
 const { step, sleep, freePort, killGroup, killGroupNow, childGroups, reapGroup, tail } = require('./util');
 
 // Exit codes of the runner besides the tests' own 0 (passed) and 1 (failed).
@@ -46,7 +47,7 @@ function lastSummary() {
  * `untrusted`: Workspace Trust on, the run's folder opened in Restricted Mode with no start-up
  * prompt to answer (a test grants trust when it wants to, through the real trust editor).
  */
-function userSettings(untrusted = false) {
+function userSettings(untrusted = false, storageHeld = false) {
   const trust = untrusted
     ? {
         'security.workspace.trust.enabled': true,
@@ -61,6 +62,8 @@ function userSettings(untrusted = false) {
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
     'workbench.enableExperiments': false,
     ...trust,
+    // The data folder another process holds in that pass (storage-holder.js).
+    ...(storageHeld ? { 'ttlWorkbench.storage': 'global' } : {}),
     'telemetry.telemetryLevel': 'off',
     'update.mode': 'none',
     'extensions.autoUpdate': false,
@@ -78,7 +81,8 @@ function userSettings(untrusted = false) {
  *
  * options: extensionDevelopmentPath, extensionTestsPath (absolute), workspace (optional folder to
  * open; a fresh temp folder otherwise), screenshotDir (optional), timeoutS, keep (keep the run's
- * logs even when it passed), verbose, untrusted (open the folder in Restricted Mode), env (extra
+ * logs even when it passed), verbose, untrusted (open the folder in Restricted Mode), storageHeld
+ * (another process holds the extension's data folder before the window opens), env (extra
  * variables for the extension host).
  */
 async function runInCodeServer(options) {
@@ -104,7 +108,7 @@ async function runInCodeServer(options) {
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   fs.writeFileSync(
     path.join(userData, 'User', 'settings.json'),
-    JSON.stringify(userSettings(options.untrusted), null, 2),
+    JSON.stringify(userSettings(options.untrusted, options.storageHeld), null, 2),
   );
   const screenshotDir = options.screenshotDir ? path.resolve(options.screenshotDir) : undefined;
   // Replies to the tests' UI requests (ui-driver.js).
@@ -116,6 +120,7 @@ async function runInCodeServer(options) {
   const csLogFile = path.join(runDir, 'code-server.log');
 
   let codeServer;
+  let holder; // the process holding the data folder (storageHeld)
   let browser;
   let browserGroups = []; // Chromium's process group(s), to make sure none of it outlives the run
   let settle; // resolves the run's outcome: { code, why }
@@ -137,6 +142,13 @@ async function runInCodeServer(options) {
   const timer = setTimeout(() => finish(EXIT_HARNESS, `timed out after ${timeoutS}s`), timeoutS * 1000);
 
   try {
+    if (options.storageHeld) {
+      holder = await holdDataFolder(
+        globalEngineDir(userData, options.extensionDevelopmentPath),
+        options.extensionDevelopmentPath,
+      );
+      step(`process ${holder.pid} (ttl-workbench serve) holds ${holder.dir}`);
+    }
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     step(`starting code-server ${host.codeServerVersion} on ${base} (logs in ${runDir})`);
@@ -175,6 +187,7 @@ async function runInCodeServer(options) {
           ...(screenshotDir ? { TTL_WORKBENCH_IT_SCREENSHOT_DIR: screenshotDir } : {}),
           TTL_WORKBENCH_IT_UI_DIR: uiDir,
           ...(options.untrusted ? { TTL_WORKBENCH_IT_UNTRUSTED: '1' } : {}),
+          ...(holder ? { TTL_WORKBENCH_IT_HELD_DIR: holder.dir, TTL_WORKBENCH_IT_HOLDER_PID: String(holder.pid) } : {}),
         },
       },
     );
@@ -277,6 +290,7 @@ async function runInCodeServer(options) {
     }
     codeServer?.removeAllListeners('exit');
     await killGroup(codeServer);
+    await holder?.stop();
     // Chromium's helpers are reparented and reaped by init after the browser exits; wait for
     // that, so that nothing of this run is in the process table when the runner returns.
     const left = (

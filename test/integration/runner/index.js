@@ -11,7 +11,7 @@
 // Usage:
 //   node test/integration/runner --extension-development-path DIR --extension-tests-path FILE
 //        [--route auto|electron|code-server] [--workspace DIR] [--screenshot-dir DIR]
-//        [--timeout SECONDS] [--keep] [--verbose] [--untrusted]
+//        [--timeout SECONDS] [--keep] [--verbose] [--untrusted] [--storage-held]
 // Exit code: 0 passed, 1 a test failed, 2 the host could not be set up or the run timed out.
 'use strict';
 const https = require('node:https');
@@ -29,6 +29,7 @@ function optionsFromArgs(argv, env = process.env) {
     keep: env.TTL_WORKBENCH_IT_KEEP === '1',
     verbose: env.TTL_WORKBENCH_IT_VERBOSE === '1',
     untrusted: env.TTL_WORKBENCH_IT_UNTRUSTED === '1',
+    storageHeld: env.TTL_WORKBENCH_IT_STORAGE_HELD === '1',
   };
   const names = {
     '--extension-development-path': 'extensionDevelopmentPath',
@@ -43,6 +44,7 @@ function optionsFromArgs(argv, env = process.env) {
     if (flag === '--keep') options.keep = true;
     else if (flag === '--verbose') options.verbose = true;
     else if (flag === '--untrusted') options.untrusted = true;
+    else if (flag === '--storage-held') options.storageHeld = true;
     else if (names[flag]) {
       const value = inline ?? argv[++i];
       if (value === undefined) throw new Error(`${flag} needs a value`);
@@ -93,6 +95,11 @@ async function runIntegrationTests(options) {
     if (options.untrusted) {
       // @vscode/test-electron always starts VS Code with --disable-workspace-trust.
       console.error('[integration] --untrusted needs the code-server route: TTL_WORKBENCH_VSCODE_ROUTE=code-server');
+      return 2;
+    }
+    if (options.storageHeld) {
+      // The folder is held before the window opens, in a user-data folder the runner makes.
+      console.error('[integration] --storage-held needs the code-server route: TTL_WORKBENCH_VSCODE_ROUTE=code-server');
       return 2;
     }
     return require('./electron-route').runInElectron(options);

@@ -6,7 +6,7 @@
  * or a hang.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -310,5 +310,120 @@ describe('ttl-workbench mcp', () => {
   }
   after(() => {
     for (const dir of extra) fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('ttl-workbench mcp --read-only: a folder another process holds', () => {
+  /** Starts `serve --data dir`, which holds the folder; resolves once it does. */
+  async function holdWithServe(dir: string): Promise<ChildProcessWithoutNullStreams> {
+    const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data', dir]);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+    });
+    return child;
+  }
+  const files = (dir: string) =>
+    fs
+      .readdirSync(dir)
+      .sort()
+      .map((f) => `${f}:${fs.statSync(path.join(dir, f)).size}`);
+
+  test('the read tools and simulations work; ttl_apply is refused with IllegalOperation (20), saying why; nothing in the folder changes', async () => {
+    const data = seedFolder();
+    const holder = await holdWithServe(data);
+    const lock = fs.readFileSync(path.join(data, 'LOCK'), 'utf8');
+    const before = files(data);
+    const { client } = await connect(['--data', data, '--read-only']);
+    try {
+      const state = JSON.parse(textOf(await client.callTool({ name: 'ttl_engine_state', arguments: {} })));
+      assert.deepEqual(
+        state.collections.map((c: { db: string; name: string; documents: number }) => [
+          `${c.db}.${c.name}`,
+          c.documents,
+        ]),
+        [
+          ['test.events', 1500],
+          ['test.small', 2],
+        ],
+      );
+      const simulated = await client.callTool({
+        name: 'ttl_simulate',
+        arguments: { code: 'db.s.insertOne({ t: new Date() })\ndb.s.countDocuments()', now: NOW },
+      });
+      assert.equal(simulated.isError, undefined, textOf(simulated));
+      const checked = await client.callTool({
+        name: 'ttl_check_definitions',
+        arguments: { code: 'db.c.createIndex({ at: 1 }, { expireAfterSeconds: "1h" })' },
+      });
+      assert.equal(checked.isError, undefined, textOf(checked));
+      const refused = await client.callTool({
+        name: 'ttl_apply',
+        arguments: {
+          operation: 'createTTLIndex',
+          db: 'test',
+          collection: 'small',
+          field: 'at',
+          expireAfterSeconds: 60,
+        },
+      });
+      assert.equal(refused.isError, true);
+      assert.equal(
+        textOf(refused),
+        'ttl_apply refused (code 20, IllegalOperation): it changes the engine, and this server is read-only (opened with --read-only). ttl_check_definitions, ttl_explain_index, ttl_simulate, ttl_engine_state still work (ttl_explain_index and ttl_simulate on a new engine of their own). To apply the change, restart ttl-workbench mcp without --read-only once no other process holds the data folder, or apply it in the process that holds it.',
+      );
+      const small = JSON.parse(
+        textOf(await client.callTool({ name: 'ttl_engine_state', arguments: { db: 'test', collection: 'small' } })),
+      );
+      assert.deepEqual(
+        small.collections[0].indexes.map((i: { name: string }) => i.name),
+        ['_id_'],
+        'no index was made',
+      );
+    } finally {
+      await client.close();
+    }
+    try {
+      assert.equal(fs.readFileSync(path.join(data, 'LOCK'), 'utf8'), lock, 'the holder keeps its lock');
+      assert.deepEqual(files(data), before, 'nothing written to the folder');
+    } finally {
+      const exited = new Promise((resolve) => holder.once('exit', resolve));
+      holder.kill('SIGTERM');
+      await exited;
+      fs.rmSync(data, { recursive: true, force: true });
+    }
+  });
+
+  test('the engine itself refuses a write under --read-only (a second guard behind the server): code 20 through the same tool core', async () => {
+    const data = seedFolder();
+    const holder = await holdWithServe(data);
+    const host = new EmbeddedToolHost({
+      data,
+      readOnly: 'opened with --read-only',
+      cwd: root,
+      settings: { confirmExpiryAbove: 1000, timeLimitMs: 10_000 },
+    });
+    try {
+      const notes = (await host.open().storageInfo()).notes;
+      assert.ok(notes.includes(`opened with --read-only: nothing is written to ${data}`), JSON.stringify(notes));
+      const r = await runTool(host, 'ttl_apply', {
+        operation: 'createTTLIndex',
+        db: 'test',
+        collection: 'small',
+        field: 'at',
+        expireAfterSeconds: 60,
+      });
+      assert.equal(r.isError, true);
+      assert.match(
+        r.text,
+        /the engine is read-only \(opened with --read-only\)\. Reads work; .*\(code 20, IllegalOperation\)/,
+      );
+    } finally {
+      host.dispose();
+      const exited = new Promise((resolve) => holder.once('exit', resolve));
+      holder.kill('SIGTERM');
+      await exited;
+      fs.rmSync(data, { recursive: true, force: true });
+    }
   });
 });

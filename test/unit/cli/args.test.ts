@@ -78,12 +78,21 @@ describe('ttl-workbench arguments', () => {
       [['--timeout', '60001'], /from 100 to 60000/],
       [['--clock', 'system'], /always has a virtual clock/],
       [['--port', '1'], /unknown option '--port' for mcp/],
+      [['--read-only'], /--read-only reads a data folder without writing to it: give the folder with --data DIR/],
     ] as const)
       assert.throws(
         () => parseArgs(['mcp', ...args]),
         (err: Error) => err instanceof UsageError && text.test(err.message),
         args.join(' '),
       );
+  });
+
+  test('mcp --read-only with --data: the folder is read, never written', () => {
+    const parsed = parseArgs(['mcp', '--data', 'dir', '--read-only']);
+    assert.equal(parsed.command, 'mcp');
+    if (parsed.command !== 'mcp') return;
+    assert.equal(parsed.options.readOnly, true);
+    assert.equal(parsed.options.data, 'dir');
   });
 
   test('serve --auth USER:PASSWORD: the first colon ends the user; without it there is no auth', () => {
