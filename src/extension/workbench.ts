@@ -134,6 +134,12 @@ function assemble(
   );
   disposables.push(connections);
   tree.showConnections(connections);
+  // TTL011 in files and notebooks bound to a connection reads that server's indexes from a cache.
+  const connectionFacts = live.useConnections(connections);
+  disposables.push(
+    { dispose: () => connectionFacts.dispose() },
+    { dispose: connections.onDidChange(() => connectionFacts.prune()) },
+  );
   const services: Services = {
     backend: routedBackend(backend),
     chooseBackend: (inv) => {
@@ -154,6 +160,7 @@ function assemble(
     output,
     track,
     parseFilter,
+    refreshConnectionFacts: () => connectionFacts.refresh(),
   };
   const statusBar = new ClockStatusBar(backend);
   disposables.push(statusBar);

@@ -9,6 +9,8 @@ export interface DiagnosticsSettings {
   serverVersion: '8.0' | '7.0';
   /** ttlWorkbench.engineBoundFiles: files whose code runs against the engine (engine-aware rules apply). */
   boundFiles: string[];
+  /** ttlWorkbench.connectionBoundFiles: files whose code runs against a saved connection (`{glob: name}`). */
+  connectionBoundFiles: Record<string, unknown>;
   /** ttlWorkbench.codeLens.applyEverywhere: "Apply to engine" above definitions in every file. */
   applyLensEverywhere: boolean;
 }
@@ -19,6 +21,7 @@ export function readDiagnosticsSettings(): DiagnosticsSettings {
   const root = vscode.workspace.getConfiguration('ttlWorkbench');
   const version = root.get<string>('serverVersion', '8.0');
   const bound = root.get<unknown>('engineBoundFiles', []);
+  const toConnections = root.get<unknown>('connectionBoundFiles', {});
   return {
     enabled: c.get<boolean>('enabled', true) !== false,
     disabledRules: Array.isArray(rules)
@@ -26,6 +29,10 @@ export function readDiagnosticsSettings(): DiagnosticsSettings {
       : [],
     serverVersion: version === '7.0' ? '7.0' : '8.0',
     boundFiles: Array.isArray(bound) ? bound.filter((b): b is string => typeof b === 'string') : [],
+    connectionBoundFiles:
+      toConnections !== null && typeof toConnections === 'object' && !Array.isArray(toConnections)
+        ? (toConnections as Record<string, unknown>)
+        : {},
     applyLensEverywhere: root.get<boolean>('codeLens.applyEverywhere', false) === true,
   };
 }

@@ -1,19 +1,24 @@
 /**
- * What the embedded engine knows, as the analysis layer's `EngineFacts`: collections and their
+ * What the embedded engine (or a connection's server) knows, as the analysis layer's `EngineFacts`: collections and their
  * indexes from the Backend's catalog snapshot (asynchronous), kept until the engine changes. The analysis is
  * synchronous, so it reads the last snapshot; a change rebuilds it and re-runs the diagnostics.
  * Before the engine has started there are no facts (undefined), not an empty engine: the analysis
  * then skips the checks that compare code with the engine.
  */
 import { engineFactsFrom, type EngineCollectionFacts, type EngineFacts } from '../../analysis';
-import type { EngineLink } from '../engine-link';
+import type { Backend } from '../backend/backend';
+
+/** Where the snapshot reads from: the embedded engine's link, or a saved connection's backend. */
+export interface BackendSource {
+  readonly backend: Backend | undefined;
+}
 
 export class EngineSnapshot {
   private facts: EngineFacts | undefined;
   private building: Promise<EngineFacts | undefined> | undefined;
   private generation = 0;
 
-  constructor(private readonly engine: EngineLink) {}
+  constructor(private readonly engine: BackendSource) {}
 
   /** The last snapshot (undefined until the first one is built). */
   get current(): EngineFacts | undefined {

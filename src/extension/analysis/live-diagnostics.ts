@@ -12,14 +12,18 @@ import type { EngineLink } from '../engine-link';
 import { DIAGNOSTICS_SECTION, readDiagnosticsSettings } from './diagnostics-settings';
 import { diagnosticsOf, DocumentAnalyzer, isAnalysable } from './document-analysis';
 import { EngineSnapshot } from './engine-snapshot';
-import { runsAgainstEngine } from '../logic/engine-binding';
+import { analysisTargetOf, type AnalysisTarget } from '../logic/engine-binding';
+import { connectionRequestOf, headerOfMetadata } from '../logic/notebook-connection';
 import { NOTEBOOK_TYPE } from '../notebook/serializer';
+import { ConnectionSnapshots, type ConnectionSource } from './connection-snapshots';
 
 export const DEBOUNCE_MS = 300;
 
 export class LiveDiagnostics implements vscode.Disposable {
   readonly collection = vscode.languages.createDiagnosticCollection('ttlWorkbench.source');
   readonly snapshot: EngineSnapshot;
+  /** The saved connections' indexes, once the workbench has its connections (useConnections). */
+  private connections: ConnectionSnapshots | undefined;
   readonly analyzer: DocumentAnalyzer;
   private settings = readDiagnosticsSettings();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -45,6 +49,7 @@ export class LiveDiagnostics implements vscode.Disposable {
           !e.affectsConfiguration(DIAGNOSTICS_SECTION) &&
           !e.affectsConfiguration('ttlWorkbench.serverVersion') &&
           !e.affectsConfiguration('ttlWorkbench.engineBoundFiles') &&
+          !e.affectsConfiguration('ttlWorkbench.connectionBoundFiles') &&
           !e.affectsConfiguration('ttlWorkbench.codeLens')
         )
           return;
@@ -71,14 +76,53 @@ export class LiveDiagnostics implements vscode.Disposable {
 
   /**
    * The analysis options for a file: the engine's facts (TTL011, TTL008's "known to the engine")
-   * only where its code runs against the engine (a playground notebook or a bound file).
+   * only where its code runs against the engine (a playground notebook or a bound file), and a
+   * connection's where it runs against that server (a notebook on it, or a file bound to it).
    */
   options(uri?: vscode.Uri): AnalysisOptions {
+    const target = uri ? this.targetOf(uri) : undefined;
     return {
       serverVersion: this.settings.serverVersion,
       disabledRules: this.settings.disabledRules,
-      engine: uri && this.runsAgainstEngine(uri) ? this.snapshot.current : undefined,
+      engine:
+        target?.kind === 'engine'
+          ? this.snapshot.current
+          : target?.kind === 'connection'
+            ? this.connections?.factsOf(target.name)
+            : undefined,
       imports: this.importsOf(uri),
+    };
+  }
+
+  /**
+   * From now on, files and notebooks bound to a saved connection compare with its indexes (read
+   * once per connection, again on `refreshConnections`). Returns what undoes it.
+   */
+  useConnections(source: ConnectionSource): { refresh(): Promise<void>; prune(): void; dispose(): void } {
+    this.connections?.dispose();
+    const connections = new ConnectionSnapshots(source);
+    this.connections = connections;
+    const stop = connections.onDidBuild(() => {
+      this.analyzer.clear();
+      this.analyzeVisible();
+    });
+    return {
+      refresh: () => {
+        const read = connections.refreshAll();
+        this.track(read);
+        return read;
+      },
+      prune: () => {
+        // A connection came or went: what is bound to it is analysed again (a first read starts).
+        connections.prune();
+        this.analyzer.clear();
+        this.analyzeVisible();
+      },
+      dispose: () => {
+        stop();
+        connections.dispose();
+        if (this.connections === connections) this.connections = undefined;
+      },
     };
   }
 
@@ -91,11 +135,29 @@ export class LiveDiagnostics implements vscode.Disposable {
 
   /** A `.ttlbook` notebook (its cells or the file) or a file bound with ttlWorkbench.engineBoundFiles. */
   runsAgainstEngine(uri: vscode.Uri): boolean {
-    if (uri.scheme === 'vscode-notebook-cell')
-      return vscode.workspace.notebookDocuments.some(
+    return this.targetOf(uri)?.kind === 'engine';
+  }
+
+  /**
+   * What the file's code runs against: a notebook's cells its `"connection"` metadata (else the
+   * embedded engine), a file its binding (ttlWorkbench.connectionBoundFiles, engineBoundFiles).
+   */
+  targetOf(uri: vscode.Uri): AnalysisTarget {
+    if (uri.scheme === 'vscode-notebook-cell') {
+      const notebook = vscode.workspace.notebookDocuments.find(
         (nb) => nb.notebookType === NOTEBOOK_TYPE && nb.uri.path === uri.path,
       );
-    return runsAgainstEngine(vscode.workspace.asRelativePath(uri, false), this.settings.boundFiles);
+      if (!notebook) return undefined;
+      const asked = connectionRequestOf(headerOfMetadata(notebook.metadata));
+      return 'connection' in asked && asked.connection !== undefined
+        ? { kind: 'connection', name: asked.connection }
+        : { kind: 'engine' };
+    }
+    return analysisTargetOf(
+      vscode.workspace.asRelativePath(uri, false),
+      this.settings.boundFiles,
+      this.settings.connectionBoundFiles,
+    );
   }
 
   get applyLensEverywhere(): boolean {
@@ -187,6 +249,7 @@ export class LiveDiagnostics implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.connections?.dispose();
     for (const t of this.timers.values()) clearTimeout(t);
     for (const u of this.unsubscribe) u();
     this.collection.dispose();

@@ -49,6 +49,8 @@ export interface Services extends CommandHost {
   output: vscode.LogOutputChannel;
   /** Reads a filter typed in mongosh syntax or JSON (logic/filter-text.ts). */
   parseFilter: (text: string) => FilterText;
+  /** Reads the connections' indexes again for the source analysis (TTL011); the tree's Refresh calls it. */
+  refreshConnectionFacts?: () => Promise<void>;
 }
 
 /** How a command was called. */

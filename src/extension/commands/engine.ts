@@ -266,9 +266,12 @@ export function registerEngineCommands(services: Services): vscode.Disposable[] 
     registerCommand(services, {
       id: 'ttlWorkbench.refresh',
       action: 'Refresh',
-      run: () => {
+      run: async () => {
         services.tree.refresh();
-        return Promise.resolve({ ok: true });
+        // The source analysis compares bound files with a connection's indexes from a cache read
+        // here and at connect, never per keystroke.
+        await services.refreshConnectionFacts?.();
+        return { ok: true };
       },
     }),
   ];

@@ -55,3 +55,30 @@ export function toggledBinding(
   if (patterns.includes(p)) return { patterns: patterns.filter((x) => x !== p), bound: false };
   return { patterns: [...patterns, p], bound: true };
 }
+
+/**
+ * Files bound to a saved connection (`ttlWorkbench.connectionBoundFiles`, a workspace setting of
+ * `{"<path or glob>": "<connection name>"}`): their code runs against that server, so TTL011
+ * compares it with the connection's indexes instead of the embedded engine's.
+ */
+export const CONNECTION_BOUND_FILES_SETTING = 'connectionBoundFiles';
+
+/** What a file's engine-aware rules compare with: the embedded engine, a saved connection, or nothing. */
+export type AnalysisTarget = { kind: 'engine' } | { kind: 'connection'; name: string } | undefined;
+
+/**
+ * The target of a workspace-relative path. A connection binding wins over the engine's list: a
+ * file named in both was bound to the server on purpose. Among connection bindings the first
+ * matching pattern (in the setting's order) wins.
+ */
+export function analysisTargetOf(
+  relativePath: string,
+  enginePatterns: readonly string[],
+  connectionBindings: Readonly<Record<string, unknown>>,
+): AnalysisTarget {
+  for (const [pattern, name] of Object.entries(connectionBindings)) {
+    if (typeof name !== 'string' || name.trim() === '') continue;
+    if (isBoundPath(relativePath, [pattern])) return { kind: 'connection', name: name.trim() };
+  }
+  return runsAgainstEngine(relativePath, enginePatterns) ? { kind: 'engine' } : undefined;
+}

@@ -3,6 +3,12 @@
  * instead of the embedded engine. Pure, so the refusals are tested in plain Node.
  */
 
+/** The `.ttlbook` header kept in a notebook document's metadata (the serializer puts it there). */
+export function headerOfMetadata(metadata: unknown): Record<string, unknown> {
+  const header = (metadata as { ttlbook?: { header?: unknown } } | undefined)?.ttlbook?.header;
+  return header !== null && typeof header === 'object' ? (header as Record<string, unknown>) : {};
+}
+
 /** What the header asks for: a connection by name, or none (the embedded engine). */
 export function connectionRequestOf(header: Record<string, unknown>): { connection?: string } | { error: string } {
   const raw = header.connection;

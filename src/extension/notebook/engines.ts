@@ -13,7 +13,7 @@ import type { Backend, EngineSettings, PlaygroundSession } from '../backend/back
 import type { WorkbenchSettings } from '../settings';
 import { engineRequestOf, type EngineRequest } from '../../formats/ttlbook';
 import { differsFromWindow, type FreshTarget } from '../logic/fresh-engine';
-import { connectionRequestOf } from '../logic/notebook-connection';
+import { connectionRequestOf, headerOfMetadata } from '../logic/notebook-connection';
 
 export interface NotebookEngine {
   isolated: boolean;
@@ -58,8 +58,7 @@ export class EngineMetadataError extends Error {
 }
 
 export function headerOf(notebook: vscode.NotebookDocument): Record<string, unknown> {
-  const header = (notebook.metadata as { ttlbook?: { header?: unknown } } | undefined)?.ttlbook?.header;
-  return header !== null && typeof header === 'object' ? (header as Record<string, unknown>) : {};
+  return headerOfMetadata(notebook.metadata);
 }
 
 export class NotebookEngines implements vscode.Disposable {

@@ -2,6 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  analysisTargetOf,
   globToRegExp,
   isBoundPath,
   runsAgainstEngine,
@@ -29,5 +30,18 @@ describe('engine binding', () => {
     const on = toggledBinding(['scripts/**'], 'src/app.ts');
     assert.deepEqual(on, { patterns: ['scripts/**', 'src/app.ts'], bound: true });
     assert.deepEqual(toggledBinding(on.patterns, 'src/app.ts'), { patterns: ['scripts/**'], bound: false });
+  });
+
+  it('a file bound to a connection compares with that connection, even when the engine list names it too', () => {
+    const toServer = { 'scripts/prod/**': 'staging', 'ops/*.js': 'atlas' };
+    assert.deepEqual(analysisTargetOf('scripts/prod/seed.js', ['scripts/**'], toServer), {
+      kind: 'connection',
+      name: 'staging',
+    });
+    assert.deepEqual(analysisTargetOf('ops/fix.js', [], toServer), { kind: 'connection', name: 'atlas' });
+    assert.deepEqual(analysisTargetOf('scripts/dev/seed.js', ['scripts/**'], toServer), { kind: 'engine' });
+    assert.equal(analysisTargetOf('src/app.ts', [], toServer), undefined);
+    assert.equal(analysisTargetOf('ops/fix.js', [], { 'ops/*.js': '' }), undefined, 'an empty name binds nothing');
+    assert.equal(analysisTargetOf('ops/fix.js', [], { 'ops/*.js': 3 }), undefined, 'a non-string is ignored');
   });
 });
