@@ -21,6 +21,7 @@ export const ErrorCode = {
   PathNotViable: 28,
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
+  CappedPositionLost: 136,
   QueryPlanKilled: 175,
   NamespaceExists: 48,
   DatabaseDifferCase: 13297,
