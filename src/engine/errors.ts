@@ -38,6 +38,7 @@ export const ErrorCode = {
   WriteConflict: 112,
   ConflictingOperationInProgress: 117,
   TransactionTooOld: 225,
+  IncompleteTransactionHistory: 217,
   SnapshotTooOld: 239,
   NoSuchTransaction: 251,
   TransactionCommitted: 256,
