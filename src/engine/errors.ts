@@ -34,6 +34,7 @@ export const ErrorCode = {
   CannotCreateIndex: 67,
   InvalidOptions: 72,
   NoReplicationEnabled: 76,
+  NotAReplicaSet: 123,
   AlreadyInitialized: 23,
   WriteConflict: 112,
   ConflictingOperationInProgress: 117,
