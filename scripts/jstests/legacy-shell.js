@@ -2053,6 +2053,8 @@
   for (const [k, v] of Object.entries(ErrorCodes)) ErrorCodeStrings[v] = k;
 
   Object.extend = function (dst, src, deep) {
+    // The legacy shell walks src with for-in: a missing src adds nothing.
+    if (src === undefined || src === null) return dst;
     for (const k of Object.keys(src)) {
       const v = src[k];
       dst[k] =
