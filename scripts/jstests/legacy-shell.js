@@ -739,7 +739,10 @@
       this._batch = reply.cursor.nextBatch.slice();
     }
     hasNext() {
-      while (this._batch.length === 0 && !this._idZero()) this._more();
+      // A tailable cursor asks once: an empty batch means nothing new yet, not the end.
+      if (this._tailable) {
+        if (this._batch.length === 0 && !this._idZero()) this._more();
+      } else while (this._batch.length === 0 && !this._idZero()) this._more();
       return this._batch.length > 0;
     }
     next() {
@@ -938,6 +941,7 @@
       if (!this._cursor) {
         const reply = mustRun(this._coll.getDB(), this._findCommand());
         this._cursor = new DBCommandCursor(this._coll.getDB(), reply, Math.abs(this._batchSize) || undefined);
+        this._cursor._tailable = this._opts.tailable === true;
       }
       return this._cursor;
     }

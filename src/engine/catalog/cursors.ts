@@ -17,6 +17,18 @@ interface OpenCursor {
   position: number;
   /** Shapes a stored document for the reply (projection); applied lazily per batch. */
   shape?: (doc: Document) => Document;
+  tail?: CursorTail;
+}
+
+/**
+ * What keeps a tailable cursor alive past its last document: the documents written after it. A
+ * tailable cursor stays open when it runs out, and each getMore first takes what was written since.
+ */
+export interface CursorTail {
+  /** The matching documents written since the last call, in natural order; throws when the position is lost. */
+  more(): Document[];
+  /** True once the cursor's limit is reached: nothing more will ever be returned. */
+  finished(): boolean;
 }
 
 export const DEFAULT_FIRST_BATCH = 101;
@@ -55,11 +67,18 @@ export class CursorStore {
   private nextId = 1n;
 
   /** Reply `cursor` field for a new result set: first batch, and an id when more remains. */
-  openCursor(ns: string, docs: Document[], batchSize: number | undefined, shape?: OpenCursor['shape']): Document {
+  openCursor(
+    ns: string,
+    docs: Document[],
+    batchSize: number | undefined,
+    shape?: OpenCursor['shape'],
+    tail?: CursorTail,
+  ): Document {
     const first = takeBatch(docs, 0, batchSize ?? DEFAULT_FIRST_BATCH, shape);
-    if (first.length >= docs.length) return { firstBatch: first, id: Long.fromNumber(0), ns };
+    if (first.length >= docs.length && (!tail || tail.finished()))
+      return { firstBatch: first, id: Long.fromNumber(0), ns };
     const id = this.nextId++;
-    this.open.set(id.toString(), { ns, docs, position: first.length, shape });
+    this.open.set(id.toString(), { ns, docs, position: first.length, shape, tail });
     return { firstBatch: first, id: Long.fromBigInt(id), ns };
   }
 
@@ -81,10 +100,21 @@ export class CursorStore {
         'Unauthorized',
         `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
       );
+    if (cursor.tail) {
+      // What was handed out is dropped, so a long-lived tailable cursor holds only what is pending.
+      cursor.docs = cursor.docs.slice(cursor.position);
+      cursor.position = 0;
+      try {
+        for (const doc of cursor.tail.more()) cursor.docs.push(doc);
+      } catch (err) {
+        this.open.delete(key);
+        throw err;
+      }
+    }
     const count = batchSize && batchSize > 0 ? batchSize : cursor.docs.length;
     const batch = takeBatch(cursor.docs, cursor.position, count, cursor.shape);
     cursor.position += batch.length;
-    const done = cursor.position >= cursor.docs.length;
+    const done = cursor.position >= cursor.docs.length && (!cursor.tail || cursor.tail.finished());
     if (done) this.open.delete(key);
     return { nextBatch: batch, id: done ? Long.fromNumber(0) : Long.fromString(key), ns };
   }

@@ -24,7 +24,8 @@ export function validateCollectionName(db: string, name: unknown): string {
     fail('InvalidNamespace', `Invalid collection name '${name}': collection names cannot contain '$'.`);
   if (name.startsWith('.') || name.endsWith('.'))
     fail('InvalidNamespace', `Invalid collection name '${name}': it cannot start or end with '.'.`);
-  if (name.startsWith('system.') && !SYSTEM_DATABASES.has(db)) {
+  // system.views holds a database's view definitions: mongod lets clients read and write it.
+  if (name.startsWith('system.') && name !== 'system.views' && !SYSTEM_DATABASES.has(db)) {
     fail(
       'InvalidNamespace',
       `Invalid system namespace: ${db}.${name}. Names starting with 'system.' are reserved; pick another name.`,

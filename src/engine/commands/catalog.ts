@@ -14,6 +14,7 @@ import { parseValidationOptions } from '../validation/validator';
 import { validateCollectionName } from '../catalog/namespaces';
 import { engineCatalog } from './pipeline-catalog';
 import { checkViewDefinition, parseViewOptions, refuseView } from './views';
+import { filterMayListViews, removeViewDefinition, requireValidViews, storeViewDefinition } from './system-views';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import { collectionNameOf, optionalBool, optionalDocument, type CommandContext, type CommandHandler } from './context';
 
@@ -139,7 +140,10 @@ function createView(engine: CommandContext['engine'], dbName: string, name: stri
     );
   }
   checkViewDefinition(engine, dbName, name, viewOn, pipeline, engineCatalog(engine, dbName), options.collation);
-  engine.createCollection(dbName, name, options);
+  // mongod reloads every definition of system.views when it adds one: an invalid one fails the create.
+  requireValidViews(engine, dbName);
+  const view = engine.createCollection(dbName, name, options);
+  storeViewDefinition(engine, dbName, view);
   return { ok: 1 };
 }
 
@@ -169,6 +173,7 @@ function drop({ engine, dbName }: CommandContext, cmd: Document): Document {
   if (!coll) return { ok: 1 };
   if (coll.isView) {
     engine.dropCollection(dbName, name);
+    removeViewDefinition(engine, dbName, name);
     return { ns: `${dbName}.${name}`, ok: 1 };
   }
   const nIndexesWas = coll.indexes.size;
@@ -279,6 +284,9 @@ function listCollections({ engine, dbName }: CommandContext, cmd: Document): Doc
   const filter = optionalDocument(cmd, 'filter');
   const nameOnly = optionalBool(cmd, 'nameOnly') ?? false;
   const matches = filter ? compileFilter(filter) : undefined;
+  // Listing views reads every definition of system.views (an invalid one fails the command); a
+  // filter that keeps collections only reads none, as in mongod.
+  if (filterMayListViews(filter)) requireValidViews(engine, dbName);
   const db = engine.getDatabase(dbName);
   const docs: Document[] = [];
   for (const coll of db ? db.collections.values() : []) {

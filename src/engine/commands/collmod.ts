@@ -21,6 +21,7 @@ import { parseValidationOptions } from '../validation/validator';
 import { collectionNameOf, optionalBool, type CommandContext, type CommandHandler } from './context';
 import { engineCatalog } from './pipeline-catalog';
 import { checkViewDefinition, parseViewOptions } from './views';
+import { storeViewDefinition } from './system-views';
 
 const TOP_LEVEL = new Set([
   'collMod',
@@ -284,6 +285,7 @@ function collModView(ctx: CommandContext, view: Collection, cmd: Document): Docu
   );
   view.options.viewOn = viewOn;
   view.options.pipeline = pipeline;
+  storeViewDefinition(ctx.engine, ctx.dbName, view);
   ctx.engine.recordEvent({ kind: 'collectionChanged', db: ctx.dbName, collection: view.name });
   return { ok: 1 };
 }

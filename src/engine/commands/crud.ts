@@ -26,6 +26,7 @@ import { executeQuery, queryRecords } from '../query/executor';
 import { returnedKey, withRecordId } from '../query/find-output';
 import { checkMinMaxShape } from '../query/min-max';
 import { compileFilter, compileMatchedPosition, isMatchAll } from '../query/matcher';
+import { checkTailableOptions, checkTailableTarget, tailOf } from './tailable';
 import { compileSort } from '../query/sort';
 import { resolveNaturalOrder } from '../query/natural';
 import { compileProjection } from '../query/projection';
@@ -116,6 +117,13 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     limit = -limit;
     singleBatch = true;
   }
+  const tailable = optionalBool(cmd, 'tailable') ?? false;
+  checkTailableOptions({
+    tailable,
+    awaitData: optionalBool(cmd, 'awaitData') ?? false,
+    singleBatch,
+    sort: optionalDocument(cmd, 'sort'),
+  });
   if (!coll) {
     // A bad filter or sort is an error even when the collection does not exist, as in mongod.
     compileFilter(optionalDocument(cmd, 'filter') ?? {});
@@ -134,6 +142,7 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
   };
   const returnKey = optionalBool(cmd, 'returnKey') ?? false;
   const showRecordId = optionalBool(cmd, 'showRecordId') ?? false;
+  if (tailable) checkTailableTarget(coll);
   let docs: Document[];
   let shape = projection ?? cloneDocument;
   if (coll.isView) {
@@ -157,7 +166,8 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     const first = takeBatch(docs, 0, batchSize ?? DEFAULT_FIRST_BATCH, shape);
     return { cursor: { firstBatch: first, id: Long.fromNumber(0), ns }, ok: 1 };
   }
-  return { cursor: engine.cursors.openCursor(ns, docs, batchSize, shape), ok: 1 };
+  const tail = tailable ? tailOf(coll, request.filter ?? {}, limit, docs.length) : undefined;
+  return { cursor: engine.cursors.openCursor(ns, docs, batchSize, shape, tail), ok: 1 };
 }
 
 function getMore({ engine, dbName }: CommandContext, cmd: Document): Document {

@@ -24,6 +24,7 @@ import { validateCommands } from './validate';
 import { optionalBool, type CommandHandler } from './context';
 import { withDocumentValidation } from '../validation/validator';
 import { withCommandCollation } from './collation-scope';
+import { reloadViews, systemViewsWrittenBy } from './system-views';
 
 const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
@@ -92,9 +93,18 @@ export function dispatchCommand(engine: EngineContext, dbName: string, command: 
   // bypassDocumentValidation is generic too: insert, update, findAndModify, bulkWrite and the
   // writing stages of aggregate skip the collection's validator for this command only.
   const bypass = optionalBool(command, 'bypassDocumentValidation') ?? false;
+  const reloads = systemViewsWrittenBy(dbName, command);
   const run = () =>
     withDocumentValidation(bypass, () =>
-      withCommandCollation(engine, dbName, command, () => handler({ engine, dbName }, command)),
+      withCommandCollation(engine, dbName, command, () => {
+        if (reloads.length === 0) return handler({ engine, dbName }, command);
+        // A write to system.views itself: the views become what it holds, whatever part was written.
+        try {
+          return handler({ engine, dbName }, command);
+        } finally {
+          for (const db of reloads) reloadViews(engine, db);
+        }
+      }),
     );
   // In progress until it returns or throws: what $currentOp lists.
   const opid = engine.operations.begin({ desc: 'conn', op: 'command', ns: `${dbName}.$cmd`, command });

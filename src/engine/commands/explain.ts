@@ -4,6 +4,7 @@ import { collationDocument } from '../collation/spec';
 import { EMULATED_VERSIONS } from './admin';
 import { fail } from '../errors';
 import { executeQuery, type QueryRequest } from '../query/executor';
+import { compileFilter } from '../query/matcher';
 import { isPlainObject, type Document } from '../values/types';
 import { crudCommands } from './crud';
 import { explainFind } from './explain-plan';
@@ -101,6 +102,8 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const ns = `${dbName}.${collection}`;
   const op = Object.keys(inner)[0];
   const started = process.hrtime.bigint();
+  // A bad filter is an error even when there is nothing to read, as in mongod (it parses first).
+  if (!coll) compileFilter(request.filter ?? {});
   const result = coll ? executeQuery(coll, request) : undefined;
   const millis = Number((process.hrtime.bigint() - started) / 1000000n);
   // A missing collection (or database) is an EOF plan that returns nothing, with its stats.

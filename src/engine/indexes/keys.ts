@@ -7,6 +7,7 @@
 import { fail } from '../errors';
 import { compareUnder } from '../values/compare';
 import { ownValue } from '../values/fields';
+import { formatValue } from '../values/format';
 import { isPlainObject, type Document } from '../values/types';
 import type { KeyField } from './key-pattern';
 
@@ -65,6 +66,7 @@ function collect(
     if (isArrayIndex(part)) {
       // "a.0" on an array means the element at position 0.
       const n = Number(part);
+      if (state.asIndexKeys) refuseAmbiguousArrayField(value, part);
       if (n < value.length) collect(value[n], parts, i + 1, out, state);
       return;
     }
@@ -83,6 +85,21 @@ function collect(
   const next = ownValue(value, parts[i]);
   if (next === undefined) return;
   collect(next, parts, i + 1, out, state);
+}
+
+/**
+ * A numeric path part on an array that is both a position in it and a field of one of its
+ * elements ({a: [{0: 1}]} under "a.0.c") could mean either: mongod refuses to index it (16746).
+ */
+function refuseAmbiguousArrayField(array: unknown[], part: string): void {
+  if (Number(part) >= array.length) return;
+  for (const element of array) {
+    if (isPlainObject(element) && ownValue(element, part) !== undefined)
+      fail(
+        16746,
+        `Ambiguous field name found in array (do not use numeric field names in embedded elements in an array), field: '${part}' for array: ${formatValue(array)}. Rename the numeric field or index another path.`,
+      );
+  }
 }
 
 export interface DocumentKeys {
@@ -134,6 +151,7 @@ function walkField(walk: CompoundWalk, f: number, start: unknown, from: number):
     if (Array.isArray(node)) {
       if (i < parts.length && isArrayIndex(parts[i])) {
         // "a.0" on an array means the element at position 0.
+        refuseAmbiguousArrayField(node, parts[i]);
         const n = Number(parts[i]);
         node = n < node.length ? node[n] : undefined;
         continue;

@@ -350,7 +350,7 @@ function parseOperator(op: string, arg: unknown, siblings: Document): Expr | nul
     case '$type':
       return leaf(typePredicate(arg));
     case '$regex':
-      return leaf(regexPredicate(regexFromOperator(arg, siblings.$options)));
+      return leaf(regexPredicate(regexFromOperator(arg, siblings.$options, optionsComeFirst(siblings))));
     case '$options':
       if (!('$regex' in siblings)) throw badValue('$options needs a $regex');
       return null;
@@ -726,14 +726,24 @@ function regexFromLiteral(value: RegExp | BSONRegExp): CompiledRegex {
   return compilePcre(value.pattern, value.options);
 }
 
+function optionsComeFirst(siblings: Document): boolean {
+  const keys = Object.keys(siblings);
+  return keys.indexOf('$options') < keys.indexOf('$regex');
+}
+
 /** {$regex: pattern, $options: flags}. */
-function regexFromOperator(arg: unknown, options: unknown): CompiledRegex {
+function regexFromOperator(arg: unknown, options: unknown, optionsFirst: boolean): CompiledRegex {
   if (options !== undefined && typeof options !== 'string') throw badValue('$options has to be a string');
   if (typeof arg === 'string') return compilePcre(arg, options ?? '');
   if (isRegexValue(arg)) {
     const own = arg instanceof RegExp ? arg.flags.replace(/[gyduv]/g, '') : arg.options;
     if (options) {
-      if (own) throw badValue('options set in both $regex and $options');
+      // mongod names the clash by which of the two it read first.
+      if (own)
+        throw new EngineError(
+          optionsFirst ? 51074 : 51075,
+          'options set in both $regex and $options: give the flags once, in the regex or in $options.',
+        );
       const pattern = arg instanceof RegExp ? arg.source : arg.pattern;
       return compilePcre(pattern, options);
     }

@@ -55,6 +55,12 @@ export class SessionCatalog implements TransactionHost {
     return false;
   }
 
+  uniqueKeyWrittenByOther(tx: Transaction, key: string): boolean {
+    for (const s of this.sessions.values())
+      if (s.txn && s.txn !== tx && s.txn.state === 'inProgress' && s.txn.uniqueKeys.has(key)) return true;
+    return false;
+  }
+
   /** Whether an open transaction has written documents of `ns` (the TTL monitor waits for it). */
   holdsWrites(ns: string): boolean {
     for (const s of this.sessions.values()) if (s.txn?.state === 'inProgress' && s.txn.namespaces.has(ns)) return true;
@@ -104,13 +110,18 @@ export class SessionCatalog implements TransactionHost {
     if (fields.startTransaction !== undefined && fields.autocommit === undefined)
       fail('InvalidOptions', "'startTransaction' field requires 'autocommit' field to also be specified.");
     if (fields.autocommit !== undefined && fields.autocommit !== false)
-      fail(50768, "'autocommit' field can only be set to false: leave it out for a command outside a transaction.");
+      fail(
+        'InvalidOptions',
+        'Specifying autocommit=true is not allowed: send autocommit: false in a transaction, or leave it out.',
+      );
     if (fields.startTransaction !== undefined && fields.startTransaction !== true)
       fail('InvalidOptions', "'startTransaction' field can only be set to true.");
     if (name === 'commitTransaction' || name === 'abortTransaction') {
       if (dbName !== 'admin') fail('Unauthorized', `${name} may only be run against the admin database.`);
-      if (txnNumber === undefined || fields.autocommit !== false)
+      if (txnNumber === undefined)
         fail('InvalidOptions', `${name} needs the transaction's lsid, txnNumber and autocommit: false.`);
+      // Without autocommit the txnNumber reads as a retryable write's, which this command is not.
+      if (fields.autocommit === undefined) notRetryable(name);
       if (fields.startTransaction === true)
         fail(
           'OperationNotSupportedInTransaction',
@@ -135,10 +146,11 @@ export class SessionCatalog implements TransactionHost {
     command: Document,
     run: (cmd: Document) => Document,
   ): Document {
-    if (!RETRYABLE.has(name))
+    if (!RETRYABLE.has(name)) notRetryable(name);
+    if (txnNumber === session.txnNumber && session.txn)
       fail(
-        50768,
-        `txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and ${name} is not a retryable write command.`,
+        'IncompleteTransactionHistory',
+        `Cannot retry a retryable write that has been converted into a transaction: txnNumber ${txnNumber} belongs to a transaction on this session. Send its statements with autocommit: false, or use a new txnNumber.`,
       );
     if (session.retry?.txnNumber === txnNumber) return session.retry.reply;
     this.advance(session, txnNumber);
@@ -291,4 +303,11 @@ function withoutRetryFields(command: Document): Document {
   const out: Document = {};
   for (const key of Object.keys(command)) if (key !== 'stmtId' && key !== 'stmtIds') out[key] = command[key];
   return out;
+}
+
+function notRetryable(name: string): never {
+  fail(
+    50768,
+    `txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and ${name} is not a retryable write command.`,
+  );
 }

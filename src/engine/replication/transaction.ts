@@ -16,6 +16,7 @@ import type { Document } from '../values/types';
 import { documentKey, namespacedKey } from './document-key';
 import type { Oplog, OplogEntry } from './oplog';
 import { copyDatabaseAt, copyIndexes } from './snapshot-copy';
+import { uniqueKeysOf } from './unique-keys';
 
 export interface ScratchEngine {
   readonly engine: EngineContext;
@@ -29,6 +30,8 @@ export interface TransactionHost {
   newScratch(): ScratchEngine;
   /** Whether another open transaction has written this document (namespacedKey). */
   writtenByOther(tx: Transaction, key: string): boolean;
+  /** Whether another open transaction has written this unique index key (uniqueKeysOf). */
+  uniqueKeyWrittenByOther(tx: Transaction, key: string): boolean;
 }
 
 export const TRANSIENT = { errorLabels: ['TransientTransactionError'] };
@@ -98,6 +101,8 @@ export class Transaction {
   private readonly existing = new Set<string>();
   /** namespacedKey of every document written, to find conflicts. */
   readonly writeSet = new Set<string>();
+  /** The unique index keys (uniqueKeysOf) of every document written, to find conflicts on them too. */
+  readonly uniqueKeys = new Set<string>();
   /** Namespaces written, for the TTL monitor (rule 7.11 note in sessions.ts). */
   readonly namespaces = new Set<string>();
   /** Scratch oplog position up to which the writes are checked. */
@@ -223,17 +228,39 @@ export class Transaction {
       if (e.id === undefined || e.coll === undefined) continue;
       const ns = `${e.db}.${e.coll}`;
       const key = namespacedKey(ns, e.id);
-      if (!this.writeSet.has(key) && (this.changedSinceSnapshot(ns, e.id) || this.host.writtenByOther(this, key))) {
-        this.abort();
-        fail(
-          'WriteConflict',
-          'Caused by :: Write conflict during plan execution and yielding is disabled. :: Please retry your operation or multi-document transaction.',
-          TRANSIENT,
-        );
-      }
+      if (!this.writeSet.has(key) && (this.changedSinceSnapshot(ns, e.id) || this.host.writtenByOther(this, key)))
+        this.conflict();
       this.writeSet.add(key);
       this.namespaces.add(ns);
+      const coll = e.after ? scratch.engine.getCollection(e.db, e.coll) : undefined;
+      if (!coll || !e.after) continue;
+      for (const uniqueKey of uniqueKeysOf(coll, e.after)) {
+        if (this.uniqueKeys.has(uniqueKey)) continue;
+        if (this.host.uniqueKeyWrittenByOther(this, uniqueKey) || this.uniqueKeyWrittenSinceSnapshot(ns, uniqueKey))
+          this.conflict();
+        this.uniqueKeys.add(uniqueKey);
+      }
     }
+  }
+
+  private conflict(): never {
+    this.abort();
+    fail(
+      'WriteConflict',
+      'Caused by :: Write conflict during plan execution and yielding is disabled. :: Please retry your operation or multi-document transaction.',
+      TRANSIENT,
+    );
+  }
+
+  /** Whether a write outside the transaction, after its snapshot, put a document under this unique key. */
+  private uniqueKeyWrittenSinceSnapshot(ns: string, uniqueKey: string): boolean {
+    const main = this.host.main;
+    for (const e of this.host.oplog.since(this.snapshotSeq) ?? []) {
+      if (!e.after || e.coll === undefined || `${e.db}.${e.coll}` !== ns) continue;
+      const coll = main.getCollection(e.db, e.coll);
+      if (coll && uniqueKeysOf(coll, e.after).includes(uniqueKey)) return true;
+    }
+    return false;
   }
 
   private changedSinceSnapshot(ns: string, id: unknown): boolean {

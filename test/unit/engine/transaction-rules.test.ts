@@ -33,6 +33,110 @@ function codeOf(fn: () => unknown): number {
 }
 
 describe('transaction rules', () => {
+  it('autocommit: true is InvalidOptions (72) on any statement, commit and abort included', () => {
+    const { engine, txn } = setup();
+    const lsid = { id: new UUID() };
+    const withTrue = (dbName: string, command: Document, start: boolean) =>
+      engine.runInSession(dbName, command, {
+        lsid,
+        txnNumber: Long.fromNumber(1),
+        autocommit: true,
+        ...(start ? { startTransaction: true } : {}),
+      });
+    assert.equal(
+      codeOf(() => withTrue('app', { find: 'c' }, true)),
+      72,
+    );
+    txn('app', { find: 'c' }, 0, true);
+    assert.equal(
+      codeOf(() => withTrue('admin', { commitTransaction: 1 }, false)),
+      72,
+    );
+  });
+
+  it('commitTransaction / abortTransaction without autocommit read as a retryable write they are not: 50768', () => {
+    const { engine, txn } = setup();
+    txn('app', { find: 'c' }, 0, true);
+    for (const name of ['commitTransaction', 'abortTransaction']) {
+      const err = (() => {
+        try {
+          engine.runInSession('admin', { [name]: 1 }, { lsid: { id: new UUID() }, txnNumber: Long.fromNumber(0) });
+        } catch (e) {
+          return e as EngineError;
+        }
+        assert.fail('expected an error');
+      })();
+      assert.equal(err.code, 50768);
+      assert.match(err.message, new RegExp(`${name} is not a retryable write command`));
+    }
+  });
+
+  it('two open transactions writing one unique index key, on different documents: the second write is WriteConflict (112)', () => {
+    const engine = new Engine({ clock: new VirtualClock(Date.parse('2026-01-01T00:00:00Z')), replSetName: 'rs0' });
+    engine.runCommand('app', { createIndexes: 'c', indexes: [{ key: { x: 1 }, name: 'x_1', unique: true }] });
+    const s1 = { lsid: { id: new UUID() }, txnNumber: Long.fromNumber(0), autocommit: false };
+    const s2 = { lsid: { id: new UUID() }, txnNumber: Long.fromNumber(0), autocommit: false };
+    engine.runInSession('app', { insert: 'c', documents: [{ _id: 1, x: 1 }] }, { ...s1, startTransaction: true });
+    const err = (() => {
+      try {
+        engine.runInSession('app', { insert: 'c', documents: [{ _id: 2, x: 1.0 }] }, { ...s2, startTransaction: true });
+      } catch (e) {
+        return e as EngineError;
+      }
+      assert.fail('expected a WriteConflict');
+    })();
+    assert.equal(err.code, 112);
+    assert.deepEqual(err.info?.errorLabels, ['TransientTransactionError']);
+    engine.runInSession('admin', { commitTransaction: 1 }, s1);
+    assert.equal(
+      codeOf(() => engine.runInSession('admin', { commitTransaction: 1 }, s2)),
+      251,
+    );
+    // Other keys of the index do not conflict.
+    const s3 = { lsid: { id: new UUID() }, txnNumber: Long.fromNumber(0), autocommit: false };
+    engine.runInSession('app', { insert: 'c', documents: [{ _id: 3, x: 3 }] }, { ...s3, startTransaction: true });
+    engine.runInSession('admin', { commitTransaction: 1 }, s3);
+  });
+
+  it('a unique index key that a write outside the transaction took after its snapshot: the write is WriteConflict (112)', () => {
+    const engine = new Engine({ clock: new VirtualClock(Date.parse('2026-01-01T00:00:00Z')), replSetName: 'rs0' });
+    engine.runCommand('app', { createIndexes: 'c', indexes: [{ key: { x: 1 }, name: 'x_1', unique: true }] });
+    engine.runCommand('app', {
+      insert: 'c',
+      documents: [
+        { _id: 1, x: 1 },
+        { _id: 2, x: 2 },
+      ],
+    });
+    const s1 = { lsid: { id: new UUID() }, txnNumber: Long.fromNumber(0), autocommit: false };
+    engine.runInSession('app', { find: 'c' }, { ...s1, startTransaction: true });
+    engine.runCommand('app', { update: 'c', updates: [{ q: { _id: 2 }, u: { $set: { x: 3 } } }] });
+    assert.equal(
+      codeOf(() =>
+        engine.runInSession('app', { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { x: 3 } } }] }, s1),
+      ),
+      112,
+    );
+  });
+
+  it("a retryable write with an open transaction's txnNumber is IncompleteTransactionHistory (217); the transaction goes on", () => {
+    const engine = new Engine({ clock: new VirtualClock(Date.parse('2026-01-01T00:00:00Z')), replSetName: 'rs0' });
+    const lsid = { id: new UUID() };
+    const fields = { lsid, txnNumber: Long.fromNumber(3) };
+    engine.runInSession(
+      'app',
+      { insert: 'c', documents: [{ _id: 1 }] },
+      { ...fields, autocommit: false, startTransaction: true },
+    );
+    assert.equal(
+      codeOf(() => engine.runInSession('app', { insert: 'c', documents: [{ _id: 2 }] }, fields)),
+      217,
+    );
+    engine.runInSession('admin', { commitTransaction: 1 }, { ...fields, autocommit: false });
+    const docs = (engine.runCommand('app', { find: 'c' }).cursor as Document).firstBatch as Document[];
+    assert.deepEqual(docs, [{ _id: 1 }]);
+  });
+
   for (const name of ['commitTransaction', 'abortTransaction']) {
     it(`${name} cannot start a transaction: OperationNotSupportedInTransaction (263), and none is started`, () => {
       const { txn } = setup();

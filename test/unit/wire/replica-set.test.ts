@@ -370,7 +370,8 @@ describe('replica-set mode: session fields as mongod checks them', () => {
       message: /'startTransaction' field requires 'autocommit'/,
     });
     assert.throws(() => run('app', { find: 'r' }, { lsid, txnNumber: 5, autocommit: true, startTransaction: true }), {
-      code: 50768,
+      code: 72,
+      message: /autocommit=true is not allowed/,
     });
   });
 

@@ -14,7 +14,7 @@
  */
 import { RE2JS } from 're2js';
 import * as vm from 'node:vm';
-import { EngineError } from '../../errors';
+import { EngineError, ErrorCode } from '../../errors';
 import { currentMatchDeadline } from './deadline';
 import { backtrackingIsLinear, emitJs, emitRe2, needsBacktracking } from './emit';
 import { invalidRegex, parsePcre } from './pcre-syntax';
@@ -41,6 +41,12 @@ export function validateRegexOptions(options: string, opName = ''): void {
  * `force` picks an engine for the bench and tests (an impossible choice throws).
  */
 export function compileRegex(pattern: string, options: string, force?: RegexEngineKind): StringTest {
+  // mongod checks for the null byte before it reads the letters (BadValue, not 51108).
+  if (options.includes('\0'))
+    throw new EngineError(
+      ErrorCode.BadValue,
+      'Regular expression options string cannot contain an embedded null byte: use only the letters i, m, s, x, u.',
+    );
   validateRegexOptions(options);
   const parsed = parsePcre(pattern, options);
   const js = emitJs(parsed);

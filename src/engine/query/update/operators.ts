@@ -612,6 +612,9 @@ function arrayOnPath(w: DocWriter, path: Path, upTo: number): string | undefined
 
 function applyRename(w: DocWriter, from: Path, to: Path): boolean {
   const source = w.read(from);
+  // A source path through a scalar or an array is an error, not a no-op (mongod's RenameNode
+  // keeps the rule most updates follow); a missing source is a no-op.
+  if (source.kind === 'blocked') throw notViable(from, source);
   if (source.kind !== 'found') return false;
   const sourceArray = arrayOnPath(w, from, from.parts.length - 1);
   if (sourceArray !== undefined) {

@@ -151,3 +151,28 @@ describe('B+ tree index', () => {
     assert.equal(index.findDuplicate([[new Int32(5)]], 2)?.record.rid, 1, 'Int32(5) and 5.0 are the same key');
   });
 });
+
+describe('index key generation: ambiguous numeric field names (16746)', () => {
+  test('a numeric part that is both a position of the array and a field of an element is refused', () => {
+    const expect16746 = (fn: () => unknown) =>
+      assert.throws(fn, (e: EngineError) => e.code === 16746 && /Ambiguous field name found in array/.test(e.message));
+    expect16746(() => keysOf({ a: [{ 0: 1 }] }, { 'a.0.c': 1 }));
+    expect16746(() => keysOf({ a: [{ 0: { b: 1 } }] }, { 'a.0.c': 1 }));
+    expect16746(() => keysOf({ a: [{ 0: 1 }], z: 1 }, { 'a.0.c': 1, z: 1 }));
+    // No element holds the field, or the position is past the end: nothing is ambiguous.
+    assert.deepEqual(keysOf({ a: [{}, { b: { 0: { 0: 1 } } }] }, { 'a.0.c': 1 }), [[null]]);
+    assert.deepEqual(keysOf({ a: [{ 5: 1 }] }, { 'a.5': 1 }), [[null]]);
+  });
+
+  test('an update that would make a document ambiguous for an index fails and changes nothing', async () => {
+    const { Engine } = await import('../../../../src/engine');
+    const engine = new Engine();
+    engine.runCommand('app', { insert: 'c', documents: [{ _id: 0, a: [{}] }] });
+    engine.runCommand('app', { createIndexes: 'c', indexes: [{ key: { 'a.0.c': 1 }, name: 'a.0.c_1' }] });
+    const reply = engine.runCommand('app', { update: 'c', updates: [{ q: { _id: 0 }, u: { $set: { 'a.0.0': 1 } } }] });
+    assert.equal((reply.writeErrors as Array<{ code: number }>)[0].code, 16746);
+    const docs = (engine.runCommand('app', { find: 'c' }).cursor as { firstBatch: unknown[] }).firstBatch;
+    assert.deepEqual(docs, [{ _id: 0, a: [{}] }]);
+    assert.equal(engine.runCommand('app', { validate: 'c', full: true }).valid, true);
+  });
+});

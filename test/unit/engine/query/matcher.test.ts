@@ -729,7 +729,8 @@ describe('matcher: $regex', () => {
     assertError({ s: { $regex: '(' } }, 51091, /Regular expression is invalid/);
     assertError({ s: { $regex: 'a', $options: 'q' } }, 51108);
     assertError({ s: { $options: 'i' } }, 2, /\$options needs a \$regex/);
-    assertError({ s: { $regex: /a/i, $options: 'm' } }, 2, /options set in both/);
+    assertError({ s: { $regex: /a/i, $options: 'm' } }, 51075, /options set in both/);
+    assertError({ s: { $options: 'm', $regex: /a/i } }, 51074, /options set in both/);
     assertError({ s: { $regex: 5 } }, 2, /\$regex has to be a string/);
     assertError({ s: { $ne: /a/ } }, 2);
     assertError({ s: { $gt: /a/ } }, 2);

@@ -171,6 +171,23 @@ describe('$regex: invalid patterns and options get mongod codes', () => {
       'Regular expression cannot contain an embedded null byte',
     );
   });
+
+  test('an embedded null byte in the options is BadValue, checked before the letters (not 51108)', () => {
+    expectError(
+      () => compileFilter({ s: { $regex: 'ab', $options: '\0i' } }),
+      2,
+      /options string cannot contain an embedded null byte/,
+    );
+  });
+
+  test('explain of a find on a missing collection still refuses a bad regex (the filter is parsed first)', () => {
+    const engine = new Engine();
+    expectError(
+      () => engine.runCommand('app', { explain: { find: 'missing', filter: { k: { $regex: 'ab\0c' } } } }),
+      2,
+      'Regular expression cannot contain an embedded null byte',
+    );
+  });
 });
 
 describe('$regex: patterns only a backtracking engine runs', () => {

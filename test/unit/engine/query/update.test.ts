@@ -531,6 +531,17 @@ describe('$rename', () => {
     );
   });
 
+  it('refuses a source path through an array or a scalar (28), where a missing source is a no-op', () => {
+    expectError(
+      () => update({ _id: 1, d: [{ e: 3 }] }, { $rename: { 'd.e': 'f' } }),
+      28,
+      /Cannot create field 'e' in element \{d: /,
+    );
+    expectError(() => update({ _id: 1, d: [{ e: 3 }] }, { $rename: { 'd.f': 'd.e' } }), 28);
+    expectError(() => update({ _id: 1, f: 4 }, { $rename: { 'f.g': 'a' } }), 28);
+    assert.deepEqual(updated({ _id: 1, f: 4 }, { $rename: { 'x.y': 'a' } }), { _id: 1, f: 4 });
+  });
+
   it('refuses a target inside an array (2)', () => {
     expectError(
       () => update({ _id: 1, a: 1, t: [] }, { $rename: { a: 't.x' } }),
