@@ -13,6 +13,7 @@ import { operationCollator } from './collation-scope';
 import { withCollator } from '../collation/active';
 import { rejectUnknownFields } from './known-fields';
 import { unacknowledgedAware } from './unacknowledged';
+import { validateCollectionName, validateDatabaseName } from '../catalog/namespaces';
 import { engineCatalog } from './pipeline-catalog';
 import { engineIntrospection } from './pipeline-introspection';
 import { checkPipelineViewCollations, readView, refuseView } from './views';
@@ -75,8 +76,13 @@ function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   checkBatchSize(documents);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   refuseView(engine, dbName, name);
-  // mongod checks each document before it writes it and creates the collection inside the first
+  // An invalid namespace fails the command before any document, as mongod's write-namespace check;
+  // it then checks each document before it writes it and creates the collection inside the first
   // write: a batch whose documents are all refused leaves no collection behind.
+  if (!engine.getCollection(dbName, name)) {
+    validateDatabaseName(dbName);
+    validateCollectionName(dbName, name);
+  }
   let collection: Collection | undefined;
   const writeErrors: WriteError[] = [];
   let n = 0;
