@@ -42,6 +42,7 @@ import {
 } from './stages/introspection';
 import { REFUSED_STAGES, refusalOf } from './stages/refused';
 import { parseInternalSplitPipeline } from './stages/split-pipeline';
+import { checkMatchFieldPaths } from './stages/match-dependencies';
 import { parseRedact, parseSample } from './stages/sample-redact';
 import { parseSetWindowFields } from './stages/window-fields';
 import { parseGraphLookup } from './stages/graph-lookup';
@@ -114,6 +115,7 @@ function pipelineVariables(ctx: PipelineContext): Vars {
 function compileStages(pipeline: unknown, env: StageEnv): Stage {
   if (!Array.isArray(pipeline)) fail(14, "'pipeline' option must be specified as an array");
   checkStagePositions(pipeline);
+  checkMatchFieldPaths(pipeline);
   const stages = pipeline.map((spec) => compileStage(spec, env));
   // Under a time limit or an interrupt flag, every document between two stages is a safe point
   // (a pipeline only reads: stopping anywhere leaves nothing half done).

@@ -3,6 +3,7 @@ import { Int32 } from 'bson';
 import { numericKind, toDouble } from '../../values/numbers';
 import { isPlainObject, type Document } from '../../values/types';
 import { compile, fail, isNullish, show, typeName, type Fn, type OperatorParser } from './core';
+import { DateStringError, parseFreeFormDate, parseZonePrefix } from './date-free-form';
 import {
   DAY_MS,
   dateMillis,
@@ -144,10 +145,26 @@ function parseIso(s: string): ParsedString {
   return { local, offsetMs: zone === 'Z' || zone === 'UTC' || zone === 'GMT' ? 0 : fixedOffsetMs(zone) };
 }
 
+/** ISO 8601 first; then the other forms mongod's date library reads (date-free-form.ts). */
+function parseWithoutFormat(s: string): ParsedString {
+  try {
+    return parseIso(s);
+  } catch (err) {
+    if (!(err instanceof ParseError)) throw err;
+  }
+  try {
+    return parseFreeFormDate(s);
+  } catch (err) {
+    if (err instanceof DateStringError) throw new ParseError(err.message);
+    throw err;
+  }
+}
+
 /** How many digits each directive reads, and whether it may be signed. */
 const FORMAT_FIELDS: Record<string, { min: number; max: number }> = {
   Y: { min: 4, max: 4 },
-  G: { min: 4, max: 4 },
+  // An ISO week year may be written short: "1.1.1" with %V.%u.%G is 0001-01-01.
+  G: { min: 1, max: 4 },
   m: { min: 1, max: 2 },
   d: { min: 1, max: 2 },
   H: { min: 1, max: 2 },
@@ -171,33 +188,57 @@ function validateParseFormat(format: string): void {
   }
 }
 
-function parseWithFormat(s: string, format: string): ParsedString {
+function parseWithFormat(input: string, fullFormat: string): ParsedString {
+  // The date library reads C strings: a NUL byte ends the string and the format alike.
+  const s = input.split('\0')[0];
+  const format = fullFormat.split('\0')[0];
   const v: Record<string, number> = {};
   let offsetMs: number | undefined;
   let pos = 0;
   for (let i = 0; i < format.length; i++) {
     const c = format[i];
     if (c !== '%' || format[i + 1] === '%') {
-      if (s[pos] !== c) throw new ParseError(`expected '${c}' at position ${pos}`);
+      if (s[pos] !== c)
+        throw new ParseError(
+          pos >= s.length ? 'Data missing' : `Format literal not found: expected '${c}' at position ${pos}`,
+        );
       pos++;
       if (c === '%') i++;
       continue;
     }
     const dir = format[++i];
-    if (dir === 'z' || dir === 'Z') {
-      const m = dir === 'z' ? /^([+-]\d{2}):?(\d{2})/.exec(s.slice(pos)) : /^[+-]\d{1,4}/.exec(s.slice(pos));
+    if (dir === 'z') {
+      // Any zone the date library reads: an offset, GMT+02:00, an abbreviation, a military letter.
+      let zone: { offsetMs: number; length: number } | undefined;
+      try {
+        zone = parseZonePrefix(s.slice(pos));
+      } catch (err) {
+        if (err instanceof DateStringError) throw new ParseError(err.message);
+        throw err;
+      }
+      if (!zone) throw new ParseError(`no time zone offset at position ${pos}`);
+      offsetMs = zone.offsetMs;
+      pos += zone.length;
+      continue;
+    }
+    if (dir === 'Z') {
+      const m = /^[+-]\d{1,4}/.exec(s.slice(pos));
       if (!m) throw new ParseError(`no time zone offset at position ${pos}`);
-      offsetMs = dir === 'z' ? fixedOffsetMs(`${m[1]}${m[2]}`) : Number(m[0]) * 60_000;
+      offsetMs = Number(m[0]) * 60_000;
       pos += m[0].length;
       continue;
     }
     const { min, max } = FORMAT_FIELDS[dir];
     const m = new RegExp(`^\\d{${min},${max}}`).exec(s.slice(pos));
-    if (!m) throw new ParseError(`no %${dir} at position ${pos}`);
+    if (!m) throw new ParseError(pos >= s.length ? 'Data missing' : `no %${dir} at position ${pos}`);
     v[dir] = Number(dir === 'L' ? m[0].padEnd(3, '0') : m[0]);
     pos += m[0].length;
   }
-  if (pos !== s.length) throw new ParseError(`trailing characters after position ${pos}`);
+  if (pos !== s.length) throw new ParseError(`Trailing data after position ${pos}`);
+  const isoParts = v.G !== undefined || v.V !== undefined || v.u !== undefined;
+  if (isoParts && (v.Y !== undefined || v.m !== undefined || v.d !== undefined || v.j !== undefined))
+    throw new ParseError('Mixing of ISO dates with natural dates is not allowed');
+  if (isoParts && v.G === undefined) throw new ParseError('The parsed date was invalid: an ISO week or day needs %G');
   const time = (v.H ?? 0) * 3_600_000 + (v.M ?? 0) * 60_000 + (v.S ?? 0) * 1000 + (v.L ?? 0);
   if ((v.H ?? 0) > 23 || (v.M ?? 0) > 59 || (v.S ?? 0) > 59) throw new ParseError('time out of range');
   let local: number;
@@ -250,7 +291,7 @@ const parseDateFromString: OperatorParser = (arg, name) => {
       if (tz === undefined || nullFormat) return null;
       let parsed: ParsedString;
       try {
-        parsed = typeof format === 'string' ? parseWithFormat(s, format) : parseIso(s);
+        parsed = typeof format === 'string' ? parseWithFormat(s, format) : parseWithoutFormat(s);
       } catch (err) {
         if (!(err instanceof ParseError)) throw err;
         fail(241, `Error parsing date string '${s}'; ${err.message}`);
@@ -259,7 +300,7 @@ const parseDateFromString: OperatorParser = (arg, name) => {
         if (f.timezone && !tz.isUtc)
           fail(
             241,
-            `you cannot pass in a date/time string with time zone information ('${s}') together with a timezone argument`,
+            `you cannot pass in a date/time string with GMT offset together with a timezone argument ('${s}' has one): drop one of them`,
           );
         return new Date(parsed.local - parsed.offsetMs);
       }

@@ -256,3 +256,23 @@ describe('$_internalSplitPipeline', () => {
     expectError(() => run([], [{ $_internalSplitPipeline: { mergeType: { specificShard: 1 } } }]), 7958300);
   });
 });
+
+describe('dependency analysis', () => {
+  it("$match: a path part starting with '$' after $limit, $skip or $sample fails with 16410 once a later stage names its outputs", () => {
+    const docs = [{ _id: 1, a: 1 }];
+    for (const barrier of [{ $limit: 10 }, { $skip: 0 }, { $sample: { size: 5 } }])
+      expectError(
+        () => run(docs, [barrier, { $match: { 'a.$c': 4 } }, { $project: { x: '$dummy' } }]),
+        16410,
+        /FieldPath field names may not start with '\$'/,
+      );
+    expectError(
+      () => run(docs, [{ $limit: 1 }, { $match: { $or: [{ 'a.$c': 4 }] } }, { $group: { _id: null } }]),
+      16410,
+    );
+    // Taken by the query layer (first), or with every field still needed: no projection, no error.
+    assert.deepEqual(run(docs, [{ $match: { 'a.$c': 4 } }, { $project: { x: 1 } }]), []);
+    assert.deepEqual(run(docs, [{ $limit: 10 }, { $match: { 'a.$c': 4 } }]), []);
+    assert.deepEqual(run(docs, [{ $limit: 10 }, { $match: { 'a.$c': 4 } }, { $project: { a: 0 } }]), []);
+  });
+});

@@ -211,6 +211,56 @@ describe('$dateFromString', () => {
     assert.equal(ev({ $dateFromString: { dateString: 'not a date', timezone: null, onError: 'bad' } }), null);
   });
 
+  test('$dateFromString: the free-form strings mongod reads besides ISO 8601 (dates, times, zones)', () => {
+    const cases: Array<[string, string]> = [
+      ['2017-07-04T11:56.02.813', '2017-07-04T11:56:02.813Z'],
+      ['July 4th, 2017', '2017-07-04T00:00:00Z'],
+      ['July 4th, 2017 12:39:30 BST', '2017-07-04T11:39:30Z'],
+      ['July 4th, 2017 11am', '2017-07-04T11:00:00Z'],
+      ['July 4th, 2017 12pm', '2017-07-04T12:00:00Z'],
+      ['7/4/17', '2017-07-04T00:00:00Z'],
+      ['04-07-2017', '2017-07-04T00:00:00Z'],
+      ['2017-Jul-04 noon', '2017-07-04T12:00:00Z'],
+      ['2017-07-04 12:48:07 GMT+0545', '2017-07-04T07:03:07Z'],
+      ['2017-07-14T12:02:44.771+03:30', '2017-07-14T08:32:44.771Z'],
+      ['2017-07-14T12:02:44.771 CEST', '2017-07-14T10:02:44.771Z'],
+      ['2017-07-14T12:02:44.771 PDT', '2017-07-14T19:02:44.771Z'],
+      // Military letters: L is +11, P is -3.
+      ['2017-07-14T12:02:44.771 L', '2017-07-14T01:02:44.771Z'],
+      ['2017-07-14T12:02:44.771 P', '2017-07-14T15:02:44.771Z'],
+    ];
+    for (const [dateString, want] of cases)
+      assert.deepEqual(ev({ $dateFromString: { dateString } }), d(want), dateString);
+    for (const dateString of ['July 4th', '12:50:53'])
+      expectError(() => ev({ $dateFromString: { dateString } }), 241, /an incomplete date\/time string has been found/);
+    for (const dateString of ['2017, 12:50:53', '2017-07-12T22:23:55 Europe/Amsterdam', '2017-07-04 25:00'])
+      expectError(() => ev({ $dateFromString: { dateString } }), 241, /Error parsing date string/);
+    // A zone in the string and a timezone argument cannot both be given.
+    expectError(
+      () => ev({ $dateFromString: { dateString: '2017-07-12T22:23:55 GMT+02:00', timezone: 'Europe/Amsterdam' } }),
+      241,
+      /with GMT offset together with a timezone argument/,
+    );
+  });
+
+  test("$dateFromString with a format: %z reads any zone; the date library's errors (missing, trailing, literal, ISO mixing)", () => {
+    assert.deepEqual(
+      ev({ $dateFromString: { dateString: '2017-07-14T12:02:44.771 GMT+02', format: '%Y-%m-%dT%H:%M:%S.%L%z' } }),
+      d('2017-07-14T10:02:44.771Z'),
+    );
+    assert.deepEqual(ev({ $dateFromString: { dateString: '1.1.1', format: '%V.%u.%G' } }), d('0001-01-01T00:00:00Z'));
+    const error = (dateString: string, format: string, message: RegExp) =>
+      expectError(() => ev({ $dateFromString: { dateString, format } }), 241, message);
+    error('2018-01', '%Y-%m-%d', /Data missing/);
+    error('2018-01', '%Y', /Trailing data/);
+    error('1992-26-04', 'Y-d-m', /Format literal not found/);
+    error('ISO Week 52', 'ISO Week %V', /The parsed date was invalid/);
+    error('ISO Week 1, 2018', 'ISO Week %V, %Y', /Mixing of ISO dates with natural dates is not allowed/);
+    // A NUL byte ends the string, or the format, as in the C library.
+    error('12/31\0/2018', '%m/%d/%Y', /Data missing/);
+    error('12/31/2018', '%m/%d\0/%Y', /Trailing data/);
+  });
+
   test('errors: 40540, 40541, 40542, 40684, 18536 for an invalid format directive', () => {
     expectError(() => ev({ $dateFromString: 'x' }), 40540);
     expectError(() => ev({ $dateFromString: { dateString: 'x', y: 1 } }), 40541);
