@@ -929,6 +929,11 @@ describe('applyReplacement', () => {
 });
 
 describe('upsertSeed', () => {
+  it('an equality to a DBRef-shaped document ({$ref, $id}) seeds the field: it is a value, not operators', () => {
+    const pic = { $ref: 'foo', $id: 7 };
+    assert.deepEqual(upsertSeed({ name: 'first', pic }), { name: 'first', pic });
+  });
+
   it('keeps top-level equality fields and drops operator conditions', () => {
     assert.deepEqual(upsertSeed({ a: 1, b: { $gt: 5 }, c: 'x' }), { a: 1, c: 'x' });
   });
