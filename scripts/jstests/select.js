@@ -47,6 +47,8 @@ const EXCLUDED_TEXT = [
   [REPLICA_SET_TEXT, 'needs a replica set'],
   [/\bcreateUser\(|\.auth\(|createRole\(/, 'needs authentication'],
   [/\bsetFeatureCompatibilityVersion\b|\bfsync\b/, 'needs server administration'],
+  // Checked against the server: SERVER-39576 removed the doTxn test command in 4.4.
+  [/\bdoTxn\b/, 'uses doTxn, a test command MongoDB removed in 4.4 (SERVER-39576): 8.0 has none'],
 ];
 
 function tagsOf(text) {
