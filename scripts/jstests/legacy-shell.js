@@ -502,6 +502,10 @@
       this.nRemoved = fields.nRemoved ?? 0;
       if (fields._id !== undefined) this._id = fields._id;
       Object.defineProperty(this, '_errors', { value: fields.writeErrors ?? [] });
+      // The legacy shell's WriteError prints as WriteError({...}): tests match its text with regexes.
+      for (const e of this._errors)
+        if (e && typeof e === 'object')
+          Object.defineProperty(e, 'toString', { value: () => `WriteError(${tojson(e)})`, configurable: true });
       Object.defineProperty(this, '_wce', { value: fields.writeConcernError });
       if (this._errors.length) this.writeError = this._errors[0];
     }

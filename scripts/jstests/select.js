@@ -49,6 +49,8 @@ const EXCLUDED_TEXT = [
   [/\bsetFeatureCompatibilityVersion\b|\bfsync\b/, 'needs server administration'],
   // 8.0 has no getLastError: removed in 5.1 (SERVER-57390; the 8.0 manual lists it as removed).
   [/runCommand\(\{\s*getLastError\b|\.getLastError(Obj)?\(|getPrevError/, 'uses getLastError (removed in MongoDB 5.1)'],
+  // Checked against the server: SERVER-39576 removed the doTxn test command in 4.4.
+  [/\bdoTxn\b/, 'uses doTxn, a test command MongoDB removed in 4.4 (SERVER-39576): 8.0 has none'],
 ];
 
 /**

@@ -28,6 +28,7 @@ export const ErrorCode = {
   MaxTimeMSExpired: 50,
   DollarPrefixedFieldName: 52,
   InvalidIdField: 53,
+  InvalidDBRef: 55,
   NotSingleValueField: 54,
   CommandNotFound: 59,
   ImmutableField: 66,

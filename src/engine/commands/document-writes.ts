@@ -8,8 +8,21 @@ import { prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import type { EngineContext } from '../engine-context';
 import { fail } from '../errors';
+import { nextTimestamp } from '../query/update/operators';
 import { enforceValidator } from '../validation/validator';
 import type { Document } from '../values/types';
+
+/**
+ * mongod replaces an empty Timestamp(0, 0) in a top-level field of an inserted document with the
+ * current one (each distinct and increasing), except in _id, which is stored as given.
+ */
+function stampEmptyTimestamps(engine: EngineContext, doc: Document): void {
+  for (const key of Object.keys(doc)) {
+    if (key === '_id') continue;
+    const v = doc[key] as { _bsontype?: string; t?: number; i?: number } | null;
+    if (v?._bsontype === 'Timestamp' && v.t === 0 && v.i === 0) doc[key] = nextTimestamp(new Date(engine.clock.now()));
+  }
+}
 
 /** Documents a time-series collection accepts: a BSON date in the timeField (mongod rule). */
 export function checkTimeseriesDocument(coll: Collection, doc: Document): void {
@@ -29,7 +42,9 @@ export function insertDocument(engine: EngineContext, coll: Collection, input: u
 
 /** The stored form of a document to insert (an `_id` first), or the error mongod gives it. */
 export function prepareDocument(engine: EngineContext, input: unknown): Document {
-  return prepareForInsert(input, { generateId: true, nowMs: engine.clock.now() });
+  const doc = prepareForInsert(input, { generateId: true, nowMs: engine.clock.now() });
+  stampEmptyTimestamps(engine, doc);
+  return doc;
 }
 
 /** Inserts a document that prepareDocument made. */

@@ -30,6 +30,8 @@ function exactScalar(v: unknown): boolean {
 
 function filterIsExact(filter: Document, keyFields: ReadonlySet<string>): boolean {
   for (const [path, value] of Object.entries(filter)) {
+    // A $comment constrains nothing.
+    if (path === '$comment') continue;
     if (path === '$and') {
       if (!Array.isArray(value) || !value.every((c) => isPlainObject(c) && filterIsExact(c, keyFields))) return false;
       continue;

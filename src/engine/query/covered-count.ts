@@ -55,7 +55,8 @@ function exactCondition(condition: unknown): boolean {
 
 /** The count of documents matching `filter`, or undefined when the index cannot answer alone. */
 export function coveredCount(coll: Collection, filter: Document, hint: unknown): number | undefined {
-  const keys = Object.keys(filter);
+  // A $comment constrains nothing.
+  const keys = Object.keys(filter).filter((k) => k !== '$comment');
   if (keys.length !== 1 || !exactCondition(filter[keys[0]])) return undefined;
   const plan = planQuery(coll, { filter, hint });
   if (plan.kind !== 'IXSCAN') return undefined;

@@ -2,6 +2,7 @@
  * Update paths and the working copy of a document during one update: reading and writing by
  * path with copy-on-write, padding arrays, and the path errors mongod gives (56, 34, 28).
  */
+import { DBRef, type ObjectId } from 'bson';
 import { EngineError, ErrorCode } from '../../errors';
 import { compareStrings } from '../../values/compare';
 import { formatValue } from '../../values/format';
@@ -49,21 +50,26 @@ export function isArrayFilterPart(part: string): boolean {
   return part.length >= 3 && part.startsWith('$[') && part.endsWith(']');
 }
 
+const DBREF_FIELDS = new Set(['$ref', '$id', '$db']);
+
 /**
  * The parts of an update path, checked as mongod checks them when parsing: no empty path or empty
- * part (56), and no `$`-prefixed name other than the positional ones (52).
+ * part (56), and no `$`-prefixed name other than the positional ones and a DBRef's fields below the
+ * top (52).
  */
 export function splitUpdatePath(dotted: string): string[] {
   if (dotted === '') throw new EngineError(EMPTY_FIELD_NAME, 'An empty update path is not valid.');
   const parts = dotted.split('.');
-  for (const part of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
     if (part === '') {
       throw new EngineError(
         EMPTY_FIELD_NAME,
         `The update path '${dotted}' contains an empty field name, which is not allowed.`,
       );
     }
-    if (part.startsWith('$') && !isPositionalPart(part)) {
+    // A DBRef's own fields may be updated in place ("a.$id"), never at the top of the document.
+    if (part.startsWith('$') && !isPositionalPart(part) && !(i > 0 && DBREF_FIELDS.has(part))) {
       throw new EngineError(
         ErrorCode.DollarPrefixedFieldName,
         `The dollar ($) prefixed field '${part}' in '${dotted}' is not valid for storage.`,
@@ -126,6 +132,10 @@ export class DocWriter {
         const next = ownField(cur, parts[i]);
         if (next === undefined) return MISSING_LOOKUP;
         cur = next;
+      } else if (isDBRef(cur) && DBREF_FIELDS.has(parts[i])) {
+        const next = dbrefField(cur, parts[i]);
+        if (next === undefined) return MISSING_LOOKUP;
+        cur = next;
       } else {
         return { kind: 'blocked', at: i, holder: cur };
       }
@@ -139,6 +149,14 @@ export class DocWriter {
     let cur: Document | unknown[] = this.ownRoot();
     const last = parts.length - 1;
     for (let i = 0; i < last; i++) {
+      if (i === last - 1 && DBREF_FIELDS.has(parts[last])) {
+        // A DBRef's own field: the DBRef is replaced by one with that field changed.
+        const ref = Array.isArray(cur) ? cur[indexes[i]] : ownField(cur, parts[i]);
+        if (isDBRef(ref)) {
+          attach(cur, parts[i], indexes[i], withDBRefField(ref, parts[last], value));
+          return;
+        }
+      }
       cur = this.ownChild(cur, parts[i], indexes[i]);
     }
     if (Array.isArray(cur)) {
@@ -146,6 +164,7 @@ export class DocWriter {
       cur[indexes[last]] = value;
     } else {
       setOwn(cur, parts[last], value);
+      if (DBREF_FIELDS.has(parts[last])) checkDBRefShape(cur);
     }
   }
 
@@ -189,6 +208,52 @@ export class DocWriter {
     attach(parent, part, index, created);
     return created;
   }
+}
+
+interface DBRefValue {
+  _bsontype: 'DBRef';
+  collection: string;
+  oid: unknown;
+  db?: string;
+  fields: Document;
+}
+
+function isDBRef(v: unknown): v is DBRefValue {
+  return (v as { _bsontype?: unknown } | null)?._bsontype === 'DBRef';
+}
+
+function dbrefField(ref: DBRefValue, part: string): unknown {
+  if (part === '$ref') return ref.collection;
+  if (part === '$id') return ref.oid;
+  return ref.db;
+}
+
+/** A document holding $ref, $id or $db must be a DBRef: $ref (a string), then $id, then $db (a string). */
+function checkDBRefShape(doc: Document): void {
+  const keys = Object.keys(doc);
+  const bad = (message: string): never => {
+    throw new EngineError(ErrorCode.InvalidDBRef, `${message} Write a whole DBRef: {$ref: "<collection>", $id: <id>}.`);
+  };
+  const at = (k: string) => keys.indexOf(k);
+  if (at('$db') >= 0) {
+    if (typeof doc.$db !== 'string') bad(`The DBRef $db field must be a String, not a ${typeof doc.$db}.`);
+    if (at('$id') < 0 || at('$id') !== at('$db') - 1) bad('Found $db field without a $id before it, which is invalid.');
+  }
+  if (at('$id') >= 0 && (at('$ref') < 0 || at('$ref') !== at('$id') - 1))
+    bad('Found $id field without a $ref before it, which is invalid.');
+  if (at('$ref') >= 0) {
+    if (typeof doc.$ref !== 'string') bad(`The DBRef $ref field must be a String, not a ${typeof doc.$ref}.`);
+    if (at('$id') !== at('$ref') + 1) bad('The DBRef $ref field must be followed by a $id field.');
+  }
+}
+
+function withDBRefField(ref: DBRefValue, part: string, value: unknown): DBRef {
+  return new DBRef(
+    part === '$ref' ? (value as string) : ref.collection,
+    (part === '$id' ? value : ref.oid) as ObjectId,
+    part === '$db' ? (value as string) : ref.db,
+    ref.fields,
+  );
 }
 
 function copyContainer(c: Document | unknown[]): Document | unknown[] {

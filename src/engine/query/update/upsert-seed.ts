@@ -86,7 +86,9 @@ function equalityValue(cond: unknown): unknown {
   if (bsonTypeOf(cond) === 'regex') return NO_EQUALITY;
   if (!isPlainObject(cond)) return cond;
   const keys = Object.keys(cond);
-  if (keys.length === 0 || !keys[0].startsWith('$')) return cond;
+  // A DBRef ({$ref, $id}) is a value, not a list of operators (the matcher reads it the same way).
+  if (keys.length === 0 || !keys[0].startsWith('$') || (hasOwn.call(cond, '$ref') && hasOwn.call(cond, '$id')))
+    return cond;
   if (hasOwn.call(cond, '$eq')) return cond.$eq;
   const list = cond.$in;
   if (Array.isArray(list) && list.length === 1 && bsonTypeOf(list[0]) !== 'regex') return list[0];

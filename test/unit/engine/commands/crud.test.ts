@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { calculateObjectSize, Decimal128, Int32, Long, ObjectId } from 'bson';
+import { calculateObjectSize, Decimal128, Int32, Long, ObjectId, Timestamp } from 'bson';
 import { Engine, EngineError, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 import { expectError } from '../../helpers/expect-error';
@@ -1208,5 +1208,28 @@ describe('aggregate', () => {
     const engine = seeded(sales);
     agg(engine, [{ $set: { item: 'changed' } }, { $unset: 'qty' }]);
     assert.deepEqual(find(engine), sales);
+  });
+});
+
+describe('insert: empty timestamps', () => {
+  it('a top-level Timestamp(0, 0) is stored as the current timestamp, increasing; one in _id or nested is kept', () => {
+    const engine = new Engine({ clock: new VirtualClock(Date.UTC(2026, 0, 1)) });
+    const empty = () => new Timestamp({ t: 0, i: 0 });
+    run(engine, {
+      insert: 'c',
+      documents: [
+        { _id: 1, x: empty() },
+        { _id: 2, x: empty(), n: { y: empty() } },
+      ],
+    });
+    run(engine, { insert: 'c', documents: [{ _id: empty(), x: 1 }] });
+    const docs = find(engine, {}, { sort: { x: 1 } });
+    const [a, b] = [docs.find((d) => d._id === 1)!.x as Timestamp, docs.find((d) => d._id === 2)!.x as Timestamp];
+    assert.ok(a.t >= Date.UTC(2026, 0, 1) / 1000, 'stamped from the engine clock on');
+    assert.ok(b.t > a.t || (b.t === a.t && b.i > a.i), 'each stamp is later than the one before');
+    const nested = (docs.find((d) => d._id === 2)!.n as Document).y as Timestamp;
+    assert.deepEqual([nested.t, nested.i], [0, 0]);
+    const withTsId = docs.find((d) => (d._id as Timestamp)?._bsontype === 'Timestamp')!;
+    assert.deepEqual([(withTsId._id as Timestamp).t, (withTsId._id as Timestamp).i], [0, 0]);
   });
 });

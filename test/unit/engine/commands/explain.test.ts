@@ -482,6 +482,15 @@ describe('explained writes and counts: the root stage mongod puts above the scan
     });
   });
 
+  it('count: a $comment in the query constrains nothing, so COUNT_SCAN still answers it', () => {
+    const engine = thousand();
+    index(engine, { n: 1 }, 'n_1');
+    const reply = explainOf(engine, { count: 'c', query: { n: { $gte: 990 }, $comment: 'hi' }, hint: { n: 1 } });
+    assert.deepEqual(stageNames(reply), ['COUNT', 'COUNT_SCAN']);
+    assert.equal(root(reply).nCounted, 10);
+    assert.equal(run(engine, { count: 'c', query: { n: { $gte: 990 }, $comment: 'hi' } }).n, 10);
+  });
+
   it('count: COUNT_SCAN bounds of a compound index take every key of the fields past the predicate', () => {
     const engine = thousand();
     index(engine, { g: 1, n: 1 }, 'g_1_n_1');

@@ -5,7 +5,11 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Engine, type Document } from '../../../../src/engine';
+import { closeStoredEngine, openStoredEngine } from '../../../../src/storage/engine-store';
 import { expectError } from '../../helpers/expect-error';
 
 const DB = 'db';
@@ -98,5 +102,30 @@ describe('system.views', () => {
       documents: [{ _id: 'db.bad', viewOn: 'foo', pipeline: [{ $out: 'x' }] }],
     });
     expectError(() => run(engine, { create: 'other', viewOn: 'foo', pipeline: [] }), 167);
+  });
+
+  it('a stored engine restarts with the same views and the same system.views documents', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-system-views-'));
+    let o = openStoredEngine(dir);
+    o.engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, a: 1 }] });
+    o.engine.runCommand(DB, { create: 'v', viewOn: 'c', pipeline: [] });
+    o.engine.runCommand(DB, {
+      insert: 'system.views',
+      documents: [{ _id: 'db.w', viewOn: 'c', pipeline: [{ $match: { a: 2 } }] }],
+    });
+    closeStoredEngine(o);
+    o = openStoredEngine(dir);
+    assert.deepEqual(viewsDocs(o.engine), [
+      { _id: 'db.v', viewOn: 'c', pipeline: [] },
+      { _id: 'db.w', viewOn: 'c', pipeline: [{ $match: { a: 2 } }] },
+    ]);
+    assert.deepEqual(listed(o.engine), [
+      ['c', 'collection'],
+      ['system.views', 'collection'],
+      ['v', 'view'],
+      ['w', 'view'],
+    ]);
+    closeStoredEngine(o);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Decimal128, Double, Int32, Long, ObjectId, Timestamp } from 'bson';
+import { DBRef, Decimal128, Double, Int32, Long, ObjectId, Timestamp } from 'bson';
 import { compareValues } from '../../../../src/engine/values/compare';
 import {
   applyReplacement,
@@ -140,6 +140,24 @@ describe('applyUpdate: parsing', () => {
 
   it('refuses $-prefixed field names in update paths (52)', () => {
     expectError(() => update({ _id: 1 }, { $set: { 'a.$b': 1 } }), 52, /'\$b' in 'a\.\$b'/);
+  });
+
+  it("updates a DBRef's $ref, $id and $db below the top of the document; at the top they stay refused (52)", () => {
+    const ref = { $ref: 'a', $id: 'b' };
+    assert.deepEqual(updated({ _id: 1, a: ref }, { $set: { 'a.$id': 2 } }), { _id: 1, a: { $ref: 'a', $id: 2 } });
+    assert.deepEqual(updated({ _id: 1, a: ref }, { $set: { 'a.$ref': 'c' } }), { _id: 1, a: { $ref: 'c', $id: 'b' } });
+    assert.deepEqual(updated({ _id: 1, a: [{ b: { $ref: 'old', $id: 0 } }] }, { $set: { 'a.0.b.$ref': 'new' } }), {
+      _id: 1,
+      a: [{ b: { $ref: 'new', $id: 0 } }],
+    });
+    const stored = updated({ _id: 1, a: new DBRef('a', 'b' as never) }, { $set: { 'a.$id': 2 } }).a as DBRef;
+    assert.equal(stored._bsontype, 'DBRef', 'a stored DBRef stays a DBRef');
+    assert.deepEqual([stored.collection, stored.oid], ['a', 2]);
+    for (const field of ['$id', '$ref', '$db'])
+      expectError(() => update({ _id: 1, a: ref }, { $set: { [field]: 3 } }), 52, new RegExp(`'\\${field}'`));
+    // A DBRef field outside a DBRef leaves an invalid one: InvalidDBRef (55).
+    expectError(() => update({ _id: 1 }, { $set: { 'b.$id': 2 } }), 55, /\$id field without a \$ref before it/);
+    expectError(() => update({ _id: 1 }, { $set: { 'b.$ref': 2 } }), 55, /\$ref field must be a String/);
   });
 
   it('compileUpdate reports a malformed update before any document is seen', () => {
@@ -911,6 +929,11 @@ describe('applyReplacement', () => {
 });
 
 describe('upsertSeed', () => {
+  it('an equality to a DBRef-shaped document ({$ref, $id}) seeds the field: it is a value, not operators', () => {
+    const pic = { $ref: 'foo', $id: 7 };
+    assert.deepEqual(upsertSeed({ name: 'first', pic }), { name: 'first', pic });
+  });
+
   it('keeps top-level equality fields and drops operator conditions', () => {
     assert.deepEqual(upsertSeed({ a: 1, b: { $gt: 5 }, c: 'x' }), { a: 1, c: 'x' });
   });
