@@ -3,10 +3,12 @@ import { currentCollator } from '../collation/active';
 import { collationDocument } from '../collation/spec';
 import { EMULATED_VERSIONS } from './admin';
 import { fail } from '../errors';
-import { executeQuery, type QueryRequest } from '../query/executor';
+import { executeQuery, type QueryRequest, type QueryResult } from '../query/executor';
+import { setField } from '../values/fields';
 import { isPlainObject, type Document } from '../values/types';
 import { crudCommands } from './crud';
-import { explainFind } from './explain-plan';
+import { explainDistinctScan } from './explain-distinct';
+import { explainFind, isCoveredPlan } from './explain-plan';
 import { withRootStage } from './explain-root';
 import { optionalDocument, optionalNumber, type CommandContext, type CommandHandler } from './context';
 
@@ -40,6 +42,9 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
         },
       };
     case 'distinct':
+      // The same checks as the command itself: explain parses what it would run.
+      if (typeof inner.key !== 'string')
+        fail('TypeMismatch', 'distinct needs a field name: {distinct: "c", key: "field"}.');
       return { collection, request: { filter: optionalDocument(inner, 'query') } };
     case 'delete':
     case 'update': {
@@ -90,10 +95,28 @@ function pushedDown(inner: Document): { filter: Document; rest: unknown[] } {
   return { filter, rest: pipeline.slice(i) };
 }
 
+/**
+ * The projection explain shows for the command: find's own; distinct keeps its one field, which an
+ * index answering the filter covers (no document read).
+ */
+function projectionOf(op: string, inner: Document, result: QueryResult, request: QueryRequest): Document | undefined {
+  if (op === 'find') return optionalDocument(inner, 'projection');
+  if (op !== 'distinct' || result.plan.kind !== 'IXSCAN') return undefined;
+  const projection: Document = { _id: 0 };
+  setField(projection, inner.key as string, 1);
+  return isCoveredPlan(result.plan, request, projection) ? projection : undefined;
+}
+
 function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const inner = cmd.explain;
   if (!isPlainObject(inner))
     fail('TypeMismatch', 'explain takes a command document: {explain: {find: "c", filter: {...}}}.');
+  // The explained command runs on explain's own database: naming another is refused, as on mongod.
+  if (inner.$db !== undefined && inner.$db !== dbName)
+    fail(
+      'InvalidNamespace',
+      `Mismatched $db in explain command: expected ${dbName}, got ${String(inner.$db)}. Run explain on the database the command reads.`,
+    );
   // mongod's default verbosity is allPlansExecution.
   const verbosity = cmd.verbosity ?? 'allPlansExecution';
   const { collection, request } = requestOf(inner);
@@ -104,12 +127,16 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const result = coll ? executeQuery(coll, request) : undefined;
   const millis = Number((process.hrtime.bigint() - started) / 1000000n);
   // A missing collection (or database) is an EOF plan that returns nothing, with its stats.
+  const distinctScan =
+    coll && result && op === 'distinct' ? explainDistinctScan(coll, inner.key as string, request) : undefined;
   const scan = !result
     ? { winningPlan: { stage: 'EOF' }, executionStages: { stage: 'EOF', nReturned: 0 }, totalDocsExamined: 0 }
-    : explainFind(result, request, op === 'find' ? optionalDocument(inner, 'projection') : undefined);
+    : distinctScan
+      ? { ...distinctScan, totalDocsExamined: 0 }
+      : explainFind(result, request, projectionOf(op, inner, result, request));
   const explained = withRootStage(
     { op, inner, request, result, now: engine.now() },
-    { ...scan, nReturned: result?.records.length ?? 0 },
+    { ...scan, nReturned: distinctScan?.values ?? result?.records.length ?? 0 },
   );
   const winningPlan = explained.winningPlan;
   const collator = currentCollator();
@@ -133,7 +160,7 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
       executionSuccess: true,
       nReturned: explained.nReturned,
       executionTimeMillis: millis,
-      totalKeysExamined: result?.keysExamined ?? 0,
+      totalKeysExamined: distinctScan?.values ?? result?.keysExamined ?? 0,
       totalDocsExamined: explained.docsExamined ?? scan.totalDocsExamined,
       executionStages: explained.executionStages,
       ...(verbosity === 'allPlansExecution' ? { allPlansExecution: [] } : {}),

@@ -1,0 +1,72 @@
+/**
+ * explain of distinct as mongod plans it: DISTINCT_SCAN (one seek per distinct value) under
+ * PROJECTION_COVERED when an index answers the query alone, a covered IXSCAN when the index holds
+ * the field but not first, and the command's own checks before any plan.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Engine, type Document } from '../../../../src/engine';
+
+function explainDistinct(engine: Engine, key: string, query?: Document): Document {
+  return engine.runCommand('t', {
+    explain: { distinct: 'c', key, ...(query ? { query } : {}) },
+    verbosity: 'executionStats',
+  });
+}
+
+function stages(plan: Document): string[] {
+  const out: string[] = [];
+  for (let s: Document | undefined = plan; s; s = s.inputStage as Document | undefined) out.push(s.stage as string);
+  return out;
+}
+
+function setup(index: Document): Engine {
+  const engine = new Engine();
+  engine.runCommand('t', {
+    insert: 'c',
+    documents: Array.from({ length: 100 }, (_, i) => ({ a: i % 10, b: i % 7 })),
+  });
+  engine.runCommand('t', { createIndexes: 'c', indexes: [{ key: index, name: 'ix' }] });
+  return engine;
+}
+
+describe('explain: distinct', () => {
+  it('DISTINCT_SCAN under PROJECTION_COVERED: one key per distinct value, no document read', () => {
+    const e = explainDistinct(setup({ a: 1 }), 'a', { a: { $gt: 5 } });
+    assert.deepEqual(stages((e.queryPlanner as Document).winningPlan as Document), [
+      'PROJECTION_COVERED',
+      'DISTINCT_SCAN',
+    ]);
+    const stats = e.executionStats as Document;
+    assert.equal(stats.nReturned, 4);
+    assert.equal(stats.totalKeysExamined, 4);
+    assert.equal(stats.totalDocsExamined, 0);
+  });
+
+  it('a field after an equality-pinned prefix scans distinct too; without the pin it is a COLLSCAN', () => {
+    const engine = setup({ a: 1, b: 1 });
+    const pinned = explainDistinct(engine, 'b', { a: 3 });
+    assert.ok(stages((pinned.queryPlanner as Document).winningPlan as Document).includes('DISTINCT_SCAN'));
+    assert.equal((pinned.executionStats as Document).nReturned, 7);
+    const unpinned = explainDistinct(engine, 'b');
+    assert.deepEqual(stages((unpinned.queryPlanner as Document).winningPlan as Document), ['COLLSCAN']);
+  });
+
+  it('a filter the index bounds do not decide reads the documents: FETCH over IXSCAN', () => {
+    const e = explainDistinct(setup({ a: 1 }), 'b', { a: { $gt: 5 } });
+    assert.deepEqual(stages((e.queryPlanner as Document).winningPlan as Document), ['FETCH', 'IXSCAN']);
+    assert.equal((e.executionStats as Document).totalDocsExamined, 40);
+  });
+
+  it("a key that is not a string fails as the command does; a $db other than explain's is InvalidNamespace", () => {
+    const engine = setup({ a: 1 });
+    assert.throws(
+      () => engine.runCommand('t', { explain: { distinct: 'c', key: {} } }),
+      (e: Error & { codeName?: string }) => e.codeName === 'TypeMismatch',
+    );
+    assert.throws(
+      () => engine.runCommand('t', { explain: { find: 'c', $db: 'other' } }),
+      (e: Error & { codeName?: string }) => e.codeName === 'InvalidNamespace',
+    );
+  });
+});
