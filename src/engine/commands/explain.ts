@@ -15,7 +15,14 @@ import { optionalDocument, optionalNumber, type CommandContext, type CommandHand
 function requestOf(inner: Document): { collection: string; request: QueryRequest } {
   const op = Object.keys(inner)[0];
   const collection = inner[op];
-  if (typeof collection !== 'string') fail('InvalidNamespace', `explain: '${op}' needs a collection name.`);
+  if (typeof collection !== 'string') {
+    // Each command parses its namespace field its own way, and so fails with its own code (mongod's).
+    if (op === 'aggregate')
+      fail('TypeMismatch', "explain: 'aggregate' takes a collection name (or 1 for a collection-less pipeline).");
+    if (op === 'update' || op === 'delete')
+      fail('BadValue', `explain: '${op}' needs a collection name, not ${typeof collection}.`);
+    fail('InvalidNamespace', `explain: '${op}' needs a collection name.`);
+  }
   switch (op) {
     case 'find':
       return {

@@ -69,4 +69,34 @@ describe('explain: distinct', () => {
       (e: Error & { codeName?: string }) => e.codeName === 'InvalidNamespace',
     );
   });
+
+  it("a namespace that is not a name fails with each command's own code: aggregate 14, update/delete 2, others 73", () => {
+    const engine = setup({ a: 1 });
+    const code = (inner: Document) => {
+      try {
+        engine.runCommand('t', { explain: inner });
+      } catch (e) {
+        return (e as Error & { codeName?: string }).codeName;
+      }
+      return 'ok';
+    };
+    assert.equal(code({ aggregate: 5, pipeline: [], cursor: {} }), 'TypeMismatch');
+    assert.equal(code({ update: 5, updates: [{ q: {}, u: {} }] }), 'BadValue');
+    assert.equal(code({ delete: 5, deletes: [{ q: {}, limit: 1 }] }), 'BadValue');
+    assert.equal(code({ find: 5 }), 'InvalidNamespace');
+    assert.equal(code({ count: 5 }), 'InvalidNamespace');
+  });
+
+  it('aggregate: a pipeline element that is not a document is TypeMismatch, before the cursor option is asked for', () => {
+    const engine = setup({ a: 1 });
+    for (const pipeline of [
+      [1, 2],
+      [1, null],
+      [{ $match: {} }, 'x'],
+    ])
+      assert.throws(
+        () => engine.runCommand('t', { aggregate: 'c', pipeline }),
+        (e: Error & { codeName?: string }) => e.codeName === 'TypeMismatch',
+      );
+  });
 });
