@@ -102,6 +102,13 @@ function pushedDown(inner: Document): { filter: Document; rest: unknown[] } {
   return { filter, rest: pipeline.slice(i) };
 }
 
+/** Whether a pipeline ends in a stage that writes a collection ($out, $merge). */
+function writesOut(pipeline: unknown): boolean {
+  if (!Array.isArray(pipeline) || pipeline.length === 0) return false;
+  const last = pipeline[pipeline.length - 1];
+  return isPlainObject(last) && ('$out' in last || '$merge' in last);
+}
+
 /**
  * The projection explain shows for the command: find's own; distinct keeps its one field, which an
  * index answering the filter covers (no document read).
@@ -123,6 +130,11 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
     fail(
       'InvalidNamespace',
       `Mismatched $db in explain command: expected ${dbName}, got ${String(inner.$db)}. Run explain on the database the command reads.`,
+    );
+  if (Object.keys(inner)[0] === 'aggregate' && inner.writeConcern !== undefined && writesOut(inner.pipeline))
+    fail(
+      'FailedToParse',
+      'An explained aggregate writes nothing, so it takes no writeConcern: drop writeConcern, or run the $out/$merge pipeline without explain.',
     );
   // mongod's default verbosity is allPlansExecution.
   const verbosity = cmd.verbosity ?? 'allPlansExecution';

@@ -99,4 +99,21 @@ describe('explain: distinct', () => {
         (e: Error & { codeName?: string }) => e.codeName === 'TypeMismatch',
       );
   });
+
+  it('an explained $out or $merge pipeline takes no writeConcern (it writes nothing); without one it explains', () => {
+    const engine = setup({ a: 1 });
+    assert.throws(
+      () =>
+        engine.runCommand('t', {
+          explain: { aggregate: 'c', pipeline: [{ $out: 'o' }], cursor: {}, writeConcern: { w: 1 } },
+        }),
+      (e: Error & { codeName?: string }) => e.codeName === 'FailedToParse',
+    );
+    assert.throws(() =>
+      engine.runCommand('t', { aggregate: 'c', pipeline: [{ $out: 'o' }], explain: true, writeConcern: { w: 1 } }),
+    );
+    assert.equal(engine.runCommand('t', { aggregate: 'c', pipeline: [{ $out: 'o' }], explain: true }).ok, 1);
+    const listed = engine.runCommand('t', { listCollections: 1, filter: { name: 'o' } }).cursor as Document;
+    assert.equal((listed.firstBatch as Document[]).length, 0);
+  });
 });
