@@ -76,8 +76,10 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
           hint: inner.hint,
         },
       };
-    case 'aggregate':
-      return { collection, request: { filter: pushedDown(inner).filter } };
+    case 'aggregate': {
+      const { filter, sort } = pushedDown(inner);
+      return { collection, request: { filter, ...(sort ? { sort } : {}) } };
+    }
   }
   fail(
     'CommandNotFound',
@@ -86,10 +88,11 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
 }
 
 /**
- * The part of a pipeline the query layer runs (its leading $match stages, one filter) and the
- * stages left for the aggregation framework, which explain lists under `stages`.
+ * The part of a pipeline the query layer runs (its leading $match stages, one filter, and a $sort
+ * right after them, which an index may provide) and the stages left for the aggregation
+ * framework, which explain lists under `stages`.
  */
-function pushedDown(inner: Document): { filter: Document; rest: unknown[] } {
+function pushedDown(inner: Document): { filter: Document; sort?: Document; rest: unknown[] } {
   const pipeline: unknown[] = Array.isArray(inner.pipeline) ? inner.pipeline : [];
   const matches: Document[] = [];
   let i = 0;
@@ -99,6 +102,13 @@ function pushedDown(inner: Document): { filter: Document; rest: unknown[] } {
     matches.push(stage.$match);
   }
   const filter = matches.length === 0 ? {} : matches.length === 1 ? matches[0] : { $and: matches };
+  const next = pipeline[i];
+  const plainSort =
+    isPlainObject(next) &&
+    Object.keys(next).length === 1 &&
+    isPlainObject(next.$sort) &&
+    Object.values(next.$sort).every((d) => d === 1 || d === -1);
+  if (plainSort) return { filter, sort: next.$sort as Document, rest: pipeline.slice(i + 1) };
   return { filter, rest: pipeline.slice(i) };
 }
 

@@ -116,4 +116,19 @@ describe('explain: distinct', () => {
     const listed = engine.runCommand('t', { listCollections: 1, filter: { name: 'o' } }).cursor as Document;
     assert.equal((listed.firstBatch as Document[]).length, 0);
   });
+
+  it('aggregate: a $sort right after the leading $match stages runs in the query layer (no $sort stage left)', () => {
+    const engine = setup({ a: 1 });
+    const pushed = engine.runCommand('t', {
+      explain: { aggregate: 'c', pipeline: [{ $match: { a: { $gt: 2 } } }, { $sort: { a: -1 } }], cursor: {} },
+      verbosity: 'queryPlanner',
+    });
+    assert.equal(pushed.stages, undefined);
+    assert.deepEqual(stages((pushed.queryPlanner as Document).winningPlan as Document), ['FETCH', 'IXSCAN']);
+    const kept = engine.runCommand('t', {
+      explain: { aggregate: 'c', pipeline: [{ $project: { a: 1 } }, { $sort: { a: -1 } }], cursor: {} },
+      verbosity: 'queryPlanner',
+    });
+    assert.ok((kept.stages as Document[]).some((s) => '$sort' in s));
+  });
 });
