@@ -131,4 +131,22 @@ describe('explain: distinct', () => {
     });
     assert.ok((kept.stages as Document[]).some((s) => '$sort' in s));
   });
+
+  it('$_internalInhibitOptimization passes documents through and keeps a later $sort out of the query layer', () => {
+    const engine = setup({ a: 1 });
+    const pipeline = [{ $_internalInhibitOptimization: {} }, { $sort: { a: -1 } }, { $limit: 1 }];
+    const reply = engine.runCommand('t', { aggregate: 'c', pipeline, cursor: {} });
+    assert.deepEqual(
+      ((reply.cursor as Document).firstBatch as Document[]).map((d) => d.a),
+      [9],
+    );
+    const explained = engine.runCommand('t', {
+      explain: { aggregate: 'c', pipeline, cursor: {} },
+      verbosity: 'queryPlanner',
+    });
+    assert.ok((explained.stages as Document[]).some((s) => '$sort' in s));
+    assert.throws(() =>
+      engine.runCommand('t', { aggregate: 'c', pipeline: [{ $_internalInhibitOptimization: 1 }], cursor: {} }),
+    );
+  });
 });
