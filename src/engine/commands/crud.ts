@@ -570,6 +570,9 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
       'Collection-less aggregation ({aggregate: 1}) needs a first stage that makes documents ($documents, $currentOp, $listLocalSessions): otherwise aggregate over a collection.',
     );
   const pipeline = requireArray(cmd, 'pipeline') as Document[];
+  // Parsed before the cursor option, as mongod does: a stage that is not a document is TypeMismatch.
+  if (pipeline.some((stage) => !isPlainObject(stage)))
+    fail('TypeMismatch', "Each element of the 'pipeline' array must be an object, e.g. {$match: {...}}.");
   if (cmd.explain) fail('InvalidOptions', 'Use the explain command: {explain: {aggregate: ...}}.');
   const cursorOpt = optionalDocument(cmd, 'cursor');
   if (!cursorOpt)

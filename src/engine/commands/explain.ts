@@ -3,18 +3,27 @@ import { currentCollator } from '../collation/active';
 import { collationDocument } from '../collation/spec';
 import { EMULATED_VERSIONS } from './admin';
 import { fail } from '../errors';
-import { executeQuery, type QueryRequest } from '../query/executor';
+import { executeQuery, type QueryRequest, type QueryResult } from '../query/executor';
 import { compileFilter } from '../query/matcher';
+import { setField } from '../values/fields';
 import { isPlainObject, type Document } from '../values/types';
 import { crudCommands } from './crud';
-import { explainFind } from './explain-plan';
+import { explainDistinctScan } from './explain-distinct';
+import { explainFind, isCoveredPlan } from './explain-plan';
 import { withRootStage } from './explain-root';
 import { optionalDocument, optionalNumber, type CommandContext, type CommandHandler } from './context';
 
 function requestOf(inner: Document): { collection: string; request: QueryRequest } {
   const op = Object.keys(inner)[0];
   const collection = inner[op];
-  if (typeof collection !== 'string') fail('InvalidNamespace', `explain: '${op}' needs a collection name.`);
+  if (typeof collection !== 'string') {
+    // Each command parses its namespace field its own way, and so fails with its own code (mongod's).
+    if (op === 'aggregate')
+      fail('TypeMismatch', "explain: 'aggregate' takes a collection name (or 1 for a collection-less pipeline).");
+    if (op === 'update' || op === 'delete')
+      fail('BadValue', `explain: '${op}' needs a collection name, not ${typeof collection}.`);
+    fail('InvalidNamespace', `explain: '${op}' needs a collection name.`);
+  }
   switch (op) {
     case 'find':
       return {
@@ -41,6 +50,9 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
         },
       };
     case 'distinct':
+      // The same checks as the command itself: explain parses what it would run.
+      if (typeof inner.key !== 'string')
+        fail('TypeMismatch', 'distinct needs a field name: {distinct: "c", key: "field"}.');
       return { collection, request: { filter: optionalDocument(inner, 'query') } };
     case 'delete':
     case 'update': {
@@ -65,8 +77,10 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
           hint: inner.hint,
         },
       };
-    case 'aggregate':
-      return { collection, request: { filter: pushedDown(inner).filter } };
+    case 'aggregate': {
+      const { filter, sort } = pushedDown(inner);
+      return { collection, request: { filter, ...(sort ? { sort } : {}) } };
+    }
   }
   fail(
     'CommandNotFound',
@@ -75,10 +89,11 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
 }
 
 /**
- * The part of a pipeline the query layer runs (its leading $match stages, one filter) and the
- * stages left for the aggregation framework, which explain lists under `stages`.
+ * The part of a pipeline the query layer runs (its leading $match stages, one filter, and a $sort
+ * right after them, which an index may provide) and the stages left for the aggregation
+ * framework, which explain lists under `stages`.
  */
-function pushedDown(inner: Document): { filter: Document; rest: unknown[] } {
+function pushedDown(inner: Document): { filter: Document; sort?: Document; rest: unknown[] } {
   const pipeline: unknown[] = Array.isArray(inner.pipeline) ? inner.pipeline : [];
   const matches: Document[] = [];
   let i = 0;
@@ -88,13 +103,50 @@ function pushedDown(inner: Document): { filter: Document; rest: unknown[] } {
     matches.push(stage.$match);
   }
   const filter = matches.length === 0 ? {} : matches.length === 1 ? matches[0] : { $and: matches };
+  const next = pipeline[i];
+  const plainSort =
+    isPlainObject(next) &&
+    Object.keys(next).length === 1 &&
+    isPlainObject(next.$sort) &&
+    Object.values(next.$sort).every((d) => d === 1 || d === -1);
+  if (plainSort) return { filter, sort: next.$sort as Document, rest: pipeline.slice(i + 1) };
   return { filter, rest: pipeline.slice(i) };
+}
+
+/** Whether a pipeline ends in a stage that writes a collection ($out, $merge). */
+function writesOut(pipeline: unknown): boolean {
+  if (!Array.isArray(pipeline) || pipeline.length === 0) return false;
+  const last = pipeline[pipeline.length - 1];
+  return isPlainObject(last) && ('$out' in last || '$merge' in last);
+}
+
+/**
+ * The projection explain shows for the command: find's own; distinct keeps its one field, which an
+ * index answering the filter covers (no document read).
+ */
+function projectionOf(op: string, inner: Document, result: QueryResult, request: QueryRequest): Document | undefined {
+  if (op === 'find') return optionalDocument(inner, 'projection');
+  if (op !== 'distinct' || result.plan.kind !== 'IXSCAN') return undefined;
+  const projection: Document = { _id: 0 };
+  setField(projection, inner.key as string, 1);
+  return isCoveredPlan(result.plan, request, projection) ? projection : undefined;
 }
 
 function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const inner = cmd.explain;
   if (!isPlainObject(inner))
     fail('TypeMismatch', 'explain takes a command document: {explain: {find: "c", filter: {...}}}.');
+  // The explained command runs on explain's own database: naming another is refused, as on mongod.
+  if (inner.$db !== undefined && inner.$db !== dbName)
+    fail(
+      'InvalidNamespace',
+      `Mismatched $db in explain command: expected ${dbName}, got ${String(inner.$db)}. Run explain on the database the command reads.`,
+    );
+  if (Object.keys(inner)[0] === 'aggregate' && inner.writeConcern !== undefined && writesOut(inner.pipeline))
+    fail(
+      'FailedToParse',
+      'An explained aggregate writes nothing, so it takes no writeConcern: drop writeConcern, or run the $out/$merge pipeline without explain.',
+    );
   // mongod's default verbosity is allPlansExecution.
   const verbosity = cmd.verbosity ?? 'allPlansExecution';
   const { collection, request } = requestOf(inner);
@@ -107,12 +159,16 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const result = coll ? executeQuery(coll, request) : undefined;
   const millis = Number((process.hrtime.bigint() - started) / 1000000n);
   // A missing collection (or database) is an EOF plan that returns nothing, with its stats.
+  const distinctScan =
+    coll && result && op === 'distinct' ? explainDistinctScan(coll, inner.key as string, request) : undefined;
   const scan = !result
     ? { winningPlan: { stage: 'EOF' }, executionStages: { stage: 'EOF', nReturned: 0 }, totalDocsExamined: 0 }
-    : explainFind(result, request, op === 'find' ? optionalDocument(inner, 'projection') : undefined);
+    : distinctScan
+      ? { ...distinctScan, totalDocsExamined: 0 }
+      : explainFind(result, request, projectionOf(op, inner, result, request));
   const explained = withRootStage(
     { op, inner, request, result, now: engine.now() },
-    { ...scan, nReturned: result?.records.length ?? 0 },
+    { ...scan, nReturned: distinctScan?.values ?? result?.records.length ?? 0 },
   );
   const winningPlan = explained.winningPlan;
   const collator = currentCollator();
@@ -136,7 +192,7 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
       executionSuccess: true,
       nReturned: explained.nReturned,
       executionTimeMillis: millis,
-      totalKeysExamined: result?.keysExamined ?? 0,
+      totalKeysExamined: distinctScan?.values ?? result?.keysExamined ?? 0,
       totalDocsExamined: explained.docsExamined ?? scan.totalDocsExamined,
       executionStages: explained.executionStages,
       ...(verbosity === 'allPlansExecution' ? { allPlansExecution: [] } : {}),

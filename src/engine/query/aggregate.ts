@@ -256,6 +256,15 @@ const parseSkip: StageParser = (spec, _env, name) => {
   };
 };
 
+/**
+ * mongod's $_internalInhibitOptimization: passes documents through unchanged, and keeps the stages
+ * after it from being pushed into the query layer (explain shows them as pipeline stages).
+ */
+const parseInhibitOptimization: StageParser = (spec, _env, name) => {
+  if (!isPlainObject(spec)) fail(9, `${name} takes an empty object: {${name}: {}}.`);
+  return (input) => input;
+};
+
 const parseSort: StageParser = (spec) => {
   if (!isPlainObject(spec)) fail(15973, 'the $sort key specification must be an object');
   if (Object.keys(spec).length === 0) fail(15976, '$sort stage must have at least one sort key');
@@ -787,6 +796,7 @@ const STAGES: Readonly<Record<string, StageParser>> = {
   $sort: parseSort,
   $limit: parseLimit,
   $skip: parseSkip,
+  $_internalInhibitOptimization: parseInhibitOptimization,
   $group: parseGroup,
   $count: parseCount,
   $unwind: parseUnwind,
