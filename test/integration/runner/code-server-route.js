@@ -34,7 +34,8 @@ const NOISE = [
 // The suite's closing line ("integration: N passed, N failed, N skipped") is relayed bare so
 // that tools reading a run's last lines see it.
 const SUMMARY = /^\w+: \d+ passed, \d+ failed(, \d+ skipped)?$/;
-const SCREENSHOT = /\[screenshot:([\w.-]+\.png)\]/;
+// `[screenshot:name.png]`, optionally followed by what to crop to: {"selector": CSS, "pad": px, "within": CSS}.
+const SCREENSHOT = /\[screenshot:([\w.-]+\.png)\](?: (\{.*\}))?/;
 
 let summary; // the last closing line the suite printed
 
@@ -246,7 +247,8 @@ async function runInCodeServer(options) {
         warnedNoShotDir = true;
         return;
       }
-      shots = shots.then(() => takeScreenshot(page, path.join(screenshotDir, shot[1])));
+      const crop = shot[2] ? JSON.parse(shot[2]) : undefined;
+      shots = shots.then(() => takeScreenshot(page, path.join(screenshotDir, shot[1]), crop));
     });
     await page.exposeFunction('codeAutomationExit', async (code) => {
       await shots;
@@ -322,10 +324,41 @@ async function report(outcome) {
   return code;
 }
 
-async function takeScreenshot(page, file) {
+/**
+ * The page's box around every shown element `selector` finds, widened by `pad` pixels and kept
+ * inside the box of `within` (a selector; default the viewport); undefined when none is shown.
+ */
+function cropBox(selector, pad, within) {
+  const boxes = [...document.querySelectorAll(selector)]
+    .filter((e) => e.offsetParent !== null || getComputedStyle(e).position === 'fixed')
+    .map((e) => e.getBoundingClientRect())
+    .filter((r) => r.width > 0 && r.height > 0);
+  if (boxes.length === 0) return undefined;
+  // Rows of a list drawn over the editor (a notebook's) reach across the window: keep them inside `within`.
+  const limit = (within && document.querySelector(within)?.getBoundingClientRect()) || {
+    left: 0,
+    top: 0,
+    right: window.innerWidth,
+    bottom: window.innerHeight,
+  };
+  const x = Math.max(limit.left, Math.min(...boxes.map((r) => r.left)) - pad);
+  const y = Math.max(limit.top, Math.min(...boxes.map((r) => r.top)) - pad);
+  const right = Math.min(limit.right, Math.max(...boxes.map((r) => r.right)) + pad);
+  const bottom = Math.min(limit.bottom, Math.max(...boxes.map((r) => r.bottom)) + pad);
+  return { x: Math.floor(x), y: Math.floor(y), width: Math.ceil(right - x), height: Math.ceil(bottom - y) };
+}
+
+async function takeScreenshot(page, file, crop) {
   try {
     await sleep(300); // let the last UI change paint
-    const png = await page.screenshot({ type: 'png' });
+    let clip;
+    if (crop?.selector) {
+      clip = await page.evaluate(
+        `(${cropBox.toString()})(${JSON.stringify(crop.selector)}, ${Number(crop.pad) || 0}, ${JSON.stringify(crop.within ?? '')})`,
+      );
+      if (!clip) throw new Error(`nothing shown matches ${crop.selector}`);
+    }
+    const png = await page.screenshot({ type: 'png', ...(clip ? { clip } : {}) });
     const tmp = `${file}.partial`;
     fs.writeFileSync(tmp, png);
     fs.renameSync(tmp, file); // the test waits for this file; it must appear whole

@@ -1,7 +1,9 @@
 // Issue 19, first run, in the real VS Code host: the walkthrough opens from the palette, the
 // Databases view's empty state is what a new engine shows (screenshots for docs/ when the runner
 // is given TTL_WORKBENCH_SCREENSHOT_DIR=docs/firstrun), its buttons' commands work, and a TTL
-// quick fix applied from the lightbulb reports itself for the walkthrough's step. This host runs
+// quick fix applied from the lightbulb reports itself for the walkthrough's step. Each step's real
+// action also takes that step's image, cropped (walkthrough-<step>.png): scripts/walkthrough-screenshots.js
+// keeps them in media/walkthrough/. This host runs
 // trusted (the runner passes --disable-workspace-trust); Restricted Mode is not covered here.
 import * as assert from 'node:assert/strict';
 import { suite, suiteSetup, test } from 'mocha';
@@ -24,7 +26,7 @@ const STEP = 'button.getting-started-step';
  * there go through the workbench, which is what a walkthrough's onCommand completion listens to
  * (an extension's own executeCommand stays in the extension host).
  */
-async function fromPalette(title: string, then: UiStep[]): Promise<void> {
+async function fromPalette(title: string, then: UiStep[], andThen?: () => Promise<void>): Promise<void> {
   try {
     await vscode.commands.executeCommand('workbench.action.showCommands');
     const palette = await driveUi([{ waitForInput: '' }, { type: title }, { waitForShown: PALETTE_ROWS, text: title }]);
@@ -33,11 +35,25 @@ async function fromPalette(title: string, then: UiStep[]): Promise<void> {
       `${title} comes first: ${JSON.stringify(palette!.items.slice(0, 3))}`,
     );
     await driveUi([{ press: 'Enter' }, ...then]);
+    await andThen?.();
   } finally {
     await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
   }
 }
 const PALETTE_ROWS = '.quick-input-widget .quick-input-list .monaco-list-row';
+/**
+ * The walkthrough's step images (media/walkthrough/, retaken by scripts/walkthrough-screenshots.js):
+ * each cropped to what its step shows.
+ */
+const CROP = {
+  view: { selector: '.part.sidebar .composite.title, .part.sidebar .monaco-list-row', pad: 4 },
+  welcome: { selector: '.part.sidebar .composite.title, .part.sidebar .welcome-view-content', pad: 4 },
+  quickInput: { selector: '.quick-input-widget', pad: 4 },
+  // The example's first code cell, with its Apply to engine CodeLens (every KB counts in the .vsix).
+  playground: { selector: '.notebookOverlay .monaco-list-row[data-index="1"]', pad: 2, within: '.part.editor' },
+  quickFix: { selector: '.part.panel .monaco-list-row', pad: 2 },
+  statusBar: { selector: '.part.statusbar .left-items', pad: 0 },
+};
 let api: TTLWorkbenchApi;
 
 interface Result {
@@ -73,6 +89,7 @@ suite('Issue 19: first run', () => {
       'Open Example Playgrounds',
     ]);
     await screenshot('screenshot-empty-state.png', 1500);
+    await screenshot('walkthrough-empty-state.png', 300, CROP.welcome);
   });
 
   test('Issue 19: the welcome buttons New Playground Notebook and Open Example Playgrounds open notebooks (the example picked in its picker)', async function () {
@@ -96,6 +113,9 @@ suite('Issue 19: first run', () => {
     const example = await until('the example opens', () => playgrounds().find((n) => !before.has(n)));
     assert.equal(example.uri.scheme, 'untitled', 'an untitled copy: the shipped file stays as it is');
     assert.ok(example.cellCount > 1, `the example's cells: ${example.cellCount}`);
+    await vscode.window.showNotebookDocument(example);
+    await driveUi([{ waitForShown: '.notebookOverlay .monaco-list-row' }]);
+    await screenshot('walkthrough-playground.png', 2000, CROP.playground);
     // Untitled notebooks with cells ask to be saved when closed: revert them instead.
     for (const nb of [example, fresh]) {
       await vscode.window.showNotebookDocument(nb);
@@ -130,32 +150,48 @@ suite('Issue 19: first run', () => {
     });
     assert.equal(roots[0].type, 'engine');
     await driveUi([{ waitForHidden: WELCOME }]);
+    // Open the rows down to app.sessions' indexes, as a user would with the keyboard (the click on
+    // the engine's row folds it).
+    await driveUi([
+      { click: '.part.sidebar .monaco-list-row' },
+      { press: 'ArrowRight' },
+      { press: 'ArrowDown' },
+      { press: 'ArrowDown' },
+      { press: 'ArrowRight' },
+      { press: 'ArrowDown' },
+      { press: 'ArrowRight' },
+    ]);
+    await screenshot('walkthrough-insert-sample.png', 1500, CROP.view);
   });
 
   test('Issue 19: Create TTL Index and Advance Clock from the command palette, answered in their boxes, do their work', async function () {
     if (!canDriveUi()) this.skip();
-    await fromPalette('TTL Workbench: Create TTL Index', [
-      { waitForInput: 'Pick a collection' },
-      { press: 'Enter' },
-      { waitForInput: 'Create TTL Index on app.sessions' },
-      { type: 'lastModifiedDate' },
-      { press: 'Enter' },
-      { waitForInput: 'step 2/3' },
-      { press: 'Enter' },
-      { waitForInput: 'step 3/3' },
-      { press: 'Enter' },
-      { waitForClosed: true },
-    ]);
+    await fromPalette(
+      'TTL Workbench: Create TTL Index',
+      [
+        { waitForInput: 'Pick a collection' },
+        { press: 'Enter' },
+        { waitForInput: 'Create TTL Index on app.sessions' },
+        { type: 'lastModifiedDate' },
+        { press: 'Enter' },
+        { waitForInput: 'step 2/3' },
+        { press: 'Enter' },
+        { waitForInput: 'step 3/3' },
+      ],
+      async () => {
+        await screenshot('walkthrough-ttl-index.png', 800, CROP.quickInput);
+        await driveUi([{ press: 'Enter' }, { waitForClosed: true }]);
+      },
+    );
     const index = await until('the TTL index on lastModifiedDate', async () =>
       (await api.backend.listIndexes('app', 'sessions')).find((i) => i.name === 'lastModifiedDate_1'),
     );
     assert.equal(Number(index.spec.expireAfterSeconds), 3600);
     const before = (await api.backend.clock()).now.getTime();
-    await fromPalette('TTL Workbench: Advance Clock', [
-      { waitForInput: 'Advance the virtual clock' },
-      { press: 'Enter' },
-      { waitForClosed: true },
-    ]);
+    await fromPalette('TTL Workbench: Advance Clock', [{ waitForInput: 'Advance the virtual clock' }], async () => {
+      await screenshot('walkthrough-clock.png', 800, CROP.quickInput);
+      await driveUi([{ press: 'Enter' }, { waitForClosed: true }]);
+    });
     await until('the clock moved', async () => ((await api.backend.clock()).now.getTime() > before ? true : undefined));
   });
 
@@ -167,6 +203,7 @@ suite('Issue 19: first run', () => {
       await fromPalette('TTL Workbench: Start Local Endpoint', []);
       const endpoint = await until('the endpoint listens', () => api.localEndpoint());
       assert.match(endpoint.uri, /^mongodb:\/\/127\.0\.0\.1:\d+/);
+      await screenshot('walkthrough-endpoint.png', 1500, CROP.statusBar);
     } finally {
       await vscode.commands.executeCommand('ttlWorkbench.stopLocalEndpoint', { quiet: true });
       await config.update('localEndpoint.port', undefined, vscode.ConfigurationTarget.Global);
@@ -192,6 +229,13 @@ suite('Issue 19: first run', () => {
       vscode.languages.getDiagnostics(doc.uri).find((x) => String((x.code as { value?: string })?.value) === 'TTL006'),
     );
     assert.match(d.message, /create \{createdAt: 1\} with expireAfterSeconds \(createdAt is named like a date field\)/);
+    if (canDriveUi()) {
+      // The problem in the Problems panel, for the walkthrough's step.
+      await vscode.commands.executeCommand('workbench.actions.view.problems');
+      await driveUi([{ waitForShown: '.part.panel .monaco-list-row', text: 'TTL006' }]);
+      await screenshot('walkthrough-quick-fix.png', 1500, CROP.quickFix);
+      await vscode.commands.executeCommand('workbench.action.closePanel');
+    }
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
       'vscode.executeCodeActionProvider',
       doc.uri,

@@ -42,18 +42,19 @@ export function run(): Promise<void> {
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Asks the runner for a screenshot of the whole workbench (1280x800), saved as `name` (for
- * example 'screenshot-tree.png') in the runner's screenshot directory, and waits until the file
- * is written. Waits `settleMs` first so the last UI change has rendered. Resolves with the file's
- * path, or undefined where the route cannot take screenshots (desktop VS Code through
- * @vscode/test-electron).
+ * Asks the runner for a screenshot of the whole workbench (1280x800), or of the part `crop`
+ * names, saved as `name` (for example 'screenshot-tree.png') in the runner's screenshot
+ * directory, and waits until the file is written. Waits `settleMs` first so the last UI change
+ * has rendered. Resolves with the file's path, or undefined where the route cannot take
+ * screenshots (desktop VS Code through @vscode/test-electron).
  */
-export async function screenshot(name: string, settleMs = 1000): Promise<string | undefined> {
+export async function screenshot(name: string, settleMs = 1000, crop?: ScreenshotCrop): Promise<string | undefined> {
   if (!/^[\w.-]+\.png$/.test(name)) throw new Error(`a screenshot name looks like "name.png", not "${name}"`);
   await delay(settleMs);
   const dir = process.env.TTL_WORKBENCH_IT_SCREENSHOT_DIR;
   const askedAt = Date.now();
-  console.log(`[screenshot:${name}]`); // the runner watches the host's console for this
+  // The runner watches the host's console for this.
+  console.log(`[screenshot:${name}]${crop ? ` ${JSON.stringify(crop)}` : ''}`);
   if (!dir) return undefined;
   const file = path.join(dir, name);
   while (Date.now() - askedAt < 20_000) {
@@ -65,6 +66,16 @@ export async function screenshot(name: string, settleMs = 1000): Promise<string 
     await delay(100);
   }
   throw new Error(`the runner did not save ${file} within 20 s`);
+}
+
+/**
+ * Crops a screenshot to the box around every shown element `selector` finds, `pad` pixels wider,
+ * kept inside the box of the element `within` finds (default: the window).
+ */
+export interface ScreenshotCrop {
+  selector: string;
+  pad?: number;
+  within?: string;
 }
 
 /** One step of a UI request (see test/integration/runner/ui-driver.js). */
