@@ -5,6 +5,7 @@
  */
 import { calculateObjectSize, Long } from 'bson';
 import type { Collection } from '../catalog/collection';
+import { validateCollectionName } from '../catalog/namespaces';
 import { DEFAULT_FIRST_BATCH, takeBatch } from '../catalog/cursors';
 import { checkUpdatedSize, MAX_BSON_OBJECT_SIZE, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
@@ -74,6 +75,8 @@ function insert({ engine, dbName }: CommandContext, cmd: Document): Document {
   checkBatchSize(documents);
   const ordered = optionalBool(cmd, 'ordered') ?? true;
   refuseView(engine, dbName, name);
+  // The namespace is the command's: a bad name fails it whole, before any document.
+  if (!engine.getCollection(dbName, name)) validateCollectionName(dbName, name);
   // mongod checks each document before it writes it and creates the collection inside the first
   // write: a batch whose documents are all refused leaves no collection behind.
   let collection: Collection | undefined;
