@@ -251,3 +251,11 @@ describe('filemd5 command', () => {
     expectError(() => engine.runCommand('test', { filemd5: 3 }), 50849);
   });
 });
+
+describe('filemd5 without a chunks collection', () => {
+  it('answers an empty file (no chunks, the MD5 of nothing)', () => {
+    const reply = fresh().runCommand('test', { filemd5: 1, root: 'none' });
+    assert.equal(reply.numChunks, 0);
+    assert.equal(reply.md5, createHash('md5').digest('hex'));
+  });
+});
