@@ -41,6 +41,9 @@ export interface CollectionOptions {
   pipeline?: Document[];
   /** The default collation of the collection or view, as listCollections shows it; absent: "simple". */
   collation?: Document;
+  /** create's per-storage-engine settings, kept and listed as given. */
+  storageEngine?: Document;
+  indexOptionDefaults?: Document;
 }
 
 /**

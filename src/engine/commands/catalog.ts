@@ -15,6 +15,7 @@ import { validateCollectionName } from '../catalog/namespaces';
 import { engineCatalog } from './pipeline-catalog';
 import { checkViewDefinition, parseViewOptions, refuseView } from './views';
 import { filterMayListViews, removeViewDefinition, requireValidViews, storeViewDefinition } from './system-views';
+import { parseIndexOptionDefaults, parseStorageEngineOptions } from './storage-engine-options';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import { collectionNameOf, optionalBool, optionalDocument, type CommandContext, type CommandHandler } from './context';
 
@@ -60,6 +61,10 @@ function create({ engine, dbName }: CommandContext, cmd: Document): Document {
     ...parseValidationOptions(cmd, 'create', dbName, name),
     ...defaultCollationOption(cmd.collation),
   };
+  if (cmd.storageEngine !== undefined)
+    options.storageEngine = parseStorageEngineOptions('create.storageEngine', cmd.storageEngine);
+  if (cmd.indexOptionDefaults !== undefined)
+    options.indexOptionDefaults = parseIndexOptionDefaults(cmd.indexOptionDefaults);
   const capped = optionalBool(cmd, 'capped') ?? false;
   if (capped) {
     if (!isNumeric(cmd.size))
@@ -273,6 +278,8 @@ function optionsDocumentOf(o: CollectionOptions): Document {
     out.viewOn = o.viewOn;
     out.pipeline = o.pipeline ?? [];
   }
+  if (o.storageEngine !== undefined) out.storageEngine = o.storageEngine;
+  if (o.indexOptionDefaults !== undefined) out.indexOptionDefaults = o.indexOptionDefaults;
   if (o.validator && Object.keys(o.validator).length > 0) out.validator = o.validator;
   if (o.validationLevel !== undefined) out.validationLevel = o.validationLevel;
   if (o.validationAction !== undefined) out.validationAction = o.validationAction;

@@ -17,6 +17,7 @@ import { crudCommands } from './crud';
 import { currentOpCommands } from './current-op';
 import { dataSizeCommands } from './data-size';
 import { dbHashCommands } from './db-hash';
+import { fileMd5Commands } from './file-md5';
 import { hostInfoCommands } from './host-info';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
@@ -32,6 +33,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...hostInfoCommands,
   ...dbHashCommands,
   ...dataSizeCommands,
+  ...fileMd5Commands,
   listCommands,
   ...catalogCommands,
   ...cappedConvertCommands,

@@ -2,7 +2,7 @@
 import { fail } from '../errors';
 import { BTreeIndex } from '../indexes/btree-index';
 import { recordIndexBuilt } from '../indexes/usage';
-import { compareSpecs, conflictError, normalizeIndexSpec } from '../indexes/index-spec';
+import { compareSpecs, conflictError, normalizeIndexSpec, withoutUnknownIndexOptions } from '../indexes/index-spec';
 import { formatKeyPattern } from '../indexes/key-pattern';
 import { compileFilter } from '../query/matcher';
 import { valuesAtPath } from '../query/stages/shared';
@@ -21,12 +21,29 @@ import {
   type TTLCollectionFacts,
 } from '../ttl/validation';
 import { collectionNameOf, optionalDocument, requireArray, type CommandContext, type CommandHandler } from './context';
+import { isGenericArgument } from './known-fields';
 import { refuseView } from './views';
 
 export const MAX_INDEXES = 64;
 
+/** createIndexes' own fields (mongod 8.0 parses the command strictly: anything else is 40415). */
+const CREATE_INDEXES_FIELDS = new Set([
+  'createIndexes',
+  'indexes',
+  'commitQuorum',
+  'ignoreUnknownIndexOptions',
+  'isTimeseriesNamespace',
+  'collectionUUID',
+]);
+
 function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'createIndexes');
+  for (const field of Object.keys(cmd))
+    if (!CREATE_INDEXES_FIELDS.has(field) && !isGenericArgument(field))
+      fail(
+        40415,
+        `BSON field 'createIndexes.${field}' is an unknown field. Index options go inside each spec of 'indexes'.`,
+      );
   refuseView(engine, dbName, name, 'a view has no indexes of its own; index the collection it reads');
   const specs = requireArray(cmd, 'indexes');
   if (specs.length === 0)
@@ -34,10 +51,16 @@ function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Docum
       'BadValue',
       'Must specify at least one index to create: {createIndexes: "c", indexes: [{key: {t: 1}, name: "t_1"}]}.',
     );
+  const ignoreUnknown = cmd.ignoreUnknownIndexOptions;
+  if (ignoreUnknown !== undefined && typeof ignoreUnknown !== 'boolean')
+    fail(
+      'TypeMismatch',
+      "BSON field 'createIndexes.ignoreUnknownIndexOptions' is the wrong type, expected type 'bool': pass true or false.",
+    );
   // Validate every spec before creating anything: one bad spec creates nothing (mongod does the same).
   const existing = engine.getCollection(dbName, name);
   const normalized = specs.map((s) => {
-    const n = normalizeIndexSpec(s);
+    const n = normalizeIndexSpec(ignoreUnknown === true ? withoutUnknownIndexOptions(s) : s);
     // An index without a collation of its own takes the collection's default (a v1 index cannot hold one).
     if (!n.collationGiven && existing?.options.collation && n.spec.v !== 1)
       n.spec.collation = existing.options.collation;

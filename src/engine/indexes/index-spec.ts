@@ -37,6 +37,17 @@ const ALLOWED_FIELDS = new Set([
   'prepareUnique',
 ]);
 
+/**
+ * The spec without the fields no index takes: createIndexes' `ignoreUnknownIndexOptions: true`
+ * drops them (and lists the index without them) instead of refusing the spec.
+ */
+export function withoutUnknownIndexOptions(input: unknown): unknown {
+  if (!isPlainObject(input)) return input;
+  const out: Document = {};
+  for (const field of Object.keys(input)) if (ALLOWED_FIELDS.has(field)) out[field] = input[field];
+  return out;
+}
+
 /** Options that make two indexes on the same key different indexes (mongod's identifying options). */
 const IDENTIFYING = ['collation', 'partialFilterExpression', 'wildcardProjection', 'unique', 'sparse'] as const;
 

@@ -18,6 +18,7 @@ import { compileRegex } from '../query/regex/compile';
 import { compareStrings, compareUnder, compareValues } from '../values/compare';
 import { toDouble } from '../values/numbers';
 import { bsonTypeOf, isNumeric, isPlainObject, type BsonTypeName, type Document } from '../values/types';
+import { parseEncrypt, parseEncryptMetadata } from './json-schema-encrypt';
 import { JSON_SCHEMA_KEYWORDS, REFUSED_JSON_SCHEMA_KEYWORDS } from './supported';
 
 export interface CompiledSchema {
@@ -107,10 +108,6 @@ function parseSchema(schema: Document, isRoot: boolean): Schema {
       throw parseError(
         `$jsonSchema keyword '${key}' is not currently supported: MongoDB's $jsonSchema has no '${key}'; inline the subschema instead.`,
       );
-    if (key === 'encrypt' || key === 'encryptMetadata')
-      throw parseError(
-        `$jsonSchema keyword '${key}' (client-side field level encryption) is not supported by the TTL Workbench engine.`,
-      );
     if (!JSON_SCHEMA_KEYWORDS.includes(key)) throw parseError(`Unknown $jsonSchema keyword: ${key}`);
   }
   for (const key of ['description', 'title']) {
@@ -123,6 +120,10 @@ function parseSchema(schema: Document, isRoot: boolean): Schema {
 
   if (schema.type !== undefined && schema.bsonType !== undefined)
     throw parseError("Cannot specify both $jsonSchema keywords 'type' and 'bsonType'");
+  for (const typeKey of ['type', 'bsonType'])
+    if (schema.encrypt !== undefined && schema[typeKey] !== undefined)
+      throw parseError(`Cannot specify both $jsonSchema keywords 'encrypt' and '${typeKey}'`);
+  if (schema.encryptMetadata !== undefined) parseEncryptMetadata(schema.encryptMetadata);
   const typeKeyword = schema.type !== undefined ? 'type' : schema.bsonType !== undefined ? 'bsonType' : undefined;
   const types = typeKeyword ? parseTypeSet(typeKeyword, schema[typeKeyword]) : undefined;
 
@@ -139,6 +140,7 @@ function parseSchema(schema: Document, isRoot: boolean): Schema {
   logicalRules(schema, isRoot, rules);
   if (isRoot && types && !types.names.has('object')) return { annotations, alwaysFalse: true, failures: alwaysFails };
   if (!isRoot && types && typeKeyword) rules.push(typeRule(typeKeyword, schema[typeKeyword], types));
+  if (schema.encrypt !== undefined) rules.push(encryptRule(schema.encrypt, isRoot));
   return {
     annotations,
     alwaysFalse: false,
@@ -151,6 +153,15 @@ function parseSchema(schema: Document, isRoot: boolean): Schema {
       return out;
     },
   };
+}
+
+/** `encrypt`: a document itself is never an encrypted value, so at the root nothing matches. */
+function encryptRule(spec: unknown, isRoot: boolean): Rule {
+  const encrypted = parseEncrypt(spec, BSON_TYPE_ALIASES);
+  return (value) =>
+    !isRoot && encrypted(value)
+      ? null
+      : [{ operatorName: 'encrypt', reason: 'value was not encrypted', consideredType: bsonTypeOf(value) }];
 }
 
 function alwaysFails(): Document[] {

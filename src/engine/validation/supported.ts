@@ -13,6 +13,8 @@ export const JSON_SCHEMA_KEYWORDS: readonly string[] = [
   'bsonType',
   'dependencies',
   'description',
+  'encrypt',
+  'encryptMetadata',
   'enum',
   'exclusiveMaximum',
   'exclusiveMinimum',

@@ -12,6 +12,7 @@
  * - Errors carry mongod's codes so callers written against a real server see the same failures.
  */
 import { codeNameOf, EngineError } from '../../errors';
+import { isBsonUndefined } from '../../values/bson-undefined';
 import { setField } from '../../values/fields';
 import { formatValue } from '../../values/format';
 import { isPlainObject, bsonTypeOf, type Document } from '../../values/types';
@@ -68,8 +69,9 @@ export function show(v: unknown): string {
   return v === undefined ? 'MISSING' : formatValue(v);
 }
 
+/** Null, missing, or a stored BSON undefined: the values mongod's expressions treat alike as "nullish". */
 export function isNullish(v: unknown): boolean {
-  return v === null || v === undefined;
+  return v === null || v === undefined || isBsonUndefined(v);
 }
 
 // ---------------------------------------------------------------------------------------------

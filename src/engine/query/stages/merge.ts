@@ -5,6 +5,7 @@
  * refused (whenNotMatched). Writes go through the catalog, so they are validated, indexed and
  * journaled like the insert and update commands.
  */
+import { isBsonUndefined } from '../../values/bson-undefined';
 import { calculateObjectSize, ObjectId } from 'bson';
 import { valuesEqual } from '../../values/compare';
 import { isPlainObject, type Document } from '../../values/types';
@@ -293,7 +294,7 @@ function onValue(doc: Document, parts: string[], field: string): unknown {
       break;
     }
   }
-  if (v === undefined || v === null)
+  if (v === undefined || v === null || isBsonUndefined(v))
     fail(51132, `$merge write error: 'on' field '${field}' cannot be missing, null, undefined or an array`);
   return v;
 }

@@ -753,3 +753,39 @@ describe('collStats scale', () => {
     assert.deepEqual(stats.indexSizes, {});
   });
 });
+
+describe('create: storageEngine and indexOptionDefaults', () => {
+  const name = 'ttl-workbench-memory';
+  function listedOptions(engine: Engine, coll: string): Document {
+    const reply = engine.runCommand('db', { listCollections: 1, filter: { name: coll } });
+    return ((reply.cursor as Document).firstBatch as Document[])[0].options as Document;
+  }
+
+  it('takes settings keyed by the registered storage engine and lists them as given', () => {
+    const engine = new Engine();
+    engine.runCommand('db', { create: 'a', storageEngine: { [name]: {} } });
+    engine.runCommand('db', { create: 'b', indexOptionDefaults: { storageEngine: { [name]: {} } } });
+    engine.runCommand('db', { create: 'c', storageEngine: {}, indexOptionDefaults: {} });
+    assert.deepEqual(listedOptions(engine, 'a'), { storageEngine: { [name]: {} } });
+    assert.deepEqual(listedOptions(engine, 'b'), { indexOptionDefaults: { storageEngine: { [name]: {} } } });
+    assert.deepEqual(listedOptions(engine, 'c'), { storageEngine: {}, indexOptionDefaults: {} });
+  });
+
+  it('refuses a non-document (14), an unknown engine (72), settings that are not a document (2), unknown index defaults (40415)', () => {
+    const engine = new Engine();
+    expectError(() => engine.runCommand('db', { create: 'x', storageEngine: 'not a document' }), 14);
+    expectError(() => engine.runCommand('db', { create: 'x', storageEngine: { unknownStorageEngine: {} } }), 72);
+    expectError(() => engine.runCommand('db', { create: 'x', storageEngine: { [name]: 12345 } }), 2);
+    expectError(() => engine.runCommand('db', { create: 'x', indexOptionDefaults: 'not a document' }), 14);
+    expectError(() => engine.runCommand('db', { create: 'x', indexOptionDefaults: { unknownOption: true } }), 40415);
+    expectError(
+      () =>
+        engine.runCommand('db', { create: 'x', indexOptionDefaults: { storageEngine: { unknownStorageEngine: {} } } }),
+      72,
+    );
+    assert.deepEqual(engine.runCommand('db', { listCollections: 1 }).cursor, {
+      ...(engine.runCommand('db', { listCollections: 1 }).cursor as Document),
+      firstBatch: [],
+    });
+  });
+});

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { calculateObjectSize, serialize } from 'bson';
+import { Binary, calculateObjectSize, serialize } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 import { expectError } from '../../helpers/expect-error';
@@ -213,5 +213,49 @@ describe('getMore', () => {
     expectError(() => engine.runCommand('test', { getMore: id, collection: 'c', maxTimeMS: 60000 }), 2, /awaitData/);
     const more = engine.runCommand('test', { getMore: id, collection: 'c' });
     assert.equal(((more.cursor as Document).nextBatch as Document[]).length, 2);
+  });
+});
+
+describe('filemd5 command', () => {
+  function withChunks(): Engine {
+    const engine = fresh();
+    engine.runCommand('test', {
+      insert: 'fs.chunks',
+      documents: [
+        { files_id: 1, n: 1, data: new Binary(Buffer.from('world')) },
+        { files_id: 1, n: 0, data: new Binary(Buffer.from('hello ')) },
+        { files_id: 2, n: 1, data: new Binary(Buffer.from('late')) },
+      ],
+    });
+    return engine;
+  }
+
+  it('needs the {files_id: 1, n: 1} index (BadValue), then hashes the chunks in n order', () => {
+    const engine = withChunks();
+    expectError(() => engine.runCommand('test', { filemd5: 1, root: 'fs' }), 2, /files_id: 1, n: 1/);
+    engine.runCommand('test', { createIndexes: 'fs.chunks', indexes: [{ key: { files_id: 1, n: 1 }, name: 'fn' }] });
+    const reply = engine.runCommand('test', { filemd5: 1 });
+    assert.equal(reply.numChunks, 2);
+    assert.equal(reply.md5, createHash('md5').update('hello world').digest('hex'));
+  });
+
+  it('a gap fails unless partialOk; a chunk without data is 50848, with non-BinData data 50849; md5state must be BinData (50847)', () => {
+    const engine = withChunks();
+    engine.runCommand('test', { createIndexes: 'fs.chunks', indexes: [{ key: { files_id: 1, n: 1 }, name: 'fn' }] });
+    expectError(() => engine.runCommand('test', { filemd5: 2 }), 2, /out of order/);
+    assert.equal(engine.runCommand('test', { filemd5: 2, partialOk: true }).numChunks, 0);
+    expectError(() => engine.runCommand('test', { filemd5: 1, partialOk: 1, md5state: 5 }), 50847);
+    engine.runCommand('test', { insert: 'fs.chunks', documents: [{ files_id: 3, n: 0 }] });
+    expectError(() => engine.runCommand('test', { filemd5: 3 }), 50848);
+    engine.runCommand('test', { update: 'fs.chunks', updates: [{ q: { files_id: 3 }, u: { $set: { data: 5 } } }] });
+    expectError(() => engine.runCommand('test', { filemd5: 3 }), 50849);
+  });
+});
+
+describe('filemd5 without a chunks collection', () => {
+  it('answers an empty file (no chunks, the MD5 of nothing)', () => {
+    const reply = fresh().runCommand('test', { filemd5: 1, root: 'none' });
+    assert.equal(reply.numChunks, 0);
+    assert.equal(reply.md5, createHash('md5').digest('hex'));
   });
 });

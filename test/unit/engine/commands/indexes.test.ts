@@ -1024,3 +1024,36 @@ describe('createIndexes: the _id index', () => {
     assert.deepEqual(indexNames(engine), ['_id_']);
   });
 });
+
+describe('createIndexes: command fields and ignoreUnknownIndexOptions', () => {
+  it('an unknown top-level field fails with 40415 (IDLUnknownField), as 8.0 parses the command', () => {
+    const engine = new Engine();
+    expectError(
+      () => engine.runCommand('db', { createIndexes: 'c', indexes: [{ key: { e: 1 }, name: 'e_1' }], invalidField: 1 }),
+      40415,
+      /createIndexes\.invalidField/,
+    );
+    assert.equal(
+      engine.runCommand('db', { createIndexes: 'c', indexes: [{ key: { e: 1 }, name: 'e_1' }], comment: 'x' }).ok,
+      1,
+    );
+  });
+
+  it('an unknown spec field is refused (197) unless ignoreUnknownIndexOptions is true, which drops it', () => {
+    const engine = new Engine();
+    const spec = { key: { x: 1 }, name: 'myindex', someField: 'someValue' };
+    expectError(() => engine.runCommand('db', { createIndexes: 'c', indexes: [spec] }), 197);
+    expectError(
+      () => engine.runCommand('db', { createIndexes: 'c', indexes: [spec], ignoreUnknownIndexOptions: false }),
+      197,
+    );
+    expectError(
+      () => engine.runCommand('db', { createIndexes: 'c', indexes: [spec], ignoreUnknownIndexOptions: 'x' }),
+      14,
+    );
+    engine.runCommand('db', { createIndexes: 'c', indexes: [spec], ignoreUnknownIndexOptions: true });
+    const listed = (engine.runCommand('db', { listIndexes: 'c' }).cursor as Document).firstBatch as Document[];
+    const made = listed.find((i) => i.name === 'myindex');
+    assert.deepEqual(made, { v: 2, key: { x: 1 }, name: 'myindex' });
+  });
+});

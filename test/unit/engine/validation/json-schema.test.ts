@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Int32, Long } from 'bson';
+import { Binary, Int32, Long } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
 import { compileJsonSchema } from '../../../../src/engine/validation/json-schema';
 import { JSON_SCHEMA_KEYWORDS } from '../../../../src/engine/validation/supported';
@@ -547,5 +547,61 @@ describe('$jsonSchema as a query operator', () => {
       [1],
     );
     engine.close();
+  });
+});
+
+describe('$jsonSchema encrypt and encryptMetadata (client-side field level encryption)', () => {
+  const key = new Binary(Buffer.alloc(16, 7), 4);
+  /** An encrypted value: blob subtype, key id, then the original's BSON type, then ciphertext. */
+  function encrypted(blobSubtype: number, originalType: number): Binary {
+    return new Binary(
+      Buffer.concat([Buffer.from([blobSubtype]), Buffer.alloc(16, 7), Buffer.from([originalType, 1, 2, 3])]),
+      6,
+    );
+  }
+
+  it('encrypt holds for BinData of subtype 6 only, at any depth, and never traverses arrays by itself', () => {
+    const schema = { properties: { bin: { encrypt: {} } } };
+    assert.equal(passes(schema, { bin: new Binary(Buffer.alloc(4), 6) }), true);
+    assert.equal(passes(schema, { bin: new Binary(Buffer.alloc(4), 0) }), false);
+    assert.equal(passes(schema, { bin: {} }), false);
+    assert.equal(passes(schema, { bin: [new Binary(Buffer.alloc(4), 6)] }), false);
+    assert.equal(passes(schema, {}), true);
+    const items = { properties: { arr: { type: 'array', items: { encrypt: {} } } } };
+    assert.equal(passes(items, { arr: [new Binary(Buffer.alloc(4), 6)] }), true);
+  });
+
+  it('encrypt.bsonType reads the original type from the encryption header (deterministic or random blobs)', () => {
+    const schema = {
+      properties: {
+        s: { encrypt: { bsonType: 'string', keyId: [key], algorithm: 'AEAD_AES_256_CBC_HMAC_SHA_512-Random' } },
+      },
+    };
+    assert.equal(passes(schema, { s: encrypted(2, 2) }), true);
+    assert.equal(passes(schema, { s: encrypted(1, 2) }), true);
+    assert.equal(passes(schema, { s: encrypted(1, 16) }), false);
+    assert.equal(passes(schema, { s: encrypted(3, 2) }), false);
+  });
+
+  it('encrypt with type or bsonType beside it, or an unknown field in it, fails to parse', () => {
+    expectError(
+      () => compileJsonSchema({ properties: { b: { encrypt: {}, type: 'object' } } }),
+      9,
+      /'encrypt' and 'type'/,
+    );
+    expectError(
+      () => compileJsonSchema({ properties: { b: { encrypt: {}, bsonType: 'object' } } }),
+      9,
+      /'encrypt' and 'bsonType'/,
+    );
+    expectError(() => compileJsonSchema({ properties: { b: { encrypt: { foo: 1 } } } }), 40415);
+    expectError(() => compileJsonSchema({ properties: { b: { encrypt: 1 } } }), 14);
+    expectError(() => compileJsonSchema({ properties: { b: { encrypt: { algorithm: 'rot13' } } } }), 2);
+  });
+
+  it('encryptMetadata is checked for its shape and matches every document', () => {
+    assert.equal(passes({ encryptMetadata: { keyId: [key] }, properties: { a: { bsonType: 'int' } } }, {}), true);
+    expectError(() => compileJsonSchema({ encryptMetadata: {} }), 9);
+    expectError(() => compileJsonSchema({ encryptMetadata: { keyId: '/ok', bsonType: 'string' } }), 40415);
   });
 });

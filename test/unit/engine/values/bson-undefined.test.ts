@@ -106,4 +106,39 @@ describe('BSON undefined', () => {
     assert.equal(out.a, undefined);
     assert.deepEqual(out.b, [undefined]);
   });
+
+  test('expressions treat it as nullish, as mongod does: $abs, $concat and $ifNull answer as for null', () => {
+    const engine = engineWithDocs();
+    const reply = engine.runCommand('test', {
+      aggregate: 'c',
+      pipeline: [
+        { $match: { _id: 1 } },
+        {
+          $project: {
+            _id: 0,
+            abs: { $abs: '$a' },
+            cat: { $concat: ['x', '$a'] },
+            dflt: { $ifNull: ['$a', 'd'] },
+            t: { $type: '$a' },
+          },
+        },
+      ],
+      cursor: {},
+    }) as { cursor: { firstBatch: Document[] } };
+    assert.deepEqual(reply.cursor.firstBatch, [{ abs: null, cat: null, dflt: 'd', t: 'undefined' }]);
+  });
+
+  test("$merge refuses it in an 'on' field (51132), like null or missing", () => {
+    const engine = engineWithDocs();
+    engine.runCommand('test', { createIndexes: 't', indexes: [{ key: { a: 1 }, name: 'a_1', unique: true }] });
+    assert.throws(
+      () =>
+        engine.runCommand('test', {
+          aggregate: 'c',
+          pipeline: [{ $match: { _id: 1 } }, { $merge: { into: 't', on: 'a' } }],
+          cursor: {},
+        }),
+      (e: Error & { code?: number }) => e.code === 51132,
+    );
+  });
 });
