@@ -7,6 +7,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { BSON } from 'bson';
+import { crc32 } from '../../../src/storage/crc32';
 import { encodeFrame, scanFrames } from '../../../src/storage/frames';
 
 const MIB = 1024 * 1024;
@@ -44,5 +45,36 @@ describe('frames: a zero-filled tail', () => {
         `byte ${strayAt} of ${length}`,
       );
     }
+  });
+});
+
+describe('frames: a short tail after the last record', () => {
+  it('frames: a header claiming fewer than 5 bytes is damage even when the file ends right after it', () => {
+    for (const [claims, after] of [
+      [4, 0],
+      [1, 0],
+      [3, 2],
+    ]) {
+      const h = Buffer.alloc(8 + after, 0x01);
+      h.writeUInt32LE(claims, 0);
+      const scan = scanFrames(Buffer.concat([records, h]));
+      assert.deepEqual(
+        scan.damage,
+        { kind: 'corrupt', offset: records.length, reason: `a record claims ${claims} bytes` },
+        `claims ${claims}, ${after} bytes after the header`,
+      );
+    }
+  });
+
+  it('frames: a record cut short stays a torn tail when its checksum matches the bytes present but its BSON size runs past the end', () => {
+    // The header claims 100 bytes; 20 follow, starting with a BSON size of 25: no whole record is
+    // there, whatever the checksum of the 20 bytes says.
+    const partial = Buffer.alloc(20, 0x02);
+    partial.writeInt32LE(25, 0);
+    const h = Buffer.alloc(8);
+    h.writeUInt32LE(100, 0);
+    h.writeUInt32LE(crc32(partial), 4);
+    const scan = scanFrames(Buffer.concat([records, h, partial]));
+    assert.deepEqual(scan.damage, { kind: 'torn', offset: records.length, bytes: 28 });
   });
 });
