@@ -33,6 +33,7 @@ import type {
 import { notifyListeners } from './backend';
 import { boundedCount, boundedCountWords, type BoundedCount } from './bounded-count';
 import { cosmosRefusal } from './cosmos-rules';
+import { lagFromHello, lagFromStatus, lagWords, type LagReport } from './replication-lag';
 import { serverForecastOf, serverForecastPipeline, serverForecastRule } from './driver-forecast';
 import { commandErrorOf, connectionErrorOf, RemoteError } from './driver-errors';
 import {
@@ -434,8 +435,24 @@ export class DriverBackend implements Backend {
           ? Promise.resolve({} as DriverDocument)
           : admin.command({ getParameter: 1, ttlMonitorEnabled: 1, ttlMonitorSleepSecs: 1 }),
       ]);
-      return monitorInfoOf(status, params, role, this.deletedAtConnect);
+      const info = monitorInfoOf(status, params, role, this.deletedAtConnect);
+      if (role.setName === undefined || role.flavor === 'cosmos') return info;
+      return { ...info, replication: lagWords(await this.replicationLag(client)) };
     });
+  }
+
+  /** replSetGetStatus when the user may run it; else the connected member's own hello (lastWrite). */
+  private async replicationLag(client: MongoClient): Promise<LagReport> {
+    const admin = client.db('admin');
+    try {
+      return lagFromStatus(await admin.command({ replSetGetStatus: 1 }));
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      // Unauthorized (13) is the common case on Atlas without clusterMonitor; anything else is said as it is.
+      if (code !== 13)
+        return { source: 'none', why: `replSetGetStatus failed (${this.options.redact((err as Error).message)})` };
+    }
+    return lagFromHello(await admin.command({ hello: 1 }), this.now());
   }
 
   monitorHistory(): Promise<PassRecord[]> {
