@@ -10,7 +10,6 @@ import { MongoClient } from 'mongodb';
 import * as vscode from 'vscode';
 import type { TTLWorkbenchApi } from '../../../src/extension/api';
 import { startServer, type RunningServer } from '../../../src/wire';
-import { screenshot } from './index';
 import { treeRows } from './tree-rows';
 
 const PASSWORD = 'it-pw-5d4c3b2a';
@@ -164,20 +163,5 @@ suite('Connections (issue 21)', function () {
       await config.update('confirmExpiryAbove', undefined, vscode.ConfigurationTarget.Global);
       await client.close();
     }
-  });
-
-  test('screenshot: the Databases view with the connection expanded next to the embedded engine (docs/screenshot-connections.png)', async () => {
-    await vscode.commands.executeCommand('notifications.clearAll');
-    await vscode.commands.executeCommand('ttlWorkbench.databases.focus');
-    const top = await treeRows(api);
-    const conn = top.find((r) => r.label === 'it-serve')!;
-    assert.equal(top[0].node.type, 'engine');
-    await api.treeView.reveal(conn.node, { select: false, focus: false, expand: true });
-    const app = (await treeRows(api, conn.node)).find((r) => r.label === 'app')!;
-    await api.treeView.reveal(app.node, { select: false, focus: false, expand: true });
-    const events = (await treeRows(api, app.node)).find((r) => r.label === 'events')!;
-    await api.treeView.reveal(events.node, { select: true, focus: true, expand: true });
-    const saved = await screenshot('screenshot-connections.png', 2500);
-    if (process.env.TTL_WORKBENCH_IT_SCREENSHOT_DIR) assert.ok(saved, 'the runner saved the screenshot');
   });
 });
