@@ -46,6 +46,9 @@ const driverExternal = [
 const mongoshEntry = { in: 'src/extension/backend/mongosh-bundle.ts', out: 'mongosh' };
 const mongoshExternal = ['electron', 'os-dns-native', 'ssh2', 'cpu-features', '*.node'];
 
+// What a notebook on a connection does not support is cut from dist/mongosh.js (scripts/lib/mongosh-trims.js).
+const { mongoshTrims } = require('./scripts/lib/mongosh-trims');
+
 // The notebook renderer runs in the notebook's webview: a browser ES module, no Node, no vscode.
 const renderer = {
   entryPoints: { renderer: 'src/extension/notebook/renderer/index.ts' },
@@ -85,6 +88,7 @@ esbuild
           target: 'node20',
           format: 'cjs',
           external: ['vscode', ...driverExternal, ...mongoshExternal],
+          plugins: [mongoshTrims],
           sourcemap: true,
           minify: production,
           logLevel: 'info',

@@ -85,8 +85,8 @@ function badValue(message: string): EngineError {
   return new EngineError('BadValue', message);
 }
 
-/** Validated horizon and bucket count. */
-function shape(request: ForecastRequest): { horizonMs: number; buckets: number } {
+/** Validated horizon and bucket count (also for a forecast computed on a server: the same refusals). */
+export function forecastShape(request: ForecastRequest): { horizonMs: number; buckets: number } {
   const horizonMs = request.horizonMs ?? DEFAULT_FORECAST_HORIZON_MS;
   const buckets = request.buckets ?? DEFAULT_FORECAST_BUCKETS;
   if (typeof horizonMs !== 'number' || !Number.isFinite(horizonMs) || horizonMs <= 0)
@@ -166,7 +166,7 @@ export function forecastExpiry(
   nowMs: number,
   flavor: 'mongodb' | 'cosmos' = 'mongodb',
 ): Forecast {
-  const { horizonMs, buckets } = shape(request);
+  const { horizonMs, buckets } = forecastShape(request);
   const whatIf = request.expireAfterSeconds !== undefined;
   const whatIfSeconds = whatIf ? checkIndexExpireAfterSeconds(request.expireAfterSeconds, '8.0').seconds : undefined;
   if (request.partialFilterExpression !== undefined) {

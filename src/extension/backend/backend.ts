@@ -88,6 +88,8 @@ export interface MonitorInfo {
   deletedSinceActivation: number;
   /** All server parameters of the monitor (getParameter). */
   parameters: Record<string, boolean | number>;
+  /** A real replica set: each secondary's lag behind the primary, in words (replication-lag.ts). */
+  replication?: string[];
 }
 
 export interface PassSummary {

@@ -7,7 +7,7 @@
  * driver-errors.ts, the server's role comes from server-role.ts. No `vscode` import.
  */
 import { MongoClient, type Document as DriverDocument, type MongoClientOptions } from 'mongodb';
-import type { Document, Forecast, PassRecord, TTLIndexProblem } from '../../engine';
+import type { Document, Forecast, ForecastRequest, PassRecord, TTLIndexProblem } from '../../engine';
 import { describeIndex } from '../logic/index-description';
 import { expiryThreshold } from '../logic/expiry-counts';
 import type {
@@ -33,6 +33,8 @@ import type {
 import { notifyListeners } from './backend';
 import { boundedCount, boundedCountWords, type BoundedCount } from './bounded-count';
 import { cosmosRefusal } from './cosmos-rules';
+import { lagFromHello, lagFromStatus, lagWords, type LagReport } from './replication-lag';
+import { serverForecastOf, serverForecastPipeline, serverForecastRule } from './driver-forecast';
 import { commandErrorOf, connectionErrorOf, RemoteError } from './driver-errors';
 import {
   collectionInfoOf,
@@ -55,6 +57,8 @@ export interface DriverBackendOptions {
   clientOptions?: MongoClientOptions;
   /** The budget of each eligibility count (default 2000 ms). */
   countMaxTimeMS?: number;
+  /** The budget of the expiry forecast's aggregation (default 10000 ms). */
+  forecastMaxTimeMS?: number;
   /** How often the monitor node refreshes (default 60 s; 0: never). */
   monitorRefreshMs?: number;
   /**
@@ -79,6 +83,7 @@ const VIRTUAL_CLOCK_WHY =
 
 const DEFAULT_COUNT_MS = 2000;
 const DEFAULT_COUNT_CAP = 10_000;
+const DEFAULT_FORECAST_MS = 10_000;
 /** Catalog reads run this many commands at once: the pool's size, not one per collection. */
 const PARALLEL = 16;
 
@@ -376,13 +381,48 @@ export class DriverBackend implements Backend {
     };
   }
 
-  forecast(): Promise<Forecast> {
-    return Promise.reject(
-      unavailable(
-        'The expiry forecast',
-        "it reads every document's date inside the embedded engine; over the driver it is not built yet. Export the collection into the embedded engine to forecast it.",
-      ),
-    );
+  /**
+   * The expiry forecast computed by the server (driver-forecast.ts): one aggregation bounded by
+   * maxTimeMS, whose groups are the embedded chart's buckets; only counts come back.
+   */
+  async forecast(db: string, collection: string, request: ForecastRequest): Promise<Forecast> {
+    const role = this.role;
+    if (!role) throw this.notConnected();
+    if (role.flavor === 'cosmos')
+      throw new RemoteError(115, 'CommandNotSupported', `The expiry forecast: ${cosmosRefusal({ kind: 'preview' })!}`);
+    const budget = this.options.forecastMaxTimeMS ?? DEFAULT_FORECAST_MS;
+    return this.call(async (client) => {
+      const entry = (await client.db(db).listCollections({ name: collection }, { nameOnly: false }).toArray())[0];
+      if (!entry)
+        throw new RemoteError(
+          26,
+          'NamespaceNotFound',
+          `${db}.${collection} does not exist on ${this.options.label}: pick a collection from the tree (Refresh if it was just made).`,
+        );
+      const type = String(entry.type ?? 'collection');
+      const indexes =
+        type === 'collection'
+          ? ((await client.db(db).collection(collection).listIndexes().toArray()) as Document[])
+          : [];
+      const rule = serverForecastRule({ db, name: collection, type, options: entry.options ?? {}, indexes }, request);
+      const now = this.now();
+      try {
+        const groups = await client
+          .db(db)
+          .collection(collection)
+          .aggregate(serverForecastPipeline(rule, now, request), { maxTimeMS: budget })
+          .toArray();
+        return serverForecastOf(rule, groups, now, request);
+      } catch (err) {
+        if ((err as { code?: unknown }).code === 50)
+          throw new RemoteError(
+            50,
+            'MaxTimeMSExpired',
+            `The forecast of ${db}.${collection} did not finish within ${budget} ms on ${this.options.label}: the server reads every document the rule covers. Forecast part of it (a what-if partial filter), or a copy in the embedded engine (Export, then Import there).`,
+          );
+        throw err;
+      }
+    });
   }
 
   monitorStatus(): Promise<MonitorInfo> {
@@ -395,8 +435,24 @@ export class DriverBackend implements Backend {
           ? Promise.resolve({} as DriverDocument)
           : admin.command({ getParameter: 1, ttlMonitorEnabled: 1, ttlMonitorSleepSecs: 1 }),
       ]);
-      return monitorInfoOf(status, params, role, this.deletedAtConnect);
+      const info = monitorInfoOf(status, params, role, this.deletedAtConnect);
+      if (role.setName === undefined || role.flavor === 'cosmos') return info;
+      return { ...info, replication: lagWords(await this.replicationLag(client)) };
     });
+  }
+
+  /** replSetGetStatus when the user may run it; else the connected member's own hello (lastWrite). */
+  private async replicationLag(client: MongoClient): Promise<LagReport> {
+    const admin = client.db('admin');
+    try {
+      return lagFromStatus(await admin.command({ replSetGetStatus: 1 }));
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      // Unauthorized (13) is the common case on Atlas without clusterMonitor; anything else is said as it is.
+      if (code !== 13)
+        return { source: 'none', why: `replSetGetStatus failed (${this.options.redact((err as Error).message)})` };
+    }
+    return lagFromHello(await admin.command({ hello: 1 }), this.now());
   }
 
   monitorHistory(): Promise<PassRecord[]> {

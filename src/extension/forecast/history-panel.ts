@@ -14,6 +14,7 @@ import {
   type HistoryScope,
   type HistorySize,
 } from '../logic/history-chart';
+import { noServerHistoryText } from '../logic/server-history';
 import { ChartPanel } from './chart-panel';
 import { historyPageHtml } from './html';
 import type { HistoryFromView, HistoryToView, RenderedView } from './protocol';
@@ -85,6 +86,15 @@ export class HistoryPanel extends ChartPanel<HistoryPanelState, HistoryToView, H
     const seq = ++this.seq;
     const { scope, size } = this;
     try {
+      const info = await this.backend.info();
+      if (info.kind === 'driver') {
+        // Said in words, not drawn as an empty chart: the server has no per-pass record to show.
+        const message = noServerHistoryText(info.label, await this.backend.monitorStatus().catch(() => undefined));
+        this.last = { scope, size, error: message };
+        this.post({ type: 'error', message, seq });
+        this.panel.title = `TTL Monitor History: ${info.label}`;
+        return;
+      }
       const [passes, monitor] = await Promise.all([this.backend.monitorHistory(), this.backend.monitorStatus()]);
       const model = buildHistoryModel({ passes, scope, size, monitor: historyMonitor(monitor) });
       this.last = { scope, size, model, ...(this.last.rendered ? { rendered: this.last.rendered } : {}) };

@@ -165,7 +165,13 @@ export class TreeModel {
         ]);
         // On a real deployment: where TTL deletes happen (the primary only, or Cosmos' own schedule).
         const where = info.server ? [{ key: 'where', label: 'Deletes on', description: info.server.ttlDeletes }] : [];
-        return [...monitorDetails(m, clock.now), ...where].map((r) => ({
+        // A replica set: how far each secondary is behind, so deletes seen there can be read right.
+        const lag = (m.replication ?? []).map((text, i) => ({
+          key: `lag${i}`,
+          label: 'Replication',
+          description: text,
+        }));
+        return [...monitorDetails(m, clock.now), ...where, ...lag].map((r) => ({
           id: `monitor:${r.key}`,
           parentId: MONITOR_ID,
           type: 'detail',

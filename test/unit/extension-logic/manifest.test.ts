@@ -261,9 +261,10 @@ describe('package.json manifest', () => {
     // carries its own copy of bson, about 47 KB in the .vsix); 3,234 KB with mongosh's runtime for
     // notebooks on a connection (dist/mongosh.js, 6.1 MB minified, loaded only for such a cell: its
     // connection helper brings OIDC's local redirect server (express, body-parser, iconv tables) and
-    // PAC proxy support (quickjs), about 3 MB of it), raised to 3,300. Trimming those needs them
-    // lazily required upstream or replaced at build time: a follow-up, not done here.
-    const BUDGET_KB = 3300;
+    // PAC proxy support (quickjs), about 3 MB of it), raised to 3,300; 2,461 KB once those two are
+    // replaced at build time by refusals (scripts/lib/mongosh-trims.js: dist/mongosh.js 6,206 KB ->
+    // 3,453 KB minified, its first require about 2.2 s -> 1.6 s here), lowered to 2,550.
+    const BUDGET_KB = 2550;
     const kb = fs.statSync(out).size / 1024;
     assert.ok(
       kb <= BUDGET_KB,

@@ -20,38 +20,40 @@ import {
 } from './fixtures/hello-replies';
 
 describe('server roles from hello', () => {
-  test('a replica set primary takes writes, and TTL deletes run there only', () => {
-    const r = serverRoleOf(RS_PRIMARY, BUILD_INFO_8_0, ['db0.example.net:27017']);
+  test('a replica set primary takes writes, and TTL deletes run there only (recorded isMaster of a primary)', () => {
+    const r = serverRoleOf(RS_PRIMARY, BUILD_INFO_8_0, ['localhost:27017']);
     assert.equal(r.kind, 'primary');
-    assert.equal(r.member, 'db0.example.net:27017');
-    assert.equal(r.setName, 'rs0');
-    assert.equal(r.members.length, 3);
+    assert.equal(r.member, 'localhost:27017');
+    assert.equal(r.setName, 'replset');
+    assert.equal(r.members.length, 3, 'the three data members; the arbiter is listed apart');
     assert.equal(r.canWrite, true);
     assert.equal(r.writesDisabledBecause, undefined);
-    assert.match(r.ttlDeletes, /on the primary \(db0\.example\.net:27017\) only/);
-    assert.equal(r.summary, 'replica set rs0 · primary db0.example.net:27017');
+    assert.match(r.ttlDeletes, /on the primary \(localhost:27017\) only/);
+    assert.equal(r.summary, 'replica set replset · primary localhost:27017');
   });
 
-  test('a secondary-only connection refuses writes, naming the member, the primary and what to do', () => {
-    const r = serverRoleOf(RS_SECONDARY_DIRECT, BUILD_INFO_8_0, ['db2.example.net:27017']);
+  test('a secondary-only connection refuses writes, naming the member and what to do (recorded reply names no primary)', () => {
+    const r = serverRoleOf(RS_SECONDARY_DIRECT, BUILD_INFO_8_0, ['localhost:27018']);
     assert.equal(r.kind, 'secondary');
-    assert.equal(r.member, 'db2.example.net:27017');
+    assert.equal(r.member, 'localhost:27017', "hello's own `me`, not the host it was given");
+    assert.equal(r.primary, undefined);
     assert.equal(r.canWrite, false);
-    assert.match(r.writesDisabledBecause ?? '', /db2\.example\.net:27017, a secondary of replica set rs0/);
-    assert.match(r.writesDisabledBecause ?? '', /primary \(db0\.example\.net:27017\)/);
+    assert.match(r.writesDisabledBecause ?? '', /localhost:27017, a secondary of replica set replset/);
+    assert.match(r.writesDisabledBecause ?? '', /writes go to the primary\. /);
     assert.match(r.writesDisabledBecause ?? '', /directConnection/);
     assert.match(r.ttlDeletes, /replication lag/);
     assert.match(r.summary, /secondary .*read-only/);
   });
 
-  test('an arbiter holds no data: no writes, no TTL deletes', () => {
-    const r = serverRoleOf(RS_ARBITER, BUILD_INFO_8_0, ['arb.example.net:27017']);
+  test('an arbiter holds no data: no writes, no TTL deletes (recorded reply)', () => {
+    const r = serverRoleOf(RS_ARBITER, BUILD_INFO_8_0, ['localhost:27020']);
     assert.equal(r.kind, 'arbiter');
+    assert.equal(r.primary, 'localhost:27017');
     assert.equal(r.canWrite, false);
     assert.match(r.writesDisabledBecause ?? '', /arbiter/);
   });
 
-  test('a mongos takes writes; TTL deletes run on the shards', () => {
+  test('a mongos takes writes; TTL deletes run on the shards (recorded rs.isMaster() of mongos 4.4.26)', () => {
     const r = serverRoleOf(MONGOS, BUILD_INFO_8_0, ['router:27017']);
     assert.equal(r.kind, 'mongos');
     assert.equal(r.canWrite, true);
