@@ -17,7 +17,8 @@ if (bundle.status !== 0) {
   console.error('test:unit: esbuild bundling failed (see errors above).');
   process.exit(bundle.status ?? 1);
 }
-const dirs = process.argv.slice(2).length ? process.argv.slice(2) : ['out/test/unit'];
+// scripts/jstests holds the jstests harness's own tests (plain JavaScript, beside the harness).
+const dirs = process.argv.slice(2).length ? process.argv.slice(2) : ['out/test/unit', 'scripts/jstests'];
 const run = spawnSync(process.execPath, ['--test', ...dirs.map((d) => path.resolve(root, d))], {
   stdio: 'inherit',
   cwd: root,

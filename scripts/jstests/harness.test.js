@@ -57,6 +57,13 @@ describe('selection', () => {
     // stages_sort.js runs nothing (its body is `if (false)`): it stays, as does any other file.
     assert.equal(exclusionReason('db.c.find()', 'jstests/core/stages_sort.js'), null);
   });
+
+  it('leaves out by file the tests whose subject is the legacy mongo shell, not the server', () => {
+    assert.match(exclusionReason('shellHelper("show", "tables")', 'jstests/core/shell1.js'), /legacy mongo shell/);
+    assert.match(exclusionReason('x', 'jstests/core/txns/shell_prompt_in_transaction.js'), /legacy mongo shell/);
+    // The same text in another file runs: the list names files, not helpers.
+    assert.equal(exclusionReason('new NumberLong(4)', 'jstests/core/numberlong_other.js'), null);
+  });
 });
 
 describe('causes', () => {

@@ -75,6 +75,36 @@ const REMOVED_COMMAND_TESTS = new Map([
   ].map((name) => [`jstests/core/${name}.js`, PLAN_CACHE_LIST]),
 ]);
 
+/**
+ * Tests whose subject is the legacy `mongo` shell itself (its helpers, types and JavaScript engine),
+ * not the server: MongoDB removed that shell from the server's distribution in 6.0, and mongosh,
+ * the shell 8.0 ships with, has none of these. By file, each with what it tests.
+ */
+const LEGACY_SHELL =
+  'tests the legacy mongo shell itself (its helpers, types or JavaScript engine), not the server: MongoDB 6.0 removed that shell';
+const LEGACY_SHELL_TESTS = new Map(
+  [
+    ['shell1', 'shellHelper("show", …)'],
+    ['shell_connection_strings', 'its MongoURI parser'],
+    ['shell_writeconcern', "db/collection write concern inheritance in the shell's objects"],
+    ['shelltypes', "its BSON types' constructors and tojson"],
+    ['run_program1', 'runProgram'],
+    ['map1', 'its Map class with put/get'],
+    ['numberint', "NumberInt's arithmetic, toNumber and toString"],
+    ['numberlong', "NumberLong's arithmetic, floatApprox and toString"],
+    ['objid7', "ObjectId's toString and constructor forms"],
+    ['type5', "HexData's prototype guards"],
+    ['type6', "MinKey/MaxKey's prototype guards"],
+    ['optime_cmp', 'rs.compareOpTimes'],
+    ['txns/shell_prompt_in_transaction', 'its prompt (__promptWrapper__) inside a transaction'],
+    ['js_jit', "its JavaScript engine's JIT over DBCollection"],
+    ['jssymbol', 'Symbol conversions of its db object'],
+    ['json1', "tojson's formatting"],
+    ['bench_test1', 'benchRun, its load generator'],
+    // `what` says which part of the shell each tests, for the reader of this list.
+  ].map(([name, _what]) => [`jstests/core/${name}.js`, LEGACY_SHELL]),
+);
+
 function tagsOf(text) {
   const m = /@tags\s*:\s*\[([\s\S]*?)\]/.exec(text);
   if (!m) return [];
@@ -102,8 +132,8 @@ function needsReplicaSet(text) {
 
 /** The reason a test is left out, or null when it runs (on a standalone, or on a replica set: needsReplicaSet). */
 function exclusionReason(text, file) {
-  const removed = file === undefined ? undefined : REMOVED_COMMAND_TESTS.get(file);
-  if (removed) return removed;
+  const byFile = file === undefined ? undefined : (REMOVED_COMMAND_TESTS.get(file) ?? LEGACY_SHELL_TESTS.get(file));
+  if (byFile) return byFile;
   for (const tag of tagsOf(text)) {
     const reason = EXCLUDED_TAGS.get(tag);
     if (reason) return reason;
