@@ -125,6 +125,22 @@
     return this.sub_type;
   };
   const refProto = Object.getPrototypeOf(global.DBRef('c', 1));
+  // The legacy shell's DBRef is a plain {$ref, $id, $db} object: tests read and assign those fields.
+  for (const [field, own] of [
+    ['$ref', 'collection'],
+    ['$id', 'oid'],
+    ['$db', 'db'],
+  ]) {
+    Object.defineProperty(refProto, field, {
+      get() {
+        return this[own];
+      },
+      set(value) {
+        this[own] = value;
+      },
+      configurable: true,
+    });
+  }
   refProto.getRef = function () {
     return this.oid;
   };
