@@ -90,10 +90,12 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 /**
  * The `node:vm` timeout runs this much after the statement's deadline: engine operations stop at
  * their next safe point when the deadline passes (MaxTimeMSExpired, engine consistent), so the vm
- * timeout only ends code that never reaches the engine (an endless plain-JavaScript loop).
+ * timeout only ends code that never reaches the engine (an endless plain-JavaScript loop). Its
+ * floor of 200 ms outlasts a scheduling pause on a loaded machine between two safe points (50 ms
+ * did not: a short limit then struck mid-operation, leaving the engine in doubt).
  */
 export function vmGraceMs(timeoutMs: number): number {
-  return Math.min(1000, Math.max(50, Math.round(timeoutMs / 10)));
+  return Math.min(1000, Math.max(200, Math.round(timeoutMs / 10)));
 }
 const DEFAULT_FILENAME = '<shell>';
 
