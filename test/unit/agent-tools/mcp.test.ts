@@ -71,6 +71,15 @@ function textOf(result: unknown): string {
   return content[0].text;
 }
 
+/** The write the read-only tests ask for: a TTL index on the seeded folder's `test.small`. */
+const CREATE_TTL_ON_SMALL = {
+  operation: 'createTTLIndex',
+  db: 'test',
+  collection: 'small',
+  field: 'at',
+  expireAfterSeconds: 60,
+};
+
 describe('ttl-workbench mcp', () => {
   let data: string;
   let copy: string;
@@ -359,13 +368,7 @@ describe('ttl-workbench mcp --read-only: a folder another process holds', () => 
       assert.equal(checked.isError, undefined, textOf(checked));
       const refused = await client.callTool({
         name: 'ttl_apply',
-        arguments: {
-          operation: 'createTTLIndex',
-          db: 'test',
-          collection: 'small',
-          field: 'at',
-          expireAfterSeconds: 60,
-        },
+        arguments: CREATE_TTL_ON_SMALL,
       });
       assert.equal(refused.isError, true);
       assert.equal(
@@ -406,13 +409,7 @@ describe('ttl-workbench mcp --read-only: a folder another process holds', () => 
     try {
       const notes = (await host.open().storageInfo()).notes;
       assert.ok(notes.includes(`opened with --read-only: nothing is written to ${data}`), JSON.stringify(notes));
-      const r = await runTool(host, 'ttl_apply', {
-        operation: 'createTTLIndex',
-        db: 'test',
-        collection: 'small',
-        field: 'at',
-        expireAfterSeconds: 60,
-      });
+      const r = await runTool(host, 'ttl_apply', CREATE_TTL_ON_SMALL);
       assert.equal(r.isError, true);
       assert.match(
         r.text,
