@@ -176,17 +176,21 @@ export function checkTTLIndexSpec(spec: Document, facts: TTLCollectionFacts): EA
   const check = checkIndexExpireAfterSeconds(spec.expireAfterSeconds, facts.serverVersion, spec);
   const key = isPlainObject(spec.key) ? spec.key : {};
   const fields = Object.keys(key);
-  if (fields.some((f) => f === '$**' || f.endsWith('.$**'))) {
-    throw new EngineError(
-      'CannotCreateIndex',
-      "cannot make a TTL index: Index type 'wildcard' does not support the 'expireAfterSeconds' option. Index a single date field instead, e.g. {createdAt: 1}.",
-    );
-  }
   if (fields.length > 1) {
-    const choice = chooseTTLField(fields, facts.sample);
+    // A wildcard part can never be the TTL field, so it is not offered as one.
+    const plain = fields.filter((f) => !isWildcardKeyField(f));
+    const choice = chooseTTLField(plain.length > 0 ? plain : fields, facts.sample);
     throw new EngineError(
       'CannotCreateIndex',
       `TTL indexes are single-field indexes, compound indexes do not support TTL. Cannot create TTL index on ${show(key)}: create {${choice.field}: 1} with expireAfterSeconds (${choice.because}), and the compound index without it.`,
+    );
+  }
+  // The key has one field from here on: a compound wildcard key ({"a.$**": 1, b: 1}) was refused
+  // as compound above, as createIndexes' TTL check runs before the wildcard index's own validation.
+  if (isWildcardKeyField(fields[0] ?? '')) {
+    throw new EngineError(
+      'CannotCreateIndex',
+      "cannot make a TTL index: Index type 'wildcard' does not support the 'expireAfterSeconds' option. Index a single date field instead, e.g. {createdAt: 1}.",
     );
   }
   if (facts.capped && facts.serverVersion === '7.0') {
@@ -197,6 +201,10 @@ export function checkTTLIndexSpec(spec: Document, facts: TTLCollectionFacts): EA
   }
   if (facts.timeseries) checkTimeseriesTTLIndex(spec, fields, facts.timeseries);
   return check;
+}
+
+function isWildcardKeyField(field: string): boolean {
+  return field === '$**' || field.endsWith('.$**');
 }
 
 /** Rule 6.4: a secondary TTL index on a time-series collection. */

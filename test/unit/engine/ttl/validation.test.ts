@@ -94,6 +94,11 @@ describe('ttl validation: rule 1.2 (accepted BSON types)', () => {
     expectError(() => checkIndexExpireAfterSeconds('abc', '8.0', spec), 67, /Index spec: .*t_1/);
   });
 
+  it('rule 1.2: without an index spec the message ends with what to do, with no context after it', () => {
+    const err = expectError(() => checkIndexExpireAfterSeconds('abc'), 67, NUMERIC_MSG);
+    assert.match(err.message, /e\.g\. expireAfterSeconds: 3600\.$/);
+  });
+
   it('rule 1.2: 7.0 refuses non-numeric values the same way', () => {
     expectError(() => checkIndexExpireAfterSeconds('3600', '7.0'), 67, NUMERIC_MSG);
   });
@@ -279,6 +284,20 @@ describe('ttl validation: rules 1.6, 1.8, 1.9 (whole TTL specs)', () => {
       () => checkTTLIndexSpec({ key: { 'a.$**': 1 }, name: 'a.$**_1', expireAfterSeconds: 10 }, facts()),
       67,
       /cannot make a TTL index/,
+    );
+  });
+
+  it('rule 1.6 before 1.9: a compound key with a wildcard part and EAS is refused as compound (67)', () => {
+    const err = expectError(
+      () => checkTTLIndexSpec({ key: { 'a.$**': 1, t: 1 }, name: 'a.$**_1_t_1', expireAfterSeconds: 10 }, facts()),
+      67,
+      /TTL indexes are single-field indexes, compound indexes do not support TTL/,
+    );
+    assert.doesNotMatch(err.message, /wildcard/);
+    assert.match(
+      err.message,
+      /create \{t: 1\} with expireAfterSeconds/,
+      'the wildcard part is never offered as the TTL field',
     );
   });
 
