@@ -115,7 +115,7 @@ export function checkTTLValue(ctx: CheckContext, input: TTLValueInput): number |
 
 function numberFix(input: TTLValueInput, seconds: number, why: string, preferred = false): Fix {
   return {
-    title: `Use ${seconds}${why ? ` (${why})` : ''}`,
+    title: `Use ${seconds} (${why})`,
     edits: [replace(input.unit, input.prop.value.node, String(seconds))],
     ...(preferred ? { preferred: true } : {}),
   };
@@ -200,10 +200,16 @@ function acceptedAt(ctx: CheckContext, place: TTLPlace, seconds: number): boolea
   }
 }
 
-function reportRefusal(ctx: CheckContext, input: TTLValueInput, err: unknown, runtime: string): void {
+/** The engine's checks refuse with an EngineError; anything else is a bug, not a finding. */
+function refusal(err: unknown): EngineError {
+  if (err instanceof EngineError) return err;
+  throw err;
+}
+
+function reportRefusal(ctx: CheckContext, input: TTLValueInput, err: EngineError, runtime: string): void {
   const { unit, prop, value } = input;
   const at = prop.value.at;
-  const engineMessage = err instanceof EngineError ? `${err.message}` : String(err);
+  const engineMessage = err.message;
   const code: RuleCode = isNaNExpireAfterSeconds(value)
     ? 'TTL002'
     : !isNumeric(value)
@@ -228,7 +234,8 @@ function reportRefusal(ctx: CheckContext, input: TTLValueInput, err: unknown, ru
     fixes.push(nanFix(input));
   } else if (code === 'TTL003') {
     const abs = Math.abs(safeNumberLong(value));
-    if (abs > 0 && ok(abs)) fixes.push(numberFix(input, abs, durationWords(abs), true));
+    // abs is at least 1 here: a value whose whole part is 0 is accepted in every place.
+    if (ok(abs)) fixes.push(numberFix(input, abs, durationWords(abs), true));
     fixes.push(numberFix(input, 0, 'expire at the date stored in the field'));
   } else {
     const n = toDouble(value);
@@ -245,7 +252,7 @@ function checkIndexValue(ctx: CheckContext, input: TTLValueInput): number | unde
   try {
     seconds = checkIndexExpireAfterSeconds(input.value, ctx.serverVersion).seconds;
   } catch (err) {
-    reportRefusal(ctx, input, err, CREATE_INDEX_FAILS);
+    reportRefusal(ctx, input, refusal(err), CREATE_INDEX_FAILS);
     return undefined;
   }
   reportAccepted(ctx, input, seconds);
@@ -287,8 +294,8 @@ function checkCollModValue(ctx: CheckContext, input: TTLValueInput): number | un
   try {
     seconds = checkCollModIndexExpireAfterSeconds(value);
   } catch (err) {
-    const name = err instanceof EngineError ? `${err.codeName} (${err.code})` : 'an error';
-    reportRefusal(ctx, input, err, `collMod fails with ${name}`);
+    const e = refusal(err);
+    reportRefusal(ctx, input, e, `collMod fails with ${e.codeName} (${e.code})`);
     return undefined;
   }
   if (isNaNExpireAfterSeconds(value)) {
@@ -323,8 +330,8 @@ function checkCollectionValue(ctx: CheckContext, input: TTLValueInput): number |
   try {
     seconds = checkClusteredExpireAfterSeconds(value, ctx.nowMs);
   } catch (err) {
-    const name = err instanceof EngineError ? `${err.codeName} (${err.code})` : 'an error';
-    reportRefusal(ctx, input, err, `the collection's TTL is refused with ${name}`);
+    const e = refusal(err);
+    reportRefusal(ctx, input, e, `the collection's TTL is refused with ${e.codeName} (${e.code})`);
     return undefined;
   }
   if (isNaNExpireAfterSeconds(value)) {
