@@ -177,12 +177,9 @@ export function checkTTLIndexSpec(spec: Document, facts: TTLCollectionFacts): EA
   const key = isPlainObject(spec.key) ? spec.key : {};
   const fields = Object.keys(key);
   if (fields.length > 1) {
-    // A wildcard part can never be the TTL field, so it is not offered as one.
-    const plain = fields.filter((f) => !isWildcardKeyField(f));
-    const choice = chooseTTLField(plain.length > 0 ? plain : fields, facts.sample);
     throw new EngineError(
       'CannotCreateIndex',
-      `TTL indexes are single-field indexes, compound indexes do not support TTL. Cannot create TTL index on ${show(key)}: create {${choice.field}: 1} with expireAfterSeconds (${choice.because}), and the compound index without it.`,
+      `TTL indexes are single-field indexes, compound indexes do not support TTL. Cannot create TTL index on ${show(key)}: ${compoundAdvice(fields, facts.sample)}, and the compound index without it.`,
     );
   }
   // The key has one field from here on: a compound wildcard key ({"a.$**": 1, b: 1}) was refused
@@ -201,6 +198,14 @@ export function checkTTLIndexSpec(spec: Document, facts: TTLCollectionFacts): EA
   }
   if (facts.timeseries) checkTimeseriesTTLIndex(spec, fields, facts.timeseries);
   return check;
+}
+
+/** Which single field to make the TTL index on instead; a wildcard part can never be it. */
+function compoundAdvice(fields: string[], sample: TTLCollectionFacts['sample']): string {
+  const plain = fields.filter((f) => !isWildcardKeyField(f));
+  if (plain.length === 0) return 'create a single-field index on the date field with expireAfterSeconds';
+  const choice = chooseTTLField(plain, sample);
+  return `create {${choice.field}: 1} with expireAfterSeconds (${choice.because})`;
 }
 
 function isWildcardKeyField(field: string): boolean {

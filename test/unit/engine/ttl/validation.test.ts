@@ -301,6 +301,18 @@ describe('ttl validation: rules 1.6, 1.8, 1.9 (whole TTL specs)', () => {
     );
   });
 
+  it('rule 1.6: a compound key of wildcard parts only is refused without offering any of them as the TTL field', () => {
+    const err = expectError(
+      () => checkTTLIndexSpec({ key: { 'a.$**': 1, 'b.$**': 1 }, name: 'ab', expireAfterSeconds: 10 }, facts()),
+      67,
+      /compound indexes do not support TTL/,
+    );
+    assert.match(
+      err.message,
+      /: create a single-field index on the date field with expireAfterSeconds, and the compound/,
+    );
+  });
+
   it('rule 1.9: hashed, 2dsphere, 2d and text single-field TTL specs pass validation', () => {
     for (const dir of ['hashed', '2dsphere', '2d', 'text']) {
       assert.equal(
