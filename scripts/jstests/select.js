@@ -105,6 +105,29 @@ const LEGACY_SHELL_TESTS = new Map(
   ].map(([name, _what]) => [`jstests/core/${name}.js`, LEGACY_SHELL]),
 );
 
+/**
+ * Tests that assert 4.2 behaviour MongoDB later changed, by file, each with the evidence: the
+ * engine follows 8.0, so these would fail however right it is.
+ */
+const MERGE_PIPELINE_INSERT =
+  "asserts 4.2's $merge whenMatched:[pipeline] + whenNotMatched:'insert' (the pipeline run on the unmatched document); since 4.4 the source document is inserted as it is: mongodb/mongo src/mongo/db/pipeline/merge_processor.cpp maps kPipelineInsertMode to UpsertType::kInsertSuppliedDoc, and the later jstests/aggregation/sources/merge/all_modes.js expects the unmatched documents 'copied directly into the target collection' (upsertSupplied=true)";
+const MERGE_SAME_COLLECTION =
+  "asserts 4.2's refusal (51188/51079) of a $merge into a collection the pipeline reads; 4.4 allowed it: the later mongodb/mongo jstests/aggregation/sources/merge/merge_to_same_collection.js ('$merge does not fail when the target collection is the aggregation collection') and merge_to_referenced_collection.js (assert.doesNotThrow for the source, $lookup, $graphLookup, $facet and view cases)";
+const CHANGED_SINCE_42_TESTS = new Map([
+  ['jstests/aggregation/sources/merge/all_modes.js', MERGE_PIPELINE_INSERT],
+  ['jstests/aggregation/sources/merge/mode_pipeline_insert.js', MERGE_PIPELINE_INSERT],
+  ['jstests/aggregation/sources/merge/merge_to_same_collection.js', MERGE_SAME_COLLECTION],
+  ['jstests/aggregation/sources/merge/merge_to_referenced_collection.js', MERGE_SAME_COLLECTION],
+  [
+    'jstests/aggregation/bugs/ifnull.js',
+    "asserts 4.2's fixed two-argument $ifNull (16020 for 1 or 3 arguments); 5.0 made it variadic: the later mongodb/mongo jstests/aggregation/bugs/ifnull.js asserts assertError(1257300, []) / (['$one']) and accepts three or more arguments",
+  ],
+  [
+    'jstests/aggregation/explain_limit.js',
+    "asserts 4.2's $cursor stage with a 'limit' field; since 4.4 a $limit after $match is pushed into the query plan: the later mongodb/mongo jstests/aggregation/explain_limit.js reads getAggPlanStages(results, 'LIMIT') and its limitAmount",
+  ],
+]);
+
 function tagsOf(text) {
   const m = /@tags\s*:\s*\[([\s\S]*?)\]/.exec(text);
   if (!m) return [];
@@ -132,7 +155,10 @@ function needsReplicaSet(text) {
 
 /** The reason a test is left out, or null when it runs (on a standalone, or on a replica set: needsReplicaSet). */
 function exclusionReason(text, file) {
-  const byFile = file === undefined ? undefined : (REMOVED_COMMAND_TESTS.get(file) ?? LEGACY_SHELL_TESTS.get(file));
+  const byFile =
+    file === undefined
+      ? undefined
+      : (REMOVED_COMMAND_TESTS.get(file) ?? LEGACY_SHELL_TESTS.get(file) ?? CHANGED_SINCE_42_TESTS.get(file));
   if (byFile) return byFile;
   for (const tag of tagsOf(text)) {
     const reason = EXCLUDED_TAGS.get(tag);
