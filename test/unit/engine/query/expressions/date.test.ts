@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Timestamp } from 'bson';
+import { BSON_UNDEFINED } from '../../../../../src/engine/values/bson-undefined';
 import { expectError } from '../../../helpers/expect-error';
 import { aggregate, assertInt, assertLong, ev, int } from './helpers';
 
@@ -299,5 +300,16 @@ describe('dates end to end', () => {
       ],
     );
     assertLong(out[0].span, 6);
+  });
+});
+
+describe('$dateToString and the date part operators with a nullish timezone', () => {
+  test('a timezone that is null, missing or a stored undefined gives null, whatever onNull says', () => {
+    const date = d('2018-02-06T11:56:02Z');
+    for (const doc of [{ tz: null }, {}, { tz: BSON_UNDEFINED }]) {
+      assert.equal(ev({ $dateToString: { date, format: '%Y', timezone: '$tz', onNull: 'x' } }, doc), null);
+      assert.equal(ev({ $year: { date, timezone: '$tz' } }, doc), null);
+    }
+    expectError(() => ev({ $dateToString: { date, timezone: '$tz' } }, { tz: 5 }), 40517, /must evaluate to a string/);
   });
 });
