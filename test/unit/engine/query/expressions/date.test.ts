@@ -128,14 +128,20 @@ describe('$dateFromParts and $dateToParts', () => {
     assert.deepEqual(ev({ $dateFromParts: { isoWeekYear: 2020 } }), d('2019-12-30T00:00:00Z'));
   });
 
-  test('$dateFromParts errors: 40519, 40518, 40516, 40489, 40515, 31095, 31034; null parts answer null', () => {
+  test('$dateFromParts errors: 40519, 40518, 40516, 40489, 40515, 40523 (year) and 31095 (isoWeekYear) out of 1-9999, 31034; null parts answer null', () => {
     assert.equal(ev({ $dateFromParts: { year: 2024, month: null } }), null);
     expectError(() => ev({ $dateFromParts: 1 }), 40519);
     expectError(() => ev({ $dateFromParts: { year: 2024, x: 1 } }), 40518);
     expectError(() => ev({ $dateFromParts: { month: 1 } }), 40516);
     expectError(() => ev({ $dateFromParts: { year: 2024, isoWeek: 1 } }), 40489);
     expectError(() => ev({ $dateFromParts: { year: 2024.5 } }), 40515);
-    expectError(() => ev({ $dateFromParts: { year: 0 } }), 31095);
+    expectError(
+      () => ev({ $dateFromParts: { year: 0 } }),
+      40523,
+      /'year' must evaluate to an integer in the range 1 to 9999/,
+    );
+    expectError(() => ev({ $dateFromParts: { year: 10000 } }), 40523);
+    expectError(() => ev({ $dateFromParts: { isoWeekYear: 10000 } }), 31095, /'isoWeekYear'/);
     expectError(() => ev({ $dateFromParts: { year: 2024, month: 40000 } }), 31034);
   });
 
