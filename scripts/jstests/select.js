@@ -135,6 +135,18 @@ const CHANGED_SINCE_42_TESTS = new Map([
     'asserts 4.2\'s coercion of bypassDocumentValidation: "false" (a string) to true; in 8.0 the field is an IDL safeBool (mongodb/mongo src/mongo/db/pipeline/aggregate_command.idl), which takes a bool or a number and refuses a string with TypeMismatch',
   ],
   [
+    'jstests/aggregation/bugs/server6239.js',
+    "asserts 4.2's code 16556 for $subtract of a date from a number; the later mongodb/mongo jstests/aggregation/bugs/server6239.js accepts [16556, ErrorCodes.TypeMismatch], and 8.0 answers TypeMismatch (14)",
+  ],
+  [
+    'jstests/aggregation/bugs/server6240.js',
+    "asserts 4.2's codes 16609 ($divide) and 16556 ($subtract) for date arithmetic; the later mongodb/mongo jstests/aggregation/bugs/server6240.js accepts [16609, ErrorCodes.TypeMismatch] for $divide (and [16555, ErrorCodes.TypeMismatch] for $multiply), and 8.0 answers TypeMismatch (14)",
+  ],
+  [
+    'jstests/aggregation/expressions/let.js',
+    "asserts 4.2's read-side codes 16870/16871 for an invalid variable name ('$$_underbar', '$$with spaces'); the later mongodb/mongo jstests/aggregation/expressions/let.js asserts 16867 and 16868, the codes 8.0 shares between defining and reading a variable",
+  ],
+  [
     'jstests/aggregation/explain_limit.js',
     "asserts 4.2's $cursor stage with a 'limit' field; since 4.4 a $limit after $match is pushed into the query plan: the later mongodb/mongo jstests/aggregation/explain_limit.js reads getAggPlanStages(results, 'LIMIT') and its limitAmount",
   ],
