@@ -1392,6 +1392,10 @@
       if (options && options.maxTimeMS) cmd.maxTimeMS = options.maxTimeMS;
       return this._run(cmd).values;
     }
+    // The legacy shell's helper: $collStats latencyStats of this namespace, as a cursor.
+    latencyStats(options) {
+      return this.aggregate([{ $collStats: { latencyStats: options || {} } }]);
+    }
     aggregate(pipeline, options) {
       let stages = pipeline;
       let opts = options ?? {};

@@ -16,7 +16,7 @@ import { unacknowledgedAware } from './unacknowledged';
 import { validateCollectionName, validateDatabaseName } from '../catalog/namespaces';
 import { engineCatalog } from './pipeline-catalog';
 import { engineIntrospection } from './pipeline-introspection';
-import { checkPipelineViewCollations, readView, refuseView } from './views';
+import { checkPipelineViewCollations, readView, refuseView, startsWithCollStats } from './views';
 import type { EngineContext } from '../engine-context';
 import { EngineError, ErrorCode, fail } from '../errors';
 import { refuseFindOnlyOptionsOnView } from './view-find-options';
@@ -595,15 +595,17 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
   checkPipelineViewCollations(engine, dbName, pipeline);
   const coll = engine.getCollection(dbName, target);
   const ns = `${dbName}.${target}`;
-  const docs = coll?.isView
-    ? readView(engine, dbName, coll, pipeline, engineCatalog(engine, dbName))
-    : coll
-      ? aggregateCollection(engine, coll, pipeline)
-      : runPipeline([], pipeline, {
-          now: engine.now(),
-          catalog: engineCatalog(engine, dbName),
-          introspection: engineIntrospection(engine, target),
-        });
+  // $collStats first reports on the view's own namespace: the view is not resolved.
+  const docs =
+    coll?.isView && !startsWithCollStats(pipeline)
+      ? readView(engine, dbName, coll, pipeline, engineCatalog(engine, dbName))
+      : coll
+        ? aggregateCollection(engine, coll, pipeline)
+        : runPipeline([], pipeline, {
+            now: engine.now(),
+            catalog: engineCatalog(engine, dbName),
+            introspection: engineIntrospection(engine, target),
+          });
   const batchSize = isNumeric(cursorOpt.batchSize) ? toDouble(cursorOpt.batchSize) : undefined;
   return { cursor: engine.cursors.openCursor(ns, docs, batchSize), ok: 1 };
 }
