@@ -156,6 +156,19 @@ describe('the legacy helpers fail a test when its assertion fails', () => {
     assert.equal(run('load("jstests/libs/helper.js"); assert.eq(42, helper());', lib).ok, true);
   });
 
+  it("ISODate parses as the legacy shell's did: fields carry over, fractions round, zones shift, years below 100 stay", () => {
+    const cases = [
+      ['ISODate("1980-05-20 12:53:64.834Z")', 'ISODate("1980-05-20T12:54:04.834Z")'],
+      ['ISODate("0000-01-01T00:00:00.1235Z")', 'ISODate("0000-01-01T00:00:00.124Z")'],
+      ['ISODate("0069-01-01")', 'ISODate("0069-01-01T00:00:00Z")'],
+      ['ISODate("2020-01-01T10:00:00+0130")', 'ISODate("2020-01-01T08:30:00Z")'],
+      ['ISODate("2020-01-01T10:00:00-05:00")', 'ISODate("2020-01-01T15:00:00Z")'],
+    ];
+    for (const [expr, shown] of cases) assert.equal(run(`assert.eq(tojson(${expr}), '${shown}');`).ok, true, expr);
+    assert.equal(run('ISODate("2020-13");').ok, false);
+    assert.equal(run('ISODate("9999-12-31T23:59:60Z");').ok, false);
+  });
+
   it('cursor[i] reads the results; next() past the end throws as the legacy shell does', () => {
     const src = 'db.c.insert([{_id: 1}, {_id: 2}]); assert.eq(2, db.c.find().sort({_id: -1})[0]._id);';
     assert.equal(run(src).ok, true);

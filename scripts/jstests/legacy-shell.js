@@ -72,6 +72,36 @@
   /** fixValues for a document or filter handed whole to a CRUD method: its own fields count too. */
   const fixDocument = (v) => fixValues(v, 0, 0);
 
+  // The legacy shell parses ISODate itself, more leniently than mongosh: a time field past its
+  // range carries into the next one (second 64 is a minute and 4 seconds), a fraction of a second is
+  // rounded to the millisecond rather than cut, and years below 100 are taken as written.
+  const ISO_DATE =
+    /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(\.\d+)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+  global.ISODate = function ISODate(text) {
+    if (text === undefined) return new Date();
+    const m = ISO_DATE.exec(String(text));
+    if (!m) throw new Error(`invalid ISO date: ${text}`);
+    const [, year, month, day, hour, minute, second, fraction, zone] = m;
+    const at = new Date(0);
+    at.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+    at.setUTCHours(
+      Number(hour ?? 0),
+      Number(minute ?? 0),
+      Number(second ?? 0),
+      Math.round(Number(fraction ?? 0) * 1000),
+    );
+    let millis = at.getTime();
+    if (zone !== undefined && zone !== 'Z') {
+      const digits = zone.slice(1).replace(':', '');
+      const offsetMinutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0);
+      // A zone east of UTC is ahead of it: the UTC instant is earlier.
+      millis += (zone[0] === '+' ? -1 : 1) * offsetMinutes * 60000;
+    }
+    // Years 0 to 9999 only, as the legacy shell's tojson could print them.
+    if (millis < -62167219200000 || millis > 253402300799999)
+      throw new Error(`invalid ISO date: ${text} is out of range`);
+    return new Date(millis);
+  };
   const oidProto = Object.getPrototypeOf(global.ObjectId());
   Object.defineProperty(oidProto, 'str', {
     get() {
@@ -1361,6 +1391,10 @@
       if (options && options.collation) cmd.collation = options.collation;
       if (options && options.maxTimeMS) cmd.maxTimeMS = options.maxTimeMS;
       return this._run(cmd).values;
+    }
+    // The legacy shell's helper: $collStats latencyStats of this namespace, as a cursor.
+    latencyStats(options) {
+      return this.aggregate([{ $collStats: { latencyStats: options || {} } }]);
     }
     aggregate(pipeline, options) {
       let stages = pipeline;

@@ -105,6 +105,53 @@ const LEGACY_SHELL_TESTS = new Map(
   ].map(([name, _what]) => [`jstests/core/${name}.js`, LEGACY_SHELL]),
 );
 
+/**
+ * Tests that assert 4.2 behaviour MongoDB later changed, by file, each with the evidence: the
+ * engine follows 8.0, so these would fail however right it is.
+ */
+const MERGE_PIPELINE_INSERT =
+  "asserts 4.2's $merge whenMatched:[pipeline] + whenNotMatched:'insert' (the pipeline run on the unmatched document); since 4.4 the source document is inserted as it is: mongodb/mongo src/mongo/db/pipeline/merge_processor.cpp maps kPipelineInsertMode to UpsertType::kInsertSuppliedDoc, and the later jstests/aggregation/sources/merge/all_modes.js expects the unmatched documents 'copied directly into the target collection' (upsertSupplied=true)";
+const MERGE_SAME_COLLECTION =
+  "asserts 4.2's refusal (51188/51079) of a $merge into a collection the pipeline reads; 4.4 allowed it: the later mongodb/mongo jstests/aggregation/sources/merge/merge_to_same_collection.js ('$merge does not fail when the target collection is the aggregation collection') and merge_to_referenced_collection.js (assert.doesNotThrow for the source, $lookup, $graphLookup, $facet and view cases)";
+const DISK_USE_BY_DEFAULT =
+  "asserts 4.2's refusal (16819/16820/16945) of a pipeline stage past 100 MB without allowDiskUse; since 6.0 allowDiskUseByDefault is true, so mongod spills to disk instead (the 8.0 manual, cursor.allowDiskUse(): 'Starting in MongoDB 6.0, pipeline stages that require more than 100 megabytes of memory to execute write temporary files to disk by default'; DOCS-15236)";
+const CHANGED_SINCE_42_TESTS = new Map([
+  ['jstests/aggregation/sources/merge/all_modes.js', MERGE_PIPELINE_INSERT],
+  ['jstests/aggregation/sources/merge/mode_pipeline_insert.js', MERGE_PIPELINE_INSERT],
+  ['jstests/aggregation/sources/merge/merge_to_same_collection.js', MERGE_SAME_COLLECTION],
+  ['jstests/aggregation/sources/merge/merge_to_referenced_collection.js', MERGE_SAME_COLLECTION],
+  [
+    'jstests/aggregation/bugs/ifnull.js',
+    "asserts 4.2's fixed two-argument $ifNull (16020 for 1 or 3 arguments); 5.0 made it variadic: the later mongodb/mongo jstests/aggregation/bugs/ifnull.js asserts assertError(1257300, []) / (['$one']) and accepts three or more arguments",
+  ],
+  ['jstests/aggregation/bugs/server9444.js', DISK_USE_BY_DEFAULT],
+  ['jstests/core/views/views_aggregation.js', DISK_USE_BY_DEFAULT],
+  [
+    'jstests/aggregation/expressions/regex_limits.js',
+    "asserts 4.2's PCRE pattern limit (32764 bytes); 6.1 moved to PCRE2 with a 16384-byte limit: the later mongodb/mongo jstests/aggregation/expressions/regex_limits.js says 'Our limit on regex pattern length is 2^14' (kMaxRegexPatternLen = 16384)",
+  ],
+  [
+    'jstests/aggregation/sources/merge/bypass_doc_validation.js',
+    'asserts 4.2\'s coercion of bypassDocumentValidation: "false" (a string) to true; in 8.0 the field is an IDL safeBool (mongodb/mongo src/mongo/db/pipeline/aggregate_command.idl), which takes a bool or a number and refuses a string with TypeMismatch',
+  ],
+  [
+    'jstests/aggregation/bugs/server6239.js',
+    "asserts 4.2's code 16556 for $subtract of a date from a number; the later mongodb/mongo jstests/aggregation/bugs/server6239.js accepts [16556, ErrorCodes.TypeMismatch], and 8.0 answers TypeMismatch (14)",
+  ],
+  [
+    'jstests/aggregation/bugs/server6240.js',
+    "asserts 4.2's codes 16609 ($divide) and 16556 ($subtract) for date arithmetic; the later mongodb/mongo jstests/aggregation/bugs/server6240.js accepts [16609, ErrorCodes.TypeMismatch] for $divide (and [16555, ErrorCodes.TypeMismatch] for $multiply), and 8.0 answers TypeMismatch (14)",
+  ],
+  [
+    'jstests/aggregation/expressions/let.js',
+    "asserts 4.2's read-side codes 16870/16871 for an invalid variable name ('$$_underbar', '$$with spaces'); the later mongodb/mongo jstests/aggregation/expressions/let.js asserts 16867 and 16868, the codes 8.0 shares between defining and reading a variable",
+  ],
+  [
+    'jstests/aggregation/explain_limit.js',
+    "asserts 4.2's $cursor stage with a 'limit' field; since 4.4 a $limit after $match is pushed into the query plan: the later mongodb/mongo jstests/aggregation/explain_limit.js reads getAggPlanStages(results, 'LIMIT') and its limitAmount",
+  ],
+]);
+
 function tagsOf(text) {
   const m = /@tags\s*:\s*\[([\s\S]*?)\]/.exec(text);
   if (!m) return [];
@@ -132,7 +179,10 @@ function needsReplicaSet(text) {
 
 /** The reason a test is left out, or null when it runs (on a standalone, or on a replica set: needsReplicaSet). */
 function exclusionReason(text, file) {
-  const byFile = file === undefined ? undefined : (REMOVED_COMMAND_TESTS.get(file) ?? LEGACY_SHELL_TESTS.get(file));
+  const byFile =
+    file === undefined
+      ? undefined
+      : (REMOVED_COMMAND_TESTS.get(file) ?? LEGACY_SHELL_TESTS.get(file) ?? CHANGED_SINCE_42_TESTS.get(file));
   if (byFile) return byFile;
   for (const tag of tagsOf(text)) {
     const reason = EXCLUDED_TAGS.get(tag);

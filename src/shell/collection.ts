@@ -434,6 +434,12 @@ export class ShellCollection {
     return new AggregationCursor(s.rt, s.dbName, s.name, stages, options);
   }
 
+  /** mongosh's latencyStats(options): the $collStats latencyStats of this collection or view, as a cursor. */
+  latencyStats(options?: unknown): AggregationCursor | Document {
+    const latencyStats = this.#optionalDoc(options, 'options', 'latencyStats') ?? {};
+    return this.aggregate([{ $collStats: { latencyStats } }]);
+  }
+
   // ---- indexes -----------------------------------------------------------------------------
 
   /** Creates one index; returns its name, as mongosh does. */

@@ -261,7 +261,9 @@ export class FindCursor extends ShellCursor {
     if (s.sort !== undefined) cmd.sort = s.sort;
     if (s.projection !== undefined) cmd.projection = s.projection;
     if (s.skip !== undefined) cmd.skip = s.skip;
-    if (s.limit !== undefined) cmd.limit = s.limit;
+    // The driver sends a negative limit as its size with singleBatch (the command refuses one below 0).
+    if (s.limit !== undefined && s.limit < 0) Object.assign(cmd, { limit: -s.limit, singleBatch: true });
+    else if (s.limit !== undefined) cmd.limit = s.limit;
     if (s.hint !== undefined) cmd.hint = s.hint;
     if (s.options !== undefined) Object.assign(cmd, s.options);
     return cmd;

@@ -16,6 +16,7 @@ export interface FindOptions {
   limit?: number;
   hint?: string | Document;
   batchSize?: number;
+  singleBatch?: boolean;
 }
 
 export interface UpdateResult {
@@ -77,7 +78,7 @@ export class CollectionHandle {
   }
 
   findOne(filter: Document = {}, options: FindOptions = {}): Document | null {
-    const [doc] = this.find(filter, { ...options, limit: -1 });
+    const [doc] = this.find(filter, { ...options, limit: 1, singleBatch: true });
     return doc ?? null;
   }
 

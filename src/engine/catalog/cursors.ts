@@ -75,7 +75,9 @@ export class CursorStore {
     tail?: CursorTail,
   ): Document {
     const first = takeBatch(docs, 0, batchSize ?? DEFAULT_FIRST_BATCH, shape);
-    if (first.length >= docs.length && (!tail || tail.finished()))
+    // A first batch of 0 reads nothing, so mongod cannot know the results are exhausted: the cursor
+    // stays open even when nothing would come (an empty result shows on the first getMore).
+    if (batchSize !== 0 && first.length >= docs.length && (!tail || tail.finished()))
       return { firstBatch: first, id: Long.fromNumber(0), ns };
     const id = this.nextId++;
     this.open.set(id.toString(), { ns, docs, position: first.length, shape, tail });

@@ -16,9 +16,10 @@ import { unacknowledgedAware } from './unacknowledged';
 import { validateCollectionName, validateDatabaseName } from '../catalog/namespaces';
 import { engineCatalog } from './pipeline-catalog';
 import { engineIntrospection } from './pipeline-introspection';
-import { checkPipelineViewCollations, readView, refuseView } from './views';
+import { checkPipelineViewCollations, readView, refuseView, startsWithCollStats } from './views';
 import type { EngineContext } from '../engine-context';
 import { EngineError, ErrorCode, fail } from '../errors';
+import { refuseFindOnlyOptionsOnView } from './view-find-options';
 import { fieldKeys } from '../indexes/keys';
 import { checkForInterrupt, isInterruption } from '../interrupt';
 import { checkStagePositions, runPipeline } from '../query/aggregate';
@@ -116,13 +117,15 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     query: optionalDocument(cmd, 'filter') ?? {},
     vars: { NOW: engine.now() },
   });
-  let limit = optionalNumber(cmd, 'limit') ?? 0;
-  let singleBatch = optionalBool(cmd, 'singleBatch') ?? false;
-  if (limit < 0) {
-    // A negative limit is the legacy "single batch of |limit|".
-    limit = -limit;
-    singleBatch = true;
-  }
+  const limit = optionalNumber(cmd, 'limit') ?? 0;
+  // The legacy "negative limit means one batch" is a shell's cursor notation: the command itself
+  // takes singleBatch, and mongod's parser refuses a negative limit.
+  if (limit < 0)
+    fail(
+      51024,
+      `BSON field 'limit' value must be >= 0, actual value '${limit}': use limit ${-limit} with singleBatch: true for one batch.`,
+    );
+  const singleBatch = optionalBool(cmd, 'singleBatch') ?? false;
   const tailable = optionalBool(cmd, 'tailable') ?? false;
   checkTailableOptions({
     tailable,
@@ -148,11 +151,19 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
   };
   const returnKey = optionalBool(cmd, 'returnKey') ?? false;
   const showRecordId = optionalBool(cmd, 'showRecordId') ?? false;
+  if (coll.isView) refuseFindOnlyOptionsOnView(cmd);
   if (tailable) checkTailableTarget(coll);
   let docs: Document[];
   let shape = projection ?? cloneDocument;
   if (coll.isView) {
     const stages = viewReadStages(request.filter, request.sort, request.skip, limit);
+    // mongod runs a find on a view as an aggregate: its projection is a $project stage, with
+    // $project's rules (no find-only operators such as $elemMatch).
+    const projectionSpec = optionalDocument(cmd, 'projection');
+    if (projectionSpec && Object.keys(projectionSpec).length > 0) {
+      stages.push({ $project: projectionSpec });
+      shape = (d) => d;
+    }
     docs = readView(engine, dbName, coll, stages, engineCatalog(engine, dbName));
   } else if (returnKey || showRecordId) {
     // Both need more than the document (the plan's index, the record id): shape every result now.
@@ -584,15 +595,17 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
   checkPipelineViewCollations(engine, dbName, pipeline);
   const coll = engine.getCollection(dbName, target);
   const ns = `${dbName}.${target}`;
-  const docs = coll?.isView
-    ? readView(engine, dbName, coll, pipeline, engineCatalog(engine, dbName))
-    : coll
-      ? aggregateCollection(engine, coll, pipeline)
-      : runPipeline([], pipeline, {
-          now: engine.now(),
-          catalog: engineCatalog(engine, dbName),
-          introspection: engineIntrospection(engine, target),
-        });
+  // $collStats first reports on the view's own namespace: the view is not resolved.
+  const docs =
+    coll?.isView && !startsWithCollStats(pipeline)
+      ? readView(engine, dbName, coll, pipeline, engineCatalog(engine, dbName))
+      : coll
+        ? aggregateCollection(engine, coll, pipeline)
+        : runPipeline([], pipeline, {
+            now: engine.now(),
+            catalog: engineCatalog(engine, dbName),
+            introspection: engineIntrospection(engine, target),
+          });
   const batchSize = isNumeric(cursorOpt.batchSize) ? toDouble(cursorOpt.batchSize) : undefined;
   return { cursor: engine.cursors.openCursor(ns, docs, batchSize), ok: 1 };
 }

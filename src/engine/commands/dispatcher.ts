@@ -22,10 +22,11 @@ import { hostInfoCommands } from './host-info';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
 import { validateCommands } from './validate';
-import { optionalBool, type CommandHandler } from './context';
+import { optionalBool, type CommandContext, type CommandHandler } from './context';
 import { withDocumentValidation } from '../validation/validator';
 import { withCommandCollation } from './collation-scope';
 import { reloadViews, systemViewsWrittenBy } from './system-views';
+import { recordUsage, topTotals } from './usage-stats';
 
 const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
@@ -35,6 +36,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...dataSizeCommands,
   ...fileMd5Commands,
   listCommands,
+  top,
   ...catalogCommands,
   ...cappedConvertCommands,
   ...collModCommands,
@@ -66,6 +68,13 @@ function listCommands(): Document {
   for (const name of commandNames())
     commands[name] = { help: '', requiresAuth: false, secondaryOk: true, adminOnly: false };
   return { commands, ok: 1 };
+}
+
+/** top: the time and count of the commands run on each namespace, as mongod's admin command reports them. */
+function top({ engine, dbName }: CommandContext): Document {
+  if (dbName !== 'admin')
+    fail('Unauthorized', 'top may only be run against the admin database: use db.adminCommand("top").');
+  return { totals: topTotals(engine), ok: 1 };
 }
 
 /** Whether the engine has a command of this name (an alias counts): what it would not answer with CommandNotFound. */
@@ -110,11 +119,14 @@ export function dispatchCommand(engine: EngineContext, dbName: string, command: 
     );
   // In progress until it returns or throws: what $currentOp lists.
   const opid = engine.operations.begin({ desc: 'conn', op: 'command', ns: `${dbName}.$cmd`, command });
+  const started = process.hrtime.bigint();
   try {
     if (maxTimeMS === undefined) return run();
     const deadline = new OperationDeadline(maxTimeMS, { time: engine.elapsedTime });
     return withInterrupts(deadline, run);
   } finally {
     engine.operations.end(opid);
+    // A failed command counts too (mongod's top and latencyStats count the attempt).
+    recordUsage(engine, dbName, command, Number(process.hrtime.bigint() - started) / 1000);
   }
 }

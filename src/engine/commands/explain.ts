@@ -11,6 +11,8 @@ import { crudCommands } from './crud';
 import { explainDistinctScan } from './explain-distinct';
 import { explainFind, isCoveredPlan } from './explain-plan';
 import { withRootStage } from './explain-root';
+import { explainedStage, refuseExecutedWrite } from './explain-stages';
+import { viewAsAggregate } from './explain-view';
 import { optionalDocument, optionalNumber, type CommandContext, type CommandHandler } from './context';
 
 function requestOf(inner: Document): { collection: string; request: QueryRequest } {
@@ -149,6 +151,9 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
     );
   // mongod's default verbosity is allPlansExecution.
   const verbosity = cmd.verbosity ?? 'allPlansExecution';
+  const onView = viewAsAggregate(engine, dbName, inner);
+  if (onView) return { ...explain({ engine, dbName }, { explain: onView, verbosity }), command: inner };
+  if (Object.keys(inner)[0] === 'aggregate') refuseExecutedWrite(inner.pipeline, verbosity);
   const { collection, request } = requestOf(inner);
   const coll = engine.getCollection(dbName, collection);
   const ns = `${dbName}.${collection}`;
@@ -181,7 +186,7 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
     rejectedPlans: [],
   };
   // Stages the query layer cannot run: mongod shows the query under $cursor, then the rest.
-  const rest = op === 'aggregate' ? pushedDown(inner).rest : [];
+  const rest = op === 'aggregate' ? pushedDown(inner).rest.map((s) => explainedStage(s, dbName)) : [];
   const cursorStage: Document = { queryPlanner };
   const reply: Document =
     rest.length > 0

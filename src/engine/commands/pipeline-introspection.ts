@@ -3,6 +3,7 @@
  * collection's counts and sizes, each index's spec and accesses counted by the query executor, and
  * the operations in progress.
  */
+import { latencyStatsOf } from './usage-stats';
 import { Int32, Long } from 'bson';
 import type { EngineContext } from '../engine-context';
 import { accessesOf, collectionScansOf } from '../indexes/usage';
@@ -33,6 +34,14 @@ export function engineIntrospection(engine: EngineContext, collection: string | 
         indexSizes,
         collectionScans: collectionScansOf(coll),
       };
+    },
+
+    latencyStats(db, name) {
+      return latencyStatsOf(engine, `${db}.${name}`);
+    },
+
+    isView(db, name) {
+      return engine.getCollection(db, name)?.isView === true;
     },
 
     indexStats(db, name) {

@@ -18,6 +18,7 @@ import { currentCollator } from '../collation/active';
 import { collatorFor } from '../collation/collator';
 import { collationKey, parseCollation } from '../collation/spec';
 import { MAX_VIEW_DEPTH } from '../validation/supported';
+import { engineIntrospection } from './pipeline-introspection';
 
 /** What a read of `name` runs: the collection at the bottom (if it exists) and the pipelines above it, in order. */
 export interface ResolvedView {
@@ -40,7 +41,16 @@ export function refuseView(engine: EngineContext, dbName: string, name: string, 
   if (engine.getCollection(dbName, name)?.isView) throw viewNotSupported(`${dbName}.${name}`, what);
 }
 
-/** The view's pipelines from the bottom up, ending on a collection (which may not exist). */
+/** Whether a pipeline opens with $collStats, which reports on the namespace it runs on rather than reading it. */
+export function startsWithCollStats(pipeline: unknown): boolean {
+  return Array.isArray(pipeline) && isPlainObject(pipeline[0]) && '$collStats' in pipeline[0];
+}
+
+/**
+ * The view's pipelines from the bottom up, ending on a collection (which may not exist). A view
+ * whose pipeline opens with $collStats ends the walk at the namespace it is defined on, view or
+ * not: $collStats reports on that namespace, as mongod resolves it.
+ */
 export function resolveView(engine: EngineContext, dbName: string, view: Collection): ResolvedView {
   const pipelines: Document[][] = [];
   let current: Collection | undefined = view;
@@ -48,9 +58,11 @@ export function resolveView(engine: EngineContext, dbName: string, view: Collect
   for (let depth = 0; current?.isView; depth++) {
     if (depth > MAX_VIEW_DEPTH)
       fail('ViewDepthLimitExceeded', `View depth too deep or view cycle detected. Maximum depth is ${MAX_VIEW_DEPTH}`);
-    pipelines.unshift(current.options.pipeline ?? []);
+    const pipeline = current.options.pipeline ?? [];
+    pipelines.unshift(pipeline);
     name = current.options.viewOn!;
     current = engine.getCollection(dbName, name);
+    if (startsWithCollStats(pipeline)) break;
   }
   return { sourceName: name, source: current, pipeline: pipelines.flat() };
 }
@@ -94,6 +106,8 @@ export function readView(
   const resolved = resolveView(engine, dbName, view);
   const pipeline = [...resolved.pipeline, ...rest];
   const ctx = { now: engine.now(), catalog, ...(subPipelineDepth ? { subPipelineDepth } : {}) };
+  if (startsWithCollStats(pipeline))
+    return runPipeline([], pipeline, { ...ctx, introspection: engineIntrospection(engine, resolved.sourceName) });
   if (!resolved.source) return runPipeline([], pipeline, ctx);
   const source = resolved.source;
   return runPipeline(
@@ -169,7 +183,10 @@ export function checkViewDefinition(
   refuseWritingStages(pipeline, 'top');
   // Over no documents: a bad stage fails the create, as in mongod, and nothing is read. The views
   // it reads stay unresolved, as mongod validates a definition: their nesting counts when it runs.
-  runPipeline([], pipeline, { now: engine.now(), catalog: { ...catalog, viewPipeline: undefined } });
+  // A leading $collStats is left out: it reports on a namespace rather than reading documents, so
+  // running it here would report (or fail on a missing collection) instead of validating.
+  const validated = startsWithCollStats(pipeline) ? pipeline.slice(1) : pipeline;
+  runPipeline([], validated, { now: engine.now(), catalog: { ...catalog, viewPipeline: undefined } });
   const db = engine.getDatabase(dbName);
   const depsOf = (view: string): string[] => {
     if (view === name) return dependenciesOf(viewOn, pipeline);

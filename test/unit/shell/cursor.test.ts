@@ -23,6 +23,13 @@ describe('find cursor modifiers', () => {
     ]);
   });
 
+  it('a negative limit returns one batch of that many, sent as limit with singleBatch as the driver does', () => {
+    const h = withDocs(150);
+    assert.equal((h.value('db.c.find().limit(-3).toArray()') as unknown[]).length, 3);
+    // One batch only: past the default first batch of 101 the rest is never fetched.
+    assert.equal((h.value('db.c.find().limit(-120).toArray()') as unknown[]).length, 101);
+  });
+
   it('hint is passed to the query', () => {
     const h = withDocs(3);
     h.run('db.c.createIndex({ n: 1 })');

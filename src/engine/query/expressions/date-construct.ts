@@ -61,7 +61,8 @@ const parseDateFromParts: OperatorParser = (arg, name) => {
         fail(40515, `'${k}' must evaluate to an integer, found ${typeName(v)} with value ${show(v)}`);
       const yearField = k === 'year' || k === 'isoWeekYear';
       if (yearField && (d < 1 || d > 9999))
-        fail(31095, `'${k}' must evaluate to an integer in the range 1 to 9999, found ${d}`);
+        // mongod gives each year field its own code: 40523 for year, 31095 for isoWeekYear.
+        fail(k === 'year' ? 40523 : 31095, `'${k}' must evaluate to an integer in the range 1 to 9999, found ${d}`);
       if (!yearField && (d < -32768 || d > 32767))
         fail(31034, `'${k}' must evaluate to a value in the range [-32768, 32767]; value ${d} is not in range`);
       parts[k] = d;

@@ -51,7 +51,7 @@ function datePartOperator(getter: (p: DateParts) => number): OperatorParser {
     return (root, vars) => {
       const date = dateFn(root, vars);
       if (isNullish(date)) return null;
-      const tz = zoneFn ? timeZoneOf(zoneFn(root, vars) ?? null) : UTC;
+      const tz = zoneFn ? nullishZone(zoneFn(root, vars)) : UTC;
       if (!tz) return null;
       return new Int32(getter(dateParts(dateMillis(date), tz)));
     };
@@ -81,7 +81,7 @@ const parseDateToString: OperatorParser = (arg, name) => {
       if (fv !== rawFormat) validateFormat(fv);
       format = fv;
     }
-    const tz = f.timezone ? timeZoneOf(f.timezone(root, vars) ?? null) : UTC;
+    const tz = f.timezone ? nullishZone(f.timezone(root, vars)) : UTC;
     if (!tz) return null;
     const date = f.date!(root, vars);
     if (isNullish(date)) return f.onNull ? f.onNull(root, vars) : null;
@@ -148,3 +148,8 @@ export const DATE_OPERATORS: Readonly<Record<string, OperatorParser>> = {
   $dateAdd: dateArithmetic(1),
   $dateSubtract: dateArithmetic(-1),
 };
+
+/** A timezone expression's zone; null when it evaluates to null, missing or undefined (the result is then null). */
+function nullishZone(v: unknown): TimeZone | null {
+  return isNullish(v) ? null : timeZoneOf(v);
+}

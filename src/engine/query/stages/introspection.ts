@@ -68,19 +68,31 @@ export const parseCollStats: StageParser = (spec, env, name) => {
     } else if (k === 'count' || k === 'queryExecStats') {
       requireObject(`$collStats.${k}`, v);
     } else if (k === 'latencyStats') {
-      requireObject('$collStats.latencyStats', v);
-      fail(
-        238,
-        '$collStats latencyStats is not available: the embedded engine does not time operations per collection. Use storageStats, count or queryExecStats.',
-      );
+      const opts = requireObject('$collStats.latencyStats', v);
+      for (const [o, ov] of Object.entries(opts)) {
+        if (o !== 'histograms') unknownField(`$collStats.latencyStats.${o}`);
+        requireBool('$collStats.latencyStats.histograms', ov);
+        if (ov === true)
+          fail(
+            238,
+            '$collStats latencyStats histograms are not kept by the embedded engine: it keeps the total latency and count of each kind; drop histograms: true.',
+          );
+      }
     } else unknownField(`$collStats.${k}`);
   }
   const intro = introspectionOf(env, name);
   const db = dbOf(env);
   const coll = collectionOf(intro, name);
+  // A view keeps no documents of its own: only its latency has a meaning (mongod: 166).
+  if (intro.isView(db, coll) && (hasOwn.call(spec, 'storageStats') || hasOwn.call(spec, 'count')))
+    fail(
+      166,
+      `Namespace ${db}.${coll} is a view, not a collection: $collStats on a view takes latencyStats only; ask the collection it reads for storageStats or count.`,
+    );
   return function* () {
     const stats = intro.collectionStats(db, coll);
     const out: Document = { ns: `${db}.${coll}`, host: intro.host, localTime: env.ctx.now };
+    if (hasOwn.call(spec, 'latencyStats')) out.latencyStats = intro.latencyStats(db, coll);
     const missing: (what: string) => never = (what) =>
       fail(26, `Unable to retrieve ${what} in $collStats stage :: caused by :: Collection [${db}.${coll}] not found.`);
     if (hasOwn.call(spec, 'storageStats')) {

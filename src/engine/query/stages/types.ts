@@ -74,6 +74,10 @@ export interface PipelineIntrospection {
   readonly host: string;
   /** undefined when db.coll does not exist. */
   collectionStats(db: string, coll: string): CollectionStatsInfo | undefined;
+  /** What $collStats' latencyStats reports for db.coll (a view's own use counts: its name is a namespace too). */
+  latencyStats(db: string, coll: string): Document;
+  /** Whether db.coll is a view: $collStats has no storage figures for one. */
+  isView(db: string, coll: string): boolean;
   /** One document per index of db.coll (none when it does not exist), in catalog order. */
   indexStats(db: string, coll: string): Document[];
   /** The operations in progress, in $currentOp's shape; with idleSessions, the open transactions between statements too. */

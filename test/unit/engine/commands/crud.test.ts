@@ -473,12 +473,19 @@ describe('find', () => {
     assert.deepEqual(ids(find(engine, {}, { sort: { _id: 1 }, skip: 10 })), []);
   });
 
-  it('limit 0 means no limit; a negative limit returns a single batch and closes the cursor', () => {
+  it('limit 0 means no limit; limit with singleBatch returns one batch and closes the cursor', () => {
     const engine = seeded(Array.from({ length: 10 }, (_, i) => ({ _id: i })));
     assert.equal(find(engine, {}, { limit: 0 }).length, 10);
-    const reply = run(engine, { find: 'c', filter: {}, limit: -3 });
+    const reply = run(engine, { find: 'c', filter: {}, limit: 3, singleBatch: true });
     assert.equal(firstBatch(reply).length, 3);
     assert.ok(cursorId(reply).isZero());
+  });
+
+  it('find: a negative limit is refused with 51024, on a collection and on a view (the shell sends singleBatch)', () => {
+    const engine = seeded(Array.from({ length: 3 }, (_, i) => ({ _id: i })));
+    run(engine, { create: 'v', viewOn: 'c', pipeline: [] });
+    expectError(() => run(engine, { find: 'c', filter: {}, limit: -1 }), 51024, /'limit' value must be >= 0/);
+    expectError(() => run(engine, { find: 'v', limit: -1 }), 51024, /'limit' value must be >= 0/);
   });
 
   it('the first batch holds 101 documents by default; getMore without batchSize returns the rest', () => {
@@ -543,6 +550,17 @@ describe('find', () => {
     assert.equal((more.nextBatch as Document[]).length, 20);
     assert.equal((more.nextBatch as Document[])[0]._id, 10);
     assert.ok(!Long.fromValue(more.id as Long).isZero());
+  });
+
+  it('aggregate with batchSize 0 keeps its cursor open even when nothing matches; the getMore ends it', () => {
+    const engine = seeded([{ _id: 1 }]);
+    const pipeline = [{ $match: { none: { $exists: true } } }];
+    const reply = run(engine, { aggregate: 'c', pipeline, cursor: { batchSize: 0 } });
+    assert.deepEqual(firstBatch(reply), []);
+    assert.ok(!cursorId(reply).isZero());
+    assert.equal(drain(engine, reply, 'c').length, 0);
+    // Without batchSize 0 the empty result closes the cursor at once.
+    assert.ok(cursorId(run(engine, { aggregate: 'c', pipeline, cursor: {} })).isZero());
   });
 
   it('batchSize 0 opens a cursor with an empty first batch', () => {

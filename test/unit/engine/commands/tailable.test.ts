@@ -110,7 +110,6 @@ describe('tailable cursors', () => {
     expectError(() => run(engine, { find: 'c', tailable: true, sort: { _id: 1 } }), 2, /sort other than/);
     run(engine, { find: 'c', tailable: true, sort: { $natural: 1 } });
     expectError(() => run(engine, { find: 'c', tailable: true, singleBatch: true }), 2, /singleBatch/);
-    expectError(() => run(engine, { find: 'c', tailable: true, limit: -1 }), 2, /singleBatch/);
     expectError(() => run(engine, { find: 'plain', tailable: true }), 2, /non capped collection/);
   });
 });

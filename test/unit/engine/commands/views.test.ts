@@ -323,3 +323,38 @@ describe('views in the shell', () => {
     assert.match(String(failed.error?.message), /is a view, not a collection/);
   });
 });
+
+describe('find on a view is an aggregate', () => {
+  it('find on a view refuses a find-only projection operator ($elemMatch) as $project does (168)', () => {
+    const engine = setUp();
+    expectError(
+      () => engine.runCommand('db', { find: 'open', projection: { tags: { $elemMatch: { $eq: 'x' } } } }),
+      168,
+      /\$elemMatch/,
+    );
+    const reply = engine.runCommand('db', { find: 'open', filter: { _id: 1 }, projection: { item: 1 } });
+    assert.deepEqual(firstBatch(reply), [{ _id: 1, item: 'a' }]);
+  });
+});
+
+describe('find options an aggregate cannot honour', () => {
+  it('find on a view refuses readOnce, returnKey, showRecordId, min, max, tailable and singleBatch past limit 1 (168)', () => {
+    const engine = setUp();
+    for (const extra of [
+      { readOnce: true },
+      { returnKey: true },
+      { showRecordId: true },
+      { min: { _id: 1 } },
+      { max: { _id: 3 } },
+      { noCursorTimeout: true },
+      { allowPartialResults: true },
+      { tailable: true },
+      { singleBatch: true },
+      { singleBatch: true, limit: 2 },
+    ])
+      expectError(() => engine.runCommand('db', { find: 'open', ...extra }), 168, /not supported in aggregation/);
+    // A findOne (limit 1 with singleBatch) is a $limit of 1; options left unset are no refusal.
+    const one = engine.runCommand('db', { find: 'open', limit: 1, singleBatch: true, readOnce: false, min: {} });
+    assert.equal(firstBatch(one).length, 1);
+  });
+});

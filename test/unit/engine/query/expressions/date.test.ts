@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Timestamp } from 'bson';
+import { BSON_UNDEFINED } from '../../../../../src/engine/values/bson-undefined';
 import { expectError } from '../../../helpers/expect-error';
 import { aggregate, assertInt, assertLong, ev, int } from './helpers';
 
@@ -127,14 +128,20 @@ describe('$dateFromParts and $dateToParts', () => {
     assert.deepEqual(ev({ $dateFromParts: { isoWeekYear: 2020 } }), d('2019-12-30T00:00:00Z'));
   });
 
-  test('$dateFromParts errors: 40519, 40518, 40516, 40489, 40515, 31095, 31034; null parts answer null', () => {
+  test('$dateFromParts errors: 40519, 40518, 40516, 40489, 40515, 40523 (year) and 31095 (isoWeekYear) out of 1-9999, 31034; null parts answer null', () => {
     assert.equal(ev({ $dateFromParts: { year: 2024, month: null } }), null);
     expectError(() => ev({ $dateFromParts: 1 }), 40519);
     expectError(() => ev({ $dateFromParts: { year: 2024, x: 1 } }), 40518);
     expectError(() => ev({ $dateFromParts: { month: 1 } }), 40516);
     expectError(() => ev({ $dateFromParts: { year: 2024, isoWeek: 1 } }), 40489);
     expectError(() => ev({ $dateFromParts: { year: 2024.5 } }), 40515);
-    expectError(() => ev({ $dateFromParts: { year: 0 } }), 31095);
+    expectError(
+      () => ev({ $dateFromParts: { year: 0 } }),
+      40523,
+      /'year' must evaluate to an integer in the range 1 to 9999/,
+    );
+    expectError(() => ev({ $dateFromParts: { year: 10000 } }), 40523);
+    expectError(() => ev({ $dateFromParts: { isoWeekYear: 10000 } }), 31095, /'isoWeekYear'/);
     expectError(() => ev({ $dateFromParts: { year: 2024, month: 40000 } }), 31034);
   });
 
@@ -299,5 +306,16 @@ describe('dates end to end', () => {
       ],
     );
     assertLong(out[0].span, 6);
+  });
+});
+
+describe('$dateToString and the date part operators with a nullish timezone', () => {
+  test('a timezone that is null, missing or a stored undefined gives null, whatever onNull says', () => {
+    const date = d('2018-02-06T11:56:02Z');
+    for (const doc of [{ tz: null }, {}, { tz: BSON_UNDEFINED }]) {
+      assert.equal(ev({ $dateToString: { date, format: '%Y', timezone: '$tz', onNull: 'x' } }, doc), null);
+      assert.equal(ev({ $year: { date, timezone: '$tz' } }, doc), null);
+    }
+    expectError(() => ev({ $dateToString: { date, timezone: '$tz' } }, { tz: 5 }), 40517, /must evaluate to a string/);
   });
 });
