@@ -10,8 +10,8 @@ import { detectFlavor, serverRoleOf } from '../../../src/extension/backend/serve
 import {
   BUILD_INFO_8_0,
   COSMOS_BUILD_INFO,
-  COSMOS_HELLO,
   COSMOS_HOSTS,
+  COSMOS_ISMASTER,
   MONGOS,
   RS_ARBITER,
   RS_PRIMARY,
@@ -71,19 +71,34 @@ describe('server roles from hello', () => {
 
 describe('Cosmos DB detection', () => {
   test('by its host name under .mongo.cosmos.azure.com', () => {
-    const f = detectFlavor(COSMOS_HELLO, { version: '6.0.0', ok: 1 }, COSMOS_HOSTS);
+    const f = detectFlavor(STANDALONE, { version: '6.0.0', ok: 1 }, COSMOS_HOSTS);
     assert.equal(f.flavor, 'cosmos');
     assert.match(f.because ?? '', /myaccount\.mongo\.cosmos\.azure\.com/);
   });
 
-  test('by the _t type tag of its replies, whatever the host', () => {
-    const f = detectFlavor(COSMOS_HELLO, COSMOS_BUILD_INFO, ['10.0.0.4:10255']);
+  test("by a 3.2 account's host name under .documents.azure.com (the recorded isMaster's own member)", () => {
+    const f = detectFlavor(STANDALONE, BUILD_INFO_8_0, [COSMOS_ISMASTER.me]);
     assert.equal(f.flavor, 'cosmos');
-    assert.match(f.because ?? '', /_t: "BuildInfoResponse"/);
+    assert.match(f.because ?? '', /southindia\.documents\.azure\.com:10255/);
+  });
+
+  test('by the _t type tag of the recorded buildInfo, whatever the host', () => {
+    const f = detectFlavor(COSMOS_ISMASTER, COSMOS_BUILD_INFO, ['10.0.0.4:10255']);
+    assert.equal(f.flavor, 'cosmos');
+    assert.match(f.because ?? '', /buildInfo reply carries the type tag _t: "BuildInfoResponse"/);
+  });
+
+  test('by the _t type tag of the recorded isMaster alone (a buildInfo without one, an address without a name)', () => {
+    const f = detectFlavor(COSMOS_ISMASTER, BUILD_INFO_8_0, ['10.0.0.4:10255']);
+    assert.equal(f.flavor, 'cosmos');
+    assert.match(f.because ?? '', /hello reply carries the type tag _t: "IsMasterResponse"/);
   });
 
   test('not by the replica-set name globaldb alone, and not for the vCore service', () => {
-    assert.equal(detectFlavor(COSMOS_HELLO, BUILD_INFO_8_0, ['db0.example.net:27017']).flavor, 'mongodb');
+    const { _t, ...untagged } = COSMOS_ISMASTER;
+    assert.equal(_t, 'IsMasterResponse');
+    assert.equal(untagged.setName, 'globaldb');
+    assert.equal(detectFlavor(untagged, BUILD_INFO_8_0, ['db0.example.net:27017']).flavor, 'mongodb');
     assert.equal(
       detectFlavor(STANDALONE, BUILD_INFO_8_0, ['c.mongocluster.cosmos.azure.com']).flavor,
       'mongodb',
@@ -91,11 +106,16 @@ describe('Cosmos DB detection', () => {
     );
   });
 
-  test('rule 10.5: on Cosmos the monitor node says the service chooses when to delete', () => {
-    const r = serverRoleOf(COSMOS_HELLO, COSMOS_BUILD_INFO, COSMOS_HOSTS);
+  test('rule 10.5: on the recorded Cosmos replies the role is its write region, writable, and the monitor node says the service chooses when to delete', () => {
+    const r = serverRoleOf(COSMOS_ISMASTER, COSMOS_BUILD_INFO, COSMOS_HOSTS);
     assert.equal(r.flavor, 'cosmos');
+    assert.equal(r.kind, 'primary', 'it answers as the primary of replica set globaldb');
+    assert.equal(r.setName, 'globaldb');
+    assert.equal(r.member, 'vishi-api-for-mongodb-southindia.documents.azure.com:10255');
+    assert.equal(r.members.length, 3, 'one member per region');
+    assert.equal(r.version, '3.2.0');
     assert.equal(r.canWrite, true);
     assert.match(r.ttlDeletes, /rule 10\.5/);
-    assert.match(r.summary, /^Azure Cosmos DB for MongoDB/);
+    assert.equal(r.summary, 'Azure Cosmos DB for MongoDB · vishi-api-for-mongodb-southindia.documents.azure.com:10255');
   });
 });
