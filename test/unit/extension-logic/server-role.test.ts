@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { detectFlavor, serverRoleOf } from '../../../src/extension/backend/server-role';
+import { MongoNetworkError, MongoServerError } from 'mongodb';
+import type { Document } from '../../../src/engine';
+import { detectFlavor, readHello, serverRoleOf } from '../../../src/extension/backend/server-role';
 import {
   BUILD_INFO_8_0,
   COSMOS_BUILD_INFO,
@@ -117,5 +119,48 @@ describe('Cosmos DB detection', () => {
     assert.equal(r.canWrite, true);
     assert.match(r.ttlDeletes, /rule 10\.5/);
     assert.equal(r.summary, 'Azure Cosmos DB for MongoDB · vishi-api-for-mongodb-southindia.documents.azure.com:10255');
+  });
+});
+
+describe('reading hello from a server that has only isMaster', () => {
+  /** A server's answers by command name, and the commands it was sent. */
+  const server = (answers: Record<string, () => Document>) => {
+    const sent: string[] = [];
+    // async: an answer that throws is a rejected command, as the driver gives it.
+    const run = async (command: Document) => {
+      const name = Object.keys(command)[0];
+      sent.push(name);
+      return answers[name]();
+    };
+    return { sent, run };
+  };
+  // Cosmos DB's own error code for the refusal is not published; any refusal with a code counts.
+  const refused = () => {
+    throw new MongoServerError({ ok: 0, code: 59, codeName: 'CommandNotFound', errmsg: "no such command: 'hello'" });
+  };
+
+  test('Cosmos DB (RU) refuses hello: its isMaster reply (recorded) gives the role, the write region', async () => {
+    const s = server({ hello: refused, isMaster: () => COSMOS_ISMASTER });
+    const hello = await readHello(s.run);
+    assert.deepEqual(s.sent, ['hello', 'isMaster']);
+    const r = serverRoleOf(hello, COSMOS_BUILD_INFO, ['10.0.0.4:10255']);
+    assert.equal(r.flavor, 'cosmos');
+    assert.equal(r.kind, 'primary');
+    assert.equal(r.canWrite, true);
+  });
+
+  test('a server with hello is asked once', async () => {
+    const s = server({ hello: () => RS_PRIMARY, isMaster: () => assert.fail('isMaster is not needed') });
+    assert.equal(await readHello(s.run), RS_PRIMARY);
+    assert.deepEqual(s.sent, ['hello']);
+  });
+
+  test('a lost connection is not a refusal: it fails as it is, without a second try', async () => {
+    const lost = () => {
+      throw new MongoNetworkError('connection 1 to 10.0.0.4:10255 closed');
+    };
+    const s = server({ hello: lost, isMaster: () => COSMOS_ISMASTER });
+    await assert.rejects(readHello(s.run), /closed/);
+    assert.deepEqual(s.sent, ['hello']);
   });
 });
