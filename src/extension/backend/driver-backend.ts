@@ -44,7 +44,7 @@ import {
   monitorInfoOf,
   problemsOf,
 } from './driver-facts';
-import { serverRoleOf, type ServerRole } from './server-role';
+import { readHello, serverRoleOf, type ServerRole } from './server-role';
 
 export interface DriverBackendOptions {
   /** The connection string with its password (never shown: `label` and `redact` are). */
@@ -125,7 +125,7 @@ export class DriverBackend implements Backend {
       await client.connect();
       const admin = client.db('admin');
       const sent = Date.now();
-      const hello = await admin.command({ hello: 1 });
+      const hello = await readHello((command) => admin.command(command));
       const received = Date.now();
       const buildInfo = await admin.command({ buildInfo: 1 });
       const hosts = hostsOf(this.options.uri);
@@ -452,7 +452,7 @@ export class DriverBackend implements Backend {
       if (code !== 13)
         return { source: 'none', why: `replSetGetStatus failed (${this.options.redact((err as Error).message)})` };
     }
-    return lagFromHello(await admin.command({ hello: 1 }), this.now());
+    return lagFromHello(await readHello((command) => admin.command(command)), this.now());
   }
 
   monitorHistory(): Promise<PassRecord[]> {

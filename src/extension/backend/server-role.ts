@@ -65,6 +65,21 @@ export function detectFlavor(
   return { flavor: 'mongodb' };
 }
 
+/**
+ * The server's `hello` reply, or its `isMaster` reply where it refuses `hello`: Azure Cosmos DB for
+ * MongoDB (RU) answers only the older command (its users report `hello` failing, and Microsoft's
+ * own example is an isMaster reply), and both replies carry what the role is read from. Only a
+ * refusal by the server (an error with a code) falls back; a lost connection is no answer.
+ */
+export async function readHello(run: (command: Document) => Promise<Document>): Promise<Document> {
+  try {
+    return await run({ hello: 1 });
+  } catch (err) {
+    if (typeof (err as { code?: unknown }).code !== 'number') throw err;
+    return run({ isMaster: 1 });
+  }
+}
+
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }

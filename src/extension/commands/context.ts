@@ -15,6 +15,7 @@ import { errorMessageText, remediesFor, type ErrorFacts, type RemedyContext } fr
 import type { WorkbenchSettings } from '../settings';
 import type { DatabasesTreeProvider } from '../tree/provider';
 import { isTreeNode, type TreeNode } from '../tree/nodes';
+import { revealRow } from '../tree/reveal';
 import type { Notifier } from '../ui/notifier';
 import type { TTLDiagnostics } from '../diagnostics';
 import type { FilterText } from '../logic/filter-text';
@@ -305,7 +306,7 @@ export async function revealInTree(services: Services, db: string, collection?: 
     if (!coll) return false;
     target = coll;
   }
-  await view.reveal(target, { select: true, focus: false, expand: true });
+  await revealRow(view, target, { select: true, focus: false, expand: true });
   return true;
 }
 

@@ -9,10 +9,16 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import { MongoClient } from 'mongodb';
 import * as vscode from 'vscode';
 import type { TTLWorkbenchApi } from '../../../src/extension/api';
+import { revealRow } from '../../../src/extension/tree/reveal';
 import { startServer, type RunningServer } from '../../../src/wire';
+import { canDriveUi, driveUiReading, screenshot } from './index';
 import { treeRows } from './tree-rows';
+import { delay, until } from './wait';
 
 const PASSWORD = 'it-pw-5d4c3b2a';
+/** The side bar: the view's title and its rows (docs/screenshot-tree-connection.png is this crop). */
+const SIDE_BAR = { selector: '.part.sidebar .composite.title, .part.sidebar .monaco-list-row', pad: 4 };
+const ROWS = '.part.sidebar .monaco-list-row';
 let api: TTLWorkbenchApi;
 let server: RunningServer;
 
@@ -163,5 +169,50 @@ suite('Connections (issue 21)', function () {
       await config.update('confirmExpiryAbove', undefined, vscode.ConfigurationTarget.Global);
       await client.close();
     }
+  });
+
+  test("a row is revealed right after the view shows rows reloaded while it was hidden, the connection's and the embedded engine's (VS Code's reveal alone fails there: TreeError Data tree node not found)", async () => {
+    for (const which of ['it-serve', 'embedded', 'it-serve', 'embedded']) {
+      await vscode.commands.executeCommand('workbench.view.explorer');
+      // A refresh while the view is hidden (as a connection's connect or disconnect does): the view
+      // reloads its rows when it is shown again.
+      api.treeProvider.refresh();
+      await delay(400);
+      await vscode.commands.executeCommand('ttlWorkbench.databases.focus');
+      const top = await treeRows(api);
+      const row = which === 'embedded' ? top[0] : top.find((r) => r.label === which)!;
+      await revealRow(api.treeView, row.node, { select: true, focus: false, expand: false });
+      await until(`${which}'s row selected`, () => (api.treeView.selection[0]?.id === row.node.id ? true : undefined));
+    }
+  });
+
+  test("a connection's rows revealed: server, database, collection with its TTL index in words and the TTL monitor shown next to the embedded engine (docs/screenshot-tree-connection.png)", async () => {
+    await vscode.commands.executeCommand('notifications.clearAll');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('ttlWorkbench.databases.focus');
+    const top = await treeRows(api);
+    assert.equal(top[0].node.type, 'engine', 'the embedded engine stays first');
+    const conn = top.find((r) => r.label === 'it-serve')!;
+    assert.equal(api.treeProvider.getParent(conn.node), undefined, "a connection's server row is a top row");
+    const reveal = (node: (typeof top)[number]['node'], last = false) =>
+      revealRow(api.treeView, node, { select: last, focus: last, expand: true });
+    await reveal(conn.node);
+    const below = await treeRows(api, conn.node);
+    await reveal(below.find((r) => r.node.type === 'monitor')!.node);
+    const app = below.find((r) => r.label === 'app')!;
+    await reveal(app.node);
+    const events = (await treeRows(api, app.node)).find((r) => r.label === 'events')!;
+    await reveal(events.node, true);
+    const ttl = (await treeRows(api, events.node)).find((r) => r.label.startsWith('t_1'))!;
+    assert.match(ttl.description, /3 h/, 'the TTL index in words');
+
+    if (canDriveUi()) {
+      const { reads } = await driveUiReading([{ waitForShown: ROWS, text: 't_1' }, { read: ROWS }]);
+      const shown = reads[0].texts.join(' | ');
+      for (const text of [top[0].label, 'it-serve', 'TTL Monitor', 'app', 'events', 't_1'])
+        assert.ok(shown.includes(text), `${text} is on screen: ${shown}`);
+    }
+    const saved = await screenshot('screenshot-tree-connection.png', 1500, SIDE_BAR);
+    if (process.env.TTL_WORKBENCH_IT_SCREENSHOT_DIR) assert.ok(saved, 'the runner saved the screenshot');
   });
 });

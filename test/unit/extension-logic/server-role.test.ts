@@ -6,12 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { detectFlavor, serverRoleOf } from '../../../src/extension/backend/server-role';
+import { MongoNetworkError, MongoServerError } from 'mongodb';
+import type { Document } from '../../../src/engine';
+import { detectFlavor, readHello, serverRoleOf } from '../../../src/extension/backend/server-role';
 import {
   BUILD_INFO_8_0,
   COSMOS_BUILD_INFO,
-  COSMOS_HELLO,
   COSMOS_HOSTS,
+  COSMOS_ISMASTER,
   MONGOS,
   RS_ARBITER,
   RS_PRIMARY,
@@ -71,19 +73,34 @@ describe('server roles from hello', () => {
 
 describe('Cosmos DB detection', () => {
   test('by its host name under .mongo.cosmos.azure.com', () => {
-    const f = detectFlavor(COSMOS_HELLO, { version: '6.0.0', ok: 1 }, COSMOS_HOSTS);
+    const f = detectFlavor(STANDALONE, { version: '6.0.0', ok: 1 }, COSMOS_HOSTS);
     assert.equal(f.flavor, 'cosmos');
     assert.match(f.because ?? '', /myaccount\.mongo\.cosmos\.azure\.com/);
   });
 
-  test('by the _t type tag of its replies, whatever the host', () => {
-    const f = detectFlavor(COSMOS_HELLO, COSMOS_BUILD_INFO, ['10.0.0.4:10255']);
+  test("by a 3.2 account's host name under .documents.azure.com (the recorded isMaster's own member)", () => {
+    const f = detectFlavor(STANDALONE, BUILD_INFO_8_0, [COSMOS_ISMASTER.me]);
     assert.equal(f.flavor, 'cosmos');
-    assert.match(f.because ?? '', /_t: "BuildInfoResponse"/);
+    assert.match(f.because ?? '', /southindia\.documents\.azure\.com:10255/);
+  });
+
+  test('by the _t type tag of the recorded buildInfo, whatever the host', () => {
+    const f = detectFlavor(COSMOS_ISMASTER, COSMOS_BUILD_INFO, ['10.0.0.4:10255']);
+    assert.equal(f.flavor, 'cosmos');
+    assert.match(f.because ?? '', /buildInfo reply carries the type tag _t: "BuildInfoResponse"/);
+  });
+
+  test('by the _t type tag of the recorded isMaster alone (a buildInfo without one, an address without a name)', () => {
+    const f = detectFlavor(COSMOS_ISMASTER, BUILD_INFO_8_0, ['10.0.0.4:10255']);
+    assert.equal(f.flavor, 'cosmos');
+    assert.match(f.because ?? '', /hello reply carries the type tag _t: "IsMasterResponse"/);
   });
 
   test('not by the replica-set name globaldb alone, and not for the vCore service', () => {
-    assert.equal(detectFlavor(COSMOS_HELLO, BUILD_INFO_8_0, ['db0.example.net:27017']).flavor, 'mongodb');
+    const { _t, ...untagged } = COSMOS_ISMASTER;
+    assert.equal(_t, 'IsMasterResponse');
+    assert.equal(untagged.setName, 'globaldb');
+    assert.equal(detectFlavor(untagged, BUILD_INFO_8_0, ['db0.example.net:27017']).flavor, 'mongodb');
     assert.equal(
       detectFlavor(STANDALONE, BUILD_INFO_8_0, ['c.mongocluster.cosmos.azure.com']).flavor,
       'mongodb',
@@ -91,11 +108,59 @@ describe('Cosmos DB detection', () => {
     );
   });
 
-  test('rule 10.5: on Cosmos the monitor node says the service chooses when to delete', () => {
-    const r = serverRoleOf(COSMOS_HELLO, COSMOS_BUILD_INFO, COSMOS_HOSTS);
+  test('rule 10.5: on the recorded Cosmos replies the role is its write region, writable, and the monitor node says the service chooses when to delete', () => {
+    const r = serverRoleOf(COSMOS_ISMASTER, COSMOS_BUILD_INFO, COSMOS_HOSTS);
     assert.equal(r.flavor, 'cosmos');
+    assert.equal(r.kind, 'primary', 'it answers as the primary of replica set globaldb');
+    assert.equal(r.setName, 'globaldb');
+    assert.equal(r.member, 'vishi-api-for-mongodb-southindia.documents.azure.com:10255');
+    assert.equal(r.members.length, 3, 'one member per region');
+    assert.equal(r.version, '3.2.0');
     assert.equal(r.canWrite, true);
     assert.match(r.ttlDeletes, /rule 10\.5/);
-    assert.match(r.summary, /^Azure Cosmos DB for MongoDB/);
+    assert.equal(r.summary, 'Azure Cosmos DB for MongoDB · vishi-api-for-mongodb-southindia.documents.azure.com:10255');
+  });
+});
+
+describe('reading hello from a server that has only isMaster', () => {
+  /** A server's answers by command name, and the commands it was sent. */
+  const server = (answers: Record<string, () => Document>) => {
+    const sent: string[] = [];
+    // async: an answer that throws is a rejected command, as the driver gives it.
+    const run = async (command: Document) => {
+      const name = Object.keys(command)[0];
+      sent.push(name);
+      return answers[name]();
+    };
+    return { sent, run };
+  };
+  // Cosmos DB's own error code for the refusal is not published; any refusal with a code counts.
+  const refused = () => {
+    throw new MongoServerError({ ok: 0, code: 59, codeName: 'CommandNotFound', errmsg: "no such command: 'hello'" });
+  };
+
+  test('Cosmos DB (RU) refuses hello: its isMaster reply (recorded) gives the role, the write region', async () => {
+    const s = server({ hello: refused, isMaster: () => COSMOS_ISMASTER });
+    const hello = await readHello(s.run);
+    assert.deepEqual(s.sent, ['hello', 'isMaster']);
+    const r = serverRoleOf(hello, COSMOS_BUILD_INFO, ['10.0.0.4:10255']);
+    assert.equal(r.flavor, 'cosmos');
+    assert.equal(r.kind, 'primary');
+    assert.equal(r.canWrite, true);
+  });
+
+  test('a server with hello is asked once', async () => {
+    const s = server({ hello: () => RS_PRIMARY, isMaster: () => assert.fail('isMaster is not needed') });
+    assert.equal(await readHello(s.run), RS_PRIMARY);
+    assert.deepEqual(s.sent, ['hello']);
+  });
+
+  test('a lost connection is not a refusal: it fails as it is, without a second try', async () => {
+    const lost = () => {
+      throw new MongoNetworkError('connection 1 to 10.0.0.4:10255 closed');
+    };
+    const s = server({ hello: lost, isMaster: () => COSMOS_ISMASTER });
+    await assert.rejects(readHello(s.run), /closed/);
+    assert.deepEqual(s.sent, ['hello']);
   });
 });
