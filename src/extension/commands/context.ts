@@ -10,7 +10,7 @@ import type { Document } from '../../engine';
 import type { EngineHost } from '../engine-host/client';
 import type { LocalEndpoint } from '../local-endpoint';
 import type { Backend, EngineSettings, CollectionInfo, IndexInfo } from '../backend/backend';
-import { withBackend, type BackendChoice } from '../backend/backend-scope';
+import { currentConnection, withBackend, type BackendChoice } from '../backend/backend-scope';
 import { errorMessageText, remediesFor, type ErrorFacts, type RemedyContext } from '../logic/remedies';
 import type { WorkbenchSettings } from '../settings';
 import type { DatabasesTreeProvider } from '../tree/provider';
@@ -287,14 +287,17 @@ export async function pickOrType(options: {
 }
 
 /**
- * Show a database or collection in the Databases view: loads the rows down to it (the tree may
- * not have been expanded yet), then selects and expands it. False when the row is not there.
+ * Show a database or collection in the Databases view, under the server the command ran on (a
+ * connection's or the embedded engine's): loads the rows down to it (the tree may not have been
+ * expanded yet), then selects and expands it. False when the row is not there.
  */
 export async function revealInTree(services: Services, db: string, collection?: string): Promise<boolean> {
   const view = services.treeView;
   if (!view) return false;
   await services.tree.whenIdle();
-  const [engine] = await services.tree.getChildren();
+  // The server row of the backend the command ran on: a connection's own, else the embedded engine's.
+  const connection = currentConnection();
+  const engine = (await services.tree.getChildren()).find((n) => n.type === 'engine' && n.connection === connection);
   if (!engine) return false;
   const dbNode = (await services.tree.getChildren(engine)).find((n) => n.type === 'database' && n.db === db);
   if (!dbNode) return false;

@@ -186,6 +186,24 @@ suite('Connections (issue 21)', function () {
     }
   });
 
+  test("Create Collection run on a connection reveals the new collection under that connection's row, not the embedded engine's", async () => {
+    await vscode.commands.executeCommand('ttlWorkbench.databases.focus');
+    // The embedded engine has a database of the same name: the old reveal went there.
+    await api.backend.runCommand('app', { create: 'elsewhere' });
+    const r = await vscode.commands.executeCommand<Record<string, unknown>>('ttlWorkbench.createCollection', {
+      connection: 'it-serve',
+      db: 'app',
+      name: 'revealed_here',
+      reveal: true,
+    });
+    assert.equal(r.ok, true, JSON.stringify(r));
+    assert.equal(r.revealed, true);
+    const selected = api.treeView.selection[0];
+    assert.equal(selected?.type, 'collection', JSON.stringify(selected));
+    assert.equal(selected.connection, 'it-serve', 'selected under the connection it was created on');
+    assert.equal(selected.type === 'collection' && selected.info.name, 'revealed_here');
+  });
+
   test("a connection's rows revealed: server, database, collection with its TTL index in words and the TTL monitor shown next to the embedded engine (docs/screenshot-tree-connection.png)", async () => {
     await vscode.commands.executeCommand('notifications.clearAll');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
