@@ -143,6 +143,13 @@
       configurable: true,
     });
   }
+  // As the legacy shell's: a DBRef is its tojson as a string (`ref == 'DBRef("a", 1)'` holds).
+  Object.defineProperty(refProto, 'toString', {
+    value() {
+      return tojson(this);
+    },
+    configurable: true,
+  });
   refProto.getRef = function () {
     return this.oid;
   };

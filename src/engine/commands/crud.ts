@@ -278,7 +278,7 @@ export function runUpdate(
   const records = queryRecords(coll, { filter: q, sort: opts.sort, limit: p.multi ? 0 : 1, hint: opts.hint });
   if (records.length === 0) {
     if (!p.upsert) return { matched: 0, modified: 0 };
-    const seed = upsertSeed(q);
+    const seed = upsertSeed(q, { replacement: replacement !== undefined });
     let doc: Document;
     if (compiled) doc = compiled.apply(seed, { now, isInsert: true }).doc;
     else if (pipeline) doc = pipeline(seed).doc;
