@@ -179,6 +179,29 @@ describe('transaction rules', () => {
     );
   });
 
+  it("readConcern snapshot on a write outside a transaction is InvalidOptions (72), in a session or not; reads and a transaction's first write take it", () => {
+    const { engine, txn } = setup();
+    const snapshot = { readConcern: { level: 'snapshot' } };
+    const writes: Document[] = [
+      { insert: 'c', documents: [{ _id: 0 }], ...snapshot },
+      { update: 'c', updates: [{ q: { _id: 0 }, u: { $set: { x: 1 } } }], ...snapshot },
+      { delete: 'c', deletes: [{ q: { _id: 0 }, limit: 1 }], ...snapshot },
+      { findAndModify: 'c', query: { _id: 0 }, remove: true, ...snapshot },
+    ];
+    for (const write of writes) {
+      assert.equal(
+        codeOf(() => engine.runCommand('app', write)),
+        72,
+      );
+      assert.equal(
+        codeOf(() => engine.runInSession('app', write, { lsid: { id: new UUID() } })),
+        72,
+      );
+    }
+    assert.equal(engine.runCommand('app', { find: 'c', ...snapshot }).ok, 1);
+    assert.equal(txn('app', { insert: 'c', documents: [{ _id: 1 }], ...snapshot }, 0, true).ok, 1);
+  });
+
   it('a write concern on a statement is InvalidOptions (72); commitTransaction takes one', () => {
     const { txn } = setup();
     assert.equal(
