@@ -31,7 +31,13 @@
     };
     Object.defineProperty(f, '__bsonValue', { value });
     Object.defineProperty(f, 'tojson', { value: () => `{ "$${name}" : 1 }` });
-    f.prototype = Object.getPrototypeOf(value); // so `x instanceof MinKey` holds
+    f.prototype = Object.getPrototypeOf(value);
+    // `x instanceof MinKey` holds for the stored value and for the shell's MinKey itself (what a
+    // stored one reads back as), as in the legacy shell.
+    const bsonType = value._bsontype;
+    Object.defineProperty(f, Symbol.hasInstance, {
+      value: (x) => x === f || (x !== null && typeof x === 'object' && x._bsontype === bsonType),
+    });
     return f;
   };
   global.MinKey = keyFn(minKeyValue, 'minKey');
