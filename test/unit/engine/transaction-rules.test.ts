@@ -273,6 +273,22 @@ describe('transaction rules', () => {
     );
   });
 
+  it("reading system.views by its UUID in a transaction is refused with 51070; another collection's UUID is not", () => {
+    const { engine, txn } = setup();
+    engine.runCommand('app', { create: 'v', viewOn: 'c', pipeline: [] });
+    engine.runCommand('app', { create: 'c' });
+    const infos = (engine.runCommand('app', { listCollections: 1 }).cursor as Document).firstBatch as Document[];
+    const uuidOf = (name: string) => (infos.find((i) => i.name === name)?.info as Document).uuid;
+    assert.equal(
+      codeOf(() => txn('app', { find: uuidOf('system.views'), filter: {} }, 0, true)),
+      51070,
+    );
+    assert.notEqual(
+      codeOf(() => txn('app', { find: uuidOf('c'), filter: {} }, 1, true)),
+      51070,
+    );
+  });
+
   it('dbstats is an alias of dbStats, as on mongod', () => {
     const { engine } = setup();
     assert.equal(engine.runCommand('app', { dbstats: 1 }).ok, 1);
