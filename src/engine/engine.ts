@@ -233,6 +233,11 @@ export class Engine implements EngineContext {
     return this.replication?.sessions.idleTransactions() ?? [];
   }
 
+  /** Whether an open transaction has written this document (a write outside it waits: replication/sessions.ts). */
+  documentHeldByTransaction(ns: string, id: unknown): boolean {
+    return this.replication?.sessions.holdsDocument(ns, id) ?? false;
+  }
+
   /** Whether an open transaction has written documents of `ns` (its TTL visits wait: replication/sessions.ts). */
   heldByTransaction(ns: string): boolean {
     return this.replication?.sessions.holdsWrites(ns) ?? false;

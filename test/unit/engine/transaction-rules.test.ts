@@ -289,6 +289,20 @@ describe('transaction rules', () => {
     );
   });
 
+  it('an insert outside a transaction of a document an open transaction wrote waits for it: with maxTimeMS, MaxTimeMSExpired (50), and the transaction commits', () => {
+    const { engine, txn } = setup();
+    engine.runCommand('app', { create: 'c' });
+    txn('app', { insert: 'c', documents: [{ _id: 'held' }] }, 0, true);
+    assert.equal(
+      codeOf(() => engine.runCommand('app', { insert: 'c', documents: [{ _id: 'held' }], maxTimeMS: 10 })),
+      50,
+    );
+    // A document no transaction holds is written at once.
+    assert.equal(engine.runCommand('app', { insert: 'c', documents: [{ _id: 'free' }], maxTimeMS: 10 }).n, 1);
+    assert.equal(txn('admin', { commitTransaction: 1 }, 0).ok, 1);
+    assert.equal(engine.runCommand('app', { count: 'c' }).n, 2);
+  });
+
   it('dbstats is an alias of dbStats, as on mongod', () => {
     const { engine } = setup();
     assert.equal(engine.runCommand('app', { dbstats: 1 }).ok, 1);
