@@ -31,7 +31,13 @@
     };
     Object.defineProperty(f, '__bsonValue', { value });
     Object.defineProperty(f, 'tojson', { value: () => `{ "$${name}" : 1 }` });
-    f.prototype = Object.getPrototypeOf(value); // so `x instanceof MinKey` holds
+    f.prototype = Object.getPrototypeOf(value);
+    // `x instanceof MinKey` holds for the stored value and for the shell's MinKey itself (what a
+    // stored one reads back as), as in the legacy shell.
+    const bsonType = value._bsontype;
+    Object.defineProperty(f, Symbol.hasInstance, {
+      value: (x) => x === f || (x !== null && typeof x === 'object' && x._bsontype === bsonType),
+    });
     return f;
   };
   global.MinKey = keyFn(minKeyValue, 'minKey');
@@ -44,6 +50,8 @@
    */
   function fixValues(v, depth = 0, undefinedFrom = 1) {
     if (typeof v === 'function' && v.__bsonValue !== undefined) return v.__bsonValue;
+    // The legacy shell stores a function as BSON code (type 13); mongosh's driver drops it.
+    if (typeof v === 'function' && depth > 0) return new global.Code(v.toString());
     if (v === null || typeof v !== 'object' || depth > 150 || v._bsontype !== undefined) return v;
     if (isDate(v) || isRegExp(v)) return v;
     const fix = (item) =>
@@ -171,6 +179,13 @@
       configurable: true,
     });
   }
+  // As the legacy shell's: a DBRef is its tojson as a string (`ref == 'DBRef("a", 1)'` holds).
+  Object.defineProperty(refProto, 'toString', {
+    value() {
+      return tojson(this);
+    },
+    configurable: true,
+  });
   refProto.getRef = function () {
     return this.oid;
   };
@@ -583,6 +598,24 @@
       return this.tojson();
     }
   }
+  /** One statement's error in a bulk result, with the legacy shell's accessors. */
+  class WriteError {
+    constructor(e) {
+      Object.assign(this, e);
+    }
+    getOperation() {
+      return this.op;
+    }
+    getIndex() {
+      return this.index;
+    }
+    getErrmsg() {
+      return this.errmsg;
+    }
+    toString() {
+      return `WriteError(${tojson({ ...this })})`;
+    }
+  }
   class BulkWriteResult {
     constructor(r) {
       Object.assign(this, {
@@ -604,7 +637,7 @@
       return this.writeErrors.length;
     }
     getWriteErrorAt(i) {
-      return this.writeErrors[i];
+      return this.writeErrors[i] ?? null;
     }
     hasWriteErrors() {
       return this.writeErrors.length > 0;
@@ -631,6 +664,9 @@
       return this;
     }
     toSingleResult() {
+      // As the legacy shell's: a result of several batches has no single write to stand for.
+      if (this._batches !== undefined && this._batches !== 1)
+        throw new Error('Cannot output SingleWriteResult from multiple batch result');
       return new WriteResult({ ...this, _id: this.upserted[0]?._id });
     }
     tojson() {
@@ -664,7 +700,10 @@
       this.code = first.code;
       this.result = result;
       this.writeErrors = result.writeErrors;
-      this.nInserted = result.nInserted;
+      for (const k of ['nInserted', 'nUpserted', 'nMatched', 'nModified', 'nRemoved']) this[k] = result[k];
+    }
+    getUpsertedIds() {
+      return this.result.getUpsertedIds();
     }
     getWriteErrors() {
       return this.result.getWriteErrors();
@@ -694,6 +733,10 @@
    */
   function toRealm(v, depth = 0) {
     if (v === null || typeof v !== 'object' || depth > 200) return v;
+    // The legacy shell has one MinKey and one MaxKey, of the test's own world: a stored one reads
+    // back as that same value (resultsEq's `instanceof Object` holds, `x == MinKey` too).
+    if (v._bsontype === 'MinKey') return global.MinKey;
+    if (v._bsontype === 'MaxKey') return global.MaxKey;
     if (Array.isArray(v)) {
       const out = new Array(v.length);
       for (let i = 0; i < v.length; i++) out[i] = toRealm(v[i], depth + 1);
@@ -872,6 +915,18 @@
     'let',
   ];
 
+  /** The legacy query modifiers and the find command's option each stands for. */
+  const MODIFIERS = {
+    $hint: 'hint',
+    $min: 'min',
+    $max: 'max',
+    $maxTimeMS: 'maxTimeMS',
+    $comment: 'comment',
+    $returnKey: 'returnKey',
+    $showDiskLoc: 'showRecordId',
+    $orderby: 'sort',
+  };
+
   class DBQuery {
     constructor(coll, query, fields, limit, skip, batchSize) {
       this._coll = coll;
@@ -931,8 +986,46 @@
     }
     tailable(awaitData) {
       this._set('tailable', true);
-      if (awaitData) this._opts.awaitData = true;
+      // The legacy shell's tailable() awaits data unless told not to.
+      if (awaitData === undefined || awaitData) this._opts.awaitData = true;
+      else delete this._opts.awaitData;
       return this;
+    }
+    /** The legacy wire protocol's query flags of this query. */
+    get _options() {
+      const O = DBQuery.Option;
+      const flags = [
+        ['tailable', O.tailable],
+        ['awaitData', O.awaitData],
+        ['noCursorTimeout', O.noTimeout],
+        ['allowPartialResults', O.partial],
+        ['oplogReplay', O.oplogReplay],
+      ];
+      return flags.reduce((bits, [name, bit]) => (this._opts[name] ? bits | bit : bits), 0);
+    }
+    oplogReplay() {
+      // Ignored by servers since 4.4 (SERVER-36186); kept only as the query flag.
+      this._opts.oplogReplay = true;
+      return this;
+    }
+    /**
+     * The legacy "$-modifiers" of a query: the legacy shell wraps the query as {query: …, $hint: …}
+     * (what `_query` then shows); each modifier is sent as the find command's option.
+     */
+    modifiers(m) {
+      this._notStarted('modifiers');
+      if (!this._special) this._query = { query: this._query };
+      this._special = true;
+      for (const k of Object.keys(m)) {
+        this._query[k] = m[k];
+        const option = MODIFIERS[k];
+        if (option) this._opts[option] = k === '$showDiskLoc' ? true : m[k];
+      }
+      return this;
+    }
+    /** The filter the find command sends (the query itself, or what the modifiers wrap). */
+    _filter() {
+      return this._special ? this._query.query : this._query;
     }
     noCursorTimeout() {
       return this._set('noCursorTimeout', true);
@@ -974,7 +1067,7 @@
       return this;
     }
     _findCommand() {
-      const cmd = { find: this._coll.getName(), filter: this._query };
+      const cmd = { find: this._coll.getName(), filter: this._filter() };
       if (this._fields !== undefined && this._fields !== null) cmd.projection = this._fields;
       if (this._skip) cmd.skip = this._skip;
       if (this._limit) {
@@ -1034,7 +1127,7 @@
       if (this._cursor) this._cursor.close();
     }
     count(applySkipLimit) {
-      const cmd = { count: this._coll.getName(), query: this._query };
+      const cmd = { count: this._coll.getName(), query: this._filter() };
       if (applySkipLimit) {
         if (this._limit) cmd.limit = this._limit;
         if (this._skip) cmd.skip = this._skip;
@@ -1061,6 +1154,7 @@
     clone() {
       const q = new DBQuery(this._coll, this._query, this._fields, this._limit, this._skip, this._batchSize);
       q._opts = { ...this._opts };
+      q._special = this._special;
       return q;
     }
     shellPrint() {
@@ -1078,6 +1172,8 @@
   DBQuery.Option = { tailable: 2, slaveOk: 4, oplogReplay: 8, noTimeout: 16, awaitData: 32, exhaust: 64, partial: 128 };
 
   // ---- bulk ------------------------------------------------------------------------------------
+
+  const MAX_WRITE_BATCH_SIZE = 100000;
 
   class Bulk {
     constructor(coll, ordered) {
@@ -1157,15 +1253,13 @@
         writeErrors: [],
         writeConcernErrors: [],
       };
-      // Batches of one kind: consecutive ones when ordered, one per kind otherwise.
+      // Batches of one kind: consecutive ones when ordered, one per kind otherwise; the legacy
+      // shell starts another at the server's maxWriteBatchSize, past which mongod refuses a batch.
       const batches = [];
+      const open = (b, op) => b !== undefined && b.type === op.type && b.ops.length < MAX_WRITE_BATCH_SIZE;
       this._ops.forEach((op, index) => {
-        let batch = this._ordered
-          ? batches[batches.length - 1]?.type === op.type
-            ? batches[batches.length - 1]
-            : undefined
-          : batches.find((b) => b.type === op.type);
-        if (!batch) batches.push((batch = { type: op.type, ops: [], indexes: [] }));
+        let batch = this._ordered ? batches[batches.length - 1] : batches.find((b) => open(b, op));
+        if (!open(batch, op)) batches.push((batch = { type: op.type, ops: [], indexes: [] }));
         batch.ops.push(op);
         batch.indexes.push(index);
       });
@@ -1191,12 +1285,17 @@
           result.nModified += reply.nModified ?? 0;
           for (const u of ups) result.upserted.push({ index: batch.indexes[u.index], _id: u._id });
         }
-        for (const e of reply.writeErrors ?? [])
-          result.writeErrors.push({ ...e, index: batch.indexes[e.index], op: batch.ops[e.index] });
+        for (const e of reply.writeErrors ?? []) {
+          const op = batch.ops[e.index];
+          result.writeErrors.push(new WriteError({ ...e, index: batch.indexes[e.index], op: op.doc ?? op.stmt }));
+        }
         if (reply.writeConcernError) result.writeConcernErrors.push(reply.writeConcernError);
         if (this._ordered && reply.writeErrors?.length) break;
       }
+      // Batches of one kind run together when unordered: the errors are listed by statement.
+      result.writeErrors.sort((a, b) => a.index - b.index);
       const out = new BulkWriteResult(result);
+      Object.defineProperty(out, '_batches', { value: batches.length, enumerable: false });
       if (out.hasWriteErrors()) throw new BulkWriteError(out);
       return out;
     }
@@ -1225,6 +1324,24 @@
     if (typeof q === 'string' && q.length === 24) return { _id: q };
     throw new Error(`don't know how to massage: ${tojson(q)}`);
   }
+
+  /** The legacy CRUD methods take the write concern's fields among their options; mongosh nests them. */
+  function crudOptions(o) {
+    if (o === null || typeof o !== 'object' || !['w', 'wtimeout', 'j'].some((k) => hasOwn(o, k))) return o;
+    const { w, wtimeout, j, ...rest } = o;
+    const writeConcern = { ...(rest.writeConcern ?? {}) };
+    if (w !== undefined) writeConcern.w = w;
+    if (wtimeout !== undefined) writeConcern.wtimeout = wtimeout;
+    if (j !== undefined) writeConcern.j = j;
+    return { ...rest, writeConcern };
+  }
+  /**
+   * An unacknowledged write's result in the legacy shell says only that. The shell's CRUD methods
+   * answer every write, so a write concern of w: 0 (legacy `{w: 0}` or `{writeConcern: {w: 0}}`)
+   * is what says so here.
+   */
+  const unacknowledged = (r, o) =>
+    r && (r.acknowledged === false || crudOptions(o)?.writeConcern?.w === 0) ? { acknowledged: false } : r;
 
   class DBCollection {
     constructor(db, name) {
@@ -1545,10 +1662,11 @@
 
     // the CRUD API is mongosh's (the shell's own collection), with the legacy result names
     insertOne(doc, options) {
-      return toRealm(this._native().insertOne(fixDocument(doc), options));
+      return unacknowledged(toRealm(this._native().insertOne(fixDocument(doc), crudOptions(options))), options);
     }
     insertMany(docs, options) {
-      const r = this._native().insertMany(fixDocument(docs), options);
+      const r = this._native().insertMany(fixDocument(docs), crudOptions(options));
+      if (unacknowledged(r, options).acknowledged === false) return { acknowledged: false };
       return { acknowledged: r.acknowledged, insertedIds: Object.keys(r.insertedIds).map((k) => r.insertedIds[k]) };
     }
     _updateResult(r) {
@@ -1557,19 +1675,28 @@
       return out;
     }
     updateOne(f, u, o) {
-      return this._updateResult(this._native().updateOne(fixDocument(f), fixDocument(u), o));
+      return unacknowledged(
+        this._updateResult(this._native().updateOne(fixDocument(f), fixDocument(u), crudOptions(o))),
+        o,
+      );
     }
     updateMany(f, u, o) {
-      return this._updateResult(this._native().updateMany(fixDocument(f), fixDocument(u), o));
+      return unacknowledged(
+        this._updateResult(this._native().updateMany(fixDocument(f), fixDocument(u), crudOptions(o))),
+        o,
+      );
     }
     replaceOne(f, u, o) {
-      return this._updateResult(this._native().replaceOne(fixDocument(f), fixDocument(u), o));
+      return unacknowledged(
+        this._updateResult(this._native().replaceOne(fixDocument(f), fixDocument(u), crudOptions(o))),
+        o,
+      );
     }
     deleteOne(f, o) {
-      return toRealm(this._native().deleteOne(fixDocument(f), o));
+      return unacknowledged(toRealm(this._native().deleteOne(fixDocument(f), crudOptions(o))), o);
     }
     deleteMany(f, o) {
-      return toRealm(this._native().deleteMany(fixDocument(f), o));
+      return unacknowledged(toRealm(this._native().deleteMany(fixDocument(f), crudOptions(o))), o);
     }
     findOneAndUpdate(f, u, o) {
       return toRealm(this._native().findOneAndUpdate(fixDocument(f), fixDocument(u), o));
@@ -1581,7 +1708,10 @@
       return toRealm(this._native().findOneAndDelete(fixDocument(f), o));
     }
     bulkWrite(ops, o) {
-      return toRealm(this._native().bulkWrite(fixDocument(ops), o));
+      const result = unacknowledged(toRealm(this._native().bulkWrite(fixDocument(ops), crudOptions(o))), o);
+      // The legacy shell's bulkWrite (crud_api.js) reported no modifiedCount; mongosh's does.
+      if (result && typeof result === 'object') delete result.modifiedCount;
+      return result;
     }
     countDocuments(f, o) {
       return this._native().countDocuments(fixDocument(f), o);

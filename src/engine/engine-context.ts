@@ -98,6 +98,8 @@ export interface EngineContext {
 
   /** Whether an open transaction has written documents of `ns`: its TTL visits wait for the end (replication/sessions.ts). */
   heldByTransaction?(ns: string): boolean;
+  /** Whether an open transaction has written the document `id` of `ns` and not yet committed it. */
+  documentHeldByTransaction?(ns: string, id: unknown): boolean;
   /** The open transactions between statements, as $currentOp lists them (replica-set mode). */
   idleTransactions?(): Document[];
   /** The one entry point for commands; the typed API builds commands and comes through here. */

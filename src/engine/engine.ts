@@ -25,7 +25,7 @@ import { JournalRecorder } from './storage/recorder';
 import { writeOf } from './commands/write-commands';
 import { StorageRestorer, type RestoreSummary } from './storage/restore';
 import { ReplicaSet } from './replication/replica-set';
-import { checkConcerns } from './commands/concerns';
+import { checkConcerns, checkSnapshotWrite } from './commands/concerns';
 import { Oplog } from './replication/oplog';
 import type { SessionFields } from './replication/sessions';
 import type { ScratchEngine } from './replication/transaction';
@@ -164,9 +164,10 @@ export class Engine implements EngineContext {
   }
 
   /** What every command meets first, with or without a session: a closed engine, a read-only one. */
-  private admit(command: Document): void {
+  private admit(command: Document, inTransaction = false): void {
     if (this.closed) fail('IllegalOperation', 'The engine is closed; create a new Engine to continue.');
     checkConcerns(command, this.replication !== undefined);
+    checkSnapshotWrite(command, inTransaction);
     const write = this.readOnly !== undefined ? writeOf(command) : undefined;
     if (write !== undefined)
       fail(
@@ -190,7 +191,7 @@ export class Engine implements EngineContext {
         );
       return this.runCommand(dbName, command);
     }
-    this.admit(command);
+    this.admit(command, fields.autocommit === false);
     this.opcounters.command++;
     try {
       const reply = replication.sessions.run(dbName, command, fields, (cmd) => this.dispatch(dbName, cmd));
@@ -230,6 +231,11 @@ export class Engine implements EngineContext {
 
   idleTransactions(): Document[] {
     return this.replication?.sessions.idleTransactions() ?? [];
+  }
+
+  /** Whether an open transaction has written this document (a write outside it waits: replication/sessions.ts). */
+  documentHeldByTransaction(ns: string, id: unknown): boolean {
+    return this.replication?.sessions.holdsDocument(ns, id) ?? false;
   }
 
   /** Whether an open transaction has written documents of `ns` (its TTL visits wait: replication/sessions.ts). */

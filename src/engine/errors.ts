@@ -30,6 +30,7 @@ export const ErrorCode = {
   InvalidIdField: 53,
   InvalidDBRef: 55,
   NotSingleValueField: 54,
+  NotExactValueField: 111,
   CommandNotFound: 59,
   ImmutableField: 66,
   CannotCreateIndex: 67,

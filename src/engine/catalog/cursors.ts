@@ -18,7 +18,15 @@ interface OpenCursor {
   /** Shapes a stored document for the reply (projection); applied lazily per batch. */
   shape?: (doc: Document) => Document;
   tail?: CursorTail;
+  guard?: CursorGuard;
 }
+
+/**
+ * What kills a cursor's plan between batches, as mongod's plan executor notices on restoring after
+ * a yield (its index dropped, its place in a capped collection deleted). Called with the number of
+ * documents handed out so far, before the next batch; it throws the error the getMore answers.
+ */
+export type CursorGuard = (handedOut: number) => void;
 
 /**
  * What keeps a tailable cursor alive past its last document: the documents written after it. A
@@ -29,6 +37,8 @@ export interface CursorTail {
   more(): Document[];
   /** True once the cursor's limit is reached: nothing more will ever be returned. */
   finished(): boolean;
+  /** The find asked to await data: only then may a getMore carry maxTimeMS (its wait). */
+  awaitData?: boolean;
 }
 
 export const DEFAULT_FIRST_BATCH = 101;
@@ -73,6 +83,7 @@ export class CursorStore {
     batchSize: number | undefined,
     shape?: OpenCursor['shape'],
     tail?: CursorTail,
+    guard?: CursorGuard,
   ): Document {
     const first = takeBatch(docs, 0, batchSize ?? DEFAULT_FIRST_BATCH, shape);
     // A first batch of 0 reads nothing, so mongod cannot know the results are exhausted: the cursor
@@ -80,11 +91,11 @@ export class CursorStore {
     if (batchSize !== 0 && first.length >= docs.length && (!tail || tail.finished()))
       return { firstBatch: first, id: Long.fromNumber(0), ns };
     const id = this.nextId++;
-    this.open.set(id.toString(), { ns, docs, position: first.length, shape, tail });
+    this.open.set(id.toString(), { ns, docs, position: first.length, shape, tail, guard });
     return { firstBatch: first, id: Long.fromBigInt(id), ns };
   }
 
-  getMore(id: unknown, ns: string, batchSize: number | undefined): Document {
+  getMore(id: unknown, ns: string, batchSize: number | undefined, opts: { maxTimeMS?: boolean } = {}): Document {
     const key = cursorKey(id);
     const cursor = this.open.get(key);
     const killedBy = this.killedBy.get(key);
@@ -102,6 +113,21 @@ export class CursorStore {
         'Unauthorized',
         `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
       );
+    // maxTimeMS on a getMore is how long an awaitData cursor waits for new data: mongod refuses it
+    // on any other cursor.
+    if (opts.maxTimeMS && !cursor.tail?.awaitData)
+      fail(
+        'BadValue',
+        'cannot set maxTimeMS on getMore command for a non-awaitData cursor: set maxTimeMS on the find or aggregate that opened it.',
+      );
+    if (cursor.guard) {
+      try {
+        cursor.guard(cursor.position);
+      } catch (err) {
+        this.open.delete(key);
+        throw err;
+      }
+    }
     if (cursor.tail) {
       // What was handed out is dropped, so a long-lived tailable cursor holds only what is pending.
       cursor.docs = cursor.docs.slice(cursor.position);

@@ -30,3 +30,21 @@ export function checkConcerns(command: Document, isReplicaSet: boolean): void {
       'node needs to be a replica set member to use readConcern afterOpTime: this engine is a standalone.',
     );
 }
+
+/** The write commands, which read at no snapshot of their own outside a transaction. */
+const WRITE_COMMANDS = new Set(['insert', 'update', 'delete', 'findAndModify']);
+
+/**
+ * A write outside a multi-document transaction cannot take readConcern snapshot (InvalidOptions),
+ * on a replica set or not; reads can since MongoDB 5.0.
+ */
+export function checkSnapshotWrite(command: Document, inTransaction: boolean): void {
+  if (inTransaction) return;
+  const name = Object.keys(command)[0];
+  const rc = command.readConcern;
+  if (WRITE_COMMANDS.has(name) && isPlainObject(rc) && rc.level === 'snapshot')
+    fail(
+      'InvalidOptions',
+      `readConcern level snapshot is not allowed for ${name} outside a multi-document transaction: leave the readConcern out, or run the ${name} in a transaction.`,
+    );
+}

@@ -5,7 +5,8 @@
  */
 import { calculateObjectSize, Long } from 'bson';
 import type { Collection } from '../catalog/collection';
-import { DEFAULT_FIRST_BATCH, takeBatch } from '../catalog/cursors';
+import { DEFAULT_FIRST_BATCH, takeBatch, type CursorGuard } from '../catalog/cursors';
+import { planGuard } from './cursor-guards';
 import { checkUpdatedSize, MAX_BSON_OBJECT_SIZE, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import { checkTimeseriesDocument, insertDocument, insertPrepared, prepareDocument } from './document-writes';
@@ -30,6 +31,7 @@ import { checkMinMaxShape } from '../query/min-max';
 import { compileFilter, compileMatchedPosition, isMatchAll } from '../query/matcher';
 import { checkTailableOptions, checkTailableTarget, tailOf } from './tailable';
 import { compileSort } from '../query/sort';
+import type { QueryPlan } from '../query/planner';
 import { resolveNaturalOrder } from '../query/natural';
 import { compileProjection } from '../query/projection';
 import {
@@ -127,9 +129,10 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     );
   const singleBatch = optionalBool(cmd, 'singleBatch') ?? false;
   const tailable = optionalBool(cmd, 'tailable') ?? false;
+  const awaitData = optionalBool(cmd, 'awaitData') ?? false;
   checkTailableOptions({
     tailable,
-    awaitData: optionalBool(cmd, 'awaitData') ?? false,
+    awaitData,
     singleBatch,
     sort: optionalDocument(cmd, 'sort'),
   });
@@ -154,6 +157,7 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
   if (coll.isView) refuseFindOnlyOptionsOnView(cmd);
   if (tailable) checkTailableTarget(coll);
   let docs: Document[];
+  let guard: CursorGuard | undefined;
   let shape = projection ?? cloneDocument;
   if (coll.isView) {
     const stages = viewReadStages(request.filter, request.sort, request.skip, limit);
@@ -174,7 +178,13 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     });
     shape = (d) => d;
   } else {
-    docs = queryRecords(coll, request).map((r) => r.doc);
+    const used: { plan?: QueryPlan } = {};
+    const records = queryRecords(coll, request, (plan) => (used.plan = plan));
+    docs = records.map((r) => r.doc);
+    // A blocking sort read everything first: its scan has no position left to lose.
+    const sort = resolveNaturalOrder(request).sort;
+    const sorted = sort !== undefined && Object.keys(sort).length > 0 && used.plan?.providesSort !== true;
+    guard = tailable ? undefined : planGuard(coll, used.plan, records, sorted);
   }
   engine.documentMetrics.returned += docs.length;
   const batchSize = batchSizeOf(cmd);
@@ -183,8 +193,8 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     const first = takeBatch(docs, 0, batchSize ?? DEFAULT_FIRST_BATCH, shape);
     return { cursor: { firstBatch: first, id: Long.fromNumber(0), ns }, ok: 1 };
   }
-  const tail = tailable ? tailOf(coll, request.filter ?? {}, limit, docs.length) : undefined;
-  return { cursor: engine.cursors.openCursor(ns, docs, batchSize, shape, tail), ok: 1 };
+  const tail = tailable ? tailOf(coll, request.filter ?? {}, limit, docs.length, awaitData) : undefined;
+  return { cursor: engine.cursors.openCursor(ns, docs, batchSize, shape, tail, guard), ok: 1 };
 }
 
 function getMore({ engine, dbName }: CommandContext, cmd: Document): Document {
@@ -192,14 +202,10 @@ function getMore({ engine, dbName }: CommandContext, cmd: Document): Document {
   const collection = cmd.collection;
   if (typeof collection !== 'string')
     fail('TypeMismatch', 'getMore needs {getMore: <cursor id>, collection: "<name>"}.');
-  // maxTimeMS on getMore is how long an awaitData cursor waits for new data; the engine's cursors
-  // never await data, so mongod's refusal for a non-awaitData cursor applies to all of them.
-  if (cmd.maxTimeMS !== undefined)
-    fail(
-      'BadValue',
-      'cannot set maxTimeMS on getMore command for a non-awaitData cursor: set maxTimeMS on the find or aggregate that opened it.',
-    );
-  return { cursor: engine.cursors.getMore(cmd.getMore, `${dbName}.${collection}`, batchSizeOf(cmd)), ok: 1 };
+  const cursor = engine.cursors.getMore(cmd.getMore, `${dbName}.${collection}`, batchSizeOf(cmd), {
+    maxTimeMS: cmd.maxTimeMS !== undefined,
+  });
+  return { cursor, ok: 1 };
 }
 
 function killCursors({ engine }: CommandContext, cmd: Document): Document {
@@ -289,7 +295,7 @@ export function runUpdate(
   const records = queryRecords(coll, { filter: q, sort: opts.sort, limit: p.multi ? 0 : 1, hint: opts.hint });
   if (records.length === 0) {
     if (!p.upsert) return { matched: 0, modified: 0 };
-    const seed = upsertSeed(q);
+    const seed = upsertSeed(q, { replacement: replacement !== undefined });
     let doc: Document;
     if (compiled) doc = compiled.apply(seed, { now, isInsert: true }).doc;
     else if (pipeline) doc = pipeline(seed).doc;

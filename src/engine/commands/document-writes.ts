@@ -8,6 +8,8 @@ import { prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import type { EngineContext } from '../engine-context';
 import { fail } from '../errors';
+import { nearestDeadline, timeLimitError } from '../interrupt';
+import { formatValue } from '../values/format';
 import { nextTimestamp } from '../query/update/operators';
 import { enforceValidator } from '../validation/validator';
 import type { Document } from '../values/types';
@@ -47,8 +49,23 @@ export function prepareDocument(engine: EngineContext, input: unknown): Document
   return doc;
 }
 
+/**
+ * A write outside a transaction to a document an open transaction wrote waits on mongod until the
+ * transaction ends. The engine runs one command at a time, so nothing can end the transaction
+ * during the wait: with a time limit (maxTimeMS) the wait runs out, MaxTimeMSExpired, as on mongod.
+ * Without one mongod would wait on; the engine lets the write through and the transaction's commit
+ * then fails with WriteConflict.
+ */
+function waitForTransactions(engine: EngineContext, coll: Collection, id: unknown): void {
+  if (nearestDeadline() !== undefined && engine.documentHeldByTransaction?.(coll.ns, id))
+    throw timeLimitError(
+      `operation exceeded time limit: an open transaction holds the document with _id ${formatValue(id)} in ${coll.ns} until it commits or aborts.`,
+    );
+}
+
 /** Inserts a document that prepareDocument made. */
 export function insertPrepared(engine: EngineContext, coll: Collection, doc: Document): StoredRecord {
+  waitForTransactions(engine, coll, doc._id);
   checkTimeseriesDocument(coll, doc);
   enforceValidator(engine, coll, doc);
   const record = coll.insert(doc);

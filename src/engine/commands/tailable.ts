@@ -49,13 +49,20 @@ export function checkTailableTarget(coll: Collection): void {
  * limit is reached. Undefined when the collection is empty: mongod's scan has no position to keep,
  * so the cursor is dead from the start.
  */
-export function tailOf(coll: Collection, filter: Document, limit: number, returned: number): CursorTail | undefined {
+export function tailOf(
+  coll: Collection,
+  filter: Document,
+  limit: number,
+  returned: number,
+  awaitData = false,
+): CursorTail | undefined {
   const newest = coll.records.valuesReversed().next();
   if (newest.done) return undefined;
   let lastRid = newest.value.rid;
   const matches = compileFilter(filter);
   let left = limit > 0 ? limit - returned : Infinity;
   return {
+    awaitData,
     finished: () => left <= 0,
     more(): Document[] {
       if (left <= 0) return [];

@@ -42,7 +42,11 @@ export interface QueryResult {
  * hash table: no filter compilation, no planning, no re-check (the table's key equality is the
  * matcher's equality for these types).
  */
-export function queryRecords(coll: Collection, request: QueryRequest): StoredRecord[] {
+export function queryRecords(
+  coll: Collection,
+  request: QueryRequest,
+  onPlan?: (plan: QueryPlan) => void,
+): StoredRecord[] {
   const id =
     request.sort === undefined && request.hint === undefined && request.filter && !hasMinMax(request)
       ? idPointOf(request.filter)
@@ -50,6 +54,7 @@ export function queryRecords(coll: Collection, request: QueryRequest): StoredRec
   const index = coll.idIndex;
   if (id === undefined || !index) {
     const result = executeQuery(coll, request);
+    onPlan?.(result.plan);
     // Counted here, not in executeQuery: explain plans without counting, as on mongod.
     if (result.plan.kind === 'COLLSCAN') recordCollectionScan(coll);
     else recordIndexAccess(result.plan.index);

@@ -14,7 +14,7 @@ import { Long } from 'bson';
 import type { EngineContext } from '../engine-context';
 import { fail } from '../errors';
 import type { Document } from '../values/types';
-import { documentKey } from './document-key';
+import { documentKey, namespacedKey } from './document-key';
 import type { Oplog } from './oplog';
 import { TRANSIENT, Transaction, type ScratchEngine, type TransactionHost } from './transaction';
 
@@ -58,6 +58,13 @@ export class SessionCatalog implements TransactionHost {
   uniqueKeyWrittenByOther(tx: Transaction, key: string): boolean {
     for (const s of this.sessions.values())
       if (s.txn && s.txn !== tx && s.txn.state === 'inProgress' && s.txn.uniqueKeys.has(key)) return true;
+    return false;
+  }
+
+  /** Whether an open transaction has written this document and holds it until it ends. */
+  holdsDocument(ns: string, id: unknown): boolean {
+    const key = namespacedKey(ns, id);
+    for (const s of this.sessions.values()) if (s.txn?.state === 'inProgress' && s.txn.writeSet.has(key)) return true;
     return false;
   }
 

@@ -8,7 +8,7 @@
  * time shared by its oplog entries; a conflict found then (a non-transactional write went first,
  * or a unique key taken meanwhile) undoes what was replayed and fails the commit.
  */
-import { Long } from 'bson';
+import { Binary, Long } from 'bson';
 import type { Collection } from '../catalog/collection';
 import type { EngineContext } from '../engine-context';
 import { EngineError, fail } from '../errors';
@@ -166,6 +166,11 @@ export class Transaction {
         51071,
         `Cannot run ${name} on ${dbName}.system.views within a transaction: read the views with listCollections outside it.`,
       );
+    if (READS.has(name) && this.isSystemViewsUuid(dbName, target))
+      fail(
+        51070,
+        `Cannot run ${name} by UUID on ${dbName}.system.views within a transaction: read the views with listCollections outside it.`,
+      );
     if (name === 'aggregate') refuseStagesOutsideTransactions(command.pipeline);
     if (typeof target === 'string' && target.startsWith('system.'))
       fail(
@@ -197,6 +202,13 @@ export class Transaction {
     // A write error aborts the transaction on mongod (the statement failed inside it).
     if (writeErrors?.length) this.abort();
     return this.publicCursor(reply);
+  }
+
+  /** Whether a command names its collection by the UUID of the database's system.views. */
+  private isSystemViewsUuid(dbName: string, target: unknown): boolean {
+    if (!(target instanceof Binary) || target.sub_type !== Binary.SUBTYPE_UUID) return false;
+    const views = this.host.main.getCollection(dbName, 'system.views');
+    return views !== undefined && views.uuid.toHexString(false) === target.toString('hex');
   }
 
   /** The scratch engine, with `dbName` copied at the snapshot on first use. */

@@ -179,6 +179,29 @@ describe('transaction rules', () => {
     );
   });
 
+  it("readConcern snapshot on a write outside a transaction is InvalidOptions (72), in a session or not; reads and a transaction's first write take it", () => {
+    const { engine, txn } = setup();
+    const snapshot = { readConcern: { level: 'snapshot' } };
+    const writes: Document[] = [
+      { insert: 'c', documents: [{ _id: 0 }], ...snapshot },
+      { update: 'c', updates: [{ q: { _id: 0 }, u: { $set: { x: 1 } } }], ...snapshot },
+      { delete: 'c', deletes: [{ q: { _id: 0 }, limit: 1 }], ...snapshot },
+      { findAndModify: 'c', query: { _id: 0 }, remove: true, ...snapshot },
+    ];
+    for (const write of writes) {
+      assert.equal(
+        codeOf(() => engine.runCommand('app', write)),
+        72,
+      );
+      assert.equal(
+        codeOf(() => engine.runInSession('app', write, { lsid: { id: new UUID() } })),
+        72,
+      );
+    }
+    assert.equal(engine.runCommand('app', { find: 'c', ...snapshot }).ok, 1);
+    assert.equal(txn('app', { insert: 'c', documents: [{ _id: 1 }], ...snapshot }, 0, true).ok, 1);
+  });
+
   it('a write concern on a statement is InvalidOptions (72); commitTransaction takes one', () => {
     const { txn } = setup();
     assert.equal(
@@ -248,6 +271,36 @@ describe('transaction rules', () => {
       codeOf(() => txn('app', { find: 'system.views', filter: {} }, 0, true)),
       51071,
     );
+  });
+
+  it("reading system.views by its UUID in a transaction is refused with 51070; another collection's UUID is not", () => {
+    const { engine, txn } = setup();
+    engine.runCommand('app', { create: 'v', viewOn: 'c', pipeline: [] });
+    engine.runCommand('app', { create: 'c' });
+    const infos = (engine.runCommand('app', { listCollections: 1 }).cursor as Document).firstBatch as Document[];
+    const uuidOf = (name: string) => (infos.find((i) => i.name === name)?.info as Document).uuid;
+    assert.equal(
+      codeOf(() => txn('app', { find: uuidOf('system.views'), filter: {} }, 0, true)),
+      51070,
+    );
+    assert.notEqual(
+      codeOf(() => txn('app', { find: uuidOf('c'), filter: {} }, 1, true)),
+      51070,
+    );
+  });
+
+  it('an insert outside a transaction of a document an open transaction wrote waits for it: with maxTimeMS, MaxTimeMSExpired (50), and the transaction commits', () => {
+    const { engine, txn } = setup();
+    engine.runCommand('app', { create: 'c' });
+    txn('app', { insert: 'c', documents: [{ _id: 'held' }] }, 0, true);
+    assert.equal(
+      codeOf(() => engine.runCommand('app', { insert: 'c', documents: [{ _id: 'held' }], maxTimeMS: 10 })),
+      50,
+    );
+    // A document no transaction holds is written at once.
+    assert.equal(engine.runCommand('app', { insert: 'c', documents: [{ _id: 'free' }], maxTimeMS: 10 }).n, 1);
+    assert.equal(txn('admin', { commitTransaction: 1 }, 0).ok, 1);
+    assert.equal(engine.runCommand('app', { count: 'c' }).n, 2);
   });
 
   it('dbstats is an alias of dbStats, as on mongod', () => {

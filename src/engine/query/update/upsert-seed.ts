@@ -14,9 +14,12 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * expanded into embedded documents, `_id` first. Two conditions on the same or overlapping paths
  * are refused with NotSingleValueField (54), as mongod does.
  */
-export function upsertSeed(filter: Document): Document {
-  const equalities: { path: string; parts: string[]; value: unknown }[] = [];
+export function upsertSeed(filter: Document, opts: { replacement?: boolean } = {}): Document {
+  let equalities: { path: string; parts: string[]; value: unknown }[] = [];
   collectEqualities(filter, equalities);
+  // A replacement supplies every other field itself: mongod takes only _id from the query, and
+  // only as a whole value.
+  if (opts.replacement) equalities = idEqualities(equalities);
   checkSeedPaths(equalities);
   // Created in path order, like fields an update creates; _id goes first as in every stored document.
   equalities.sort((a, b) => comparePaths(a.parts, b.parts));
@@ -39,7 +42,17 @@ export function upsertSeed(filter: Document): Document {
   return seed;
 }
 
-const NO_EQUALITY = Symbol('no equality');
+/** The equalities on _id, which must set it whole (NotExactValueField, 111, for `_id.x` alone). */
+function idEqualities<T extends { path: string }>(equalities: T[]): T[] {
+  const onId = equalities.filter((e) => e.path === '_id' || e.path.startsWith('_id.'));
+  const sub = onId.find((e) => e.path !== '_id');
+  if (sub && !onId.some((e) => e.path === '_id'))
+    throw new EngineError(
+      ErrorCode.NotExactValueField,
+      `field at '_id' must be exactly specified, field at sub-path '${sub.path}' found: query _id by its whole value for a replacement upsert.`,
+    );
+  return onId;
+}
 
 /** Two equalities on one path, or on a path and its prefix, leave the seed ambiguous (54). */
 function checkSeedPaths(equalities: { path: string }[]): void {
@@ -77,20 +90,26 @@ function collectEqualities(filter: Document, out: { path: string; parts: string[
       continue;
     }
     if (key.startsWith('$')) continue;
-    const value = equalityValue(cond);
-    if (value !== NO_EQUALITY) out.push({ path: key, parts: key.split('.'), value });
+    for (const value of equalityValues(cond)) out.push({ path: key, parts: key.split('.'), value });
   }
 }
 
-function equalityValue(cond: unknown): unknown {
-  if (bsonTypeOf(cond) === 'regex') return NO_EQUALITY;
-  if (!isPlainObject(cond)) return cond;
+/** The values a field's condition fixes it to: none, one, or (from `$all`) one per element. */
+function equalityValues(cond: unknown): unknown[] {
+  if (bsonTypeOf(cond) === 'regex') return [];
+  if (!isPlainObject(cond)) return [cond];
   const keys = Object.keys(cond);
   // A DBRef ({$ref, $id}) is a value, not a list of operators (the matcher reads it the same way).
   if (keys.length === 0 || !keys[0].startsWith('$') || (hasOwn.call(cond, '$ref') && hasOwn.call(cond, '$id')))
-    return cond;
-  if (hasOwn.call(cond, '$eq')) return cond.$eq;
+    return [cond];
+  const values: unknown[] = [];
+  if (hasOwn.call(cond, '$eq')) values.push(cond.$eq);
   const list = cond.$in;
-  if (Array.isArray(list) && list.length === 1 && bsonTypeOf(list[0]) !== 'regex') return list[0];
-  return NO_EQUALITY;
+  if (Array.isArray(list) && list.length === 1 && bsonTypeOf(list[0]) !== 'regex') values.push(list[0]);
+  // mongod parses {$all: [a, b]} as the equalities a and b (an $elemMatch or regex element is not one).
+  const all = cond.$all;
+  if (Array.isArray(all))
+    for (const v of all)
+      if (bsonTypeOf(v) !== 'regex' && !(isPlainObject(v) && hasOwn.call(v, '$elemMatch'))) values.push(v);
+  return values;
 }

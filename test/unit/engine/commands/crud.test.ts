@@ -610,6 +610,23 @@ describe('find', () => {
     expectError(() => run(engine, { getMore: id, collection: 'c' }), 175, /collection renamed/);
   });
 
+  it('getMore on a cursor whose index scan lost its index (dropIndexes) → 175 QueryPlanKilled naming the index, then 43', () => {
+    const engine = seeded(Array.from({ length: 5 }, (_, i) => ({ _id: i, x: i })));
+    run(engine, { createIndexes: 'c', indexes: [{ key: { x: 1 }, name: 'x_1' }] });
+    const id = cursorId(run(engine, { find: 'c', filter: {}, hint: { x: 1 }, batchSize: 2 }));
+    run(engine, { dropIndexes: 'c', index: 'x_1' });
+    expectError(() => run(engine, { getMore: id, collection: 'c' }), 175, /index 'x_1' dropped/, 'QueryPlanKilled');
+    expectError(() => run(engine, { getMore: id, collection: 'c' }), 43);
+  });
+
+  it('dropping an index the cursor does not read leaves the cursor working', () => {
+    const engine = seeded(Array.from({ length: 5 }, (_, i) => ({ _id: i, x: i })));
+    run(engine, { createIndexes: 'c', indexes: [{ key: { x: 1 }, name: 'x_1' }] });
+    const reply = run(engine, { find: 'c', filter: {}, batchSize: 2 });
+    run(engine, { dropIndexes: 'c', index: 'x_1' });
+    assert.equal(drain(engine, reply, 'c').length, 5);
+  });
+
   it('dropping a collection leaves the cursors of a collection named under it (c.sub) open', () => {
     const engine = seeded(
       Array.from({ length: 5 }, (_, i) => ({ _id: i })),

@@ -103,6 +103,36 @@ describe('tailable cursors', () => {
     expectError(() => more(engine, id), 43);
   });
 
+  it('a plain find over a capped collection: the scan position deleted by capped overflow is CappedPositionLost (136) on getMore', () => {
+    const engine = cappedWith([], 4096);
+    for (let i = 0; i < 3; i++) run(engine, { insert: 'c', documents: [{ _id: i, pad: 'x'.repeat(1000) }] });
+    const id = idOf(run(engine, { find: 'c', batchSize: 1 }));
+    for (let i = 3; i <= 10; i++) run(engine, { insert: 'c', documents: [{ _id: i, pad: 'x'.repeat(1000) }] });
+    expectError(() => more(engine, id), 136, /position in capped collection/, 'CappedPositionLost');
+    expectError(() => more(engine, id), 43);
+  });
+
+  it('a plain find over a capped collection goes on while its position is kept, and after a blocking sort', () => {
+    const engine = cappedWith([], 4096);
+    for (let i = 0; i < 3; i++) run(engine, { insert: 'c', documents: [{ _id: i, pad: 'x'.repeat(1000) }] });
+    const kept = idOf(run(engine, { find: 'c', batchSize: 1 }));
+    assert.deepEqual(ids(more(engine, kept).nextBatch), [1, 2]);
+    const sorted = idOf(run(engine, { find: 'c', sort: { _id: -1 }, batchSize: 1 }));
+    for (let i = 3; i <= 10; i++) run(engine, { insert: 'c', documents: [{ _id: i, pad: 'x'.repeat(1000) }] });
+    assert.deepEqual(ids(more(engine, sorted).nextBatch), [1, 0]);
+  });
+
+  it('getMore takes maxTimeMS (the wait) on an awaitData cursor only: BadValue (2) on a tailable or plain one', () => {
+    const engine = cappedWith([1, 2, 3]);
+    const awaiting = idOf(run(engine, { find: 'c', tailable: true, awaitData: true, batchSize: 1 }));
+    const reply = run(engine, { getMore: awaiting, collection: 'c', maxTimeMS: 60000 });
+    assert.deepEqual(ids((reply.cursor as Document).nextBatch), [2, 3]);
+    const tail = idOf(run(engine, { find: 'c', tailable: true, batchSize: 1 }));
+    expectError(() => run(engine, { getMore: tail, collection: 'c', maxTimeMS: 60000 }), 2, /non-awaitData/);
+    const plain = idOf(run(engine, { find: 'c', batchSize: 1 }));
+    expectError(() => run(engine, { getMore: plain, collection: 'c', maxTimeMS: 60000 }), 2, /non-awaitData/);
+  });
+
   it('tailable options: awaitData needs tailable (9); a sort other than $natural, singleBatch and a non-capped collection are BadValue (2)', () => {
     const engine = cappedWith([1]);
     run(engine, { insert: 'plain', documents: [{ _id: 1 }] });

@@ -985,6 +985,26 @@ describe('upsertSeed', () => {
     );
   });
 
+  it('reads $all as one equality per element: one element seeds the field, two conflict (54)', () => {
+    assert.deepEqual(upsertSeed({ _id: { $all: [1] }, x: { $all: [[1, 2]] } }), { _id: 1, x: [1, 2] });
+    assert.deepEqual(upsertSeed({ x: { $all: [/a/, { $elemMatch: { y: 1 } }] } }), {});
+    expectError(
+      () => upsertSeed({ x: { $all: [1, 2] } }),
+      54,
+      "cannot infer query fields to set, path 'x' is matched twice",
+    );
+  });
+
+  it('a replacement upsert takes only _id from the query, so other paths may conflict', () => {
+    assert.deepEqual(upsertSeed({ _id: 1, x: { $all: [1, 2] }, 'x.x': 1 }, { replacement: true }), { _id: 1 });
+    expectError(() => upsertSeed({ _id: { $all: [1, 2] } }, { replacement: true }), 54);
+  });
+
+  it('a replacement upsert refuses an _id given only by sub-paths (111)', () => {
+    expectError(() => upsertSeed({ '_id.x': 1, '_id.y': 2 }, { replacement: true }), 111);
+    assert.deepEqual(upsertSeed({ '_id.x': 1, '_id.y': 2 }), { _id: { x: 1, y: 2 } });
+  });
+
   it('clones the filter values', () => {
     const filter = { a: { b: [1] } };
     const seed = upsertSeed(filter);
