@@ -11,6 +11,7 @@
  */
 import type { QueryResult, QueryRequest } from '../query/executor';
 import { indexBounds, type IndexPlan } from '../query/planner';
+import { multiKeyPathsDocument, pathIsScalar } from '../indexes/multikey-paths';
 import { multikeyPrefixes } from '../indexes/wildcard-keys';
 import { setField } from '../values/fields';
 import { bsonClassOf, isPlainObject, type Document } from '../values/types';
@@ -28,6 +29,11 @@ function exactScalar(v: unknown): boolean {
   return cls !== 'BSONRegExp' && cls !== 'MinKey' && cls !== 'MaxKey' && !(v instanceof RegExp);
 }
 
+function isExtremeKey(v: unknown): boolean {
+  const cls = bsonClassOf(v);
+  return cls === 'MinKey' || cls === 'MaxKey';
+}
+
 function filterIsExact(filter: Document, keyFields: ReadonlySet<string>): boolean {
   for (const [path, value] of Object.entries(filter)) {
     // A $comment constrains nothing.
@@ -40,6 +46,8 @@ function filterIsExact(filter: Document, keyFields: ReadonlySet<string>): boolea
     if (isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
       for (const [op, operand] of Object.entries(value)) {
         if (!RANGE_OPERATORS.has(op)) return false;
+        // A range against MinKey or MaxKey is exact: its bounds span every type.
+        if (op !== '$in' && op !== '$eq' && isExtremeKey(operand)) continue;
         if (op === '$in' ? !Array.isArray(operand) || !operand.every(exactScalar) : !exactScalar(operand)) return false;
       }
     } else if (!exactScalar(value)) {
@@ -72,14 +80,24 @@ function projectionIsCovered(projection: Document | undefined, keyFields: Readon
 export function filterIsCoveredBy(plan: IndexPlan, request: QueryRequest): boolean {
   const key = plan.index.spec.key as Document;
   if (!Object.values(key).every((d) => d === 1 || d === -1)) return false;
-  if (plan.index.multikey || plan.index.isPartial || plan.index.sparse) return false;
+  if (plan.index.isPartial || plan.index.sparse) return false;
   if (plan.index.spec.collation !== undefined) return false;
-  return filterIsExact(request.filter ?? {}, new Set(Object.keys(key)));
+  return filterIsExact(request.filter ?? {}, scalarKeyFields(plan));
+}
+
+/**
+ * The key fields whose index keys are their whole values: on a multikey index, those none of whose
+ * prefixes held an array (a key of an array field is one element, never the field).
+ */
+function scalarKeyFields(plan: IndexPlan): Set<string> {
+  const fields = Object.keys(plan.index.spec.key as Document);
+  if (!plan.index.multikey) return new Set(fields);
+  return new Set(fields.filter((f) => pathIsScalar(f, plan.index.multikeyPaths)));
 }
 
 export function isCoveredPlan(plan: IndexPlan, request: QueryRequest, projection: Document | undefined): boolean {
   if (!filterIsCoveredBy(plan, request)) return false;
-  const keyFields = new Set(Object.keys(plan.index.spec.key as Document));
+  const keyFields = scalarKeyFields(plan);
   if (request.sort && !Object.keys(request.sort).every((f) => keyFields.has(f))) return false;
   return projectionIsCovered(projection, keyFields);
 }
@@ -127,8 +145,7 @@ export function explainFind(
         ? { isMultiKey: wildcard.isMultiKey, multiKeyPaths: wildcard.multiKeyPaths }
         : {
             isMultiKey: plan.index.multikey,
-            // Which prefixes hold arrays is not tracked per path, so only a non-multikey index says.
-            ...(plan.index.multikey ? {} : { multiKeyPaths: noMultiKeyPaths(plan) }),
+            multiKeyPaths: multiKeyPathsDocument(plan.index.pattern.fields, plan.index.multikeyPaths),
           }),
       isUnique: plan.index.unique,
       isSparse: plan.index.sparse,
@@ -171,11 +188,4 @@ function wildcardKeyShape(plan: IndexPlan, path: string) {
   const multiKeyPaths: Document = { $_path: [] };
   setField(multiKeyPaths, path, prefixes);
   return { keyPattern, isMultiKey: prefixes.length > 0, multiKeyPaths };
-}
-
-/** Per key field, the prefixes that hold arrays: none, for an index that is not multikey. */
-function noMultiKeyPaths(plan: IndexPlan): Document {
-  const paths: Document = {};
-  for (const field of Object.keys(plan.index.spec.key as Document)) paths[field] = [];
-  return paths;
 }
