@@ -34,17 +34,35 @@ function isExtremeKey(v: unknown): boolean {
   return cls === 'MinKey' || cls === 'MaxKey';
 }
 
-function filterIsExact(filter: Document, keyFields: ReadonlySet<string>): boolean {
+/**
+ * Predicates an index key answers as the document would, beside the bounds: $ne and $nin of values
+ * whose key is theirs alone (mongod filters such keys in the IXSCAN, no FETCH), and $exists: true
+ * on a sparse index, which holds exactly the documents that have the field.
+ */
+function keyPredicate(op: string, operand: unknown, sparse: boolean): boolean {
+  if (op === '$ne') return exactScalar(operand);
+  if (op === '$nin') return Array.isArray(operand) && operand.every(exactScalar);
+  return op === '$exists' && sparse && (operand === true || operand === 1);
+}
+
+/** With `keyFilters` (a scan that reads keys, not one that counts them), keyPredicate's predicates pass too. */
+function filterIsExact(
+  filter: Document,
+  keyFields: ReadonlySet<string>,
+  keyFilters: false | { sparse: boolean },
+): boolean {
   for (const [path, value] of Object.entries(filter)) {
     // A $comment constrains nothing.
     if (path === '$comment') continue;
     if (path === '$and') {
-      if (!Array.isArray(value) || !value.every((c) => isPlainObject(c) && filterIsExact(c, keyFields))) return false;
+      if (!Array.isArray(value) || !value.every((c) => isPlainObject(c) && filterIsExact(c, keyFields, keyFilters)))
+        return false;
       continue;
     }
     if (path.startsWith('$') || !keyFields.has(path)) return false;
     if (isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
       for (const [op, operand] of Object.entries(value)) {
+        if (keyFilters && keyPredicate(op, operand, keyFilters.sparse)) continue;
         if (!RANGE_OPERATORS.has(op)) return false;
         // A range against MinKey or MaxKey is exact: its bounds span every type.
         if (op !== '$in' && op !== '$eq' && isExtremeKey(operand)) continue;
@@ -76,13 +94,17 @@ function projectionIsCovered(projection: Document | undefined, keyFields: Readon
   return includesSomething || keyFields.has('_id');
 }
 
-/** The index bounds alone decide the filter: no document needs reading to test it. */
-export function filterIsCoveredBy(plan: IndexPlan, request: QueryRequest): boolean {
+/**
+ * The index bounds alone decide the filter: no document needs reading to test it. With
+ * `keyFilters`, the index keys decide it (bounds, then predicates tested on each key).
+ */
+export function filterIsCoveredBy(plan: IndexPlan, request: QueryRequest, keyFilters = false): boolean {
   const key = plan.index.spec.key as Document;
   if (!Object.values(key).every((d) => d === 1 || d === -1)) return false;
-  if (plan.index.isPartial || plan.index.sparse) return false;
+  // A sparse index holds every document an exact filter can match: such a filter never matches null.
+  if (plan.index.isPartial) return false;
   if (plan.index.spec.collation !== undefined) return false;
-  return filterIsExact(request.filter ?? {}, scalarKeyFields(plan));
+  return filterIsExact(request.filter ?? {}, scalarKeyFields(plan), keyFilters && { sparse: plan.index.sparse });
 }
 
 /**
@@ -96,10 +118,16 @@ function scalarKeyFields(plan: IndexPlan): Set<string> {
 }
 
 export function isCoveredPlan(plan: IndexPlan, request: QueryRequest, projection: Document | undefined): boolean {
-  if (!filterIsCoveredBy(plan, request)) return false;
+  if (!filterIsCoveredBy(plan, request, true)) return false;
   const keyFields = scalarKeyFields(plan);
   if (request.sort && !Object.keys(request.sort).every((f) => keyFields.has(f))) return false;
   return projectionIsCovered(projection, keyFields);
+}
+
+function keyAnswers(plan: IndexPlan, request: QueryRequest): boolean {
+  if (!filterIsCoveredBy(plan, request, true)) return false;
+  const keyFields = scalarKeyFields(plan);
+  return !request.sort || Object.keys(request.sort).every((f) => keyFields.has(f));
 }
 
 function projectionStage(projection: Document | undefined, covered: boolean): string | undefined {
@@ -122,9 +150,13 @@ export function explainFind(
   result: QueryResult,
   request: QueryRequest,
   projection: Document | undefined,
+  returnKey = false,
 ): ExplainedFind {
   const plan = result.plan;
-  const covered = plan.kind === 'IXSCAN' && isCoveredPlan(plan, request, projection);
+  // returnKey replaces any projection with the index key: the index alone answers when it decides
+  // the filter and the sort.
+  const covered =
+    plan.kind === 'IXSCAN' && (returnKey ? keyAnswers(plan, request) : isCoveredPlan(plan, request, projection));
   const docsExamined = covered ? 0 : result.docsExamined;
   const hasFilter = request.filter !== undefined && Object.keys(request.filter).length > 0;
   const returned = result.records.length;
@@ -169,8 +201,8 @@ export function explainFind(
     statsStage = { ...stage, inputStage: statsStage };
   };
   if (result.sorted) wrap({ stage: 'SORT', sortPattern: request.sort, memLimit: 104857600, type: 'simple' });
-  const projectionName = projectionStage(projection, covered);
-  if (projectionName) wrap({ stage: projectionName, transformBy: projection });
+  const projectionName = returnKey ? 'RETURN_KEY' : projectionStage(projection, covered);
+  if (projectionName) wrap(returnKey ? { stage: projectionName } : { stage: projectionName, transformBy: projection });
   if (request.skip) wrap({ stage: 'SKIP', skipAmount: request.skip });
   if (request.limit) wrap({ stage: 'LIMIT', limitAmount: request.limit });
   statsStage = { ...statsStage, nReturned: returned };

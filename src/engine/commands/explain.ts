@@ -180,7 +180,12 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
     ? { winningPlan: { stage: 'EOF' }, executionStages: { stage: 'EOF', nReturned: 0 }, totalDocsExamined: 0 }
     : distinctScan
       ? { ...distinctScan, totalDocsExamined: 0 }
-      : explainFind(result, request, projectionOf(op, inner, result, request));
+      : explainFind(
+          result,
+          request,
+          op === 'find' && inner.returnKey === true ? undefined : projectionOf(op, inner, result, request),
+          op === 'find' && inner.returnKey === true,
+        );
   const explained = withRootStage(
     { op, inner, request, result, now: engine.now() },
     { ...scan, nReturned: distinctScan?.values ?? result?.records.length ?? 0 },
