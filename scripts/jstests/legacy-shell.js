@@ -949,7 +949,8 @@
     }
     _findCommand() {
       const cmd = { find: this._coll.getName(), filter: this._query };
-      if (this._fields !== undefined && this._fields !== null) cmd.projection = this._fields;
+      // The legacy shell sends a projection only when it is truthy (find(q, false) has none).
+      if (this._fields) cmd.projection = this._fields;
       if (this._skip) cmd.skip = this._skip;
       if (this._limit) {
         cmd.limit = Math.abs(this._limit);
