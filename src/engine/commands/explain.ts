@@ -80,7 +80,8 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
       };
     case 'aggregate': {
       const { filter, sort } = pushedDown(inner);
-      return { collection, request: { filter, ...(sort ? { sort } : {}) } };
+      // The pipeline's hint picks the index of the query it pushes down, as for find.
+      return { collection, request: { filter, ...(sort ? { sort } : {}), hint: inner.hint } };
     }
   }
   fail(

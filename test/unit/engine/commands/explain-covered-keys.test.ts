@@ -74,4 +74,15 @@ describe('explain: covered by the index keys', () => {
     assert.equal(stages.nCounted, 3);
     assert.notEqual((stages.inputStage as Document).stage, 'COUNT_SCAN');
   });
+
+  it("an explained aggregate's hint picks the index of the query it pushes down", () => {
+    const e = setup({ a: 1 });
+    e.runCommand('t', { createIndexes: 'c', indexes: [{ key: { b: 1 }, name: 'b_1' }] });
+    const reply = e.runCommand('t', {
+      explain: { aggregate: 'c', pipeline: [{ $match: { a: 2 } }], cursor: {}, hint: { b: 1 } },
+      verbosity: 'queryPlanner',
+    });
+    const plan = (reply.queryPlanner as Document).winningPlan as Document;
+    assert.deepEqual((plan.inputStage as Document).keyPattern, { b: 1 });
+  });
 });
