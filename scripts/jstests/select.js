@@ -76,6 +76,10 @@ const CHANGED_SINCE_42 = [
   ['sortg', `changed since 4.2: ${SORT_SPILLS} (mongodb/mongo jstests/core/query/sort/sortg.js @169f8dc2)`],
   ['sortj', `changed since 4.2: ${SORT_SPILLS} (mongodb/mongo jstests/core/query/sort/sortj.js @1e2ef607)`],
   [
+    'explain_execution_error',
+    `changed since 4.2: ${SORT_SPILLS}, and explains that sort with allowDiskUse: false (mongodb/mongo jstests/core/query/explain/explain_execution_error.js @07c8efab)`,
+  ],
+  [
     'explain_upsert',
     'changed since 4.2: asserts drop() of a missing collection returns false; since 7.0 that drop succeeds, and 8.0 checks getCollectionInfos instead (mongodb/mongo jstests/core/query/explain/explain_upsert.js @07c8efab)',
   ],
