@@ -80,6 +80,14 @@ const CHANGED_SINCE_42 = [
     `changed since 4.2: ${SORT_SPILLS}, and explains that sort with allowDiskUse: false (mongodb/mongo jstests/core/query/explain/explain_execution_error.js @07c8efab)`,
   ],
   [
+    'sortl',
+    "changed since 4.2: asserts {$meta: 'sortKey'} as {'': 2}; since 4.4 it is an array of the sort key's values, and 8.0 asserts [2] (mongodb/mongo jstests/core/query/sort/sortl.js @169f8dc2)",
+  ],
+  [
+    'return_key',
+    "changed since 4.2: asserts {$meta: 'sortKey'} beside returnKey as {'': 3}; 8.0 asserts [3] (mongodb/mongo jstests/core/query/return_key.js @169f8dc2)",
+  ],
+  [
     'explain_upsert',
     'changed since 4.2: asserts drop() of a missing collection returns false; since 7.0 that drop succeeds, and 8.0 checks getCollectionInfos instead (mongodb/mongo jstests/core/query/explain/explain_upsert.js @07c8efab)',
   ],
