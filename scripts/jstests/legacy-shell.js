@@ -142,7 +142,11 @@
   });
   // `x instanceof NumberLong` holds for a Long read back, as in the legacy shell.
   global.NumberLong.prototype = longProto;
+  // And `x.constructor === NumberLong` (inc-SERVER-7446 checks an $inc's overflow type that way).
+  Object.defineProperty(longProto, 'constructor', { value: global.NumberLong, writable: true, configurable: true });
   const int32Proto = Object.getPrototypeOf(global.NumberInt(0));
+  global.NumberInt.prototype = int32Proto;
+  Object.defineProperty(int32Proto, 'constructor', { value: global.NumberInt, writable: true, configurable: true });
   int32Proto.toNumber = function () {
     return this.value;
   };
@@ -1068,7 +1072,8 @@
     }
     _findCommand() {
       const cmd = { find: this._coll.getName(), filter: this._filter() };
-      if (this._fields !== undefined && this._fields !== null) cmd.projection = this._fields;
+      // The legacy shell sends a projection only when it is truthy (find(q, false) has none).
+      if (this._fields) cmd.projection = this._fields;
       if (this._skip) cmd.skip = this._skip;
       if (this._limit) {
         cmd.limit = Math.abs(this._limit);
@@ -1127,6 +1132,10 @@
       if (this._cursor) this._cursor.close();
     }
     count(applySkipLimit) {
+      const reply = mustRun(this._coll.getDB(), this._countCommand(applySkipLimit));
+      return reply.n;
+    }
+    _countCommand(applySkipLimit) {
       const cmd = { count: this._coll.getName(), query: this._filter() };
       if (applySkipLimit) {
         if (this._limit) cmd.limit = this._limit;
@@ -1134,8 +1143,7 @@
       }
       for (const k of ['hint', 'collation', 'maxTimeMS', 'readConcern', 'comment'])
         if (this._opts[k] !== undefined) cmd[k] = this._opts[k];
-      const reply = mustRun(this._coll.getDB(), cmd);
-      return reply.n;
+      return cmd;
     }
     size() {
       return this.count(true);
@@ -1761,15 +1769,32 @@
       const q = new DBQuery(this._coll, query, fields);
       q._explain = this._verbosity;
       const explainCount = (cmd) => this._explain(cmd);
+      // The legacy explain query is a cursor of one document, the explain output: once read, it
+      // is exhausted.
+      let read = false;
       q.next = function () {
+        if (read) throw new Error('error: no more results: the explain query was already read');
+        read = true;
         return this.finish();
       };
-      q.hasNext = () => true;
+      q.hasNext = () => !read;
       q.toArray = function () {
+        read = true;
         return [this.finish()];
       };
-      q.count = function () {
-        return explainCount({ count: this._coll.getName(), query: this._query });
+      q.forEach = function (f) {
+        while (this.hasNext()) f(this.next());
+      };
+      q.itcount = function () {
+        let n = 0;
+        while (this.hasNext()) {
+          this.next();
+          n++;
+        }
+        return n;
+      };
+      q.count = function (applySkipLimit) {
+        return explainCount(this._countCommand(applySkipLimit));
       };
       return q;
     }
@@ -1789,6 +1814,11 @@
       return this._explain({ delete: this._coll.getName(), deletes: [{ q: query, limit: one ? 1 : 0 }] });
     }
     update(query, update, upsert, multi) {
+      // The legacy shell's own argument checks (DBCollection's _parseUpdate).
+      if (query === undefined) throw new Error('need a query');
+      if (update === undefined) throw new Error('need an update object or pipeline');
+      if (typeof upsert === 'object' && upsert && multi !== undefined)
+        throw new Error('Fourth argument must be empty when specifying upsert and multi with an object.');
       const o = typeof upsert === 'object' && upsert ? upsert : { upsert: !!upsert, multi: !!multi };
       return this._explain({
         update: this._coll.getName(),

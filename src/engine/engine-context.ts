@@ -112,6 +112,8 @@ export interface EngineContext {
   flushEvents(): void;
 
   getDatabase(name: string): Database | undefined;
+  /** Opened and not dropped since, even with no collection left (mongod's open database). */
+  databaseIsOpen(name: string): boolean;
   getCollection(dbName: string, name: string): Collection | undefined;
   requireCollection(dbName: string, name: string): Collection;
   ensureCollection(dbName: string, name: string): { collection: Collection; created: boolean };

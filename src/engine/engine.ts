@@ -86,6 +86,7 @@ export class Engine implements EngineContext {
   readonly parameters: ParameterStore;
   readonly cursors = new CursorStore();
   readonly databases = new Map<string, Database>();
+  private readonly openedDatabases = new Set<string>();
   readonly opcounters: OpCounters = { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 };
   readonly ttlMetrics: TTLMetrics = { passes: 0, subPasses: 0, deletedDocuments: 0 };
   readonly batchedDeletes: BatchedDeleteMetrics = {
@@ -372,6 +373,15 @@ export class Engine implements EngineContext {
 
   // ---- catalog -------------------------------------------------------------------------------
 
+  /**
+   * Whether the database was opened (a collection created in it) and not dropped since: mongod
+   * keeps a database open after its last collection is dropped, until dropDatabase, though
+   * listDatabases no longer shows it.
+   */
+  databaseIsOpen(name: string): boolean {
+    return this.databases.has(name) || this.openedDatabases.has(name);
+  }
+
   getDatabase(name: string): Database | undefined {
     return this.databases.get(name);
   }
@@ -426,6 +436,7 @@ export class Engine implements EngineContext {
 
   dropDatabase(dbName: string): boolean {
     const db = this.databases.get(dbName);
+    this.openedDatabases.delete(dbName);
     if (!db) return false;
     for (const name of [...db.collections.keys()]) this.dropCollection(dbName, name);
     this.removeDatabase(dbName);
@@ -452,6 +463,7 @@ export class Engine implements EngineContext {
       }
       db = new Database(dbName, this.onDocuments);
       this.databases.set(dbName, db);
+      this.openedDatabases.add(dbName);
       this.events.record({ kind: 'databaseCreated', db: dbName });
     }
     return db;

@@ -455,25 +455,31 @@ function del({ engine, dbName }: CommandContext, cmd: Document): Document {
   return { n, ...(writeErrors.length ? { writeErrors } : {}), ok: 1 };
 }
 
-function findAndModify({ engine, dbName }: CommandContext, cmd: Document): Document {
-  const name = collectionNameOf(cmd, Object.keys(cmd)[0]);
-  refuseView(engine, dbName, name);
-  const query = optionalDocument(cmd, 'query') ?? {};
-  const sort = optionalDocument(cmd, 'sort');
+/** findAndModify's remove / update / upsert / new combination, refused as mongod parses it (explain too). */
+export function findAndModifyMode(cmd: Document): { remove: boolean; returnNew: boolean; upsert: boolean } {
   const remove = optionalBool(cmd, 'remove') ?? false;
   const returnNew = optionalBool(cmd, 'new') ?? false;
   const upsert = optionalBool(cmd, 'upsert') ?? false;
-  const projection = compileProjection(optionalDocument(cmd, 'fields') ?? optionalDocument(cmd, 'projection'), {
-    query,
-    vars: { NOW: engine.now() },
-  });
-  const shape = (d: Document | undefined) => (d ? (projection ?? cloneDocument)(d) : null);
   if (remove && cmd.update !== undefined)
     fail('FailedToParse', 'Cannot specify both an update and remove=true in findAndModify.');
   if (!remove && cmd.update === undefined)
     fail('FailedToParse', 'Either an update or remove=true must be specified in findAndModify.');
   if (remove && (upsert || returnNew))
     fail('FailedToParse', 'Cannot specify both upsert=true or new=true and remove=true.');
+  return { remove, returnNew, upsert };
+}
+
+function findAndModify({ engine, dbName }: CommandContext, cmd: Document): Document {
+  const name = collectionNameOf(cmd, Object.keys(cmd)[0]);
+  refuseView(engine, dbName, name);
+  const query = optionalDocument(cmd, 'query') ?? {};
+  const sort = optionalDocument(cmd, 'sort');
+  const { remove, returnNew, upsert } = findAndModifyMode(cmd);
+  const projection = compileProjection(optionalDocument(cmd, 'fields') ?? optionalDocument(cmd, 'projection'), {
+    query,
+    vars: { NOW: engine.now() },
+  });
+  const shape = (d: Document | undefined) => (d ? (projection ?? cloneDocument)(d) : null);
   if (remove) {
     engine.opcounters.delete++;
     const coll = engine.getCollection(dbName, name);

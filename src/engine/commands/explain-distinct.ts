@@ -8,6 +8,7 @@
 import type { Collection } from '../catalog/collection';
 import type { BTreeIndex } from '../indexes/btree-index';
 import { compareKeyPart } from '../indexes/key-order';
+import { multiKeyPathsDocument } from '../indexes/multikey-paths';
 import type { QueryRequest } from '../query/executor';
 import { indexBounds, planQuery, type IndexPlan } from '../query/planner';
 import { compareUnder } from '../values/compare';
@@ -61,6 +62,7 @@ export function explainDistinctScan(coll: Collection, field: string, request: Qu
       keyPattern: index.spec.key,
       indexName: index.name,
       isMultiKey: index.multikey,
+      multiKeyPaths: multiKeyPathsDocument(index.pattern.fields, index.multikeyPaths),
       isUnique: index.unique,
       isSparse: index.sparse,
       isPartial: index.isPartial,

@@ -11,6 +11,7 @@
  */
 import type { QueryResult, QueryRequest } from '../query/executor';
 import { indexBounds, type IndexPlan } from '../query/planner';
+import { multiKeyPathsDocument, pathIsScalar } from '../indexes/multikey-paths';
 import { multikeyPrefixes } from '../indexes/wildcard-keys';
 import { setField } from '../values/fields';
 import { bsonClassOf, isPlainObject, type Document } from '../values/types';
@@ -28,18 +29,43 @@ function exactScalar(v: unknown): boolean {
   return cls !== 'BSONRegExp' && cls !== 'MinKey' && cls !== 'MaxKey' && !(v instanceof RegExp);
 }
 
-function filterIsExact(filter: Document, keyFields: ReadonlySet<string>): boolean {
+function isExtremeKey(v: unknown): boolean {
+  const cls = bsonClassOf(v);
+  return cls === 'MinKey' || cls === 'MaxKey';
+}
+
+/**
+ * Predicates an index key answers as the document would, beside the bounds: $ne and $nin of values
+ * whose key is theirs alone (mongod filters such keys in the IXSCAN, no FETCH), and $exists: true
+ * on a sparse index, which holds exactly the documents that have the field.
+ */
+function keyPredicate(op: string, operand: unknown, sparse: boolean): boolean {
+  if (op === '$ne') return exactScalar(operand);
+  if (op === '$nin') return Array.isArray(operand) && operand.every(exactScalar);
+  return op === '$exists' && sparse && (operand === true || operand === 1);
+}
+
+/** With `keyFilters` (a scan that reads keys, not one that counts them), keyPredicate's predicates pass too. */
+function filterIsExact(
+  filter: Document,
+  keyFields: ReadonlySet<string>,
+  keyFilters: false | { sparse: boolean },
+): boolean {
   for (const [path, value] of Object.entries(filter)) {
     // A $comment constrains nothing.
     if (path === '$comment') continue;
     if (path === '$and') {
-      if (!Array.isArray(value) || !value.every((c) => isPlainObject(c) && filterIsExact(c, keyFields))) return false;
+      if (!Array.isArray(value) || !value.every((c) => isPlainObject(c) && filterIsExact(c, keyFields, keyFilters)))
+        return false;
       continue;
     }
     if (path.startsWith('$') || !keyFields.has(path)) return false;
     if (isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
       for (const [op, operand] of Object.entries(value)) {
+        if (keyFilters && keyPredicate(op, operand, keyFilters.sparse)) continue;
         if (!RANGE_OPERATORS.has(op)) return false;
+        // A range against MinKey or MaxKey is exact: its bounds span every type.
+        if (op !== '$in' && op !== '$eq' && isExtremeKey(operand)) continue;
         if (op === '$in' ? !Array.isArray(operand) || !operand.every(exactScalar) : !exactScalar(operand)) return false;
       }
     } else if (!exactScalar(value)) {
@@ -68,20 +94,40 @@ function projectionIsCovered(projection: Document | undefined, keyFields: Readon
   return includesSomething || keyFields.has('_id');
 }
 
-/** The index bounds alone decide the filter: no document needs reading to test it. */
-export function filterIsCoveredBy(plan: IndexPlan, request: QueryRequest): boolean {
+/**
+ * The index bounds alone decide the filter: no document needs reading to test it. With
+ * `keyFilters`, the index keys decide it (bounds, then predicates tested on each key).
+ */
+export function filterIsCoveredBy(plan: IndexPlan, request: QueryRequest, keyFilters = false): boolean {
   const key = plan.index.spec.key as Document;
   if (!Object.values(key).every((d) => d === 1 || d === -1)) return false;
-  if (plan.index.multikey || plan.index.isPartial || plan.index.sparse) return false;
+  // A sparse index holds every document an exact filter can match: such a filter never matches null.
+  if (plan.index.isPartial) return false;
   if (plan.index.spec.collation !== undefined) return false;
-  return filterIsExact(request.filter ?? {}, new Set(Object.keys(key)));
+  return filterIsExact(request.filter ?? {}, scalarKeyFields(plan), keyFilters && { sparse: plan.index.sparse });
+}
+
+/**
+ * The key fields whose index keys are their whole values: on a multikey index, those none of whose
+ * prefixes held an array (a key of an array field is one element, never the field).
+ */
+function scalarKeyFields(plan: IndexPlan): Set<string> {
+  const fields = Object.keys(plan.index.spec.key as Document);
+  if (!plan.index.multikey) return new Set(fields);
+  return new Set(fields.filter((f) => pathIsScalar(f, plan.index.multikeyPaths)));
 }
 
 export function isCoveredPlan(plan: IndexPlan, request: QueryRequest, projection: Document | undefined): boolean {
-  if (!filterIsCoveredBy(plan, request)) return false;
-  const keyFields = new Set(Object.keys(plan.index.spec.key as Document));
+  if (!filterIsCoveredBy(plan, request, true)) return false;
+  const keyFields = scalarKeyFields(plan);
   if (request.sort && !Object.keys(request.sort).every((f) => keyFields.has(f))) return false;
   return projectionIsCovered(projection, keyFields);
+}
+
+function keyAnswers(plan: IndexPlan, request: QueryRequest): boolean {
+  if (!filterIsCoveredBy(plan, request, true)) return false;
+  const keyFields = scalarKeyFields(plan);
+  return !request.sort || Object.keys(request.sort).every((f) => keyFields.has(f));
 }
 
 function projectionStage(projection: Document | undefined, covered: boolean): string | undefined {
@@ -104,9 +150,13 @@ export function explainFind(
   result: QueryResult,
   request: QueryRequest,
   projection: Document | undefined,
+  returnKey = false,
 ): ExplainedFind {
   const plan = result.plan;
-  const covered = plan.kind === 'IXSCAN' && isCoveredPlan(plan, request, projection);
+  // returnKey replaces any projection with the index key: the index alone answers when it decides
+  // the filter and the sort.
+  const covered =
+    plan.kind === 'IXSCAN' && (returnKey ? keyAnswers(plan, request) : isCoveredPlan(plan, request, projection));
   const docsExamined = covered ? 0 : result.docsExamined;
   const hasFilter = request.filter !== undefined && Object.keys(request.filter).length > 0;
   const returned = result.records.length;
@@ -127,8 +177,7 @@ export function explainFind(
         ? { isMultiKey: wildcard.isMultiKey, multiKeyPaths: wildcard.multiKeyPaths }
         : {
             isMultiKey: plan.index.multikey,
-            // Which prefixes hold arrays is not tracked per path, so only a non-multikey index says.
-            ...(plan.index.multikey ? {} : { multiKeyPaths: noMultiKeyPaths(plan) }),
+            multiKeyPaths: multiKeyPathsDocument(plan.index.pattern.fields, plan.index.multikeyPaths),
           }),
       isUnique: plan.index.unique,
       isSparse: plan.index.sparse,
@@ -152,8 +201,8 @@ export function explainFind(
     statsStage = { ...stage, inputStage: statsStage };
   };
   if (result.sorted) wrap({ stage: 'SORT', sortPattern: request.sort, memLimit: 104857600, type: 'simple' });
-  const projectionName = projectionStage(projection, covered);
-  if (projectionName) wrap({ stage: projectionName, transformBy: projection });
+  const projectionName = returnKey ? 'RETURN_KEY' : projectionStage(projection, covered);
+  if (projectionName) wrap(returnKey ? { stage: projectionName } : { stage: projectionName, transformBy: projection });
   if (request.skip) wrap({ stage: 'SKIP', skipAmount: request.skip });
   if (request.limit) wrap({ stage: 'LIMIT', limitAmount: request.limit });
   statsStage = { ...statsStage, nReturned: returned };
@@ -171,11 +220,4 @@ function wildcardKeyShape(plan: IndexPlan, path: string) {
   const multiKeyPaths: Document = { $_path: [] };
   setField(multiKeyPaths, path, prefixes);
   return { keyPattern, isMultiKey: prefixes.length > 0, multiKeyPaths };
-}
-
-/** Per key field, the prefixes that hold arrays: none, for an index that is not multikey. */
-function noMultiKeyPaths(plan: IndexPlan): Document {
-  const paths: Document = {};
-  for (const field of Object.keys(plan.index.spec.key as Document)) paths[field] = [];
-  return paths;
 }

@@ -5,6 +5,7 @@
  * from a dry run over the records the scan found: nothing is written.
  */
 import type { QueryRequest, QueryResult } from '../query/executor';
+import { multiKeyPathsDocument } from '../indexes/multikey-paths';
 import { MaxKey, MinKey } from 'bson';
 import { KeyBound } from '../indexes/key-order';
 import { indexBounds, type IndexPlan } from '../query/planner';
@@ -42,18 +43,32 @@ export function withRootStage(ctx: RootContext, below: ExplainedStages): Explain
     case 'update':
       return updateRoot(ctx, firstStatement(ctx.inner, 'updates'), below, false);
     case 'findAndModify':
-      if (ctx.inner.remove === true) {
-        const n = ctx.result?.records.length ?? 0;
-        return writeRoot({ stage: 'DELETE' }, { nWouldDelete: n }, below, n);
-      }
-      return updateRoot(
-        ctx,
-        { q: ctx.request.filter ?? {}, u: ctx.inner.update, upsert: ctx.inner.upsert },
-        below,
-        true,
-      );
+      return withFieldsStage(ctx.inner, findAndModifyRoot(ctx, below));
   }
   return below;
+}
+
+function findAndModifyRoot(ctx: RootContext, below: ExplainedStages): ExplainedStages {
+  if (ctx.inner.remove === true) {
+    const n = ctx.result?.records.length ?? 0;
+    return writeRoot({ stage: 'DELETE' }, { nWouldDelete: n }, below, n);
+  }
+  return updateRoot(ctx, { q: ctx.request.filter ?? {}, u: ctx.inner.update, upsert: ctx.inner.upsert }, below, true);
+}
+
+/**
+ * findAndModify's `fields` shape the one document it returns: mongod puts a PROJECTION_DEFAULT
+ * (whatever the projection's form) above the write stage.
+ */
+function withFieldsStage(inner: Document, root: ExplainedStages): ExplainedStages {
+  const fields = inner.fields ?? inner.projection;
+  if (!isPlainObject(fields) || Object.keys(fields).length === 0) return root;
+  const stage = { stage: 'PROJECTION_DEFAULT', transformBy: fields };
+  return {
+    ...root,
+    winningPlan: { ...stage, inputStage: root.winningPlan },
+    executionStages: { ...stage, nReturned: root.nReturned, inputStage: root.executionStages },
+  };
 }
 
 function firstStatement(inner: Document, field: string): Document {
@@ -124,14 +139,21 @@ function countRoot(ctx: RootContext, below: ExplainedStages): ExplainedStages {
     };
   }
   const plan = result?.plan;
-  const singleRange = plan?.kind === 'IXSCAN' && plan.fieldIntervals.every((ivs) => ivs.length === 1);
+  // No interval at all ($gt: MaxKey) is an empty range: still one COUNT_SCAN.
+  const singleRange = plan?.kind === 'IXSCAN' && plan.fieldIntervals.every((ivs) => ivs.length <= 1);
   if (plan?.kind === 'IXSCAN' && singleRange && filterIsCoveredBy(plan, request)) {
+    // COUNT_SCAN counts the keys its bounds hold, the document never read: a MinKey key counts for
+    // $gt: MinKey (bounds [MinKey, MaxKey]) though the matcher alone would refuse it, as on mongod.
+    const keys = plan.ranges.reduce((n, [start, end]) => n + plan.index.countRange(start, end), 0);
+    const skipped = Math.max(0, keys - (request.skip ?? 0));
+    const keysCounted = request.limit ? Math.min(skipped, request.limit) : skipped;
     // Counting index entries: mongod's COUNT_SCAN, no FETCH.
     const countScan: Document = {
       stage: 'COUNT_SCAN',
       keyPattern: plan.index.spec.key,
       indexName: plan.index.name,
       isMultiKey: plan.index.multikey,
+      multiKeyPaths: multiKeyPathsDocument(plan.index.pattern.fields, plan.index.multikeyPaths),
       isUnique: plan.index.unique,
       isSparse: plan.index.sparse,
       isPartial: plan.index.isPartial,
@@ -145,9 +167,9 @@ function countRoot(ctx: RootContext, below: ExplainedStages): ExplainedStages {
       executionStages: {
         ...stage,
         nReturned: 0,
-        nCounted: counted,
+        nCounted: keysCounted,
         nSkipped: request.skip ?? 0,
-        inputStage: { ...countScan, nReturned: counted, keysExamined: result?.keysExamined ?? 0 },
+        inputStage: { ...countScan, nReturned: keysCounted, keysExamined: result?.keysExamined ?? 0 },
       },
       nReturned: 0,
       docsExamined: 0,
@@ -174,6 +196,7 @@ function keyRange(plan: IndexPlan): Document | undefined {
     ok = false;
     return undefined;
   };
+  if (plan.fieldIntervals.some((ivs) => ivs.length === 0)) return undefined;
   plan.index.pattern.fields.forEach((field, i) => {
     const iv = plan.fieldIntervals[i]?.[0];
     const ascending = plan.index.directions[i] === 1;

@@ -7,7 +7,7 @@ import { executeQuery, type QueryRequest, type QueryResult } from '../query/exec
 import { compileFilter } from '../query/matcher';
 import { setField } from '../values/fields';
 import { isPlainObject, type Document } from '../values/types';
-import { crudCommands } from './crud';
+import { crudCommands, findAndModifyMode } from './crud';
 import { explainDistinctScan } from './explain-distinct';
 import { explainFind, isCoveredPlan } from './explain-plan';
 import { withRootStage } from './explain-root';
@@ -70,6 +70,7 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
       };
     }
     case 'findAndModify':
+      findAndModifyMode(inner);
       return {
         collection,
         request: {
@@ -81,7 +82,8 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
       };
     case 'aggregate': {
       const { filter, sort } = pushedDown(inner);
-      return { collection, request: { filter, ...(sort ? { sort } : {}) } };
+      // The pipeline's hint picks the index of the query it pushes down, as for find.
+      return { collection, request: { filter, ...(sort ? { sort } : {}), hint: inner.hint } };
     }
   }
   fail(
@@ -134,6 +136,8 @@ function projectionOf(op: string, inner: Document, result: QueryResult, request:
   return isCoveredPlan(result.plan, request, projection) ? projection : undefined;
 }
 
+const VERBOSITIES = new Set(['queryPlanner', 'executionStats', 'allPlansExecution']);
+
 function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const inner = cmd.explain;
   if (!isPlainObject(inner))
@@ -151,10 +155,22 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
     );
   // mongod's default verbosity is allPlansExecution.
   const verbosity = cmd.verbosity ?? 'allPlansExecution';
+  if (!VERBOSITIES.has(verbosity as string))
+    fail(
+      'BadValue',
+      `Enumeration value '${String(verbosity)}' for field 'verbosity' is not a valid value: use 'queryPlanner', 'executionStats' or 'allPlansExecution'.`,
+    );
   const onView = viewAsAggregate(engine, dbName, inner);
   if (onView) return { ...explain({ engine, dbName }, { explain: onView, verbosity }), command: inner };
   if (Object.keys(inner)[0] === 'aggregate') refuseExecutedWrite(inner.pipeline, verbosity);
   const { collection, request } = requestOf(inner);
+  // findAndModify's explain takes its collection for writing, which needs the database to exist:
+  // mongod refuses rather than create it (the other commands explain an EOF plan).
+  if (Object.keys(inner)[0] === 'findAndModify' && !engine.databaseIsOpen(dbName))
+    fail(
+      'NamespaceNotFound',
+      `database ${dbName} does not exist: explain of findAndModify needs its database; create a collection in it first.`,
+    );
   const coll = engine.getCollection(dbName, collection);
   const ns = `${dbName}.${collection}`;
   const op = Object.keys(inner)[0];
@@ -170,7 +186,12 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
     ? { winningPlan: { stage: 'EOF' }, executionStages: { stage: 'EOF', nReturned: 0 }, totalDocsExamined: 0 }
     : distinctScan
       ? { ...distinctScan, totalDocsExamined: 0 }
-      : explainFind(result, request, projectionOf(op, inner, result, request));
+      : explainFind(
+          result,
+          request,
+          op === 'find' && inner.returnKey === true ? undefined : projectionOf(op, inner, result, request),
+          op === 'find' && inner.returnKey === true,
+        );
   const explained = withRootStage(
     { op, inner, request, result, now: engine.now() },
     { ...scan, nReturned: distinctScan?.values ?? result?.records.length ?? 0 },

@@ -27,6 +27,7 @@ import {
 } from './key-order';
 import { parseKeyPattern, type KeyPattern } from './key-pattern';
 import { documentKeys } from './keys';
+import { arrayPrefixes } from './multikey-paths';
 import { wildcardKeys, wildcardScope, type WildcardScope } from './wildcard-keys';
 
 /**
@@ -54,7 +55,11 @@ export class BTreeIndex {
   multikey = false;
   /** A wildcard index's indexed subtree and projection; its entries are `[path, value]`. */
   readonly wildcard: WildcardScope | undefined;
-  /** A wildcard index's paths that met an array (explain's multiKeyPaths; bounds loosen there). */
+  /**
+   * The paths that met an array: a wildcard index's indexed paths, or the prefixes of another
+   * index's key paths (explain's multiKeyPaths; the planner keeps exact bounds, sorts and covering
+   * on the fields none of whose prefixes are here).
+   */
   readonly multikeyPaths = new Set<string>();
   private readonly fieldParts: string[][];
   private readonly maintained: boolean;
@@ -136,7 +141,11 @@ export class BTreeIndex {
     }
     const k = documentKeys(doc, this.pattern.fields, this.fieldParts);
     if (this.sparse && k.allMissing) return null;
-    if (k.multikey) this.multikey = true;
+    if (k.multikey) {
+      this.multikey = true;
+      // Only documents holding arrays pay for the walk that says where.
+      for (const parts of this.fieldParts) arrayPrefixes(doc, parts, this.multikeyPaths);
+    }
     return k.keys;
   }
 

@@ -40,6 +40,11 @@ function exactScalar(v: unknown): boolean {
   return false;
 }
 
+function isExtremeKey(v: unknown): boolean {
+  const cls = bsonClassOf(v);
+  return cls === 'MinKey' || cls === 'MaxKey';
+}
+
 function exactCondition(condition: unknown): boolean {
   if (!isPlainObject(condition)) return exactScalar(condition);
   const ops = Object.keys(condition);
@@ -47,6 +52,8 @@ function exactCondition(condition: unknown): boolean {
   for (const op of ops) {
     if (!EXACT_OPS.has(op)) return false;
     const arg = condition[op];
+    // A range against MinKey or MaxKey counts the keys its bounds hold, as mongod's COUNT_SCAN.
+    if (op !== '$in' && op !== '$eq' && isExtremeKey(arg)) continue;
     if (op === '$in' ? !(Array.isArray(arg) && arg.length > 0 && arg.every(exactScalar)) : !exactScalar(arg))
       return false;
   }

@@ -5,7 +5,7 @@
  * document, so an interval only needs to hold every match.
  */
 import { regexIntervals, regexSource } from './regex-bounds';
-import { compareKeyPart, KeyBound } from '../indexes/key-order';
+import { compareKeyPart, KeyBound, MAX_BOUND, MIN_BOUND } from '../indexes/key-order';
 import { bsonTypeOf, canonicalRank, isPlainObject, type Document } from '../values/types';
 
 /** A closed interval of one field's values, in value order (before direction is applied). */
@@ -58,12 +58,10 @@ export function clauseIntervals(clause: unknown): Interval[] | undefined {
     } else if (op === '$eq' && indexableValue(operand)) add([point(operand)]);
     else if (op === '$in' && Array.isArray(operand) && operand.length > 0 && operand.every(indexableValue)) {
       add(operand.map(point));
-    } else if (
-      RANGE_OPS.has(op) &&
-      indexableValue(operand) &&
-      bsonTypeOf(operand) !== 'null' &&
-      bsonTypeOf(operand) !== 'object'
-    ) {
+    } else if (RANGE_OPS.has(op) && (bsonTypeOf(operand) === 'minKey' || bsonTypeOf(operand) === 'maxKey')) {
+      add(extremeRange(op, operand));
+    } else if (RANGE_OPS.has(op) && indexableValue(operand) && bsonTypeOf(operand) !== 'null') {
+      // An embedded document compares field by field within its own type, like any other value.
       const rank = canonicalRank(operand);
       const low = op === '$gt' || op === '$gte';
       add([
@@ -74,6 +72,21 @@ export function clauseIntervals(clause: unknown): Interval[] | undefined {
     }
   }
   return result;
+}
+
+/**
+ * A range against MinKey or MaxKey spans every type: `$lt: MaxKey` holds every value (a missing
+ * field's null too), `$gt: MaxKey` none, `$gte: MaxKey` only MaxKey itself. Like mongod, the
+ * strict forms keep the inclusive bounds [MinKey, MaxKey]: the matcher re-checks fetched documents.
+ */
+function extremeRange(op: string, operand: unknown): Interval[] {
+  const everything = { low: MIN_BOUND, lowInclusive: true, high: MAX_BOUND, highInclusive: true };
+  if (bsonTypeOf(operand) === 'maxKey') {
+    if (op === '$gt') return [];
+    return op === '$gte' ? [point(operand)] : [everything];
+  }
+  if (op === '$lt') return [];
+  return op === '$lte' ? [point(operand)] : [everything];
 }
 
 /** Intersection of two interval lists (each sorted or a single interval). */

@@ -11,6 +11,7 @@ import { EngineError } from '../errors';
 import { currentCollator } from '../collation/active';
 import type { Collection } from '../catalog/collection';
 import type { BTreeIndex } from '../indexes/btree-index';
+import { pathIsScalar } from '../indexes/multikey-paths';
 import { compareKeyPart, encodeEntry, KeyBound, MAX_BOUND, MIN_BOUND, type EntryKey } from '../indexes/key-order';
 import { valuesEqual } from '../values/compare';
 import { setField } from '../values/fields';
@@ -58,6 +59,40 @@ function predicatesFor(filter: Document, path: string): Interval[] | undefined {
     result = result ? intersect(result, intervals) : intervals;
   }
   return result;
+}
+
+/**
+ * On a field that held arrays, two predicates may be met by different elements ({a: [4, 6]} meets
+ * $gte: 5 and $lte: 5): their intervals must not be intersected. One predicate bounds the scan,
+ * equality or $in first (the fewest keys), and the filter decides the rest.
+ */
+function multikeyPredicatesFor(filter: Document, path: string): Interval[] | undefined {
+  const clauses: unknown[] = [];
+  collectClauses(filter, path, clauses);
+  let range: Interval[] | undefined;
+  for (const clause of clauses) {
+    for (const single of singlePredicates(clause)) {
+      const intervals = clauseIntervals(single);
+      if (!intervals) continue;
+      if (intervals.every(isPoint)) return intervals;
+      range ??= intervals;
+    }
+  }
+  return range;
+}
+
+/** A clause split into its operators, each alone ($options stays with its $regex). */
+function singlePredicates(clause: unknown): unknown[] {
+  if (!isPlainObject(clause)) return [clause];
+  const ops = Object.keys(clause);
+  if (ops.length < 2 || !ops.every((k) => k.startsWith('$'))) return [clause];
+  return ops
+    .filter((op) => op !== '$options')
+    .map((op) =>
+      op === '$regex' && clause.$options !== undefined
+        ? { $regex: clause.$regex, $options: clause.$options }
+        : { [op]: clause[op] },
+    );
 }
 
 function collectClauses(filter: Document, path: string, out: unknown[]): void {
@@ -170,14 +205,14 @@ function candidateFor(index: BTreeIndex, filter: Document, sort?: Document): Can
   }
   const fieldIntervals: Interval[][] = [];
   let score = 0;
-  const heads: string[] = [];
+  const earlier: string[] = [];
   for (const field of index.pattern.fields) {
-    const head = field.path.split('.', 1)[0];
     // A multikey index keys fields that meet the same array from one element at a time: bounds on
     // 'a.b' and 'a.c' together would miss a document matching them through different elements.
-    if (index.multikey && heads.includes(head)) break;
-    heads.push(head);
-    let ivs = predicatesFor(filter, field.path);
+    if (index.multikey && earlier.some((p) => sharesArrayPrefix(p, field.path, index.multikeyPaths))) break;
+    earlier.push(field.path);
+    const fieldIsMultikey = index.multikey && !pathIsScalar(field.path, index.multikeyPaths);
+    let ivs = fieldIsMultikey ? multikeyPredicatesFor(filter, field.path) : predicatesFor(filter, field.path);
     if (!ivs) break;
     if (!fits && ivs.some(comparesStrings)) break;
     // A regex matches bytes, not collation keys: under an index's collation its prefix range
@@ -185,7 +220,7 @@ function candidateFor(index: BTreeIndex, filter: Document, sort?: Document): Can
     if (index.collator) ivs = ivs.map((iv) => (iv.oneElement ? allStrings() : iv));
     if (index.sparse && allowsNull(ivs)) break;
     const isPoints = ivs.every((iv) => iv.lowInclusive && iv.highInclusive && compareKeyPart(iv.low, iv.high) === 0);
-    if (index.multikey && !isPoints) {
+    if (fieldIsMultikey && !isPoints) {
       // On a multikey index two bounds may be met by different elements: keep one side only.
       fieldIntervals.push(ivs.map(loosenForMultikey));
       score += 1;
@@ -199,6 +234,15 @@ function candidateFor(index: BTreeIndex, filter: Document, sort?: Document): Can
   if (index.unique && fieldIntervals.length === index.fieldCount) score += 2;
   score -= index.fieldCount * 0.01;
   return { index, fieldIntervals, score };
+}
+
+/** Whether the two paths have a common prefix that holds arrays (their keys pair up per element). */
+function sharesArrayPrefix(a: string, b: string, arrayPaths: ReadonlySet<string>): boolean {
+  const pa = a.split('.');
+  const pb = b.split('.');
+  for (let i = 0; i < Math.min(pa.length, pb.length) && pa[i] === pb[i]; i++)
+    if (arrayPaths.has(pa.slice(0, i + 1).join('.'))) return true;
+  return false;
 }
 
 function allStrings(): Interval {
@@ -230,9 +274,11 @@ export function findHinted(coll: Collection, hint: unknown): BTreeIndex {
 
 /** Whether walking `index` forward (1) or backward (-1) yields the sort order, else 0. */
 export function sortDirection(index: BTreeIndex, sort: Document | undefined, equalityPrefix: number): 0 | 1 | -1 {
-  if (!sort || index.multikey || index.sparse || index.isPartial || !collationFits(index)) return 0;
+  if (!sort || index.sparse || index.isPartial || !collationFits(index)) return 0;
   const sortFields = Object.entries(sort);
   if (sortFields.length === 0) return 0;
+  // An array field has no one place in index order; a field beside it, never an array, still has.
+  if (index.multikey && sortFields.some(([path]) => !pathIsScalar(path, index.multikeyPaths))) return 0;
   const fields = index.pattern.fields;
   let dir: 0 | 1 | -1 = 0;
   let j = 0;
