@@ -1180,10 +1180,32 @@
       .join('_');
   }
 
+  /**
+   * The legacy shell's index options: a name (string), unique (true), an array of up to three of
+   * name / unique / dropDups (the booleans in that order), or an options object.
+   */
   function normalizeIndexOptions(options) {
-    if (options === undefined || options === null) return {};
+    if (options === undefined || options === null || options === false) return {};
     if (typeof options === 'string') return { name: options };
-    if (typeof options === 'boolean') return options ? { unique: true } : {};
+    if (typeof options === 'boolean') return { unique: true };
+    if (Array.isArray(options)) {
+      if (options.length > 3)
+        throw new Error(
+          'Index options that are supplied in array form may only specify three values: name, unique, dropDups',
+        );
+      const out = {};
+      let booleans = 0;
+      for (const option of options) {
+        if (typeof option === 'string') out.name = option;
+        else if (typeof option === 'boolean') {
+          if (option && booleans === 0) out.unique = true;
+          if (option && booleans === 1) out.dropDups = true;
+          booleans++;
+        }
+      }
+      return out;
+    }
+    if (typeof options !== 'object') throw new Error(`can't handle: ${typeof options}`);
     return { ...options };
   }
 
@@ -1213,6 +1235,9 @@
     }
     getFullName() {
       return `${this._db.getName()}.${this._name}`;
+    }
+    get _fullName() {
+      return this.getFullName();
     }
     getDB() {
       return this._db;
@@ -1393,9 +1418,16 @@
       return res;
     }
     createIndexes(keysList, options) {
-      const opts = normalizeIndexOptions(options);
-      const indexes = keysList.map((key) => ({ key, name: indexName(key), ...opts }));
+      const indexes = keysList.map((key) => {
+        const spec = this._indexSpec(key, options);
+        delete spec.ns;
+        return spec;
+      });
       return this._reply({ createIndexes: this._name, indexes });
+    }
+    /** The spec the legacy shell builds for an index: the namespace, the key, a name, the options. */
+    _indexSpec(keys, options) {
+      return { ns: this.getFullName(), key: keys, name: indexName(keys), ...normalizeIndexOptions(options) };
     }
     getIndexes() {
       const reply = this._reply({ listIndexes: this._name, cursor: {} });
@@ -1417,8 +1449,13 @@
     dropIndex(index) {
       return this._reply({ dropIndexes: this._name, index });
     }
+    /** As the legacy shell's: a failure other than a missing index or collection is thrown. */
     dropIndexes(indexes = '*') {
-      return this._reply({ dropIndexes: this._name, index: indexes });
+      const reply = this._reply({ dropIndexes: this._name, index: indexes });
+      if (reply.ok || /not found/.test(reply.errmsg ?? '')) return reply;
+      const error = new Error(`error dropping indexes : ${tojson(reply)}`);
+      Object.assign(error, { code: reply.code, codeName: reply.codeName, errmsg: reply.errmsg, ok: 0 });
+      throw error;
     }
     reIndex() {
       return this._reply({ reIndex: this._name });
@@ -1870,8 +1907,15 @@
     }
   }
 
+  /** The legacy shell refused a database name mongod would refuse, when the DB object was made. */
+  function checkDatabaseName(name) {
+    if (typeof name !== 'string' || name.length === 0 || name.length >= 64 || /[/\\. "$\0*<>:|?]/.test(name))
+      throw new Error(`[${name}] is not a valid database name`);
+  }
+
   class DB {
     constructor(mongo, name, session) {
+      checkDatabaseName(name);
       this._mongo = mongo;
       this._name = name;
       this._session = session;
