@@ -45,6 +45,7 @@
   function fixValues(v, depth = 0, undefinedFrom = 1) {
     if (typeof v === 'function' && v.__bsonValue !== undefined) return v.__bsonValue;
     if (v === null || typeof v !== 'object' || depth > 150 || v._bsontype !== undefined) return v;
+    if (v === global.DBPointer.prototype) throw new Error('cannot save DBPointer.prototype: it has no namespace or id');
     if (isDate(v) || isRegExp(v)) return v;
     const fix = (item) =>
       item === undefined && depth >= undefinedFrom ? H.undefinedValue : fixValues(item, depth + 1, undefinedFrom);
@@ -159,6 +160,18 @@
       .getCollection(this.collection)
       .findOne({ _id: this.oid });
   };
+  /**
+   * The legacy shell's DBPointer(ns, id), BSON's deprecated type 12. js-bson has no such type (it
+   * reads a stored one as a DBRef), so a DBPointer is made as the DBRef a stored one reads back as:
+   * the same fetch(), getCollection() and getId(). Its bare prototype holds neither, and the legacy
+   * shell refused to save it (see fixValues).
+   */
+  function DBPointer(ns, id) {
+    if (typeof ns !== 'string') throw new Error('DBPointer needs a namespace string as its first argument');
+    if (!(id && id._bsontype === 'ObjectId')) throw new Error('DBPointer needs an ObjectId as its second argument');
+    return global.DBRef(ns, id);
+  }
+  global.DBPointer = DBPointer;
   Object.defineProperty(Number.prototype, 'zeroPad', {
     value(width) {
       return String(this).padStart(width, '0');
@@ -2156,6 +2169,9 @@
     return arr;
   };
   Array.tojson = (arr) => tojson(arr);
+  /** The documents the DBRefs of `arr` point at, only those into `collection` when it is given. */
+  Array.fetchRefs = (arr, collection) =>
+    arr.filter((ref) => !collection || ref.getCollection() === collection).map((ref) => ref.fetch());
   Array.sum = (arr) => arr.reduce((a, b) => a + b, 0);
   Array.avg = (arr) => (arr.length ? Array.sum(arr) / arr.length : NaN);
   Array.stdDev = (arr) => {
