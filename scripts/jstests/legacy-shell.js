@@ -2121,6 +2121,8 @@
     },
   };
 
+  // The legacy shell's suites set it when a test runs against a replica set; the engine is a standalone here.
+  global.testingReplication = false;
   const TestData = { testName: H.testName, storageEngine: 'wiredTiger', noJournal: false, auth: false };
   const jsTest = {
     name: () => H.testName,

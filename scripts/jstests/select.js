@@ -101,6 +101,10 @@ const LEGACY_SHELL_TESTS = new Map(
     ['jssymbol', 'Symbol conversions of its db object'],
     ['json1', "tojson's formatting"],
     ['bench_test1', 'benchRun, its load generator'],
+    [
+      'SERVER-23626',
+      'its conversion of Date.prototype, Function.prototype and RegExp.prototype to a BSON date, code and regex',
+    ],
     // `what` says which part of the shell each tests, for the reader of this list.
   ].map(([name, _what]) => [`jstests/core/${name}.js`, LEGACY_SHELL]),
 );
@@ -141,6 +145,10 @@ const CHANGED_SINCE_42_TESTS = new Map([
   [
     'jstests/core/hashindex1.js',
     'asserts a compound hashed index {a: "hashed", b: 1} is refused with 16763; 4.4 added compound hashed indexes (mongodb/mongo jstests/core/index/hashed/hashed_index_queries.js @1e98a0f2 creates {b: "hashed", c: -1} and {a: 1, b: "hashed", c: -1})',
+  ],
+  [
+    'jstests/core/validate_cmd_ns.js',
+    'sends commands as OP_QUERY on <db>.$cmd with a numberToReturn; 5.1 removed OP_QUERY commands other than hello/isMaster (SERVER-57391; the 8.0 manual\'s "Legacy Opcodes" page: OP_MSG and OP_COMPRESSED are the only supported opcodes)',
   ],
   [
     'jstests/core/ttl_index_options.js',

@@ -36,7 +36,8 @@ function toHost(value, depth = 0) {
  * a document's _id moved to the front, as the shell does for every document it sends.
  */
 function asShellBson(value) {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || value._bsontype !== undefined) return value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value._bsontype !== undefined)
+    return value;
   if (!Object.prototype.hasOwnProperty.call(value, '_id')) return value;
   const { _id, ...rest } = value;
   return { _id, ...rest };
@@ -54,7 +55,8 @@ function harnessFor(root, file, errorCodes) {
     },
     bsonWoCompare: (a, b) => Math.sign(compareValues(toHost(a), toHost(b))),
     bsonBinaryEqual: (a, b) =>
-      Buffer.compare(bson.serialize({ v: asShellBson(toHost(a)) }), bson.serialize({ v: asShellBson(toHost(b)) })) === 0,
+      Buffer.compare(bson.serialize({ v: asShellBson(toHost(a)) }), bson.serialize({ v: asShellBson(toHost(b)) })) ===
+      0,
     // Serialized, not only measured: like the legacy shell's, it fails on what BSON cannot hold
     // (a null byte in a field name).
     bsonsize: (o) => bson.serialize(toHost(o)).length,
