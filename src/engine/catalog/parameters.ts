@@ -48,6 +48,11 @@ export const PARAMETERS: Record<string, ParameterDef> = {
     min: 1,
     help: 'seconds a multi-document transaction may stay open before the server aborts it (replica-set mode)',
   },
+  notablescan: {
+    kind: 'bool',
+    default: false,
+    help: 'refuse queries that would scan a whole collection of a user database (an empty filter still may)',
+  },
   ttlMonitorBackgroundOperation: {
     kind: 'bool',
     default: false,

@@ -2,7 +2,8 @@
 import { Int32, Long, ObjectId } from 'bson';
 import { fail } from '../errors';
 import { PARAMETERS } from '../catalog/parameters';
-import type { Document } from '../values/types';
+import { bsonTypeOf, type Document } from '../values/types';
+import { logProcessDetails } from './process-log';
 import type { CommandContext, CommandHandler } from './context';
 
 /** Full version strings of the mongod releases the engine emulates. */
@@ -133,14 +134,40 @@ function asReplyValue(name: string, value: boolean | number): unknown {
  */
 function getLog({ engine, dbName }: CommandContext, cmd: Document): Document {
   requireAdmin(dbName, 'getLog');
-  if (cmd.getLog === '*') return { names: ['global', 'startupWarnings'], ok: 1 };
+  const name = cmd.getLog;
+  if (typeof name !== 'string')
+    fail(
+      'TypeMismatch',
+      `BSON field 'getLog.getLog' is the wrong type '${bsonTypeOf(name)}', expected type 'string': name a log, e.g. {getLog: "global"}, or "*" for their names.`,
+    );
+  if (name === '*') return { names: ['global', 'startupWarnings'], ok: 1 };
+  if (name !== 'global' && name !== 'startupWarnings')
+    fail('OperationFailed', `No log named '${name}': the logs are "global" and "startupWarnings" ({getLog: "*"}).`);
+  // The information lines are the global log's only: startupWarnings holds the warnings.
+  const lines = name === 'global' ? engine.logLines : engine.logLines.filter((l) => (l.s ?? 'W') !== 'I');
   return {
-    totalLinesWritten: engine.logLines.length,
-    log: engine.logLines.map((l) =>
-      JSON.stringify({ t: { $date: l.t.toISOString() }, s: 'W', c: 'INDEX', id: l.id, msg: l.msg, attr: l.attr ?? {} }),
+    totalLinesWritten: name === 'global' ? engine.logLinesWritten : lines.length,
+    log: lines.map((l) =>
+      JSON.stringify({
+        t: { $date: l.t.toISOString() },
+        s: l.s ?? 'W',
+        c: l.c ?? 'INDEX',
+        id: l.id,
+        ctx: l.ctx ?? 'conn1',
+        msg: l.msg,
+        attr: l.attr ?? {},
+      }),
     ),
     ok: 1,
   };
+}
+
+/** The engine writes no log file to reopen: like mongod after a rotation, it logs its process details again. */
+function logRotate({ engine, dbName }: CommandContext): Document {
+  requireAdmin(dbName, 'logRotate');
+  engine.log(23166, 'Log rotation initiated', {}, { s: 'I', c: 'CONTROL', ctx: 'conn1' });
+  logProcessDetails(engine, 'conn1');
+  return { ok: 1 };
 }
 
 export const adminCommands: Record<string, CommandHandler> = {
@@ -153,4 +180,5 @@ export const adminCommands: Record<string, CommandHandler> = {
   setParameter,
   connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
   getLog,
+  logRotate,
 };
