@@ -1465,7 +1465,8 @@
     /** As the legacy shell's: a failure other than a missing index or collection is thrown. */
     dropIndexes(indexes = '*') {
       const reply = this._reply({ dropIndexes: this._name, index: indexes });
-      if (reply.ok || /not found/.test(reply.errmsg ?? '')) return reply;
+      // The legacy shell matched mongod's "ns not found" / "index not found" messages: their codes here.
+      if (reply.ok || reply.code === 26 || reply.code === 27 || /not found/.test(reply.errmsg ?? '')) return reply;
       const error = new Error(`error dropping indexes : ${tojson(reply)}`);
       Object.assign(error, { code: reply.code, codeName: reply.codeName, errmsg: reply.errmsg, ok: 0 });
       throw error;
