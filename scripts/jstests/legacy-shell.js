@@ -1503,9 +1503,22 @@
       const infos = this._db.getCollectionInfos({ name: this._name });
       return infos.length ? infos[0] : null;
     }
+    /**
+     * As the legacy shell's: indexDetailsKey / indexDetailsName are the shell's own options, which
+     * keep one index of the server's indexDetails.
+     */
     stats(options) {
-      const o = typeof options === 'number' ? { scale: options } : (options ?? {});
-      return this._reply({ collStats: this._name, ...o });
+      const { indexDetailsKey, indexDetailsName, ...o } =
+        typeof options === 'number' ? { scale: options } : (options ?? {});
+      if (indexDetailsKey !== undefined && indexDetailsName !== undefined)
+        throw new Error('Cannot filter indexDetails on both indexDetailsKey and indexDetailsName');
+      const reply = this._reply({ collStats: this._name, ...o });
+      if (reply.ok && reply.indexDetails && (indexDetailsKey !== undefined || indexDetailsName !== undefined)) {
+        const name =
+          indexDetailsName ?? this.getIndexes().find((spec) => friendlyEqual(spec.key, indexDetailsKey))?.name;
+        reply.indexDetails = name !== undefined && reply.indexDetails[name] ? { [name]: reply.indexDetails[name] } : {};
+      }
+      return reply;
     }
     dataSize() {
       return this.stats().size;
