@@ -2137,6 +2137,16 @@
 
   // The legacy shell's suites set it when a test runs against a replica set; the engine is a standalone here.
   global.testingReplication = false;
+  /**
+   * The legacy shell's prompt: the connection's promptPrefix when set, else "[automated] " while
+   * the server's hello carries an automationServiceDescriptor, then "> ".
+   */
+  global.defaultPrompt = () => {
+    const prefix = global.db.getMongo().promptPrefix;
+    if (typeof prefix === 'string') return `${prefix}> `;
+    const hello = global.db.runCommand({ isMaster: 1 });
+    return `${hello.automationServiceDescriptor ? '[automated] ' : ''}> `;
+  };
   const TestData = { testName: H.testName, storageEngine: 'wiredTiger', noJournal: false, auth: false };
   const jsTest = {
     name: () => H.testName,

@@ -22,6 +22,7 @@ export const PROCESS_ID = new ObjectId();
 function hello({ engine }: CommandContext, cmd: Document): Document {
   const primary = engine.role === 'primary';
   const legacy = cmd.isMaster !== undefined || cmd.ismaster !== undefined;
+  const descriptor = engine.parameters.get('automationServiceDescriptor');
   return {
     [legacy ? 'ismaster' : 'isWritablePrimary']: primary,
     ...(primary ? {} : { secondary: true }),
@@ -35,6 +36,8 @@ function hello({ engine }: CommandContext, cmd: Document): Document {
     minWireVersion: 0,
     maxWireVersion: MAX_WIRE_VERSION[engine.serverVersion],
     readOnly: false,
+    // Echoed only while set: an empty descriptor means none.
+    ...(descriptor ? { automationServiceDescriptor: descriptor } : {}),
     ok: 1,
   };
 }
@@ -124,7 +127,7 @@ function setParameter({ engine, dbName }: CommandContext, cmd: Document): Docume
   return { was: asReplyValue(names[0], was[0]), ok: 1 };
 }
 
-function asReplyValue(name: string, value: boolean | number): unknown {
+function asReplyValue(name: string, value: boolean | number | string): unknown {
   return PARAMETERS[name]?.kind === 'int' ? new Int32(value as number) : value;
 }
 
