@@ -151,6 +151,10 @@ const CHANGED_SINCE_42_TESTS = new Map([
     'sends commands as OP_QUERY on <db>.$cmd with a numberToReturn; 5.1 removed OP_QUERY commands other than hello/isMaster (SERVER-57391; the 8.0 manual\'s "Legacy Opcodes" page: OP_MSG and OP_COMPRESSED are the only supported opcodes)',
   ],
   [
+    'jstests/core/index_partial_create_drop.js',
+    'asserts a partialFilterExpression with a nested $and is refused; since the time-series metric index work (featureFlagTimeseriesMetricIndexes, on in 8.0) only a tree deeper than internalPartialFilterExpressionMaxDepth (4) is (mongodb/mongo jstests/core/index/index_partial_create_drop.js @6fdbf4c4; docs/ttl-rules.md rule 8.3)',
+  ],
+  [
     'jstests/core/ttl_index_options.js',
     'asserts expireAfterSeconds above the seconds since the epoch is refused; 8.0 accepts it (mongodb/mongo jstests/core/ddl/ttl_index_options.js @73612fec asserts commandWorked for secondsSinceEpoch + 1000; docs/ttl-rules.md rule 1.4)',
   ],
