@@ -142,6 +142,9 @@
       configurable: true,
     });
   }
+  // `ref.constructor == DBRef` holds for a stored DBRef read back, as in the legacy shell, whose
+  // DBRef is this global (the shell's wrapper around BSON's class).
+  Object.defineProperty(refProto, 'constructor', { value: global.DBRef, configurable: true, writable: true });
   refProto.getRef = function () {
     return this.oid;
   };
@@ -684,6 +687,14 @@
     }
     const proto = Object.getPrototypeOf(v);
     if (proto === null || proto === Object.prototype || Object.getPrototypeOf(proto) !== null) return v;
+    const keys = Object.keys(v);
+    // The legacy shell read a document whose first field is a string $ref and whose second is $id
+    // as a DBRef (whatever follows), as the drivers' BSON readers still do.
+    if (keys[0] === '$ref' && keys[1] === '$id' && typeof v.$ref === 'string') {
+      const extra = {};
+      for (const k of keys.slice(2)) if (k !== '$db') extra[k] = toRealm(v[k], depth + 1);
+      return new global.DBRef(v.$ref, toRealm(v.$id, depth + 1), typeof v.$db === 'string' ? v.$db : undefined, extra);
+    }
     const out = {};
     for (const k of Object.keys(v)) {
       if (k === '__proto__')
