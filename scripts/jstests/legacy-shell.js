@@ -53,6 +53,7 @@
     // The legacy shell stores a function as BSON code (type 13); mongosh's driver drops it.
     if (typeof v === 'function' && depth > 0) return new global.Code(v.toString());
     if (v === null || typeof v !== 'object' || depth > 150 || v._bsontype !== undefined) return v;
+    if (v === global.DBPointer.prototype) throw new Error('cannot save DBPointer.prototype: it has no namespace or id');
     if (isDate(v) || isRegExp(v)) return v;
     const fix = (item) =>
       item === undefined && depth >= undefinedFrom ? H.undefinedValue : fixValues(item, depth + 1, undefinedFrom);
@@ -190,6 +191,9 @@
     },
     configurable: true,
   });
+  // `ref.constructor == DBRef` holds for a stored DBRef read back, as in the legacy shell, whose
+  // DBRef is this global (the shell's wrapper around BSON's class).
+  Object.defineProperty(refProto, 'constructor', { value: global.DBRef, configurable: true, writable: true });
   refProto.getRef = function () {
     return this.oid;
   };
@@ -208,6 +212,18 @@
       .getCollection(this.collection)
       .findOne({ _id: this.oid });
   };
+  /**
+   * The legacy shell's DBPointer(ns, id), BSON's deprecated type 12. js-bson has no such type (it
+   * reads a stored one as a DBRef), so a DBPointer is made as the DBRef a stored one reads back as:
+   * the same fetch(), getCollection() and getId(). Its bare prototype holds neither, and the legacy
+   * shell refused to save it (see fixValues).
+   */
+  function DBPointer(ns, id) {
+    if (typeof ns !== 'string') throw new Error('DBPointer needs a namespace string as its first argument');
+    if (!(id && id._bsontype === 'ObjectId')) throw new Error('DBPointer needs an ObjectId as its second argument');
+    return global.DBRef(ns, id);
+  }
+  global.DBPointer = DBPointer;
   Object.defineProperty(Number.prototype, 'zeroPad', {
     value(width) {
       return String(this).padStart(width, '0');
@@ -748,6 +764,14 @@
     }
     const proto = Object.getPrototypeOf(v);
     if (proto === null || proto === Object.prototype || Object.getPrototypeOf(proto) !== null) return v;
+    const keys = Object.keys(v);
+    // The legacy shell read a document whose first field is a string $ref and whose second is $id
+    // as a DBRef (whatever follows), as the drivers' BSON readers still do.
+    if (keys[0] === '$ref' && keys[1] === '$id' && typeof v.$ref === 'string') {
+      const extra = {};
+      for (const k of keys.slice(2)) if (k !== '$db') extra[k] = toRealm(v[k], depth + 1);
+      return new global.DBRef(v.$ref, toRealm(v.$id, depth + 1), typeof v.$db === 'string' ? v.$db : undefined, extra);
+    }
     const out = {};
     for (const k of Object.keys(v)) {
       if (k === '__proto__')
@@ -1317,10 +1341,32 @@
       .join('_');
   }
 
+  /**
+   * The legacy shell's index options: a name (string), unique (true), an array of up to three of
+   * name / unique / dropDups (the booleans in that order), or an options object.
+   */
   function normalizeIndexOptions(options) {
-    if (options === undefined || options === null) return {};
+    if (options === undefined || options === null || options === false) return {};
     if (typeof options === 'string') return { name: options };
-    if (typeof options === 'boolean') return options ? { unique: true } : {};
+    if (typeof options === 'boolean') return { unique: true };
+    if (Array.isArray(options)) {
+      if (options.length > 3)
+        throw new Error(
+          'Index options that are supplied in array form may only specify three values: name, unique, dropDups',
+        );
+      const out = {};
+      let booleans = 0;
+      for (const option of options) {
+        if (typeof option === 'string') out.name = option;
+        else if (typeof option === 'boolean') {
+          if (option && booleans === 0) out.unique = true;
+          if (option && booleans === 1) out.dropDups = true;
+          booleans++;
+        }
+      }
+      return out;
+    }
+    if (typeof options !== 'object') throw new Error(`can't handle: ${typeof options}`);
     return { ...options };
   }
 
@@ -1368,6 +1414,9 @@
     }
     getFullName() {
       return `${this._db.getName()}.${this._name}`;
+    }
+    get _fullName() {
+      return this.getFullName();
     }
     getDB() {
       return this._db;
@@ -1552,9 +1601,16 @@
       return res;
     }
     createIndexes(keysList, options) {
-      const opts = normalizeIndexOptions(options);
-      const indexes = keysList.map((key) => ({ key, name: indexName(key), ...opts }));
+      const indexes = keysList.map((key) => {
+        const spec = this._indexSpec(key, options);
+        delete spec.ns;
+        return spec;
+      });
       return this._reply({ createIndexes: this._name, indexes });
+    }
+    /** The spec the legacy shell builds for an index: the namespace, the key, a name, the options. */
+    _indexSpec(keys, options) {
+      return { ns: this.getFullName(), key: keys, name: indexName(keys), ...normalizeIndexOptions(options) };
     }
     getIndexes() {
       const reply = this._reply({ listIndexes: this._name, cursor: {} });
@@ -1576,8 +1632,14 @@
     dropIndex(index) {
       return this._reply({ dropIndexes: this._name, index });
     }
+    /** As the legacy shell's: a failure other than a missing index or collection is thrown. */
     dropIndexes(indexes = '*') {
-      return this._reply({ dropIndexes: this._name, index: indexes });
+      const reply = this._reply({ dropIndexes: this._name, index: indexes });
+      // The legacy shell matched mongod's "ns not found" / "index not found" messages: their codes here.
+      if (reply.ok || reply.code === 26 || reply.code === 27 || /not found/.test(reply.errmsg ?? '')) return reply;
+      const error = new Error(`error dropping indexes : ${tojson(reply)}`);
+      Object.assign(error, { code: reply.code, codeName: reply.codeName, errmsg: reply.errmsg, ok: 0 });
+      throw error;
     }
     reIndex() {
       return this._reply({ reIndex: this._name });
@@ -1611,9 +1673,22 @@
       const infos = this._db.getCollectionInfos({ name: this._name });
       return infos.length ? infos[0] : null;
     }
+    /**
+     * As the legacy shell's: indexDetailsKey / indexDetailsName are the shell's own options, which
+     * keep one index of the server's indexDetails.
+     */
     stats(options) {
-      const o = typeof options === 'number' ? { scale: options } : (options ?? {});
-      return this._reply({ collStats: this._name, ...o });
+      const { indexDetailsKey, indexDetailsName, ...o } =
+        typeof options === 'number' ? { scale: options } : (options ?? {});
+      if (indexDetailsKey !== undefined && indexDetailsName !== undefined)
+        throw new Error('Cannot filter indexDetails on both indexDetailsKey and indexDetailsName');
+      const reply = this._reply({ collStats: this._name, ...o });
+      if (reply.ok && reply.indexDetails && (indexDetailsKey !== undefined || indexDetailsName !== undefined)) {
+        const name =
+          indexDetailsName ?? this.getIndexes().find((spec) => friendlyEqual(spec.key, indexDetailsKey))?.name;
+        reply.indexDetails = name !== undefined && reply.indexDetails[name] ? { [name]: reply.indexDetails[name] } : {};
+      }
+      return reply;
     }
     dataSize() {
       return this.stats().size;
@@ -2064,8 +2139,15 @@
     }
   }
 
+  /** The legacy shell refused a database name mongod would refuse, when the DB object was made. */
+  function checkDatabaseName(name) {
+    if (typeof name !== 'string' || name.length === 0 || name.length >= 64 || /[/\\. "$\0*<>:|?]/.test(name))
+      throw new Error(`[${name}] is not a valid database name`);
+  }
+
   class DB {
     constructor(mongo, name, session) {
+      checkDatabaseName(name);
       this._mongo = mongo;
       this._name = name;
       this._session = session;
@@ -2258,6 +2340,18 @@
     },
   };
 
+  // The legacy shell's suites set it when a test runs against a replica set; the engine is a standalone here.
+  global.testingReplication = false;
+  /**
+   * The legacy shell's prompt: the connection's promptPrefix when set, else "[automated] " while
+   * the server's hello carries an automationServiceDescriptor, then "> ".
+   */
+  global.defaultPrompt = () => {
+    const prefix = global.db.getMongo().promptPrefix;
+    if (typeof prefix === 'string') return `${prefix}> `;
+    const hello = global.db.runCommand({ isMaster: 1 });
+    return `${hello.automationServiceDescriptor ? '[automated] ' : ''}> `;
+  };
   const TestData = { testName: H.testName, storageEngine: 'wiredTiger', noJournal: false, auth: false };
   const jsTest = {
     name: () => H.testName,
@@ -2306,6 +2400,9 @@
     return arr;
   };
   Array.tojson = (arr) => tojson(arr);
+  /** The documents the DBRefs of `arr` point at, only those into `collection` when it is given. */
+  Array.fetchRefs = (arr, collection) =>
+    arr.filter((ref) => !collection || ref.getCollection() === collection).map((ref) => ref.fetch());
   Array.sum = (arr) => arr.reduce((a, b) => a + b, 0);
   Array.avg = (arr) => (arr.length ? Array.sum(arr) / arr.length : NaN);
   Array.stdDev = (arr) => {

@@ -59,6 +59,10 @@ export interface LogLine {
   id: number;
   msg: string;
   attr?: Record<string, unknown>;
+  /** mongod's severity and component, and the thread's name (ctx); W, INDEX and conn when left out. */
+  s?: 'I' | 'W' | 'E';
+  c?: string;
+  ctx?: string;
 }
 
 /**
@@ -92,6 +96,8 @@ export interface EngineContext {
   readonly startedAt: number;
   readonly ttl: TTLTargetRegistry;
   readonly logLines: readonly LogLine[];
+  /** Every line ever logged, also those the bounded logLines no longer holds (getLog's totalLinesWritten). */
+  readonly logLinesWritten: number;
   readonly isClosed: boolean;
   /** Whether writes reach durable storage (a journal); false for a purely in-memory engine. */
   readonly persistent?: boolean;
@@ -104,7 +110,7 @@ export interface EngineContext {
   idleTransactions?(): Document[];
   /** The one entry point for commands; the typed API builds commands and comes through here. */
   runCommand(dbName: string, command: Document): Document;
-  log(id: number, msg: string, attr?: Record<string, unknown>): void;
+  log(id: number, msg: string, attr?: Record<string, unknown>, where?: Pick<LogLine, 's' | 'c' | 'ctx'>): void;
   now(): Date;
   /** Record an event for the current batch; it is delivered (and stored) when the batch ends. */
   recordEvent(event: EngineEvent): void;

@@ -16,6 +16,7 @@ import { TTLMonitor } from './ttl/monitor';
 import { attachCosmosTTL, registerCosmosTTL } from './ttl/cosmos'; // Cosmos flavor TTL (§10)
 import { attachTimeseriesBuckets, registerTimeseriesTTL } from './ttl/timeseries-target'; // time-series buckets and TTL (§6)
 import { dispatchCommand } from './commands/dispatcher';
+import { logStartup } from './commands/process-log';
 import { fail } from './errors';
 import { IdIndex } from './indexes/id-index';
 import type { Document } from './values/types';
@@ -139,6 +140,7 @@ export class Engine implements EngineContext {
     this.oplog = options.transactionLog ?? this.replication?.oplog;
     registerTimeseriesTTL(this); // time-series TTL: collection-level and partial TTL indexes, by bucket (§6.2–6.4)
     if (this.flavor === 'cosmos') registerCosmosTTL(this); // Cosmos flavor: `_ts` collection TTL + per-document ttl (§10)
+    logStartup(this);
   }
 
   /**
@@ -308,8 +310,11 @@ export class Engine implements EngineContext {
   /** The engine's log, newest last (what getLog returns). */
   readonly logLines: LogLine[] = [];
 
-  log(id: number, msg: string, attr?: Record<string, unknown>): void {
-    this.logLines.push({ t: this.now(), id, msg, attr });
+  logLinesWritten = 0;
+
+  log(id: number, msg: string, attr?: Record<string, unknown>, where?: Pick<LogLine, 's' | 'c' | 'ctx'>): void {
+    this.logLines.push({ t: this.now(), id, msg, attr, ...where });
+    this.logLinesWritten++;
     if (this.logLines.length > 1000) this.logLines.shift();
   }
 

@@ -15,6 +15,8 @@ export const ErrorCode = {
   FailedToParse: 9,
   TypeMismatch: 14,
   Overflow: 15,
+  OperationFailed: 96,
+  NoQueryExecutionPlans: 291,
   IllegalOperation: 20,
   NamespaceNotFound: 26,
   IndexNotFound: 27,

@@ -7,12 +7,14 @@ import { fail } from '../errors';
 import { toDouble } from '../values/numbers';
 import { bsonTypeOf, isNumeric } from '../values/types';
 
-type Kind = 'bool' | 'int';
+type Kind = 'bool' | 'int' | 'string';
 
 interface ParameterDef {
   kind: Kind;
-  default: boolean | number;
+  default: boolean | number | string;
   min?: number;
+  /** The longest string value, in UTF-8 bytes: a longer one is Overflow (15), as mongod refuses it. */
+  maxBytes?: number;
   /** Settable only at startup (engine options), like mongod's startup-only parameters. */
   startupOnly?: boolean;
   help: string;
@@ -48,6 +50,17 @@ export const PARAMETERS: Record<string, ParameterDef> = {
     min: 1,
     help: 'seconds a multi-document transaction may stay open before the server aborts it (replica-set mode)',
   },
+  automationServiceDescriptor: {
+    kind: 'string',
+    default: '',
+    maxBytes: 64,
+    help: 'a name hello echoes while it is not empty: the service that manages this server',
+  },
+  notablescan: {
+    kind: 'bool',
+    default: false,
+    help: 'refuse queries that would scan a whole collection of a user database (an empty filter still may)',
+  },
   ttlMonitorBackgroundOperation: {
     kind: 'bool',
     default: false,
@@ -55,10 +68,11 @@ export const PARAMETERS: Record<string, ParameterDef> = {
   },
 };
 
-export type ParameterListener = (name: string, value: boolean | number) => void;
+export type ParameterValue = boolean | number | string;
+export type ParameterListener = (name: string, value: ParameterValue) => void;
 
 export class ParameterStore {
-  private readonly values = new Map<string, boolean | number>();
+  private readonly values = new Map<string, ParameterValue>();
   private readonly listeners = new Set<ParameterListener>();
 
   constructor(initial: Record<string, unknown> = {}) {
@@ -66,7 +80,7 @@ export class ParameterStore {
     for (const [name, value] of Object.entries(initial)) this.values.set(name, this.coerce(name, value));
   }
 
-  get(name: string): boolean | number {
+  get(name: string): ParameterValue {
     const v = this.values.get(name);
     if (v === undefined) fail('InvalidOptions', `no option found to get: '${name}' is not a server parameter.`);
     return v;
@@ -85,7 +99,7 @@ export class ParameterStore {
   }
 
   /** Sets a parameter at runtime; returns the previous value (mongod's `was`). */
-  set(name: string, value: unknown): boolean | number {
+  set(name: string, value: unknown): ParameterValue {
     this.validate(name, value);
     const was = this.values.get(name)!;
     const next = this.coerce(name, value);
@@ -111,9 +125,16 @@ export class ParameterStore {
     return () => this.listeners.delete(listener);
   }
 
-  private coerce(name: string, value: unknown): boolean | number {
+  private coerce(name: string, value: unknown): ParameterValue {
     const def = PARAMETERS[name];
     if (!def) fail('InvalidOptions', `unrecognized parameter [${name}].`);
+    if (def.kind === 'string') {
+      if (typeof value !== 'string')
+        fail('TypeMismatch', `Invalid value for parameter ${name}: expected a string, got ${bsonTypeOf(value)}.`);
+      if (def.maxBytes !== undefined && Buffer.byteLength(value, 'utf8') > def.maxBytes)
+        fail('Overflow', `Invalid value for parameter ${name}: use at most ${def.maxBytes} bytes.`);
+      return value;
+    }
     if (def.kind === 'bool') {
       if (typeof value === 'boolean') return value;
       if (isNumeric(value)) return toDouble(value) !== 0;

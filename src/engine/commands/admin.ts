@@ -2,7 +2,8 @@
 import { Int32, Long, ObjectId } from 'bson';
 import { fail } from '../errors';
 import { PARAMETERS } from '../catalog/parameters';
-import type { Document } from '../values/types';
+import { bsonTypeOf, type Document } from '../values/types';
+import { logProcessDetails } from './process-log';
 import type { CommandContext, CommandHandler } from './context';
 
 /** Full version strings of the mongod releases the engine emulates. */
@@ -21,6 +22,7 @@ export const PROCESS_ID = new ObjectId();
 function hello({ engine }: CommandContext, cmd: Document): Document {
   const primary = engine.role === 'primary';
   const legacy = cmd.isMaster !== undefined || cmd.ismaster !== undefined;
+  const descriptor = engine.parameters.get('automationServiceDescriptor');
   return {
     [legacy ? 'ismaster' : 'isWritablePrimary']: primary,
     ...(primary ? {} : { secondary: true }),
@@ -34,6 +36,8 @@ function hello({ engine }: CommandContext, cmd: Document): Document {
     minWireVersion: 0,
     maxWireVersion: MAX_WIRE_VERSION[engine.serverVersion],
     readOnly: false,
+    // Echoed only while set: an empty descriptor means none.
+    ...(descriptor ? { automationServiceDescriptor: descriptor } : {}),
     ok: 1,
   };
 }
@@ -123,7 +127,7 @@ function setParameter({ engine, dbName }: CommandContext, cmd: Document): Docume
   return { was: asReplyValue(names[0], was[0]), ok: 1 };
 }
 
-function asReplyValue(name: string, value: boolean | number): unknown {
+function asReplyValue(name: string, value: boolean | number | string): unknown {
   return PARAMETERS[name]?.kind === 'int' ? new Int32(value as number) : value;
 }
 
@@ -133,14 +137,40 @@ function asReplyValue(name: string, value: boolean | number): unknown {
  */
 function getLog({ engine, dbName }: CommandContext, cmd: Document): Document {
   requireAdmin(dbName, 'getLog');
-  if (cmd.getLog === '*') return { names: ['global', 'startupWarnings'], ok: 1 };
+  const name = cmd.getLog;
+  if (typeof name !== 'string')
+    fail(
+      'TypeMismatch',
+      `BSON field 'getLog.getLog' is the wrong type '${bsonTypeOf(name)}', expected type 'string': name a log, e.g. {getLog: "global"}, or "*" for their names.`,
+    );
+  if (name === '*') return { names: ['global', 'startupWarnings'], ok: 1 };
+  if (name !== 'global' && name !== 'startupWarnings')
+    fail('OperationFailed', `No log named '${name}': the logs are "global" and "startupWarnings" ({getLog: "*"}).`);
+  // The information lines are the global log's only: startupWarnings holds the warnings.
+  const lines = name === 'global' ? engine.logLines : engine.logLines.filter((l) => (l.s ?? 'W') !== 'I');
   return {
-    totalLinesWritten: engine.logLines.length,
-    log: engine.logLines.map((l) =>
-      JSON.stringify({ t: { $date: l.t.toISOString() }, s: 'W', c: 'INDEX', id: l.id, msg: l.msg, attr: l.attr ?? {} }),
+    totalLinesWritten: name === 'global' ? engine.logLinesWritten : lines.length,
+    log: lines.map((l) =>
+      JSON.stringify({
+        t: { $date: l.t.toISOString() },
+        s: l.s ?? 'W',
+        c: l.c ?? 'INDEX',
+        id: l.id,
+        ctx: l.ctx ?? 'conn1',
+        msg: l.msg,
+        attr: l.attr ?? {},
+      }),
     ),
     ok: 1,
   };
+}
+
+/** The engine writes no log file to reopen: like mongod after a rotation, it logs its process details again. */
+function logRotate({ engine, dbName }: CommandContext): Document {
+  requireAdmin(dbName, 'logRotate');
+  engine.log(23166, 'Log rotation initiated', {}, { s: 'I', c: 'CONTROL', ctx: 'conn1' });
+  logProcessDetails(engine, 'conn1');
+  return { ok: 1 };
 }
 
 export const adminCommands: Record<string, CommandHandler> = {
@@ -153,4 +183,5 @@ export const adminCommands: Record<string, CommandHandler> = {
   setParameter,
   connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
   getLog,
+  logRotate,
 };

@@ -355,9 +355,27 @@ function collStats({ engine, dbName }: CommandContext, cmd: Document): Document 
     indexSizes,
     totalIndexSize: scaled(totalIndexSize),
     totalSize: scaled(size + totalIndexSize),
+    ...(optionalBool(cmd, 'indexDetails') ? { indexDetails: indexDetailsOf(coll, scaled) } : {}),
     scaleFactor: scale,
     ok: 1,
   };
+}
+
+/**
+ * collStats' `indexDetails: true`: per index, what the engine's own structure holds (mongod
+ * reports its storage engine's statistics for each index here).
+ */
+function indexDetailsOf(coll: Collection, scaled: (bytes: number) => number): Document {
+  const details: Document = {};
+  for (const index of coll.indexes.values()) {
+    details[index.name] = {
+      type: 'btree',
+      entries: index.size,
+      size: scaled(index.size * 40),
+      multikey: index.multikey,
+    };
+  }
+  return details;
 }
 
 /** collStats' `scale`: a positive number of bytes per reported unit (1 when absent). */

@@ -27,6 +27,7 @@ import { withDocumentValidation } from '../validation/validator';
 import { withCommandCollation } from './collation-scope';
 import { reloadViews, systemViewsWrittenBy } from './system-views';
 import { recordUsage, topTotals } from './usage-stats';
+import { withTableScanPolicy } from '../query/table-scan-policy';
 
 const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
@@ -105,17 +106,20 @@ export function dispatchCommand(engine: EngineContext, dbName: string, command: 
   // writing stages of aggregate skip the collection's validator for this command only.
   const bypass = optionalBool(command, 'bypassDocumentValidation') ?? false;
   const reloads = systemViewsWrittenBy(dbName, command);
+  const noTableScan = engine.parameters.getBool('notablescan');
   const run = () =>
-    withDocumentValidation(bypass, () =>
-      withCommandCollation(engine, dbName, command, () => {
-        if (reloads.length === 0) return handler({ engine, dbName }, command);
-        // A write to system.views itself: the views become what it holds, whatever part was written.
-        try {
-          return handler({ engine, dbName }, command);
-        } finally {
-          for (const db of reloads) reloadViews(engine, db);
-        }
-      }),
+    withTableScanPolicy(noTableScan, () =>
+      withDocumentValidation(bypass, () =>
+        withCommandCollation(engine, dbName, command, () => {
+          if (reloads.length === 0) return handler({ engine, dbName }, command);
+          // A write to system.views itself: the views become what it holds, whatever part was written.
+          try {
+            return handler({ engine, dbName }, command);
+          } finally {
+            for (const db of reloads) reloadViews(engine, db);
+          }
+        }),
+      ),
     );
   // In progress until it returns or throws: what $currentOp lists.
   const opid = engine.operations.begin({ desc: 'conn', op: 'command', ns: `${dbName}.$cmd`, command });

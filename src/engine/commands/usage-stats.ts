@@ -43,6 +43,23 @@ const TOP_FIELD_OF: Record<string, (typeof TOP_FIELDS)[number]> = {
   delete: 'remove',
 };
 
+/** Commands on a collection that take its write lock in mongod; the rest take its read lock. */
+const WRITE_LOCK = new Set([
+  ...WRITES,
+  'findandmodify',
+  'createIndexes',
+  'dropIndexes',
+  'deleteIndexes',
+  'create',
+  'drop',
+  'collMod',
+  'renameCollection',
+  'convertToCapped',
+  'cloneCollectionAsCapped',
+  'compact',
+  'reIndex',
+]);
+
 const usageByEngine = new WeakMap<EngineContext, Map<string, NamespaceUsage>>();
 
 function usageOf(engine: EngineContext): Map<string, NamespaceUsage> {
@@ -82,7 +99,7 @@ export function recordUsage(engine: EngineContext, dbName: string, command: Docu
     usage.top[field].count++;
   };
   add('total');
-  add(kind === 'writes' ? 'writeLock' : 'readLock');
+  add(WRITE_LOCK.has(name) ? 'writeLock' : 'readLock');
   add(TOP_FIELD_OF[name] ?? 'commands');
 }
 
@@ -97,9 +114,12 @@ export function latencyStatsOf(engine: EngineContext, ns: string): Document {
 
 /** The `top` command's totals: one entry per namespace used so far. */
 export function topTotals(engine: EngineContext): Document {
-  const totals: Document = { note: 'all times in microseconds' };
-  for (const [ns, usage] of usageOf(engine)) {
+  // mongod's own note, word for word: clients read it.
+  const totals: Document = { note: 'all times in micros' };
+  const byName = [...usageOf(engine)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [ns, usage] of byName) {
     const entry: Document = {};
+    // Plain numbers: mongod appends these with appendNumber, an int32 while the value fits.
     for (const f of TOP_FIELDS) entry[f] = { time: Math.round(usage.top[f].time), count: usage.top[f].count };
     totals[ns] = entry;
   }

@@ -35,6 +35,7 @@ const ALLOWED_FIELDS = new Set([
   'max',
   'wildcardProjection',
   'prepareUnique',
+  'dropDups',
 ]);
 
 /**
@@ -51,8 +52,11 @@ export function withoutUnknownIndexOptions(input: unknown): unknown {
 /** Options that make two indexes on the same key different indexes (mongod's identifying options). */
 const IDENTIFYING = ['collation', 'partialFilterExpression', 'wildcardProjection', 'unique', 'sparse'] as const;
 
-/** Options accepted for compatibility but without effect here; not echoed in listIndexes. */
-const DROPPED = new Set(['background', 'ns']);
+/**
+ * Options accepted for compatibility but without effect here; not echoed in listIndexes. mongod
+ * ignores dropDups since 2.8 (SERVER-14710): a unique build still fails on duplicates.
+ */
+const DROPPED = new Set(['background', 'ns', 'dropDups']);
 
 export interface NormalizedSpec {
   spec: Document;

@@ -56,7 +56,8 @@ export function clauseIntervals(clause: unknown): Interval[] | undefined {
       const r = regexSource(operand, ops.$options);
       if (r) add(regexIntervals(r.pattern, r.flags));
     } else if (op === '$eq' && indexableValue(operand)) add([point(operand)]);
-    else if (op === '$in' && Array.isArray(operand) && operand.length > 0 && operand.every(indexableValue)) {
+    // An empty $in matches nothing: no bounds at all, an index scan that reads no key (as mongod plans it).
+    else if (op === '$in' && Array.isArray(operand) && operand.every(indexableValue)) {
       add(operand.map(point));
     } else if (RANGE_OPS.has(op) && (bsonTypeOf(operand) === 'minKey' || bsonTypeOf(operand) === 'maxKey')) {
       add(extremeRange(op, operand));

@@ -17,6 +17,7 @@ import { valuesEqual } from '../values/compare';
 import { setField } from '../values/fields';
 import { formatValue } from '../values/format';
 import { bsonTypeOf, canonicalRank, isPlainObject, type Document } from '../values/types';
+import { checkTableScanAllowed } from './table-scan-policy';
 
 export interface IndexPlan {
   kind: 'IXSCAN';
@@ -299,6 +300,12 @@ export function sortDirection(index: BTreeIndex, sort: Document | undefined, equ
 }
 
 export function planQuery(coll: Collection, request: PlanRequest): QueryPlan {
+  const plan = choosePlan(coll, request);
+  if (plan.kind === 'COLLSCAN') checkTableScanAllowed(coll.dbName, coll.name, request.filter);
+  return plan;
+}
+
+function choosePlan(coll: Collection, request: PlanRequest): QueryPlan {
   const filter = request.filter;
   // An empty hint document is no hint, as mongod parses it.
   const hint = isPlainObject(request.hint) && Object.keys(request.hint).length === 0 ? undefined : request.hint;

@@ -149,13 +149,16 @@ function metaSortError(path: string, spec: Document): EngineError {
   );
 }
 
+/** The `$`-prefixed names a FieldPath may hold: a DBRef's fields, as mongod allows them. */
+const DBREF_FIELDS = new Set(['$id', '$ref', '$db']);
+
 /** The components of a field path, with mongod's FieldPath checks. */
 export function validateFieldPath(path: string): string[] {
   if (path === '') throw new EngineError(40352, 'FieldPath cannot be constructed with empty string');
   const parts = path.split('.');
   for (const part of parts) {
     if (part === '') throw new EngineError(15998, `FieldPath field names may not be empty strings (in '${path}').`);
-    if (part.startsWith('$')) {
+    if (part.startsWith('$') && !DBREF_FIELDS.has(part)) {
       throw new EngineError(
         ErrorCode.Location16410,
         `FieldPath field names may not start with '$'. Consider using $getField or $setField. (in '${path}')`,

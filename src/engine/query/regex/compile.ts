@@ -28,6 +28,9 @@ export interface StringTest {
 
 const VALID_OPTIONS = 'imsxu';
 
+/** The longest pattern mongod compiles, in UTF-8 bytes (its regex library's limit). */
+export const MAX_PATTERN_BYTES = 32761;
+
 /** mongod's option check: only `i m s x u` (51108, named after the first bad letter). */
 export function validateRegexOptions(options: string, opName = ''): void {
   for (const ch of options) {
@@ -48,6 +51,10 @@ export function compileRegex(pattern: string, options: string, force?: RegexEngi
       'Regular expression options string cannot contain an embedded null byte: use only the letters i, m, s, x, u.',
     );
   validateRegexOptions(options);
+  if (Buffer.byteLength(pattern, 'utf8') > MAX_PATTERN_BYTES)
+    throw invalidRegex(
+      `pattern string is too long (${Buffer.byteLength(pattern, 'utf8')} bytes; at most ${MAX_PATTERN_BYTES}): shorten the pattern or split it into several conditions.`,
+    );
   const parsed = parsePcre(pattern, options);
   const js = emitJs(parsed);
   let re: RegExp;
