@@ -205,4 +205,14 @@ describe('value rules: a clustered collection', () => {
       ['Use 3600 (the number of seconds in "1h")', true, '3600'],
     ]);
   });
+
+  test('rule 5.3: a too-large collection value is offered INT32_MAX only once the clock has passed that many seconds since 1970 (2038)', () => {
+    const text = collection('3000000000000');
+    const fixesAt = (iso: string) =>
+      analyzeText(text, 'a.js', { nowMs: Date.parse(iso) }).problems.map((p) => [p.code, p.fixes.map((f) => f.title)]);
+    assert.deepEqual(fixesAt('2026-01-01T00:00:00Z'), [['TTL004', []]]);
+    assert.deepEqual(fixesAt('2040-01-01T00:00:00Z'), [
+      ['TTL004', [`Use ${INT32_MAX} (the largest allowed, about 68 years)`]],
+    ]);
+  });
 });
