@@ -277,6 +277,20 @@ describe('inspect: salvage', () => {
 // ones so that a run's report shows which mutants only they catch.
 
 describe("inspect: which files and folders are the store's", () => {
+  it('listFolderFiles: by name whatever order the file system lists them in', () => {
+    const dir = tmpDir();
+    for (const name of ['a.txt', 'journal-0.ttlj', 'snapshot-1.ttls', 'z.txt'])
+      fs.writeFileSync(path.join(dir, name), '');
+    const reversed: StorageFs = {
+      ...new RecordingFs().fs,
+      readdirSync: ((d: string) => fs.readdirSync(d).reverse()) as StorageFs['readdirSync'],
+    };
+    assert.deepEqual(
+      listFolderFiles(dir, reversed).map((f) => f.name),
+      ['a.txt', 'journal-0.ttlj', 'snapshot-1.ttls', 'z.txt'],
+    );
+  });
+
   it("listFolderFiles: a name that only contains a store name (before or after it) is another file, not the store's", () => {
     const dir = tmpDir();
     for (const name of ['LOCK.1.tmp.old', 'old-LOCK.1.tmp', 'old-journal-1.ttlj', 'my-snapshot-1.ttls'])
@@ -481,5 +495,28 @@ describe('inspect: what a salvage writes, and where it refuses', () => {
       closeInspection(inspection);
     }
     assert.equal(fs.existsSync(to), false);
+  });
+  it('salvageInto: a target opened read-only because its torn tail could not be cut is refused with every note, space-separated', () => {
+    const to = tmpDir();
+    fs.writeFileSync(path.join(to, 'journal-0.ttlj'), Buffer.from([1, 2, 3]));
+    const rec = new RecordingFs();
+    rec.failOn('ftruncate', 1, 'EIO', true);
+    const inspection = inspectFolder(dataFolder());
+    try {
+      assert.throws(
+        () => salvageInto(inspection, to, { fs: rec.fs }),
+        (err: Error) => {
+          const m =
+            /^(.*) could not be written: (.*: could not cut the torn last record off journal-0\.ttlj \(EIO.*\)\.[^]*?reloaded\.) (journal-0\.ttlj: a torn last record .*)$/.exec(
+              err.message,
+            );
+          assert.ok(m, err.message);
+          assert.equal(m[1], to);
+          return true;
+        },
+      );
+    } finally {
+      closeInspection(inspection);
+    }
   });
 });
