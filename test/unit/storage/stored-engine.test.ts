@@ -370,6 +370,14 @@ describe('engine store: the record of a recovery from damage', () => {
     }
   });
 
+  it('acknowledgeDamage: a record already acknowledged (or never written) is nothing to do', () => {
+    const dir = tmpDir();
+    fs.writeFileSync(path.join(dir, DAMAGE_FILE), '{"recoveries": []}');
+    acknowledgeDamage(dir);
+    acknowledgeDamage(dir);
+    assert.deepEqual(fs.readdirSync(dir), []);
+  });
+
   it('readDamageRecord: none for a missing, unreadable or empty record', () => {
     const dir = tmpDir();
     assert.equal(readDamageRecord(dir), undefined);
