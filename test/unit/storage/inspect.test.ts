@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { VirtualClock } from '../../../src/engine';
+import { Engine, VirtualClock } from '../../../src/engine';
 import { closeStoredEngine, openStoredEngine } from '../../../src/storage/engine-store';
 import { MANIFEST_FILE } from '../../../src/storage/file-store';
 import {
@@ -18,8 +18,11 @@ import {
   inspectFolder,
   listFolderFiles,
   salvageInto,
+  summarize,
 } from '../../../src/storage/inspect';
-import { LOCK_FILE } from '../../../src/storage/lock';
+import { LOCK_FILE, peekLock, type LockHolder } from '../../../src/storage/lock';
+import type { StorageFs } from '../../../src/storage/storage-fs';
+import { RecordingFs } from './recording-fs';
 
 const T0 = Date.UTC(2026, 0, 1);
 const made: string[] = [];
@@ -264,6 +267,254 @@ describe('inspect: salvage', () => {
     const inspection = inspectFolder(dataFolder());
     try {
       assert.throws(() => salvageInto(inspection, to), { message: `${to} is not empty` });
+    } finally {
+      closeInspection(inspection);
+    }
+  });
+});
+
+// The tests below came with the mutation run of inspect.ts (issue 28); they stay after the older
+// ones so that a run's report shows which mutants only they catch.
+
+describe("inspect: which files and folders are the store's", () => {
+  it('listFolderFiles: by name whatever order the file system lists them in', () => {
+    const dir = tmpDir();
+    for (const name of ['a.txt', 'journal-0.ttlj', 'snapshot-1.ttls', 'z.txt'])
+      fs.writeFileSync(path.join(dir, name), '');
+    const reversed: StorageFs = {
+      ...new RecordingFs().fs,
+      readdirSync: ((d: string) => fs.readdirSync(d).reverse()) as StorageFs['readdirSync'],
+    };
+    assert.deepEqual(
+      listFolderFiles(dir, reversed).map((f) => f.name),
+      ['a.txt', 'journal-0.ttlj', 'snapshot-1.ttls', 'z.txt'],
+    );
+  });
+
+  it("listFolderFiles: a name that only contains a store name (before or after it) is another file, not the store's", () => {
+    const dir = tmpDir();
+    for (const name of ['LOCK.1.tmp.old', 'old-LOCK.1.tmp', 'old-journal-1.ttlj', 'my-snapshot-1.ttls'])
+      fs.writeFileSync(path.join(dir, name), 'x');
+    assert.deepEqual(
+      listFolderFiles(dir).map((f) => [f.name, f.kind]),
+      [
+        ['LOCK.1.tmp.old', 'other'],
+        ['my-snapshot-1.ttls', 'other'],
+        ['old-LOCK.1.tmp', 'other'],
+        ['old-journal-1.ttlj', 'other'],
+      ],
+    );
+  });
+
+  it('inspectFolder: a folder holding only its description (ttl-workbench.json) is a data folder of that flavor', () => {
+    const dir = tmpDir();
+    const meta = { format: 1, flavor: 'cosmos', serverVersion: '7.0', created: '2026-01-01T00:00:00.000Z' };
+    fs.writeFileSync(path.join(dir, 'ttl-workbench.json'), JSON.stringify(meta));
+    const inspection = inspectFolder(dir);
+    try {
+      assert.deepEqual(
+        inspection.files.map((f) => f.kind),
+        ['meta'],
+      );
+      assert.deepEqual([inspection.opened.meta.flavor, inspection.opened.meta.serverVersion], ['cosmos', '7.0']);
+      assert.deepEqual(inspection.collections, []);
+    } finally {
+      closeInspection(inspection);
+    }
+  });
+});
+
+describe('inspect: nothing in the folder changes', () => {
+  it('inspectFolder: opens read-only for its stated reason, which the notes give', () => {
+    const inspection = inspectFolder(dataFolder());
+    try {
+      const reason = 'opened read-only to inspect it: nothing in it is changed';
+      assert.equal(inspection.opened.store.readOnlyReason, reason);
+      assert.ok(inspection.opened.notes.includes(reason), inspection.opened.notes.join('\n'));
+    } finally {
+      closeInspection(inspection);
+    }
+  });
+
+  it('inspectFolder: a torn tail is not cut and no file is added, removed or rewritten, even after closeInspection', () => {
+    const dir = dataFolder();
+    const journal = path.join(dir, 'journal-0.ttlj');
+    fs.appendFileSync(journal, fs.readFileSync(journal).subarray(0, 12));
+    const contents = () =>
+      fs
+        .readdirSync(dir)
+        .sort()
+        .map((name) => [name, fs.readFileSync(path.join(dir, name)).toString('base64')]);
+    const before = contents();
+    const inspection = inspectFolder(dir);
+    try {
+      assert.equal(inspection.torn.length, 1);
+      assert.deepEqual(contents(), before);
+    } finally {
+      closeInspection(inspection);
+    }
+    assert.deepEqual(contents(), before);
+  });
+
+  it('inspectFolder: the TTL monitor is stopped, so moving the clock past every expiry deletes nothing', () => {
+    const inspection = inspectFolder(dataFolder());
+    try {
+      const { engine } = inspection.opened;
+      assert.equal(engine.ttl.status().running, false);
+      (engine.clock as VirtualClock).set(T0 + 10 * 86_400_000);
+      assert.equal(engine.ttl.status().metrics.passes, 0);
+      assert.equal(engine.db('app').collection('b').countDocuments({}), 3);
+    } finally {
+      closeInspection(inspection);
+    }
+  });
+
+  it('closeInspection: the recovered engine is closed', () => {
+    const inspection = inspectFolder(dataFolder());
+    closeInspection(inspection);
+    assert.equal(inspection.opened.engine.isClosed, true);
+  });
+});
+
+describe('inspect: collections in namespace order', () => {
+  it('summarize: every collection of every database, sorted by namespace whatever order they were created in', () => {
+    const engine = new Engine({ clock: new VirtualClock(T0) });
+    try {
+      for (const [db, coll] of [
+        ['b', 'z'],
+        ['a', 'y'],
+        ['b', 'a'],
+        ['a', 'b'],
+        ['c', 'm'],
+        ['a', 'c'],
+      ])
+        engine.runCommand(db, { create: coll });
+      assert.deepEqual(
+        summarize(engine).map((c) => c.ns),
+        ['a.b', 'a.c', 'a.y', 'b.a', 'b.z', 'c.m'],
+      );
+    } finally {
+      engine.close();
+    }
+  });
+});
+
+describe('inspect: what a salvage writes, and where it refuses', () => {
+  it('salvageInto: the new folder keeps the flavor and server version of the one salvaged', () => {
+    const from = tmpDir();
+    const source = openStoredEngine(from, {
+      engine: { clock: new VirtualClock(T0), flavor: 'cosmos', serverVersion: '7.0' },
+      autoCompact: false,
+    });
+    source.engine.runCommand('app', { insert: 'c', documents: [{ _id: 1 }] });
+    closeStoredEngine(source);
+    const to = path.join(tmpDir(), 'new');
+    const inspection = inspectFolder(from);
+    try {
+      salvageInto(inspection, to);
+    } finally {
+      closeInspection(inspection);
+    }
+    const meta = JSON.parse(fs.readFileSync(path.join(to, 'ttl-workbench.json'), 'utf8'));
+    assert.deepEqual([meta.flavor, meta.serverVersion], ['cosmos', '7.0']);
+  });
+  it('salvageInto: writes through the file system it is given, holding the new folder\'s lock as "ttl-workbench salvage" and freeing it after', () => {
+    const from = dataFolder();
+    const to = path.join(tmpDir(), 'new');
+    const rec = new RecordingFs();
+    const holders: Array<LockHolder | undefined> = [];
+    const io: StorageFs = {
+      ...rec.fs,
+      renameSync: (a: fs.PathLike, b: fs.PathLike) => {
+        holders.push(peekLock(to));
+        rec.fs.renameSync(a, b);
+      },
+    };
+    const inspection = inspectFolder(from);
+    try {
+      const result = salvageInto(inspection, to, { fs: io });
+      const tmp = path.join(to, `.${result.snapshot}.${process.pid}.tmp`);
+      assert.ok(
+        rec.calls.some((c) => c.name === 'write' && c.path === tmp),
+        'the snapshot is written through the given file system',
+      );
+    } finally {
+      closeInspection(inspection);
+    }
+    assert.ok(holders.length > 0, 'a rename while the snapshot is written');
+    for (const h of holders) assert.equal(h?.by, 'ttl-workbench salvage');
+    assert.equal(peekLock(to), undefined);
+  });
+  it("salvageInto: the source engine is left without the capture's observers", () => {
+    const inspection = inspectFolder(dataFolder());
+    try {
+      const coll = inspection.opened.engine.getCollection('app', 'b')!;
+      const before = coll.observers.length;
+      salvageInto(inspection, path.join(tmpDir(), 'new'));
+      assert.equal(coll.observers.length, before);
+    } finally {
+      closeInspection(inspection);
+    }
+  });
+  it('salvageInto: a target holding only a snapshot of an empty state (an earlier salvage of an empty folder) is refused', () => {
+    const empty = tmpDir();
+    fs.writeFileSync(path.join(empty, 'journal-0.ttlj'), '');
+    const to = path.join(tmpDir(), 'new');
+    const first = inspectFolder(empty);
+    try {
+      salvageInto(first, to);
+    } finally {
+      closeInspection(first);
+    }
+    const inspection = inspectFolder(dataFolder());
+    try {
+      assert.throws(() => salvageInto(inspection, to), { message: `${to} is not empty` });
+    } finally {
+      closeInspection(inspection);
+    }
+  });
+  it('salvageInto: a target the disk will not let it create is refused with why, and nothing is written', () => {
+    const to = path.join(tmpDir(), 'new');
+    const rec = new RecordingFs();
+    rec.failOn('mkdir', 1, 'EACCES', true);
+    const inspection = inspectFolder(dataFolder());
+    try {
+      assert.throws(
+        () => salvageInto(inspection, to, { fs: rec.fs }),
+        (err: Error) => {
+          assert.ok(
+            err.message.startsWith(
+              `${to} could not be written: ${to}: could not create the folder or its lock file (EACCES`,
+            ),
+            err.message,
+          );
+          return true;
+        },
+      );
+    } finally {
+      closeInspection(inspection);
+    }
+    assert.equal(fs.existsSync(to), false);
+  });
+  it('salvageInto: a target opened read-only because its torn tail could not be cut is refused with every note, space-separated', () => {
+    const to = tmpDir();
+    fs.writeFileSync(path.join(to, 'journal-0.ttlj'), Buffer.from([1, 2, 3]));
+    const rec = new RecordingFs();
+    rec.failOn('ftruncate', 1, 'EIO', true);
+    const inspection = inspectFolder(dataFolder());
+    try {
+      assert.throws(
+        () => salvageInto(inspection, to, { fs: rec.fs }),
+        (err: Error) => {
+          const m =
+            /^(.*) could not be written: (.*: could not cut the torn last record off journal-0\.ttlj \(EIO.*\)\.[^]*?reloaded\.) (journal-0\.ttlj: a torn last record .*)$/.exec(
+              err.message,
+            );
+          assert.ok(m, err.message);
+          assert.equal(m[1], to);
+          return true;
+        },
+      );
     } finally {
       closeInspection(inspection);
     }
