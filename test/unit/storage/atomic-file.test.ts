@@ -77,6 +77,17 @@ describe('atomic files, call by call', () => {
     });
   }
 
+  it('atomic file: after a failure the temporary file is closed before it is removed (no descriptor is left open)', () => {
+    rec.failOn('write', 1, 'ENOSPC');
+    assert.throws(() => writeFileAtomic(target, [Buffer.from('new')], rec.fs), { code: 'ENOSPC' });
+    assert.deepEqual(trace(), [
+      'open dir/.snapshot-3.ttls.pid.tmp',
+      'write! dir/.snapshot-3.ttls.pid.tmp',
+      'close dir/.snapshot-3.ttls.pid.tmp',
+      'rm dir/.snapshot-3.ttls.pid.tmp',
+    ]);
+  });
+
   it('atomic file: a temporary file that cannot be removed after a failure does not hide the failure', () => {
     rec.failOn('write', 1, 'ENOSPC');
     rec.failOn('rm', 1, 'EACCES');
