@@ -79,6 +79,22 @@ describe('process engine: every option reaches the engine', () => {
     });
 });
 
+describe('process engine: close', () => {
+  for (const clock of ['virtual', 'system'] as const)
+    it(`process engine: close() closes a fresh engine and a kept one on the ${clock} clock, and frees a kept one's folder`, () => {
+      const fresh = openProcessEngine({ clock, flavor: 'mongodb', holder: 'test' });
+      fresh.close();
+      assert.equal(fresh.engine.isClosed, true, 'fresh');
+      const data = tmpDir();
+      const kept = openProcessEngine({ clock, data, flavor: 'mongodb', holder: 'test' });
+      kept.close();
+      assert.equal(kept.engine.isClosed, true, 'kept');
+      const again = openProcessEngine({ clock, data, flavor: 'mongodb', holder: 'test' });
+      assert.deepEqual(again.notes, [], 'the folder was closed cleanly and unlocked');
+      again.close();
+    });
+});
+
 describe('process engine: the virtual clock', () => {
   it('process engine: a fresh engine starts at now, or at the current time', () => {
     withEngine({ now: new Date(T0) }, ({ engine }) => assert.equal(engine.clock.now(), T0));
