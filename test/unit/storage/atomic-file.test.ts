@@ -190,4 +190,30 @@ describe('atomic files, call by call', () => {
     assert.deepEqual(await turnsSeen(performance.now()), [false, false, false]);
     assert.deepEqual(fs.readFileSync(target), Buffer.from([0, 1, 2]));
   });
+
+  it('atomic file (async): a stretch is timed from the last turn, so one long stretch gives one turn, not one per chunk after it', async () => {
+    // Counts the event loop's turns: each yield of the writer lets one tick run.
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      turns++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const seen: number[] = [];
+    function* chunks(): Generator<Uint8Array> {
+      for (const ms of [250, 1, 1]) {
+        seen.push(turns);
+        const until = performance.now() + ms;
+        while (performance.now() < until); // a stretch of work
+        yield Buffer.from([ms]);
+      }
+    }
+    try {
+      await writeFileAtomicAsync(target, chunks(), 200, rec.fs);
+    } finally {
+      counting = false;
+    }
+    assert.deepEqual(seen, [0, 1, 1]);
+  });
 });
