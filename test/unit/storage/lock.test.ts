@@ -188,6 +188,36 @@ describe('the one-writer lock, in detail', () => {
     assert.equal(fs.readFileSync(lock, 'utf8'), 'garbage');
   });
 
+  it('lock: a stale lock another opener removes first is no error: the folder is taken', () => {
+    const gone = { pid: deadPid(), since: '2026-01-01T00:00:00.000Z' };
+    fs.writeFileSync(lock, JSON.stringify(gone));
+    // Another process takes the stale lock away between this opener's read and its remove.
+    const racing = {
+      ...rec.fs,
+      readFileSync: (p: fs.PathOrFileDescriptor, o?: unknown) => {
+        const text = fs.readFileSync(p, o as undefined);
+        if (p === lock) fs.rmSync(lock);
+        return text;
+      },
+    } as unknown as StorageFs;
+    const taken = acquireLock(dir, 'me', racing);
+    assert.ok(taken.ok);
+    assert.deepEqual(taken.tookOverFrom, gone);
+    assert.equal(JSON.parse(fs.readFileSync(lock, 'utf8')).by, 'me');
+  });
+
+  it('lock: releasing a lock whose file is already gone marks nothing stale: a later live lock of this process is still refused', () => {
+    const first = acquireLock(dir, 'a');
+    assert.ok(first.ok);
+    fs.rmSync(lock);
+    first.release();
+    const second = acquireLock(dir, 'b');
+    assert.ok(second.ok);
+    const third = acquireLock(dir, 'c');
+    assert.equal(third.ok, false, 'the live lock of the second opener stays its own');
+    second.release();
+  });
+
   it('lock: release removes only its own lock; one rewritten unreadable is still its own', () => {
     const held = acquireLock(dir, 'a');
     assert.ok(held.ok);
