@@ -77,6 +77,17 @@ describe('atomic files, call by call', () => {
     });
   }
 
+  it('atomic file: after a failure the temporary file is closed before it is removed (no descriptor is left open)', () => {
+    rec.failOn('write', 1, 'ENOSPC');
+    assert.throws(() => writeFileAtomic(target, [Buffer.from('new')], rec.fs), { code: 'ENOSPC' });
+    assert.deepEqual(trace(), [
+      'open dir/.snapshot-3.ttls.pid.tmp',
+      'write! dir/.snapshot-3.ttls.pid.tmp',
+      'close dir/.snapshot-3.ttls.pid.tmp',
+      'rm dir/.snapshot-3.ttls.pid.tmp',
+    ]);
+  });
+
   it('atomic file: a temporary file that cannot be removed after a failure does not hide the failure', () => {
     rec.failOn('write', 1, 'ENOSPC');
     rec.failOn('rm', 1, 'EACCES');
@@ -174,6 +185,35 @@ describe('atomic files, call by call', () => {
     };
     assert.deepEqual(await turnsSeen(1), [false, true, true]);
     assert.deepEqual(await turnsSeen(1e9), [false, false, false]);
+    // What counts is the time a stretch took, not the clock's reading: a limit as long as this
+    // process has run so far is far beyond three 2 ms stretches, though below the clock's value.
+    assert.deepEqual(await turnsSeen(performance.now()), [false, false, false]);
     assert.deepEqual(fs.readFileSync(target), Buffer.from([0, 1, 2]));
+  });
+
+  it('atomic file (async): a stretch is timed from the last turn, so one long stretch gives one turn, not one per chunk after it', async () => {
+    // Counts the event loop's turns: each yield of the writer lets one tick run.
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      turns++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const seen: number[] = [];
+    function* chunks(): Generator<Uint8Array> {
+      for (const ms of [250, 1, 1]) {
+        seen.push(turns);
+        const until = performance.now() + ms;
+        while (performance.now() < until); // a stretch of work
+        yield Buffer.from([ms]);
+      }
+    }
+    try {
+      await writeFileAtomicAsync(target, chunks(), 200, rec.fs);
+    } finally {
+      counting = false;
+    }
+    assert.deepEqual(seen, [0, 1, 1]);
   });
 });

@@ -148,6 +148,76 @@ describe('the one-writer lock, in detail', () => {
     assert.equal(rec.count('link'), 2, 'two attempts');
   });
 
+  it('lock: the exclusive create used where a file of its own or a hard link fails never overwrites a live lock', () => {
+    const live = { pid: process.ppid, since: '2026-01-01T00:00:00.000Z', by: 'another window' };
+    fs.writeFileSync(lock, JSON.stringify(live));
+    rec.failOn('writeFile', 1, 'EACCES');
+    assert.deepEqual(acquireLock(dir, 'x', rec.fs), { ok: false, holder: live });
+    assert.deepEqual(JSON.parse(fs.readFileSync(lock, 'utf8')), live);
+    rec.heal();
+    rec.failOn('link', 1, 'EPERM');
+    assert.deepEqual(acquireLock(dir, 'x', rec.fs), { ok: false, holder: live });
+    assert.deepEqual(JSON.parse(fs.readFileSync(lock, 'utf8')), live);
+    assert.deepEqual(fs.readdirSync(dir), [LOCK_FILE], 'the file of its own is removed');
+  });
+
+  it("lock: a token named in takeOverFrom frees only a lock of this process, never another process's live lock", () => {
+    const other = { pid: process.ppid, since: '2026-01-01T00:00:00.000Z', owner: 'token-1' };
+    fs.writeFileSync(lock, JSON.stringify(other));
+    assert.deepEqual(acquireLock(dir, 'x', undefined, { owner: 'token-2', takeOverFrom: ['token-1'] }), {
+      ok: false,
+      holder: other,
+    });
+  });
+
+  it('lock: a lock this process released but could not remove is stale only while it names this process', () => {
+    const held = acquireLock(dir, 'a', rec.fs);
+    assert.ok(held.ok);
+    rec.failOn('rm', 1, 'EIO');
+    held.release();
+    const other = { pid: process.ppid, since: '2026-01-01T00:00:00.000Z' };
+    fs.writeFileSync(lock, JSON.stringify(other));
+    assert.deepEqual(acquireLock(dir, 'b'), { ok: false, holder: other });
+  });
+
+  it('lock: an unreadable stale lock that will not go away is reported after two tries as held by nobody known', () => {
+    fs.writeFileSync(lock, 'garbage');
+    ageLock(2500);
+    const stubborn = { ...rec.fs, rmSync: () => undefined } as unknown as StorageFs;
+    assert.deepEqual(acquireLock(dir, 'me', stubborn), { ok: false, holder: { pid: 0, since: 'unknown' } });
+    assert.equal(fs.readFileSync(lock, 'utf8'), 'garbage');
+  });
+
+  it('lock: a stale lock another opener removes first is no error: the folder is taken', () => {
+    const gone = { pid: deadPid(), since: '2026-01-01T00:00:00.000Z' };
+    fs.writeFileSync(lock, JSON.stringify(gone));
+    // Another process takes the stale lock away between this opener's read and its remove.
+    const racing = {
+      ...rec.fs,
+      readFileSync: (p: fs.PathOrFileDescriptor, o?: unknown) => {
+        const text = fs.readFileSync(p, o as undefined);
+        if (p === lock) fs.rmSync(lock);
+        return text;
+      },
+    } as unknown as StorageFs;
+    const taken = acquireLock(dir, 'me', racing);
+    assert.ok(taken.ok);
+    assert.deepEqual(taken.tookOverFrom, gone);
+    assert.equal(JSON.parse(fs.readFileSync(lock, 'utf8')).by, 'me');
+  });
+
+  it('lock: releasing a lock whose file is already gone marks nothing stale: a later live lock of this process is still refused', () => {
+    const first = acquireLock(dir, 'a');
+    assert.ok(first.ok);
+    fs.rmSync(lock);
+    first.release();
+    const second = acquireLock(dir, 'b');
+    assert.ok(second.ok);
+    const third = acquireLock(dir, 'c');
+    assert.equal(third.ok, false, 'the live lock of the second opener stays its own');
+    second.release();
+  });
+
   it('lock: release removes only its own lock; one rewritten unreadable is still its own', () => {
     const held = acquireLock(dir, 'a');
     assert.ok(held.ok);

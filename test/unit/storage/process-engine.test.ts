@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EngineError } from '../../../src/engine';
+import { EngineError, VirtualClock } from '../../../src/engine';
 import { openProcessEngine, type ProcessEngineOptions } from '../../../src/storage/process-engine';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -79,6 +79,22 @@ describe('process engine: every option reaches the engine', () => {
     });
 });
 
+describe('process engine: close', () => {
+  for (const clock of ['virtual', 'system'] as const)
+    it(`process engine: close() closes a fresh engine and a kept one on the ${clock} clock, and frees a kept one's folder`, () => {
+      const fresh = openProcessEngine({ clock, flavor: 'mongodb', holder: 'test' });
+      fresh.close();
+      assert.equal(fresh.engine.isClosed, true, 'fresh');
+      const data = tmpDir();
+      const kept = openProcessEngine({ clock, data, flavor: 'mongodb', holder: 'test' });
+      kept.close();
+      assert.equal(kept.engine.isClosed, true, 'kept');
+      const again = openProcessEngine({ clock, data, flavor: 'mongodb', holder: 'test' });
+      assert.deepEqual(again.notes, [], 'the folder was closed cleanly and unlocked');
+      again.close();
+    });
+});
+
 describe('process engine: the virtual clock', () => {
   it('process engine: a fresh engine starts at now, or at the current time', () => {
     withEngine({ now: new Date(T0) }, ({ engine }) => assert.equal(engine.clock.now(), T0));
@@ -95,6 +111,18 @@ describe('process engine: the virtual clock', () => {
     withEngine({ data: tmpDir() }, ({ engine }) => {
       assert.ok(engine.clock.now() >= before && engine.clock.now() <= Date.now());
       assert.ok(engine.ttl.history().length <= 1, `passes run: ${engine.ttl.history().length}`);
+    });
+  });
+
+  it('process engine: a new folder started at the current time still runs a TTL pass one sleep (60 s) later', () => {
+    withEngine({ data: tmpDir() }, ({ engine }) => {
+      const clock = engine.clock;
+      assert.ok(clock instanceof VirtualClock);
+      const before = engine.ttl.history().length;
+      clock.advance(59_000);
+      assert.equal(engine.ttl.history().length, before, 'no pass before the sleep is over');
+      clock.advance(2_000);
+      assert.equal(engine.ttl.history().length, before + 1, 'the monitor sleeps again after the jump');
     });
   });
 
