@@ -5,11 +5,8 @@ import { PARAMETERS } from '../catalog/parameters';
 import { bsonTypeOf, type Document } from '../values/types';
 import { logProcessDetails } from './process-log';
 import type { CommandContext, CommandHandler } from './context';
+import { EMULATED_VERSIONS, STORAGE_ENGINE } from './server-identity';
 
-/** Full version strings of the mongod releases the engine emulates. */
-export const EMULATED_VERSIONS: Record<string, string> = { '8.0': '8.0.4', '7.0': '7.0.16' };
-/** The engine's one storage engine, as buildInfo and serverStatus name it. */
-export const STORAGE_ENGINE = 'ttl-workbench-memory';
 const MAX_WIRE_VERSION: Record<string, number> = { '8.0': 25, '7.0': 21 };
 
 /**

@@ -1,7 +1,7 @@
 /** explain for find, count, distinct, update, delete and aggregate: which plan, and what it examined. */
 import { currentCollator } from '../collation/active';
 import { collationDocument } from '../collation/spec';
-import { EMULATED_VERSIONS } from './admin';
+import { EMULATED_VERSIONS } from './server-identity';
 import { fail } from '../errors';
 import { executeQuery, type QueryRequest, type QueryResult } from '../query/executor';
 import { compileFilter } from '../query/matcher';

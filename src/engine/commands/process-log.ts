@@ -3,7 +3,7 @@
  * rotated log file still says what is running with which options. getLog reads them like any line.
  */
 import type { EngineContext } from '../engine-context';
-import { EMULATED_VERSIONS, STORAGE_ENGINE } from './admin';
+import { EMULATED_VERSIONS, STORAGE_ENGINE } from './server-identity';
 
 /** The options the engine runs with, in the shape of mongod's parsed command line. */
 export function engineOptions(engine: EngineContext & { replication?: { name: string } }): Record<string, unknown> {

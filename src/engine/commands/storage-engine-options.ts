@@ -7,7 +7,7 @@
 import { fail } from '../errors';
 import { cloneDocument } from '../values/clone';
 import { bsonTypeOf, isPlainObject, type Document } from '../values/types';
-import { STORAGE_ENGINE } from './admin';
+import { STORAGE_ENGINE } from './server-identity';
 
 /** `{<engine name>: {<its settings>}}`, checked as mongod's storage engine factory checks it. */
 export function parseStorageEngineOptions(where: string, value: unknown): Document {
