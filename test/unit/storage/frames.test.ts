@@ -114,6 +114,18 @@ describe('journal frames', () => {
     }
   });
 
+  it('the search for the next whole record skips only stretches that are all zeros: a zero byte in the damage does not hide a record right after it', () => {
+    const { buf, ends } = journalOf(200); // records well past 4 KiB after the damage
+    // Damage: a short stretch with one zero byte in it, then record 3 onwards whole.
+    const damage = Buffer.alloc(40, 0xab);
+    damage[1] = 0;
+    const file = Buffer.concat([buf.subarray(0, ends[2]), damage, buf.subarray(ends[2])]);
+    const scan = scanFrames(file);
+    assert.deepEqual(ids(scan.frames), [0, 1, 2]);
+    assert.equal(scan.damage?.kind, 'corrupt');
+    assert.equal(scan.damage?.kind === 'corrupt' && scan.damage.resumesAt, ends[2] + damage.length);
+  });
+
   it('a damaged length field is corruption, not a torn tail, when whole records follow', () => {
     const { buf, ends } = journalOf(10);
     const damaged = Buffer.from(buf);
