@@ -49,6 +49,16 @@ export function createShellWorld(engine: Engine, dbName: string): ShellWorld {
   ) as RealmIntrinsics;
   const now = () => engine.clock.now();
   const ScriptDate = createClockDate(now);
+  // The script's `new Date()` is a host-realm object (the engine takes it as a Date), so the realm's
+  // own `Object` would not count it: `new Date() instanceof Object` must hold, as in mongosh. Values
+  // read back from the engine stay outside, as the driver's are in mongosh (the parity corpus has it).
+  const realmObject = vm.runInContext('Object', context) as ObjectConstructor;
+  Object.defineProperty(realmObject, Symbol.hasInstance, {
+    value: (v: unknown): boolean =>
+      Function.prototype[Symbol.hasInstance].call(realmObject, v) ||
+      (typeof v === 'object' && v !== null && Object.prototype.isPrototypeOf.call(ScriptDate.prototype, v)),
+    configurable: true,
+  });
   const errors = new ScriptErrors(intrinsics);
   const boundary = new Boundary(intrinsics.Date, intrinsics.RegExp, ScriptDate);
   const runtime = new ShellRuntime(engine, dbName, errors, boundary, createDatabase);

@@ -107,6 +107,18 @@ describe('Date inside the shell reads the engine clock', () => {
     );
   });
 
+  it('a date the script makes is an Object inside the script, as in mongosh (an object without a prototype is not)', () => {
+    const h = harness();
+    assert.deepEqual(
+      plain(
+        h.value(
+          '[new Date() instanceof Object, new Date(0) instanceof Object, ({}) instanceof Object, [] instanceof Object, Object.create(null) instanceof Object, 1 instanceof Object]',
+        ),
+      ),
+      [true, true, true, true, false, false],
+    );
+  });
+
   it('explicit dates are untouched and instanceof Date inside the script', () => {
     const h = harness();
     assert.deepEqual(
