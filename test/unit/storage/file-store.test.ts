@@ -9,27 +9,14 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Document } from 'bson';
 import { BSON } from 'bson';
-import { FileStore, FolderLockedError, NewerFormatError, type RecoveryReport } from '../../../src/storage/file-store';
+import { FileStore, FolderLockedError, NewerFormatError } from '../../../src/storage/file-store';
 import { encodeFrame, scanFrames } from '../../../src/storage/frames';
+import { compactedKvFolder, openKvStore } from './kv-store';
 
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-store-'));
 
-/** A key-value state: snapshot records are {k, v}; journal records {set: k, v} or {del: k}. */
-function open(
-  dir: string,
-  options: Parameters<typeof FileStore.open>[1] = {},
-): { store: FileStore; state: Map<string, string>; report: RecoveryReport } {
-  const store = FileStore.open(dir, options);
-  const state = new Map<string, string>();
-  const report = store.recover({
-    snapshotRecord: (d: Document) => void state.set(String(d.k), String(d.v)),
-    journalRecord: (d: Document) =>
-      d.del !== undefined ? void state.delete(String(d.del)) : void state.set(String(d.set), String(d.v)),
-  });
-  return { store, state, report };
-}
+const open = openKvStore;
 
 const snapshotOf = (state: Map<string, string>) => [...state].map(([k, v]) => ({ k, v }));
 
@@ -348,20 +335,7 @@ describe('file store: sequence numbers', () => {
 
 describe('file store: the manifest', () => {
   /** A folder closed cleanly: snapshot 1 (a, b) and journal 1 (c). */
-  function folder(): string {
-    const dir = tmpDir();
-    const a = open(dir);
-    a.store.append({ set: 'a', v: '1' });
-    a.store.append({ set: 'b', v: '2' });
-    const g = a.store.beginCompaction();
-    a.store.writeSnapshot(g, [
-      { k: 'a', v: '1' },
-      { k: 'b', v: '2' },
-    ]);
-    a.store.append({ set: 'c', v: '3' });
-    a.store.close();
-    return dir;
-  }
+  const folder = (): string => compactedKvFolder(tmpDir());
 
   it('a deleted or emptied journal, or a deleted snapshot, is reported by name (no checksum can see a file that is gone), and what is left becomes the new base', () => {
     const cases: Array<[string, (dir: string) => void, RegExp, string[]]> = [

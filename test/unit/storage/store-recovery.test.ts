@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BSON, type Document } from 'bson';
+import { BSON } from 'bson';
 import {
   FileStore,
   FolderLockedError,
@@ -19,9 +19,9 @@ import {
   NewerFormatError,
   RecoveryWriteError,
   StorageReadError,
-  type RecoveryReport,
 } from '../../../src/storage/file-store';
 import { encodeFrame } from '../../../src/storage/frames';
+import { compactedKvFolder, openKvStore } from './kv-store';
 import { RecordingFs } from './recording-fs';
 
 const dirs: string[] = [];
@@ -34,20 +34,6 @@ function tmpDir(): string {
   return d;
 }
 
-function open(
-  dir: string,
-  options: Parameters<typeof FileStore.open>[1] = {},
-): { store: FileStore; state: Map<string, string>; report: RecoveryReport } {
-  const store = FileStore.open(dir, options);
-  const state = new Map<string, string>();
-  const report = store.recover({
-    snapshotRecord: (d: Document) => void state.set(String(d.k), String(d.v)),
-    journalRecord: (d: Document) =>
-      d.del !== undefined ? void state.delete(String(d.del)) : void state.set(String(d.set), String(d.v)),
-  });
-  return { store, state, report };
-}
-
 /** A closed folder whose journal-0 holds `n` records k0..k(n-1). */
 function journalFolder(n: number): string {
   const dir = tmpDir();
@@ -58,20 +44,8 @@ function journalFolder(n: number): string {
 }
 
 /** A closed folder with snapshot 1 (a, b) and journal 1 (c). */
-function compactedFolder(): string {
-  const dir = tmpDir();
-  const a = open(dir);
-  a.store.append({ set: 'a', v: '1' });
-  a.store.append({ set: 'b', v: '2' });
-  const g = a.store.beginCompaction();
-  a.store.writeSnapshot(g, [
-    { k: 'a', v: '1' },
-    { k: 'b', v: '2' },
-  ]);
-  a.store.append({ set: 'c', v: '3' });
-  a.store.close();
-  return dir;
-}
+const compactedFolder = (): string => compactedKvFolder(tmpDir());
+const open = openKvStore;
 
 function flipMiddle(file: string): void {
   const bytes = fs.readFileSync(file);
