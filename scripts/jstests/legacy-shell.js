@@ -2381,7 +2381,8 @@
   };
   Object.merge = (a, b, deep) => Object.extend(Object.extend({}, a, deep), b, deep);
   Object.keySet = (o) => Object.keys(o);
-  Object.bsonsize = (o) => H.bsonsize(fixValues(o));
+  // The legacy shell answers 0 for null or undefined (no document) rather than throwing.
+  Object.bsonsize = (o) => (o === null || o === undefined ? 0 : H.bsonsize(fixValues(o)));
   Array.contains = (arr, x) => arr.some((y) => y == x || (y != null && x != null && friendlyEqual(x, y)));
   Array.unique = (arr) => {
     const seen = new Set();

@@ -19,6 +19,9 @@ import { dataSizeCommands } from './data-size';
 import { dbHashCommands } from './db-hash';
 import { fileMd5Commands } from './file-md5';
 import { hostInfoCommands } from './host-info';
+import { diagnosticDataCommands } from './diagnostic-data';
+import { featuresCommands } from './features';
+import { hashElementCommands } from './hash-element';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
 import { validateCommands } from './validate';
@@ -33,6 +36,9 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
   ...currentOpCommands,
   ...hostInfoCommands,
+  ...diagnosticDataCommands,
+  ...featuresCommands,
+  ...hashElementCommands,
   ...dbHashCommands,
   ...dataSizeCommands,
   ...fileMd5Commands,
