@@ -2422,6 +2422,8 @@
     bsonWoCompare: (a, b) => H.bsonWoCompare(fixValues(a), fixValues(b)),
     bsonBinaryEqual: (a, b) => H.bsonBinaryEqual(fixValues(a), fixValues(b)),
     bsonUnorderedFieldsCompare: (a, b) => H.bsonWoCompare(fixValues(sortDoc(a)), fixValues(sortDoc(b))),
+    // The legacy shell's SHA-256 of a string, as BinData (what a no-auth session's uid is).
+    computeSHA256Block: (text) => global.BinData(0, H.sha256Base64(String(text))),
     ErrorCodes,
     ErrorCodeStrings,
     TestData,

@@ -22,6 +22,7 @@ import { hostInfoCommands } from './host-info';
 import { diagnosticDataCommands } from './diagnostic-data';
 import { featuresCommands } from './features';
 import { hashElementCommands } from './hash-element';
+import { sessionCommands } from './sessions';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
 import { validateCommands } from './validate';
@@ -39,6 +40,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...diagnosticDataCommands,
   ...featuresCommands,
   ...hashElementCommands,
+  ...sessionCommands,
   ...dbHashCommands,
   ...dataSizeCommands,
   ...fileMd5Commands,
