@@ -23,6 +23,7 @@ import { diagnosticDataCommands } from './diagnostic-data';
 import { featuresCommands } from './features';
 import { hashElementCommands } from './hash-element';
 import { sessionCommands } from './sessions';
+import { restartCatalogCommands } from './restart-catalog';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
 import { validateCommands } from './validate';
@@ -41,6 +42,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...featuresCommands,
   ...hashElementCommands,
   ...sessionCommands,
+  ...restartCatalogCommands,
   ...dbHashCommands,
   ...dataSizeCommands,
   ...fileMd5Commands,
