@@ -6,7 +6,13 @@
  * without a session, to the connection): see cursor-owners.ts.
  */
 import { Long } from 'bson';
-import { endLocalSessions, touchLocalSession, type Engine } from '../engine';
+import {
+  carriesClientMetadata,
+  endLocalSessions,
+  refuseClientMetadata,
+  touchLocalSession,
+  type Engine,
+} from '../engine';
 import { EngineError } from '../engine/errors';
 import type { Document } from '../engine/values/types';
 import { CONTROL_COMMAND, runControlCommand } from './control';
@@ -33,6 +39,8 @@ export interface ConnectionState extends ConnectionAddresses {
   readonly id: number;
   /** Who may continue each cursor opened over the wire (shared by the server's connections). */
   readonly owners: CursorOwners;
+  /** Set by the first hello that carried client metadata: a later one is refused. */
+  clientMetadataSent?: boolean;
 }
 
 /** Runs one command for a connection; never throws (an error is the reply). */
@@ -62,6 +70,10 @@ function runCommandOf(
   if (name === 'startSession') return engine.runCommand(dbName, cmd);
   // A session a driver made itself (an implicit one) is in the server's cache from its first use.
   if (command.lsid !== undefined) touchLocalSession(engine, command.lsid);
+  if (carriesClientMetadata(cmd)) {
+    if (connection.clientMetadataSent) refuseClientMetadata();
+    connection.clientMetadataSent = true;
+  }
   if (name === CONTROL_COMMAND) return runControlCommand(engine, dbName, cmd);
   const serverReply = name === undefined ? undefined : runServerCommand(engine, connection, dbName, name);
   if (serverReply) return serverReply;
