@@ -24,6 +24,7 @@ import { featuresCommands } from './features';
 import { hashElementCommands } from './hash-element';
 import { sessionCommands } from './sessions';
 import { restartCatalogCommands } from './restart-catalog';
+import { splitVectorCommands } from './split-vector';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
 import { validateCommands } from './validate';
@@ -43,6 +44,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...hashElementCommands,
   ...sessionCommands,
   ...restartCatalogCommands,
+  ...splitVectorCommands,
   ...dbHashCommands,
   ...dataSizeCommands,
   ...fileMd5Commands,
