@@ -287,6 +287,10 @@ const CHANGED_CATALOG_AND_ADMIN = new Map([
     'asserts an unknown top-level createIndexes field is BadValue (2); since 4.9 the IDL parser refuses it with 40415 (mongodb/mongo jstests/core/ddl/create_indexes.js @00a866a0: kUnknownIDLFieldError = 40415)',
   ],
   [
+    'jstests/core/commands_with_uuid.js',
+    'asserts that each spec listIndexes answers for a collection named by UUID has ns "test.main_coll"; 4.4 removed ns from index specs (mongodb/mongo jstests/core/catalog/list_indexes.js @1ffbc6c2 checks name, key and unique only). The rest of the test (find, count, distinct and listIndexes by UUID, NamespaceNotFound for an unknown one) passes',
+  ],
+  [
     'jstests/core/indexes_multiple_commands.js',
     'asserts {a: 1} with sparse: true conflicts with the same non-sparse index; since 4.9 sparse is one of what identifies an index, so it is a new index (mongodb/mongo jstests/core/index/indexes_multiple_commands.js @1ffbc6c2 makes the conflict with expireAfterSeconds: 3600 instead)',
   ],
