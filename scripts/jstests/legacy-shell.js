@@ -2381,7 +2381,8 @@
   };
   Object.merge = (a, b, deep) => Object.extend(Object.extend({}, a, deep), b, deep);
   Object.keySet = (o) => Object.keys(o);
-  Object.bsonsize = (o) => H.bsonsize(fixValues(o));
+  // The legacy shell answers 0 for null or undefined (no document) rather than throwing.
+  Object.bsonsize = (o) => (o === null || o === undefined ? 0 : H.bsonsize(fixValues(o)));
   Array.contains = (arr, x) => arr.some((y) => y == x || (y != null && x != null && friendlyEqual(x, y)));
   Array.unique = (arr) => {
     const seen = new Set();
@@ -2421,6 +2422,8 @@
     bsonWoCompare: (a, b) => H.bsonWoCompare(fixValues(a), fixValues(b)),
     bsonBinaryEqual: (a, b) => H.bsonBinaryEqual(fixValues(a), fixValues(b)),
     bsonUnorderedFieldsCompare: (a, b) => H.bsonWoCompare(fixValues(sortDoc(a)), fixValues(sortDoc(b))),
+    // The legacy shell's SHA-256 of a string, as BinData (what a no-auth session's uid is).
+    computeSHA256Block: (text) => global.BinData(0, H.sha256Base64(String(text))),
     ErrorCodes,
     ErrorCodeStrings,
     TestData,

@@ -112,6 +112,8 @@ const REMOVED_COMMAND_TESTS = new Map([
     'plan_cache_clear',
     'collation_plan_cache',
     'index_filter_commands',
+    // It checks that planCacheListPlans / planCacheListQueryShapes answer after restartCatalog.
+    'restart_catalog',
   ].map((name) => [`jstests/core/${name}.js`, PLAN_CACHE_LIST]),
 ]);
 
@@ -167,6 +169,10 @@ const CHANGED_AGGREGATION_AND_VIEWS = new Map([
   [
     'jstests/aggregation/bugs/ifnull.js',
     "asserts 4.2's fixed two-argument $ifNull (16020 for 1 or 3 arguments); 5.0 made it variadic: the later mongodb/mongo jstests/aggregation/bugs/ifnull.js asserts assertError(1257300, []) / (['$one']) and accepts three or more arguments",
+  ],
+  [
+    'jstests/aggregation/sources/collStats/count.js',
+    "asserts 4.2's hand-written $collStats codes: 40480 for a count that is not an object and 40481 for a missing collection; 8.0 parses the stage with IDL (mongodb/mongo src/mongo/db/pipeline/document_source_coll_stats.cpp @01beeb4c: DocumentSourceCollStatsSpec::parse, so a non-object count is TypeMismatch 14) and wraps appendRecordCount's NamespaceNotFound (26) as 'Unable to retrieve count in $collStats stage'; neither 40480 nor 40481 is raised there",
   ],
   ['jstests/aggregation/bugs/server9444.js', DISK_USE_BY_DEFAULT],
   ['jstests/core/views/views_aggregation.js', DISK_USE_BY_DEFAULT],
@@ -279,6 +285,10 @@ const CHANGED_CATALOG_AND_ADMIN = new Map([
   [
     'jstests/core/create_indexes.js',
     'asserts an unknown top-level createIndexes field is BadValue (2); since 4.9 the IDL parser refuses it with 40415 (mongodb/mongo jstests/core/ddl/create_indexes.js @00a866a0: kUnknownIDLFieldError = 40415)',
+  ],
+  [
+    'jstests/core/commands_with_uuid.js',
+    'asserts that each spec listIndexes answers for a collection named by UUID has ns "test.main_coll"; 4.4 removed ns from index specs (mongodb/mongo jstests/core/catalog/list_indexes.js @1ffbc6c2 checks name, key and unique only). The rest of the test (find, count, distinct and listIndexes by UUID, NamespaceNotFound for an unknown one) passes',
   ],
   [
     'jstests/core/indexes_multiple_commands.js',

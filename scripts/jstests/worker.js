@@ -5,6 +5,7 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+const crypto = require('node:crypto');
 const bson = require('bson');
 
 const repo = path.resolve(__dirname, '../..');
@@ -60,6 +61,7 @@ function harnessFor(root, file, errorCodes) {
     // Serialized, not only measured: like the legacy shell's, it fails on what BSON cannot hold
     // (a null byte in a field name).
     bsonsize: (o) => bson.serialize(toHost(o)).length,
+    sha256Base64: (text) => crypto.createHash('sha256').update(text).digest('base64'),
   };
 }
 

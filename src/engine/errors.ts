@@ -25,6 +25,7 @@ export const ErrorCode = {
   CursorNotFound: 43,
   CappedPositionLost: 136,
   QueryPlanKilled: 175,
+  ClientMetadataCannotBeMutated: 186,
   NamespaceExists: 48,
   DatabaseDifferCase: 13297,
   MaxTimeMSExpired: 50,

@@ -7,6 +7,8 @@ export type { EngineEvent, EngineListener } from './catalog/events';
 export { SystemClock, VirtualClock, type Clock } from './clock';
 export { compareValues, valuesEqual } from './values/compare';
 export { objectIdAt, type Document } from './values/types';
+export { endLocalSessions, touchLocalSession } from './catalog/local-sessions';
+export { carriesClientMetadata, refuseClientMetadata } from './commands/client-metadata';
 export { BSON_UNDEFINED, isBsonUndefined } from './values/bson-undefined';
 export { MAX_BSON_DEPTH, MAX_STORAGE_DEPTH, checkEjsonDepth, parseEjson } from './values/depth';
 export type { MonitorStatus, PassRecord, PassReport, VisitReport } from './ttl/monitor';

@@ -3,7 +3,7 @@
  * command path (every database call goes through `engine.runCommand`), value conversion at the
  * boundary, the script realm's errors, where printed lines go, and the cursor `it` continues.
  */
-import type { Document, Engine } from '../engine';
+import { carriesClientMetadata, refuseClientMetadata, type Document, type Engine } from '../engine';
 import { InterruptFlag, withInterrupts, type InterruptSource, type OperationDeadline } from '../engine/interrupt';
 import type { SessionFields } from '../engine/replication/sessions';
 import type { Boundary } from './boundary';
@@ -143,6 +143,8 @@ export class ShellRuntime {
   private dispatch(dbName: string, command: Document, fields: SessionFields | undefined): Document {
     const name = Object.keys(command)[0];
     if (isSessionCommand(name)) return runSessionCommand(this.engine, name, command);
+    // The shell's connection sent its client metadata when it opened, as mongosh's driver does.
+    if (carriesClientMetadata(command)) refuseClientMetadata();
     return fields ? this.engine.runInSession(dbName, command, fields) : this.engine.runCommand(dbName, command);
   }
 

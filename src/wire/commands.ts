@@ -5,8 +5,14 @@
  * become `{ok: 0, errmsg, code, codeName}`. Cursors belong to the session that opened them (or, opened
  * without a session, to the connection): see cursor-owners.ts.
  */
-import { Long, UUID } from 'bson';
-import type { Engine } from '../engine';
+import { Long } from 'bson';
+import {
+  carriesClientMetadata,
+  endLocalSessions,
+  refuseClientMetadata,
+  touchLocalSession,
+  type Engine,
+} from '../engine';
 import { EngineError } from '../engine/errors';
 import type { Document } from '../engine/values/types';
 import { CONTROL_COMMAND, runControlCommand } from './control';
@@ -33,6 +39,8 @@ export interface ConnectionState extends ConnectionAddresses {
   readonly id: number;
   /** Who may continue each cursor opened over the wire (shared by the server's connections). */
   readonly owners: CursorOwners;
+  /** Set by the first hello that carried client metadata: a later one is refused. */
+  clientMetadataSent?: boolean;
 }
 
 /** Runs one command for a connection; never throws (an error is the reply). */
@@ -59,7 +67,13 @@ function runCommandOf(
   cmd: Document,
 ): Document {
   if (name !== undefined && SESSION_COMMANDS.has(name)) return endSessions(engine, connection, name, cmd);
-  if (name === 'startSession') return { id: { id: new UUID() }, timeoutMinutes: 30, ok: 1 };
+  if (name === 'startSession') return engine.runCommand(dbName, cmd);
+  // A session a driver made itself (an implicit one) is in the server's cache from its first use.
+  if (command.lsid !== undefined) touchLocalSession(engine, command.lsid);
+  if (carriesClientMetadata(cmd)) {
+    if (connection.clientMetadataSent) refuseClientMetadata();
+    connection.clientMetadataSent = true;
+  }
   if (name === CONTROL_COMMAND) return runControlCommand(engine, dbName, cmd);
   const serverReply = name === undefined ? undefined : runServerCommand(engine, connection, dbName, name);
   if (serverReply) return serverReply;
@@ -131,10 +145,14 @@ function cursorKey(id: unknown): string | undefined {
 /** endSessions, killSessions and killAllSessions end their sessions' cursors; refreshSessions does nothing. */
 function endSessions(engine: Engine, connection: ConnectionState, name: string, cmd: Document): Document {
   const sessions = engine.replication?.sessions;
-  if (name === 'killAllSessions' || (name === 'killSessions' && Array.isArray(cmd[name]) && cmd[name].length === 0))
+  if (name === 'killAllSessions' || (name === 'killSessions' && Array.isArray(cmd[name]) && cmd[name].length === 0)) {
     sessions?.end(undefined);
-  else if (name === 'endSessions' || name === 'killSessions')
-    sessions?.end(Array.isArray(cmd[name]) ? (cmd[name] as unknown[]) : []);
+    endLocalSessions(engine, undefined);
+  } else if (name === 'endSessions' || name === 'killSessions') {
+    const list = Array.isArray(cmd[name]) ? (cmd[name] as unknown[]) : [];
+    sessions?.end(list);
+    endLocalSessions(engine, list);
+  }
   if (name === 'killAllSessions') connection.owners.sessionsEnded(undefined);
   else if (name === 'endSessions' || name === 'killSessions') {
     const list = Array.isArray(cmd[name]) ? (cmd[name] as unknown[]) : [];

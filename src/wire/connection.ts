@@ -105,6 +105,8 @@ export class WireConnection implements ConnectionState {
   readonly owners: CursorOwners;
   /** Whether this connection has authenticated; only a server started with auth (auth.ts) reads it. */
   authenticated = false;
+  /** Whether a hello has carried this connection's client metadata (a second one is refused). */
+  clientMetadataSent = false;
   private chunks: Buffer[] = [];
   private buffered = 0;
   private closed = false;

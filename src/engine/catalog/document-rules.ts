@@ -3,7 +3,7 @@
  * first field), `_id` not an array, regex or undefined (nor holding `$` fields), at most 180 levels
  * of nesting, and at most 16 MiB of BSON.
  */
-import { calculateObjectSize, ObjectId } from 'bson';
+import { calculateObjectSize } from 'bson';
 import { fail } from '../errors';
 import { cloneForStorage, cloneSpreadForStorage } from '../values/clone';
 import { checkStorageDepth } from '../values/depth';
@@ -42,11 +42,7 @@ export function prepareForInsert(input: unknown, options: { generateId: boolean;
       ? cloneSpreadForStorage(input)
       : cloneForStorage(
           input,
-          hasId
-            ? { _id: null }
-            : options.generateId
-              ? { _id: options.nowMs === undefined ? new ObjectId() : objectIdAt(options.nowMs) }
-              : {},
+          hasId ? { _id: null } : options.generateId ? { _id: objectIdAt(options.nowMs ?? Date.now()) } : {},
         );
   if (sizeBound > MAX_BSON_OBJECT_SIZE) {
     const size = calculateObjectSize(stored);

@@ -61,6 +61,20 @@ export const PARAMETERS: Record<string, ParameterDef> = {
     default: false,
     help: 'refuse queries that would scan a whole collection of a user database (an empty filter still may)',
   },
+  // Replication's oplog fetcher gives up after this many restarts in a row: no fetcher runs
+  // in-process, but the values are kept and checked as mongod checks them.
+  oplogFetcherSteadyStateMaxFetcherRestarts: {
+    kind: 'int',
+    default: 1,
+    min: 0,
+    help: 'restarts of the oplog fetcher in steady state before a new sync source is chosen (replication; no effect in-process)',
+  },
+  oplogFetcherInitialSyncMaxFetcherRestarts: {
+    kind: 'int',
+    default: 10,
+    min: 0,
+    help: 'restarts of the oplog fetcher during initial sync before it fails (replication; no effect in-process)',
+  },
   ttlMonitorBackgroundOperation: {
     kind: 'bool',
     default: false,

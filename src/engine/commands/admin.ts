@@ -6,6 +6,7 @@ import { bsonTypeOf, type Document } from '../values/types';
 import { logProcessDetails } from './process-log';
 import type { CommandContext, CommandHandler } from './context';
 import { EMULATED_VERSIONS, STORAGE_ENGINE } from './server-identity';
+import { LOG_PARAMETERS, isLogParameter, setLogParameter } from './log-verbosity';
 
 const MAX_WIRE_VERSION: Record<string, number> = { '8.0': 25, '7.0': 21 };
 
@@ -55,7 +56,7 @@ function buildInfo({ engine }: CommandContext): Document {
   };
 }
 
-function serverStatus({ engine }: CommandContext): Document {
+export function serverStatus({ engine }: CommandContext): Document {
   const now = engine.clock.now();
   const long = (n: number) => Long.fromNumber(n);
   return {
@@ -102,14 +103,17 @@ function getParameter({ engine, dbName }: CommandContext, cmd: Document): Docume
       (cmd.getParameter as Document).allParameters === true);
   const reply: Document = {};
   const names = all
-    ? engine.parameters.names()
+    ? [...engine.parameters.names(), ...Object.keys(LOG_PARAMETERS)]
     : Object.keys(cmd).filter((k) => k !== 'getParameter' && !k.startsWith('$') && k !== 'comment');
   if (names.length === 0)
     fail(
       'InvalidOptions',
       'no option found to get: name a parameter, e.g. {getParameter: 1, ttlMonitorSleepSecs: 1}, or use {getParameter: "*"}.',
     );
-  for (const name of names) reply[name] = asReplyValue(name, engine.parameters.get(name));
+  for (const name of names)
+    reply[name] = isLogParameter(name)
+      ? LOG_PARAMETERS[name].get(engine)
+      : asReplyValue(name, engine.parameters.get(name));
   return { ...reply, ok: 1 };
 }
 
@@ -118,10 +122,21 @@ function setParameter({ engine, dbName }: CommandContext, cmd: Document): Docume
   const names = Object.keys(cmd).filter((k) => k !== 'setParameter' && !k.startsWith('$') && k !== 'comment');
   if (names.length === 0)
     fail('InvalidOptions', 'no option found to set: use e.g. {setParameter: 1, ttlMonitorSleepSecs: 5}.');
-  // Check every value first so a bad one sets nothing; the reply's `was` is the first parameter's.
-  for (const name of names) engine.parameters.validate(name, cmd[name]);
-  const was = names.map((name) => engine.parameters.set(name, cmd[name]));
-  return { was: asReplyValue(names[0], was[0]), ok: 1 };
+  // Check every value first so a bad one sets nothing; the reply's `was` is the first parameter's
+  // value before the change, in getParameter's form.
+  for (const name of names) {
+    if (isLogParameter(name)) LOG_PARAMETERS[name].parse(cmd[name]);
+    else engine.parameters.validate(name, cmd[name]);
+  }
+  const first = names[0];
+  const was = isLogParameter(first)
+    ? LOG_PARAMETERS[first].get(engine)
+    : asReplyValue(first, engine.parameters.get(first));
+  for (const name of names) {
+    if (isLogParameter(name)) setLogParameter(engine, name, cmd[name]);
+    else engine.parameters.set(name, cmd[name]);
+  }
+  return { was, ok: 1 };
 }
 
 function asReplyValue(name: string, value: boolean | number | string): unknown {

@@ -1,6 +1,7 @@
 /** What every command handler receives, and small helpers for reading command fields. */
 import type { EngineContext } from '../engine-context';
 import { fail } from '../errors';
+import { Binary } from 'bson';
 import { toDouble } from '../values/numbers';
 import { bsonTypeOf, isNumeric, isPlainObject, type Document } from '../values/types';
 
@@ -21,6 +22,28 @@ export function collectionNameOf(cmd: Document, commandName: string): string {
     );
   }
   return name;
+}
+
+/**
+ * The collection a command names, by name or by its UUID: mongod lets find, count, distinct and
+ * listIndexes name a collection of the command's database by the UUID listCollections shows. A
+ * UUID no collection of that database has is NamespaceNotFound.
+ */
+export function collectionNameOrUuidOf(
+  engine: EngineContext,
+  dbName: string,
+  cmd: Document,
+  commandName: string,
+): string {
+  const value = cmd[commandName];
+  if (!(value instanceof Binary) || value.sub_type !== Binary.SUBTYPE_UUID) return collectionNameOf(cmd, commandName);
+  const bytes = Buffer.from(value.buffer);
+  for (const coll of engine.getDatabase(dbName)?.collections.values() ?? [])
+    if (bytes.equals(Buffer.from(coll.uuid.buffer))) return coll.name;
+  fail(
+    'NamespaceNotFound',
+    `UUID ${bytes.toString('hex')} specified in ${commandName} command not found in database ${dbName}: run listCollections there to see the collections' UUIDs.`,
+  );
 }
 
 export function optionalDocument(cmd: Document, field: string): Document | undefined {

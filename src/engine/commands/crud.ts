@@ -51,6 +51,7 @@ import { toDouble } from '../values/numbers';
 import { bsonTypeOf, isNumeric, isPlainObject, type Document } from '../values/types';
 import {
   collectionNameOf,
+  collectionNameOrUuidOf,
   optionalBool,
   optionalDocument,
   optionalNumber,
@@ -111,7 +112,7 @@ function batchSizeOf(cmd: Document): number | undefined {
 }
 
 function find({ engine, dbName }: CommandContext, cmd: Document): Document {
-  const name = collectionNameOf(cmd, 'find');
+  const name = collectionNameOrUuidOf(engine, dbName, cmd, 'find');
   engine.opcounters.query++;
   const ns = `${dbName}.${name}`;
   const coll = engine.getCollection(dbName, name);
@@ -512,7 +513,7 @@ function findAndModify({ engine, dbName }: CommandContext, cmd: Document): Docum
 }
 
 function count({ engine, dbName }: CommandContext, cmd: Document): Document {
-  const name = collectionNameOf(cmd, 'count');
+  const name = collectionNameOrUuidOf(engine, dbName, cmd, 'count');
   engine.opcounters.query++;
   const coll = engine.getCollection(dbName, name);
   const query = optionalDocument(cmd, 'query');
@@ -543,7 +544,7 @@ function count({ engine, dbName }: CommandContext, cmd: Document): Document {
 }
 
 function distinct({ engine, dbName }: CommandContext, cmd: Document): Document {
-  const name = collectionNameOf(cmd, 'distinct');
+  const name = collectionNameOrUuidOf(engine, dbName, cmd, 'distinct');
   engine.opcounters.query++;
   const key = cmd.key;
   if (typeof key !== 'string' || key.length === 0)

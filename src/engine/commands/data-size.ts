@@ -46,13 +46,15 @@ function boundOf(bound: Document | undefined, fields: KeyField[]): unknown[] | u
 /** The documents to measure, in the order mongod reads them (the index's, or natural order). */
 function documentsOf(coll: Collection, cmd: Document): Document[] {
   const docs = [...coll.scanRecords()].map((r) => r.doc);
-  const keyPattern = optionalDocument(cmd, 'keyPattern');
   const min = optionalDocument(cmd, 'min');
   const max = optionalDocument(cmd, 'max');
+  let keyPattern = optionalDocument(cmd, 'keyPattern');
   if (keyPattern === undefined || Object.keys(keyPattern).length === 0) {
-    if ((min && Object.keys(min).length) || (max && Object.keys(max).length))
-      fail('BadValue', 'dataSize with min or max needs the keyPattern of an index: add keyPattern: {<field>: 1}.');
-    return docs;
+    if (!(min && Object.keys(min).length) && !(max && Object.keys(max).length)) return docs;
+    // Without a keyPattern, mongod reads one from min's fields, each ascending.
+    keyPattern = Object.fromEntries(Object.keys(min ?? {}).map((field) => [field, 1]));
+    if (Object.keys(keyPattern).length === 0)
+      fail('BadValue', 'dataSize with max and no min needs the keyPattern of an index: add keyPattern: {<field>: 1}.');
   }
   const fields = parseKeyPattern(keyPattern).fields;
   const prefixed = [...coll.indexes.values()].some((index) => {

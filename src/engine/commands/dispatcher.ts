@@ -19,6 +19,12 @@ import { dataSizeCommands } from './data-size';
 import { dbHashCommands } from './db-hash';
 import { fileMd5Commands } from './file-md5';
 import { hostInfoCommands } from './host-info';
+import { diagnosticDataCommands } from './diagnostic-data';
+import { featuresCommands } from './features';
+import { hashElementCommands } from './hash-element';
+import { sessionCommands } from './sessions';
+import { restartCatalogCommands } from './restart-catalog';
+import { splitVectorCommands } from './split-vector';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
 import { validateCommands } from './validate';
@@ -33,6 +39,12 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...adminCommands,
   ...currentOpCommands,
   ...hostInfoCommands,
+  ...diagnosticDataCommands,
+  ...featuresCommands,
+  ...hashElementCommands,
+  ...sessionCommands,
+  ...restartCatalogCommands,
+  ...splitVectorCommands,
   ...dbHashCommands,
   ...dataSizeCommands,
   ...fileMd5Commands,

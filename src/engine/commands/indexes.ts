@@ -20,7 +20,14 @@ import {
   listedExpireAfterSeconds,
   type TTLCollectionFacts,
 } from '../ttl/validation';
-import { collectionNameOf, optionalDocument, requireArray, type CommandContext, type CommandHandler } from './context';
+import {
+  collectionNameOf,
+  collectionNameOrUuidOf,
+  optionalDocument,
+  requireArray,
+  type CommandContext,
+  type CommandHandler,
+} from './context';
 import { isGenericArgument } from './known-fields';
 import { refuseView } from './views';
 
@@ -162,7 +169,7 @@ function checkAgainstExisting(coll: Collection, spec: Document, pending: Documen
 }
 
 function listIndexes({ engine, dbName }: CommandContext, cmd: Document): Document {
-  const name = collectionNameOf(cmd, 'listIndexes');
+  const name = collectionNameOrUuidOf(engine, dbName, cmd, 'listIndexes');
   refuseView(engine, dbName, name);
   const coll = engine.requireCollection(dbName, name);
   const docs = [...coll.indexes.values()].map((i) => indexSpecForListing(coll, i));

@@ -7,6 +7,7 @@ import { latencyStatsOf } from './usage-stats';
 import { Int32, Long } from 'bson';
 import type { EngineContext } from '../engine-context';
 import { accessesOf, collectionScansOf } from '../indexes/usage';
+import { listLocalSessions } from '../catalog/local-sessions';
 import type { PipelineIntrospection } from '../query/stages/types';
 import { cloneDocument } from '../values/clone';
 import type { Document } from '../values/types';
@@ -58,6 +59,10 @@ export function engineIntrospection(engine: EngineContext, collection: string | 
           spec: cloneDocument(index.spec),
         };
       });
+    },
+
+    localSessions(options) {
+      return listLocalSessions(engine, options);
     },
 
     currentOps({ idleSessions }) {

@@ -5,7 +5,8 @@
  * MaxKey, Code, BSONSymbol, DBRef).
  */
 
-import { ObjectId } from 'bson';
+import type { ObjectId } from 'bson';
+import { nextObjectId } from './object-id-source';
 
 export type Document = { [key: string]: unknown };
 
@@ -14,7 +15,7 @@ export type Document = { [key: string]: unknown };
  * made on a virtual clock agree with it: `_id.getTimestamp()` reads virtual time.
  */
 export function objectIdAt(ms: number): ObjectId {
-  return new ObjectId(ObjectId.generate(Math.floor(ms / 1000)));
+  return nextObjectId(Math.floor(ms / 1000));
 }
 
 export type BsonTypeName =

@@ -451,7 +451,10 @@ export class EmbeddedBackend implements Backend {
     const parameters: Record<string, boolean | number> = {};
     for (const [k, v] of Object.entries(reply)) {
       if (k === 'ok') continue;
-      parameters[k] = typeof v === 'boolean' ? v : Number(v);
+      const value = typeof v === 'boolean' ? v : Number(v);
+      // Only the scalar parameters: logComponentVerbosity is a document, no number.
+      if (typeof value === 'number' && Number.isNaN(value)) continue;
+      parameters[k] = value;
     }
     return {
       enabled: s.enabled,

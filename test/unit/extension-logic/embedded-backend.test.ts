@@ -143,6 +143,14 @@ describe('EmbeddedBackend', () => {
     b.dispose();
   });
 
+  it("the monitor's parameters are the scalar ones: the log verbosity document is left out, logLevel kept", async () => {
+    const b = await backendWithData();
+    const m = await b.monitorStatus();
+    assert.equal('logComponentVerbosity' in m.parameters, false);
+    assert.equal(m.parameters.logLevel, 0);
+    b.dispose();
+  });
+
   it('rule 7.3: a pass returns to the event loop between visits, and a shell-style synchronous clock move still runs its pass whole', async () => {
     const b = new EmbeddedBackend({}, { startMs: NOW, yieldAfterMs: 0 });
     for (const name of ['a', 'b', 'c']) {

@@ -198,25 +198,52 @@ export const parseCurrentOp: StageParser = (spec, env, name) => {
 // $listLocalSessions, $listSessions
 // ---------------------------------------------------------------------------------------------
 
-function parseSessionsSpec(spec: unknown, name: string): void {
+interface SessionsSpec {
+  allUsers?: boolean;
+  users?: { user: string; db: string }[];
+}
+
+function parseSessionUser(name: string, value: unknown): { user: string; db: string } {
+  if (!isPlainObject(value))
+    fail(
+      14,
+      `BSON field '${name}.users' holds a '${typeName(value)}': each user is an object {user: "name", db: "database"}`,
+    );
+  for (const field of ['user', 'db'] as const) {
+    if (value[field] === undefined) fail(40414, `BSON field '${name}.users.${field}' is missing but a required field`);
+    if (typeof value[field] !== 'string')
+      fail(
+        14,
+        `BSON field '${name}.users.${field}' is the wrong type '${typeName(value[field])}', expected type 'string'`,
+      );
+  }
+  for (const k of Object.keys(value)) if (k !== 'user' && k !== 'db') unknownField(`${name}.users.${k}`);
+  return { user: value.user as string, db: value.db as string };
+}
+
+function parseSessionsSpec(spec: unknown, name: string): SessionsSpec {
   if (!isPlainObject(spec))
     fail(14, `BSON field '${name}' is the wrong type '${typeName(spec)}', expected type 'object'`);
+  const parsed: SessionsSpec = {};
   for (const [k, v] of Object.entries(spec)) {
-    if (k === 'allUsers') requireBool(`${name}.allUsers`, v);
-    else if (k === 'users') {
+    if (k === 'allUsers') {
+      requireBool(`${name}.allUsers`, v);
+      parsed.allUsers = v as boolean;
+    } else if (k === 'users') {
       if (!Array.isArray(v))
         fail(14, `BSON field '${name}.users' is the wrong type '${typeName(v)}', expected type 'array'`);
+      parsed.users = v.map((u) => parseSessionUser(name, u));
     } else unknownField(`${name}.${k}`);
   }
+  return parsed;
 }
 
 export const parseListLocalSessions: StageParser = (spec, env, name) => {
-  parseSessionsSpec(spec, name);
-  if (introspectionOf(env, name).collection !== undefined)
+  const options = parseSessionsSpec(spec, name);
+  const intro = introspectionOf(env, name);
+  if (intro.collection !== undefined)
     fail(73, `${name} must be run against the database with {aggregate: 1}, not a collection`);
-  // The engine keeps no in-memory session cache (the wire endpoint tracks a session's id only to
-  // own its cursors): mongod's answer for an empty cache.
-  return () => [];
+  return () => intro.localSessions(options);
 };
 
 export const parseListSessions: StageParser = (spec, env, name) => {

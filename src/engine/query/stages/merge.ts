@@ -6,9 +6,9 @@
  * journaled like the insert and update commands.
  */
 import { isBsonUndefined } from '../../values/bson-undefined';
-import { calculateObjectSize, ObjectId } from 'bson';
+import { calculateObjectSize } from 'bson';
 import { valuesEqual } from '../../values/compare';
-import { isPlainObject, type Document } from '../../values/types';
+import { isPlainObject, objectIdAt, type Document } from '../../values/types';
 import { compileExpression, type CompiledExpression } from '../expressions';
 import { checkUserVariableName, fail, fieldPathParts, hasOwn, put, typeName } from './shared';
 import type { StageParser } from './types';
@@ -221,7 +221,7 @@ export const parseMerge: StageParser = (spec, env) => {
       }
       batchBytes += size;
       batchCount++;
-      if (onIncludesId && doc._id === undefined) doc = { _id: new ObjectId(), ...doc };
+      if (onIncludesId && doc._id === undefined) doc = { _id: objectIdAt(Date.now()), ...doc };
       const filter: Document = {};
       onFields.forEach((field, i) => put(filter, field, { $eq: onValue(doc, onParts[i], field) }));
       const existing = first(catalog!.find(db, coll, filter));

@@ -82,6 +82,8 @@ export interface PipelineIntrospection {
   indexStats(db: string, coll: string): Document[];
   /** The operations in progress, in $currentOp's shape; with idleSessions, the open transactions between statements too. */
   currentOps(options: { idleSessions: boolean }): Document[];
+  /** The logical sessions this server has in memory, in $listLocalSessions' shape: all, those of the named users, or the caller's. */
+  localSessions(options: { allUsers?: boolean; users?: readonly { user: string; db: string }[] }): Document[];
 }
 
 /** What $out and $merge need to know of a target collection. */

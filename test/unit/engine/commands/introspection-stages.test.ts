@@ -152,7 +152,7 @@ describe('$currentOp', () => {
 });
 
 describe('$planCacheStats, $listLocalSessions, $listSessions', () => {
-  it('the engine caches no plans and no sessions: empty, as mongod with empty caches', () => {
+  it('with no plan cached and no session started: empty, as mongod with empty caches', () => {
     const { engine } = setup();
     assert.deepEqual(aggregate(engine, 'app', 'c', [{ $planCacheStats: {} }]), []);
     assert.deepEqual(aggregate(engine, 'app', 1, [{ $listLocalSessions: { allUsers: true } }]), []);
