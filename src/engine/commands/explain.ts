@@ -1,6 +1,6 @@
 /** explain for find, count, distinct, update, delete and aggregate: which plan, and what it examined. */
 import { currentCollator } from '../collation/active';
-import { collationDocument } from '../collation/spec';
+import { collationDocument, parseCollation, sameCollation } from '../collation/spec';
 import { EMULATED_VERSIONS } from './server-identity';
 import { fail } from '../errors';
 import { executeQuery, type QueryRequest, type QueryResult } from '../query/executor';
@@ -9,7 +9,8 @@ import { setField } from '../values/fields';
 import { isPlainObject, type Document } from '../values/types';
 import { crudCommands, findAndModifyMode } from './crud';
 import { explainDistinctScan } from './explain-distinct';
-import { explainFind, isCoveredPlan } from './explain-plan';
+import { explainIdLookup, idLookupStage } from './explain-id-lookup';
+import { explainFind, isCoveredPlan, projectionStage } from './explain-plan';
 import { withRootStage } from './explain-root';
 import { explainedStage, refuseExecutedWrite } from './explain-stages';
 import { viewAsAggregate } from './explain-view';
@@ -136,6 +137,18 @@ function projectionOf(op: string, inner: Document, result: QueryResult, request:
   return isCoveredPlan(result.plan, request, projection) ? projection : undefined;
 }
 
+function storedCollation(collation: unknown) {
+  return collation === undefined ? null : parseCollation(collation);
+}
+
+/** What IDHACK returns through: RETURN_KEY, or the find's projection stage. */
+function idLookupParent(inner: Document): Document | undefined {
+  if (inner.returnKey === true) return { stage: 'RETURN_KEY' };
+  const projection = optionalDocument(inner, 'projection');
+  const name = projectionStage(projection, false);
+  return name ? { stage: name, transformBy: projection } : undefined;
+}
+
 const VERBOSITIES = new Set(['queryPlanner', 'executionStats', 'allPlansExecution']);
 
 function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
@@ -182,16 +195,22 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   // A missing collection (or database) is an EOF plan that returns nothing, with its stats.
   const distinctScan =
     coll && result && op === 'distinct' ? explainDistinctScan(coll, inner.key as string, request) : undefined;
+  const idStage =
+    coll?.idIndex && !coll.isClustered && op === 'find'
+      ? idLookupStage(inner, sameCollation(currentCollator()?.spec ?? null, storedCollation(coll.options.collation)))
+      : undefined;
   const scan = !result
     ? { winningPlan: { stage: 'EOF' }, executionStages: { stage: 'EOF', nReturned: 0 }, totalDocsExamined: 0 }
-    : distinctScan
-      ? { ...distinctScan, totalDocsExamined: 0 }
-      : explainFind(
-          result,
-          request,
-          op === 'find' && inner.returnKey === true ? undefined : projectionOf(op, inner, result, request),
-          op === 'find' && inner.returnKey === true,
-        );
+    : idStage
+      ? explainIdLookup(idStage, result.records.length, idLookupParent(inner))
+      : distinctScan
+        ? { ...distinctScan, totalDocsExamined: 0 }
+        : explainFind(
+            result,
+            request,
+            op === 'find' && inner.returnKey === true ? undefined : projectionOf(op, inner, result, request),
+            op === 'find' && inner.returnKey === true,
+          );
   const explained = withRootStage(
     { op, inner, request, result, now: engine.now() },
     { ...scan, nReturned: distinctScan?.values ?? result?.records.length ?? 0 },
@@ -218,7 +237,8 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
       executionSuccess: true,
       nReturned: explained.nReturned,
       executionTimeMillis: millis,
-      totalKeysExamined: distinctScan?.values ?? result?.keysExamined ?? 0,
+      // An _id lookup reads one key for each document it finds.
+      totalKeysExamined: idStage ? scan.totalDocsExamined : (distinctScan?.values ?? result?.keysExamined ?? 0),
       totalDocsExamined: explained.docsExamined ?? scan.totalDocsExamined,
       executionStages: explained.executionStages,
       ...(verbosity === 'allPlansExecution' ? { allPlansExecution: [] } : {}),
