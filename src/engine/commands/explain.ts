@@ -11,6 +11,7 @@ import { crudCommands, findAndModifyMode } from './crud';
 import { explainDistinctScan } from './explain-distinct';
 import { explainIdLookup, idLookupStage } from './explain-id-lookup';
 import { explainFind, isCoveredPlan, projectionStage } from './explain-plan';
+import { pushedDown, sortProvidingHint } from './explain-pushdown';
 import { withRootStage } from './explain-root';
 import { explainedStage, refuseExecutedWrite } from './explain-stages';
 import { viewAsAggregate } from './explain-view';
@@ -82,40 +83,18 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
         },
       };
     case 'aggregate': {
-      const { filter, sort } = pushedDown(inner);
+      const { filter, sort, limit } = pushedDown(inner.pipeline);
       // The pipeline's hint picks the index of the query it pushes down, as for find.
-      return { collection, request: { filter, ...(sort ? { sort } : {}), hint: inner.hint } };
+      return {
+        collection,
+        request: { filter, ...(sort ? { sort } : {}), ...(limit ? { limit } : {}), hint: inner.hint },
+      };
     }
   }
   fail(
     'CommandNotFound',
     `explain does not support '${op}': use find, count, distinct, update, delete, findAndModify or aggregate.`,
   );
-}
-
-/**
- * The part of a pipeline the query layer runs (its leading $match stages, one filter, and a $sort
- * right after them, which an index may provide) and the stages left for the aggregation
- * framework, which explain lists under `stages`.
- */
-function pushedDown(inner: Document): { filter: Document; sort?: Document; rest: unknown[] } {
-  const pipeline: unknown[] = Array.isArray(inner.pipeline) ? inner.pipeline : [];
-  const matches: Document[] = [];
-  let i = 0;
-  for (; i < pipeline.length; i++) {
-    const stage = pipeline[i];
-    if (!isPlainObject(stage) || !isPlainObject(stage.$match) || Object.keys(stage).length !== 1) break;
-    matches.push(stage.$match);
-  }
-  const filter = matches.length === 0 ? {} : matches.length === 1 ? matches[0] : { $and: matches };
-  const next = pipeline[i];
-  const plainSort =
-    isPlainObject(next) &&
-    Object.keys(next).length === 1 &&
-    isPlainObject(next.$sort) &&
-    Object.values(next.$sort).every((d) => d === 1 || d === -1);
-  if (plainSort) return { filter, sort: next.$sort as Document, rest: pipeline.slice(i + 1) };
-  return { filter, rest: pipeline.slice(i) };
 }
 
 /** Whether a pipeline ends in a stage that writes a collection ($out, $merge). */
@@ -131,6 +110,7 @@ function writesOut(pipeline: unknown): boolean {
  */
 function projectionOf(op: string, inner: Document, result: QueryResult, request: QueryRequest): Document | undefined {
   if (op === 'find') return optionalDocument(inner, 'projection');
+  if (op === 'aggregate') return pushedDown(inner.pipeline).projection;
   if (op !== 'distinct' || result.plan.kind !== 'IXSCAN') return undefined;
   const projection: Document = { _id: 0 };
   setField(projection, inner.key as string, 1);
@@ -187,6 +167,8 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const coll = engine.getCollection(dbName, collection);
   const ns = `${dbName}.${collection}`;
   const op = Object.keys(inner)[0];
+  if (op === 'aggregate' && coll && request.hint === undefined)
+    request.hint = sortProvidingHint(coll, request.filter ?? {}, request.sort);
   const started = process.hrtime.bigint();
   // A bad filter is an error even when there is nothing to read, as in mongod (it parses first).
   if (!coll) compileFilter(request.filter ?? {});
@@ -216,17 +198,19 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
     { ...scan, nReturned: distinctScan?.values ?? result?.records.length ?? 0 },
   );
   const winningPlan = explained.winningPlan;
+  // Stages the query layer cannot run: mongod shows the query under $cursor, then the rest.
+  const rest = op === 'aggregate' ? pushedDown(inner.pipeline).rest.map((s) => explainedStage(s, dbName)) : [];
   const collator = currentCollator();
   const queryPlanner = {
     namespace: ns,
     parsedQuery: request.filter ?? {},
     // The collation the query ran under, as mongod shows it (none for "simple").
     ...(collator ? { collation: collationDocument(collator.spec) } : {}),
+    // The whole pipeline ran as the query: mongod says so (the field appears only when true).
+    ...(op === 'aggregate' && rest.length === 0 ? { optimizedPipeline: true } : {}),
     winningPlan,
     rejectedPlans: [],
   };
-  // Stages the query layer cannot run: mongod shows the query under $cursor, then the rest.
-  const rest = op === 'aggregate' ? pushedDown(inner).rest.map((s) => explainedStage(s, dbName)) : [];
   const cursorStage: Document = { queryPlanner };
   const reply: Document =
     rest.length > 0
