@@ -207,6 +207,10 @@ const CHANGED_AGGREGATION_AND_VIEWS = new Map([
     "asserts that a $project with computed fields ({f: '$a'}, {$sum: '$a'}, $filter) is not pushed into the query and that [$sort, {$project: {_id: 1, b: 1}}] keeps its $project; 8.0 pushes every leading $project down: mongodb/mongo jstests/aggregation/sources/project/remove_redundant_projects.js (@e6efe197) expects each coalesced, optimized away, with its transformBy (and $group pipelines pushed into SBE)",
   ],
   [
+    'jstests/aggregation/sources/sort/explain_sort.js',
+    'asserts that every explained [$sort, $project] pipeline keeps a $cursor stage and that [$project, $limit: 5, $sort] examines all 10 documents; since 4.4 such a pipeline joins the query: the later mongodb/mongo jstests/aggregation/sources/sort/explain_sort.js (@1e98a0f2) accepts no $cursor stage when the pipeline was optimized away (isQueryPlan) and expects 5 documents examined under the pushed-down $limit',
+  ],
+  [
     'jstests/aggregation/bugs/skip_limit_overflow.js',
     "asserts 4.2's $skip stages and '$cursor.limit' after a $sort; since 4.4 the $skip and $limit join the query: the later mongodb/mongo jstests/aggregation/bugs/skip_limit_overflow.js (@0b12606a) reads the query plan's SKIP skipAmount and SORT limitAmount instead, and expects the absorbed $skip and $limit stages gone",
   ],
