@@ -10,9 +10,10 @@ import { isPlainObject, type Document } from '../values/types';
 import { crudCommands, findAndModifyMode } from './crud';
 import { explainDistinctScan } from './explain-distinct';
 import { explainIdLookup, idLookupStage } from './explain-id-lookup';
-import { explainFind, isCoveredPlan, projectionStage } from './explain-plan';
+import { explainFind, filterIsCoveredBy, isCoveredPlan, projectionStage } from './explain-plan';
+import { needsNoFields } from './explain-no-fields';
 import { pushedDown, sortProvidingHint } from './explain-pushdown';
-import { withRootStage } from './explain-root';
+import { countScanStage, withRootStage } from './explain-root';
 import { explainedStage, refuseExecutedWrite } from './explain-stages';
 import { viewAsAggregate } from './explain-view';
 import { optionalDocument, optionalNumber, type CommandContext, type CommandHandler } from './context';
@@ -197,6 +198,26 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
     { op, inner, request, result, now: engine.now() },
     { ...scan, nReturned: distinctScan?.values ?? result?.records.length ?? 0 },
   );
+  const pushed = op === 'aggregate' ? pushedDown(inner.pipeline) : undefined;
+  const plan = result?.plan;
+  // The stages after the query read no field: the index counts its keys, no document is fetched.
+  if (
+    pushed &&
+    pushed.rest.length > 0 &&
+    needsNoFields(pushed.rest) &&
+    plan?.kind === 'IXSCAN' &&
+    plan.fieldIntervals.every((ivs) => ivs.length <= 1) &&
+    filterIsCoveredBy(plan, request)
+  ) {
+    const countScan = countScanStage(plan);
+    explained.winningPlan = countScan;
+    explained.executionStages = {
+      ...countScan,
+      nReturned: explained.nReturned,
+      keysExamined: result?.keysExamined ?? 0,
+    };
+    explained.docsExamined = 0;
+  }
   const winningPlan = explained.winningPlan;
   // Stages the query layer cannot run: mongod shows the query under $cursor, then the rest.
   const rest = op === 'aggregate' ? pushedDown(inner.pipeline).rest.map((s) => explainedStage(s, dbName)) : [];
