@@ -99,6 +99,14 @@ const CHANGED_PLANS_AND_EXPLAIN = [
     'explain_find_and_modify',
     "changed since 4.2: asserts the UPDATE stage's wouldInsert; 8.0 asserts nWouldUpsert (mongodb/mongo jstests/core/query/explain/explain_find_and_modify.js @07c8efab)",
   ],
+  [
+    'idhack',
+    'changed since 4.2: asserts an IDHACK stage for find({_id: {x: 2}}) and find(query, {_id: 1}); 8.0 answers such plain _id lookups on its express path (EXPRESS_IXSCAN) and asserts isIdhackOrExpress, IDHACK only for a non-simple projection, batchSize or returnKey (mongodb/mongo jstests/core/query/idhack.js @07c8efab)',
+  ],
+  [
+    'agg_hint',
+    'changed since 4.2: asserts that a hinted [$match, $sort] whose index needs a blocking sort, and a hinted [$match, $project] that the index does not cover, keep a $cursor stage; since 4.4 the sort and the projection join the query, and 8.0 asserts pipelineOptimizedAway: true for both (mongodb/mongo jstests/core/query/agg_hint.js @07c8efab)',
+  ],
 ].map(([name, reason]) => [`jstests/core/${name}.js`, reason]);
 
 const REMOVED_COMMAND_TESTS = new Map([
@@ -195,6 +203,22 @@ const CHANGED_AGGREGATION_AND_VIEWS = new Map([
   [
     'jstests/aggregation/expressions/let.js',
     "asserts 4.2's read-side codes 16870/16871 for an invalid variable name ('$$_underbar', '$$with spaces'); the later mongodb/mongo jstests/aggregation/expressions/let.js asserts 16867 and 16868, the codes 8.0 shares between defining and reading a variable",
+  ],
+  [
+    'jstests/aggregation/use_query_projection.js',
+    'asserts that [$match, {$project: {notThere: 1}}] and the multikey cases keep a $cursor stage; since 4.4 a leading $project joins the query (projection pushdown): the later mongodb/mongo jstests/aggregation/use_query_projection.js (@01f08b9b) expects the pipeline optimized away in each (assertQueryDoesNotCoverProjection with pipelineOptimizedAway true) and hints the index where two plans tie',
+  ],
+  [
+    'jstests/aggregation/sources/project/remove_redundant_projects.js',
+    "asserts that a $project with computed fields ({f: '$a'}, {$sum: '$a'}, $filter) is not pushed into the query and that [$sort, {$project: {_id: 1, b: 1}}] keeps its $project; 8.0 pushes every leading $project down: mongodb/mongo jstests/aggregation/sources/project/remove_redundant_projects.js (@e6efe197) expects each coalesced, optimized away, with its transformBy (and $group pipelines pushed into SBE)",
+  ],
+  [
+    'jstests/aggregation/sources/sort/explain_sort.js',
+    'asserts that every explained [$sort, $project] pipeline keeps a $cursor stage and that [$project, $limit: 5, $sort] examines all 10 documents; since 4.4 such a pipeline joins the query: the later mongodb/mongo jstests/aggregation/sources/sort/explain_sort.js (@1e98a0f2) accepts no $cursor stage when the pipeline was optimized away (isQueryPlan) and expects 5 documents examined under the pushed-down $limit',
+  ],
+  [
+    'jstests/aggregation/bugs/skip_limit_overflow.js',
+    "asserts 4.2's $skip stages and '$cursor.limit' after a $sort; since 4.4 the $skip and $limit join the query: the later mongodb/mongo jstests/aggregation/bugs/skip_limit_overflow.js (@0b12606a) reads the query plan's SKIP skipAmount and SORT limitAmount instead, and expects the absorbed $skip and $limit stages gone",
   ],
   [
     'jstests/aggregation/explain_limit.js',

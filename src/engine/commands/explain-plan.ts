@@ -130,7 +130,7 @@ function keyAnswers(plan: IndexPlan, request: QueryRequest): boolean {
   return !request.sort || Object.keys(request.sort).every((f) => keyFields.has(f));
 }
 
-function projectionStage(projection: Document | undefined, covered: boolean): string | undefined {
+export function projectionStage(projection: Document | undefined, covered: boolean): string | undefined {
   if (!projection || Object.keys(projection).length === 0) return undefined;
   if (covered) return 'PROJECTION_COVERED';
   const simple = Object.entries(projection).every(
@@ -157,7 +157,16 @@ export function explainFind(
   // the filter and the sort.
   const covered =
     plan.kind === 'IXSCAN' && (returnKey ? keyAnswers(plan, request) : isCoveredPlan(plan, request, projection));
-  const docsExamined = covered ? 0 : result.docsExamined;
+  // When the index bounds alone decide the filter and give the order, mongod skips index keys
+  // before fetching (FETCH over SKIP over IXSCAN): only the documents it returns are read.
+  const skipBeforeFetch =
+    !covered &&
+    plan.kind === 'IXSCAN' &&
+    (request.skip ?? 0) > 0 &&
+    !result.sorted &&
+    !returnKey &&
+    filterIsCoveredBy(plan, request);
+  const docsExamined = covered ? 0 : skipBeforeFetch ? result.records.length : result.docsExamined;
   const hasFilter = request.filter !== undefined && Object.keys(request.filter).length > 0;
   const returned = result.records.length;
 
@@ -192,8 +201,13 @@ export function explainFind(
       statsStage = ixStats;
     } else {
       const fetch: Document = { stage: 'FETCH', ...(hasFilter ? { filter: request.filter } : {}) };
-      planStage = { ...fetch, inputStage: ixscan };
-      statsStage = { ...fetch, docsExamined, inputStage: ixStats };
+      const skip = { stage: 'SKIP', skipAmount: request.skip };
+      planStage = { ...fetch, inputStage: skipBeforeFetch ? { ...skip, inputStage: ixscan } : ixscan };
+      statsStage = {
+        ...fetch,
+        docsExamined,
+        inputStage: skipBeforeFetch ? { ...skip, nReturned: docsExamined, inputStage: ixStats } : ixStats,
+      };
     }
   }
   const wrap = (stage: Document) => {
@@ -203,7 +217,7 @@ export function explainFind(
   if (result.sorted) wrap({ stage: 'SORT', sortPattern: request.sort, memLimit: 104857600, type: 'simple' });
   const projectionName = returnKey ? 'RETURN_KEY' : projectionStage(projection, covered);
   if (projectionName) wrap(returnKey ? { stage: projectionName } : { stage: projectionName, transformBy: projection });
-  if (request.skip) wrap({ stage: 'SKIP', skipAmount: request.skip });
+  if (request.skip && !skipBeforeFetch) wrap({ stage: 'SKIP', skipAmount: request.skip });
   if (request.limit) wrap({ stage: 'LIMIT', limitAmount: request.limit });
   statsStage = { ...statsStage, nReturned: returned };
   return { winningPlan: planStage, executionStages: statsStage, totalDocsExamined: docsExamined };

@@ -148,19 +148,7 @@ function countRoot(ctx: RootContext, below: ExplainedStages): ExplainedStages {
     const skipped = Math.max(0, keys - (request.skip ?? 0));
     const keysCounted = request.limit ? Math.min(skipped, request.limit) : skipped;
     // Counting index entries: mongod's COUNT_SCAN, no FETCH.
-    const countScan: Document = {
-      stage: 'COUNT_SCAN',
-      keyPattern: plan.index.spec.key,
-      indexName: plan.index.name,
-      isMultiKey: plan.index.multikey,
-      multiKeyPaths: multiKeyPathsDocument(plan.index.pattern.fields, plan.index.multikeyPaths),
-      isUnique: plan.index.unique,
-      isSparse: plan.index.sparse,
-      isPartial: plan.index.isPartial,
-      indexVersion: 2,
-      // A type bracket's end that is no BSON value (a date's) keeps the per-field interval form.
-      indexBounds: keyRange(plan) ?? indexBounds(plan),
-    };
+    const countScan = countScanStage(plan);
     const stage = { stage: 'COUNT' };
     return {
       winningPlan: { ...stage, inputStage: countScan },
@@ -176,6 +164,23 @@ function countRoot(ctx: RootContext, below: ExplainedStages): ExplainedStages {
     };
   }
   return writeRoot({ stage: 'COUNT' }, { nCounted: counted, nSkipped: request.skip ?? 0 }, below, 0);
+}
+
+/** The COUNT_SCAN stage that counts the keys of `plan`'s one range. */
+export function countScanStage(plan: IndexPlan): Document {
+  return {
+    stage: 'COUNT_SCAN',
+    keyPattern: plan.index.spec.key,
+    indexName: plan.index.name,
+    isMultiKey: plan.index.multikey,
+    multiKeyPaths: multiKeyPathsDocument(plan.index.pattern.fields, plan.index.multikeyPaths),
+    isUnique: plan.index.unique,
+    isSparse: plan.index.sparse,
+    isPartial: plan.index.isPartial,
+    indexVersion: 2,
+    // A type bracket's end that is no BSON value (a date's) keeps the per-field interval form.
+    indexBounds: keyRange(plan) ?? indexBounds(plan),
+  };
 }
 
 /**

@@ -4,12 +4,16 @@
  * to run a writing stage: any verbosity past queryPlanner would execute it.
  */
 import { fail } from '../errors';
+import { serializedProjection } from './explain-expression';
+import { optimizedMatch } from './explain-match';
 import { isPlainObject, type Document } from '../values/types';
 
 /** The stage as explain prints it (`dbName` is the database the aggregate runs on). */
 export function explainedStage(stage: unknown, dbName: string): unknown {
   if (!isPlainObject(stage) || Object.keys(stage).length !== 1) return stage;
   if ('$merge' in stage) return { $merge: mergeSpec(stage.$merge, dbName) };
+  if (isPlainObject(stage.$match)) return { $match: optimizedMatch(stage.$match) };
+  if (isPlainObject(stage.$project)) return { $project: serializedProjection(stage.$project) };
   return stage;
 }
 

@@ -1,6 +1,6 @@
 /** explain for find, count, distinct, update, delete and aggregate: which plan, and what it examined. */
 import { currentCollator } from '../collation/active';
-import { collationDocument } from '../collation/spec';
+import { collationDocument, parseCollation, sameCollation } from '../collation/spec';
 import { EMULATED_VERSIONS } from './server-identity';
 import { fail } from '../errors';
 import { executeQuery, type QueryRequest, type QueryResult } from '../query/executor';
@@ -9,8 +9,11 @@ import { setField } from '../values/fields';
 import { isPlainObject, type Document } from '../values/types';
 import { crudCommands, findAndModifyMode } from './crud';
 import { explainDistinctScan } from './explain-distinct';
-import { explainFind, isCoveredPlan } from './explain-plan';
-import { withRootStage } from './explain-root';
+import { explainIdLookup, idLookupStage } from './explain-id-lookup';
+import { explainFind, filterIsCoveredBy, isCoveredPlan, projectionStage } from './explain-plan';
+import { needsNoFields } from './explain-no-fields';
+import { pushedDown, sortProvidingHint } from './explain-pushdown';
+import { countScanStage, withRootStage } from './explain-root';
 import { explainedStage, refuseExecutedWrite } from './explain-stages';
 import { viewAsAggregate } from './explain-view';
 import { optionalDocument, optionalNumber, type CommandContext, type CommandHandler } from './context';
@@ -81,40 +84,18 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
         },
       };
     case 'aggregate': {
-      const { filter, sort } = pushedDown(inner);
+      const { filter, sort, limit } = pushedDown(inner.pipeline);
       // The pipeline's hint picks the index of the query it pushes down, as for find.
-      return { collection, request: { filter, ...(sort ? { sort } : {}), hint: inner.hint } };
+      return {
+        collection,
+        request: { filter, ...(sort ? { sort } : {}), ...(limit ? { limit } : {}), hint: inner.hint },
+      };
     }
   }
   fail(
     'CommandNotFound',
     `explain does not support '${op}': use find, count, distinct, update, delete, findAndModify or aggregate.`,
   );
-}
-
-/**
- * The part of a pipeline the query layer runs (its leading $match stages, one filter, and a $sort
- * right after them, which an index may provide) and the stages left for the aggregation
- * framework, which explain lists under `stages`.
- */
-function pushedDown(inner: Document): { filter: Document; sort?: Document; rest: unknown[] } {
-  const pipeline: unknown[] = Array.isArray(inner.pipeline) ? inner.pipeline : [];
-  const matches: Document[] = [];
-  let i = 0;
-  for (; i < pipeline.length; i++) {
-    const stage = pipeline[i];
-    if (!isPlainObject(stage) || !isPlainObject(stage.$match) || Object.keys(stage).length !== 1) break;
-    matches.push(stage.$match);
-  }
-  const filter = matches.length === 0 ? {} : matches.length === 1 ? matches[0] : { $and: matches };
-  const next = pipeline[i];
-  const plainSort =
-    isPlainObject(next) &&
-    Object.keys(next).length === 1 &&
-    isPlainObject(next.$sort) &&
-    Object.values(next.$sort).every((d) => d === 1 || d === -1);
-  if (plainSort) return { filter, sort: next.$sort as Document, rest: pipeline.slice(i + 1) };
-  return { filter, rest: pipeline.slice(i) };
 }
 
 /** Whether a pipeline ends in a stage that writes a collection ($out, $merge). */
@@ -130,10 +111,23 @@ function writesOut(pipeline: unknown): boolean {
  */
 function projectionOf(op: string, inner: Document, result: QueryResult, request: QueryRequest): Document | undefined {
   if (op === 'find') return optionalDocument(inner, 'projection');
+  if (op === 'aggregate') return pushedDown(inner.pipeline).projection;
   if (op !== 'distinct' || result.plan.kind !== 'IXSCAN') return undefined;
   const projection: Document = { _id: 0 };
   setField(projection, inner.key as string, 1);
   return isCoveredPlan(result.plan, request, projection) ? projection : undefined;
+}
+
+function storedCollation(collation: unknown) {
+  return collation === undefined ? null : parseCollation(collation);
+}
+
+/** What IDHACK returns through: RETURN_KEY, or the find's projection stage. */
+function idLookupParent(inner: Document): Document | undefined {
+  if (inner.returnKey === true) return { stage: 'RETURN_KEY' };
+  const projection = optionalDocument(inner, 'projection');
+  const name = projectionStage(projection, false);
+  return name ? { stage: name, transformBy: projection } : undefined;
 }
 
 const VERBOSITIES = new Set(['queryPlanner', 'executionStats', 'allPlansExecution']);
@@ -174,6 +168,8 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   const coll = engine.getCollection(dbName, collection);
   const ns = `${dbName}.${collection}`;
   const op = Object.keys(inner)[0];
+  if (op === 'aggregate' && coll && request.hint === undefined)
+    request.hint = sortProvidingHint(coll, request.filter ?? {}, request.sort);
   const started = process.hrtime.bigint();
   // A bad filter is an error even when there is nothing to read, as in mongod (it parses first).
   if (!coll) compileFilter(request.filter ?? {});
@@ -182,32 +178,60 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   // A missing collection (or database) is an EOF plan that returns nothing, with its stats.
   const distinctScan =
     coll && result && op === 'distinct' ? explainDistinctScan(coll, inner.key as string, request) : undefined;
+  const idStage =
+    coll?.idIndex && !coll.isClustered && op === 'find'
+      ? idLookupStage(inner, sameCollation(currentCollator()?.spec ?? null, storedCollation(coll.options.collation)))
+      : undefined;
   const scan = !result
     ? { winningPlan: { stage: 'EOF' }, executionStages: { stage: 'EOF', nReturned: 0 }, totalDocsExamined: 0 }
-    : distinctScan
-      ? { ...distinctScan, totalDocsExamined: 0 }
-      : explainFind(
-          result,
-          request,
-          op === 'find' && inner.returnKey === true ? undefined : projectionOf(op, inner, result, request),
-          op === 'find' && inner.returnKey === true,
-        );
+    : idStage
+      ? explainIdLookup(idStage, result.records.length, idLookupParent(inner))
+      : distinctScan
+        ? { ...distinctScan, totalDocsExamined: 0 }
+        : explainFind(
+            result,
+            request,
+            op === 'find' && inner.returnKey === true ? undefined : projectionOf(op, inner, result, request),
+            op === 'find' && inner.returnKey === true,
+          );
   const explained = withRootStage(
     { op, inner, request, result, now: engine.now() },
     { ...scan, nReturned: distinctScan?.values ?? result?.records.length ?? 0 },
   );
+  const pushed = op === 'aggregate' ? pushedDown(inner.pipeline) : undefined;
+  const plan = result?.plan;
+  // The stages after the query read no field: the index counts its keys, no document is fetched.
+  if (
+    pushed &&
+    pushed.rest.length > 0 &&
+    needsNoFields(pushed.rest) &&
+    plan?.kind === 'IXSCAN' &&
+    plan.fieldIntervals.every((ivs) => ivs.length <= 1) &&
+    filterIsCoveredBy(plan, request)
+  ) {
+    const countScan = countScanStage(plan);
+    explained.winningPlan = countScan;
+    explained.executionStages = {
+      ...countScan,
+      nReturned: explained.nReturned,
+      keysExamined: result?.keysExamined ?? 0,
+    };
+    explained.docsExamined = 0;
+  }
   const winningPlan = explained.winningPlan;
+  // Stages the query layer cannot run: mongod shows the query under $cursor, then the rest.
+  const rest = op === 'aggregate' ? pushedDown(inner.pipeline).rest.map((s) => explainedStage(s, dbName)) : [];
   const collator = currentCollator();
   const queryPlanner = {
     namespace: ns,
     parsedQuery: request.filter ?? {},
     // The collation the query ran under, as mongod shows it (none for "simple").
     ...(collator ? { collation: collationDocument(collator.spec) } : {}),
+    // The whole pipeline ran as the query: mongod says so (the field appears only when true).
+    ...(op === 'aggregate' && rest.length === 0 ? { optimizedPipeline: true } : {}),
     winningPlan,
     rejectedPlans: [],
   };
-  // Stages the query layer cannot run: mongod shows the query under $cursor, then the rest.
-  const rest = op === 'aggregate' ? pushedDown(inner).rest.map((s) => explainedStage(s, dbName)) : [];
   const cursorStage: Document = { queryPlanner };
   const reply: Document =
     rest.length > 0
@@ -218,7 +242,8 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
       executionSuccess: true,
       nReturned: explained.nReturned,
       executionTimeMillis: millis,
-      totalKeysExamined: distinctScan?.values ?? result?.keysExamined ?? 0,
+      // An _id lookup reads one key for each document it finds.
+      totalKeysExamined: idStage ? scan.totalDocsExamined : (distinctScan?.values ?? result?.keysExamined ?? 0),
       totalDocsExamined: explained.docsExamined ?? scan.totalDocsExamined,
       executionStages: explained.executionStages,
       ...(verbosity === 'allPlansExecution' ? { allPlansExecution: [] } : {}),

@@ -126,9 +126,12 @@ describe('plan choice', () => {
     assert.deepEqual(stageNames(explainFind(engine, { filter: {} })), ['COLLSCAN']);
   });
 
-  it('equality on _id uses the _id index', () => {
+  it("equality on _id takes 8.0's express path on _id_; a range on _id scans the _id index", () => {
     const engine = thousand();
-    assert.equal(ixscanOf(explainFind(engine, { filter: { _id: 7 } }))?.indexName, '_id_');
+    const express = (explainFind(engine, { filter: { _id: 7 } }).queryPlanner as Document).winningPlan as Document;
+    assert.equal(express.stage, 'EXPRESS_IXSCAN');
+    assert.equal(express.indexName, '_id_');
+    assert.equal(ixscanOf(explainFind(engine, { filter: { _id: { $gte: 7 } } }))?.indexName, '_id_');
   });
 
   it('a hidden index is not used', () => {
