@@ -191,6 +191,10 @@ const CHANGED_AGGREGATION_AND_VIEWS = new Map([
     "asserts 4.2's read-side codes 16870/16871 for an invalid variable name ('$$_underbar', '$$with spaces'); the later mongodb/mongo jstests/aggregation/expressions/let.js asserts 16867 and 16868, the codes 8.0 shares between defining and reading a variable",
   ],
   [
+    'jstests/aggregation/bugs/server6177.js',
+    "asserts 4.2's code 40176 for a $project path collision; since 4.4 $project and find share one projection parser: mongodb/mongo 3257557c jstests/aggregation/bugs/server6177.js asserts 31249 for {x: {$add: [1]}, 'x.b': 1} and 31250 for the other three (src/mongo/db/query/projection_parser.cpp, addNodeAtPathHelper)",
+  ],
+  [
     'jstests/aggregation/explain_limit.js',
     "asserts 4.2's $cursor stage with a 'limit' field; since 4.4 a $limit after $match is pushed into the query plan: the later mongodb/mongo jstests/aggregation/explain_limit.js reads getAggPlanStages(results, 'LIMIT') and its limitAmount",
   ],
