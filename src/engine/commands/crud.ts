@@ -184,7 +184,7 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     // A blocking sort read everything first: its scan has no position left to lose.
     const sort = resolveNaturalOrder(request).sort;
     const sorted = sort !== undefined && Object.keys(sort).length > 0 && used.plan?.providesSort !== true;
-    guard = tailable ? undefined : planGuard(coll, used.plan, records, sorted);
+    guard = tailable ? undefined : planGuard(coll, used.plan, records, sorted, request.filter);
   }
   engine.documentMetrics.returned += docs.length;
   const batchSize = batchSizeOf(cmd);

@@ -610,6 +610,30 @@ describe('find', () => {
     expectError(() => run(engine, { getMore: id, collection: 'c' }), 175, /collection renamed/);
   });
 
+  it("getMore on a $or cursor whose branches scan indexes, after one branch's index is dropped → 175 QueryPlanKilled", () => {
+    const docs = [...Array.from({ length: 4 }, (_, i) => ({ _id: i, a: 1 })), { _id: 9, b: 1 }];
+    const open = (engine: Engine) =>
+      cursorId(run(engine, { find: 'c', filter: { $or: [{ a: 1 }, { b: 1 }] }, batchSize: 2 }));
+    const engine = seeded(docs);
+    run(engine, {
+      createIndexes: 'c',
+      indexes: [
+        { key: { a: 1 }, name: 'a_1' },
+        { key: { b: 1 }, name: 'b_1' },
+      ],
+    });
+    let id = open(engine);
+    run(engine, { dropIndexes: 'c', index: 'a_1' });
+    expectError(() => run(engine, { getMore: id, collection: 'c' }), 175, /index 'a_1' dropped/, 'QueryPlanKilled');
+    // A branch without an index makes the whole query a collection scan, which no index drop kills.
+    const scanned = seeded(docs);
+    run(scanned, { createIndexes: 'c', indexes: [{ key: { a: 1 }, name: 'a_1' }] });
+    id = open(scanned);
+    run(scanned, { dropIndexes: 'c', index: 'a_1' });
+    const more = run(scanned, { getMore: id, collection: 'c' }).cursor as { nextBatch: Document[] };
+    assert.equal(more.nextBatch.length, docs.length - 2);
+  });
+
   it('getMore on a cursor whose index scan lost its index (dropIndexes) → 175 QueryPlanKilled naming the index, then 43', () => {
     const engine = seeded(Array.from({ length: 5 }, (_, i) => ({ _id: i, x: i })));
     run(engine, { createIndexes: 'c', indexes: [{ key: { x: 1 }, name: 'x_1' }] });
