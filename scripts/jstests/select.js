@@ -263,6 +263,10 @@ const CHANGED_CORE_WRITES = new Map(
       'its last check wants $divide by zero as 16608: mongodb/mongo 07247e5f src/mongo/db/exec/expression/evaluate_math.cpp evaluateDivide returns BadValue (2) "can\'t $divide by zero", which the engine answers',
     ],
     [
+      'txns/multi_statement_transaction_write_error',
+      'asserts a delete from a capped collection inside a transaction is a write error IllegalOperation (20); later servers refuse every capped write in a transaction with OperationNotSupportedInTransaction (263): mongodb/mongo accbdf6f jstests/core/txns/transaction_ops_against_capped_collection.js asserts it for insert, update and both findAndModify forms',
+    ],
+    [
       'txns/no_read_concern_snapshot_outside_txn',
       '5.0 allows readConcern snapshot for find and aggregate outside a transaction: its successor, mongodb/mongo 0893121f jstests/core/txns/no_snapshot_writes_outside_txn.js, keeps only the write cases (InvalidOptions)',
     ],
