@@ -263,6 +263,10 @@ const CHANGED_CORE_WRITES = new Map(
       'its last check wants $divide by zero as 16608: mongodb/mongo 07247e5f src/mongo/db/exec/expression/evaluate_math.cpp evaluateDivide returns BadValue (2) "can\'t $divide by zero", which the engine answers',
     ],
     [
+      'txns/noop_createIndexes_not_blocked_by_txn',
+      "asserts IndexOptionsConflict for {a: 1} unique under a new name beside a_1; since FCV 4.9 'unique' and 'sparse' are part of an index's signature, so that is a new index (whose build waits for the transaction): mongodb/mongo src/mongo/db/index/index_descriptor.cpp compareIndexOptions returns kDifferent when unique() or isSparse() differ",
+    ],
+    [
       'txns/multi_statement_transaction_write_error',
       'asserts a delete from a capped collection inside a transaction is a write error IllegalOperation (20); later servers refuse every capped write in a transaction with OperationNotSupportedInTransaction (263): mongodb/mongo accbdf6f jstests/core/txns/transaction_ops_against_capped_collection.js asserts it for insert, update and both findAndModify forms',
     ],
