@@ -563,6 +563,24 @@ describe('find', () => {
     assert.ok(cursorId(run(engine, { aggregate: 'c', pipeline, cursor: {} })).isZero());
   });
 
+  it('aggregate with batchSize 0 answers before reading: a data error comes from the first getMore, a parse error at once', () => {
+    const engine = seeded([{ _id: 1, s: 'text' }]);
+    const adding = [{ $project: { x: { $add: [1, '$s'] } } }];
+    expectError(() => run(engine, { aggregate: 'c', pipeline: adding, cursor: { batchSize: 1 } }), 16554);
+    const reply = run(engine, { aggregate: 'c', pipeline: adding, cursor: { batchSize: 0 } });
+    assert.deepEqual(firstBatch(reply), []);
+    expectError(() => run(engine, { getMore: cursorId(reply), collection: 'c' }), 16554);
+    expectError(() => run(engine, { getMore: cursorId(reply), collection: 'c' }), 43, undefined, 'CursorNotFound');
+    expectError(
+      () => run(engine, { aggregate: 'c', pipeline: [{ $noSuchStage: 1 }], cursor: { batchSize: 0 } }),
+      40324,
+    );
+    // The documents are read at the getMore: a write in between is seen.
+    const later = run(engine, { aggregate: 'c', pipeline: [{ $match: {} }], cursor: { batchSize: 0 } });
+    run(engine, { insert: 'c', documents: [{ _id: 2 }] });
+    assert.equal(drain(engine, later, 'c').length, 2);
+  });
+
   it('batchSize 0 opens a cursor with an empty first batch', () => {
     const engine = seeded(Array.from({ length: 5 }, (_, i) => ({ _id: i })));
     const reply = run(engine, { find: 'c', filter: {}, batchSize: 0 });
