@@ -184,6 +184,11 @@ describe('the legacy helpers fail a test when its assertion fails', () => {
     assert.equal(run('assert.eq(12, Object.bsonsize({a: NumberInt(1)}));').ok, true);
   });
 
+  it("saving BinData.prototype throws, as the legacy shell's BinData accessors do on it; a BinData value saves", () => {
+    assert.equal(run('assert.throws(() => db.c.insert({a: BinData.prototype}));').ok, true);
+    assert.equal(run('assert.writeOK(db.c.insert({a: BinData(0, "AAAA")}));').ok, true);
+  });
+
   it('cursor[i] reads the results; next() past the end throws as the legacy shell does', () => {
     const src = 'db.c.insert([{_id: 1}, {_id: 2}]); assert.eq(2, db.c.find().sort({_id: -1})[0]._id);';
     assert.equal(run(src).ok, true);
