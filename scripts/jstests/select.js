@@ -263,6 +263,10 @@ const CHANGED_CORE_WRITES = new Map(
       'its last check wants $divide by zero as 16608: mongodb/mongo 07247e5f src/mongo/db/exec/expression/evaluate_math.cpp evaluateDivide returns BadValue (2) "can\'t $divide by zero", which the engine answers',
     ],
     [
+      'json_schema/json_schema',
+      "asserts FailedToParse for find commands that carry their filter in a 'query' field; since find's parser became strict IDL an unknown field is IDLUnknownField (40415) first: mongodb/mongo 22ee8713 jstests/core/query/json_schema/json_schema.js accepts [ErrorCodes.FailedToParse, ErrorCodes.IDLUnknownField] for the same commands",
+    ],
+    [
       'txns/noop_createIndexes_not_blocked_by_txn',
       "asserts IndexOptionsConflict for {a: 1} unique under a new name beside a_1; since FCV 4.9 'unique' and 'sparse' are part of an index's signature, so that is a new index (whose build waits for the transaction): mongodb/mongo src/mongo/db/index/index_descriptor.cpp compareIndexOptions returns kDifferent when unique() or isSparse() differ",
     ],

@@ -113,6 +113,7 @@ function batchSizeOf(cmd: Document): number | undefined {
 
 function find({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOf(cmd, 'find');
+  rejectUnknownFields(cmd, 'find', true);
   engine.opcounters.query++;
   const ns = `${dbName}.${name}`;
   const coll = engine.getCollection(dbName, name);

@@ -596,6 +596,24 @@ describe('find', () => {
     assert.deepEqual(ids(drain(engine, reply, 'c')), [0, 1, 2, 3, 4]);
   });
 
+  it("find refuses a field its strict parser does not know with 40415 (a legacy 'query' is no filter); generic and $-fields pass", () => {
+    const engine = seeded([{ _id: 1 }]);
+    expectError(
+      () => run(engine, { find: 'c', query: { _id: 2 } }),
+      40415,
+      /BSON field 'find\.query' is an unknown field/,
+    );
+    expectError(() => run(engine, { find: 'nothere', filtr: {} }), 40415);
+    const reply = run(engine, {
+      find: 'c',
+      filter: {},
+      comment: 'x',
+      maxTimeMS: 1000,
+      $readPreference: { mode: 'primary' },
+    });
+    assert.equal(firstBatch(reply).length, 1);
+  });
+
   it('singleBatch: true closes the cursor after the first batch', () => {
     const engine = seeded(Array.from({ length: 20 }, (_, i) => ({ _id: i })));
     const reply = run(engine, { find: 'c', filter: {}, batchSize: 5, singleBatch: true });
