@@ -178,6 +178,17 @@ describe('the legacy helpers fail a test when its assertion fails', () => {
     assert.equal(run('ISODate("9999-12-31T23:59:60Z");').ok, false);
   });
 
+  it("Object.bsonsize counts a number as a double (8 bytes), as the legacy shell's all are", () => {
+    // {a: 1}: 4 (length) + 1 (type) + 2 ("a\0") + 8 (double) + 1 (end) = 16; an int32 would make 12.
+    assert.equal(run('assert.eq(16, Object.bsonsize({a: 1}));').ok, true);
+    assert.equal(run('assert.eq(12, Object.bsonsize({a: NumberInt(1)}));').ok, true);
+  });
+
+  it("saving BinData.prototype throws, as the legacy shell's BinData accessors do on it; a BinData value saves", () => {
+    assert.equal(run('assert.throws(() => db.c.insert({a: BinData.prototype}));').ok, true);
+    assert.equal(run('assert.writeOK(db.c.insert({a: BinData(0, "AAAA")}));').ok, true);
+  });
+
   it('cursor[i] reads the results; next() past the end throws as the legacy shell does', () => {
     const src = 'db.c.insert([{_id: 1}, {_id: 2}]); assert.eq(2, db.c.find().sort({_id: -1})[0]._id);';
     assert.equal(run(src).ok, true);

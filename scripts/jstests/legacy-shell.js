@@ -54,6 +54,8 @@
     if (typeof v === 'function' && depth > 0) return new global.Code(v.toString());
     if (v === null || typeof v !== 'object' || depth > 150 || v._bsontype !== undefined) return v;
     if (v === global.DBPointer.prototype) throw new Error('cannot save DBPointer.prototype: it has no namespace or id');
+    // The legacy shell's BinData accessors fail on the bare prototype, which holds no bytes.
+    if (v === global.BinData.prototype) throw new Error('cannot save BinData.prototype: it has no subtype or data');
     if (isDate(v) || isRegExp(v)) return v;
     const fix = (item) =>
       item === undefined && depth >= undefinedFrom ? H.undefinedValue : fixValues(item, depth + 1, undefinedFrom);

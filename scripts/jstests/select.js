@@ -156,7 +156,13 @@ const LEGACY_SHELL_TESTS = new Map(
       'its conversion of Date.prototype, Function.prototype and RegExp.prototype to a BSON date, code and regex',
     ],
     // `what` says which part of the shell each tests, for the reader of this list.
-  ].map(([name, _what]) => [`jstests/core/${name}.js`, LEGACY_SHELL]),
+  ]
+    .map(([name, _what]) => [`jstests/core/${name}.js`, LEGACY_SHELL])
+    .concat([
+      // Which $readPreference DBCollection.aggregate adds (none with $out), seen through a mock
+      // connection that answers every command itself: nothing reaches a server.
+      ['jstests/aggregation/bugs/server18198.js', LEGACY_SHELL],
+    ]),
 );
 
 /**
@@ -221,6 +227,10 @@ const CHANGED_AGGREGATION_AND_VIEWS = new Map([
     "asserts 4.2's $skip stages and '$cursor.limit' after a $sort; since 4.4 the $skip and $limit join the query: the later mongodb/mongo jstests/aggregation/bugs/skip_limit_overflow.js (@0b12606a) reads the query plan's SKIP skipAmount and SORT limitAmount instead, and expects the absorbed $skip and $limit stages gone",
   ],
   [
+    'jstests/aggregation/bugs/server6177.js',
+    "asserts 4.2's code 40176 for a $project path collision; since 4.4 $project and find share one projection parser: mongodb/mongo 3257557c jstests/aggregation/bugs/server6177.js asserts 31249 for {x: {$add: [1]}, 'x.b': 1} and 31250 for the other three (src/mongo/db/query/projection_parser.cpp, addNodeAtPathHelper)",
+  ],
+  [
     'jstests/aggregation/explain_limit.js',
     "asserts 4.2's $cursor stage with a 'limit' field; since 4.4 a $limit after $match is pushed into the query plan: the later mongodb/mongo jstests/aggregation/explain_limit.js reads getAggPlanStages(results, 'LIMIT') and its limitAmount",
   ],
@@ -281,6 +291,18 @@ const CHANGED_CORE_WRITES = new Map(
     [
       'doc_validation',
       'its last check wants $divide by zero as 16608: mongodb/mongo 07247e5f src/mongo/db/exec/expression/evaluate_math.cpp evaluateDivide returns BadValue (2) "can\'t $divide by zero", which the engine answers',
+    ],
+    [
+      'json_schema/json_schema',
+      "asserts FailedToParse for find commands that carry their filter in a 'query' field; since find's parser became strict IDL an unknown field is IDLUnknownField (40415) first: mongodb/mongo 22ee8713 jstests/core/query/json_schema/json_schema.js accepts [ErrorCodes.FailedToParse, ErrorCodes.IDLUnknownField] for the same commands",
+    ],
+    [
+      'txns/noop_createIndexes_not_blocked_by_txn',
+      "asserts IndexOptionsConflict for {a: 1} unique under a new name beside a_1; since FCV 4.9 'unique' and 'sparse' are part of an index's signature, so that is a new index (whose build waits for the transaction): mongodb/mongo src/mongo/db/index/index_descriptor.cpp compareIndexOptions returns kDifferent when unique() or isSparse() differ",
+    ],
+    [
+      'txns/multi_statement_transaction_write_error',
+      'asserts a delete from a capped collection inside a transaction is a write error IllegalOperation (20); later servers refuse every capped write in a transaction with OperationNotSupportedInTransaction (263): mongodb/mongo accbdf6f jstests/core/txns/transaction_ops_against_capped_collection.js asserts it for insert, update and both findAndModify forms',
     ],
     [
       'txns/no_read_concern_snapshot_outside_txn',

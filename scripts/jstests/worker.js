@@ -33,6 +33,26 @@ function toHost(value, depth = 0) {
 }
 
 /**
+ * The legacy shell's numbers are all doubles (8 bytes in BSON); the driver's serializer would write an
+ * integral number as an int32 (4 bytes), so sizes would come out short by 4 bytes a number.
+ */
+function numbersAsDoubles(value, depth = 0) {
+  if (typeof value === 'number') return new bson.Double(value);
+  if (value === null || typeof value !== 'object' || depth > 200 || value._bsontype !== undefined) return value;
+  if (value instanceof Date || value instanceof RegExp) return value;
+  if (Array.isArray(value)) return value.map((v) => numbersAsDoubles(v, depth + 1));
+  const out = {};
+  for (const key of Object.keys(value)) {
+    Object.defineProperty(out, key, {
+      value: numbersAsDoubles(value[key], depth + 1),
+      enumerable: true,
+      writable: true,
+    });
+  }
+  return out;
+}
+
+/**
  * A value as the legacy shell turned it into BSON: any value (wrapped, so numbers compare too), and
  * a document's _id moved to the front, as the shell does for every document it sends.
  */
@@ -60,7 +80,7 @@ function harnessFor(root, file, errorCodes) {
       0,
     // Serialized, not only measured: like the legacy shell's, it fails on what BSON cannot hold
     // (a null byte in a field name).
-    bsonsize: (o) => bson.serialize(toHost(o)).length,
+    bsonsize: (o) => bson.serialize(numbersAsDoubles(toHost(o))).length,
     sha256Base64: (text) => crypto.createHash('sha256').update(text).digest('base64'),
   };
 }

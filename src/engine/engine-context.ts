@@ -104,6 +104,8 @@ export interface EngineContext {
 
   /** Whether an open transaction has written documents of `ns`: its TTL visits wait for the end (replication/sessions.ts). */
   heldByTransaction?(ns: string): boolean;
+  /** Waits for the open transactions that used `ns` before a drop or index build of it (replication/sessions.ts). */
+  waitForTransactionLocks?(ns: string, maxTimeMS: number | undefined): void;
   /** Whether an open transaction has written the document `id` of `ns` and not yet committed it. */
   documentHeldByTransaction?(ns: string, id: unknown): boolean;
   /** The open transactions between statements, as $currentOp lists them (replica-set mode). */

@@ -241,6 +241,11 @@ export class Engine implements EngineContext {
     return this.replication?.sessions.holdsDocument(ns, id) ?? false;
   }
 
+  /** Waits for the open transactions that used `ns` before a drop or index build of it (replication/sessions.ts). */
+  waitForTransactionLocks(ns: string, maxTimeMS: number | undefined): void {
+    this.replication?.sessions.waitForLocks(ns, maxTimeMS);
+  }
+
   /** Whether an open transaction has written documents of `ns` (its TTL visits wait: replication/sessions.ts). */
   heldByTransaction(ns: string): boolean {
     return this.replication?.sessions.holdsWrites(ns) ?? false;

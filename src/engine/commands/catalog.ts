@@ -8,7 +8,7 @@ import { fail } from '../errors';
 import { compileFilter } from '../query/matcher';
 import { valuesEqual } from '../values/compare';
 import { formatValue } from '../values/format';
-import { toDouble } from '../values/numbers';
+import { exactDouble, toDouble } from '../values/numbers';
 import { checkClusteredExpireAfterSeconds } from '../ttl/validation';
 import { parseValidationOptions } from '../validation/validator';
 import { validateCollectionName } from '../catalog/namespaces';
@@ -181,6 +181,8 @@ function drop({ engine, dbName }: CommandContext, cmd: Document): Document {
     removeViewDefinition(engine, dbName, name);
     return { ns: `${dbName}.${name}`, ok: 1 };
   }
+  // The drop locks the collection exclusively: open transactions that used it go first.
+  engine.waitForTransactionLocks?.(`${dbName}.${name}`, exactDouble(cmd.maxTimeMS));
   const nIndexesWas = coll.indexes.size;
   engine.dropCollection(dbName, name);
   return { nIndexesWas, ns: `${dbName}.${name}`, ok: 1 };

@@ -7,6 +7,7 @@ import { calculateObjectSize, Long } from 'bson';
 import type { Collection } from '../catalog/collection';
 import { DEFAULT_FIRST_BATCH, takeBatch, type CursorGuard } from '../catalog/cursors';
 import { planGuard } from './cursor-guards';
+import { canDefer, deferredRead } from './deferred-aggregate';
 import { checkUpdatedSize, MAX_BSON_OBJECT_SIZE, prepareForInsert } from '../catalog/document-rules';
 import type { StoredRecord } from '../catalog/record';
 import { checkTimeseriesDocument, insertDocument, insertPrepared, prepareDocument } from './document-writes';
@@ -113,6 +114,7 @@ function batchSizeOf(cmd: Document): number | undefined {
 
 function find({ engine, dbName }: CommandContext, cmd: Document): Document {
   const name = collectionNameOrUuidOf(engine, dbName, cmd, 'find');
+  rejectUnknownFields(cmd, 'find', true);
   engine.opcounters.query++;
   const ns = `${dbName}.${name}`;
   const coll = engine.getCollection(dbName, name);
@@ -185,7 +187,7 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     // A blocking sort read everything first: its scan has no position left to lose.
     const sort = resolveNaturalOrder(request).sort;
     const sorted = sort !== undefined && Object.keys(sort).length > 0 && used.plan?.providesSort !== true;
-    guard = tailable ? undefined : planGuard(coll, used.plan, records, sorted);
+    guard = tailable ? undefined : planGuard(coll, used.plan, records, sorted, request.filter);
   }
   engine.documentMetrics.returned += docs.length;
   const batchSize = batchSizeOf(cmd);
@@ -608,19 +610,24 @@ function aggregate({ engine, dbName }: CommandContext, cmd: Document): Document 
   checkPipelineViewCollations(engine, dbName, pipeline);
   const coll = engine.getCollection(dbName, target);
   const ns = `${dbName}.${target}`;
+  const context = () => ({
+    now: engine.now(),
+    catalog: engineCatalog(engine, dbName),
+    introspection: engineIntrospection(engine, target),
+  });
   // $collStats first reports on the view's own namespace: the view is not resolved.
-  const docs =
+  const read = () =>
     coll?.isView && !startsWithCollStats(pipeline)
       ? readView(engine, dbName, coll, pipeline, engineCatalog(engine, dbName))
       : coll
         ? aggregateCollection(engine, coll, pipeline)
-        : runPipeline([], pipeline, {
-            now: engine.now(),
-            catalog: engineCatalog(engine, dbName),
-            introspection: engineIntrospection(engine, target),
-          });
+        : runPipeline([], pipeline, context());
   const batchSize = isNumeric(cursorOpt.batchSize) ? toDouble(cursorOpt.batchSize) : undefined;
-  return { cursor: engine.cursors.openCursor(ns, docs, batchSize), ok: 1 };
+  if (batchSize === 0 && canDefer(pipeline)) {
+    const { docs, guard } = deferredRead(pipeline, context(), read);
+    return { cursor: engine.cursors.openCursor(ns, docs, 0, undefined, undefined, guard), ok: 1 };
+  }
+  return { cursor: engine.cursors.openCursor(ns, read(), batchSize), ok: 1 };
 }
 
 function requireOptionalCursor(cmd: Document): void {

@@ -6,8 +6,10 @@
 import type { Collection } from '../catalog/collection';
 import type { CursorGuard } from '../catalog/cursors';
 import type { StoredRecord } from '../catalog/record';
+import type { BTreeIndex } from '../indexes/btree-index';
 import { fail } from '../errors';
-import type { QueryPlan } from '../query/planner';
+import { orBranchIndexes, type QueryPlan } from '../query/planner';
+import type { Document } from '../values/types';
 
 /**
  * The guard of a find's plan: an index scan dies with its index (QueryPlanKilled), a forward or
@@ -20,19 +22,13 @@ export function planGuard(
   plan: QueryPlan | undefined,
   records: readonly StoredRecord[],
   sorted: boolean,
+  filter?: Document,
 ): CursorGuard | undefined {
   if (plan === undefined) return undefined;
-  if (plan.kind === 'IXSCAN') {
-    const index = plan.index;
-    return () => {
-      // A dropped index, or another built under its name since, is not the one the plan read.
-      if (coll.indexes.get(index.name) !== index)
-        fail(
-          'QueryPlanKilled',
-          `Executor error during getMore :: caused by :: index '${index.name}' dropped. Run the query again.`,
-        );
-    };
-  }
+  if (plan.kind === 'IXSCAN') return indexesGuard(coll, [plan.index]);
+  // A $or whose every branch has an index is mongod's OR of index scans: any of them can die.
+  const branches = sorted ? undefined : orBranchIndexes(coll, filter);
+  if (branches !== undefined) return indexesGuard(coll, branches);
   if (!coll.isCapped || sorted) return undefined;
   return (handedOut) => {
     const last = records[handedOut - 1];
@@ -41,5 +37,18 @@ export function planGuard(
         'CappedPositionLost',
         `CollectionScan died due to position in capped collection ${coll.ns} being deleted. Run the query again; a larger capped size keeps documents longer.`,
       );
+  };
+}
+
+function indexesGuard(coll: Collection, indexes: readonly BTreeIndex[]): CursorGuard {
+  return () => {
+    for (const index of indexes) {
+      // A dropped index, or another built under its name since, is not the one the plan read.
+      if (coll.indexes.get(index.name) !== index)
+        fail(
+          'QueryPlanKilled',
+          `Executor error during getMore :: caused by :: index '${index.name}' dropped. Run the query again.`,
+        );
+    }
   };
 }

@@ -10,7 +10,7 @@ import type { FieldSample } from '../ttl/ttl-field-choice';
 import { validatePartialFilterExpression } from '../query/partial-filter';
 import { cloneDocument } from '../values/clone';
 import { valuesEqual } from '../values/compare';
-import { toDouble } from '../values/numbers';
+import { exactDouble, toDouble } from '../values/numbers';
 import { isNumeric, isPlainObject, type Document } from '../values/types';
 import type { Collection } from '../catalog/collection';
 import type { EngineContext } from '../engine-context';
@@ -85,6 +85,9 @@ function createIndexes({ engine, dbName }: CommandContext, cmd: Document): Docum
       if (checkAgainstExisting(collection, spec, toCreate) === 'exists') continue;
       toCreate.push(spec);
     }
+    // Building an index locks the collection exclusively: open transactions that used it go first.
+    // An index that already exists is a no-op that takes no such lock.
+    if (toCreate.length > 0 && !created) engine.waitForTransactionLocks?.(collection.ns, exactDouble(cmd.maxTimeMS));
     if (collection.indexes.size + toCreate.length > MAX_INDEXES) {
       fail(
         'CannotCreateIndex',

@@ -34,8 +34,46 @@ export function isGenericArgument(key: string): boolean {
   return key.startsWith('$') || GENERIC_ARGUMENTS.has(key);
 }
 
-/** The fields each write command and each of its statements may carry, besides the generic ones. */
+/**
+ * The fields each write command and each of its statements may carry, besides the generic ones;
+ * and find's (its IDL is strict too: mongod's find_command.idl, deprecated fields included).
+ */
 export const WRITE_COMMAND_FIELDS = {
+  find: [
+    'find',
+    'filter',
+    'projection',
+    'sort',
+    'hint',
+    'collation',
+    'skip',
+    'limit',
+    'batchSize',
+    'ntoreturn',
+    'singleBatch',
+    'allowDiskUse',
+    'min',
+    'max',
+    'returnKey',
+    'showRecordId',
+    'tailable',
+    'oplogReplay',
+    'noCursorTimeout',
+    'awaitData',
+    'allowPartialResults',
+    'let',
+    'options',
+    'term',
+    'readOnce',
+    'allowSpeculativeMajorityRead',
+    'runtimeConstants',
+    'collectionUUID',
+    'encryptionInformation',
+    'includeQueryStatsMetrics',
+    'isTimeseriesNamespace',
+    'shardVersion',
+    'databaseVersion',
+  ],
   insert: ['insert', 'documents', 'ordered', 'bypassDocumentValidation', 'let'],
   update: ['update', 'updates', 'ordered', 'bypassDocumentValidation', 'let'],
   delete: ['delete', 'deletes', 'ordered', 'let'],

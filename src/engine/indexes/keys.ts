@@ -7,6 +7,7 @@
 import { fail } from '../errors';
 import { compareUnder } from '../values/compare';
 import { ownValue } from '../values/fields';
+import { isArrayPosition } from './array-position';
 import { formatValue } from '../values/format';
 import { isPlainObject, type Document } from '../values/types';
 import type { KeyField } from './key-pattern';
@@ -20,10 +21,6 @@ export interface FieldKeys {
 }
 
 const NULL_KEYS: unknown[] = [null];
-
-function isArrayIndex(part: string): boolean {
-  return part.length > 0 && part.length < 10 && /^[0-9]+$/.test(part);
-}
 
 /**
  * Keys of one field path in a document. `asIndexKeys` off gives the values distinct reads: an array
@@ -63,11 +60,11 @@ function collect(
   }
   if (Array.isArray(value)) {
     const part = parts[i];
-    if (isArrayIndex(part)) {
-      // "a.0" on an array means the element at position 0.
-      const n = Number(part);
+    // "a.0" on an array means the element at position 0; past the array's end mongod's key
+    // generator finds no such element and reads the part as a field of each element instead.
+    if (isArrayPosition(part) && Number(part) < value.length) {
       if (state.asIndexKeys) refuseAmbiguousArrayField(value, part);
-      if (n < value.length) collect(value[n], parts, i + 1, out, state);
+      collect(value[Number(part)], parts, i + 1, out, state);
       return;
     }
     state.multikey = true;
@@ -149,11 +146,10 @@ function walkField(walk: CompoundWalk, f: number, start: unknown, from: number):
   let node = start;
   for (let i = from; ; i++) {
     if (Array.isArray(node)) {
-      if (i < parts.length && isArrayIndex(parts[i])) {
-        // "a.0" on an array means the element at position 0.
+      if (i < parts.length && isArrayPosition(parts[i]) && Number(parts[i]) < node.length) {
+        // "a.0" on an array means the element at position 0 (past the end: a field of the elements).
         refuseAmbiguousArrayField(node, parts[i]);
-        const n = Number(parts[i]);
-        node = n < node.length ? node[n] : undefined;
+        node = node[Number(parts[i])];
         continue;
       }
       return { array: node, part: i, atEnd: i === parts.length };

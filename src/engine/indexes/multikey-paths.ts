@@ -5,20 +5,16 @@
  * several keys; a numeric part that picks one element ("a.0") expands nothing.
  */
 import { ownValue } from '../values/fields';
+import { isArrayPosition } from './array-position';
 import { isPlainObject, type Document } from '../values/types';
 import type { KeyField } from './key-pattern';
-
-function isArrayIndex(part: string): boolean {
-  return part.length > 0 && part.length < 10 && /^[0-9]+$/.test(part);
-}
 
 /** Adds to `out` each prefix of `parts` (dotted, itself included) that holds an array in `doc`. */
 export function arrayPrefixes(doc: Document, parts: readonly string[], out: Set<string>): void {
   const visit = (node: unknown, i: number): void => {
     if (Array.isArray(node)) {
-      if (i < parts.length && isArrayIndex(parts[i])) {
-        const n = Number(parts[i]);
-        if (n < node.length) visit(node[n], i + 1);
+      if (i < parts.length && isArrayPosition(parts[i]) && Number(parts[i]) < node.length) {
+        visit(node[Number(parts[i])], i + 1);
         return;
       }
       out.add(parts.slice(0, i).join('.'));

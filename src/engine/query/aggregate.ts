@@ -345,7 +345,8 @@ function addPath(root: ProjectionNode, path: string, action: FieldAction, errPre
     } else if (existing.kind === 'nested') {
       node = existing.node;
     } else {
-      fail(31250, `${errPrefix}Path collision at ${path} remaining portion ${parts.slice(i + 1).join('.')}`);
+      // mongod names the path past its first field (FieldPath::tail), wherever the collision is.
+      fail(31249, `${errPrefix}Path collision at ${path} remaining portion ${parts.slice(1).join('.')}`);
     }
   }
   const last = parts[parts.length - 1];

@@ -305,6 +305,24 @@ export function planQuery(coll: Collection, request: PlanRequest): QueryPlan {
   return plan;
 }
 
+/**
+ * The indexes of mongod's OR plan for a filter that is one `$or` (its subplanner plans each branch
+ * on its own and unions index scans), or undefined when some branch has no index and the whole
+ * query is a collection scan.
+ */
+export function orBranchIndexes(coll: Collection, filter: Document | undefined): BTreeIndex[] | undefined {
+  const keys = filter ? Object.keys(filter) : [];
+  if (keys.length !== 1 || keys[0] !== '$or' || !Array.isArray(filter!.$or)) return undefined;
+  const indexes: BTreeIndex[] = [];
+  for (const branch of filter!.$or as unknown[]) {
+    if (!isPlainObject(branch)) return undefined;
+    const plan = choosePlan(coll, { filter: branch });
+    if (plan.kind !== 'IXSCAN') return undefined;
+    indexes.push(plan.index);
+  }
+  return indexes;
+}
+
 function choosePlan(coll: Collection, request: PlanRequest): QueryPlan {
   const filter = request.filter;
   // An empty hint document is no hint, as mongod parses it.

@@ -50,9 +50,25 @@ export function literalPrefix(pattern: string, flags: string): string | undefine
     const c = pattern[i];
     let literal: string;
     let next: number;
+    if (c === '\\' && pattern[i + 1] === 'Q') {
+      // \Q…\E quotes its text (to the end of the pattern when \E is missing): all of it is literal.
+      const end = pattern.indexOf('\\E', i + 2);
+      const quoted = pattern.slice(i + 2, end < 0 ? pattern.length : end);
+      next = end < 0 ? pattern.length : end + 2;
+      const quantifier = pattern[next];
+      if (quantifier === '*' || quantifier === '?' || quantifier === '{') {
+        // Only the quoted text's last character is optional.
+        out += quoted.slice(0, -1);
+        break;
+      }
+      out += quoted;
+      i = next;
+      if (quantifier === '+') break;
+      continue;
+    }
     if (c === '\\') {
       const d = pattern[i + 1];
-      // \d, \w, \Q…: a class or a quoting form, not one literal character.
+      // \d, \w, …: a class or another escape form, not one literal character.
       if (d === undefined || /[A-Za-z0-9]/.test(d)) break;
       literal = d;
       next = i + 2;

@@ -68,6 +68,27 @@ export class SessionCatalog implements TransactionHost {
     return false;
   }
 
+  /**
+   * A drop or an index build of `ns` needs its exclusive lock, which waits behind the intent locks of
+   * every open transaction that used `ns`. Nothing else runs while this engine waits, so those
+   * transactions can only end by expiring: with a time limit shorter than the last one's remaining
+   * lifetime the command fails with MaxTimeMSExpired, else they are aborted as mongod's reaper
+   * aborts them (transactionLifetimeLimitSeconds) and the command goes on.
+   */
+  waitForLocks(ns: string, maxTimeMS: number | undefined): void {
+    const blockers = [...this.sessions.values()]
+      .map((s) => s.txn)
+      .filter((t): t is Transaction => t !== undefined && t.state === 'inProgress' && t.locked.has(ns));
+    if (blockers.length === 0) return;
+    const freeAt = Math.max(...blockers.map((t) => t.expiresAt));
+    if (maxTimeMS !== undefined && maxTimeMS > 0 && this.main.clock.now() + maxTimeMS < freeAt)
+      fail(
+        'MaxTimeMSExpired',
+        `operation exceeded time limit: ${ns} is locked by an open transaction (it ends when committed, aborted or after transactionLifetimeLimitSeconds); end the transaction first or raise maxTimeMS.`,
+      );
+    for (const t of blockers) t.expire();
+  }
+
   /** Whether an open transaction has written documents of `ns` (the TTL monitor waits for it). */
   holdsWrites(ns: string): boolean {
     for (const s of this.sessions.values()) if (s.txn?.state === 'inProgress' && s.txn.namespaces.has(ns)) return true;

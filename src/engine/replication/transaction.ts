@@ -105,6 +105,11 @@ export class Transaction {
   readonly uniqueKeys = new Set<string>();
   /** Namespaces written, for the TTL monitor (rule 7.11 note in sessions.ts). */
   readonly namespaces = new Set<string>();
+  /**
+   * Collections the transaction has read or written: it holds their intent locks until it ends, so
+   * a drop or an index build of one waits for it (sessions.ts, waitForLocks).
+   */
+  readonly locked = new Set<string>();
   /** Scratch oplog position up to which the writes are checked. */
   private checkedSeq = 1;
   private readonly releaseSnapshot: () => void;
@@ -131,6 +136,13 @@ export class Transaction {
     const clock = host.main.clock;
     this.expiresAt = clock.now() + host.main.parameters.getNumber('transactionLifetimeLimitSeconds') * 1000;
     this.cancelExpiry = clock.setTimer(this.expiresAt, () => this.expireIfDue());
+  }
+
+  /** Abort the transaction as mongod's reaper does once its lifetime is over. */
+  expire(): void {
+    if (this.state !== 'inProgress') return;
+    this.abort();
+    this.abortCause = 'expired';
   }
 
   /** Abort the transaction when its lifetime is over (the timer, or a statement arriving after it). */
@@ -183,6 +195,7 @@ export class Transaction {
         `Collection '${dbName}.${target}' is a capped collection. Writes in transactions are not allowed on capped collections: write to it outside the transaction.`,
       );
     const scratch = this.scratchFor(dbName);
+    if (typeof target === 'string') this.locked.add(`${dbName}.${target}`);
     if (name === 'createIndexes' && typeof target === 'string' && this.existing.has(`${dbName}.${target}`))
       fail(
         'OperationNotSupportedInTransaction',

@@ -152,7 +152,9 @@ export function dateParts(ms: number, tz: TimeZone): DateParts {
     millisecond: d.getUTCMilliseconds(),
     dayOfWeek: d.getUTCDay() + 1,
     dayOfYear: Math.floor((d.getTime() - utcMillis(year, 0, 1)) / DAY_MS) + 1,
-    offsetMinutes: Math.round(off / 60_000),
+    // A zone's old local mean time has seconds (Caracas 1900: -4:27:40); mongod's date library
+    // divides in integers, so the minutes shown are cut toward zero (-267, "-0427"), not rounded.
+    offsetMinutes: Math.trunc(off / 60_000),
   };
 }
 

@@ -118,6 +118,54 @@ const POSIX: Record<string, Ranges> = {
   ascii: [[0x00, 0x7f]],
 };
 
+const prop = (name: string): Prop => ({ name, script: false, negated: false });
+
+/** PCRE2's other start options (pcre2pattern): newline conventions, limits, NOTEMPTY. */
+const OTHER_START_OPTIONS = new Set([
+  'CR',
+  'CRLF',
+  'ANYCRLF',
+  'ANY',
+  'NUL',
+  'BSR_ANYCRLF',
+  'BSR_UNICODE',
+  'NOTEMPTY',
+  'NOTEMPTY_ATSTART',
+  'LIMIT_HEAP',
+  'LIMIT_MATCH',
+  'LIMIT_DEPTH',
+  'LIMIT_RECURSION',
+]);
+
+/** Backtracking control verbs (pcre2pattern), besides FAIL, ACCEPT and MARK. */
+const BACKTRACK_VERBS = new Set(['COMMIT', 'PRUNE', 'SKIP', 'THEN']);
+
+/** PCRE2's special properties: Xan alphanumeric, Xps / Xsp space, Xwd word. */
+const SPECIAL_PROPERTIES: Record<string, { ranges: Ranges; props: Prop[] }> = {
+  Xan: { ranges: [], props: [prop('L'), prop('N')] },
+  Xps: { ranges: SPACE, props: [prop('Z')] },
+  Xsp: { ranges: SPACE, props: [prop('Z')] },
+  Xwd: { ranges: [[0x5f, 0x5f]], props: [prop('L'), prop('N')] },
+};
+
+/** \d \w \s under (*UCP) (pcre2pattern: \p{Nd}; \p{L}, \p{N} and underscore; \p{Z} and h/v space). */
+const UCP_CLASSES: Record<string, { ranges: Ranges; props: Prop[] }> = {
+  d: { ranges: [], props: [prop('Nd')] },
+  w: SPECIAL_PROPERTIES.Xwd,
+  s: SPECIAL_PROPERTIES.Xps,
+};
+
+/** POSIX classes (*UCP) turns into properties; the others stay ASCII, as in PCRE2. */
+const UCP_POSIX: Record<string, { ranges: Ranges; props: Prop[] }> = {
+  alnum: SPECIAL_PROPERTIES.Xan,
+  alpha: { ranges: [], props: [prop('L')] },
+  digit: { ranges: [], props: [prop('Nd')] },
+  lower: { ranges: [], props: [prop('Ll')] },
+  space: SPECIAL_PROPERTIES.Xps,
+  upper: { ranges: [], props: [prop('Lu')] },
+  word: SPECIAL_PROPERTIES.Xwd,
+};
+
 /** Unicode general categories PCRE knows by their short names. */
 const CATEGORIES = new Set([
   'C',
@@ -204,6 +252,18 @@ class Parser {
   private readonly totalGroups: number;
   private readonly backrefs: Array<{ node: Extract<Node, { t: 'backref' }>; name?: string }> = [];
   private lookbehindDepth = 0;
+  /** (*UCP): \d \w \s and the POSIX classes take Unicode properties instead of ASCII. */
+  private ucp = false;
+  /** (*NO_START_OPT): PCRE2 tries every start position, which (*COMMIT) then notices. */
+  private noStartOpt = false;
+  /** Nesting of alternations: 1 is the pattern's top level. */
+  private altDepth = 0;
+  /** Items parsed so far in the innermost sequence (a leading verb comes before any). */
+  private seqLength = 0;
+  /** A (*COMMIT), (*PRUNE), (*SKIP) or (*THEN) led the pattern; which one. */
+  private leadingVerb: string | undefined;
+  /** A top-level (*ACCEPT) was met: the rest of its sequence is never reached. */
+  private acceptPending = false;
 
   constructor(
     private readonly src: string,
@@ -221,7 +281,9 @@ class Parser {
   private flags: Flags;
 
   parse(): ParsedPattern {
+    this.parseStartOptions();
     const root = this.parseAlternation();
+    this.checkLeadingVerb(root);
     if (this.pos < this.src.length) throw invalidRegex(`unmatched closing parenthesis at offset ${this.pos}`);
     for (const ref of this.backrefs) {
       if (ref.name !== undefined) {
@@ -233,6 +295,73 @@ class Parser {
       }
     }
     return { root, groupCount: this.groupCount };
+  }
+
+  /**
+   * PCRE2's start-of-pattern options. (*UTF) and (*UTF8) restate what mongod always sets; the
+   * newline and optimisation settings named here change nothing a match test can see. Others
+   * (other newline conventions, match limits, NOTEMPTY) are refused.
+   */
+  private parseStartOptions(): void {
+    for (;;) {
+      const m = /^\(\*([A-Z_0-9]+)(?:=\d+)?\)/.exec(this.src.slice(this.pos));
+      if (!m) return;
+      const name = m[1];
+      // Only the limits take a number; anything else of that shape is left to the verb reader.
+      if (m[0].includes('=') !== name.startsWith('LIMIT_')) return;
+      if (name === 'UCP') this.ucp = true;
+      else if (name === 'NO_START_OPT') this.noStartOpt = true;
+      else if (!['UTF', 'UTF8', 'LF', 'NO_AUTO_POSSESS', 'NO_DOTSTAR_ANCHOR', 'NO_JIT'].includes(name)) {
+        // Backtracking verbs share the syntax: they (and unknown names) are read as atoms.
+        if (!OTHER_START_OPTIONS.has(name)) return;
+        throw unsupported(`the start option (*${name})`);
+      }
+      this.pos += m[0].length;
+    }
+  }
+
+  /**
+   * A backtracking control verb, `(*NAME)` or `(*NAME:ARG)`, as an atom: null when it matches
+   * nothing itself. Only the forms whose effect a JavaScript pattern can show exactly are taken:
+   * (*FAIL) anywhere, (*ACCEPT) at the top level, marks anywhere, and (*COMMIT), (*PRUNE), (*SKIP),
+   * (*THEN) leading the pattern (checkLeadingVerb says when those change no match test).
+   */
+  private parseVerb(start: number): Node | null {
+    const m = /^\(\*([A-Z]*)(?::([^)]*))?\)/.exec(this.src.slice(start));
+    if (!m) throw invalidRegex(`(*VERB) not recognized or malformed at offset ${start}`);
+    const [whole, name, arg] = m;
+    this.pos = start + whole.length;
+    if ((name === 'FAIL' || name === 'F') && arg === undefined)
+      return { t: 'set', ranges: [], props: [], negated: false, i: false };
+    if (name === 'MARK' || name === '') {
+      if (!arg) throw invalidRegex(`(*MARK) must have an argument at offset ${start}`);
+      return null;
+    }
+    if (name === 'ACCEPT') {
+      if (this.altDepth !== 1) throw unsupported('(*ACCEPT) inside a group');
+      this.acceptPending = true;
+      return null;
+    }
+    if (!BACKTRACK_VERBS.has(name)) throw invalidRegex(`(*VERB) not recognized or malformed at offset ${start}`);
+    if (this.altDepth !== 1 || this.seqLength > 0 || (this.leadingVerb !== undefined && name !== this.leadingVerb))
+      throw unsupported(`(*${name}) after the start of the pattern`);
+    this.leadingVerb = name;
+    return null;
+  }
+
+  /**
+   * A verb leading the pattern. Backtracking into (*PRUNE), (*SKIP) or (*THEN) there fails the
+   * match at the current start and moves to the next one, as a plain failure does: without a
+   * top-level alternation they change no match test. (*COMMIT) there stops at the first start
+   * PCRE2 tries, which its start-of-match optimisation puts at the first character that can begin
+   * a match: for a pattern of at most one single-character item that is a plain search too.
+   */
+  private checkLeadingVerb(root: Node): void {
+    if (this.leadingVerb === undefined) return;
+    if (root.t === 'alt') throw unsupported(`(*${this.leadingVerb}) before a top-level alternation`);
+    if (this.leadingVerb !== 'COMMIT') return;
+    const single = root.t === 'empty' || root.t === 'char' || root.t === 'set' || root.t === 'any';
+    if (!single || this.noStartOpt) throw unsupported('(*COMMIT) before more than one item');
   }
 
   private peek(offset = 0): string {
@@ -268,11 +397,13 @@ class Parser {
 
   private parseAlternation(): Node {
     const saved = { ...this.flags };
+    this.altDepth++;
     const alts: Node[] = [this.parseSequence()];
     while (this.peek() === '|') {
       this.pos++;
       alts.push(this.parseSequence());
     }
+    this.altDepth--;
     // An inline (?i) lasts to the end of the group that holds it, across its alternatives.
     this.flags = saved;
     return alts.length === 1 ? alts[0] : { t: 'alt', alts };
@@ -280,12 +411,22 @@ class Parser {
 
   private parseSequence(): Node {
     const items: Node[] = [];
+    // After a top-level (*ACCEPT) the match has ended: what follows is parsed, never matched.
+    let accepted = false;
     for (;;) {
       this.skipExtended();
       if (this.eof() || this.peek() === '|' || this.peek() === ')') break;
+      const outer = this.seqLength;
+      this.seqLength = items.length;
       const atom = this.parseAtom();
+      this.seqLength = outer;
+      if (this.acceptPending) {
+        this.acceptPending = false;
+        accepted = true;
+      }
       if (atom === null) continue;
-      items.push(this.parseQuantifiers(atom));
+      const item = this.parseQuantifiers(atom);
+      if (!accepted) items.push(item);
     }
     if (items.length === 0) return { t: 'empty' };
     return items.length === 1 ? items[0] : { t: 'seq', items };
@@ -374,7 +515,7 @@ class Parser {
   private parseGroup(): Node | null {
     const start = this.pos;
     this.pos++; // (
-    if (this.peek() === '*') throw unsupported('a (*VERB)');
+    if (this.peek() === '*') return this.parseVerb(start);
     let kind: 'capture' | 'plain' | 'atomic' | 'look' = 'capture';
     let behind = false;
     let negated = false;
@@ -511,9 +652,10 @@ class Parser {
       case 'G':
         return { t: 'assert', kind: 'A' }; // the start of the (only) match attempt
       case 'b':
-        return { t: 'assert', kind: 'b' };
       case 'B':
-        return { t: 'assert', kind: 'B' };
+        // Under (*UCP) a word boundary is between Unicode word characters: not written yet.
+        if (this.ucp) throw unsupported(`\\${c} under (*UCP)`);
+        return { t: 'assert', kind: c };
       case 'Q': {
         const end = this.src.indexOf('\\E', this.pos);
         const text = this.src.slice(this.pos, end < 0 ? undefined : end);
@@ -595,6 +737,10 @@ class Parser {
 
   /** \d \w \s \h \v \p{..} and their negations, as sets; undefined for other escapes. */
   private classEscape(c: string, start: number): { ranges: Ranges; props: Prop[]; negated: boolean } | undefined {
+    if (this.ucp && 'dDwWsS'.includes(c)) {
+      const set = UCP_CLASSES[c.toLowerCase()];
+      return { ranges: set.ranges, props: set.props, negated: c !== c.toLowerCase() };
+    }
     switch (c) {
       case 'd':
         return { ranges: DIGIT, props: [], negated: false };
@@ -635,6 +781,9 @@ class Parser {
         }
         name = name.replace(/[\s_-]/g, '');
         if (name === 'Any') return { ranges: [[0, MAX_CP]], props: [], negated };
+        // PCRE2's own properties, unions of categories (pcre2pattern "PCRE2 special category properties").
+        const special = SPECIAL_PROPERTIES[name];
+        if (special) return { ranges: special.ranges, props: special.props, negated };
         if (name === 'L&' || name === 'LC')
           return { ranges: [], props: [{ name: 'LC', script: false, negated: false }], negated };
         const script = !CATEGORIES.has(name);
@@ -728,6 +877,14 @@ class Parser {
         if (m) {
           const set = POSIX[m[2]];
           if (!set) throw invalidRegex(`unknown POSIX class name at offset ${this.pos}`);
+          const unicode = this.ucp ? UCP_POSIX[m[2]] : undefined;
+          if (unicode) {
+            if (m[1]) throw unsupported('a negated POSIX class under (*UCP)');
+            ranges.push(...unicode.ranges);
+            props.push(...unicode.props);
+            this.pos += m[0].length;
+            continue;
+          }
           ranges.push(...(m[1] ? complementRanges(set) : set));
           this.pos += m[0].length;
           continue;
@@ -749,6 +906,9 @@ class Parser {
         const set = this.classEscape(e, escStart);
         if (set) {
           if (set.negated) {
+            // The complement of a union is no union of complements: only one part can be flipped.
+            if (set.props.length > 1 || (set.props.length > 0 && set.ranges.length > 0))
+              throw unsupported('a negated Unicode class of several properties inside [...]');
             if (set.props.length) props.push(...set.props.map((p) => ({ ...p, negated: !p.negated })));
             else ranges.push(...complementRanges(set.ranges));
           } else {

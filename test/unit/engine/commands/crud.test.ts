@@ -563,6 +563,24 @@ describe('find', () => {
     assert.ok(cursorId(run(engine, { aggregate: 'c', pipeline, cursor: {} })).isZero());
   });
 
+  it('aggregate with batchSize 0 answers before reading: a data error comes from the first getMore, a parse error at once', () => {
+    const engine = seeded([{ _id: 1, s: 'text' }]);
+    const adding = [{ $project: { x: { $add: [1, '$s'] } } }];
+    expectError(() => run(engine, { aggregate: 'c', pipeline: adding, cursor: { batchSize: 1 } }), 16554);
+    const reply = run(engine, { aggregate: 'c', pipeline: adding, cursor: { batchSize: 0 } });
+    assert.deepEqual(firstBatch(reply), []);
+    expectError(() => run(engine, { getMore: cursorId(reply), collection: 'c' }), 16554);
+    expectError(() => run(engine, { getMore: cursorId(reply), collection: 'c' }), 43, undefined, 'CursorNotFound');
+    expectError(
+      () => run(engine, { aggregate: 'c', pipeline: [{ $noSuchStage: 1 }], cursor: { batchSize: 0 } }),
+      40324,
+    );
+    // The documents are read at the getMore: a write in between is seen.
+    const later = run(engine, { aggregate: 'c', pipeline: [{ $match: {} }], cursor: { batchSize: 0 } });
+    run(engine, { insert: 'c', documents: [{ _id: 2 }] });
+    assert.equal(drain(engine, later, 'c').length, 2);
+  });
+
   it('batchSize 0 opens a cursor with an empty first batch', () => {
     const engine = seeded(Array.from({ length: 5 }, (_, i) => ({ _id: i })));
     const reply = run(engine, { find: 'c', filter: {}, batchSize: 0 });
@@ -576,6 +594,24 @@ describe('find', () => {
     const reply = run(engine, { find: 'c', filter: {}, limit: 5, batchSize: 2 });
     assert.equal(firstBatch(reply).length, 2);
     assert.deepEqual(ids(drain(engine, reply, 'c')), [0, 1, 2, 3, 4]);
+  });
+
+  it("find refuses a field its strict parser does not know with 40415 (a legacy 'query' is no filter); generic and $-fields pass", () => {
+    const engine = seeded([{ _id: 1 }]);
+    expectError(
+      () => run(engine, { find: 'c', query: { _id: 2 } }),
+      40415,
+      /BSON field 'find\.query' is an unknown field/,
+    );
+    expectError(() => run(engine, { find: 'nothere', filtr: {} }), 40415);
+    const reply = run(engine, {
+      find: 'c',
+      filter: {},
+      comment: 'x',
+      maxTimeMS: 1000,
+      $readPreference: { mode: 'primary' },
+    });
+    assert.equal(firstBatch(reply).length, 1);
   });
 
   it('singleBatch: true closes the cursor after the first batch', () => {
@@ -608,6 +644,30 @@ describe('find', () => {
     const id = cursorId(run(engine, { find: 'c', filter: {}, batchSize: 2 }));
     engine.runCommand('admin', { renameCollection: `${DB}.c`, to: `${DB}.d` });
     expectError(() => run(engine, { getMore: id, collection: 'c' }), 175, /collection renamed/);
+  });
+
+  it("getMore on a $or cursor whose branches scan indexes, after one branch's index is dropped → 175 QueryPlanKilled", () => {
+    const docs = [...Array.from({ length: 4 }, (_, i) => ({ _id: i, a: 1 })), { _id: 9, b: 1 }];
+    const open = (engine: Engine) =>
+      cursorId(run(engine, { find: 'c', filter: { $or: [{ a: 1 }, { b: 1 }] }, batchSize: 2 }));
+    const engine = seeded(docs);
+    run(engine, {
+      createIndexes: 'c',
+      indexes: [
+        { key: { a: 1 }, name: 'a_1' },
+        { key: { b: 1 }, name: 'b_1' },
+      ],
+    });
+    let id = open(engine);
+    run(engine, { dropIndexes: 'c', index: 'a_1' });
+    expectError(() => run(engine, { getMore: id, collection: 'c' }), 175, /index 'a_1' dropped/, 'QueryPlanKilled');
+    // A branch without an index makes the whole query a collection scan, which no index drop kills.
+    const scanned = seeded(docs);
+    run(scanned, { createIndexes: 'c', indexes: [{ key: { a: 1 }, name: 'a_1' }] });
+    id = open(scanned);
+    run(scanned, { dropIndexes: 'c', index: 'a_1' });
+    const more = run(scanned, { getMore: id, collection: 'c' }).cursor as { nextBatch: Document[] };
+    assert.equal(more.nextBatch.length, docs.length - 2);
   });
 
   it('getMore on a cursor whose index scan lost its index (dropIndexes) → 175 QueryPlanKilled naming the index, then 43', () => {

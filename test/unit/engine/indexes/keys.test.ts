@@ -161,7 +161,21 @@ describe('index key generation: ambiguous numeric field names (16746)', () => {
     expect16746(() => keysOf({ a: [{ 0: 1 }], z: 1 }, { 'a.0.c': 1, z: 1 }));
     // No element holds the field, or the position is past the end: nothing is ambiguous.
     assert.deepEqual(keysOf({ a: [{}, { b: { 0: { 0: 1 } } }] }, { 'a.0.c': 1 }), [[null]]);
-    assert.deepEqual(keysOf({ a: [{ 5: 1 }] }, { 'a.5': 1 }), [[null]]);
+    assert.deepEqual(keysOf({ a: [{ 5: 1 }, { 5: 2 }] }, { 'a.5': 1 }), [[1], [2]]);
+  });
+
+  test('a position past the end of the array reads that field of each element, as the matcher does', () => {
+    // {a: [{1: 1}]} under 'a.1': no element 1, so the part names the elements' field "1".
+    assert.deepEqual(keysOf({ a: [{ 1: 1 }] }, { 'a.1': 1 }), [[1]]);
+    assert.deepEqual(keysOf({ a: [{ 1: 1 }], z: 2 }, { 'a.1': 1, z: 1 }), [[1, 2]]);
+    assert.deepEqual(keysOf({ a: [{}, { b: 1 }] }, { 'a.5': 1 }), [[null]]);
+  });
+
+  test("a numeric part with a leading zero ('a.00') is no array position: it reads the elements' field", () => {
+    // BSON names array elements "0", "1", …: "00" can only be a field, so nothing is ambiguous.
+    assert.deepEqual(keysOf({ a: [{ '00': 1 }] }, { 'a.00': 1 }), [[1]]);
+    assert.deepEqual(keysOf({ a: [{ '01': 'x' }, { '01': 'y' }] }, { 'a.01': 1 }), [['x'], ['y']]);
+    assert.deepEqual(fieldKeys({ a: [{ '00': 1 }] }, 'a.00').multikey, true);
   });
 
   test('an update that would make a document ambiguous for an index fails and changes nothing', async () => {

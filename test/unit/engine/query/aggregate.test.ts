@@ -238,7 +238,21 @@ describe('$project', () => {
   });
 
   test('a path given twice is a path collision', () => {
-    expectError(() => run([doc], [{ $project: { b: 1, 'b.c': 1 } }]), 31250);
+    expectError(() => run([doc], [{ $project: { 'b.c': 1, b: 1 } }]), 31250);
+  });
+
+  test('$project: a path below a field already projected is 31249, naming the path past its first field', () => {
+    expectError(
+      () => run([doc], [{ $project: { b: 1, 'b.c': 1 } }]),
+      31249,
+      /Path collision at b\.c remaining portion c$/,
+    );
+    expectError(
+      () => run([doc], [{ $project: { 'x.y': 1, 'x.y.z': 1 } }]),
+      31249,
+      /Path collision at x\.y\.z remaining portion y\.z$/,
+    );
+    expectError(() => run([doc], [{ $project: { x: { $add: [1] }, 'x.b': 1 } }]), 31249);
   });
 
   test('output shares no structure with the input', () => {

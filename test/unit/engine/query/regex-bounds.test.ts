@@ -25,6 +25,18 @@ describe('regex bounds: the literal prefix', () => {
     assert.equal(literalPrefix('^ab+c', ''), 'ab');
   });
 
+  it('takes \\Q…\\E quoted text as literal, special characters included, across several quoted parts', () => {
+    assert.equal(literalPrefix('^\\Qblah\\E', ''), 'blah');
+    assert.equal(literalPrefix('^\\Q[\\Ewi\\Qth]some?s\\Eym', ''), '[with]some?sym');
+    assert.equal(literalPrefix('^\\Qa.b', ''), 'a.b', 'quoting runs to the end when \\E is missing');
+    assert.equal(
+      literalPrefix('^\\Qab\\E*', ''),
+      'a',
+      'a quantifier after \\E makes the last quoted character optional',
+    );
+    assert.equal(literalPrefix('^\\Qab\\E+c', ''), 'ab');
+  });
+
   it('has none without an anchor, with alternation, or with the i, m or x flags', () => {
     assert.equal(literalPrefix('abc', ''), undefined);
     assert.equal(literalPrefix('^abc|x', ''), undefined);

@@ -251,3 +251,55 @@ describe('regex: the operation deadline reaches a backtracking match', () => {
     );
   });
 });
+
+describe('$regex: PCRE2 verbs and start options', () => {
+  test('(*UTF) and (*UTF8) restate what mongod always sets', () => {
+    assert.equal(rx('(*UTF)á', 'suárez'), true);
+    assert.equal(rx('(*UTF8)e', 'kyle'), true);
+    assert.equal(rx('(*UTF8)e', '박정수'), false);
+  });
+
+  test('(*UCP) makes \\d, \\w and the POSIX classes Unicode; without it they are ASCII', () => {
+    assert.equal(rx('^\\w+$', '박정수'), false);
+    assert.equal(rx('(*UCP)^\\w+$', '박정수'), true);
+    assert.equal(rx('(*UCP)^\\d+$', '༢༣༤༥'), true);
+    assert.equal(rx('^[[:alpha:]]+$', 'suárez'), false);
+    assert.equal(rx('(*UCP)^[[:alpha:]]+$', 'suárez'), true);
+    assert.equal(rx('(*UCP)^[[:digit:]]+$', '9୩୪୬୯6'), true);
+    assert.equal(rx('(*UCP)^\\W+$', '박정수'), false);
+    expectError(() => compileFilter({ s: { $regex: '(*UCP)\\bx' } }), 238);
+  });
+
+  test("PCRE2's special properties \\p{Xan}, \\p{Xwd}, \\p{Xps}", () => {
+    assert.equal(rx('^\\p{Xan}+$', 'suárez9'), true);
+    assert.equal(rx('^\\p{Xan}+$', 'a_b'), false);
+    assert.equal(rx('^\\p{Xwd}+$', 'a_b'), true);
+    assert.equal(rx('^\\P{Xps}+$', 'a b'), false);
+  });
+
+  test('(*FAIL) never matches; a top-level (*ACCEPT) ends the match where it stands', () => {
+    assert.equal(rx('(*FAIL)', 'a'), false);
+    assert.equal(rx('a(*F)|b', 'a'), false);
+    assert.equal(rx('a(*F)|b', 'b'), true);
+    assert.equal(rx('(*ACCEPT)c', 'a'), true);
+    assert.equal(rx('b(*ACCEPT)c', 'b'), true);
+    assert.equal(rx('b(*ACCEPT)', 'a'), false);
+    expectError(() => compileFilter({ s: { $regex: '(a(*ACCEPT))b' } }), 238);
+  });
+
+  test('a leading (*COMMIT), (*PRUNE), (*SKIP) or (*THEN) is taken only where it changes no match test', () => {
+    for (const verb of ['COMMIT', 'PRUNE', 'PRUNE:FOO', 'SKIP', 'SKIP:BAR', 'THEN', 'THEN:BAZ']) {
+      assert.equal(rx(`(*${verb})`, 'b'), true, verb);
+      assert.equal(rx(`(*${verb})a`, 'a'), true, verb);
+      assert.equal(rx(`(*${verb})a`, 'b'), false, verb);
+      assert.equal(rx(`(*${verb})[Bb]`, 'b'), true, verb);
+    }
+    assert.equal(rx('(*PRUNE)ab', 'acab'), true, 'a pruned start moves on to the next one');
+    // Behind PCRE2's start-of-match optimisation (*COMMIT) stops at the first 'a': "acab" would not match.
+    expectError(() => compileFilter({ s: { $regex: '(*COMMIT)ab' } }), 238);
+    expectError(() => compileFilter({ s: { $regex: '(*PRUNE)a|b' } }), 238);
+    expectError(() => compileFilter({ s: { $regex: 'a(*SKIP)b' } }), 238);
+    expectError(() => compileFilter({ s: { $regex: '(*CR)a' } }), 238);
+    expectError(() => compileFilter({ s: { $regex: '(*NOPE)a' } }), 51091);
+  });
+});

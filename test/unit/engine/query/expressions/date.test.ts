@@ -188,6 +188,12 @@ describe('$dateFromString', () => {
     );
   });
 
+  test('$dateToString %z and %Z cut an offset with seconds toward zero, as mongod does (Caracas 1900: -4:27:40)', () => {
+    const date = new Date('1900-07-10T11:41:22.418Z');
+    const shown = ev({ $dateToString: { date, format: '%H:%M:%S %z (%Z minutes)', timezone: 'America/Caracas' } });
+    assert.equal(shown, '07:13:42 -0427 (-267 minutes)');
+  });
+
   test('format directives %d %m %Y %H %M %S %L %z', () => {
     assert.deepEqual(
       ev({ $dateFromString: { dateString: '15/05/2024 07:08:09.5 +0100', format: '%d/%m/%Y %H:%M:%S.%L %z' } }),
