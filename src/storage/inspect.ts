@@ -92,6 +92,7 @@ export function listFolderFiles(dir: string, io: StorageFs = nodeFs): FolderFile
  */
 export function inspectFolder(dir: string, options: { fs?: StorageFs } = {}): Inspection {
   const io = options.fs ?? nodeFs;
+  // Stryker disable next-line BooleanLiteral: statSync sets it or throws, and the throw is answered before it is read
   let isDir = false;
   try {
     isDir = io.statSync(dir).isDirectory();
@@ -125,6 +126,7 @@ export function inspectFolder(dir: string, options: { fs?: StorageFs } = {}): In
   const opened = openStoredEngine(dir, {
     fs: io,
     readOnlyBecause: 'opened read-only to inspect it: nothing in it is changed',
+    // Stryker disable next-line BooleanLiteral: a read-only store never commits, so nothing can start a compaction
     autoCompact: false,
     engine: { clock: new VirtualClock(0) },
   });
@@ -189,6 +191,7 @@ export function salvageInto(inspection: Inspection, to: string, options: { fs?: 
   const { flavor, serverVersion } = inspection.opened.meta;
   const target = openStoredEngine(to, {
     ...(options.fs ? { fs: options.fs } : {}),
+    // Stryker disable next-line BooleanLiteral: this engine runs no command (the snapshot goes through the store), so it never commits
     autoCompact: false,
     holder: 'ttl-workbench salvage',
     engine: { clock: new VirtualClock(source.clock.now()), flavor, serverVersion },

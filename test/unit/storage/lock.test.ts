@@ -261,4 +261,35 @@ describe('the one-writer lock, in detail', () => {
     fs.writeFileSync(lock, '');
     assert.deepEqual(peekLock(dir), { pid: 0, since: 'unknown', alive: false });
   });
+
+  it("lock: a lock of this process naming a token in takeOverFrom (a dead worker's) is taken over; one naming another token is refused", () => {
+    const dead = { pid: process.pid, since: '2026-01-01T00:00:00.000Z', by: 'worker 1', owner: 'token-1' };
+    fs.writeFileSync(lock, JSON.stringify(dead));
+    const refused = acquireLock(dir, 'worker 3', undefined, { owner: 'token-3', takeOverFrom: ['token-2'] });
+    assert.deepEqual(refused, { ok: false, holder: dead });
+    const next = acquireLock(dir, 'worker 2', undefined, { owner: 'token-2', takeOverFrom: ['token-0', 'token-1'] });
+    assert.ok(next.ok);
+    assert.deepEqual(next.tookOverFrom, dead);
+    assert.equal(JSON.parse(fs.readFileSync(lock, 'utf8')).owner, 'token-2');
+    next.release();
+  });
+
+  it("peekLock: a holder this process may not signal (another user's, EPERM) is alive", () => {
+    if (process.getuid?.() !== 0) {
+      // pid 1 is another user's process here, or this user's own: alive either way.
+      const init = { pid: 1, since: '2026-01-01T00:00:00.000Z' };
+      fs.writeFileSync(lock, JSON.stringify(init));
+      assert.deepEqual(peekLock(dir), { ...init, alive: true });
+      return;
+    }
+    // Root may signal every process: the check runs in a child of another user, on this process.
+    const holder = { pid: process.pid, since: '2026-01-01T00:00:00.000Z' };
+    fs.writeFileSync(lock, JSON.stringify(holder));
+    fs.chmodSync(dir, 0o755);
+    const lockModule = path.join(__dirname, '../../../src/storage/lock.js');
+    const script = `process.stdout.write(JSON.stringify(require(${JSON.stringify(lockModule)}).peekLock(${JSON.stringify(dir)})))`;
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', uid: 65534, gid: 65534 });
+    assert.equal(child.status, 0, child.stderr);
+    assert.deepEqual(JSON.parse(child.stdout), { ...holder, alive: true });
+  });
 });

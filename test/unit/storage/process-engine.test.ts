@@ -96,6 +96,11 @@ describe('process engine: close', () => {
 });
 
 describe('process engine: the virtual clock', () => {
+  it('process engine: a fresh engine has no notes (no folder, nothing to report)', () => {
+    withEngine({}, ({ notes }) => assert.deepEqual(notes, []));
+    withEngine({ clock: 'system' }, ({ notes }) => assert.deepEqual(notes, []));
+  });
+
   it('process engine: a fresh engine starts at now, or at the current time', () => {
     withEngine({ now: new Date(T0) }, ({ engine }) => assert.equal(engine.clock.now(), T0));
     const before = Date.now();
