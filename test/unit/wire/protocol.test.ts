@@ -393,6 +393,10 @@ describe('wire protocol: how deep a document nests, read from its bytes', () => 
     const innerSize = Buffer.from(deep);
     innerSize.writeInt32LE(deep.length, 10);
     cases.push(['an inner document too long', innerSize]);
+    // An inner document one byte longer than it is: it would end on its parent's terminator.
+    const ontoEnd = Buffer.from(deep);
+    ontoEnd.writeInt32LE(ontoEnd.readInt32LE(10) + 1, 10);
+    cases.push(["an inner document that runs onto its parent's terminator", ontoEnd]);
     // An inner document whose size is less than 5.
     const tiny = Buffer.from(deep);
     tiny.writeInt32LE(4, 10);
@@ -402,6 +406,14 @@ describe('wire protocol: how deep a document nests, read from its bytes', () => 
     // would be passed by anything read as a document there.
     const noZero = Buffer.concat([int32(20), Buffer.from([3]), Buffer.alloc(15, 0x61)]);
     assert.equal(bsonNestsDeeperThan(noZero, 1), false);
+  });
+
+  it('a value cut off by the end of the bytes answers false: nothing is read past them', () => {
+    // {c: <type>} with two bytes of the value and the terminator: every size field runs past the end.
+    for (const type of [2, 3, 5, 12, 15]) {
+      const doc = Buffer.concat([int32(10), Buffer.from([type, 0x63, 0, 1, 1, 0])]);
+      assert.equal(bsonNestsDeeperThan(doc, 1), false, `type ${type}`);
+    }
   });
 });
 
