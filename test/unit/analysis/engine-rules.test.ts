@@ -100,6 +100,14 @@ describe('TTL011: a createIndex that would change an index the engine has', () =
       assert.deepEqual(only(text).fixes, [], text);
   });
 
+  it('TTL011 is about the TTL: a conflict over another option with the same expireAfterSeconds is not reported', () => {
+    for (const text of [
+      `db.sessions.createIndex({ lastSeen: 1 }, { name: 'seen', expireAfterSeconds: 3600, sparse: true });`,
+      `db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 3600, sparse: true });`,
+    ])
+      assert.deepEqual(problems(text), [], text);
+  });
+
   it('TTL011: the same value, another key, another collection, no engine, or a Mongoose schema index are not reported', () => {
     for (const text of [
       `db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 3600 });`,
