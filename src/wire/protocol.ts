@@ -160,7 +160,7 @@ export function bsonNestsDeeperThan(doc: Buffer, limit: number): boolean {
       }
       if (at + 5 > end) return false;
       const size = doc.readInt32LE(at);
-      if (size < 5 || at + size > end + 1) return false;
+      if (size < 5 || at + size > end) return false;
       if (ends.length + 1 > limit) return true;
       ends.push(at + size - 1);
       p = at + 4;

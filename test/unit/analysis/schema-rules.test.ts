@@ -98,6 +98,22 @@ describe('TTL019: a default date computed once', () => {
     );
     assert.deepEqual(codes(`const s = new Schema({ at: { type: Date, default: Date.now() } });`), []);
   });
+
+  it('TTL019: a path whose name is computed is not named in the message', () => {
+    const p = only(`const s = new Schema({ [name()]: { type: Date, default: Date.now(), expires: 300 } });`, 'TTL019');
+    assert.match(
+      p.message,
+      /^default: Date\.now\(\) is computed once, when the schema is built, so every document gets that same time, taken when the process started:/,
+    );
+  });
+
+  it('TTL019: a default written as a name or behind a type assertion gets no fix: the fix edits only the expression itself', () => {
+    // Wrapping the constant in a function would still return the one time it holds.
+    const constant = `const NOW = Date.now();\nconst s = new Schema({ at: { type: Date, default: NOW, expires: 300 } });`;
+    assert.deepEqual(only(constant, 'TTL019').fixes, []);
+    const asserted = `const s = new Schema({ at: { type: Date, default: <number>Date.now(), expires: 300 } });`;
+    assert.deepEqual(only(asserted, 'TTL019', 'a.ts').fixes, []);
+  });
 });
 
 describe('TTL020: an expiry time stored and a delay added', () => {
@@ -130,9 +146,26 @@ describe('TTL020: an expiry time stored and a delay added', () => {
     );
     assert.deepEqual(codes(`const s = new Schema({ at: { type: Date, default: Date.now, expires: 300 } });`), []);
   });
+
+  it('TTL020: a path whose name is computed is called "This path"', () => {
+    const text = `const s = new Schema({ [name()]: { type: Date, default: new Date(Date.now() + 60000), expires: 300 } });`;
+    const p = problems(text).find((q) => q.code === 'TTL020');
+    assert.ok(p);
+    assert.match(
+      p.message,
+      /^This path defaults to 1 minute from now, already the expiry time, and expires: 300 adds 5 minutes on top/,
+    );
+  });
 });
 
 describe('TTL021: a TTL index on a path the schema never stores', () => {
+  it('TTL021: a compound key is not checked for a stored path (it is no TTL index: TTL006 says so)', () => {
+    assert.deepEqual(
+      codes(`const s = new Schema({ at: Date });\ns.index({ nope: 1, at: 1 }, { expireAfterSeconds: 60 });`),
+      ['TTL006'],
+    );
+  });
+
   it('rule 7.8 (TTL021): a complete schema: the message lists the stored paths and suggests the near one, whose fix renames the key', () => {
     const text = `const s = new Schema({ token: String, expiresAt: Date });\ns.index({ expiredAt: 1 }, { expireAfterSeconds: 0 });`;
     const p = only(text, 'TTL021');
