@@ -22,6 +22,7 @@ import { hostInfoCommands } from './host-info';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
 import { validateCommands } from './validate';
+import { planCacheFilterCommands } from './plan-cache-filters';
 import { optionalBool, type CommandContext, type CommandHandler } from './context';
 import { withDocumentValidation } from '../validation/validator';
 import { withCommandCollation } from './collation-scope';
@@ -46,6 +47,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...bulkWriteCommands,
   ...explainCommands,
   ...validateCommands,
+  ...planCacheFilterCommands,
 };
 
 /** Lower-cased aliases mongod accepts (`ismaster`, `buildinfo`). */

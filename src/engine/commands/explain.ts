@@ -10,6 +10,8 @@ import { isPlainObject, type Document } from '../values/types';
 import { crudCommands, findAndModifyMode } from './crud';
 import { explainDistinctScan } from './explain-distinct';
 import { explainFind, isCoveredPlan } from './explain-plan';
+import { plannerInfo } from './explain-planner-info';
+import { shapeCollation } from '../query/query-shape';
 import { withRootStage } from './explain-root';
 import { explainedStage, refuseExecutedWrite } from './explain-stages';
 import { viewAsAggregate } from './explain-view';
@@ -38,6 +40,8 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
           hint: inner.hint,
           min: optionalDocument(inner, 'min'),
           max: optionalDocument(inner, 'max'),
+          projection: optionalDocument(inner, 'projection'),
+          collation: shapeCollation(inner.collation),
         },
       };
     case 'count':
@@ -198,13 +202,23 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   );
   const winningPlan = explained.winningPlan;
   const collator = currentCollator();
+  const planning = plannerInfo(
+    coll,
+    request,
+    result,
+    op === 'find' && inner.returnKey !== true ? optionalDocument(inner, 'projection') : undefined,
+  );
   const queryPlanner = {
     namespace: ns,
     parsedQuery: request.filter ?? {},
+    indexFilterSet: planning.indexFilterSet,
+    queryHash: planning.queryHash,
+    planCacheKey: planning.planCacheKey,
     // The collation the query ran under, as mongod shows it (none for "simple").
     ...(collator ? { collation: collationDocument(collator.spec) } : {}),
     winningPlan,
-    rejectedPlans: [],
+    // A DISTINCT_SCAN is chosen apart from the index plans weighed for the filter.
+    rejectedPlans: distinctScan ? [] : planning.rejectedPlans,
   };
   // Stages the query layer cannot run: mongod shows the query under $cursor, then the rest.
   const rest = op === 'aggregate' ? pushedDown(inner).rest.map((s) => explainedStage(s, dbName)) : [];

@@ -25,6 +25,9 @@ export interface QueryRequest {
   /** find's `min` / `max`: whole index keys bounding a scan of the hinted index. */
   min?: Document;
   max?: Document;
+  /** The find's projection and its own collation (shapeCollation's form): part of the query's shape. */
+  projection?: Document;
+  collation?: Document;
 }
 
 export interface QueryResult {
@@ -89,7 +92,13 @@ export function executeQuery(coll: Collection, asked: QueryRequest): QueryResult
   const matches = compileFilter(filter);
   const plan = hasMinMax(request)
     ? planMinMax(coll, request)
-    : planQuery(coll, { filter, sort: request.sort, hint: request.hint });
+    : planQuery(coll, {
+        filter,
+        sort: request.sort,
+        hint: request.hint,
+        projection: request.projection,
+        collation: request.collation,
+      });
   const sortCmp = compileSort(request.sort);
   const needSort = sortCmp !== undefined && !plan.providesSort;
   const skip = request.skip ?? 0;

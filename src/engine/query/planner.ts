@@ -18,6 +18,7 @@ import { setField } from '../values/fields';
 import { formatValue } from '../values/format';
 import { bsonTypeOf, canonicalRank, isPlainObject, type Document } from '../values/types';
 import { checkTableScanAllowed } from './table-scan-policy';
+import { filterAllows, indexFilterFor } from './index-filters';
 
 export interface IndexPlan {
   kind: 'IXSCAN';
@@ -47,6 +48,9 @@ export interface PlanRequest {
   filter: Document;
   sort?: Document;
   hint?: unknown;
+  /** With `collation` (the command's own, normalized by shapeCollation): the shape index filters are keyed by. */
+  projection?: Document;
+  collation?: Document;
 }
 
 /** Predicates on one path that an index can use: a list of point values, or one interval. */
@@ -307,8 +311,12 @@ export function planQuery(coll: Collection, request: PlanRequest): QueryPlan {
 
 function choosePlan(coll: Collection, request: PlanRequest): QueryPlan {
   const filter = request.filter;
-  // An empty hint document is no hint, as mongod parses it.
-  const hint = isPlainObject(request.hint) && Object.keys(request.hint).length === 0 ? undefined : request.hint;
+  const indexFilter = indexFilterOf(coll, request);
+  // An index filter overrides the hint (mongod ignores a hint when a filter exists for the shape),
+  // and an empty hint document is no hint, as mongod parses it.
+  const hint =
+    indexFilter || (isPlainObject(request.hint) && Object.keys(request.hint).length === 0) ? undefined : request.hint;
+  const usable = (index: BTreeIndex) => !indexFilter || filterAllows(indexFilter, index);
   if (hint !== undefined && !(isPlainObject(hint) && hint.$natural !== undefined)) {
     const index = findHinted(coll, hint);
     const cand = candidateFor(index, filter, request.sort) ?? { index, fieldIntervals: [], score: 0 };
@@ -324,20 +332,70 @@ function choosePlan(coll: Collection, request: PlanRequest): QueryPlan {
       ? { kind: 'COLLSCAN', providesSort: false, backward: true }
       : { kind: 'COLLSCAN', providesSort: false };
   let best: Candidate | undefined;
-  for (const index of coll.indexes.values()) {
-    const cand = candidateFor(index, filter, request.sort);
-    if (cand && (!best || cand.score > best.score)) best = cand;
-  }
+  for (const cand of candidatesOf(coll, request, usable)) if (!best || cand.score > best.score) best = cand;
   if (best) return buildIndexPlan(best, request.sort);
   // No predicate fits, but an index may still deliver the requested order without a sort.
   if (request.sort) {
     for (const index of coll.indexes.values()) {
-      if (index.queryable && !index.isPartial && !index.sparse && sortDirection(index, request.sort, 0) !== 0) {
+      if (
+        usable(index) &&
+        index.queryable &&
+        !index.isPartial &&
+        !index.sparse &&
+        sortDirection(index, request.sort, 0) !== 0
+      ) {
         return buildIndexPlan({ index, fieldIntervals: [], score: 0 }, request.sort);
       }
     }
   }
   return { kind: 'COLLSCAN', providesSort: false };
+}
+
+function candidatesOf(coll: Collection, request: PlanRequest, usable: (index: BTreeIndex) => boolean): Candidate[] {
+  const out: Candidate[] = [];
+  for (const index of coll.indexes.values()) {
+    const cand = usable(index) ? candidateFor(index, request.filter, request.sort) : undefined;
+    if (cand) out.push(cand);
+  }
+  return out;
+}
+
+function indexFilterOf(coll: Collection, request: PlanRequest) {
+  return indexFilterFor(coll, {
+    filter: request.filter,
+    sort: request.sort,
+    projection: request.projection,
+    collation: request.collation,
+  });
+}
+
+/**
+ * The plans the planner weighed against `winner` and did not pick: one per other index that could
+ * answer the query (mongod's rejectedPlans). A hint leaves nothing to weigh.
+ */
+export function rejectedIndexPlans(coll: Collection, request: PlanRequest, winner: QueryPlan): IndexPlan[] {
+  const indexFilter = indexFilterOf(coll, request);
+  if (
+    !indexFilter &&
+    request.hint !== undefined &&
+    !(isPlainObject(request.hint) && Object.keys(request.hint).length === 0)
+  )
+    return [];
+  const usable = (index: BTreeIndex) => !indexFilter || filterAllows(indexFilter, index);
+  return candidatesOf(coll, request, usable)
+    .filter((cand) => winner.kind === 'COLLSCAN' || cand.index !== winner.index)
+    .map((cand) => buildIndexPlan(cand, request.sort));
+}
+
+/**
+ * The names of the indexes that could answer a query of this shape with these values: with the
+ * shape, what mongod's plan cache key tells apart (a sparse index serves `{x: 3}`, not `{x: null}`).
+ */
+export function usableIndexNames(coll: Collection, request: PlanRequest): string[] {
+  const indexFilter = indexFilterOf(coll, request);
+  return candidatesOf(coll, request, (index) => !indexFilter || filterAllows(indexFilter, index))
+    .map((cand) => cand.index.name)
+    .sort();
 }
 
 function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan {
