@@ -7,7 +7,7 @@
 import type { Collection } from '../catalog/collection';
 import type { QueryRequest, QueryResult } from '../query/executor';
 import { indexFilterFor } from '../query/index-filters';
-import { rejectedIndexPlans, usableIndexNames, type PlanRequest } from '../query/planner';
+import { weighedPlans, type PlanRequest } from '../query/planner';
 import { queryShapeKey, shapeHash } from '../query/query-shape';
 import type { Document } from '../values/types';
 import { explainFind } from './explain-plan';
@@ -48,9 +48,10 @@ export function plannerInfo(
       projection: request.projection,
       collation: request.collation,
     }) !== undefined;
-  const planCacheKey = shapeHash(`${shape}|${usableIndexNames(coll, planRequest).join(',')}`);
   // min/max pin the scan to the hinted index: nothing else was weighed.
-  const rejected = request.min || request.max ? [] : rejectedIndexPlans(coll, planRequest, result.plan);
+  const weighed = request.min || request.max ? undefined : weighedPlans(coll, planRequest, result.plan);
+  const planCacheKey = shapeHash(`${shape}|${(weighed?.usableIndexNames ?? []).join(',')}`);
+  const rejected = weighed?.rejected ?? [];
   const rejectedPlans = rejected.map(
     (plan) =>
       explainFind(

@@ -59,6 +59,16 @@ export function clauseIntervals(clause: unknown): Interval[] | undefined {
     // An empty $in matches nothing: no bounds at all, an index scan that reads no key (as mongod plans it).
     else if (op === '$in' && Array.isArray(operand) && operand.every(indexableValue)) {
       add(operand.map(point));
+    } else if (op === '$ne' && operand === null) {
+      // Every key but null's (a missing field's key too); the planner keeps it off array paths,
+      // where one document has keys on both sides.
+      add([
+        { low: MIN_BOUND, lowInclusive: true, high: null, highInclusive: false },
+        { low: null, lowInclusive: false, high: MAX_BOUND, highInclusive: true },
+      ]);
+    } else if (op === '$all' && Array.isArray(operand) && operand.length > 0 && operand.every(indexableValue)) {
+      // Every match holds each element, so any one of them bounds the scan: mongod takes the first.
+      add([point(operand[0])]);
     } else if (RANGE_OPS.has(op) && (bsonTypeOf(operand) === 'minKey' || bsonTypeOf(operand) === 'maxKey')) {
       add(extremeRange(op, operand));
     } else if (RANGE_OPS.has(op) && indexableValue(operand) && bsonTypeOf(operand) !== 'null') {

@@ -53,13 +53,22 @@ export interface PlanRequest {
   collation?: Document;
 }
 
+/**
+ * A predicate on an index path: from the filter itself, or from inside an `$elemMatch` on the path
+ * or a prefix of it (`elemPath`), where it is met by one array element.
+ */
+interface Clause {
+  value: unknown;
+  elemPath?: string;
+}
+
 /** Predicates on one path that an index can use: a list of point values, or one interval. */
 function predicatesFor(filter: Document, path: string): Interval[] | undefined {
-  const clauses: unknown[] = [];
+  const clauses: Clause[] = [];
   collectClauses(filter, path, clauses);
   let result: Interval[] | undefined;
   for (const clause of clauses) {
-    const intervals = clauseIntervals(clause);
+    const intervals = clauseIntervals(clause.value);
     if (!intervals) continue;
     result = result ? intersect(result, intervals) : intervals;
   }
@@ -71,12 +80,17 @@ function predicatesFor(filter: Document, path: string): Interval[] | undefined {
  * $gte: 5 and $lte: 5): their intervals must not be intersected. One predicate bounds the scan,
  * equality or $in first (the fewest keys), and the filter decides the rest.
  */
-function multikeyPredicatesFor(filter: Document, path: string): Interval[] | undefined {
-  const clauses: unknown[] = [];
+function multikeyPredicatesFor(
+  filter: Document,
+  path: string,
+  arrayPaths: ReadonlySet<string>,
+): Interval[] | undefined {
+  const clauses: Clause[] = [];
   collectClauses(filter, path, clauses);
   let range: Interval[] | undefined;
   for (const clause of clauses) {
-    for (const single of singlePredicates(clause)) {
+    for (const single of singlePredicates(clause.value)) {
+      if (isNeNull(single) && !elementDecidesNull(clause, path, arrayPaths)) continue;
       const intervals = clauseIntervals(single);
       if (!intervals) continue;
       if (intervals.every(isPoint)) return intervals;
@@ -84,6 +98,24 @@ function multikeyPredicatesFor(filter: Document, path: string): Interval[] | und
     }
   }
   return range;
+}
+
+function isNeNull(single: unknown): boolean {
+  return isPlainObject(single) && Object.keys(single).length === 1 && single.$ne === null;
+}
+
+/**
+ * `$ne: null` on an array path holds for a document whose array has one null element and one that
+ * is not: its keys cannot tell. Inside an `$elemMatch` it is one element's own value, so the keys
+ * decide it, unless arrays sit below the `$elemMatch`'s path (they would spread the element over
+ * several keys again).
+ */
+function elementDecidesNull(clause: Clause, path: string, arrayPaths: ReadonlySet<string>): boolean {
+  const elemPath = clause.elemPath;
+  if (elemPath === undefined) return false;
+  for (const arrayPath of arrayPaths)
+    if (arrayPath.length > elemPath.length && (path === arrayPath || path.startsWith(`${arrayPath}.`))) return false;
+  return true;
 }
 
 /** A clause split into its operators, each alone ($options stays with its $regex). */
@@ -100,17 +132,39 @@ function singlePredicates(clause: unknown): unknown[] {
     );
 }
 
-function collectClauses(filter: Document, path: string, out: unknown[]): void {
+function isOperatorObject(v: unknown): v is Document {
+  return isPlainObject(v) && Object.keys(v).length > 0 && Object.keys(v).every((k) => k.startsWith('$'));
+}
+
+/**
+ * The clauses on `path`: the filter's own, under `$and`, and inside an `$elemMatch` on the path
+ * (its operators: `{a: {$elemMatch: {$gt: 1}}}`) or on a prefix (its sub-filter: `{arr:
+ * {$elemMatch: {x: 5}}}` bounds `arr.x`). Every match meets them, so their bounds hold every match.
+ */
+function collectClauses(filter: Document, path: string, out: Clause[], elemPath?: string, prefix = ''): void {
   for (const [key, value] of Object.entries(filter)) {
-    if (key === path) out.push(value);
-    else if (key === '$and' && Array.isArray(value)) {
-      for (const sub of value) if (isPlainObject(sub)) collectClauses(sub, path, out);
+    const full = prefix + key;
+    if (key === '$and' && Array.isArray(value)) {
+      for (const sub of value) if (isPlainObject(sub)) collectClauses(sub, path, out, elemPath, prefix);
+      continue;
+    }
+    if (key.startsWith('$')) continue;
+    const elemMatch = isOperatorObject(value) && isPlainObject(value.$elemMatch) ? value.$elemMatch : undefined;
+    if (full === path) {
+      out.push({ value, ...(elemPath !== undefined ? { elemPath } : {}) });
+      if (elemMatch && isOperatorObject(elemMatch)) out.push({ value: elemMatch, elemPath: full });
+    } else if (elemMatch && !isOperatorObject(elemMatch) && path.startsWith(`${full}.`)) {
+      collectClauses(elemMatch, path, out, full, `${full}.`);
     }
   }
 }
 
 function allowsNull(intervals: Interval[]): boolean {
-  return intervals.some((iv) => compareKeyPart(iv.low, null) <= 0 && compareKeyPart(iv.high, null) >= 0);
+  return intervals.some((iv) => {
+    const lo = compareKeyPart(iv.low, null);
+    const hi = compareKeyPart(iv.high, null);
+    return (lo < 0 || (lo === 0 && iv.lowInclusive)) && (hi > 0 || (hi === 0 && iv.highInclusive));
+  });
 }
 
 /** Whether every clause of a partial filter appears verbatim in the query (so it implies it). */
@@ -217,7 +271,9 @@ function candidateFor(index: BTreeIndex, filter: Document, sort?: Document): Can
     if (index.multikey && earlier.some((p) => sharesArrayPrefix(p, field.path, index.multikeyPaths))) break;
     earlier.push(field.path);
     const fieldIsMultikey = index.multikey && !pathIsScalar(field.path, index.multikeyPaths);
-    let ivs = fieldIsMultikey ? multikeyPredicatesFor(filter, field.path) : predicatesFor(filter, field.path);
+    let ivs = fieldIsMultikey
+      ? multikeyPredicatesFor(filter, field.path, index.multikeyPaths)
+      : predicatesFor(filter, field.path);
     if (!ivs) break;
     if (!fits && ivs.some(comparesStrings)) break;
     // A regex matches bytes, not collation keys: under an index's collation its prefix range
@@ -255,7 +311,8 @@ function allStrings(): Interval {
 }
 
 function loosenForMultikey(iv: Interval): Interval {
-  if (iv.low instanceof KeyBound || iv.oneElement) return iv;
+  // A high end that is already a type's or the index's end keeps its reach (`(null, MaxKey]`).
+  if (iv.low instanceof KeyBound || iv.high instanceof KeyBound || iv.oneElement) return iv;
   const rank = canonicalRank(iv.low);
   return { low: iv.low, lowInclusive: iv.lowInclusive, high: new KeyBound(1, rank), highInclusive: true };
 }
@@ -369,33 +426,32 @@ function indexFilterOf(coll: Collection, request: PlanRequest) {
   });
 }
 
-/**
- * The plans the planner weighed against `winner` and did not pick: one per other index that could
- * answer the query (mongod's rejectedPlans). A hint leaves nothing to weigh.
- */
-export function rejectedIndexPlans(coll: Collection, request: PlanRequest, winner: QueryPlan): IndexPlan[] {
-  const indexFilter = indexFilterOf(coll, request);
-  if (
-    !indexFilter &&
-    request.hint !== undefined &&
-    !(isPlainObject(request.hint) && Object.keys(request.hint).length === 0)
-  )
-    return [];
-  const usable = (index: BTreeIndex) => !indexFilter || filterAllows(indexFilter, index);
-  return candidatesOf(coll, request, usable)
-    .filter((cand) => winner.kind === 'COLLSCAN' || cand.index !== winner.index)
-    .map((cand) => buildIndexPlan(cand, request.sort));
+export interface WeighedPlans {
+  /** The names of the indexes that could answer the query (what mongod's plan cache key tells apart). */
+  usableIndexNames: string[];
+  /** The plans weighed against the winner and not picked; none under a hint. */
+  rejected: IndexPlan[];
 }
 
 /**
- * The names of the indexes that could answer a query of this shape with these values: with the
- * shape, what mongod's plan cache key tells apart (a sparse index serves `{x: 3}`, not `{x: null}`).
+ * What planning weighed for this query besides `winner`: one candidate per index that could answer
+ * it, with these values (a sparse index serves `{x: 3}`, not `{x: null}`).
  */
-export function usableIndexNames(coll: Collection, request: PlanRequest): string[] {
+export function weighedPlans(coll: Collection, request: PlanRequest, winner: QueryPlan): WeighedPlans {
   const indexFilter = indexFilterOf(coll, request);
-  return candidatesOf(coll, request, (index) => !indexFilter || filterAllows(indexFilter, index))
-    .map((cand) => cand.index.name)
-    .sort();
+  const candidates = candidatesOf(coll, request, (index) => !indexFilter || filterAllows(indexFilter, index));
+  const hinted =
+    !indexFilter &&
+    request.hint !== undefined &&
+    !(isPlainObject(request.hint) && Object.keys(request.hint).length === 0);
+  return {
+    usableIndexNames: candidates.map((cand) => cand.index.name).sort(),
+    rejected: hinted
+      ? []
+      : candidates
+          .filter((cand) => winner.kind === 'COLLSCAN' || cand.index !== winner.index)
+          .map((cand) => buildIndexPlan(cand, request.sort)),
+  };
 }
 
 function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan {
