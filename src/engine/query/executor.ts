@@ -14,6 +14,7 @@ import { planQuery, type QueryPlan } from './planner';
 import { hasMinMax, planMinMax } from './min-max';
 import { compileSort } from './sort';
 import { resolveNaturalOrder } from './natural';
+import { checkedScan } from './checked-scan';
 
 export interface QueryRequest {
   filter?: Document;
@@ -137,6 +138,18 @@ export function executeQuery(coll: Collection, asked: QueryRequest): QueryResult
         if (out.length >= stopAfter) break;
       }
     }
+  } else if (plan.checked) {
+    const seen = plan.needsDedupe ? new Set<number>() : undefined;
+    keysExamined = checkedScan(plan.index, plan.checked, plan.forward, (record) => {
+      if (seen) {
+        if (seen.has(record.rid)) return false;
+        seen.add(record.rid);
+      }
+      docsExamined++;
+      if (!matches(record.doc)) return false;
+      out.push(record);
+      return out.length >= stopAfter;
+    });
   } else {
     const seen = plan.needsDedupe ? new Set<number>() : undefined;
     const ordered = plan.forward ? plan.ranges : [...plan.ranges].reverse();

@@ -116,3 +116,25 @@ export function intersect(a: Interval[], b: Interval[]): Interval[] {
   }
   return out;
 }
+
+/** The intervals sorted by low end, overlapping and repeated ones merged (an $in may repeat or disorder its values). */
+export function sortedUnion(ivs: Interval[]): Interval[] {
+  const sorted = [...ivs].sort(
+    (a, b) => compareKeyPart(a.low, b.low) || (a.lowInclusive === b.lowInclusive ? 0 : a.lowInclusive ? -1 : 1),
+  );
+  const out: Interval[] = [];
+  for (const iv of sorted) {
+    const last = out[out.length - 1];
+    if (last) {
+      const c = compareKeyPart(iv.low, last.high);
+      if (c < 0 || (c === 0 && (iv.lowInclusive || last.highInclusive))) {
+        const h = compareKeyPart(iv.high, last.high);
+        if (h > 0 || (h === 0 && iv.highInclusive))
+          out[out.length - 1] = { ...last, high: iv.high, highInclusive: iv.highInclusive };
+        continue;
+      }
+    }
+    out.push(iv);
+  }
+  return out;
+}

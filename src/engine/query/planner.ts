@@ -5,7 +5,7 @@
  * superset of the matches; they follow mongod's type bracketing ($gt: 5 scans numbers only).
  */
 import { naturalHintDirection } from './natural';
-import { clauseIntervals, intersect, type Interval } from './intervals';
+import { clauseIntervals, intersect, sortedUnion, type Interval } from './intervals';
 import { wildcardCandidate } from './wildcard-plan';
 import { EngineError } from '../errors';
 import { currentCollator } from '../collation/active';
@@ -39,6 +39,11 @@ export interface IndexPlan {
   needsDedupe: boolean;
   /** On a wildcard index: the field path scanned (key parts `$_path` and this path). */
   wildcardPath?: string;
+  /**
+   * Every key field's intervals when the bounds are not one key range (several intervals, or bounds
+   * after a range): the executor then scans with checkedScan, which tests each key against them.
+   */
+  checked?: Interval[][];
 }
 
 /** A collection scan in natural order; `backward` for a `$natural: -1` hint. */
@@ -221,6 +226,8 @@ function rangeImplies(filter: Document, path: string, clause: unknown): boolean 
 interface Candidate {
   index: BTreeIndex;
   fieldIntervals: Interval[][];
+  /** Bounds on the fields after `fieldIntervals`, for a checked scan (see trailingBounds). */
+  trailing?: Interval[][];
   score: number;
   wildcardPath?: string;
   wildcardSort?: 0 | 1 | -1;
@@ -294,7 +301,29 @@ function candidateFor(index: BTreeIndex, filter: Document, sort?: Document): Can
   if (fieldIntervals.length === 0) return undefined;
   if (index.unique && fieldIntervals.length === index.fieldCount) score += 2;
   score -= index.fieldCount * 0.01;
-  return { index, fieldIntervals, score };
+  const trailing = fits && !index.multikey && !index.collator ? trailingBounds(index, filter, fieldIntervals) : [];
+  return { index, fieldIntervals, score, ...(trailing.length > 0 ? { trailing } : {}) };
+}
+
+const EVERY_KEY: Interval = { low: MIN_BOUND, lowInclusive: true, high: MAX_BOUND, highInclusive: true };
+
+/**
+ * Bounds on the key fields after the first that is not pinned to points (or not bounded at all):
+ * they make no key range, but a scan that checks each key against them skips what they exclude
+ * (mongod bounds every field it can). Unbounded fields between take every key; none past the last
+ * bounded one are kept.
+ */
+function trailingBounds(index: BTreeIndex, filter: Document, leading: Interval[][]): Interval[][] {
+  const out: Interval[][] = [];
+  let lastBounded = -1;
+  for (let i = leading.length; i < index.fieldCount; i++) {
+    const ivs = predicatesFor(filter, index.pattern.fields[i].path);
+    if (ivs && !(index.sparse && allowsNull(ivs))) {
+      out.push(sortedUnion(ivs));
+      lastBounded = out.length - 1;
+    } else out.push([EVERY_KEY]);
+  }
+  return out.slice(0, lastBounded + 1);
 }
 
 /** Whether the two paths have a common prefix that holds arrays (their keys pair up per element). */
@@ -471,6 +500,11 @@ function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan 
   const pointLookup = index.unique && fieldIntervals.length === n && combos.every((c) => c.every(isPoint));
   const planned = combos.map((combo) => ({ range: rangeFor(index, combo, n), combo }));
   planned.sort((a, b) => cmp(a.range[0], b.range[0]));
+  const checkable = !pointLookup && cand.wildcardPath === undefined && !index.collator;
+  const checked =
+    checkable && (cand.trailing !== undefined || planned.length > 1)
+      ? [...fieldIntervals, ...(cand.trailing ?? [])]
+      : undefined;
   return {
     kind: 'IXSCAN',
     index,
@@ -481,6 +515,7 @@ function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan 
     providesSort: dir !== 0 && !multiPoint,
     needsDedupe: planned.length > 1 || index.multikey,
     ...(cand.wildcardPath !== undefined ? { wildcardPath: cand.wildcardPath } : {}),
+    ...(checked ? { checked: [...checked, ...new Array(n - checked.length).fill([EVERY_KEY])] } : {}),
   };
 }
 
@@ -497,7 +532,7 @@ export function indexBounds(plan: IndexPlan): Document {
     return bounds;
   }
   plan.index.pattern.fields.forEach((f, i) => {
-    const ivs = plan.fieldIntervals[i];
+    const ivs = (plan.checked ?? plan.fieldIntervals)[i];
     bounds[f.path] = ivs ? ivs.map(describeInterval) : ['[MinKey, MaxKey]'];
   });
   return bounds;
