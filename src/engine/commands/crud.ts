@@ -27,6 +27,7 @@ import { checkForInterrupt, isInterruption } from '../interrupt';
 import { checkStagePositions, runPipeline } from '../query/aggregate';
 import { coveredCount } from '../query/covered-count';
 import { executeQuery, queryRecords } from '../query/executor';
+import { shapeCollation } from '../query/query-shape';
 import { returnedKey, withRecordId } from '../query/find-output';
 import { checkMinMaxShape } from '../query/min-max';
 import { compileFilter, compileMatchedPosition, isMatchAll } from '../query/matcher';
@@ -154,6 +155,8 @@ function find({ engine, dbName }: CommandContext, cmd: Document): Document {
     hint: cmd.hint,
     min: optionalDocument(cmd, 'min'),
     max: optionalDocument(cmd, 'max'),
+    projection: optionalDocument(cmd, 'projection'),
+    collation: shapeCollation(cmd.collation),
   };
   const returnKey = optionalBool(cmd, 'returnKey') ?? false;
   const showRecordId = optionalBool(cmd, 'showRecordId') ?? false;

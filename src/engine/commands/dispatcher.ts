@@ -28,6 +28,7 @@ import { splitVectorCommands } from './split-vector';
 import { explainCommands } from './explain';
 import { indexCommands } from './indexes';
 import { validateCommands } from './validate';
+import { planCacheFilterCommands } from './plan-cache-filters';
 import { optionalBool, type CommandContext, type CommandHandler } from './context';
 import { withDocumentValidation } from '../validation/validator';
 import { withCommandCollation } from './collation-scope';
@@ -58,6 +59,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   ...bulkWriteCommands,
   ...explainCommands,
   ...validateCommands,
+  ...planCacheFilterCommands,
 };
 
 /** Lower-cased aliases mongod accepts (`ismaster`, `buildinfo`). */

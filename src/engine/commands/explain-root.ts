@@ -140,7 +140,9 @@ function countRoot(ctx: RootContext, below: ExplainedStages): ExplainedStages {
   }
   const plan = result?.plan;
   // No interval at all ($gt: MaxKey) is an empty range: still one COUNT_SCAN.
-  const singleRange = plan?.kind === 'IXSCAN' && plan.fieldIntervals.every((ivs) => ivs.length <= 1);
+  // Bounds a checked scan tests key by key are no one range to count.
+  const singleRange =
+    plan?.kind === 'IXSCAN' && plan.checked === undefined && plan.fieldIntervals.every((ivs) => ivs.length <= 1);
   if (plan?.kind === 'IXSCAN' && singleRange && filterIsCoveredBy(plan, request)) {
     // COUNT_SCAN counts the keys its bounds hold, the document never read: a MinKey key counts for
     // $gt: MinKey (bounds [MinKey, MaxKey]) though the matcher alone would refuse it, as on mongod.

@@ -14,6 +14,8 @@ import { explainFind, filterIsCoveredBy, isCoveredPlan, projectionStage } from '
 import { needsNoFields } from './explain-no-fields';
 import { pushedDown, sortProvidingHint } from './explain-pushdown';
 import { countScanStage, withRootStage } from './explain-root';
+import { plannerInfo } from './explain-planner-info';
+import { shapeCollation } from '../query/query-shape';
 import { explainedStage, refuseExecutedWrite } from './explain-stages';
 import { viewAsAggregate } from './explain-view';
 import { optionalDocument, optionalNumber, type CommandContext, type CommandHandler } from './context';
@@ -41,6 +43,8 @@ function requestOf(inner: Document): { collection: string; request: QueryRequest
           hint: inner.hint,
           min: optionalDocument(inner, 'min'),
           max: optionalDocument(inner, 'max'),
+          projection: optionalDocument(inner, 'projection'),
+          collation: shapeCollation(inner.collation),
         },
       };
     case 'count':
@@ -222,15 +226,25 @@ function explain({ engine, dbName }: CommandContext, cmd: Document): Document {
   // Stages the query layer cannot run: mongod shows the query under $cursor, then the rest.
   const rest = op === 'aggregate' ? pushedDown(inner.pipeline).rest.map((s) => explainedStage(s, dbName)) : [];
   const collator = currentCollator();
+  const planning = plannerInfo(
+    coll,
+    request,
+    result,
+    op === 'find' && inner.returnKey !== true ? optionalDocument(inner, 'projection') : undefined,
+  );
   const queryPlanner = {
     namespace: ns,
     parsedQuery: request.filter ?? {},
+    indexFilterSet: planning.indexFilterSet,
+    queryHash: planning.queryHash,
+    planCacheKey: planning.planCacheKey,
     // The collation the query ran under, as mongod shows it (none for "simple").
     ...(collator ? { collation: collationDocument(collator.spec) } : {}),
     // The whole pipeline ran as the query: mongod says so (the field appears only when true).
     ...(op === 'aggregate' && rest.length === 0 ? { optimizedPipeline: true } : {}),
     winningPlan,
-    rejectedPlans: [],
+    // A DISTINCT_SCAN is chosen apart from the index plans weighed for the filter.
+    rejectedPlans: distinctScan ? [] : planning.rejectedPlans,
   };
   const cursorStage: Document = { queryPlanner };
   const reply: Document =

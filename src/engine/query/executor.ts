@@ -14,6 +14,7 @@ import { planQuery, type QueryPlan } from './planner';
 import { hasMinMax, planMinMax } from './min-max';
 import { compileSort } from './sort';
 import { resolveNaturalOrder } from './natural';
+import { checkedScan } from './checked-scan';
 
 export interface QueryRequest {
   filter?: Document;
@@ -25,6 +26,9 @@ export interface QueryRequest {
   /** find's `min` / `max`: whole index keys bounding a scan of the hinted index. */
   min?: Document;
   max?: Document;
+  /** The find's projection and its own collation (shapeCollation's form): part of the query's shape. */
+  projection?: Document;
+  collation?: Document;
 }
 
 export interface QueryResult {
@@ -89,7 +93,13 @@ export function executeQuery(coll: Collection, asked: QueryRequest): QueryResult
   const matches = compileFilter(filter);
   const plan = hasMinMax(request)
     ? planMinMax(coll, request)
-    : planQuery(coll, { filter, sort: request.sort, hint: request.hint });
+    : planQuery(coll, {
+        filter,
+        sort: request.sort,
+        hint: request.hint,
+        projection: request.projection,
+        collation: request.collation,
+      });
   const sortCmp = compileSort(request.sort);
   const needSort = sortCmp !== undefined && !plan.providesSort;
   const skip = request.skip ?? 0;
@@ -128,6 +138,18 @@ export function executeQuery(coll: Collection, asked: QueryRequest): QueryResult
         if (out.length >= stopAfter) break;
       }
     }
+  } else if (plan.checked) {
+    const seen = plan.needsDedupe ? new Set<number>() : undefined;
+    keysExamined = checkedScan(plan.index, plan.checked, plan.forward, (record) => {
+      if (seen) {
+        if (seen.has(record.rid)) return false;
+        seen.add(record.rid);
+      }
+      docsExamined++;
+      if (!matches(record.doc)) return false;
+      out.push(record);
+      return out.length >= stopAfter;
+    });
   } else {
     const seen = plan.needsDedupe ? new Set<number>() : undefined;
     const ordered = plan.forward ? plan.ranges : [...plan.ranges].reverse();

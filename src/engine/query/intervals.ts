@@ -59,6 +59,16 @@ export function clauseIntervals(clause: unknown): Interval[] | undefined {
     // An empty $in matches nothing: no bounds at all, an index scan that reads no key (as mongod plans it).
     else if (op === '$in' && Array.isArray(operand) && operand.every(indexableValue)) {
       add(operand.map(point));
+    } else if (op === '$ne' && operand === null) {
+      // Every key but null's (a missing field's key too); the planner keeps it off array paths,
+      // where one document has keys on both sides.
+      add([
+        { low: MIN_BOUND, lowInclusive: true, high: null, highInclusive: false },
+        { low: null, lowInclusive: false, high: MAX_BOUND, highInclusive: true },
+      ]);
+    } else if (op === '$all' && Array.isArray(operand) && operand.length > 0 && operand.every(indexableValue)) {
+      // Every match holds each element, so any one of them bounds the scan: mongod takes the first.
+      add([point(operand[0])]);
     } else if (RANGE_OPS.has(op) && (bsonTypeOf(operand) === 'minKey' || bsonTypeOf(operand) === 'maxKey')) {
       add(extremeRange(op, operand));
     } else if (RANGE_OPS.has(op) && indexableValue(operand) && bsonTypeOf(operand) !== 'null') {
@@ -103,6 +113,28 @@ export function intersect(a: Interval[], b: Interval[]): Interval[] {
       const c = compareKeyPart(iv.low, iv.high);
       if (c < 0 || (c === 0 && iv.lowInclusive && iv.highInclusive)) out.push(iv);
     }
+  }
+  return out;
+}
+
+/** The intervals sorted by low end, overlapping and repeated ones merged (an $in may repeat or disorder its values). */
+export function sortedUnion(ivs: Interval[]): Interval[] {
+  const sorted = [...ivs].sort(
+    (a, b) => compareKeyPart(a.low, b.low) || (a.lowInclusive === b.lowInclusive ? 0 : a.lowInclusive ? -1 : 1),
+  );
+  const out: Interval[] = [];
+  for (const iv of sorted) {
+    const last = out[out.length - 1];
+    if (last) {
+      const c = compareKeyPart(iv.low, last.high);
+      if (c < 0 || (c === 0 && (iv.lowInclusive || last.highInclusive))) {
+        const h = compareKeyPart(iv.high, last.high);
+        if (h > 0 || (h === 0 && iv.highInclusive))
+          out[out.length - 1] = { ...last, high: iv.high, highInclusive: iv.highInclusive };
+        continue;
+      }
+    }
+    out.push(iv);
   }
   return out;
 }

@@ -5,7 +5,7 @@
  * superset of the matches; they follow mongod's type bracketing ($gt: 5 scans numbers only).
  */
 import { naturalHintDirection } from './natural';
-import { clauseIntervals, intersect, type Interval } from './intervals';
+import { clauseIntervals, intersect, sortedUnion, type Interval } from './intervals';
 import { wildcardCandidate } from './wildcard-plan';
 import { EngineError } from '../errors';
 import { currentCollator } from '../collation/active';
@@ -18,6 +18,7 @@ import { setField } from '../values/fields';
 import { formatValue } from '../values/format';
 import { bsonTypeOf, canonicalRank, isPlainObject, type Document } from '../values/types';
 import { checkTableScanAllowed } from './table-scan-policy';
+import { filterAllows, indexFilterFor } from './index-filters';
 
 export interface IndexPlan {
   kind: 'IXSCAN';
@@ -38,6 +39,11 @@ export interface IndexPlan {
   needsDedupe: boolean;
   /** On a wildcard index: the field path scanned (key parts `$_path` and this path). */
   wildcardPath?: string;
+  /**
+   * Every key field's intervals when the bounds are not one key range (several intervals, or bounds
+   * after a range): the executor then scans with checkedScan, which tests each key against them.
+   */
+  checked?: Interval[][];
 }
 
 /** A collection scan in natural order; `backward` for a `$natural: -1` hint. */
@@ -47,15 +53,27 @@ export interface PlanRequest {
   filter: Document;
   sort?: Document;
   hint?: unknown;
+  /** With `collation` (the command's own, normalized by shapeCollation): the shape index filters are keyed by. */
+  projection?: Document;
+  collation?: Document;
+}
+
+/**
+ * A predicate on an index path: from the filter itself, or from inside an `$elemMatch` on the path
+ * or a prefix of it (`elemPath`), where it is met by one array element.
+ */
+interface Clause {
+  value: unknown;
+  elemPath?: string;
 }
 
 /** Predicates on one path that an index can use: a list of point values, or one interval. */
 function predicatesFor(filter: Document, path: string): Interval[] | undefined {
-  const clauses: unknown[] = [];
+  const clauses: Clause[] = [];
   collectClauses(filter, path, clauses);
   let result: Interval[] | undefined;
   for (const clause of clauses) {
-    const intervals = clauseIntervals(clause);
+    const intervals = clauseIntervals(clause.value);
     if (!intervals) continue;
     result = result ? intersect(result, intervals) : intervals;
   }
@@ -67,12 +85,17 @@ function predicatesFor(filter: Document, path: string): Interval[] | undefined {
  * $gte: 5 and $lte: 5): their intervals must not be intersected. One predicate bounds the scan,
  * equality or $in first (the fewest keys), and the filter decides the rest.
  */
-function multikeyPredicatesFor(filter: Document, path: string): Interval[] | undefined {
-  const clauses: unknown[] = [];
+function multikeyPredicatesFor(
+  filter: Document,
+  path: string,
+  arrayPaths: ReadonlySet<string>,
+): Interval[] | undefined {
+  const clauses: Clause[] = [];
   collectClauses(filter, path, clauses);
   let range: Interval[] | undefined;
   for (const clause of clauses) {
-    for (const single of singlePredicates(clause)) {
+    for (const single of singlePredicates(clause.value)) {
+      if (isNeNull(single) && !elementDecidesNull(clause, path, arrayPaths)) continue;
       const intervals = clauseIntervals(single);
       if (!intervals) continue;
       if (intervals.every(isPoint)) return intervals;
@@ -80,6 +103,24 @@ function multikeyPredicatesFor(filter: Document, path: string): Interval[] | und
     }
   }
   return range;
+}
+
+function isNeNull(single: unknown): boolean {
+  return isPlainObject(single) && Object.keys(single).length === 1 && single.$ne === null;
+}
+
+/**
+ * `$ne: null` on an array path holds for a document whose array has one null element and one that
+ * is not: its keys cannot tell. Inside an `$elemMatch` it is one element's own value, so the keys
+ * decide it, unless arrays sit below the `$elemMatch`'s path (they would spread the element over
+ * several keys again).
+ */
+function elementDecidesNull(clause: Clause, path: string, arrayPaths: ReadonlySet<string>): boolean {
+  const elemPath = clause.elemPath;
+  if (elemPath === undefined) return false;
+  for (const arrayPath of arrayPaths)
+    if (arrayPath.length > elemPath.length && (path === arrayPath || path.startsWith(`${arrayPath}.`))) return false;
+  return true;
 }
 
 /** A clause split into its operators, each alone ($options stays with its $regex). */
@@ -96,17 +137,39 @@ function singlePredicates(clause: unknown): unknown[] {
     );
 }
 
-function collectClauses(filter: Document, path: string, out: unknown[]): void {
+function isOperatorObject(v: unknown): v is Document {
+  return isPlainObject(v) && Object.keys(v).length > 0 && Object.keys(v).every((k) => k.startsWith('$'));
+}
+
+/**
+ * The clauses on `path`: the filter's own, under `$and`, and inside an `$elemMatch` on the path
+ * (its operators: `{a: {$elemMatch: {$gt: 1}}}`) or on a prefix (its sub-filter: `{arr:
+ * {$elemMatch: {x: 5}}}` bounds `arr.x`). Every match meets them, so their bounds hold every match.
+ */
+function collectClauses(filter: Document, path: string, out: Clause[], elemPath?: string, prefix = ''): void {
   for (const [key, value] of Object.entries(filter)) {
-    if (key === path) out.push(value);
-    else if (key === '$and' && Array.isArray(value)) {
-      for (const sub of value) if (isPlainObject(sub)) collectClauses(sub, path, out);
+    const full = prefix + key;
+    if (key === '$and' && Array.isArray(value)) {
+      for (const sub of value) if (isPlainObject(sub)) collectClauses(sub, path, out, elemPath, prefix);
+      continue;
+    }
+    if (key.startsWith('$')) continue;
+    const elemMatch = isOperatorObject(value) && isPlainObject(value.$elemMatch) ? value.$elemMatch : undefined;
+    if (full === path) {
+      out.push({ value, ...(elemPath !== undefined ? { elemPath } : {}) });
+      if (elemMatch && isOperatorObject(elemMatch)) out.push({ value: elemMatch, elemPath: full });
+    } else if (elemMatch && !isOperatorObject(elemMatch) && path.startsWith(`${full}.`)) {
+      collectClauses(elemMatch, path, out, full, `${full}.`);
     }
   }
 }
 
 function allowsNull(intervals: Interval[]): boolean {
-  return intervals.some((iv) => compareKeyPart(iv.low, null) <= 0 && compareKeyPart(iv.high, null) >= 0);
+  return intervals.some((iv) => {
+    const lo = compareKeyPart(iv.low, null);
+    const hi = compareKeyPart(iv.high, null);
+    return (lo < 0 || (lo === 0 && iv.lowInclusive)) && (hi > 0 || (hi === 0 && iv.highInclusive));
+  });
 }
 
 /** Whether every clause of a partial filter appears verbatim in the query (so it implies it). */
@@ -163,6 +226,8 @@ function rangeImplies(filter: Document, path: string, clause: unknown): boolean 
 interface Candidate {
   index: BTreeIndex;
   fieldIntervals: Interval[][];
+  /** Bounds on the fields after `fieldIntervals`, for a checked scan (see trailingBounds). */
+  trailing?: Interval[][];
   score: number;
   wildcardPath?: string;
   wildcardSort?: 0 | 1 | -1;
@@ -213,7 +278,9 @@ function candidateFor(index: BTreeIndex, filter: Document, sort?: Document): Can
     if (index.multikey && earlier.some((p) => sharesArrayPrefix(p, field.path, index.multikeyPaths))) break;
     earlier.push(field.path);
     const fieldIsMultikey = index.multikey && !pathIsScalar(field.path, index.multikeyPaths);
-    let ivs = fieldIsMultikey ? multikeyPredicatesFor(filter, field.path) : predicatesFor(filter, field.path);
+    let ivs = fieldIsMultikey
+      ? multikeyPredicatesFor(filter, field.path, index.multikeyPaths)
+      : predicatesFor(filter, field.path);
     if (!ivs) break;
     if (!fits && ivs.some(comparesStrings)) break;
     // A regex matches bytes, not collation keys: under an index's collation its prefix range
@@ -234,7 +301,29 @@ function candidateFor(index: BTreeIndex, filter: Document, sort?: Document): Can
   if (fieldIntervals.length === 0) return undefined;
   if (index.unique && fieldIntervals.length === index.fieldCount) score += 2;
   score -= index.fieldCount * 0.01;
-  return { index, fieldIntervals, score };
+  const trailing = fits && !index.multikey && !index.collator ? trailingBounds(index, filter, fieldIntervals) : [];
+  return { index, fieldIntervals, score, ...(trailing.length > 0 ? { trailing } : {}) };
+}
+
+const EVERY_KEY: Interval = { low: MIN_BOUND, lowInclusive: true, high: MAX_BOUND, highInclusive: true };
+
+/**
+ * Bounds on the key fields after the first that is not pinned to points (or not bounded at all):
+ * they make no key range, but a scan that checks each key against them skips what they exclude
+ * (mongod bounds every field it can). Unbounded fields between take every key; none past the last
+ * bounded one are kept.
+ */
+function trailingBounds(index: BTreeIndex, filter: Document, leading: Interval[][]): Interval[][] {
+  const out: Interval[][] = [];
+  let lastBounded = -1;
+  for (let i = leading.length; i < index.fieldCount; i++) {
+    const ivs = predicatesFor(filter, index.pattern.fields[i].path);
+    if (ivs && !(index.sparse && allowsNull(ivs))) {
+      out.push(sortedUnion(ivs));
+      lastBounded = out.length - 1;
+    } else out.push([EVERY_KEY]);
+  }
+  return out.slice(0, lastBounded + 1);
 }
 
 /** Whether the two paths have a common prefix that holds arrays (their keys pair up per element). */
@@ -251,7 +340,8 @@ function allStrings(): Interval {
 }
 
 function loosenForMultikey(iv: Interval): Interval {
-  if (iv.low instanceof KeyBound || iv.oneElement) return iv;
+  // A high end that is already a type's or the index's end keeps its reach (`(null, MaxKey]`).
+  if (iv.low instanceof KeyBound || iv.high instanceof KeyBound || iv.oneElement) return iv;
   const rank = canonicalRank(iv.low);
   return { low: iv.low, lowInclusive: iv.lowInclusive, high: new KeyBound(1, rank), highInclusive: true };
 }
@@ -325,8 +415,12 @@ export function orBranchIndexes(coll: Collection, filter: Document | undefined):
 
 function choosePlan(coll: Collection, request: PlanRequest): QueryPlan {
   const filter = request.filter;
-  // An empty hint document is no hint, as mongod parses it.
-  const hint = isPlainObject(request.hint) && Object.keys(request.hint).length === 0 ? undefined : request.hint;
+  const indexFilter = indexFilterOf(coll, request);
+  // An index filter overrides the hint (mongod ignores a hint when a filter exists for the shape),
+  // and an empty hint document is no hint, as mongod parses it.
+  const hint =
+    indexFilter || (isPlainObject(request.hint) && Object.keys(request.hint).length === 0) ? undefined : request.hint;
+  const usable = (index: BTreeIndex) => !indexFilter || filterAllows(indexFilter, index);
   if (hint !== undefined && !(isPlainObject(hint) && hint.$natural !== undefined)) {
     const index = findHinted(coll, hint);
     const cand = candidateFor(index, filter, request.sort) ?? { index, fieldIntervals: [], score: 0 };
@@ -342,20 +436,69 @@ function choosePlan(coll: Collection, request: PlanRequest): QueryPlan {
       ? { kind: 'COLLSCAN', providesSort: false, backward: true }
       : { kind: 'COLLSCAN', providesSort: false };
   let best: Candidate | undefined;
-  for (const index of coll.indexes.values()) {
-    const cand = candidateFor(index, filter, request.sort);
-    if (cand && (!best || cand.score > best.score)) best = cand;
-  }
+  for (const cand of candidatesOf(coll, request, usable)) if (!best || cand.score > best.score) best = cand;
   if (best) return buildIndexPlan(best, request.sort);
   // No predicate fits, but an index may still deliver the requested order without a sort.
   if (request.sort) {
     for (const index of coll.indexes.values()) {
-      if (index.queryable && !index.isPartial && !index.sparse && sortDirection(index, request.sort, 0) !== 0) {
+      if (
+        usable(index) &&
+        index.queryable &&
+        !index.isPartial &&
+        !index.sparse &&
+        sortDirection(index, request.sort, 0) !== 0
+      ) {
         return buildIndexPlan({ index, fieldIntervals: [], score: 0 }, request.sort);
       }
     }
   }
   return { kind: 'COLLSCAN', providesSort: false };
+}
+
+function candidatesOf(coll: Collection, request: PlanRequest, usable: (index: BTreeIndex) => boolean): Candidate[] {
+  const out: Candidate[] = [];
+  for (const index of coll.indexes.values()) {
+    const cand = usable(index) ? candidateFor(index, request.filter, request.sort) : undefined;
+    if (cand) out.push(cand);
+  }
+  return out;
+}
+
+function indexFilterOf(coll: Collection, request: PlanRequest) {
+  return indexFilterFor(coll, {
+    filter: request.filter,
+    sort: request.sort,
+    projection: request.projection,
+    collation: request.collation,
+  });
+}
+
+export interface WeighedPlans {
+  /** The names of the indexes that could answer the query (what mongod's plan cache key tells apart). */
+  usableIndexNames: string[];
+  /** The plans weighed against the winner and not picked; none under a hint. */
+  rejected: IndexPlan[];
+}
+
+/**
+ * What planning weighed for this query besides `winner`: one candidate per index that could answer
+ * it, with these values (a sparse index serves `{x: 3}`, not `{x: null}`).
+ */
+export function weighedPlans(coll: Collection, request: PlanRequest, winner: QueryPlan): WeighedPlans {
+  const indexFilter = indexFilterOf(coll, request);
+  const candidates = candidatesOf(coll, request, (index) => !indexFilter || filterAllows(indexFilter, index));
+  const hinted =
+    !indexFilter &&
+    request.hint !== undefined &&
+    !(isPlainObject(request.hint) && Object.keys(request.hint).length === 0);
+  return {
+    usableIndexNames: candidates.map((cand) => cand.index.name).sort(),
+    rejected: hinted
+      ? []
+      : candidates
+          .filter((cand) => winner.kind === 'COLLSCAN' || cand.index !== winner.index)
+          .map((cand) => buildIndexPlan(cand, request.sort)),
+  };
 }
 
 function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan {
@@ -375,6 +518,11 @@ function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan 
   const pointLookup = index.unique && fieldIntervals.length === n && combos.every((c) => c.every(isPoint));
   const planned = combos.map((combo) => ({ range: rangeFor(index, combo, n), combo }));
   planned.sort((a, b) => cmp(a.range[0], b.range[0]));
+  const checkable = !pointLookup && cand.wildcardPath === undefined && !index.collator;
+  const checked =
+    checkable && (cand.trailing !== undefined || planned.length > 1)
+      ? [...fieldIntervals, ...(cand.trailing ?? [])]
+      : undefined;
   return {
     kind: 'IXSCAN',
     index,
@@ -385,6 +533,7 @@ function buildIndexPlan(cand: Candidate, sort: Document | undefined): IndexPlan 
     providesSort: dir !== 0 && !multiPoint,
     needsDedupe: planned.length > 1 || index.multikey,
     ...(cand.wildcardPath !== undefined ? { wildcardPath: cand.wildcardPath } : {}),
+    ...(checked ? { checked: [...checked, ...new Array(n - checked.length).fill([EVERY_KEY])] } : {}),
   };
 }
 
@@ -401,7 +550,7 @@ export function indexBounds(plan: IndexPlan): Document {
     return bounds;
   }
   plan.index.pattern.fields.forEach((f, i) => {
-    const ivs = plan.fieldIntervals[i];
+    const ivs = (plan.checked ?? plan.fieldIntervals)[i];
     bounds[f.path] = ivs ? ivs.map(describeInterval) : ['[MinKey, MaxKey]'];
   });
   return bounds;
