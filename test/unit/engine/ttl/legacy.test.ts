@@ -32,6 +32,7 @@ function legacy(engine: Engine, name: string, expireAfterSeconds: unknown, extra
 
 interface LogEntry {
   id: number;
+  msg: string;
   attr?: Record<string, unknown>;
 }
 
@@ -177,6 +178,7 @@ describe('rule 4.3: loading a stored spec without the TTL checks', () => {
     legacy(engine, 'nan', NaN);
     const lines = logs(engine, 6852200);
     assert.equal(lines.length, 1);
+    assert.equal(lines[0].msg, "Found an existing TTL index with NaN 'expireAfterSeconds' in the catalog");
     assert.deepEqual(lines[0].attr, { ns: 'app.c', index: 'nan' });
   });
 
@@ -219,12 +221,22 @@ describe('rule 4.2: step-up rewrites invalid stored values', () => {
     assert.ok(stored instanceof Int32);
     assert.equal(stored.value, 100);
     assert.deepEqual(
-      logs(engine, 6847701).map((l) => l.attr),
-      [{ ns: 'app.c', index: 'fraction', from: '100.9', to: 100 }],
+      logs(engine, 6847701).map((l) => [l.msg, l.attr]),
+      [
+        [
+          'Rewrote invalid expireAfterSeconds of a TTL index on step-up',
+          { ns: 'app.c', index: 'fraction', from: '100.9', to: 100 },
+        ],
+      ],
     );
     assert.deepEqual(
-      logs(engine, 6847700).map((l) => l.attr),
-      [{ ns: 'app.c', index: 'nan', from: 'NaN', to: 2147483647 }],
+      logs(engine, 6847700).map((l) => [l.msg, l.attr]),
+      [
+        [
+          'Rewrote invalid expireAfterSeconds of a TTL index on step-up',
+          { ns: 'app.c', index: 'nan', from: 'NaN', to: 2147483647 },
+        ],
+      ],
     );
   });
 
