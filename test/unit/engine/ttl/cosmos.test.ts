@@ -6,13 +6,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Decimal128, Double, Int32, Long } from 'bson';
-import { Engine, type Document } from '../../../../src/engine';
+import { Engine, loadLegacyIndexSpec, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 import {
+  cosmosCollectionTTL,
   cosmosDocumentTTL,
   cosmosExpiryOf,
   cosmosTimestampOf,
   cosmosTTLStatus,
+  CosmosTTLTarget,
 } from '../../../../src/engine/ttl/cosmos';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -416,6 +418,111 @@ describe('Cosmos flavor: replies and the mongodb flavor', () => {
     assert.deepEqual(
       pass.visits.map((v) => v.target),
       ['index _ts_1'],
+    );
+  });
+});
+
+describe('Cosmos flavor: why an own ttl is ignored, and which _ts index is the default (rules 10.1–10.4)', () => {
+  const ignored = (what: string) => `ttl is ${what}: ignored, the collection TTL applies (rule 10.3)`;
+  const notPositive = (n: string) =>
+    `ttl ${n} is neither positive nor -1: ignored, the collection TTL applies (rule 10.4, confidence low)`;
+
+  it('rule 10.3: each ignored form says what it is', () => {
+    const cases: [unknown, string][] = [
+      [20.5, ignored('a double with a fractional part (20.5)')],
+      [Number.NaN, ignored('a double that is not finite (NaN)')],
+      [Number.NEGATIVE_INFINITY, ignored('a double that is not finite (-Infinity)')],
+      [new Double(1e10), ignored('a double outside the int32 range (10000000000)')],
+      [-2147483649, ignored('a double outside the int32 range (-2147483649)')],
+      [2147483648, ignored('a double outside the int32 range (2147483648)')],
+      [Long.fromString('-2147483649'), ignored('a NumberLong outside the int32 range (-2147483649)')],
+      [Long.fromString('2147483648'), ignored('a NumberLong outside the int32 range (2147483648)')],
+      [2147483648n, ignored('a NumberLong outside the int32 range (2147483648)')],
+      [-2147483649n, ignored('a NumberLong outside the int32 range (-2147483649)')],
+      [null, ignored('not an int32, int64 or whole double (null)')],
+      [[20], ignored('not an int32, int64 or whole double (an array)')],
+      [new Date(0), ignored('not an int32, int64 or whole double (a date)')],
+      [Decimal128.fromString('20'), ignored('not an int32, int64 or whole double (Decimal128)')],
+      [{ seconds: 20 }, ignored('not an int32, int64 or whole double (an object)')],
+      ['20', ignored('not an int32, int64 or whole double (string)')],
+      [true, ignored('not an int32, int64 or whole double (boolean)')],
+    ];
+    for (const [ttl, reason] of cases)
+      assert.deepEqual(cosmosDocumentTTL({ ttl }), { kind: 'invalid', reason }, reason);
+  });
+
+  it('rule 10.4: the int32 range ends are whole int32s; 0 and the lowest are not positive', () => {
+    assert.deepEqual(cosmosDocumentTTL({ ttl: -2147483648 }), { kind: 'invalid', reason: notPositive('-2147483648') });
+    assert.deepEqual(cosmosDocumentTTL({ ttl: Long.fromString('-2147483648') }), {
+      kind: 'invalid',
+      reason: notPositive('-2147483648'),
+    });
+    assert.deepEqual(cosmosDocumentTTL({ ttl: new Int32(0) }), { kind: 'invalid', reason: notPositive('0') });
+    assert.deepEqual(cosmosDocumentTTL({ ttl: -0 }), { kind: 'invalid', reason: notPositive('0') });
+    assert.deepEqual(cosmosDocumentTTL({ ttl: 1 }), { kind: 'seconds', seconds: 1 });
+    assert.deepEqual(cosmosDocumentTTL({ ttl: 2147483647 }), { kind: 'seconds', seconds: 2147483647 });
+  });
+
+  it('rule 10.3: a BSON Double, an Int32 and a bigint in range are read as their number', () => {
+    assert.deepEqual(cosmosDocumentTTL({ ttl: new Double(20) }), { kind: 'seconds', seconds: 20 });
+    assert.deepEqual(cosmosDocumentTTL({ ttl: new Int32(5) }), { kind: 'seconds', seconds: 5 });
+    assert.deepEqual(cosmosDocumentTTL({ ttl: 20n }), { kind: 'seconds', seconds: 20 });
+    assert.deepEqual(cosmosDocumentTTL({ ttl: -1n }), { kind: 'never' });
+    assert.deepEqual(cosmosDocumentTTL({ ttl: undefined }), { kind: 'absent' });
+  });
+
+  it('rule 10.1: a hashed _ts index, a compound one or an invalid stored value is no default; the first usable one is', () => {
+    const { engine } = setup();
+    coll(engine).insertOne({ _id: 1 });
+    coll(engine).createIndex({ _ts: 'hashed' }, { expireAfterSeconds: 5 });
+    loadLegacyIndexSpec(engine, DB, 'c', { v: 2, key: { _ts: -1 }, name: 'nan', expireAfterSeconds: Number.NaN });
+    loadLegacyIndexSpec(engine, DB, 'c', { v: 2, key: { _ts: 1, a: 1 }, name: 'compound', expireAfterSeconds: 7 });
+    const c = engine.getCollection(DB, 'c')!;
+    assert.equal(cosmosCollectionTTL(c), undefined);
+    assert.deepEqual(cosmosTTLStatus(c), { defaultSeconds: null, indexName: null, expiring: 0, nextExpiry: null });
+    withDefault(engine, 100);
+    assert.deepEqual(cosmosCollectionTTL(c), { seconds: 100, indexName: '_ts_1' });
+    assert.deepEqual(cosmosTTLStatus(c), {
+      defaultSeconds: 100,
+      indexName: '_ts_1',
+      expiring: 1,
+      nextExpiry: new Date(T0 + 100 * SEC),
+    });
+  });
+
+  it('rule 10.2: a target whose _ts index is gone is skipped with why, and has no backlog', () => {
+    const { engine } = setup('cosmos', { ttlMonitorEnabled: false });
+    withDefault(engine, 0);
+    coll(engine).insertMany([{ _id: 1 }, { _id: 2 }]);
+    const c = engine.getCollection(DB, 'c')!;
+    const target = new CosmosTTLTarget(c, '_ts_1');
+    assert.equal(target.label, 'index _ts_1');
+    assert.deepEqual(target.backlog(T0), { count: 2, atLeast: false });
+    coll(engine).dropIndex('_ts_1');
+    assert.deepEqual(target.backlog(T0), { count: 0, atLeast: false });
+    assert.deepEqual(
+      target.visit({ maxDocs: 0, maxMillis: 0, now: T0 }, () => assert.fail('nothing expires')),
+      { kind: 'skipped', reason: 'no TTL index on _ts any more: nothing expires (rule 10.2)', logId: 0 },
+    );
+    assert.deepEqual(ids(engine), [1, 2]);
+  });
+
+  it('a collection without Cosmos tracking: no stamps, no status, a target that skips', () => {
+    const { engine } = setup('mongodb');
+    coll(engine).insertOne({ _id: 1 });
+    const { collection, record } = recordOf(engine, 1);
+    assert.equal(cosmosTimestampOf(collection, record), undefined);
+    assert.equal(cosmosExpiryOf(collection, record), undefined);
+    assert.equal(cosmosTTLStatus(collection), undefined);
+    const target = new CosmosTTLTarget(collection, '_ts_1');
+    assert.deepEqual(target.backlog(T0), { count: 0, atLeast: false });
+    assert.deepEqual(
+      target.visit({ maxDocs: 0, maxMillis: 0, now: T0 }, () => undefined),
+      {
+        kind: 'skipped',
+        reason: 'the collection has no Cosmos _ts tracking',
+        logId: 0,
+      },
     );
   });
 });

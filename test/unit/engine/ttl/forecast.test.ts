@@ -436,3 +436,90 @@ describe('expiry forecast', () => {
     fails({}, 2, /2 TTL indexes \(u_1, w_1\): name one/);
   });
 });
+
+describe('expiry forecast: edges the random rounds do not reach', () => {
+  it('an expiry time on a bucket end falls in the bucket it ends; at now it is due; past the horizon it is later', () => {
+    const { engine } = engineAt(T0, 'cosmos');
+    // Written at T0: each document expires at T0 + its own ttl.
+    const ttls = [1800, 3600, 3601, 4 * 3600, 4 * 3600 + 1];
+    engine.runCommand(DB, { insert: 'c', documents: ttls.map((ttl, i) => ({ _id: i, ttl })) });
+    engine.runCommand(DB, {
+      createIndexes: 'c',
+      indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 60 }],
+    });
+    const coll = engine.requireCollection(DB, 'c');
+    const now = T0 + 1800_000;
+    const f = forecastExpiry(coll, { horizonMs: 3.5 * HOUR, buckets: 7 }, now, 'cosmos');
+    assert.equal(f.dueNow, 1, 'the expiry at now is due');
+    assert.deepEqual(
+      f.buckets.map((b) => b.count),
+      [1, 1, 0, 0, 0, 0, 1],
+      'T0 + 1 h ends bucket 0; T0 + 1 h 1 s starts bucket 1; T0 + 4 h ends the last',
+    );
+    assert.equal(f.later, 1);
+    assert.equal(f.total, 5);
+    assert.deepEqual(f.buckets[0], { from: new Date(now), to: new Date(now + 1800_000), count: 1 });
+    assert.deepEqual(f.buckets[6].to, new Date(now + 3.5 * HOUR));
+    assert.deepEqual([f.now, f.horizon, f.bucketMs], [new Date(now), new Date(now + 3.5 * HOUR), 1800_000]);
+  });
+
+  it('without a horizon or a bucket count: 24 hourly buckets', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, t: new Date(T0) }] });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60 }] });
+    const f = forecastExpiry(engine.requireCollection(DB, 'c'), {}, T0);
+    assert.equal(f.buckets.length, 24);
+    assert.equal(f.bucketMs, HOUR);
+    assert.deepEqual(f.horizon, new Date(T0 + 24 * HOUR));
+    assert.equal(f.buckets[0].count, 1);
+  });
+
+  it('an index named by its key pattern is found whatever the numeric type of its direction; another direction is not it', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, t: new Date(T0) }] });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 'by_t', expireAfterSeconds: 60 }] });
+    const coll = engine.requireCollection(DB, 'c');
+    const found = forecastExpiry(coll, { index: { t: new Int32(1) } }, T0);
+    assert.deepEqual([found.index, found.whatIf, found.expireAfterSeconds], ['by_t', false, 60]);
+    const proposed = forecastExpiry(coll, { index: { t: -1 }, expireAfterSeconds: 60 }, T0);
+    assert.equal(proposed.index, 'proposed');
+    assert.deepEqual(proposed.notes, [
+      'no index holds this key yet: the documents were read to build the one it would be',
+    ]);
+  });
+
+  it('more refusals, each saying what to do', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, t: new Date(T0) }] });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 60 }] });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { h: 'hashed' }, name: 'h_hashed' }] });
+    const coll = engine.requireCollection(DB, 'c');
+    const fails = (request: ForecastRequest, code: number, text: RegExp) =>
+      assert.throws(
+        () => forecastExpiry(coll, request, T0),
+        (err: { code?: number; message: string }) => err.code === code && text.test(err.message),
+        text.source,
+      );
+    const YEAR = 365 * 24 * HOUR;
+    fails({ horizonMs: 100 * YEAR + 1 }, 2, /at most 100 years ahead: use a shorter horizon/);
+    assert.equal(forecastExpiry(coll, { horizonMs: 100 * YEAR }, T0).horizon.getTime(), T0 + 100 * YEAR);
+    fails({ horizonMs: 0 }, 2, /horizon must be a positive duration.*got 0 ms/);
+    fails({ horizonMs: Number.NaN }, 2, /horizon must be a positive duration/);
+    fails({ horizonMs: Number.POSITIVE_INFINITY }, 2, /horizon must be a positive duration/);
+    fails({ horizonMs: '24h' as unknown as number }, 2, /horizon must be a positive duration.*got 24h ms/);
+    fails({ buckets: Number.NaN }, 2, /whole number from 1 to 10000 \(got NaN\)/);
+    assert.equal(forecastExpiry(coll, { buckets: 10_000 }, T0).buckets.length, 10_000);
+    assert.equal(forecastExpiry(coll, { buckets: 1 }, T0).buckets.length, 1);
+    fails({ index: 5 as unknown as string }, 2, /index must be an index name or a key pattern/);
+    fails(
+      { partialFilterExpression: [] as unknown as Document },
+      2,
+      /partialFilterExpression must be a query document/,
+    );
+    fails(
+      { index: 'h_hashed', expireAfterSeconds: 5 },
+      67,
+      /h_hashed on .* cannot be a TTL index.*Forecast a single-field index/,
+    );
+  });
+});

@@ -86,6 +86,78 @@ describe('rule 1.6: the TTL field a refused compound key meant', () => {
       assert.equal(hasTimeName(name), false, name);
   });
 
+  it('each time-like ending counts on its own; the short names and expir- in any case; the last path word decides', () => {
+    for (const name of [
+      'updated_at',
+      'birthDate',
+      'end_date',
+      'start_time',
+      'datestamp',
+      'postmark.stamp',
+      'At',
+      'DATE',
+      'Time',
+      'TS',
+      'TimeStamp',
+      'EXPIRY',
+      'a.b.expiresOn',
+      'v2At',
+    ])
+      assert.equal(hasTimeName(name), true, name);
+    for (const name of [
+      'update',
+      'runtime',
+      'stamps',
+      'tsx',
+      'xts',
+      'nonexpiring',
+      'createdAt.value',
+      'dates',
+      'at_home',
+      'timer',
+    ])
+      assert.equal(hasTimeName(name), false, name);
+  });
+
+  it('the sampled reason counts the documents (one document, several documents) and names the field', () => {
+    const one = chooseTTLField(['user', 'when'], (f) => (f === 'when' ? { seen: 1, dates: 1 } : { seen: 1, dates: 0 }));
+    assert.deepEqual(one, {
+      field: 'when',
+      reason: 'sampled',
+      because: 'when holds dates in 1 of the 1 document seen with it',
+    });
+    const many = chooseTTLField(['when'], () => ({ seen: 4, dates: 2 }));
+    assert.equal(many.because, 'when holds dates in 2 of the 4 documents seen with it');
+  });
+
+  it('assumed after sampling: the reason says the documents held no dates either', () => {
+    const choice = chooseTTLField(['user', 'score'], () => ({ seen: 2, dates: 0 }));
+    assert.deepEqual(choice, {
+      field: 'user',
+      reason: 'assumed',
+      because:
+        'user assumed: no field of the key holds dates in the documents seen or is named like a date field; put the field that holds the date documents expire by',
+    });
+    assert.deepEqual(
+      chooseTTLField(['score', 'createdAt'], () => ({ seen: 2, dates: 0 })),
+      {
+        field: 'createdAt',
+        reason: 'name',
+        because: 'createdAt is named like a date field',
+      },
+    );
+  });
+
+  it('the first field with dates wins over a later one with as many; more dates win over an earlier field', () => {
+    const counts: Record<string, { seen: number; dates: number }> = {
+      a: { seen: 5, dates: 2 },
+      b: { seen: 5, dates: 2 },
+      c: { seen: 5, dates: 1 },
+    };
+    assert.equal(chooseTTLField(['a', 'b', 'c'], (f) => counts[f]).field, 'a');
+    assert.equal(chooseTTLField(['c', 'b', 'a'], (f) => counts[f]).field, 'b');
+  });
+
   it('the sample picks the field with the most dates; ties keep key order', () => {
     const counts: Record<string, { seen: number; dates: number }> = {
       a: { seen: 3, dates: 1 },
