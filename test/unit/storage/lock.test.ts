@@ -286,9 +286,16 @@ describe('the one-writer lock, in detail', () => {
     const holder = { pid: process.pid, since: '2026-01-01T00:00:00.000Z' };
     fs.writeFileSync(lock, JSON.stringify(holder));
     fs.chmodSync(dir, 0o755);
-    const lockModule = path.join(__dirname, '../../../src/storage/lock.js');
+    // The child reads a copy of the compiled module beside the lock: the checkout (a clone under
+    // /root, Stryker's sandbox) may be closed to that user. lock.js needs only storage-fs.js.
+    const copies = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-lock-module-'));
+    fs.chmodSync(copies, 0o755);
+    for (const file of ['lock.js', 'storage-fs.js'])
+      fs.copyFileSync(path.join(__dirname, '../../../src/storage', file), path.join(copies, file));
+    const lockModule = path.join(copies, 'lock.js');
     const script = `process.stdout.write(JSON.stringify(require(${JSON.stringify(lockModule)}).peekLock(${JSON.stringify(dir)})))`;
     const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', uid: 65534, gid: 65534 });
+    fs.rmSync(copies, { recursive: true, force: true });
     assert.equal(child.status, 0, child.stderr);
     assert.deepEqual(JSON.parse(child.stdout), { ...holder, alive: true });
   });
