@@ -17,7 +17,7 @@ function clauses(filter: Document): Document[] {
     if (key === '$and' && Array.isArray(value) && value.every(isPlainObject)) {
       for (const child of value) out.push(...clauses(child));
     } else if ((key === '$or' || key === '$nor') && Array.isArray(value) && value.every(isPlainObject)) {
-      const children = (value).map(optimizedMatch);
+      const children = value.map(optimizedMatch);
       out.push(key === '$or' && children.length === 1 ? children[0] : { [key]: children });
     } else if (key.startsWith('$')) {
       out.push({ [key]: value });
