@@ -139,8 +139,10 @@ export function checkedScan(
     if (done) break;
     if (target) {
       // A seek never goes back: were the target at or behind this key, the next key is read instead.
+      // A seek that finds no key at all ends the scan (no key is left at or past the target).
       const sought = seek(target);
-      pair = sought && (forward ? 1 : -1) * index.compare(sought[0], entry) > 0 ? sought : next(entry);
+      if (!sought) break;
+      pair = (forward ? 1 : -1) * index.compare(sought[0], entry) > 0 ? sought : next(entry);
       continue;
     }
     if (visit(record)) break;

@@ -33,6 +33,19 @@ function bounds(e: Engine, filter: Document): Document {
 }
 
 describe('checked index scans', () => {
+  it('a seek past the last key ends the scan: a regex prefix on strings with no regex stored reads one key (jstest regex6)', () => {
+    const e = new Engine();
+    e.runCommand('t', { insert: 'c', documents: [{ name: 'bob' }, { name: 'aaron' }, { name: '[with]some?symbols' }] });
+    e.runCommand('t', { createIndexes: 'c', indexes: [{ key: { name: 1 }, name: 'n' }] });
+    const explain = (regex: RegExp) =>
+      e.runCommand('t', { explain: { find: 'c', filter: { name: regex } }, verbosity: 'executionStats' });
+    // ["/", "0") then the regex interval: '[with]…' is past the first, and nothing is at or past the
+    // second's start, so the scan ends there instead of reading 'aaron' and 'bob'.
+    assert.equal((explain(/^\//).executionStats as Document).totalKeysExamined, 1);
+    assert.equal((explain(/^\./).executionStats as Document).totalKeysExamined, 1);
+    assert.equal((explain(/^./).executionStats as Document).totalKeysExamined, 3);
+  });
+
   it('a range followed by $in points seeks from point to point: 3 keys per age for ratings 0 and 9, and one to end', () => {
     const e = ageRatings();
     const filter = { age: { $gte: 25, $lte: 30 }, rating: { $in: [9, 0] } };
