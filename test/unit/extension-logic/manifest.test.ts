@@ -263,8 +263,11 @@ describe('package.json manifest', () => {
     // connection helper brings OIDC's local redirect server (express, body-parser, iconv tables) and
     // PAC proxy support (quickjs), about 3 MB of it), raised to 3,300; 2,461 KB once those two are
     // replaced at build time by refusals (scripts/lib/mongosh-trims.js: dist/mongosh.js 6,206 KB ->
-    // 3,453 KB minified, its first require about 2.2 s -> 1.6 s here), lowered to 2,550.
-    const BUDGET_KB = 2550;
+    // 3,453 KB minified, its first require about 2.2 s -> 1.6 s here), lowered to 2,550; 2,569 KB
+    // after session 15's engine fidelity work (about 2,500 lines of engine source: plan-cache
+    // filters, checked index scans, explain modules, splitVector, log verbosity, PCRE verbs, the
+    // element hash), which ships twice (workbench.js and engine-host.js), raised to 2,600.
+    const BUDGET_KB = 2600;
     const kb = fs.statSync(out).size / 1024;
     assert.ok(
       kb <= BUDGET_KB,
