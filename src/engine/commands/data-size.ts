@@ -26,11 +26,11 @@ function namespaceOf(cmd: Document): { db: string; coll: string } {
 }
 
 /** The document's key under `fields`, compared field by field in the index's directions. */
-function keyOf(doc: Document, fields: KeyField[]): unknown[] {
+export function keyOf(doc: Document, fields: KeyField[]): unknown[] {
   return fields.map((f) => fieldKeys(doc, f.path).values[0]);
 }
 
-function compareKeys(a: unknown[], b: unknown[], fields: KeyField[]): number {
+export function compareKeys(a: unknown[], b: unknown[], fields: KeyField[]): number {
   for (let i = 0; i < fields.length; i++) {
     const c = compareValues(a[i], b[i]);
     if (c !== 0) return fields[i].direction === -1 ? -c : c;
@@ -38,7 +38,7 @@ function compareKeys(a: unknown[], b: unknown[], fields: KeyField[]): number {
   return 0;
 }
 
-function boundOf(bound: Document | undefined, fields: KeyField[]): unknown[] | undefined {
+export function boundOf(bound: Document | undefined, fields: KeyField[]): unknown[] | undefined {
   if (bound === undefined || Object.keys(bound).length === 0) return undefined;
   return fields.map((f) => (Object.hasOwn(bound, f.path) ? bound[f.path] : null));
 }

@@ -8,12 +8,11 @@
  */
 import type { Collection } from '../catalog/collection';
 import { fail } from '../errors';
-import { fieldKeys } from '../indexes/keys';
 import { parseKeyPattern, type KeyField } from '../indexes/key-pattern';
-import { compareValues } from '../values/compare';
 import { toDouble } from '../values/numbers';
 import { bsonTypeOf, isNumeric, type Document } from '../values/types';
 import { optionalBool, optionalDocument, type CommandContext, type CommandHandler } from './context';
+import { boundOf, compareKeys, keyOf as dataSizeKeyOf } from './data-size';
 
 const MB = 1024 * 1024;
 
@@ -48,21 +47,10 @@ function shardKeyIndexDirections(coll: Collection, fields: KeyField[]): KeyField
   return undefined;
 }
 
+// A missing field's key is null here (mongod's split points print it), where dataSize's bounds
+// compare it as missing.
 function keyOf(doc: Document, fields: KeyField[]): unknown[] {
-  return fields.map((f) => fieldKeys(doc, f.path).values[0] ?? null);
-}
-
-function compareKeys(a: unknown[], b: unknown[], fields: KeyField[]): number {
-  for (let i = 0; i < fields.length; i++) {
-    const c = compareValues(a[i], b[i]);
-    if (c !== 0) return fields[i].direction === -1 ? -c : c;
-  }
-  return 0;
-}
-
-function boundOf(bound: Document | undefined, fields: KeyField[]): unknown[] | undefined {
-  if (bound === undefined || Object.keys(bound).length === 0) return undefined;
-  return fields.map((f) => (Object.hasOwn(bound, f.path) ? bound[f.path] : null));
+  return dataSizeKeyOf(doc, fields).map((v) => v ?? null);
 }
 
 /** The split points over `keys` (in index order), as mongod's scan picks them. */

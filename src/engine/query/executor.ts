@@ -138,24 +138,11 @@ export function executeQuery(coll: Collection, asked: QueryRequest): QueryResult
         if (out.length >= stopAfter) break;
       }
     }
-  } else if (plan.checked) {
-    const seen = plan.needsDedupe ? new Set<number>() : undefined;
-    keysExamined = checkedScan(plan.index, plan.checked, plan.forward, (record) => {
-      if (seen) {
-        if (seen.has(record.rid)) return false;
-        seen.add(record.rid);
-      }
-      docsExamined++;
-      if (!matches(record.doc)) return false;
-      out.push(record);
-      return out.length >= stopAfter;
-    });
   } else {
+    // One record an index scan reached: skipped when already seen (a multikey index), else fetched
+    // and matched. True once enough have matched.
     const seen = plan.needsDedupe ? new Set<number>() : undefined;
-    const ordered = plan.forward ? plan.ranges : [...plan.ranges].reverse();
-    const visit = (record: StoredRecord): boolean => {
-      checkForInterrupt();
-      keysExamined++;
+    const take = (record: StoredRecord): boolean => {
       if (seen) {
         if (seen.has(record.rid)) return false;
         seen.add(record.rid);
@@ -165,17 +152,26 @@ export function executeQuery(coll: Collection, asked: QueryRequest): QueryResult
       out.push(record);
       return out.length >= stopAfter;
     };
-    const cmp = plan.index.compare;
-    for (let r = 0; r < ordered.length; r++) {
-      const [start, end] = ordered[r];
-      if (plan.index.visitRange(start, end, plan.forward, visit)) break;
-      // One range is scanned up to its end key and stops there (mongod sets the cursor's end). With
-      // several, mongod checks each key against the bounds, so it reads the first key past an
-      // interval (counted as examined) unless that key opens the next interval, counted anyway.
-      if (ordered.length === 1) continue;
-      const beyond = plan.index.keyBeyond(start, end, plan.forward);
-      const next = ordered[r + 1];
-      if (beyond !== undefined && !(next && cmp(beyond, next[0]) >= 0 && cmp(beyond, next[1]) <= 0)) keysExamined++;
+    if (plan.checked) keysExamined = checkedScan(plan.index, plan.checked, plan.forward, take);
+    else {
+      const ordered = plan.forward ? plan.ranges : [...plan.ranges].reverse();
+      const visit = (record: StoredRecord): boolean => {
+        checkForInterrupt();
+        keysExamined++;
+        return take(record);
+      };
+      const cmp = plan.index.compare;
+      for (let r = 0; r < ordered.length; r++) {
+        const [start, end] = ordered[r];
+        if (plan.index.visitRange(start, end, plan.forward, visit)) break;
+        // One range is scanned up to its end key and stops there (mongod sets the cursor's end). With
+        // several, mongod checks each key against the bounds, so it reads the first key past an
+        // interval (counted as examined) unless that key opens the next interval, counted anyway.
+        if (ordered.length === 1) continue;
+        const beyond = plan.index.keyBeyond(start, end, plan.forward);
+        const next = ordered[r + 1];
+        if (beyond !== undefined && !(next && cmp(beyond, next[0]) >= 0 && cmp(beyond, next[1]) <= 0)) keysExamined++;
+      }
     }
   }
 
