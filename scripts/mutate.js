@@ -12,6 +12,7 @@
 //                                             only the group's test files whose names start so (a lower bound)
 //   npm run mutate -- --concurrency 1 --force  --force: retest every mutant, ignoring the incremental file
 //   npm run mutate -- --list                   the groups and their files; runs nothing
+//   npm run mutate -- --scores [group ...]     per-file scores of the results checked in; runs nothing
 //
 // Each group's result is kept in test/mutation/<group>.incremental.json (checked in), so a rerun
 // tests only the mutants whose code or covering tests changed. Reports: reports/mutation/<group>/.
@@ -25,7 +26,7 @@ const root = path.resolve(__dirname, '..');
 function usage(message) {
   if (message) console.error(`mutate: ${message}`);
   console.error(
-    'usage: npm run mutate -- [group ...] [--files a.ts,b.ts] [--tests stem,...] [--since <git ref>] [--concurrency N] [--force] [--list]',
+    'usage: npm run mutate -- [group ...] [--files a.ts,b.ts] [--tests stem,...] [--since <git ref>] [--concurrency N] [--force] [--list] [--scores]',
   );
   process.exit(2);
 }
@@ -39,6 +40,7 @@ function parseArgs(argv) {
     concurrency: undefined,
     force: false,
     list: false,
+    scores: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -57,6 +59,7 @@ function parseArgs(argv) {
     else if (arg.startsWith('--concurrency=')) opts.concurrency = arg.slice(14);
     else if (arg === '--force') opts.force = true;
     else if (arg === '--list') opts.list = true;
+    else if (arg === '--scores') opts.scores = true;
     else if (arg === '--help' || arg === '-h') usage();
     else if (arg.startsWith('-')) usage(`unknown option ${arg}`);
     else opts.groups.push(arg);
@@ -96,6 +99,24 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const { groups, tscArgs, testFilesOf, SLOW_TESTS } = await import(path.join(root, 'stryker.config.mjs'));
   for (const g of opts.groups) if (!groups[g]) usage(`no group "${g}" (one of ${Object.keys(groups).join(', ')})`);
+
+  if (opts.scores) {
+    const { scoreRows, formatRows } = require('./lib/mutation-scores.js');
+    const sourceOf = (file) => {
+      try {
+        return fs.readFileSync(path.join(root, file), 'utf8');
+      } catch {
+        return undefined;
+      }
+    };
+    for (const [name, group] of Object.entries(groups)) {
+      if (opts.groups.length && !opts.groups.includes(name)) continue;
+      const stored = path.join(root, 'test', 'mutation', `${name}.incremental.json`);
+      const incremental = fs.existsSync(stored) ? JSON.parse(fs.readFileSync(stored, 'utf8')) : undefined;
+      console.log(formatRows(name, scoreRows(incremental, filesOf(group), sourceOf, group.target ?? 85)));
+    }
+    return 0;
+  }
 
   // Which files of which group: all of the named groups (or every group), narrowed by --files and --since.
   // A file may carry a line range (`frames.ts:36-131`): matched by its path, handed on whole.
