@@ -325,6 +325,21 @@ describe('IndexTTLTarget: a secondary TTL index (rules 7.6–7.9)', () => {
     assert.equal(engine.db(DB).collection('c').countDocuments({}), 10);
   });
 
+  it('maxMillis: a batch too fast to measure (0 ms) gives no pace, so the next batch keeps its size', (t) => {
+    const engine = engineAt();
+    insertDated(engine, 2 * 16_384 + 10, 2 * HOUR);
+    engine.db(DB).collection('c').createIndex({ t: 1 }, { expireAfterSeconds: 3600, name: 'ttl' });
+    t.mock.method(performance, 'now', () => LATE);
+    const batchStats = { batches: 0, docs: 0, timeMillis: 0 };
+    // At 0 ms a document, "the time left at this pace" would be an unbounded batch.
+    const outcome = new IndexTTLTarget(collection(engine), 'ttl').visit(
+      budget({ maxMillis: 1000, batchStats }),
+      () => undefined,
+    );
+    assert.deepEqual(outcome, { kind: 'done', deleted: 2 * 16_384 + 10, metricCount: 2 * 16_384 + 10 });
+    assert.deepEqual(batchStats, { batches: 3, docs: 2 * 16_384 + 10, timeMillis: 0 });
+  });
+
   it('batchedDeletes.timeMillis adds up the real time of each batch', (t) => {
     const engine = engineAt();
     insertDated(engine, 16_384 + 10, 2 * HOUR);
@@ -349,10 +364,12 @@ describe('IndexTTLTarget: a secondary TTL index (rules 7.6–7.9)', () => {
     engine.db(DB).collection('c').createIndex({ t: 1 }, { expireAfterSeconds: 3600, name: 'ttl' });
     const target = new IndexTTLTarget(collection(engine), 'ttl');
     assert.deepEqual(target.backlog(T0), { count: 2, atLeast: false });
+    const batchStats = { batches: 0, docs: 0, timeMillis: 0 };
     assert.deepEqual(
-      target.visit(budget(), () => undefined),
+      target.visit(budget({ batchStats }), () => undefined),
       { kind: 'done', deleted: 2, metricCount: 2 },
     );
+    assert.equal(batchStats.batches, 1, 'both documents in one batch');
     assert.deepEqual(
       engine
         .db(DB)
@@ -474,6 +491,19 @@ describe('ClusteredTTLTarget: a clustered collection’s own expireAfterSeconds 
     });
     assert.deepEqual(outcome, { kind: 'done', deleted: 1 });
     assert.deepEqual(removed, [new Date(0)]);
+  });
+
+  it('rule 7.6: a stored expireAfterSeconds that is not a finite number is skipped, with no backlog', () => {
+    const engine = engineAt();
+    const coll = clustered(engine, 0, [new Date(0)]);
+    // A catalog the engine did not write (create and collMod refuse it): set on the stored options.
+    coll.options.expireAfterSeconds = Number.NaN;
+    const target = new ClusteredTTLTarget(coll);
+    assert.deepEqual(target.backlog(T0), { count: 0, atLeast: false });
+    assert.deepEqual(
+      target.visit(budget(), () => assert.fail('nothing expires')),
+      { kind: 'skipped', reason: 'invalid clustered expireAfterSeconds', logId: 0 },
+    );
   });
 
   it('a collection whose expireAfterSeconds was removed is skipped, with no backlog', () => {
