@@ -264,6 +264,23 @@ describe('TimeseriesIndexTTLTarget (rules 6.4, 7.6)', () => {
     assert.deepEqual(engine.db(DB).collection('ts').distinct('m', {}).sort(), ['m0', 'm2']);
   });
 
+  it('rule 6.4: a bucket without a meta is matched as a document without the metaField', () => {
+    const { engine, coll } = setup();
+    engine.runCommand(DB, { insert: 'ts', documents: [{ t: new Date(T0), m: 'a' }, { t: new Date(T0) }] });
+    ttlIndex(engine, 'has_meta', 0, { m: { $exists: true } });
+    assert.deepEqual(
+      new TimeseriesIndexTTLTarget(coll, 'has_meta').visit(budget(), () => undefined),
+      { kind: 'done', deleted: 1, metricCount: 1 },
+    );
+    assert.deepEqual(
+      engine
+        .db(DB)
+        .collection('ts')
+        .find({}, { projection: { _id: 0 } }),
+      [{ t: new Date(T0) }],
+    );
+  });
+
   it('a stored index without a partial filter (createIndexes requires one) covers every bucket', () => {
     const { engine, coll } = setup();
     fill(engine, 2, 2);
