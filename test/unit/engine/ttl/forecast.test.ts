@@ -523,3 +523,116 @@ describe('expiry forecast: edges the random rounds do not reach', () => {
     );
   });
 });
+
+describe('expiry forecast: which rule a collection and an index get', () => {
+  it('rule 10.1: a _ts TTL index is the Cosmos rule only in the cosmos flavor; named or not, mongodb reads its dates', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, _ts: new Date(T0 - HOUR) }, { _id: 2 }] });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 0 }] });
+    const coll = engine.requireCollection(DB, 'c');
+    for (const request of [{}, { index: '_ts_1' }]) {
+      const f = forecastExpiry(coll, { ...request, horizonMs: HOUR, buckets: 1 }, T0);
+      assert.deepEqual([f.kind, f.index, f.dueNow, f.never], ['index', '_ts_1', 1, 1], JSON.stringify(request));
+    }
+  });
+
+  it('rule 10.1: in the cosmos flavor, the _ts index named is forecast by _ts and ttl', () => {
+    const { engine } = engineAt(T0, 'cosmos');
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [
+        { _id: 1, ttl: 60 },
+        { _id: 2, ttl: -1 },
+      ],
+    });
+    engine.runCommand(DB, {
+      createIndexes: 'c',
+      indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 7200 }],
+    });
+    const f = forecastExpiry(
+      engine.requireCollection(DB, 'c'),
+      { index: '_ts_1', horizonMs: HOUR, buckets: 1 },
+      T0,
+      'cosmos',
+    );
+    assert.deepEqual(
+      [f.kind, f.index, f.expireAfterSeconds, f.buckets[0].count, f.never],
+      ['cosmos', '_ts_1', 7200, 1, 1],
+    );
+  });
+
+  it('rules 7.6 / 10.2: a Cosmos _ts index the monitor skips (NaN) is no default: nothing expires', () => {
+    const { engine } = engineAt(T0, 'cosmos');
+    engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, ttl: 60 }, { _id: 2 }] });
+    loadLegacyIndexSpec(engine, DB, 'c', { key: { _ts: 1 }, name: 'nan', expireAfterSeconds: Number.NaN });
+    const f = forecastExpiry(
+      engine.requireCollection(DB, 'c'),
+      { index: 'nan', horizonMs: HOUR, buckets: 1 },
+      T0,
+      'cosmos',
+    );
+    assert.deepEqual([f.kind, f.index, f.expireAfterSeconds, f.dueNow, f.never], ['cosmos', '_ts', null, 0, 2]);
+  });
+
+  it('rule 7.8: the document inserted last counts once however many of its dates fall in the horizon', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [
+        { _id: 1, at: new Date(T0 + HOUR) },
+        { _id: 2, at: [new Date(T0 + 2 * HOUR), new Date(T0 + 3 * HOUR), new Date(T0 + 4 * HOUR)] },
+      ],
+    });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { at: 1 }, name: 'at', expireAfterSeconds: 0 }] });
+    const f = forecastExpiry(engine.requireCollection(DB, 'c'), { horizonMs: 4 * HOUR, buckets: 4 }, T0);
+    assert.deepEqual(
+      f.buckets.map((b) => b.count),
+      [1, 1, 0, 0],
+    );
+    assert.equal(f.total, 2);
+  });
+
+  it('rule 7.9: a sparse multikey index covers only the documents that have the field; of those, non-dates never expire', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [{ _id: 1, at: [new Date(T0 - HOUR), new Date(T0)] }, { _id: 2, at: 'x' }, { _id: 3 }],
+    });
+    engine.runCommand(DB, {
+      createIndexes: 'c',
+      indexes: [{ key: { at: 1 }, name: 'at', expireAfterSeconds: 0, sparse: true }],
+    });
+    const f = forecastExpiry(engine.requireCollection(DB, 'c'), { horizonMs: HOUR, buckets: 1 }, T0);
+    assert.deepEqual([f.dueNow, f.never, f.total], [1, 1, 2]);
+  });
+
+  it('a what-if partial filter alone makes a what-if, refused when a partial index could not hold it', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [
+        { _id: 1, t: new Date(T0), s: 'a' },
+        { _id: 2, t: new Date(T0), s: 'b' },
+      ],
+    });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 0 }] });
+    const coll = engine.requireCollection(DB, 'c');
+    const f = forecastExpiry(coll, { partialFilterExpression: { s: 'a' } }, T0);
+    assert.deepEqual([f.whatIf, f.expireAfterSeconds, f.dueNow, f.total], [true, 0, 1, 1]);
+    assert.deepEqual(f.notes, ['the what-if partial filter was applied by reading the documents']);
+    assert.throws(
+      () => forecastExpiry(coll, { partialFilterExpression: { s: { $ne: 'a' } } }, T0),
+      (err: { code?: number; message: string }) => err.code !== undefined && /\$ne/.test(err.message),
+    );
+  });
+
+  it('an index name on a collection with no index at all says it has none', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { create: 'ts', timeseries: { timeField: 't' } });
+    assert.throws(
+      () => forecastExpiry(engine.requireCollection(DB, 'ts'), { index: 'nope' }, T0),
+      (err: { code?: number; message: string }) =>
+        err.code === 27 && /no index named "nope" \(it has none\)/.test(err.message),
+    );
+  });
+});
