@@ -190,6 +190,9 @@ export function forecastExpiry(
           ? `${collection.ns} has ${ttl.length} TTL indexes (${ttl.map((i) => i.name).join(', ')}): name one with { index: "<name>" }.`
           : `${collection.ns} has no TTL index: name an index or a key ({ index: { createdAt: 1 } }) and give expireAfterSeconds to see what it would delete.`,
       );
+    // A time series' one TTL index deletes whole buckets (rule 6.4), as when it is named.
+    if (collection.options.timeseries)
+      return timeseriesForecast(collection, ttl[0].name, request, tally, whatIfSeconds);
     return indexForecast(collection, ttl[0], request, tally, whatIfSeconds, flavor);
   }
   const index = findIndex(collection, request.index);

@@ -626,6 +626,33 @@ describe('expiry forecast: which rule a collection and an index get', () => {
     );
   });
 
+  it('rule 6.4: a time series whose one TTL rule is a partial index is forecast by whole bucket, named or not', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { create: 'ts', timeseries: { timeField: 't', metaField: 'm' } });
+    engine.runCommand(DB, {
+      insert: 'ts',
+      documents: [
+        { t: new Date(T0), m: 'a' },
+        { t: new Date(T0 + 1000), m: 'a' },
+        { t: new Date(T0), m: 'b' },
+      ],
+    });
+    engine.runCommand(DB, {
+      createIndexes: 'ts',
+      indexes: [{ key: { t: 1 }, name: 'a_ttl', expireAfterSeconds: 0, partialFilterExpression: { m: 'a' } }],
+    });
+    const coll = engine.requireCollection(DB, 'ts');
+    // Bucket "a" starts at T0 and spans an hour: both its measurements go at T0 + 1 h, none sooner.
+    for (const request of [{}, { index: 'a_ttl' }]) {
+      const f = forecastExpiry(coll, { ...request, horizonMs: 2 * HOUR, buckets: 2 }, T0);
+      assert.deepEqual(
+        [f.kind, f.index, f.dueNow, f.buckets.map((b) => b.count), f.total],
+        ['timeseries', 'a_ttl', 0, [2, 0], 2],
+        JSON.stringify(request),
+      );
+    }
+  });
+
   it('an index name on a collection with no index at all says it has none', () => {
     const { engine } = engineAt(T0);
     engine.runCommand(DB, { create: 'ts', timeseries: { timeField: 't' } });
