@@ -17,6 +17,7 @@ import {
   cosmosTimestampOf,
   cosmosTTLStatus,
   CosmosTTLTarget,
+  isCosmosTimestampIndexSpec,
   restoreCosmosStamp,
 } from '../../../../src/engine/ttl/cosmos';
 
@@ -647,6 +648,16 @@ describe('Cosmos flavor: the expiry order the monitor walks (rules 10.1, 7.8)', 
         .map((v) => [v.target, v.outcome, v.deleted]),
       [['index _ts_1', 'skipped', 0]],
     );
+  });
+
+  it('rule 10.1: a _ts index is the Cosmos rule only as a single-field TTL index on _ts itself', () => {
+    const ttl = (key: Document) => ({ v: 2, key, name: 'i', expireAfterSeconds: 60 });
+    assert.equal(isCosmosTimestampIndexSpec(ttl({ _ts: 1 })), true);
+    assert.equal(isCosmosTimestampIndexSpec(ttl({ _ts: -1 })), true);
+    assert.equal(isCosmosTimestampIndexSpec(ttl({ _ts: 1, a: 1 })), false);
+    assert.equal(isCosmosTimestampIndexSpec(ttl({ a: 1, _ts: 1 })), false);
+    assert.equal(isCosmosTimestampIndexSpec(ttl({ ts: 1 })), false);
+    assert.equal(isCosmosTimestampIndexSpec({ v: 2, key: { _ts: 1 }, name: 'i' }), false);
   });
 
   it('rule 10.3: a bigint at the int32 ends is a whole int32', () => {
