@@ -463,6 +463,31 @@ describe('expiry forecast: edges the random rounds do not reach', () => {
     assert.deepEqual([f.now, f.horizon, f.bucketMs], [new Date(now), new Date(now + 3.5 * HOUR), 1800_000]);
   });
 
+  it('an expiry at exactly the horizon is in the last bucket when the bucket width is not a whole number of ms', () => {
+    // 1004 ms in 7 buckets: 7 widths add up to 1003.9999999999999 and 1004 / width is 7.000000000000001.
+    const { engine } = engineAt(T0, 'cosmos');
+    engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, ttl: 2 }] });
+    engine.runCommand(DB, {
+      createIndexes: 'c',
+      indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 60 }],
+    });
+    const now = T0 + 2000 - 1004;
+    const f = forecastExpiry(engine.requireCollection(DB, 'c'), { horizonMs: 1004, buckets: 7 }, now, 'cosmos');
+    assert.deepEqual(
+      f.buckets.map((b) => b.count),
+      [0, 0, 0, 0, 0, 0, 1],
+    );
+    assert.deepEqual([f.dueNow, f.later, f.total], [0, 0, 1]);
+    assert.deepEqual(f.buckets[6].to, new Date(now + 1004));
+    // At the epoch the sum of widths is not rounded away: the last bucket still ends at the horizon.
+    const early = engineAt(0).engine;
+    early.runCommand(DB, { insert: 'c', documents: [{ _id: 1, at: new Date(1004) }] });
+    early.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { at: 1 }, name: 'at', expireAfterSeconds: 0 }] });
+    const g = forecastExpiry(early.requireCollection(DB, 'c'), { horizonMs: 1004, buckets: 7 }, 0);
+    assert.deepEqual(g.buckets[6], { from: new Date(6 * (1004 / 7)), to: new Date(1004), count: 1 });
+    assert.equal(g.later, 0);
+  });
+
   it('without a horizon or a bucket count: 24 hourly buckets', () => {
     const { engine } = engineAt(T0);
     engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, t: new Date(T0) }] });
