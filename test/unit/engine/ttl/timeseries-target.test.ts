@@ -6,12 +6,14 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Long } from 'bson';
 import { Engine, loadLegacyIndexSpec, type Document } from '../../../../src/engine';
 import type { Collection } from '../../../../src/engine/catalog/collection';
 import { VirtualClock } from '../../../../src/engine/clock';
 import { interruptedError, withInterrupts } from '../../../../src/engine/interrupt';
 import { BACKLOG_COUNT_LIMIT, type VisitBudget } from '../../../../src/engine/ttl/targets';
 import {
+  timeseriesExpiryCounts,
   timeseriesRuleBuckets,
   timeseriesTargets,
   TimeseriesCollectionTTLTarget,
@@ -227,6 +229,29 @@ describe('TimeseriesCollectionTTLTarget (rules 6.1, 6.2, 7.10)', () => {
     assert.deepEqual(timeseriesRuleBuckets(coll, undefined), { reason: 'expireAfterSeconds was removed' });
   });
 
+  it('rule 7.6: a stored expireAfterSeconds that is NaN or negative is skipped with why', () => {
+    for (const stored of [Number.NaN, -1]) {
+      const { engine, coll } = setup({ expireAfterSeconds: 0 });
+      fill(engine, 1);
+      // A catalog the engine did not write (create and collMod refuse both): set on the stored options.
+      coll.options.expireAfterSeconds = stored;
+      const target = new TimeseriesCollectionTTLTarget(coll);
+      assert.deepEqual(
+        target.visit(budget(), () => undefined),
+        { kind: 'skipped', reason: 'invalid time-series expireAfterSeconds', logId: 0 },
+        String(stored),
+      );
+      assert.deepEqual(target.backlog(budget().now), { count: 0, atLeast: false });
+      assert.equal(count(engine), 2);
+    }
+  });
+
+  it('rule 7.10: timeseriesExpiryCounts counts a bucket starting at exactly 1970 as expired', () => {
+    const { engine, coll } = setup({ expireAfterSeconds: 0 });
+    engine.runCommand(DB, { insert: 'ts', documents: [{ t: new Date(0), m: 'epoch' }] });
+    assert.deepEqual(timeseriesExpiryCounts(coll, undefined, SPAN, 60), { expiredNow: 1, dueWithinWindow: 0 });
+  });
+
   it('a collection that is not a time series is skipped as such, by both kinds of target', () => {
     const engine = new Engine({ clock: new VirtualClock(T0), parameters: { ttlMonitorEnabled: false } });
     engine
@@ -312,6 +337,55 @@ describe('TimeseriesIndexTTLTarget (rules 6.4, 7.6)', () => {
       },
     );
     assert.deepEqual(engine.db(DB).collection('ts').distinct('m', {}), ['m0']);
+  });
+
+  it('an index recreated with a filter that differs only past double precision selects by the new filter', () => {
+    const { engine, coll } = setup();
+    const [low, high] = [Long.fromString('9007199254740992'), Long.fromString('9007199254740993')];
+    engine.runCommand(DB, {
+      insert: 'ts',
+      documents: [
+        { t: new Date(T0), m: low },
+        { t: new Date(T0), m: high },
+      ],
+    });
+    ttlIndex(engine, 'sel', 0, { m: low });
+    assert.deepEqual(new TimeseriesIndexTTLTarget(coll, 'sel').backlog(budget().now), { count: 1, atLeast: false });
+    engine.runCommand(DB, { dropIndexes: 'ts', index: 'sel' });
+    ttlIndex(engine, 'sel', 0, { m: high });
+    new TimeseriesIndexTTLTarget(coll, 'sel').visit(budget(), () => undefined);
+    assert.deepEqual(
+      engine
+        .db(DB)
+        .collection('ts')
+        .find({}, { projection: { _id: 0, m: 1 } }),
+      [{ m: low }],
+    );
+  });
+
+  it("a stored filter that fails on a bucket's meta selects nothing there, and the others still go", () => {
+    const { engine, coll } = setup();
+    engine.runCommand(DB, {
+      insert: 'ts',
+      documents: [
+        { t: new Date(T0), m: 0 },
+        { t: new Date(T0), m: 2 },
+      ],
+    });
+    ttlIndex(engine, 'div', 0, { m: { $exists: true } });
+    // A catalog the engine did not write ($expr is refused in a partial filter): 1 / m fails at m = 0.
+    coll.indexes.get('div')!.spec.partialFilterExpression = { $expr: { $gt: [{ $divide: [1, '$m'] }, 0] } };
+    assert.deepEqual(
+      new TimeseriesIndexTTLTarget(coll, 'div').visit(budget(), () => undefined),
+      { kind: 'done', deleted: 1, metricCount: 1 },
+    );
+    assert.deepEqual(
+      engine
+        .db(DB)
+        .collection('ts')
+        .find({}, { projection: { _id: 0, m: 1 } }),
+      [{ m: 0 }],
+    );
   });
 
   it('skipped with the reason and log id: dropped, not TTL, a special key, not on the timeField, an invalid value', () => {
