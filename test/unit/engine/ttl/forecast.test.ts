@@ -258,6 +258,12 @@ describe('expiry forecast', () => {
     assert.equal(f.buckets[5].count, 1, 'T0 + 5 h + 1 h: the sixth hour');
     assert.equal(f.never, 2);
     assert.equal(f.total, 5);
+    assert.deepEqual(
+      [f.whatIf, f.expireAfterSeconds, f.notes],
+      [false, 3600, ['_id values that are not dates, or dates before 1970, never expire (rule 5.4)']],
+    );
+    const g = forecastExpiry(engine.requireCollection(DB, 'cl'), { expireAfterSeconds: 60 }, T0);
+    assert.deepEqual([g.whatIf, g.expireAfterSeconds], [true, 60]);
   });
 
   it('rule 5.4: near 1970, a clustered forecast starts at Date(0): earlier _ids never expire, even in a bucket that reaches back before it', () => {
@@ -372,7 +378,11 @@ describe('expiry forecast', () => {
     });
     const f = forecastExpiry(engine.requireCollection(DB, 'ts'), {}, T0);
     assert.deepEqual([f.dueNow, f.never, f.total], [0, 2, 2]);
-    assert.match(f.notes.join(' '), /extended range/);
+    assert.equal(f.notes.length, 1);
+    assert.match(f.notes[0], /^the monitor skips this rule \(.*extended range.*\): nothing expires$/);
+    assert.deepEqual([f.whatIf, f.expireAfterSeconds], [false, null]);
+    const g = forecastExpiry(engine.requireCollection(DB, 'ts'), { expireAfterSeconds: 5 }, T0);
+    assert.deepEqual([g.whatIf, g.expireAfterSeconds, g.never], [true, 5, 2]);
   });
 
   it('a what-if partial filter on a time series is refused with BadValue and what to do instead', () => {
@@ -403,7 +413,18 @@ describe('expiry forecast', () => {
       [1, 1, 0, 0],
     );
     assert.equal(f.never, 1);
+    assert.deepEqual(
+      [f.whatIf, f.expireAfterSeconds, f.notes],
+      [
+        false,
+        60,
+        [
+          "each document's _ts (last write) plus its own ttl where valid, else the collection's default (rules 10.1–10.4); ttl: -1 never expires",
+        ],
+      ],
+    );
     const g = forecastExpiry(coll, { horizonMs: 4 * HOUR, buckets: 4, expireAfterSeconds: 3 * 3600 }, T0, 'cosmos');
+    assert.deepEqual([g.whatIf, g.expireAfterSeconds], [true, 3 * 3600]);
     assert.deepEqual(
       g.buckets.map((b) => b.count),
       [0, 1, 1, 0],
@@ -425,12 +446,15 @@ describe('expiry forecast', () => {
     fails({ index: 't_1', expireAfterSeconds: 60, buckets: 0 }, 2, /from 1 to 10000/);
     fails({ index: 't_1', expireAfterSeconds: 60, buckets: 10_001 }, 2, /from 1 to 10000/);
     fails({ index: 't_1', expireAfterSeconds: 60, buckets: 2.5 }, 2, /whole number/);
-    fails({ index: 'nope' }, 27, /no index named "nope".*t_1/);
+    fails({ index: 'nope' }, 27, /no index named "nope" \(it has _id_, t_1\)/);
     fails({}, 27, /has no TTL index/);
     fails({ index: 't_1' }, 2, /not a TTL index: give expireAfterSeconds/);
     fails({ index: 't_1', expireAfterSeconds: -5 }, 67, /cannot be less than 0/);
     fails({ index: { other: 1 } }, 2, /no index on .*give expireAfterSeconds/);
     fails({ index: { a: 1, b: 1 }, expireAfterSeconds: 5 }, 67, /single-field/);
+    // A compound key pattern names the index that has it: refused as that index, not as a new one.
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { a: 1, b: 1 }, name: 'a_b' }] });
+    fails({ index: { a: 1, b: 1 }, expireAfterSeconds: 5 }, 67, /^a_b on .* cannot be a TTL index/);
     engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { u: 1 }, name: 'u_1', expireAfterSeconds: 5 }] });
     engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { w: 1 }, name: 'w_1', expireAfterSeconds: 5 }] });
     fails({}, 2, /2 TTL indexes \(u_1, w_1\): name one/);
