@@ -224,6 +224,7 @@ class CosmosCollectionState implements RecordObserver {
   private file(record: StoredRecord): void {
     this.unfile(record.rid);
     let ts = this.stamps.get(record.rid);
+    // Stryker disable next-line BlockStatement: every record is stamped before it is filed (insert, replace, restore and attach stamp first), so this fallback never runs
     if (ts === undefined) {
       ts = this.nowSeconds();
       this.stamps.set(record.rid, ts);

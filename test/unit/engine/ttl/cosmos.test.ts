@@ -9,12 +9,16 @@ import { Decimal128, Double, Int32, Long } from 'bson';
 import { Engine, loadLegacyIndexSpec, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 import {
+  attachCosmosTTL,
   cosmosCollectionTTL,
   cosmosDocumentTTL,
   cosmosExpiryOf,
+  cosmosStampOf,
   cosmosTimestampOf,
   cosmosTTLStatus,
   CosmosTTLTarget,
+  isCosmosTimestampIndexSpec,
+  restoreCosmosStamp,
 } from '../../../../src/engine/ttl/cosmos';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -523,6 +527,145 @@ describe('Cosmos flavor: why an own ttl is ignored, and which _ts index is the d
         reason: 'the collection has no Cosmos _ts tracking',
         logId: 0,
       },
+    );
+  });
+});
+
+describe('Cosmos flavor: the expiry order the monitor walks (rules 10.1, 7.8)', () => {
+  const noBudget = (now: number) => ({ maxDocs: 0, maxMillis: 0, now });
+
+  it('rule 7.8: a document whose expiry is exactly now is expired, for the backlog and the visit', () => {
+    const { engine } = setup('cosmos', { ttlMonitorEnabled: false });
+    withDefault(engine, 100);
+    coll(engine).insertMany([{ _id: 1 }, { _id: 2, ttl: 101 }]);
+    const target = new CosmosTTLTarget(engine.getCollection(DB, 'c')!, '_ts_1');
+    const due = T0 + 100 * SEC;
+    assert.deepEqual(target.backlog(due - 1), { count: 0, atLeast: false });
+    assert.deepEqual(target.backlog(due), { count: 1, atLeast: false });
+    assert.deepEqual(
+      target.visit(noBudget(due), (record) => engine.getCollection(DB, 'c')!.remove(record, 'ttl')),
+      { kind: 'done', deleted: 1 },
+    );
+    assert.deepEqual(ids(engine), [2]);
+  });
+
+  it('rule 10.2: under a document budget the earliest expiries go first, whatever the insertion order', () => {
+    const { engine } = setup('cosmos', { ttlMonitorEnabled: false });
+    withDefault(engine, 1000);
+    coll(engine).insertMany([
+      { _id: 'late', ttl: 300 },
+      { _id: 'default' },
+      { _id: 'first', ttl: 10 },
+      { _id: 'second', ttl: 20 },
+    ]);
+    const c = engine.getCollection(DB, 'c')!;
+    const removed: unknown[] = [];
+    const outcome = new CosmosTTLTarget(c, '_ts_1').visit({ maxDocs: 3, maxMillis: 0, now: T0 + 2000 * SEC }, (r) => {
+      removed.push(r.doc._id);
+      c.remove(r, 'ttl');
+    });
+    assert.deepEqual(outcome, { kind: 'more', deleted: 3 });
+    assert.deepEqual(removed, ['first', 'second', 'late']);
+  });
+
+  it('rule 3.6 / 10.1: a target re-reads the _ts index at each visit and backlog, with no write since the collMod', () => {
+    const { engine } = setup('cosmos', { ttlMonitorEnabled: false });
+    withDefault(engine, 1000);
+    coll(engine).insertMany([{ _id: 1 }, { _id: 2 }]);
+    const c = engine.getCollection(DB, 'c')!;
+    const target = new CosmosTTLTarget(c, '_ts_1');
+    const at = T0 + 60 * SEC;
+    assert.deepEqual(target.backlog(at), { count: 0, atLeast: false });
+    engine.runCommand(DB, { collMod: 'c', index: { keyPattern: { _ts: 1 }, expireAfterSeconds: 30 } });
+    assert.deepEqual(target.backlog(at), { count: 2, atLeast: false });
+    engine.runCommand(DB, { collMod: 'c', index: { keyPattern: { _ts: 1 }, expireAfterSeconds: 1000 } });
+    assert.deepEqual(
+      target.visit(noBudget(at), (r) => c.remove(r, 'ttl')),
+      { kind: 'done', deleted: 0 },
+    );
+    engine.runCommand(DB, { collMod: 'c', index: { keyPattern: { _ts: 1 }, expireAfterSeconds: 50 } });
+    assert.deepEqual(
+      target.visit(noBudget(at), (r) => c.remove(r, 'ttl')),
+      { kind: 'done', deleted: 2 },
+    );
+  });
+
+  it('rule 10.1: a restored _ts (from storage) replaces the stamp and refiles the record under it', () => {
+    const { engine } = setup('cosmos', { ttlMonitorEnabled: false });
+    withDefault(engine, 100);
+    coll(engine).insertMany([{ _id: 1 }, { _id: 2 }]);
+    const { collection, record } = recordOf(engine, 1);
+    assert.equal(cosmosStampOf(collection, record.rid), T0 / SEC);
+    restoreCosmosStamp(collection, record, T0 / SEC - 1000);
+    assert.equal(cosmosStampOf(collection, record.rid), T0 / SEC - 1000);
+    assert.deepEqual(cosmosExpiryOf(collection, record), new Date(T0 - 900 * SEC));
+    assert.deepEqual(cosmosTTLStatus(collection)?.nextExpiry, new Date(T0 - 900 * SEC));
+    assert.deepEqual(new CosmosTTLTarget(collection, '_ts_1').backlog(T0), { count: 1, atLeast: false });
+  });
+
+  it('a restored _ts on a collection without Cosmos tracking is not kept', () => {
+    const { engine } = setup('mongodb');
+    coll(engine).insertOne({ _id: 1 });
+    const { collection, record } = recordOf(engine, 1);
+    restoreCosmosStamp(collection, record, 5);
+    assert.equal(cosmosStampOf(collection, record.rid), undefined);
+  });
+
+  it('rule 10.1: records already there when tracking starts are stamped with that time; attaching again changes nothing', () => {
+    const { engine, clock } = setup('mongodb');
+    coll(engine).insertMany([{ _id: 1 }, { _id: 2, ttl: -1 }]);
+    const { collection, record } = recordOf(engine, 1);
+    clock.advance(30 * SEC);
+    attachCosmosTTL(engine, collection);
+    assert.equal(cosmosTimestampOf(collection, record), (T0 + 30 * SEC) / SEC);
+    clock.advance(10 * SEC);
+    withDefault(engine, 100);
+    assert.deepEqual(cosmosTTLStatus(collection), {
+      defaultSeconds: 100,
+      indexName: '_ts_1',
+      expiring: 1,
+      nextExpiry: new Date(T0 + 130 * SEC),
+    });
+    const observers = collection.observers.length;
+    clock.advance(30 * SEC);
+    attachCosmosTTL(engine, collection);
+    assert.equal(collection.observers.length, observers);
+    assert.equal(cosmosTimestampOf(collection, record), (T0 + 30 * SEC) / SEC);
+  });
+
+  it('a time-series collection gets no Cosmos target, even with a _ts TTL index in its catalog', () => {
+    const { engine, clock } = setup();
+    engine.runCommand(DB, { create: 'ts', timeseries: { timeField: 't' } });
+    loadLegacyIndexSpec(engine, DB, 'ts', { v: 2, key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 0 });
+    engine.runCommand(DB, { insert: 'ts', documents: [{ t: new Date(T0) }, { t: new Date(T0 + SEC) }] });
+    clock.advance(60 * SEC);
+    assert.equal(coll(engine, 'ts').countDocuments(), 2);
+    // The only visit is the time-series index target's, which refuses a key off the timeField.
+    assert.deepEqual(
+      engine.ttl
+        .status()
+        .lastPass!.visits.filter((v) => v.collection === 'ts')
+        .map((v) => [v.target, v.outcome, v.deleted]),
+      [['index _ts_1', 'skipped', 0]],
+    );
+  });
+
+  it('rule 10.1: a _ts index is the Cosmos rule only as a single-field TTL index on _ts itself', () => {
+    const ttl = (key: Document) => ({ v: 2, key, name: 'i', expireAfterSeconds: 60 });
+    assert.equal(isCosmosTimestampIndexSpec(ttl({ _ts: 1 })), true);
+    assert.equal(isCosmosTimestampIndexSpec(ttl({ _ts: -1 })), true);
+    assert.equal(isCosmosTimestampIndexSpec(ttl({ _ts: 1, a: 1 })), false);
+    assert.equal(isCosmosTimestampIndexSpec(ttl({ a: 1, _ts: 1 })), false);
+    assert.equal(isCosmosTimestampIndexSpec(ttl({ ts: 1 })), false);
+    assert.equal(isCosmosTimestampIndexSpec({ v: 2, key: { _ts: 1 }, name: 'i' }), false);
+  });
+
+  it('rule 10.3: a bigint at the int32 ends is a whole int32', () => {
+    assert.deepEqual(cosmosDocumentTTL({ ttl: 2147483647n }), { kind: 'seconds', seconds: 2147483647 });
+    assert.equal(cosmosDocumentTTL({ ttl: -2147483648n }).kind, 'invalid');
+    assert.match(
+      (cosmosDocumentTTL({ ttl: -2147483648n }) as { reason: string }).reason,
+      /^ttl -2147483648 is neither positive nor -1/,
     );
   });
 });

@@ -258,6 +258,12 @@ describe('expiry forecast', () => {
     assert.equal(f.buckets[5].count, 1, 'T0 + 5 h + 1 h: the sixth hour');
     assert.equal(f.never, 2);
     assert.equal(f.total, 5);
+    assert.deepEqual(
+      [f.whatIf, f.expireAfterSeconds, f.notes],
+      [false, 3600, ['_id values that are not dates, or dates before 1970, never expire (rule 5.4)']],
+    );
+    const g = forecastExpiry(engine.requireCollection(DB, 'cl'), { expireAfterSeconds: 60 }, T0);
+    assert.deepEqual([g.whatIf, g.expireAfterSeconds], [true, 60]);
   });
 
   it('rule 5.4: near 1970, a clustered forecast starts at Date(0): earlier _ids never expire, even in a bucket that reaches back before it', () => {
@@ -372,7 +378,11 @@ describe('expiry forecast', () => {
     });
     const f = forecastExpiry(engine.requireCollection(DB, 'ts'), {}, T0);
     assert.deepEqual([f.dueNow, f.never, f.total], [0, 2, 2]);
-    assert.match(f.notes.join(' '), /extended range/);
+    assert.equal(f.notes.length, 1);
+    assert.match(f.notes[0], /^the monitor skips this rule \(.*extended range.*\): nothing expires$/);
+    assert.deepEqual([f.whatIf, f.expireAfterSeconds], [false, null]);
+    const g = forecastExpiry(engine.requireCollection(DB, 'ts'), { expireAfterSeconds: 5 }, T0);
+    assert.deepEqual([g.whatIf, g.expireAfterSeconds, g.never], [true, 5, 2]);
   });
 
   it('a what-if partial filter on a time series is refused with BadValue and what to do instead', () => {
@@ -403,7 +413,18 @@ describe('expiry forecast', () => {
       [1, 1, 0, 0],
     );
     assert.equal(f.never, 1);
+    assert.deepEqual(
+      [f.whatIf, f.expireAfterSeconds, f.notes],
+      [
+        false,
+        60,
+        [
+          "each document's _ts (last write) plus its own ttl where valid, else the collection's default (rules 10.1–10.4); ttl: -1 never expires",
+        ],
+      ],
+    );
     const g = forecastExpiry(coll, { horizonMs: 4 * HOUR, buckets: 4, expireAfterSeconds: 3 * 3600 }, T0, 'cosmos');
+    assert.deepEqual([g.whatIf, g.expireAfterSeconds], [true, 3 * 3600]);
     assert.deepEqual(
       g.buckets.map((b) => b.count),
       [0, 1, 1, 0],
@@ -425,12 +446,15 @@ describe('expiry forecast', () => {
     fails({ index: 't_1', expireAfterSeconds: 60, buckets: 0 }, 2, /from 1 to 10000/);
     fails({ index: 't_1', expireAfterSeconds: 60, buckets: 10_001 }, 2, /from 1 to 10000/);
     fails({ index: 't_1', expireAfterSeconds: 60, buckets: 2.5 }, 2, /whole number/);
-    fails({ index: 'nope' }, 27, /no index named "nope".*t_1/);
+    fails({ index: 'nope' }, 27, /no index named "nope" \(it has _id_, t_1\)/);
     fails({}, 27, /has no TTL index/);
     fails({ index: 't_1' }, 2, /not a TTL index: give expireAfterSeconds/);
     fails({ index: 't_1', expireAfterSeconds: -5 }, 67, /cannot be less than 0/);
     fails({ index: { other: 1 } }, 2, /no index on .*give expireAfterSeconds/);
     fails({ index: { a: 1, b: 1 }, expireAfterSeconds: 5 }, 67, /single-field/);
+    // A compound key pattern names the index that has it: refused as that index, not as a new one.
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { a: 1, b: 1 }, name: 'a_b' }] });
+    fails({ index: { a: 1, b: 1 }, expireAfterSeconds: 5 }, 67, /^a_b on .* cannot be a TTL index/);
     engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { u: 1 }, name: 'u_1', expireAfterSeconds: 5 }] });
     engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { w: 1 }, name: 'w_1', expireAfterSeconds: 5 }] });
     fails({}, 2, /2 TTL indexes \(u_1, w_1\): name one/);
@@ -461,6 +485,31 @@ describe('expiry forecast: edges the random rounds do not reach', () => {
     assert.deepEqual(f.buckets[0], { from: new Date(now), to: new Date(now + 1800_000), count: 1 });
     assert.deepEqual(f.buckets[6].to, new Date(now + 3.5 * HOUR));
     assert.deepEqual([f.now, f.horizon, f.bucketMs], [new Date(now), new Date(now + 3.5 * HOUR), 1800_000]);
+  });
+
+  it('an expiry at exactly the horizon is in the last bucket when the bucket width is not a whole number of ms', () => {
+    // 1004 ms in 7 buckets: 7 widths add up to 1003.9999999999999 and 1004 / width is 7.000000000000001.
+    const { engine } = engineAt(T0, 'cosmos');
+    engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, ttl: 2 }] });
+    engine.runCommand(DB, {
+      createIndexes: 'c',
+      indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 60 }],
+    });
+    const now = T0 + 2000 - 1004;
+    const f = forecastExpiry(engine.requireCollection(DB, 'c'), { horizonMs: 1004, buckets: 7 }, now, 'cosmos');
+    assert.deepEqual(
+      f.buckets.map((b) => b.count),
+      [0, 0, 0, 0, 0, 0, 1],
+    );
+    assert.deepEqual([f.dueNow, f.later, f.total], [0, 0, 1]);
+    assert.deepEqual(f.buckets[6].to, new Date(now + 1004));
+    // At the epoch the sum of widths is not rounded away: the last bucket still ends at the horizon.
+    const early = engineAt(0).engine;
+    early.runCommand(DB, { insert: 'c', documents: [{ _id: 1, at: new Date(1004) }] });
+    early.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { at: 1 }, name: 'at', expireAfterSeconds: 0 }] });
+    const g = forecastExpiry(early.requireCollection(DB, 'c'), { horizonMs: 1004, buckets: 7 }, 0);
+    assert.deepEqual(g.buckets[6], { from: new Date(6 * (1004 / 7)), to: new Date(1004), count: 1 });
+    assert.equal(g.later, 0);
   });
 
   it('without a horizon or a bucket count: 24 hourly buckets', () => {
@@ -520,6 +569,146 @@ describe('expiry forecast: edges the random rounds do not reach', () => {
       { index: 'h_hashed', expireAfterSeconds: 5 },
       67,
       /h_hashed on .* cannot be a TTL index.*Forecast a single-field index/,
+    );
+  });
+});
+
+describe('expiry forecast: which rule a collection and an index get', () => {
+  it('rule 10.1: a _ts TTL index is the Cosmos rule only in the cosmos flavor; named or not, mongodb reads its dates', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, _ts: new Date(T0 - HOUR) }, { _id: 2 }] });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 0 }] });
+    const coll = engine.requireCollection(DB, 'c');
+    for (const request of [{}, { index: '_ts_1' }]) {
+      const f = forecastExpiry(coll, { ...request, horizonMs: HOUR, buckets: 1 }, T0);
+      assert.deepEqual([f.kind, f.index, f.dueNow, f.never], ['index', '_ts_1', 1, 1], JSON.stringify(request));
+    }
+  });
+
+  it('rule 10.1: in the cosmos flavor, the _ts index named is forecast by _ts and ttl', () => {
+    const { engine } = engineAt(T0, 'cosmos');
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [
+        { _id: 1, ttl: 60 },
+        { _id: 2, ttl: -1 },
+      ],
+    });
+    engine.runCommand(DB, {
+      createIndexes: 'c',
+      indexes: [{ key: { _ts: 1 }, name: '_ts_1', expireAfterSeconds: 7200 }],
+    });
+    const f = forecastExpiry(
+      engine.requireCollection(DB, 'c'),
+      { index: '_ts_1', horizonMs: HOUR, buckets: 1 },
+      T0,
+      'cosmos',
+    );
+    assert.deepEqual(
+      [f.kind, f.index, f.expireAfterSeconds, f.buckets[0].count, f.never],
+      ['cosmos', '_ts_1', 7200, 1, 1],
+    );
+  });
+
+  it('rules 7.6 / 10.2: a Cosmos _ts index the monitor skips (NaN) is no default: nothing expires', () => {
+    const { engine } = engineAt(T0, 'cosmos');
+    engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, ttl: 60 }, { _id: 2 }] });
+    loadLegacyIndexSpec(engine, DB, 'c', { key: { _ts: 1 }, name: 'nan', expireAfterSeconds: Number.NaN });
+    const f = forecastExpiry(
+      engine.requireCollection(DB, 'c'),
+      { index: 'nan', horizonMs: HOUR, buckets: 1 },
+      T0,
+      'cosmos',
+    );
+    assert.deepEqual([f.kind, f.index, f.expireAfterSeconds, f.dueNow, f.never], ['cosmos', '_ts', null, 0, 2]);
+  });
+
+  it('rule 7.8: the document inserted last counts once however many of its dates fall in the horizon', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [
+        { _id: 1, at: new Date(T0 + HOUR) },
+        { _id: 2, at: [new Date(T0 + 2 * HOUR), new Date(T0 + 3 * HOUR), new Date(T0 + 4 * HOUR)] },
+      ],
+    });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { at: 1 }, name: 'at', expireAfterSeconds: 0 }] });
+    const f = forecastExpiry(engine.requireCollection(DB, 'c'), { horizonMs: 4 * HOUR, buckets: 4 }, T0);
+    assert.deepEqual(
+      f.buckets.map((b) => b.count),
+      [1, 1, 0, 0],
+    );
+    assert.equal(f.total, 2);
+  });
+
+  it('rule 7.9: a sparse multikey index covers only the documents that have the field; of those, non-dates never expire', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [{ _id: 1, at: [new Date(T0 - HOUR), new Date(T0)] }, { _id: 2, at: 'x' }, { _id: 3 }],
+    });
+    engine.runCommand(DB, {
+      createIndexes: 'c',
+      indexes: [{ key: { at: 1 }, name: 'at', expireAfterSeconds: 0, sparse: true }],
+    });
+    const f = forecastExpiry(engine.requireCollection(DB, 'c'), { horizonMs: HOUR, buckets: 1 }, T0);
+    assert.deepEqual([f.dueNow, f.never, f.total], [1, 1, 2]);
+  });
+
+  it('a what-if partial filter alone makes a what-if, refused when a partial index could not hold it', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [
+        { _id: 1, t: new Date(T0), s: 'a' },
+        { _id: 2, t: new Date(T0), s: 'b' },
+      ],
+    });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 0 }] });
+    const coll = engine.requireCollection(DB, 'c');
+    const f = forecastExpiry(coll, { partialFilterExpression: { s: 'a' } }, T0);
+    assert.deepEqual([f.whatIf, f.expireAfterSeconds, f.dueNow, f.total], [true, 0, 1, 1]);
+    assert.deepEqual(f.notes, ['the what-if partial filter was applied by reading the documents']);
+    assert.throws(
+      () => forecastExpiry(coll, { partialFilterExpression: { s: { $ne: 'a' } } }, T0),
+      (err: { code?: number; message: string }) => err.code !== undefined && /\$ne/.test(err.message),
+    );
+  });
+
+  it('rule 6.4: a time series whose one TTL rule is a partial index is forecast by whole bucket, named or not', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { create: 'ts', timeseries: { timeField: 't', metaField: 'm' } });
+    engine.runCommand(DB, {
+      insert: 'ts',
+      documents: [
+        { t: new Date(T0), m: 'a' },
+        { t: new Date(T0 + 1000), m: 'a' },
+        { t: new Date(T0), m: 'b' },
+      ],
+    });
+    engine.runCommand(DB, {
+      createIndexes: 'ts',
+      indexes: [{ key: { t: 1 }, name: 'a_ttl', expireAfterSeconds: 0, partialFilterExpression: { m: 'a' } }],
+    });
+    const coll = engine.requireCollection(DB, 'ts');
+    // Bucket "a" starts at T0 and spans an hour: both its measurements go at T0 + 1 h, none sooner.
+    for (const request of [{}, { index: 'a_ttl' }]) {
+      const f = forecastExpiry(coll, { ...request, horizonMs: 2 * HOUR, buckets: 2 }, T0);
+      assert.deepEqual(
+        [f.kind, f.index, f.dueNow, f.buckets.map((b) => b.count), f.total],
+        ['timeseries', 'a_ttl', 0, [2, 0], 2],
+        JSON.stringify(request),
+      );
+    }
+  });
+
+  it('an index name on a collection with no index at all says it has none', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, { create: 'ts', timeseries: { timeField: 't' } });
+    assert.throws(
+      () => forecastExpiry(engine.requireCollection(DB, 'ts'), { index: 'nope' }, T0),
+      (err: { code?: number; message: string }) =>
+        err.code === 27 && /no index named "nope" \(it has none\)/.test(err.message),
     );
   });
 });

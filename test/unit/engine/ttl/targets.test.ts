@@ -48,11 +48,17 @@ function pool(n: number) {
   };
 }
 
-/** `performance.now` as a counter: each read is one millisecond after the last. */
-function tickingTime(t: TestContext): void {
-  let now = 0;
+/**
+ * `performance.now` as a counter: each read is one millisecond after the last. `from` is the first
+ * read: a clock far from zero tells a time spent (now − start) from a sum or a raw reading.
+ */
+function tickingTime(t: TestContext, from = 0): void {
+  let now = from;
   t.mock.method(performance, 'now', () => now++);
 }
+
+/** A clock reading that is nowhere near zero, as in a process that has run for days. */
+const LATE = 500_000_000;
 
 function engineAt(): Engine {
   return new Engine({ clock: new VirtualClock(T0) });
@@ -141,6 +147,16 @@ describe('deleteWithinBudget: one visit of a target that removes records itself'
     tickingTime(t);
     const p = pool(1000);
     // The start is read at 0; the checks at 256, 512 and 768 deletions read 1, 2 and 3.
+    assert.deepEqual(deleteWithinBudget(p.candidates, budget({ maxMillis: 3 }), p.remove), {
+      kind: 'more',
+      deleted: 768,
+    });
+  });
+
+  it("maxMillis: the time spent is counted from the visit's start, not from the clock's zero", (t) => {
+    tickingTime(t, LATE);
+    const p = pool(1000);
+    // As above, but the clock reads LATE at the start: the checks still see 1, 2 and 3 ms spent.
     assert.deepEqual(deleteWithinBudget(p.candidates, budget({ maxMillis: 3 }), p.remove), {
       kind: 'more',
       deleted: 768,
@@ -297,6 +313,73 @@ describe('IndexTTLTarget: a secondary TTL index (rules 7.6–7.9)', () => {
     assert.equal(batchStats.batches, 2);
   });
 
+  it('maxMillis: a later batch is sized to fill 80% of the time left at the pace of the last one', (t) => {
+    const engine = engineAt();
+    insertDated(engine, 16_384 + 26_214 + 10, 2 * HOUR);
+    engine.db(DB).collection('c').createIndex({ t: 1 }, { expireAfterSeconds: 3600, name: 'ttl' });
+    tickingTime(t, LATE);
+    // Reads: start LATE, first batch LATE+1 to LATE+2: 16384 documents in 1 ms, 2 ms of 4 left, so
+    // the second batch holds 0.8 × 2 × 16384 = 26214; after it 4 ms are spent and the visit ends.
+    const outcome = new IndexTTLTarget(collection(engine), 'ttl').visit(budget({ maxMillis: 4 }), () => undefined);
+    assert.deepEqual(outcome, { kind: 'more', deleted: 16_384 + 26_214, metricCount: 16_384 + 26_214 });
+    assert.equal(engine.db(DB).collection('c').countDocuments({}), 10);
+  });
+
+  it('maxMillis: a batch too fast to measure (0 ms) gives no pace, so the next batch keeps its size', (t) => {
+    const engine = engineAt();
+    insertDated(engine, 2 * 16_384 + 10, 2 * HOUR);
+    engine.db(DB).collection('c').createIndex({ t: 1 }, { expireAfterSeconds: 3600, name: 'ttl' });
+    t.mock.method(performance, 'now', () => LATE);
+    const batchStats = { batches: 0, docs: 0, timeMillis: 0 };
+    // At 0 ms a document, "the time left at this pace" would be an unbounded batch.
+    const outcome = new IndexTTLTarget(collection(engine), 'ttl').visit(
+      budget({ maxMillis: 1000, batchStats }),
+      () => undefined,
+    );
+    assert.deepEqual(outcome, { kind: 'done', deleted: 2 * 16_384 + 10, metricCount: 2 * 16_384 + 10 });
+    assert.deepEqual(batchStats, { batches: 3, docs: 2 * 16_384 + 10, timeMillis: 0 });
+  });
+
+  it('batchedDeletes.timeMillis adds up the real time of each batch', (t) => {
+    const engine = engineAt();
+    insertDated(engine, 16_384 + 10, 2 * HOUR);
+    engine.db(DB).collection('c').createIndex({ t: 1 }, { expireAfterSeconds: 3600, name: 'ttl' });
+    tickingTime(t, LATE);
+    const batchStats = { batches: 0, docs: 0, timeMillis: 0 };
+    // No time limit: each batch reads the clock as it begins and once more as it is counted, 1 ms later.
+    new IndexTTLTarget(collection(engine), 'ttl').visit(budget({ batchStats }), () => undefined);
+    assert.deepEqual(batchStats, { batches: 2, docs: 16_394, timeMillis: 2 });
+  });
+
+  it('a multikey index with several expired dates of one document deletes and counts it once', () => {
+    const engine = engineAt();
+    engine
+      .db(DB)
+      .collection('c')
+      .insertMany([
+        { _id: 1, t: [new Date(T0 - 3 * HOUR), new Date(T0 - 2 * HOUR)] },
+        { _id: 2, t: [new Date(T0 - 4 * HOUR), new Date(T0 - 2 * HOUR - 1)] },
+        { _id: 3, t: [new Date(T0 + HOUR)] },
+      ]);
+    engine.db(DB).collection('c').createIndex({ t: 1 }, { expireAfterSeconds: 3600, name: 'ttl' });
+    const target = new IndexTTLTarget(collection(engine), 'ttl');
+    assert.deepEqual(target.backlog(T0), { count: 2, atLeast: false });
+    const batchStats = { batches: 0, docs: 0, timeMillis: 0 };
+    assert.deepEqual(
+      target.visit(budget({ batchStats }), () => undefined),
+      { kind: 'done', deleted: 2, metricCount: 2 },
+    );
+    assert.equal(batchStats.batches, 1, 'both documents in one batch');
+    assert.deepEqual(
+      engine
+        .db(DB)
+        .collection('c')
+        .find({})
+        .map((d) => d._id),
+      [3],
+    );
+  });
+
   it('an interrupt before a batch ends the visit with the error and nothing deleted', () => {
     const engine = engineAt();
     insertDated(engine, 3, 2 * HOUR);
@@ -391,6 +474,35 @@ describe('ClusteredTTLTarget: a clustered collection’s own expireAfterSeconds 
     assert.deepEqual(
       target.visit(budget({ now: earlier }), () => assert.fail('nothing is expired')),
       { kind: 'done', deleted: 0 },
+    );
+  });
+
+  it('rule 5.4: a threshold of exactly 1970 still deletes the _id Date(0)', () => {
+    const engine = engineAt();
+    const seconds = T0 / 1000 - 100;
+    const coll = clustered(engine, seconds, [new Date(0), new Date(1)]);
+    const target = new ClusteredTTLTarget(coll);
+    const atEpoch = seconds * 1000;
+    assert.deepEqual(target.backlog(atEpoch), { count: 1, atLeast: false });
+    const removed: unknown[] = [];
+    const outcome = target.visit(budget({ now: atEpoch }), (record) => {
+      removed.push(record.doc._id);
+      coll.remove(record, 'ttl');
+    });
+    assert.deepEqual(outcome, { kind: 'done', deleted: 1 });
+    assert.deepEqual(removed, [new Date(0)]);
+  });
+
+  it('rule 7.6: a stored expireAfterSeconds that is not a finite number is skipped, with no backlog', () => {
+    const engine = engineAt();
+    const coll = clustered(engine, 0, [new Date(0)]);
+    // A catalog the engine did not write (create and collMod refuse it): set on the stored options.
+    coll.options.expireAfterSeconds = Number.NaN;
+    const target = new ClusteredTTLTarget(coll);
+    assert.deepEqual(target.backlog(T0), { count: 0, atLeast: false });
+    assert.deepEqual(
+      target.visit(budget(), () => assert.fail('nothing expires')),
+      { kind: 'skipped', reason: 'invalid clustered expireAfterSeconds', logId: 0 },
     );
   });
 

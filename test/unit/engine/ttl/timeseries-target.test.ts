@@ -6,12 +6,14 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Long } from 'bson';
 import { Engine, loadLegacyIndexSpec, type Document } from '../../../../src/engine';
 import type { Collection } from '../../../../src/engine/catalog/collection';
 import { VirtualClock } from '../../../../src/engine/clock';
 import { interruptedError, withInterrupts } from '../../../../src/engine/interrupt';
-import type { VisitBudget } from '../../../../src/engine/ttl/targets';
+import { BACKLOG_COUNT_LIMIT, type VisitBudget } from '../../../../src/engine/ttl/targets';
 import {
+  timeseriesExpiryCounts,
   timeseriesRuleBuckets,
   timeseriesTargets,
   TimeseriesCollectionTTLTarget,
@@ -146,6 +148,52 @@ describe('TimeseriesCollectionTTLTarget (rules 6.1, 6.2, 7.10)', () => {
     assert.equal(count(engine), 6);
   });
 
+  it('maxMillis counts the time spent since the visit began, not the clock reading itself', (t) => {
+    const { engine, coll } = setup({ expireAfterSeconds: 0 });
+    fill(engine, 4, 3);
+    // A clock that has run for days: the start reads LATE, the checks after one and two buckets LATE+1, LATE+2.
+    const LATE = 500_000_000;
+    let now = LATE;
+    t.mock.method(performance, 'now', () => now++);
+    assert.deepEqual(
+      new TimeseriesCollectionTTLTarget(coll).visit(budget({ maxMillis: 2 }), () => undefined),
+      {
+        kind: 'more',
+        deleted: 6,
+        metricCount: 2,
+      },
+    );
+  });
+
+  it('rule 7.10: a bucket starting at exactly 1970-01-01T00:00:00Z is in the scan from timestamp 0', () => {
+    const { engine, coll } = setup({ expireAfterSeconds: 0 });
+    engine.runCommand(DB, { insert: 'ts', documents: [{ t: new Date(0), m: 'epoch' }] });
+    const target = new TimeseriesCollectionTTLTarget(coll);
+    assert.deepEqual(target.backlog(budget().now), { count: 1, atLeast: false });
+    const rule = timeseriesRuleBuckets(coll, undefined);
+    assert.ok(!('reason' in rule));
+    assert.deepEqual([...rule.buckets], [{ expiresMs: SPAN, count: 1 }]);
+    assert.deepEqual(
+      target.visit(budget(), () => undefined),
+      { kind: 'done', deleted: 1, metricCount: 1 },
+    );
+    assert.equal(count(engine), 0);
+  });
+
+  it('a backlog that reaches BACKLOG_COUNT_LIMIT measurements says "at least"; one below it does not', () => {
+    const { engine, coll } = setup({ expireAfterSeconds: 0 });
+    // One meta, one second apart: 1000 measurements a bucket (timeseriesBucketMaxCount).
+    const docs: Document[] = [];
+    for (let i = 0; i < BACKLOG_COUNT_LIMIT - 1; i++) docs.push({ t: new Date(T0 + i * 1000), m: 'a' });
+    for (let from = 0; from < docs.length; from += 50_000)
+      engine.runCommand(DB, { insert: 'ts', documents: docs.slice(from, from + 50_000) });
+    const target = new TimeseriesCollectionTTLTarget(coll);
+    const late = T0 + 200_000 * 1000;
+    assert.deepEqual(target.backlog(late), { count: BACKLOG_COUNT_LIMIT - 1, atLeast: false });
+    engine.runCommand(DB, { insert: 'ts', documents: [{ t: new Date(T0 - 1000), m: 'a' }] });
+    assert.deepEqual(target.backlog(late), { count: BACKLOG_COUNT_LIMIT, atLeast: true });
+  });
+
   it('an interrupt between buckets ends the visit with the error, whole buckets deleted', () => {
     const { engine, coll } = setup({ expireAfterSeconds: 0 });
     fill(engine, 3, 2);
@@ -179,6 +227,29 @@ describe('TimeseriesCollectionTTLTarget (rules 6.1, 6.2, 7.10)', () => {
     );
     assert.deepEqual(target.backlog(budget().now), { count: 0, atLeast: false });
     assert.deepEqual(timeseriesRuleBuckets(coll, undefined), { reason: 'expireAfterSeconds was removed' });
+  });
+
+  it('rule 7.6: a stored expireAfterSeconds that is NaN or negative is skipped with why', () => {
+    for (const stored of [Number.NaN, -1]) {
+      const { engine, coll } = setup({ expireAfterSeconds: 0 });
+      fill(engine, 1);
+      // A catalog the engine did not write (create and collMod refuse both): set on the stored options.
+      coll.options.expireAfterSeconds = stored;
+      const target = new TimeseriesCollectionTTLTarget(coll);
+      assert.deepEqual(
+        target.visit(budget(), () => undefined),
+        { kind: 'skipped', reason: 'invalid time-series expireAfterSeconds', logId: 0 },
+        String(stored),
+      );
+      assert.deepEqual(target.backlog(budget().now), { count: 0, atLeast: false });
+      assert.equal(count(engine), 2);
+    }
+  });
+
+  it('rule 7.10: timeseriesExpiryCounts counts a bucket starting at exactly 1970 as expired', () => {
+    const { engine, coll } = setup({ expireAfterSeconds: 0 });
+    engine.runCommand(DB, { insert: 'ts', documents: [{ t: new Date(0), m: 'epoch' }] });
+    assert.deepEqual(timeseriesExpiryCounts(coll, undefined, SPAN, 60), { expiredNow: 1, dueWithinWindow: 0 });
   });
 
   it('a collection that is not a time series is skipped as such, by both kinds of target', () => {
@@ -218,6 +289,23 @@ describe('TimeseriesIndexTTLTarget (rules 6.4, 7.6)', () => {
     assert.deepEqual(engine.db(DB).collection('ts').distinct('m', {}).sort(), ['m0', 'm2']);
   });
 
+  it('rule 6.4: a bucket without a meta is matched as a document without the metaField', () => {
+    const { engine, coll } = setup();
+    engine.runCommand(DB, { insert: 'ts', documents: [{ t: new Date(T0), m: 'a' }, { t: new Date(T0) }] });
+    ttlIndex(engine, 'has_meta', 0, { m: { $exists: true } });
+    assert.deepEqual(
+      new TimeseriesIndexTTLTarget(coll, 'has_meta').visit(budget(), () => undefined),
+      { kind: 'done', deleted: 1, metricCount: 1 },
+    );
+    assert.deepEqual(
+      engine
+        .db(DB)
+        .collection('ts')
+        .find({}, { projection: { _id: 0 } }),
+      [{ t: new Date(T0) }],
+    );
+  });
+
   it('a stored index without a partial filter (createIndexes requires one) covers every bucket', () => {
     const { engine, coll } = setup();
     fill(engine, 2, 2);
@@ -251,6 +339,55 @@ describe('TimeseriesIndexTTLTarget (rules 6.4, 7.6)', () => {
     assert.deepEqual(engine.db(DB).collection('ts').distinct('m', {}), ['m0']);
   });
 
+  it('an index recreated with a filter that differs only past double precision selects by the new filter', () => {
+    const { engine, coll } = setup();
+    const [low, high] = [Long.fromString('9007199254740992'), Long.fromString('9007199254740993')];
+    engine.runCommand(DB, {
+      insert: 'ts',
+      documents: [
+        { t: new Date(T0), m: low },
+        { t: new Date(T0), m: high },
+      ],
+    });
+    ttlIndex(engine, 'sel', 0, { m: low });
+    assert.deepEqual(new TimeseriesIndexTTLTarget(coll, 'sel').backlog(budget().now), { count: 1, atLeast: false });
+    engine.runCommand(DB, { dropIndexes: 'ts', index: 'sel' });
+    ttlIndex(engine, 'sel', 0, { m: high });
+    new TimeseriesIndexTTLTarget(coll, 'sel').visit(budget(), () => undefined);
+    assert.deepEqual(
+      engine
+        .db(DB)
+        .collection('ts')
+        .find({}, { projection: { _id: 0, m: 1 } }),
+      [{ m: low }],
+    );
+  });
+
+  it("a stored filter that fails on a bucket's meta selects nothing there, and the others still go", () => {
+    const { engine, coll } = setup();
+    engine.runCommand(DB, {
+      insert: 'ts',
+      documents: [
+        { t: new Date(T0), m: 0 },
+        { t: new Date(T0), m: 2 },
+      ],
+    });
+    ttlIndex(engine, 'div', 0, { m: { $exists: true } });
+    // A catalog the engine did not write ($expr is refused in a partial filter): 1 / m fails at m = 0.
+    coll.indexes.get('div')!.spec.partialFilterExpression = { $expr: { $gt: [{ $divide: [1, '$m'] }, 0] } };
+    assert.deepEqual(
+      new TimeseriesIndexTTLTarget(coll, 'div').visit(budget(), () => undefined),
+      { kind: 'done', deleted: 1, metricCount: 1 },
+    );
+    assert.deepEqual(
+      engine
+        .db(DB)
+        .collection('ts')
+        .find({}, { projection: { _id: 0, m: 1 } }),
+      [{ m: 0 }],
+    );
+  });
+
   it('skipped with the reason and log id: dropped, not TTL, a special key, not on the timeField, an invalid value', () => {
     const { engine, coll } = setup();
     fill(engine, 1);
@@ -274,6 +411,23 @@ describe('TimeseriesIndexTTLTarget (rules 6.4, 7.6)', () => {
     assert.deepEqual(timeseriesRuleBuckets(coll, 'onMeta'), {
       reason: "TTL indexes on time-series collections must be on the timeField 't'",
     });
+    assert.equal(count(engine), 2);
+  });
+
+  it('rule 7.6: a stored partial filter that is not an object, or that cannot be compiled, skips the index with why', () => {
+    const { engine, coll } = setup();
+    fill(engine, 2, 1);
+    ttlIndex(engine, 'odd', 0, { m: 'm0' });
+    ttlIndex(engine, 'bad', 0, { m: 'm1' });
+    // A catalog the engine did not write (createIndexes refuses both): set on the stored specs.
+    coll.indexes.get('odd')!.spec.partialFilterExpression = 'm0';
+    coll.indexes.get('bad')!.spec.partialFilterExpression = { m: { $bogus: 1 } };
+    const odd = new TimeseriesIndexTTLTarget(coll, 'odd');
+    assert.deepEqual(skipReason(odd.visit(budget(), () => undefined)), ['partialFilterExpression is not an object', 0]);
+    assert.deepEqual(odd.backlog(budget().now), { count: 0, atLeast: false });
+    const bad = skipReason(new TimeseriesIndexTTLTarget(coll, 'bad').visit(budget(), () => undefined));
+    assert.match(bad![0], /^partialFilterExpression cannot be evaluated: .*\$bogus/);
+    assert.equal(bad![1], 0);
     assert.equal(count(engine), 2);
   });
 
