@@ -1,0 +1,61 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { applyUpdate, type UpdateContext } from '../../../../src/engine/query/update';
+import type { Document } from '../../../../src/engine/values/types';
+import { expectError } from '../../helpers/expect-error';
+
+// The update path checks mongod makes while parsing, and how a document without _id is named in
+// the errors of applying an operator.
+
+const ctx: UpdateContext = { now: new Date('2024-05-01T12:00:00.000Z'), isInsert: false };
+
+function update(doc: Document, spec: Document) {
+  return applyUpdate(doc, spec, ctx);
+}
+
+describe('update paths', () => {
+  it('an empty path and an empty part are refused with their messages (56)', () => {
+    expectError(() => update({ _id: 1 }, { $set: { '': 1 } }), 56, 'An empty update path is not valid.');
+    expectError(
+      () => update({ _id: 1 }, { $set: { 'a..b': 1 } }),
+      56,
+      "The update path 'a..b' contains an empty field name, which is not allowed.",
+    );
+  });
+
+  it('"$[" without its closing bracket is a $-prefixed name, not an array filter (52)', () => {
+    expectError(
+      () => update({ _id: 1, a: [1] }, { $set: { 'a.$[': 1 } }),
+      52,
+      "The dollar ($) prefixed field '$[' in 'a.$[' is not valid for storage.",
+    );
+    expectError(
+      () => update({ _id: 1 }, { $set: { $id: 1 } }),
+      52,
+      "The dollar ($) prefixed field '$id' in '$id' is not valid for storage.",
+    );
+  });
+
+  it('a field named __proto__ is set as an own field', () => {
+    const r = update({ _id: 1 }, { $set: { ['__proto__']: 5 } });
+    assert.deepEqual(Object.keys(r.doc), ['_id', '__proto__']);
+    assert.equal(Object.getOwnPropertyDescriptor(r.doc, '__proto__')?.value, 5);
+    assert.equal(Object.getPrototypeOf(r.doc), Object.prototype);
+  });
+});
+
+describe('errors on a document without _id', () => {
+  it('$inc, $push and $bit say the document has no id', () => {
+    expectError(
+      () => update({ a: 'x' }, { $inc: { a: 1 } }),
+      14,
+      "Cannot apply $inc to a value of non-numeric type. {no id} has the field 'a' of non-numeric type string",
+    );
+    expectError(
+      () => update({ a: 'x' }, { $push: { a: 1 } }),
+      2,
+      "The field 'a' must be an array but is of type string in document {no id}",
+    );
+    expectError(() => update({ a: 'x' }, { $bit: { a: { or: 1 } } }), 2, /must be an Integer/);
+  });
+});
