@@ -484,3 +484,38 @@ describe('engine store: closing and clearing', () => {
     assert.equal(fs.existsSync(path.join(dir, 'missing')), false);
   });
 });
+
+describe('engine store: background compaction and what it reports', () => {
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 10));
+  };
+
+  it('a compaction the disk refuses is handed to onCompaction as the error; commits go on, the next compaction succeeds, nothing is lost', async () => {
+    const dir = tmpDir();
+    const rec = new RecordingFs();
+    const results: Array<CompactionResult | Error> = [];
+    const opened = openStoredEngine(dir, {
+      engine: { clock: new VirtualClock(T0) },
+      compactAfterBytes: 1,
+      fs: rec.fs,
+      onCompaction: (r) => results.push(r),
+    });
+    // The new journal's directory sync is the compaction's first fsync (appends use fdatasync).
+    rec.failOn('fsync', 1, 'EIO');
+    opened.engine.runCommand('app', { insert: 'c', documents: [{ _id: 1 }] });
+    await settle();
+    assert.equal(results.length, 1);
+    assert.ok(results[0] instanceof Error && /EIO/.test(results[0].message), String(results[0]));
+    rec.heal();
+    opened.engine.runCommand('app', { insert: 'c', documents: [{ _id: 2 }] });
+    await settle();
+    assert.equal(results.length, 2);
+    const done = results[1] as CompactionResult;
+    assert.deepEqual([done.generation, done.documents], [1, 2]);
+    closeStoredEngine(opened);
+    const again = openAt(dir);
+    assert.equal(again.recovery.snapshot, 1);
+    assert.deepEqual(again.engine.runCommand('app', { count: 'c' }).n, 2);
+    closeStoredEngine(again);
+  });
+});
