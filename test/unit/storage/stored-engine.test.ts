@@ -191,6 +191,21 @@ describe('engine store: the notes of an open', () => {
     closeStoredEngine(same);
   });
 
+  it('asking for another flavor alone is noted with the stored version; the folder opens as the flavor it holds', () => {
+    const dir = folderWith(1);
+    const other = openAt(dir, T0, { engine: { clock: new VirtualClock(T0), flavor: 'cosmos' } });
+    assert.deepEqual(other.notes, [
+      `${dir} holds a mongodb 8.0 engine; it opens as such (asked for cosmos 8.0). Use another folder for another flavor or version.`,
+    ]);
+    assert.equal(other.meta.flavor, 'mongodb');
+    closeStoredEngine(other);
+    const both = openAt(dir, T0, { engine: { clock: new VirtualClock(T0), flavor: 'cosmos', serverVersion: '7.0' } });
+    assert.deepEqual(both.notes, [
+      `${dir} holds a mongodb 8.0 engine; it opens as such (asked for cosmos 7.0). Use another folder for another flavor or version.`,
+    ]);
+    closeStoredEngine(both);
+  });
+
   it('a folder another writer holds opens read-only (when allowed) naming that process and what it is', () => {
     const dir = folderWith(1);
     const writer = openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) }, holder: 'VS Code window' });
