@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BSON } from 'bson';
+import { BSON, Double, Int32, type Document } from 'bson';
 import { FileStore, FolderLockedError, NewerFormatError } from '../../../src/storage/file-store';
 import { encodeFrame, scanFrames } from '../../../src/storage/frames';
 import { compactedKvFolder, openKvStore } from './kv-store';
+import { RecordingFs } from './recording-fs';
 
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-store-'));
 
@@ -446,5 +447,63 @@ describe('file store: one writer', () => {
         /delete .*LOCK/.test(err.message) &&
         !/process 0/.test(err.message),
     );
+  });
+});
+
+describe('file store: how snapshot records decode', () => {
+  it('a record whose first field is `plain` comes back with plain numbers; any other keeps Int32 and Double as they were stored', () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    const g = a.store.beginCompaction();
+    a.store.writeSnapshot(g, [
+      { plain: [{ n: new Int32(5), d: new Double(1.5) }] },
+      { typed: [{ n: new Int32(5), d: new Double(1.5) }] },
+      // Only the exact field name counts: `plainer` starts with the same five letters.
+      { plainer: [{ n: new Int32(5) }] },
+      { n: new Int32(7), plain: true },
+    ]);
+    a.store.close();
+    const store = FileStore.open(dir);
+    const seen: Document[] = [];
+    store.recover({ snapshotRecord: (d) => void seen.push(d), journalRecord: () => undefined });
+    store.close();
+    assert.equal(seen.length, 4);
+    assert.deepEqual(seen[0].plain, [{ n: 5, d: 1.5 }]);
+    assert.ok(seen[1].typed[0].n instanceof Int32 && seen[1].typed[0].d instanceof Double, 'typed: kept');
+    assert.ok(seen[2].plainer[0].n instanceof Int32, '`plainer` is not `plain`');
+    assert.ok(seen[3].n instanceof Int32, '`plain` later in the record does not count');
+  });
+});
+
+describe('file store: durability and what recovery reports of itself', () => {
+  it('by default an acknowledged append has been fdatasync-ed; with batched durability it returns before any sync', () => {
+    for (const durability of [undefined, 'batched'] as const) {
+      const dir = tmpDir();
+      const rec = new RecordingFs();
+      const a = open(dir, { fs: rec.fs, ...(durability ? { durability } : {}) });
+      const journal = path.join(dir, 'journal-0.ttlj');
+      const from = rec.calls.length;
+      a.store.append({ set: 'x', v: '1' });
+      assert.deepEqual(
+        rec.names(from, journal),
+        durability ? ['write'] : ['write', 'fdatasync'],
+        `durability ${durability ?? 'default'}`,
+      );
+      a.store.close();
+      assert.ok(rec.count('fdatasync', from) >= 1, 'a close syncs what is left');
+    }
+  });
+
+  it("recovery's millis is measured: not negative, and no more than the call took", () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    for (let i = 0; i < 50; i++) a.store.append({ set: `k${i}`, v: String(i) });
+    a.store.close();
+    const started = performance.now();
+    const b = open(dir);
+    const took = performance.now() - started;
+    assert.equal(b.state.size, 50);
+    assert.ok(b.report.millis >= 0 && b.report.millis <= took, `${b.report.millis} of ${took}`);
+    b.store.close();
   });
 });

@@ -191,6 +191,21 @@ describe('engine store: the notes of an open', () => {
     closeStoredEngine(same);
   });
 
+  it('asking for another flavor alone is noted with the stored version; the folder opens as the flavor it holds', () => {
+    const dir = folderWith(1);
+    const other = openAt(dir, T0, { engine: { clock: new VirtualClock(T0), flavor: 'cosmos' } });
+    assert.deepEqual(other.notes, [
+      `${dir} holds a mongodb 8.0 engine; it opens as such (asked for cosmos 8.0). Use another folder for another flavor or version.`,
+    ]);
+    assert.equal(other.meta.flavor, 'mongodb');
+    closeStoredEngine(other);
+    const both = openAt(dir, T0, { engine: { clock: new VirtualClock(T0), flavor: 'cosmos', serverVersion: '7.0' } });
+    assert.deepEqual(both.notes, [
+      `${dir} holds a mongodb 8.0 engine; it opens as such (asked for cosmos 7.0). Use another folder for another flavor or version.`,
+    ]);
+    closeStoredEngine(both);
+  });
+
   it('a folder another writer holds opens read-only (when allowed) naming that process and what it is', () => {
     const dir = folderWith(1);
     const writer = openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) }, holder: 'VS Code window' });
@@ -482,5 +497,42 @@ describe('engine store: closing and clearing', () => {
     assert.deepEqual(fs.readdirSync(dir).sort(), [...others].sort());
     clearDataFolder(path.join(dir, 'missing'));
     assert.equal(fs.existsSync(path.join(dir, 'missing')), false);
+  });
+});
+
+describe('engine store: background compaction and what it reports', () => {
+  /** Waits (on a loaded machine, up to 10 s) until `n` compactions have reported. */
+  const reported = async (results: unknown[], n: number) => {
+    const deadline = Date.now() + 10_000;
+    while (results.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  };
+
+  it('a compaction the disk refuses is handed to onCompaction as the error; commits go on, the next compaction succeeds, nothing is lost', async () => {
+    const dir = tmpDir();
+    const rec = new RecordingFs();
+    const results: Array<CompactionResult | Error> = [];
+    const opened = openStoredEngine(dir, {
+      engine: { clock: new VirtualClock(T0) },
+      compactAfterBytes: 1,
+      fs: rec.fs,
+      onCompaction: (r) => results.push(r),
+    });
+    // The new journal's directory sync is the compaction's first fsync (appends use fdatasync).
+    rec.failOn('fsync', 1, 'EIO');
+    opened.engine.runCommand('app', { insert: 'c', documents: [{ _id: 1 }] });
+    await reported(results, 1);
+    assert.equal(results.length, 1);
+    assert.ok(results[0] instanceof Error && /EIO/.test(results[0].message), String(results[0]));
+    rec.heal();
+    opened.engine.runCommand('app', { insert: 'c', documents: [{ _id: 2 }] });
+    await reported(results, 2);
+    assert.equal(results.length, 2);
+    const done = results[1] as CompactionResult;
+    assert.deepEqual([done.generation, done.documents], [1, 2]);
+    closeStoredEngine(opened);
+    const again = openAt(dir);
+    assert.equal(again.recovery.snapshot, 1);
+    assert.deepEqual(again.engine.runCommand('app', { count: 'c' }).n, 2);
+    closeStoredEngine(again);
   });
 });
