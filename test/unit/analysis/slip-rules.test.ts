@@ -64,6 +64,16 @@ describe('TTL017: a TTL option in the key pattern', () => {
     assert.deepEqual(held.fixes, []);
   });
 
+  it('TTL017: a key pattern held in a constant, or options the analysis cannot read, are reported without a fix', () => {
+    const constKey = only(
+      `const k = { lastSeen: 1, expireAfterSeconds: 3600 };\ndb.s.createIndex(k, { name: 'x' });`,
+      'TTL017',
+    );
+    assert.match(constKey.message, /carry the TTL: \{ lastSeen: 1 \}, \{ expireAfterSeconds: 3600 \}\.$/);
+    assert.deepEqual(constKey.fixes, []);
+    assert.deepEqual(only(`db.s.createIndex({ lastSeen: 1, expireAfterSeconds: 3600 }, opts);`, 'TTL017').fixes, []);
+  });
+
   it("TTL017: the driver's option is expireAfterSeconds even when the key says expires; Mongoose keeps expires", () => {
     const driver = `await db.collection('s').createIndex({ lastSeen: 1, expires: 3600 });`;
     const d = only(driver, 'TTL017', 'a.ts');
