@@ -161,6 +161,14 @@ describe('TTL018: a misspelled TTL option', () => {
     assert.equal(fixed(text, p)[0].text, `db.s.createIndex({ at: 1 }, { expireAfterSeconds: x });`);
   });
 
+  it('TTL018: with a key the analysis cannot read, the 197 is asked for a createdAt stand-in key (the option alone decides it)', () => {
+    const p = only(`db.s.createIndex(k, { expiresAfterSeconds: 60 });`, 'TTL018');
+    assert.match(
+      p.message,
+      /^mongod refuses the whole index with InvalidIndexSpecificationOption \(197\): The field 'expiresAfterSeconds' is not valid for an index specification\. Specification: \{ key: \{ createdAt: 1 \}, name: "createdAt_1", expiresAfterSeconds: 60 \} Did you mean expireAfterSeconds\?$/,
+    );
+  });
+
   it("TTL018: on a Mongoose schema.index the message adds that the failure shows only in the model's index event", () => {
     const p = only(
       `const s = new Schema({ createdAt: Date });\ns.index({ createdAt: 1 }, { expireAfterSecond: 60 });`,
