@@ -102,6 +102,10 @@ describe('TTL011: a createIndex that would change an index the engine has', () =
 
   it('TTL011 is about the TTL: a conflict over another option with the same expireAfterSeconds is not reported', () => {
     for (const text of [
+      // hidden does not identify an index: these are the existing one with other options (85 over hidden, not the TTL).
+      `db.sessions.createIndex({ lastSeen: 1 }, { name: 'seen', expireAfterSeconds: 3600, hidden: true });`,
+      `db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 3600, hidden: true });`,
+      // sparse does: these are another index (or a key clash under the same name), not this rule's either.
       `db.sessions.createIndex({ lastSeen: 1 }, { name: 'seen', expireAfterSeconds: 3600, sparse: true });`,
       `db.sessions.createIndex({ lastSeen: 1 }, { expireAfterSeconds: 3600, sparse: true });`,
     ])

@@ -133,6 +133,11 @@ describe('TTL016: index options in the third argument', () => {
 
   it('TTL016: options or a third argument held in a variable are reported without a fix', () => {
     assert.deepEqual(only(`db.w.createIndex({ t: 1 }, opts, { expireAfterSeconds: 60 });`, 'TTL016').fixes, []);
+    // Options in a constant are read (an object), but a fix would edit the constant, not this call.
+    assert.deepEqual(
+      only(`const o = { sparse: true };\ndb.w.createIndex({ t: 1 }, o, { expireAfterSeconds: 60 });`, 'TTL016').fixes,
+      [],
+    );
     const text = `const third = { expireAfterSeconds: 60 };\ndb.w.createIndex({ t: 1 }, { sparse: true }, third);`;
     const p = only(text, 'TTL016');
     assert.equal(text.slice(p.start, p.end), 'third');

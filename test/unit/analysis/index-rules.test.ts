@@ -84,6 +84,30 @@ describe('TTL006: a compound or wildcard TTL key', () => {
     );
   });
 
+  it('rule 1.6 (TTL006): what the file inserts into the collection names the TTL field, in the message and the preferred split; inserts elsewhere do not', () => {
+    const index = `db.s.createIndex({ a: 1, b: 1 }, { expireAfterSeconds: 60 });`;
+    const seen = only(`db.s.insertOne({ a: 1, b: new Date() });\n${index}`, 'TTL006');
+    assert.match(
+      seen.message,
+      /: create \{b: 1\} with expireAfterSeconds \(b holds dates in 1 of the 1 document seen with it\), and the compound index without it\.$/,
+    );
+    assert.deepEqual(
+      seen.fixes.map((f) => [f.title, f.preferred === true]),
+      [
+        [
+          'Split: a TTL index on b (b holds dates in 1 of the 1 document seen with it) plus the compound index without expireAfterSeconds',
+          true,
+        ],
+        ['Split: a TTL index on a plus the compound index without expireAfterSeconds', false],
+      ],
+    );
+    const elsewhere = only(`db.other.insertOne({ a: 1, b: new Date() });\n${index}`, 'TTL006');
+    assert.match(
+      elsewhere.message,
+      /: create \{a: 1\} with expireAfterSeconds \(a assumed: no field of the key is named like a date field;/,
+    );
+  });
+
   it("rule 1.9 (TTL006): a wildcard key is refused with mongod's wildcard message, and no split puts the TTL on a wildcard", () => {
     const p = only(`db.s.createIndex({ 'a.$**': 1 }, { expireAfterSeconds: 60 });`, 'TTL006');
     assert.equal(
@@ -108,6 +132,17 @@ describe('TTL007: a TTL option on _id', () => {
       p.message,
       `createIndex fails with InvalidIndexSpecificationOption (197): The field 'expireAfterSeconds' is not valid for an _id index specification. Specification: { key: { _id: 1 }, name: "mine", expireAfterSeconds: 60 } The _id field does not support TTL indexes. Index a date field instead (e.g. { createdAt: 1 }), or use a clustered collection with a collection-level expireAfterSeconds to expire by _id.`,
     );
+  });
+});
+
+describe('TTL007: only the _id refusal', () => {
+  it('rule 1.7 (TTL007): a key or name the engine refuses for another reason (67) is not called an _id problem', () => {
+    for (const text of [
+      `db.s.createIndex({ a: 'bogus' }, { expireAfterSeconds: 60 });`,
+      `db.s.createIndex({ a: 0 }, { expireAfterSeconds: 60 });`,
+      `db.s.createIndex({ a: 1 }, { expireAfterSeconds: 60, name: '' });`,
+    ])
+      assert.ok(!problems(text).some((p) => p.code === 'TTL007'), text);
   });
 });
 

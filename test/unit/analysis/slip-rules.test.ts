@@ -64,6 +64,16 @@ describe('TTL017: a TTL option in the key pattern', () => {
     assert.deepEqual(held.fixes, []);
   });
 
+  it('TTL017: a key pattern held in a constant, or options the analysis cannot read, are reported without a fix', () => {
+    const constKey = only(
+      `const k = { lastSeen: 1, expireAfterSeconds: 3600 };\ndb.s.createIndex(k, { name: 'x' });`,
+      'TTL017',
+    );
+    assert.match(constKey.message, /carry the TTL: \{ lastSeen: 1 \}, \{ expireAfterSeconds: 3600 \}\.$/);
+    assert.deepEqual(constKey.fixes, []);
+    assert.deepEqual(only(`db.s.createIndex({ lastSeen: 1, expireAfterSeconds: 3600 }, opts);`, 'TTL017').fixes, []);
+  });
+
   it("TTL017: the driver's option is expireAfterSeconds even when the key says expires; Mongoose keeps expires", () => {
     const driver = `await db.collection('s').createIndex({ lastSeen: 1, expires: 3600 });`;
     const d = only(driver, 'TTL017', 'a.ts');
@@ -149,6 +159,14 @@ describe('TTL018: a misspelled TTL option', () => {
     const p = only(text, 'TTL018');
     assert.match(p.message, /Specification: \{ key: \{ at: 1 \}, name: "at_1", expiresAfterSeconds: 0 \}/);
     assert.equal(fixed(text, p)[0].text, `db.s.createIndex({ at: 1 }, { expireAfterSeconds: x });`);
+  });
+
+  it('TTL018: with a key the analysis cannot read, the 197 is asked for a createdAt stand-in key (the option alone decides it)', () => {
+    const p = only(`db.s.createIndex(k, { expiresAfterSeconds: 60 });`, 'TTL018');
+    assert.match(
+      p.message,
+      /^mongod refuses the whole index with InvalidIndexSpecificationOption \(197\): The field 'expiresAfterSeconds' is not valid for an index specification\. Specification: \{ key: \{ createdAt: 1 \}, name: "createdAt_1", expiresAfterSeconds: 60 \} Did you mean expireAfterSeconds\?$/,
+    );
   });
 
   it("TTL018: on a Mongoose schema.index the message adds that the failure shows only in the model's index event", () => {
