@@ -99,4 +99,18 @@ describe('matcher: top-level operators', () => {
     assertCode({ $or: { a: 1 } }, ErrorCode.BadValue, /^\$or must be an array$/);
     assertCode({ $nor: [] }, ErrorCode.BadValue, /\$and\/\$or\/\$nor must be a nonempty array/);
   });
+
+  test('a filter that is no object is TypeMismatch naming the type it got', () => {
+    assert.throws(
+      () => compileFilter([1] as unknown as Document),
+      (err: unknown) =>
+        err instanceof EngineError &&
+        err.code === ErrorCode.TypeMismatch &&
+        /query filter must be an object, but got array/.test(err.message),
+    );
+  });
+
+  test('an unknown top-level operator points to $getField for $-prefixed field names', () => {
+    assertCode({ $foo: 1 }, ErrorCode.BadValue, /consider using \$getField or \$setField\.$/);
+  });
 });
