@@ -113,4 +113,15 @@ describe('matcher: top-level operators', () => {
   test('an unknown top-level operator points to $getField for $-prefixed field names', () => {
     assertCode({ $foo: 1 }, ErrorCode.BadValue, /consider using \$getField or \$setField\.$/);
   });
+
+  test('a DBRef-shaped filter ({$ref, $id, $db}) names those fields; its other $ keys stay operators', () => {
+    const ref = { $ref: 'c', $id: 1, $db: 'd' };
+    assert.deepEqual(selected(ref, [ref, { $ref: 'c', $id: 1, $db: 'e' }, { $ref: 'c', $id: 1 }]), [0]);
+    const commented = { $ref: 'c', $id: 1, $comment: 'why' };
+    assert.deepEqual(selected(commented, [{ $ref: 'c', $id: 1 }]), [0], '$comment is no field to match');
+  });
+
+  test('$ref without $id is no DBRef: an unknown top-level operator', () => {
+    assertCode({ $ref: 'c' }, ErrorCode.BadValue, /unknown top level operator: \$ref/);
+  });
 });
