@@ -507,3 +507,40 @@ describe('file store: durability and what recovery reports of itself', () => {
     b.store.close();
   });
 });
+
+describe('file store: generations are numbers, not names', () => {
+  it('journals are replayed by generation number even when the folder lists journal-10 before journal-9', () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    for (let i = 0; i < 9; i++) a.store.writeSnapshot(a.store.beginCompaction(), [{ k: 'x', v: 'base' }]);
+    a.store.append({ set: 'x', v: 'older' }); // journal-9
+    assert.equal(a.store.beginCompaction(), 10);
+    a.store.append({ set: 'x', v: 'newer' }); // journal-10; the process dies before snapshot 10
+    a.store.close();
+    assert.deepEqual(fs.readdirSync(dir).sort(), [
+      'journal-10.ttlj',
+      'journal-9.ttlj',
+      'snapshot-9.ttls',
+      'ttl-store.manifest',
+    ]);
+    // Many file systems list a folder in name order, where "journal-10" sorts before "journal-9".
+    const byName = { ...fs, readdirSync: ((d: fs.PathLike) => fs.readdirSync(d).sort()) as typeof fs.readdirSync };
+    const b = open(dir, { fs: byName });
+    assert.equal(b.state.get('x'), 'newer', 'journal 9, then journal 10');
+    assert.deepEqual([b.report.snapshot, b.report.journalRecords, b.report.problems], [9, 2, []]);
+    b.store.close();
+  });
+});
+
+describe('file store: the snapshot format other versions read', () => {
+  it("a snapshot's first record names the file ('ttl-workbench snapshot', format 2), which every version checks before it reads one", () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    a.store.writeSnapshot(a.store.beginCompaction(), [{ k: 'a', v: '1' }]);
+    a.store.close();
+    const header = BSON.deserialize(scanFrames(fs.readFileSync(path.join(dir, 'snapshot-1.ttls'))).frames[0].payload);
+    assert.equal(header.magic, 'ttl-workbench snapshot');
+    assert.equal(header.format, 2);
+    assert.equal(header.generation, 1);
+  });
+});
