@@ -544,3 +544,31 @@ describe('file store: the snapshot format other versions read', () => {
     assert.equal(header.generation, 1);
   });
 });
+
+describe('file store: a record that cannot be applied', () => {
+  it('a journal record whose checksum holds but which the reader refuses stops replay there, names the reason, and keeps the records before it', () => {
+    const dir = tmpDir();
+    const a = open(dir);
+    a.store.append({ set: 'a', v: '1' });
+    a.store.append({ set: 'bad', v: '2' });
+    a.store.append({ set: 'c', v: '3' });
+    a.store.close();
+    const store = FileStore.open(dir);
+    const applied: string[] = [];
+    const report = store.recover({
+      snapshotRecord: () => undefined,
+      journalRecord: (d) => {
+        if (d.set === 'bad') throw new Error('no such collection');
+        applied.push(String(d.set));
+      },
+    });
+    store.close();
+    assert.deepEqual(applied, ['a'], 'the record after the refused one is not applied either');
+    assert.equal(report.journalRecords, 1);
+    assert.match(
+      report.problems.join('\n'),
+      /journal-0\.ttlj.*a record passes its CRC-32 check but cannot be applied: no such collection/,
+    );
+    assert.equal(report.needsBaseSnapshot, true);
+  });
+});
