@@ -550,3 +550,24 @@ describe('file store: when compaction is due, and how it stops', () => {
     assert.equal(manifest(), before);
   });
 });
+
+describe('file store: a torn last record', () => {
+  it('is reported as the torn tail and cut off by a writable open; a read-only open leaves the file as it found it', () => {
+    const dir = journalFolder(2);
+    const j0 = path.join(dir, 'journal-0.ttlj');
+    const whole = fs.readFileSync(j0).length;
+    // Half of a third record: what a crash in the middle of an append leaves.
+    fs.appendFileSync(j0, encodeFrame(BSON.serialize({ set: 'k2', v: '2' })).subarray(0, 10));
+    const torn = fs.readFileSync(j0).length;
+    const reader = open(dir, { readOnlyBecause: 'looking' });
+    assert.equal(typeof reader.report.tornTail, 'string');
+    assert.equal(reader.report.tornTail, reader.report.problems.at(-1));
+    assert.equal(fs.readFileSync(j0).length, torn, 'a read-only open changes nothing');
+    assert.deepEqual([...reader.state].length, 2);
+    reader.store.close();
+    const writer = open(dir);
+    assert.equal(writer.report.tornTail, writer.report.problems.at(-1));
+    assert.equal(fs.readFileSync(j0).length, whole, 'the writer cut the torn record off');
+    writer.store.close();
+  });
+});
