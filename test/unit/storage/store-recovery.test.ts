@@ -571,3 +571,20 @@ describe('file store: a torn last record', () => {
     writer.store.close();
   });
 });
+
+describe('file store: a read-only open of a damaged folder', () => {
+  it('reports the damage but holds no new base to save: saveRecoveredState writes nothing, and the folder stays as found', () => {
+    const dir = journalFolder(3);
+    const j0 = path.join(dir, 'journal-0.ttlj');
+    const bytes = fs.readFileSync(j0);
+    bytes[20] ^= 0xff; // inside the first record: its checksum fails, so nothing after it is applied
+    fs.writeFileSync(j0, bytes);
+    const before = fs.readdirSync(dir).sort();
+    const reader = open(dir, { readOnlyBecause: 'looking' });
+    assert.equal(reader.report.needsBaseSnapshot, true);
+    assert.deepEqual(reader.store.saveRecoveredState([]), []);
+    reader.store.close();
+    assert.deepEqual(fs.readdirSync(dir).sort(), before);
+    assert.deepEqual(fs.readFileSync(j0), bytes);
+  });
+});
