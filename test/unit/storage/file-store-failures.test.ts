@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { FileStore, StorageReadError } from '../../../src/storage/file-store';
 import type { StorageFs } from '../../../src/storage/storage-fs';
 import { FaultyFs } from './faulty-fs';
-import { compactedKvFolder, openKvStore } from './kv-store';
+import { compactedKvFolder, journalKvFolder, openKvStore } from './kv-store';
 import { RecordingFs } from './recording-fs';
 
 const dirs: string[] = [];
@@ -29,13 +29,7 @@ function tmpDir(): string {
 const open = openKvStore;
 
 /** A closed folder whose journal-0 holds `n` records k0..k(n-1). */
-function journalFolder(n: number): string {
-  const dir = tmpDir();
-  const a = open(dir);
-  for (let i = 0; i < n; i++) a.store.append({ set: `k${i}`, v: String(i) });
-  a.store.close();
-  return dir;
-}
+const journalFolder = (n: number): string => journalKvFolder(tmpDir(), n);
 
 function eio(syscall: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`EIO: i/o error, ${syscall}`), { code: 'EIO', syscall });

@@ -37,3 +37,11 @@ export function compactedKvFolder(dir: string): string {
   a.store.close();
   return dir;
 }
+
+/** Fills `dir` with `n` journal records (k0 = 0, k1 = 1, …) and closes it cleanly. Returns `dir`. */
+export function journalKvFolder(dir: string, n: number): string {
+  const a = openKvStore(dir);
+  for (let i = 0; i < n; i++) a.store.append({ set: `k${i}`, v: String(i) });
+  a.store.close();
+  return dir;
+}

@@ -21,7 +21,7 @@ import {
   StorageReadError,
 } from '../../../src/storage/file-store';
 import { encodeFrame } from '../../../src/storage/frames';
-import { compactedKvFolder, openKvStore } from './kv-store';
+import { compactedKvFolder, journalKvFolder, openKvStore } from './kv-store';
 import { RecordingFs } from './recording-fs';
 
 const dirs: string[] = [];
@@ -35,13 +35,7 @@ function tmpDir(): string {
 }
 
 /** A closed folder whose journal-0 holds `n` records k0..k(n-1). */
-function journalFolder(n: number): string {
-  const dir = tmpDir();
-  const a = open(dir);
-  for (let i = 0; i < n; i++) a.store.append({ set: `k${i}`, v: String(i) });
-  a.store.close();
-  return dir;
-}
+const journalFolder = (n: number): string => journalKvFolder(tmpDir(), n);
 
 /** A closed folder with snapshot 1 (a, b) and journal 1 (c). */
 const compactedFolder = (): string => compactedKvFolder(tmpDir());

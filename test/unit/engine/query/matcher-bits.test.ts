@@ -1,19 +1,17 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Binary, Decimal128, Int32, Long } from 'bson';
-import { EngineError, ErrorCode } from '../../../../src/engine/errors';
+import { ErrorCode } from '../../../../src/engine/errors';
 import { compileFilter } from '../../../../src/engine/query/matcher';
 import type { Document } from '../../../../src/engine/values/types';
+import { expectError } from '../../helpers/expect-error';
 
 function matches(filter: Document, n: unknown): boolean {
   return compileFilter({ n: filter })({ n });
 }
 
 function assertBadValue(filter: Document, message: RegExp): void {
-  assert.throws(
-    () => compileFilter({ n: filter }),
-    (err: unknown) => err instanceof EngineError && err.code === ErrorCode.BadValue && message.test(err.message),
-  );
+  expectError(() => compileFilter({ n: filter }), ErrorCode.BadValue, message);
 }
 
 describe('matcher: $bits* operators', () => {

@@ -1,18 +1,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EngineError, ErrorCode } from '../../../../src/engine/errors';
+import { ErrorCode } from '../../../../src/engine/errors';
 import { compileFilter } from '../../../../src/engine/query/matcher';
 import type { Document } from '../../../../src/engine/values/types';
+import { expectError } from '../../helpers/expect-error';
 
 function within(shape: Document, loc: unknown): boolean {
   return compileFilter({ loc: { $geoWithin: shape } })(loc === undefined ? {} : { loc });
 }
 
 function assertBadValue(shape: unknown, message: RegExp): void {
-  assert.throws(
-    () => compileFilter({ loc: { $geoWithin: shape } }),
-    (err: unknown) => err instanceof EngineError && err.code === ErrorCode.BadValue && message.test(err.message),
-  );
+  expectError(() => compileFilter({ loc: { $geoWithin: shape } }), ErrorCode.BadValue, message);
 }
 
 const square = {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { EngineError, ErrorCode } from '../../../../src/engine/errors';
 import { compileFilter, isMatchAll } from '../../../../src/engine/query/matcher';
 import type { Document } from '../../../../src/engine/values/types';
+import { expectError } from '../../helpers/expect-error';
 
 function selected(filter: Document, docs: Document[]): number[] {
   const pred = compileFilter(filter);
@@ -10,10 +11,7 @@ function selected(filter: Document, docs: Document[]): number[] {
 }
 
 function assertCode(filter: Document, code: number, message: RegExp): void {
-  assert.throws(
-    () => compileFilter(filter),
-    (err: unknown) => err instanceof EngineError && err.code === code && message.test(err.message),
-  );
+  expectError(() => compileFilter(filter), code, message);
 }
 
 describe('matcher: top-level operators', () => {
