@@ -33,7 +33,7 @@ function scoreRows(incremental, groupFiles, sourceOf, target) {
       first = Math.min(first, m.location.start.line);
       last = Math.max(last, m.location.end.line);
     }
-    const lines = current === undefined ? 0 : current.split('\n').length;
+    const lines = current === undefined ? 0 : current.replace(/\n$/, '').split('\n').length;
     rows.push({
       file,
       measured: true,

@@ -57,7 +57,7 @@ test('mutation scores: (killed + timeout) / (killed + timeout + survived + no co
   assert.deepEqual(row.span, [1, 5]);
   assert.equal(row.stale, undefined);
   const text = formatRows('g', [row]);
-  assert.match(text, /src\/x\.ts\s+5\s+2\s+1\s+1\s+1\s+1\s+60\.00%\s+85%\s+1-5 of 6\s+BELOW TARGET/);
+  assert.match(text, /src\/x\.ts\s+5\s+2\s+1\s+1\s+1\s+1\s+60\.00%\s+85%\s+1-5 of 5\s+BELOW TARGET/);
 });
 
 test('mutation scores: a result whose file changed since its run is flagged stale, and one whose file is gone says so', () => {
