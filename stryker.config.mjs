@@ -103,7 +103,8 @@ const whole = [...new Set(files.map(withoutRange))];
  * The TypeScript checker only has to tell whether a mutant still type-checks in its own file. Given
  * the whole project (src, test, bench) it re-checked every file that depends on the mutated one,
  * for every group of mutants: a run's checker took a full core and the test runner sat waiting for
- * it. A program of the mutated files (and what they import) keeps the check to those files. A
+ * it. A program of the mutated files (and what they import) keeps the check to those files (a
+ * group's patterns, like `src/storage/*.ts`, are globs: hence `include`, not `files`). A
  * mutant that breaks only a dependent's types is then tested instead of set aside as a compile
  * error, which can only lower a score, never raise it.
  */
@@ -111,7 +112,7 @@ const CHECKER_TSCONFIG = 'out/stryker-checker.tsconfig.json';
 fs.mkdirSync(path.join(here, 'out'), { recursive: true });
 fs.writeFileSync(
   path.join(here, CHECKER_TSCONFIG),
-  `${JSON.stringify({ extends: '../tsconfig.json', include: [], files: whole.map((f) => `../${f}`) }, null, 2)}\n`,
+  `${JSON.stringify({ extends: '../tsconfig.json', include: whole.map((f) => `../${f}`) }, null, 2)}\n`,
 );
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
