@@ -70,7 +70,7 @@ export function compileFilter(filter: Document, vars?: Vars): (doc: Document) =>
   exprVars = vars;
   try {
     return compileDocument(filter);
-  } finally {
+  } finally /* Stryker disable next-line BlockStatement: compileFilter is never reentered */ {
     exprVars = saved;
   }
 }
@@ -115,6 +115,7 @@ function exprPositionFinders(path: string, expr: Expr, out: ((doc: Document) => 
     case 'and':
       for (const c of expr.children) exprPositionFinders(path, c, out);
       return;
+    // Stryker disable next-line ConditionalExpression: the emptied case falls off the end of the switch, which ends the function as its `return` does
     case 'not':
       return;
   }
@@ -162,6 +163,7 @@ function allOf(preds: DocPredicate[]): DocPredicate {
       return TRUE;
     case 1:
       return preds[0];
+    // Stryker disable next-line ConditionalExpression: the emptied case falls through to the loop, which gives the same answer for two
     case 2: {
       const [a, b] = preds;
       return (doc) => a(doc) && b(doc);
