@@ -416,15 +416,15 @@ function isWrappedNumber(v: unknown): boolean {
   return cls === 'Int32' || cls === 'Long' || cls === 'Decimal128' || cls === 'Double';
 }
 
-/** The JS number equal in value to a numeric operand, when one exists (so fast paths apply). */
+/**
+ * The JS number equal in value to a numeric (not NaN), when one exists (so fast paths apply). Past
+ * exactDouble's reach a Long of 2^53 or more (2^60) or a Decimal128 (0.5) can still be one.
+ */
 function doubleIfExact(v: unknown): number | undefined {
   const d = exactDouble(v);
   if (d !== undefined) return d;
-  if (bsonClassOf(v) === 'Decimal128') {
-    const approx = toDouble(v);
-    if (compareNumbers(v, approx) === 0) return approx;
-  }
-  return undefined;
+  const approx = toDouble(v);
+  return compareNumbers(v, approx) === 0 ? approx : undefined;
 }
 
 /** compareNumbers for a wrapped number against `rhs`; 2 when v is not a comparable number. */

@@ -169,3 +169,13 @@ describe('matcher: missing, strings, symbols and dates', () => {
     assert.deepEqual(selects(t, [1000, 'x', null, new Date(1000), new Date(2000), { b: 1 }]), [3]);
   });
 });
+
+describe('matcher: $in with numbers past 2^53', () => {
+  test('a double operand that is exactly a large Long matches that Long, as equality does', () => {
+    const big = 2 ** 60;
+    const values = [Long.fromNumber(big), Long.fromNumber(2 ** 53), Long.fromBigInt(2n ** 60n + 1n), big];
+    assert.deepEqual(selects({ $in: [big, 2 ** 53] }, values), [0, 1, 3]);
+    assert.deepEqual(selects(big, values), [0, 3]);
+    assert.deepEqual(selects({ $in: [Long.fromNumber(big)] }, values), [0, 3]);
+  });
+});
