@@ -1,7 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Engine } from '../../../../src/engine';
 import { compileMatchedPosition } from '../../../../src/engine/query/matcher';
 import type { Document } from '../../../../src/engine/values/types';
+import { expectError } from '../../helpers/expect-error';
 
 function position(filter: Document, doc: Document): string | undefined {
   return compileMatchedPosition(filter)(doc);
@@ -54,5 +56,41 @@ describe('matcher: the array position a match went through (positional $)', () =
   test('top-level operators other than $and and $or ($comment, $expr) record nothing', () => {
     assert.equal(position({ $comment: 'c', grades: 85 }, doc), '1');
     assert.equal(position({ $expr: { $eq: [1, 1] } }, doc), undefined);
+  });
+
+  test('equality to an array gives the index of the element equal to it; the whole array equal to it gives none', () => {
+    assert.equal(position({ a: [5] }, { a: [1, [5]] }), '1');
+    assert.equal(position({ a: [5] }, { a: [5] }), undefined);
+  });
+
+  test('an $expr whose expression is an $and is no query operator: it records nothing and the other conditions still do', () => {
+    const d = { grades: [80, 85], n: 1 };
+    assert.equal(position({ grades: 85, $expr: { $and: [{ $gt: ['$n', 0] }] } }, d), '1');
+  });
+});
+
+describe('find: a positional projection with its filter', () => {
+  test('a non-document $and clause is refused as the filter (BadValue), whether the collection exists or not', () => {
+    const engine = new Engine();
+    engine.runCommand('db', { insert: 'c', documents: [{ a: [1, 2] }] });
+    for (const find of ['c', 'missing']) {
+      expectError(
+        () => engine.runCommand('db', { find, filter: { a: 2, $and: [null] }, projection: { 'a.$': 1 } }),
+        2,
+        '$or/$and/$nor entries need to be full objects',
+        'BadValue',
+      );
+    }
+  });
+
+  test('a $expr next to the positional field projects the element the field matched', () => {
+    const engine = new Engine();
+    engine.runCommand('db', { insert: 'c', documents: [{ _id: 1, a: [1, 2, 3] }] });
+    const reply = engine.runCommand('db', {
+      find: 'c',
+      filter: { a: 2, $expr: { $and: [{ $eq: ['$_id', 1] }] } },
+      projection: { 'a.$': 1 },
+    });
+    assert.deepEqual((reply.cursor as Document).firstBatch, [{ _id: 1, a: [2] }]);
   });
 });
