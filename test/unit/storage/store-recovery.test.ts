@@ -186,6 +186,33 @@ describe('file store: records written before they were numbered', () => {
     );
     b.store.close();
   });
+  it('a snapshot written before frames were chained and records numbered (no chain in its footer, no seq in its header) opens whole, and records appended after it reopen clean', () => {
+    const dir = tmpDir();
+    const frames = [
+      { magic: 'ttl-workbench snapshot', format: 1, generation: 1, written: new Date() },
+      { k: 'a', v: '1' },
+      { k: 'b', v: '2' },
+      { end: true, records: 2 },
+    ].map((d) => encodeFrame(BSON.serialize(d)));
+    fs.writeFileSync(path.join(dir, 'snapshot-1.ttls'), Buffer.concat(frames));
+    const a = open(dir);
+    assert.deepEqual(
+      [a.report.problems, a.report.snapshot, [...a.state]],
+      [
+        [],
+        1,
+        [
+          ['a', '1'],
+          ['b', '2'],
+        ],
+      ],
+    );
+    a.store.append({ set: 'c', v: '3' });
+    a.store.close();
+    const b = open(dir);
+    assert.deepEqual([b.report.problems, b.report.journalRecords, b.state.size], [[], 1, 3]);
+    b.store.close();
+  });
 });
 
 describe('file store: damage and what is kept aside', () => {
