@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FileStore, StorageReadError } from '../../../src/storage/file-store';
+import { BSON } from 'bson';
+import { FileStore, RecoveryWriteError, StorageReadError } from '../../../src/storage/file-store';
+import { encodeFrame } from '../../../src/storage/frames';
 import type { StorageFs } from '../../../src/storage/storage-fs';
 import { FaultyFs } from './faulty-fs';
 import { compactedKvFolder, journalKvFolder, openKvStore } from './kv-store';
@@ -239,5 +241,69 @@ describe('file store: a journal that already failed', () => {
     assert.equal(b.state.get('k0'), '0', 'what was acknowledged is there');
     assert.equal(b.state.has('later'), false);
     b.store.close();
+  });
+});
+
+describe('file store: a write recovery needs that the disk refuses', () => {
+  /** The message a RecoveryWriteError gives for `step` failing with `cause`. */
+  const refusal = (dir: string, step: string, cause: string): string =>
+    `${dir}: could not ${step} (${cause}). Nothing stored was lost; the folder is open read-only until this is fixed (free disk space, check permissions) and the window is reloaded.`;
+
+  it('the open names the step it stopped at (cutting a torn last record off, opening the journal for writing); the folder is freed and loses nothing', () => {
+    for (const step of ['truncate', 'open'] as const) {
+      const dir = journalFolder(2);
+      if (step === 'truncate')
+        fs.appendFileSync(path.join(dir, 'journal-0.ttlj'), encodeFrame(BSON.serialize({ set: 'k2' })).subarray(0, 10));
+      const faulty = new FaultyFs();
+      const store = FileStore.open(dir, { fs: faulty.fs });
+      // No snapshot: the first open is the journal's reading, the second its opening for appends.
+      faulty.arm(step, step === 'open' ? 2 : 1, 'EIO');
+      assert.throws(
+        () => store.recover({ snapshotRecord: () => undefined, journalRecord: () => undefined }),
+        (err: unknown) =>
+          err instanceof RecoveryWriteError &&
+          err.message ===
+            (step === 'truncate'
+              ? refusal(dir, 'cut the torn last record off journal-0.ttlj', 'EIO: i/o error, ftruncate')
+              : refusal(dir, 'open journal-0.ttlj for writing', 'EIO: i/o error, open')),
+      );
+      assertReopens(dir, [
+        ['k0', '0'],
+        ['k1', '1'],
+      ]);
+    }
+  });
+
+  it('saveRecoveredState names the step it stopped at (keeping files aside, writing the manifest, starting the journal); what was recovered opens again', () => {
+    for (const step of ['keep', 'manifest', 'journal'] as const) {
+      const dir = journalFolder(6);
+      const journal = path.join(dir, 'journal-0.ttlj');
+      const bytes = fs.readFileSync(journal);
+      bytes.writeUInt32LE(0xdeadbeef, Math.floor(bytes.length / 2));
+      fs.writeFileSync(journal, bytes);
+      const faulty = new FaultyFs();
+      const a = open(dir, { fs: faulty.fs });
+      const recovered = [...a.state].sort();
+      // keep: the folder's sync after the links; manifest: the second rename (the snapshot's is first);
+      // journal: a directory where the new journal goes.
+      if (step === 'keep') faulty.arm('fsync', 1, 'EIO');
+      if (step === 'manifest') faulty.arm('rename', 2, 'EIO');
+      const newJournal = path.join(dir, 'journal-1.ttlj');
+      if (step === 'journal') fs.mkdirSync(newJournal);
+      assert.throws(
+        () => a.store.saveRecoveredState(recovered.map(([k, v]) => ({ k, v }))),
+        (err: unknown) =>
+          err instanceof RecoveryWriteError &&
+          (step === 'keep'
+            ? err.message === refusal(dir, 'keep the damaged files aside', 'EIO: i/o error, fsync')
+            : step === 'manifest'
+              ? err.message === refusal(dir, 'write the folder manifest', 'EIO: i/o error, rename')
+              : err.message.startsWith(`${dir}: could not start journal-1.ttlj (EISDIR`)),
+        step,
+      );
+      faulty.disarm();
+      if (step === 'journal') fs.rmdirSync(newJournal);
+      assertReopens(dir, recovered);
+    }
   });
 });

@@ -20,7 +20,9 @@ import {
   RecoveryWriteError,
   StorageReadError,
 } from '../../../src/storage/file-store';
-import { encodeFrame } from '../../../src/storage/frames';
+import { encodeFrame, scanFrames } from '../../../src/storage/frames';
+import { JournalWriter } from '../../../src/storage/journal';
+import type { StorageFs } from '../../../src/storage/storage-fs';
 import { compactedKvFolder, journalKvFolder, openKvStore } from './kv-store';
 import { RecordingFs } from './recording-fs';
 
@@ -95,6 +97,121 @@ describe('file store: what recovery clears away and lists', () => {
     assert.deepEqual([reader.report.problems, again.report.problems], [[], []]);
     reader.store.close();
     again.store.close();
+  });
+
+  it('stray names are listed in name order, whatever order the file system lists the folder in', () => {
+    const dir = journalFolder(1);
+    for (const f of ['journal-01.ttlj', 'snapshot-01.ttls', 'journal-02.ttlj']) fs.writeFileSync(path.join(dir, f), '');
+    // A file system that lists newest first (Node sorts only where the platform does).
+    const io: StorageFs = {
+      ...new RecordingFs().fs,
+      readdirSync: ((p: fs.PathLike) => fs.readdirSync(p).reverse()) as StorageFs['readdirSync'],
+    };
+    const a = open(dir, { fs: io });
+    assert.deepEqual(a.report.problems, [
+      'ignored 3 files whose names are not one this store writes: journal-01.ttlj, journal-02.ttlj, snapshot-01.ttls',
+    ]);
+    a.store.close();
+  });
+
+  it('a name that only contains "journal-" or "snapshot-" (old-journal-1.ttlj, a backup\'s copy) is not the store\'s: never listed as stray', () => {
+    const dir = journalFolder(1);
+    fs.writeFileSync(path.join(dir, 'old-journal-1.ttlj'), 'x');
+    fs.writeFileSync(path.join(dir, 'backup-snapshot-2.ttls'), 'x');
+    const a = open(dir);
+    assert.deepEqual([a.report.problems, [...a.state]], [[], [['k0', '0']]]);
+    a.store.close();
+  });
+});
+
+describe('file store: records written before they were numbered', () => {
+  /** journal-0 of a new folder, as a version that did not number records wrote it. */
+  function unnumberedJournal(records: Array<{ set: string; v: string }>): string {
+    const dir = tmpDir();
+    const w = new JournalWriter(path.join(dir, 'journal-0.ttlj'), 'fsync');
+    for (const r of records) w.append(BSON.serialize(r));
+    w.close();
+    return dir;
+  }
+
+  it('a journal written before records were numbered replays whole, and the records appended to it are numbered from 1', () => {
+    const dir = unnumberedJournal([
+      { set: 'a', v: '1' },
+      { set: 'b', v: '2' },
+    ]);
+    const a = open(dir);
+    assert.deepEqual(
+      [a.report.problems, a.report.journalRecords, [...a.state]],
+      [
+        [],
+        2,
+        [
+          ['a', '1'],
+          ['b', '2'],
+        ],
+      ],
+    );
+    a.store.append({ set: 'c', v: '3' });
+    a.store.close();
+    const frames = scanFrames(fs.readFileSync(path.join(dir, 'journal-0.ttlj'))).frames;
+    assert.equal(BSON.deserialize(frames[2].payload).q, 1);
+    const b = open(dir);
+    assert.deepEqual([b.report.problems, b.state.size], [[], 3]);
+    b.store.close();
+  });
+
+  it('after unnumbered records the first numbered one is still checked: a record cut out before it is damage at its offset', () => {
+    const dir = unnumberedJournal([
+      { set: 'a', v: '1' },
+      { set: 'b', v: '2' },
+    ]);
+    const a = open(dir);
+    for (const k of ['x', 'y', 'z']) a.store.append({ set: k, v: k });
+    a.store.close();
+    const file = path.join(dir, 'journal-0.ttlj');
+    const bytes = fs.readFileSync(file);
+    const starts = scanFrames(bytes).frames.map((f) => f.offset);
+    // Frames: a, b, x (q 1), y (q 2), z (q 3); x is cut out.
+    fs.writeFileSync(file, Buffer.concat([bytes.subarray(0, starts[2]), bytes.subarray(starts[3])]));
+    const b = open(dir);
+    assert.deepEqual(b.report.problems, [
+      `journal-0.ttlj: damaged at byte offset ${starts[2]} (1 record is missing before this one (sequence number 2 after 0)); everything before it was recovered, nothing after it was applied`,
+    ]);
+    assert.deepEqual(
+      [...b.state],
+      [
+        ['a', '1'],
+        ['b', '2'],
+      ],
+    );
+    b.store.close();
+  });
+  it('a snapshot written before frames were chained and records numbered (no chain in its footer, no seq in its header) opens whole, and records appended after it reopen clean', () => {
+    const dir = tmpDir();
+    const frames = [
+      { magic: 'ttl-workbench snapshot', format: 1, generation: 1, written: new Date() },
+      { k: 'a', v: '1' },
+      { k: 'b', v: '2' },
+      { end: true, records: 2 },
+    ].map((d) => encodeFrame(BSON.serialize(d)));
+    fs.writeFileSync(path.join(dir, 'snapshot-1.ttls'), Buffer.concat(frames));
+    const a = open(dir);
+    assert.deepEqual(
+      [a.report.problems, a.report.snapshot, [...a.state]],
+      [
+        [],
+        1,
+        [
+          ['a', '1'],
+          ['b', '2'],
+        ],
+      ],
+    );
+    a.store.append({ set: 'c', v: '3' });
+    a.store.close();
+    const b = open(dir);
+    assert.deepEqual([b.report.problems, b.report.journalRecords, b.state.size], [[], 1, 3]);
+    b.store.close();
   });
 });
 
@@ -196,6 +313,90 @@ describe('file store: damage and what is kept aside', () => {
     assert.deepEqual(keptNames().sort(), [copied, linked].sort());
     second.store.close();
   });
+
+  it("in a folder without a manifest, a damaged snapshot is skipped and the journal after it still replays (its numbers continue the lost snapshot's)", () => {
+    const dir = compactedFolder();
+    fs.rmSync(path.join(dir, MANIFEST_FILE));
+    flipMiddle(path.join(dir, 'snapshot-1.ttls'));
+    const a = open(dir);
+    assert.equal(a.report.problems.length, 1);
+    assert.match(
+      a.report.problems[0],
+      /^snapshot-1\.ttls is damaged at byte offset \d+: none of its records were applied$/,
+    );
+    assert.deepEqual([a.report.stoppedAt, a.report.journalRecords, [...a.state]], [undefined, 1, [['c', '3']]]);
+    assert.equal(a.report.needsBaseSnapshot, true);
+    a.store.close();
+  });
+
+  it('a damaged snapshot and the journal after it cut short: both are kept aside when the recovered state is saved', () => {
+    const dir = compactedFolder();
+    flipMiddle(path.join(dir, 'snapshot-1.ttls'));
+    fs.writeFileSync(path.join(dir, 'journal-1.ttlj'), '');
+    const a = open(dir);
+    assert.deepEqual(a.report.problems.slice(1), [
+      'records up to sequence number 3 were committed, but the files hold only 0: journal-1.ttlj was cut short or emptied, or a journal is missing; everything found was recovered',
+    ]);
+    const notes = a.store.saveRecoveredState([]);
+    assert.equal(notes.length, 2);
+    assert.match(notes[0], /^snapshot-1\.ttls was kept as snapshot-1\.ttls\.damaged-\d+$/);
+    assert.match(notes[1], /^journal-1\.ttlj was kept as journal-1\.ttlj\.damaged-\d+$/);
+    assert.equal(fs.existsSync(path.join(dir, notes[1].split(' ').at(-1)!)), true);
+    a.store.close();
+  });
+
+  it('awaitingRecoveredState: false after a clean recovery, true after damage until the recovered state is saved', () => {
+    const clean = open(journalFolder(2));
+    assert.equal(clean.store.awaitingRecoveredState, false);
+    clean.store.close();
+    const dir = journalFolder(6);
+    flipMiddle(path.join(dir, 'journal-0.ttlj'));
+    const a = open(dir);
+    assert.equal(a.store.awaitingRecoveredState, true);
+    a.store.saveRecoveredState([...a.state].map(([k, v]) => ({ k, v })));
+    assert.equal(a.store.awaitingRecoveredState, false);
+    a.store.close();
+  });
+
+  it('a save makes its snapshot the base in the manifest at once: a crash right after it reopens clean, with the state saved', () => {
+    const dir = journalFolder(6);
+    flipMiddle(path.join(dir, 'journal-0.ttlj'));
+    const a = open(dir);
+    const recovered = [...a.state];
+    a.store.saveRecoveredState(recovered.map(([k, v]) => ({ k, v })));
+    // The folder as a crash now would leave it: every file but the lock of this (live) process.
+    const crashed = tmpDir();
+    for (const f of fs.readdirSync(dir)) if (f !== 'LOCK') fs.copyFileSync(path.join(dir, f), path.join(crashed, f));
+    a.store.close();
+    const b = open(crashed);
+    assert.deepEqual([b.report.problems, [...b.state]], [[], recovered]);
+    b.store.close();
+  });
+
+  it('an earlier kept file of the same name that is another file is never taken for this one: the damaged journal gets its own name', () => {
+    for (const inodes of ['real', 'none'] as const) {
+      const dir = journalFolder(6);
+      const journal = path.join(dir, 'journal-0.ttlj');
+      flipMiddle(journal);
+      const damaged = fs.readFileSync(journal);
+      const earlier = path.join(dir, 'journal-0.ttlj.damaged-1');
+      fs.writeFileSync(earlier, 'an earlier incident');
+      // A file system that reports no inode numbers (0 for every file) cannot tell files apart.
+      const io: StorageFs = {
+        ...new RecordingFs().fs,
+        statSync: ((p: fs.PathLike) =>
+          inodes === 'none' ? Object.assign(fs.statSync(p), { ino: 0 }) : fs.statSync(p)) as StorageFs['statSync'],
+      };
+      const a = open(dir, { fs: io });
+      const notes = a.store.saveRecoveredState([...a.state].map(([k, v]) => ({ k, v })));
+      assert.equal(notes.length, 1, inodes);
+      const kept = /^journal-0\.ttlj was kept as (journal-0\.ttlj\.damaged-\d+)$/.exec(notes[0])?.[1];
+      assert.ok(kept && kept !== 'journal-0.ttlj.damaged-1', `${inodes}: ${notes[0]}`);
+      assert.deepEqual(fs.readFileSync(path.join(dir, kept)), damaged, inodes);
+      assert.equal(fs.readFileSync(earlier, 'utf8'), 'an earlier incident', inodes);
+      a.store.close();
+    }
+  });
 });
 
 describe('file store: the manifest and what it finds missing', () => {
@@ -295,6 +496,25 @@ describe('file store: the manifest and what it finds missing', () => {
     ]);
     assert.deepEqual(a.report.stoppedAt, { file: path.join(dir, 'snapshot-2.ttls'), offset: 0 });
     a.store.close();
+  });
+
+  it('a manifest older than the snapshot loaded (its own snapshot compacted away since, as a restored backup leaves it) reports nothing missing', () => {
+    const dir = compactedFolder();
+    const older = fs.readFileSync(path.join(dir, MANIFEST_FILE));
+    const a = open(dir);
+    const g = a.store.beginCompaction();
+    a.store.writeSnapshot(
+      g,
+      [...a.state].map(([k, v]) => ({ k, v })),
+    );
+    a.store.append({ set: 'd', v: '4' });
+    a.store.close();
+    assert.equal(fs.existsSync(path.join(dir, 'snapshot-1.ttls')), false);
+    fs.writeFileSync(path.join(dir, MANIFEST_FILE), older);
+    const b = open(dir);
+    assert.deepEqual([b.report.snapshot, b.report.problems, b.report.needsBaseSnapshot], [2, [], false]);
+    assert.equal(b.state.get('d'), '4');
+    b.store.close();
   });
 });
 
