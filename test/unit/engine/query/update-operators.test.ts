@@ -234,6 +234,24 @@ describe('$rename arguments', () => {
     });
   });
 
+  it('moves a field whose value is an array, and replaces a target that holds an array', () => {
+    assert.deepEqual(updated({ _id: 1, a: [1, 2] }, { $rename: { a: 'b' } }), { _id: 1, b: [1, 2] });
+    assert.deepEqual(updated({ _id: 1, a: 1, b: [2] }, { $rename: { a: 'b' } }), { _id: 1, b: 1 });
+  });
+
+  it('refuses a source or a target inside an array below the first level (2)', () => {
+    expectError(
+      () => update({ _id: 1, a: { b: [1] } }, { $rename: { 'a.b.0': 'x' } }),
+      2,
+      "The source field cannot be an array element, 'a.b.0' in doc with _id: 1 has an array field called 'b'",
+    );
+    expectError(
+      () => update({ _id: 1, x: 1, a: { b: [1] } }, { $rename: { x: 'a.b.0' } }),
+      2,
+      "The destination field cannot be an array element, 'a.b.0' in doc with _id: 1 has an array field called 'b'",
+    );
+  });
+
   it('refuses positional parts in the source or the target (2)', () => {
     expectError(
       () => update({ _id: 1, a: [1] }, { $rename: { 'a.$[]': 'b' } }),
