@@ -6,7 +6,7 @@ import { DBRef, type ObjectId } from 'bson';
 import { EngineError, ErrorCode } from '../../errors';
 import { compareStrings } from '../../values/compare';
 import { formatValue } from '../../values/format';
-import { isPlainObject, type Document } from '../../values/types';
+import { bsonTypeOf, isPlainObject, type Document } from '../../values/types';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -236,13 +236,13 @@ function checkDBRefShape(doc: Document): void {
   };
   const at = (k: string) => keys.indexOf(k);
   if (at('$db') >= 0) {
-    if (typeof doc.$db !== 'string') bad(`The DBRef $db field must be a String, not a ${typeof doc.$db}.`);
+    if (typeof doc.$db !== 'string') bad(`The DBRef $db field must be a String, not a ${bsonTypeOf(doc.$db)}.`);
     if (at('$id') < 0 || at('$id') !== at('$db') - 1) bad('Found $db field without a $id before it, which is invalid.');
   }
   if (at('$id') >= 0 && (at('$ref') < 0 || at('$ref') !== at('$id') - 1))
     bad('Found $id field without a $ref before it, which is invalid.');
   if (at('$ref') >= 0) {
-    if (typeof doc.$ref !== 'string') bad(`The DBRef $ref field must be a String, not a ${typeof doc.$ref}.`);
+    if (typeof doc.$ref !== 'string') bad(`The DBRef $ref field must be a String, not a ${bsonTypeOf(doc.$ref)}.`);
     if (at('$id') !== at('$ref') + 1) bad('The DBRef $ref field must be followed by a $id field.');
   }
 }

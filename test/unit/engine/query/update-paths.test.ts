@@ -59,3 +59,45 @@ describe('errors on a document without _id', () => {
     expectError(() => update({ a: 'x' }, { $bit: { a: { or: 1 } } }), 2, /must be an Integer/);
   });
 });
+
+describe("a DBRef's fields written into an embedded document", () => {
+  const WHOLE = ' Write a whole DBRef: {$ref: "<collection>", $id: <id>}.';
+
+  it('$db after $id completes a DBRef', () => {
+    assert.deepEqual(update({ _id: 1, b: { $ref: 'c', $id: 1 } }, { $set: { 'b.$db': 'd' } }).doc, {
+      _id: 1,
+      b: { $ref: 'c', $id: 1, $db: 'd' },
+    });
+  });
+
+  it('$ref and $db must be strings, named by their BSON type (55)', () => {
+    expectError(
+      () => update({ _id: 1 }, { $set: { 'b.$ref': 2 } }),
+      55,
+      `The DBRef $ref field must be a String, not a double.${WHOLE}`,
+    );
+    expectError(
+      () => update({ _id: 1, b: { $ref: 'c', $id: 1 } }, { $set: { 'b.$db': 5 } }),
+      55,
+      `The DBRef $db field must be a String, not a double.${WHOLE}`,
+    );
+  });
+
+  it('$db needs $id just before it, and $ref needs $id just after it (55)', () => {
+    expectError(
+      () => update({ _id: 1 }, { $set: { 'b.$db': 'd' } }),
+      55,
+      `Found $db field without a $id before it, which is invalid.${WHOLE}`,
+    );
+    expectError(
+      () => update({ _id: 1, b: { $ref: 'c', x: 1, $id: 1 } }, { $set: { 'b.$db': 'd' } }),
+      55,
+      `Found $id field without a $ref before it, which is invalid.${WHOLE}`,
+    );
+    expectError(
+      () => update({ _id: 1, b: { x: 1 } }, { $set: { 'b.$ref': 'c' } }),
+      55,
+      `The DBRef $ref field must be followed by a $id field.${WHOLE}`,
+    );
+  });
+});
