@@ -6,7 +6,7 @@ import { DBRef, type ObjectId } from 'bson';
 import { EngineError, ErrorCode } from '../../errors';
 import { compareStrings } from '../../values/compare';
 import { formatValue } from '../../values/format';
-import { isPlainObject, type Document } from '../../values/types';
+import { bsonTypeOf, isPlainObject, type Document } from '../../values/types';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -86,6 +86,7 @@ export function comparePaths(a: string[], b: string[]): number {
     const c = compareStrings(a[i], b[i]);
     if (c !== 0) return c;
   }
+  // Stryker disable next-line ArithmeticOperator: unreachable, the only caller (upsertSeed) has refused equal and prefix paths
   return a.length - b.length;
 }
 /** "{_id: 1.0}" as mongod writes the document's identity into messages. */
@@ -149,13 +150,11 @@ export class DocWriter {
     let cur: Document | unknown[] = this.ownRoot();
     const last = parts.length - 1;
     for (let i = 0; i < last; i++) {
-      if (i === last - 1 && DBREF_FIELDS.has(parts[last])) {
-        // A DBRef's own field: the DBRef is replaced by one with that field changed.
-        const ref = Array.isArray(cur) ? cur[indexes[i]] : ownField(cur, parts[i]);
-        if (isDBRef(ref)) {
-          attach(cur, parts[i], indexes[i], withDBRefField(ref, parts[last], value));
-          return;
-        }
+      const ref = dbrefHolding(cur, path, i);
+      if (ref) {
+        // A DBRef is a value, not a container: it is replaced by one with that field changed.
+        attach(cur, parts[i], indexes[i], withDBRefField(ref, parts[last], value));
+        return;
       }
       cur = this.ownChild(cur, parts[i], indexes[i]);
     }
@@ -173,7 +172,14 @@ export class DocWriter {
     const { parts, indexes } = path;
     let cur: Document | unknown[] = this.ownRoot();
     const last = parts.length - 1;
-    for (let i = 0; i < last; i++) cur = this.ownChild(cur, parts[i], indexes[i]);
+    for (let i = 0; i < last; i++) {
+      const ref = dbrefHolding(cur, path, i);
+      if (ref) {
+        attach(cur, parts[i], indexes[i], withoutDBRefField(ref, parts[last]));
+        return;
+      }
+      cur = this.ownChild(cur, parts[i], indexes[i]);
+    }
     if (Array.isArray(cur)) cur[indexes[last]] = null;
     else delete cur[parts[last]];
   }
@@ -236,15 +242,35 @@ function checkDBRefShape(doc: Document): void {
   };
   const at = (k: string) => keys.indexOf(k);
   if (at('$db') >= 0) {
-    if (typeof doc.$db !== 'string') bad(`The DBRef $db field must be a String, not a ${typeof doc.$db}.`);
+    if (typeof doc.$db !== 'string') bad(`The DBRef $db field must be a String, not a ${bsonTypeOf(doc.$db)}.`);
     if (at('$id') < 0 || at('$id') !== at('$db') - 1) bad('Found $db field without a $id before it, which is invalid.');
   }
   if (at('$id') >= 0 && (at('$ref') < 0 || at('$ref') !== at('$id') - 1))
     bad('Found $id field without a $ref before it, which is invalid.');
   if (at('$ref') >= 0) {
-    if (typeof doc.$ref !== 'string') bad(`The DBRef $ref field must be a String, not a ${typeof doc.$ref}.`);
+    if (typeof doc.$ref !== 'string') bad(`The DBRef $ref field must be a String, not a ${bsonTypeOf(doc.$ref)}.`);
     if (at('$id') !== at('$ref') + 1) bad('The DBRef $ref field must be followed by a $id field.');
   }
+}
+
+/** The DBRef at parts[i] when the path ends in one of its own fields ($ref, $id, $db) just below it. */
+function dbrefHolding(cur: Document | unknown[], path: Path, i: number): DBRefValue | undefined {
+  const { parts, indexes } = path;
+  const last = parts.length - 1;
+  if (i !== last - 1 || !DBREF_FIELDS.has(parts[last])) return undefined;
+  const ref = Array.isArray(cur) ? cur[indexes[i]] : ownField(cur, parts[i]);
+  return isDBRef(ref) ? ref : undefined;
+}
+
+/** The DBRef without `part`: only $db may go, as without $ref or $id what is left is no DBRef (55). */
+function withoutDBRefField(ref: DBRefValue, part: string): DBRef {
+  if (part !== '$db') {
+    const rest: Document = { $ref: ref.collection, $id: ref.oid };
+    if (ref.db !== undefined) rest.$db = ref.db;
+    delete rest[part];
+    checkDBRefShape(rest);
+  }
+  return new DBRef(ref.collection, ref.oid as ObjectId, undefined, ref.fields);
 }
 
 function withDBRefField(ref: DBRefValue, part: string, value: unknown): DBRef {

@@ -2,7 +2,7 @@
  * The update operators: parsing each operator's argument (the errors mongod gives for a malformed
  * one) and applying one parsed operation at one concrete path of the working copy of a document.
  */
-import { Int32, Long, Timestamp, type Decimal128 } from 'bson';
+import { Int32, Long, Timestamp } from 'bson';
 import { EngineError, ErrorCode } from '../../errors';
 import { cloneValue } from '../../values/clone';
 import { compareValues, valuesEqual } from '../../values/compare';
@@ -226,6 +226,7 @@ function parsePushSort(spec: unknown): (a: unknown, b: unknown) => number {
   return (a, b) => {
     for (const { parts, dir } of keys) {
       const c = compareValues(dottedField(a, parts), dottedField(b, parts));
+      // Stryker disable next-line ArithmeticOperator: c is non-zero here, so dir / c has the sign of dir * c, all sort reads
       if (c !== 0) return dir * c;
     }
     return 0;
@@ -512,17 +513,12 @@ function applyArith(w: DocWriter, path: Path, lookup: Lookup, name: '$inc' | '$m
   return commit(w, path, lookup, result);
 }
 
+/**
+ * The current value as mongod's overflow message shows it. Only integer arithmetic overflows (a
+ * double or decimal on either side makes the result a double or a decimal), so it is an int or a long.
+ */
 function debugNumber(value: unknown): string {
-  switch (numericKind(value)) {
-    case 'int':
-      return `(NumberInt)${formatValue(value)}`;
-    case 'long':
-      return `(NumberLong)${formatValue(value)}`;
-    case 'decimal':
-      return `(NumberDecimal)${(value as Decimal128).toString()}`;
-    default:
-      return `(NumberDouble)${formatValue(value)}`;
-  }
+  return `(${numericKind(value) === 'int' ? 'NumberInt' : 'NumberLong'})${formatValue(value)}`;
 }
 
 function applyBit(w: DocWriter, path: Path, lookup: Lookup, ops: Extract<Op, { kind: 'bit' }>['ops']): boolean {

@@ -75,6 +75,31 @@ describe('$push modifiers', () => {
     );
   });
 
+  it('$slice given a non-number names only its type, with no value after it (2)', () => {
+    expectError(
+      () => update({ _id: 1 }, { $push: { a: { $each: [], $slice: 'x' } } }),
+      2,
+      'The value for $slice must be an integral value but was given type: string',
+    );
+  });
+
+  it('$sort keeps elements that compare equal in the order they had (a stable sort), descending too', () => {
+    // 1, NumberLong(1) and NumberInt(1) compare equal, so only stability decides their order.
+    const r = updated(
+      { _id: 1, a: [new Int32(2), 1] },
+      { $push: { a: { $each: [Long.fromNumber(1), 2, new Int32(1)], $sort: -1 } } },
+    );
+    assert.deepEqual(r.a, [new Int32(2), 2, 1, Long.fromNumber(1), new Int32(1)]);
+  });
+
+  it('$sort on a field ties a missing field with null, keeping their order', () => {
+    const r = updated(
+      { _id: 1, a: [{ x: null, i: 1 }, { i: 2 }, { x: null, i: 3 }, { i: 4 }] },
+      { $push: { a: { $each: [], $sort: { x: 1 } } } },
+    );
+    assert.deepEqual(r.a, [{ x: null, i: 1 }, { i: 2 }, { x: null, i: 3 }, { i: 4 }]);
+  });
+
   it('$sort by several fields breaks ties on the later fields', () => {
     const r = updated(
       { _id: 1, a: [] },
@@ -144,6 +169,42 @@ describe('$pull conditions', () => {
     assert.deepEqual(r.a, [{ b: 2 }, 1]);
   });
 
+  it('a condition starting with $and, $nor or $expr is a query on document elements', () => {
+    const a = [{ b: 1 }, { b: 2 }, 1];
+    assert.deepEqual(updated({ _id: 1, a }, { $pull: { a: { $and: [{ b: { $gt: 1 } }] } } }).a, [{ b: 1 }, 1]);
+    assert.deepEqual(updated({ _id: 1, a }, { $pull: { a: { $nor: [{ b: 1 }] } } }).a, [{ b: 1 }, 1]);
+    assert.deepEqual(updated({ _id: 1, a }, { $pull: { a: { $expr: { $eq: ['$b', 2] } } } }).a, [{ b: 1 }, 1]);
+  });
+
+  it('a condition starting with $comment, $jsonSchema, $alwaysTrue or $alwaysFalse is a query on document elements', () => {
+    const a = [{ b: 1 }, { c: 2 }, 1];
+    assert.deepEqual(updated({ _id: 1, a }, { $pull: { a: { $comment: 'all documents' } } }).a, [1]);
+    assert.deepEqual(updated({ _id: 1, a }, { $pull: { a: { $jsonSchema: { required: ['b'] } } } }).a, [{ c: 2 }, 1]);
+    assert.deepEqual(updated({ _id: 1, a }, { $pull: { a: { $alwaysTrue: 1 } } }).a, [1]);
+    assert.deepEqual(update({ _id: 1, a }, { $pull: { a: { $alwaysFalse: 1 } } }).changed, false);
+  });
+
+  it('a condition starting with $where or $text is a query, refused as the engine refuses those operators (224)', () => {
+    expectError(
+      () => update({ _id: 1, a: [{ b: 1 }] }, { $pull: { a: { $where: 'this.b == 1' } } }),
+      224,
+      /^\$where is not supported/,
+    );
+    expectError(
+      () => update({ _id: 1, a: [{ b: 1 }] }, { $pull: { a: { $text: { $search: 'x' } } } }),
+      224,
+      /^\$text is not supported/,
+    );
+  });
+
+  it('an empty document condition removes every embedded document and keeps the other elements', () => {
+    assert.deepEqual(updated({ _id: 1, a: [{ b: 1 }, {}, 1, [2], 'x'] }, { $pull: { a: {} } }).a, [1, [2], 'x']);
+  });
+
+  it('a scalar condition removes equal elements only, not arrays that hold the value', () => {
+    assert.deepEqual(updated({ _id: 1, a: [5, [5], [1, 5], 6] }, { $pull: { a: 5 } }).a, [[5], [1, 5], 6]);
+  });
+
   it('$pullAll matches values of any numeric type', () => {
     assert.deepEqual(updated({ _id: 1, a: [1, 2, 3] }, { $pullAll: { a: [new Int32(2)] } }).a, [1, 3]);
   });
@@ -163,6 +224,31 @@ describe('$rename arguments', () => {
       () => update({ _id: 1, a: { b: 1 } }, { $rename: { 'a.b': 'a' } }),
       2,
       'The source and target field for $rename must not be on the same path: a.b: "a"',
+    );
+  });
+
+  it("a target naming a DBRef's $id is not dynamic: the renamed value becomes the reference's id", () => {
+    assert.deepEqual(updated({ _id: 1, x: 5, r: { $ref: 'c', $id: 1 } }, { $rename: { x: 'r.$id' } }), {
+      _id: 1,
+      r: { $ref: 'c', $id: 5 },
+    });
+  });
+
+  it('moves a field whose value is an array, and replaces a target that holds an array', () => {
+    assert.deepEqual(updated({ _id: 1, a: [1, 2] }, { $rename: { a: 'b' } }), { _id: 1, b: [1, 2] });
+    assert.deepEqual(updated({ _id: 1, a: 1, b: [2] }, { $rename: { a: 'b' } }), { _id: 1, b: 1 });
+  });
+
+  it('refuses a source or a target inside an array below the first level (2)', () => {
+    expectError(
+      () => update({ _id: 1, a: { b: [1] } }, { $rename: { 'a.b.0': 'x' } }),
+      2,
+      "The source field cannot be an array element, 'a.b.0' in doc with _id: 1 has an array field called 'b'",
+    );
+    expectError(
+      () => update({ _id: 1, x: 1, a: { b: [1] } }, { $rename: { x: 'a.b.0' } }),
+      2,
+      "The destination field cannot be an array element, 'a.b.0' in doc with _id: 1 has an array field called 'b'",
     );
   });
 
