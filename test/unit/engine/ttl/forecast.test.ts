@@ -779,6 +779,19 @@ describe('expiry forecast: a what-if on an index of a time series', () => {
     );
   });
 
+  it('rule 7.6: a TTL index of a time series that createIndex would refuse (a catalog it did not write) is forecast as skipped, with or without a what-if', () => {
+    const { engine } = timeseries();
+    loadLegacyIndexSpec(engine, DB, 'ts', { v: 2, key: { m: 1 }, name: 'onMeta', expireAfterSeconds: 0 });
+    const coll = engine.requireCollection(DB, 'ts');
+    for (const whatIf of [{}, { expireAfterSeconds: 60 }]) {
+      const f = forecastExpiry(coll, { index: 'onMeta', ...whatIf }, T0);
+      assert.deepEqual([f.kind, f.dueNow, f.never], ['timeseries', 0, 4], JSON.stringify(whatIf));
+      assert.deepEqual(f.notes, [
+        "the monitor skips this rule (TTL indexes on time-series collections must be on the timeField 't'): nothing expires",
+      ]);
+    }
+  });
+
   it('rules 1.6 / 6.4: a what-if on a time-series index that could not be a TTL index is refused with the code createIndex gives', () => {
     const { engine } = timeseries();
     engine.runCommand(DB, {
