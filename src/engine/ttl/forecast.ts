@@ -26,6 +26,7 @@ import { cosmosCollectionTTL, cosmosExpiryMs, cosmosTimestampOf, isCosmosTimesta
 import { timeseriesRuleBuckets } from './timeseries-target';
 import {
   checkIndexExpireAfterSeconds,
+  checkTimeseriesTTLIndex,
   effectiveExpireAfterSeconds,
   isTTLIndexSpec,
   ttlKeyIsUsable,
@@ -197,9 +198,12 @@ export function forecastExpiry(
     return indexForecast(collection, ttl[0], request, tally, whatIfSeconds, flavor);
   }
   const index = findIndex(collection, request.index);
-  // A TTL index of a time series deletes whole buckets whose meta its filter selects (rule 6.4).
-  if (index && collection.options.timeseries && isTTLIndexSpec(index.spec))
+  // A TTL index of a time series deletes whole buckets whose meta its filter selects (rule 6.4), and
+  // so would a plain one made TTL: a what-if counts its buckets too, never single measurements.
+  if (index && collection.options.timeseries && (isTTLIndexSpec(index.spec) || whatIfSeconds !== undefined)) {
+    if (!isTTLIndexSpec(index.spec)) checkTimeseriesWhatIf(collection, index.name, index.spec);
     return timeseriesForecast(collection, index.name, request, tally, whatIfSeconds);
+  }
   if (index) return indexForecast(collection, index, request, tally, whatIfSeconds, flavor);
   if (typeof request.index === 'string')
     throw new EngineError(
@@ -211,6 +215,15 @@ export function forecastExpiry(
     throw badValue(
       `${collection.ns} has no index on ${JSON.stringify(request.index)}: give expireAfterSeconds to forecast the TTL index it would be.`,
     );
+  if (collection.options.timeseries) {
+    // Its buckets are only known for an index that exists (rule 6.4): refused as createIndex would
+    // refuse it, or else asked to exist first.
+    const spec = { key: request.index, partialFilterExpression: request.partialFilterExpression };
+    checkTimeseriesWhatIf(collection, 'the proposed index', spec);
+    throw badValue(
+      `${collection.ns} is a time-series collection, whose TTL index deletes whole buckets (rule 6.4): create the index without expireAfterSeconds first, then forecast it by name with expireAfterSeconds.`,
+    );
+  }
   const proposed = scratchIndex(
     collection,
     { v: 2, key: request.index, name: 'proposed' },
@@ -241,6 +254,17 @@ function findIndex(collection: Collection, wanted: string | Document): BTreeInde
     if (key === want) return index;
   }
   return undefined;
+}
+
+/** Rule 6.4: refuses, as createIndex would, a time series' index spec that cannot be a TTL index. */
+function checkTimeseriesWhatIf(collection: Collection, name: string, spec: Document): void {
+  const usable = ttlKeyIsUsable(spec.key as Document);
+  if (!usable.usable)
+    throw new EngineError(
+      'CannotCreateIndex',
+      `${name} on ${JSON.stringify(spec.key)} cannot be a TTL index: TTL indexes are single-field indexes on a date field (${usable.reason}).`,
+    );
+  checkTimeseriesTTLIndex(spec, Object.keys(spec.key as Document), collection.options.timeseries!);
 }
 
 function scratchIndex(collection: Collection, spec: Document, partialFilter: Document | undefined): BTreeIndex {

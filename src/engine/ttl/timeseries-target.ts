@@ -173,20 +173,24 @@ export class TimeseriesIndexTTLTarget implements TTLTarget {
   }
 }
 
-/** Rule 6.4: a partial TTL index on the timeField, for the buckets whose meta matches its filter. */
-function indexRule(collection: Collection, indexName: string): BucketRule | Skip {
+/**
+ * Rule 6.4: a partial TTL index on the timeField, for the buckets whose meta matches its filter.
+ * With `whatIfSeconds`, the index as it would delete with that value, TTL yet or not (a forecast).
+ */
+function indexRule(collection: Collection, indexName: string, whatIfSeconds?: number): BucketRule | Skip {
   const ts = collection.options.timeseries;
   const buckets = bucketsOf(collection);
   if (!ts || !buckets) return { reason: 'not a time-series collection', logId: 0 };
   // Rule 7.6: the index is re-checked at every visit.
   const index = collection.indexes.get(indexName);
-  if (!index || !isTTLIndexSpec(index.spec)) return { reason: 'no longer a TTL index', logId: 0 };
+  if (!index || (whatIfSeconds === undefined && !isTTLIndexSpec(index.spec)))
+    return { reason: 'no longer a TTL index', logId: 0 };
   const key = index.spec.key as Record<string, unknown>;
   const usable = ttlKeyIsUsable(key);
   if (!usable.usable) return { reason: usable.reason, logId: usable.logId };
   if (Object.keys(key)[0] !== ts.timeField)
     return { reason: `TTL indexes on time-series collections must be on the timeField '${ts.timeField}'`, logId: 0 };
-  const seconds = effectiveExpireAfterSeconds(index.spec.expireAfterSeconds);
+  const seconds = whatIfSeconds ?? effectiveExpireAfterSeconds(index.spec.expireAfterSeconds);
   if (seconds === undefined)
     return {
       reason: 'Skipping TTL job due to invalid index spec (expireAfterSeconds is NaN, negative or beyond int32)',
@@ -269,15 +273,15 @@ export interface TimeseriesRuleBuckets {
 /**
  * The buckets of the collection's own rule (no `indexName`) or of a partial TTL index, each with
  * the time the monitor deletes it: its minTime + expireAfterSeconds (`whatIfSeconds` instead of
- * the rule's own when given) + bucketMaxSpanSeconds (rules 6.2, 6.4). `{reason}` when the monitor
- * skips the rule (6.3, 7.6): then nothing expires.
+ * the rule's own when given; then the index need not be TTL yet) + bucketMaxSpanSeconds (rules
+ * 6.2, 6.4). `{reason}` when the monitor skips the rule (6.3, 7.6): then nothing expires.
  */
 export function timeseriesRuleBuckets(
   collection: Collection,
   indexName: string | undefined,
   whatIfSeconds?: number,
 ): TimeseriesRuleBuckets | { reason: string } {
-  const rule = indexName === undefined ? collectionRule(collection) : indexRule(collection, indexName);
+  const rule = indexName === undefined ? collectionRule(collection) : indexRule(collection, indexName, whatIfSeconds);
   if ('reason' in rule) return { reason: rule.reason };
   const seconds = whatIfSeconds ?? rule.seconds;
   const offsetMs = (seconds + rule.spanSeconds) * 1000;

@@ -212,8 +212,8 @@ function isWildcardKeyField(field: string): boolean {
   return field === '$**' || field.endsWith('.$**');
 }
 
-/** Rule 6.4: a secondary TTL index on a time-series collection. */
-function checkTimeseriesTTLIndex(
+/** Rule 6.4: a secondary TTL index on a time-series collection (`fields`: its key's one field). */
+export function checkTimeseriesTTLIndex(
   spec: Document,
   fields: string[],
   ts: { timeField: string; metaField?: string },

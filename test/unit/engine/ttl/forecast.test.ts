@@ -10,7 +10,12 @@ import { Int32 } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
 import { loadLegacyIndexSpec } from '../../../../src/engine/ttl/legacy';
-import { forecastExpiry, type Forecast, type ForecastRequest } from '../../../../src/engine/ttl/forecast';
+import {
+  forecastExpiry,
+  TIMESERIES_ESTIMATE_NOTE,
+  type Forecast,
+  type ForecastRequest,
+} from '../../../../src/engine/ttl/forecast';
 import { prng } from '../../helpers/prng';
 
 const DB = 'app';
@@ -710,5 +715,114 @@ describe('expiry forecast: which rule a collection and an index get', () => {
       (err: { code?: number; message: string }) =>
         err.code === 27 && /no index named "nope" \(it has none\)/.test(err.message),
     );
+  });
+});
+
+describe('expiry forecast: a what-if on an index of a time series', () => {
+  /** Buckets "a" at T0 − 3 h (two measurements) and T0 − 30 min (one); "b" at T0 − 3 h (one). */
+  function timeseries(): { engine: Engine; clock: VirtualClock } {
+    const made = engineAt(T0);
+    made.engine.runCommand(DB, { create: 'ts', timeseries: { timeField: 't', metaField: 'm' } });
+    made.engine.runCommand(DB, {
+      insert: 'ts',
+      documents: [
+        { t: new Date(T0 - 3 * HOUR), m: 'a' },
+        { t: new Date(T0 - 3 * HOUR + 60_000), m: 'a' },
+        { t: new Date(T0 - 30 * 60_000), m: 'a' },
+        { t: new Date(T0 - 3 * HOUR), m: 'b' },
+      ],
+    });
+    return made;
+  }
+
+  const refusal = (code: number, text: RegExp) => (err: { code?: number; message: string }) =>
+    err.code === code && text.test(err.message);
+
+  it('rule 6.4: a plain partial index of the timeField given expireAfterSeconds counts the whole buckets its meta filter selects, as the monitor would delete them', () => {
+    const { engine } = timeseries();
+    engine.runCommand(DB, {
+      createIndexes: 'ts',
+      indexes: [{ key: { t: 1 }, name: 't_a', partialFilterExpression: { m: 'a' } }],
+    });
+    const coll = engine.requireCollection(DB, 'ts');
+    // Per measurement all three of "a" are past t + 60 s; per bucket (minTime + 60 s + 1 h) the
+    // bucket started at T0 − 30 min goes at T0 + 31 min.
+    for (const index of ['t_a', { t: 1 }]) {
+      const f = forecastExpiry(coll, { index, expireAfterSeconds: 60, horizonMs: 2 * HOUR, buckets: 2 }, T0);
+      assert.deepEqual(
+        [f.kind, f.index, f.whatIf, f.expireAfterSeconds, f.dueNow, f.buckets.map((b) => b.count), f.later, f.never],
+        ['timeseries', 't_a', true, 60, 2, [1, 0], 0, 0],
+        JSON.stringify(index),
+      );
+      assert.deepEqual(f.notes, [TIMESERIES_ESTIMATE_NOTE]);
+    }
+    // The TTL index it forecast, created for real, deletes the same: the due bucket now, the other later.
+    engine.runCommand(DB, { dropIndexes: 'ts', index: 't_a' });
+    engine.runCommand(DB, {
+      createIndexes: 'ts',
+      indexes: [{ key: { t: 1 }, name: 't_a', expireAfterSeconds: 60, partialFilterExpression: { m: 'a' } }],
+    });
+    engine.runCommand('admin', { setParameter: 1, ttlMonitorEnabled: true });
+    engine.ttl.runPass();
+    assert.equal(engine.requireCollection(DB, 'ts').count, 2, 'the two measurements of the due bucket of "a" went');
+  });
+
+  it('rule 6.4: a plain index of a time series named without expireAfterSeconds is refused as not TTL, not forecast as skipped', () => {
+    const { engine } = timeseries();
+    engine.runCommand(DB, {
+      createIndexes: 'ts',
+      indexes: [{ key: { t: 1 }, name: 't_a', partialFilterExpression: { m: 'a' } }],
+    });
+    assert.throws(
+      () => forecastExpiry(engine.requireCollection(DB, 'ts'), { index: 't_a' }, T0),
+      refusal(2, /^t_a is not a TTL index: give expireAfterSeconds/),
+    );
+  });
+
+  it('rule 7.6: a TTL index of a time series that createIndex would refuse (a catalog it did not write) is forecast as skipped, with or without a what-if', () => {
+    const { engine } = timeseries();
+    loadLegacyIndexSpec(engine, DB, 'ts', { v: 2, key: { m: 1 }, name: 'onMeta', expireAfterSeconds: 0 });
+    const coll = engine.requireCollection(DB, 'ts');
+    for (const whatIf of [{}, { expireAfterSeconds: 60 }]) {
+      const f = forecastExpiry(coll, { index: 'onMeta', ...whatIf }, T0);
+      assert.deepEqual([f.kind, f.dueNow, f.never], ['timeseries', 0, 4], JSON.stringify(whatIf));
+      assert.deepEqual(f.notes, [
+        "the monitor skips this rule (TTL indexes on time-series collections must be on the timeField 't'): nothing expires",
+      ]);
+    }
+  });
+
+  it('rules 1.6 / 6.4: a what-if on a time-series index that could not be a TTL index is refused with the code createIndex gives', () => {
+    const { engine } = timeseries();
+    engine.runCommand(DB, {
+      createIndexes: 'ts',
+      indexes: [
+        { key: { m: 1 }, name: 'm_1' },
+        { key: { t: 1 }, name: 't_1' },
+        { key: { t: 1, m: 1 }, name: 't_m' },
+      ],
+    });
+    const coll = engine.requireCollection(DB, 'ts');
+    const fails = (index: string, code: number, text: RegExp) =>
+      assert.throws(() => forecastExpiry(coll, { index, expireAfterSeconds: 60 }, T0), refusal(code, text), index);
+    fails('m_1', 72, /non-time fields are not supported on time-series collections: index 't'/);
+    fails('t_1', 72, /require a partialFilterExpression on the metaField \('m'\)/);
+    fails('t_m', 67, /^t_m on \{"t":1,"m":1\} cannot be a TTL index: .*single-field/);
+  });
+
+  it('rule 6.4: a key of a time series with no index is not counted per measurement: refused as createIndex would, or asked to exist first', () => {
+    const { engine } = timeseries();
+    const coll = engine.requireCollection(DB, 'ts');
+    const fails = (request: ForecastRequest, code: number, text: RegExp) =>
+      assert.throws(() => forecastExpiry(coll, request, T0), refusal(code, text), JSON.stringify(request));
+    fails({ index: { x: 1 }, expireAfterSeconds: 60 }, 72, /non-time fields are not supported/);
+    fails({ index: { t: 1 }, expireAfterSeconds: 60 }, 72, /require a partialFilterExpression on the metaField/);
+    fails({ index: { t: 1, m: 1 }, expireAfterSeconds: 60 }, 67, /^the proposed index on .* cannot be a TTL index/);
+    fails(
+      { index: { t: 1 }, expireAfterSeconds: 60, partialFilterExpression: { m: 'a' } },
+      2,
+      /^app\.ts is a time-series collection, whose TTL index deletes whole buckets \(rule 6\.4\): create the index without expireAfterSeconds first/,
+    );
+    fails({ index: { t: 1 } }, 2, /no index on .*give expireAfterSeconds/);
   });
 });

@@ -472,4 +472,34 @@ describe('timeseriesRuleBuckets: what the forecast reads (rules 6.2, 6.4)', () =
     assert.ok(!('reason' in rule));
     assert.deepEqual([...rule.buckets], [{ expiresMs: T0 + 30_000 + SPAN, count: 2 }]);
   });
+
+  it('rule 6.4: a plain partial index of the timeField given a what-if value has the buckets it would delete as TTL; without one, none', () => {
+    const { engine, coll } = setup();
+    fill(engine, 3, 2);
+    engine.runCommand(DB, {
+      createIndexes: 'ts',
+      indexes: [{ key: { t: 1 }, name: 'm1_plain', partialFilterExpression: { m: 'm1' } }],
+    });
+    assert.deepEqual(timeseriesRuleBuckets(coll, 'm1_plain'), { reason: 'no longer a TTL index' });
+    const rule = timeseriesRuleBuckets(coll, 'm1_plain', 45);
+    assert.ok(!('reason' in rule));
+    assert.equal(rule.seconds, 45);
+    assert.deepEqual([...rule.buckets], [{ expiresMs: T0 + 45_000 + SPAN, count: 2 }]);
+  });
+
+  it('rules 7.6 / 6.4: a what-if value stands in for a stored value the monitor would skip', () => {
+    const { engine, coll } = setup();
+    fill(engine, 1, 2);
+    loadLegacyIndexSpec(engine, DB, 'ts', {
+      v: 2,
+      key: { t: 1 },
+      name: 'nan',
+      expireAfterSeconds: NaN,
+      partialFilterExpression: { m: 'm0' },
+    });
+    assert.match((timeseriesRuleBuckets(coll, 'nan') as { reason: string }).reason, /invalid index spec/);
+    const rule = timeseriesRuleBuckets(coll, 'nan', 10);
+    assert.ok(!('reason' in rule));
+    assert.deepEqual([...rule.buckets], [{ expiresMs: T0 + 10_000 + SPAN, count: 2 }]);
+  });
 });
