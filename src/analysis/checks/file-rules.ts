@@ -42,7 +42,7 @@ export function checkDuplicates(ctx: CheckContext): void {
       const later = defs[j];
       for (let i = 0; i < j; i++) {
         const earlier = defs[i];
-        if (ctx.failed.has(earlier) || earlier.site === later.site) continue;
+        if (ctx.failed.has(earlier)) continue;
         const kind = compareSpecs(later.spec!, earlier.spec!);
         const err = conflictError(kind, later.spec!, earlier.spec!, later.ns!.collection);
         if (!err) continue;
@@ -52,7 +52,7 @@ export function checkDuplicates(ctx: CheckContext): void {
           later.ttl?.node ?? later.key?.at ?? later.site,
           `${nsText(later.ns!)} gets this index twice with different options in this file: run after the first definition, this one fails with ${err.codeName} (${err.code}): ${err.message}`,
           [],
-          { related: [{ ...spanOf(earlier.unit, earlier.key?.at ?? earlier.site), message: 'first defined here' }] },
+          { related: [{ ...spanOf(earlier.unit, firstSite(earlier, later)), message: 'first defined here' }] },
         );
         break;
       }
@@ -111,4 +111,15 @@ function mergeFix(def: IndexDef, extra: Lit & { kind: 'object' }): Fix[] {
       preferred: true,
     },
   ];
+}
+
+/**
+ * Where the first definition is pointed at: its key, unless both calls take their keys from one
+ * constant (`createIndexes(KEYS, ...)` twice), where the key cannot tell them apart: then its call.
+ * A definition with a spec has a key, and keys are shared only by items of a constant array, which
+ * a call reads.
+ */
+function firstSite(earlier: IndexDef, later: IndexDef): IndexDef['site'] {
+  const key = earlier.key!.at;
+  return key === later.key!.at ? earlier.call!.node : key;
 }

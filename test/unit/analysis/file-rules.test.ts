@@ -75,6 +75,24 @@ describe('TTL015: the same index twice with different options', () => {
     );
   });
 
+  it('rule 2.3 (TTL015): two createIndexes calls that take their keys from one constant array clash like any two; the first call is pointed at', () => {
+    const text = `const KEYS = [{ a: 1 }];\ndb.c.createIndexes(KEYS, { expireAfterSeconds: 1 });\ndb.c.createIndexes(KEYS, { expireAfterSeconds: 2 });`;
+    const p = only(text, 'TTL015');
+    assert.equal(text.slice(p.start, p.end), 'expireAfterSeconds: 2');
+    assert.match(p.message, /^c gets this index twice .* fails with IndexOptionsConflict \(85\): /);
+    assert.equal(p.related?.length, 1);
+    const first = p.related?.[0];
+    assert.ok(first);
+    // The shared key `{ a: 1 }` in the constant would not say which call came first.
+    assert.equal(text.slice(first.start, first.end), 'db.c.createIndexes(KEYS, { expireAfterSeconds: 1 })');
+    // The same constant array with the same options, or an array of whole specs used twice, is one index.
+    for (const again of [
+      `const KEYS = [{ a: 1 }];\ndb.c.createIndexes(KEYS, { expireAfterSeconds: 1 });\ndb.c.createIndexes(KEYS, { expireAfterSeconds: 1 });`,
+      `const SPECS = [{ key: { a: 1 }, name: 'a_1', expireAfterSeconds: 1 }];\ndb.c.createIndexes(SPECS);\ndb.c.createIndexes(SPECS);`,
+    ])
+      assert.deepEqual(problems(again), [], again);
+  });
+
   it('TTL015: another database, another collection, or the same definition again is not reported', () => {
     for (const text of [
       `db.getSiblingDB('x').c.createIndex({ a: 1 }, { expireAfterSeconds: 1 });\ndb.c.createIndex({ a: 1 }, { expireAfterSeconds: 2 });`,
