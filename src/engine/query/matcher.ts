@@ -752,9 +752,13 @@ function regexFromOperator(arg: unknown, options: unknown, optionsFirst: boolean
   throw badValue('$regex has to be a string');
 }
 
-/** A PCRE pattern under mongod's options; the engine is chosen in regex/compile.ts. */
+/**
+ * A PCRE pattern under mongod's options; the engine is chosen in regex/compile.ts. The options are
+ * kept as written, not sorted: mongod matches a regex-valued field by comparing the two flag strings,
+ * so $options "mi" does not match a stored /x/im (BSON keeps a regex's flags in alphabetical order).
+ */
 function compilePcre(pattern: string, options: string): CompiledRegex {
-  return { re: compileRegex(pattern, options), pattern, flags: sortedFlags(options) };
+  return { re: compileRegex(pattern, options), pattern, flags: options };
 }
 
 /** Regexes match strings and symbols; a regex-valued field matches an identical regex. */
