@@ -770,7 +770,9 @@ function regexPredicate(rx: CompiledRegex): ValuePredicate {
   return (v) => {
     if (typeof v === 'string') return re.test(v);
     if (v === null || typeof v !== 'object') return false;
-    if (v instanceof RegExp) return v.source === pattern && sortedFlags(v.flags) === flags;
+    // A stored RegExp keeps only the flags BSON carries, as a literal in the filter does
+    // (regexFromLiteral), so a field holding /x/u matches {a: /x/u}.
+    if (v instanceof RegExp) return v.source === pattern && sortedFlags(v.flags.replace(/[gyduv]/g, '')) === flags;
     switch ((v as { _bsontype?: string })._bsontype) {
       case 'BSONSymbol':
         return re.test((v as { value: string }).value);

@@ -35,6 +35,17 @@ describe('matcher: a regex-valued field against a regex condition', () => {
   });
 });
 
+describe('matcher: a field holding a JS RegExp', () => {
+  test('it matches the same literal: the flags BSON does not carry (u, y, d, v, g) count on neither side', () => {
+    assert.equal(matches(/x/u, /x/u), true);
+    assert.equal(matches(/x/, /x/u), true);
+    assert.equal(matches(/x/i, /x/iy), true);
+    assert.equal(matches({ $regex: 'x', $options: 'i' }, /x/giu), true);
+    assert.equal(matches(/x/, /x/i), false);
+    assert.equal(matches(/y/u, /x/u), false);
+  });
+});
+
 describe('matcher: $regex with $options', () => {
   test('a RegExp whose only flags carry no PCRE option (u, y) takes its options from $options', () => {
     assert.equal(matches({ $regex: /x/u, $options: 'i' }, 'X'), true);
