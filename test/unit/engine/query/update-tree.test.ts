@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileUpdate, parseArrayFilters, type UpdateContext } from '../../../../src/engine/query/update';
+import { applyUpdate, compileUpdate, parseArrayFilters, type UpdateContext } from '../../../../src/engine/query/update';
 import type { Document } from '../../../../src/engine/values/types';
 import { expectError } from '../../helpers/expect-error';
 
@@ -60,5 +60,13 @@ describe('update tree: merging the updates of one element', () => {
       40,
       "Update created a conflict at 'a.0.b.$[].c'",
     );
+  });
+});
+
+describe('applyUpdate with array filters', () => {
+  it('an update with $[<id>] selects the elements by the array filters it is given', () => {
+    const ctx: UpdateContext = { now: new Date('2024-05-01T12:00:00.000Z'), isInsert: false };
+    const filters = parseArrayFilters([{ i: { $gt: 1 } }], 'arrayFilters');
+    assert.deepEqual(applyUpdate({ _id: 1, a: [1, 2, 3] }, { $set: { 'a.$[i]': 0 } }, ctx, filters).doc.a, [1, 0, 0]);
   });
 });
