@@ -70,3 +70,13 @@ describe('applyUpdate with array filters', () => {
     assert.deepEqual(applyUpdate({ _id: 1, a: [1, 2, 3] }, { $set: { 'a.$[i]': 0 } }, ctx, filters).doc.a, [1, 0, 0]);
   });
 });
+
+describe('parseArrayFilters', () => {
+  it('null is no array filters, like an absent option', () => {
+    assert.equal(parseArrayFilters(null, 'arrayFilters').size, 0);
+  });
+
+  it('a clause without a top-level name beside one with a name leaves that name the identifier', () => {
+    assert.deepEqual([...parseArrayFilters([{ $and: [{ i: 1 }, {}] }], 'arrayFilters').keys()], ['i']);
+  });
+});
