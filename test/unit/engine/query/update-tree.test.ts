@@ -22,6 +22,14 @@ describe('update tree: array updates need an existing array', () => {
     );
   });
 
+  it('a part that only reads as a number (1e0) is no array index: the path is missing (2)', () => {
+    expectError(
+      () => apply({ _id: 1, a: [[0], [1]] }, { $set: { 'a.1e0.$[]': 1 } }),
+      2,
+      "The path 'a.1e0' must exist in the document in order to apply array updates.",
+    );
+  });
+
   it('a field holding undefined exists: $[] says it is not an array (2)', () => {
     expectError(
       () => apply({ _id: 1, a: undefined }, { $set: { 'a.$[]': 1 } }),
@@ -42,6 +50,23 @@ describe('update tree: merging the updates of one element', () => {
     assert.deepEqual(apply({ _id: 1, a: [{}] }, { $set: { 'a.$[].y': 1, 'a.$[i].$.x': 2 } }, matchesAny, '0').a, [
       { 0: { x: 2 }, y: 1 },
     ]);
+  });
+
+  it('the positional update applies once, whether merged with the matched index or placed before a later one', () => {
+    const spec = { $inc: { 'a.$.n': 1, 'a.0.m': 1, 'a.1.m': 1 } };
+    assert.deepEqual(apply({ _id: 1, a: [{ n: 0, m: 0 }, { m: 0 }] }, spec, undefined, '0').a, [
+      { n: 1, m: 1 },
+      { m: 1 },
+    ]);
+    assert.deepEqual(
+      apply(
+        { _id: 1, a: [{ n: 0 }, { m: 0 }, { m: 0 }] },
+        { $inc: { 'a.$.n': 1, 'a.1.m': 1, 'a.2.m': 1 } },
+        undefined,
+        '0',
+      ).a,
+      [{ n: 1 }, { m: 1 }, { m: 1 }],
+    );
   });
 
   it('positional updates under two selectors are merged field by field', () => {
