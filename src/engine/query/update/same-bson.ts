@@ -1,4 +1,4 @@
-import type { Decimal128, Int32, Long } from 'bson';
+import type { DBRef, Decimal128, Int32, Long } from 'bson';
 import { compareUnder } from '../../values/compare';
 import { toDouble } from '../../values/numbers';
 import { bsonClassOf, bsonTypeOf, type Document } from '../../values/types';
@@ -31,9 +31,8 @@ export function sameBson(a: unknown, b: unknown): boolean {
       return true;
     }
     case 'object': {
-      if (bsonClassOf(a) !== undefined || bsonClassOf(b) !== undefined) return compareUnder(null, a, b) === 0;
-      const x = a as Document;
-      const y = b as Document;
+      const x = storedForm(a);
+      const y = storedForm(b);
       const kx = Object.keys(x);
       const ky = Object.keys(y);
       if (kx.length !== ky.length) return false;
@@ -56,4 +55,16 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/**
+ * An embedded document as it is stored: a DBRef is the document {$ref, $id, $db?, ...fields}, so its
+ * $id's type counts and it is identical to that document.
+ */
+function storedForm(v: unknown): Document {
+  if (bsonClassOf(v) !== 'DBRef') return v as Document;
+  const ref = v as DBRef;
+  const doc: Document = { $ref: ref.collection, $id: ref.oid };
+  if (ref.db !== undefined) doc.$db = ref.db;
+  return Object.assign(doc, ref.fields);
 }

@@ -85,6 +85,20 @@ describe('errors on a document without _id', () => {
 describe("a DBRef's fields written into an embedded document", () => {
   const WHOLE = ' Write a whole DBRef: {$ref: "<collection>", $id: <id>}.';
 
+  it("$set of a DBRef's $ref or $db changes that field of the reference; to the value it has, nothing", () => {
+    const doc = { _id: 1, a: new DBRef('c', 1 as never, 'd') };
+    const byRef = update(doc, { $set: { 'a.$ref': 'e' } }).doc.a as DBRef;
+    assert.deepEqual([byRef._bsontype, byRef.collection, byRef.oid, byRef.db], ['DBRef', 'e', 1, 'd']);
+    const byDb = update(doc, { $set: { 'a.$db': 'f' } }).doc.a as DBRef;
+    assert.deepEqual([byDb._bsontype, byDb.collection, byDb.oid, byDb.db], ['DBRef', 'c', 1, 'f']);
+    for (const [field, value] of [
+      ['$ref', 'c'],
+      ['$id', 1],
+      ['$db', 'd'],
+    ] as const)
+      assert.equal(update(doc, { $set: { [`a.${field}`]: value } }).changed, false, field);
+  });
+
   it("$unset of a DBRef's $db keeps the reference without it; of an absent $db it changes nothing", () => {
     const r = update({ _id: 1, a: new DBRef('c', 1 as never, 'd') }, { $unset: { 'a.$db': 1 } });
     const ref = r.doc.a as DBRef;

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { Timestamp } from 'bson';
 import { Engine, type Document } from '../../../../src/engine';
 import { VirtualClock } from '../../../../src/engine/clock';
+import { compilePipelineUpdate } from '../../../../src/engine/query/update';
+import { expectError } from '../../helpers/expect-error';
 
 const DB = 'app';
 const START = Date.parse('2030-01-02T03:04:05Z');
@@ -132,5 +134,21 @@ describe('pipeline-style updates', () => {
       new: true,
     });
     assert.deepEqual(reply.value, { _id: 1, n: 2 });
+  });
+});
+
+describe('compilePipelineUpdate: malformed stages', () => {
+  const now = new Date(START);
+
+  it('a stage with two fields is refused as malformed (40323), whichever stages it names', () => {
+    const message = 'A pipeline stage specification object must contain exactly one field.';
+    expectError(() => compilePipelineUpdate([{ $set: { a: 1 }, $unset: 'b' }], now), 40323, message);
+    expectError(() => compilePipelineUpdate([{ $match: {}, $set: { a: 1 } }], now), 40323, message);
+  });
+
+  it('a stage that is null or an array is refused as not an object (14)', () => {
+    const message = "Each element of the 'pipeline' array must be an object";
+    expectError(() => compilePipelineUpdate([null], now), 14, message);
+    expectError(() => compilePipelineUpdate([[{ a: 1 }]], now), 14, message);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Binary, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId } from 'bson';
+import { Binary, DBRef, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId } from 'bson';
 import { applyUpdate, type UpdateContext } from '../../../../src/engine/query/update';
 
 // mongod counts a $set as a modification unless the new value is binary-identical to the old one
@@ -19,6 +19,14 @@ describe('$set no-op: binary identity', () => {
     assert.equal(changedBySet(NaN, NaN), false);
     assert.equal(changedBySet(new Double(3), 3), false);
     assert.equal(changedBySet(new Double(0), new Double(-0)), true);
+  });
+
+  it('a DBRef is the document {$ref, $id, $db} it is stored as, so the type of its $id counts', () => {
+    assert.equal(changedBySet(new DBRef('c', 1 as never), { $ref: 'c', $id: 1 }), false);
+    assert.equal(changedBySet({ $ref: 'c', $id: 1, $db: 'd' }, new DBRef('c', 1 as never, 'd')), false);
+    assert.equal(changedBySet(new DBRef('c', 1 as never), new DBRef('c', 1 as never)), false);
+    assert.equal(changedBySet(new DBRef('c', 1 as never), new DBRef('c', new Int32(1) as never)), true);
+    assert.equal(changedBySet(new DBRef('c', 1 as never), new DBRef('c', 1 as never, 'd')), true);
   });
 
   it('NumberInt and NumberLong compare by value within their own type', () => {

@@ -46,6 +46,10 @@ describe('upsertSeed: which conditions are equalities', () => {
     assert.deepEqual(upsertSeed({ a: 1, ab: 2, 'a2.x': 3 }), { a: 1, a2: { x: 3 }, ab: 2 });
   });
 
+  it('a replacement upsert whose query has no _id condition starts from an empty document', () => {
+    assert.deepEqual(upsertSeed({ a: 1, 'b.c': 2 }, { replacement: true }), {});
+  });
+
   it('a replacement upsert keeps _id.x and _id together with _id only when _id is whole', () => {
     assert.deepEqual(upsertSeed({ _id: { x: 1 }, a: 1 }, { replacement: true }), { _id: { x: 1 } });
     expectError(

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileUpdate, parseArrayFilters, type UpdateContext } from '../../../../src/engine/query/update';
+import { applyUpdate, compileUpdate, parseArrayFilters, type UpdateContext } from '../../../../src/engine/query/update';
 import type { Document } from '../../../../src/engine/values/types';
 import { expectError } from '../../helpers/expect-error';
 
@@ -19,6 +19,14 @@ describe('update tree: array updates need an existing array', () => {
       () => apply({ _id: 1, a: [1, 2] }, { $set: { 'a.2.$[]': 1 } }),
       2,
       "The path 'a.2' must exist in the document in order to apply array updates.",
+    );
+  });
+
+  it('a part that only reads as a number (1e0) is no array index: the path is missing (2)', () => {
+    expectError(
+      () => apply({ _id: 1, a: [[0], [1]] }, { $set: { 'a.1e0.$[]': 1 } }),
+      2,
+      "The path 'a.1e0' must exist in the document in order to apply array updates.",
     );
   });
 
@@ -44,6 +52,23 @@ describe('update tree: merging the updates of one element', () => {
     ]);
   });
 
+  it('the positional update applies once, whether merged with the matched index or placed before a later one', () => {
+    const spec = { $inc: { 'a.$.n': 1, 'a.0.m': 1, 'a.1.m': 1 } };
+    assert.deepEqual(apply({ _id: 1, a: [{ n: 0, m: 0 }, { m: 0 }] }, spec, undefined, '0').a, [
+      { n: 1, m: 1 },
+      { m: 1 },
+    ]);
+    assert.deepEqual(
+      apply(
+        { _id: 1, a: [{ n: 0 }, { m: 0 }, { m: 0 }] },
+        { $inc: { 'a.$.n': 1, 'a.1.m': 1, 'a.2.m': 1 } },
+        undefined,
+        '0',
+      ).a,
+      [{ n: 1 }, { m: 1 }, { m: 1 }],
+    );
+  });
+
   it('positional updates under two selectors are merged field by field', () => {
     assert.deepEqual(apply({ _id: 1, a: [{}] }, { $set: { 'a.$[].$.x': 1, 'a.$[i].$.y': 2 } }, matchesAny, '0').a, [
       { 0: { x: 1, y: 2 } },
@@ -60,5 +85,23 @@ describe('update tree: merging the updates of one element', () => {
       40,
       "Update created a conflict at 'a.0.b.$[].c'",
     );
+  });
+});
+
+describe('applyUpdate with array filters', () => {
+  it('an update with $[<id>] selects the elements by the array filters it is given', () => {
+    const ctx: UpdateContext = { now: new Date('2024-05-01T12:00:00.000Z'), isInsert: false };
+    const filters = parseArrayFilters([{ i: { $gt: 1 } }], 'arrayFilters');
+    assert.deepEqual(applyUpdate({ _id: 1, a: [1, 2, 3] }, { $set: { 'a.$[i]': 0 } }, ctx, filters).doc.a, [1, 0, 0]);
+  });
+});
+
+describe('parseArrayFilters', () => {
+  it('null is no array filters, like an absent option', () => {
+    assert.equal(parseArrayFilters(null, 'arrayFilters').size, 0);
+  });
+
+  it('a clause without a top-level name beside one with a name leaves that name the identifier', () => {
+    assert.deepEqual([...parseArrayFilters([{ $and: [{ i: 1 }, {}] }], 'arrayFilters').keys()], ['i']);
   });
 });
