@@ -103,6 +103,19 @@ describe('Cosmos flavor: collection TTL through the _ts index (rule 10.1)', () =
     assert.equal(engine.ttlMetrics.deletedDocuments, 2);
   });
 
+  it('rule 10.1: a document inserted after a pass has looked at the collection expires from its own _ts too', () => {
+    const { engine, clock } = setup();
+    withDefault(engine, 100);
+    coll(engine).insertOne({ _id: 1 });
+    clock.advance(60 * SEC); // a pass at 60 s: nothing due, the expiry order is built
+    coll(engine).insertOne({ _id: 2 }); // _ts 60 s: due at 160 s
+    assert.equal(cosmosTTLStatus(engine.getCollection(DB, 'c')!)!.expiring, 2);
+    clock.advance(60 * SEC); // pass at 120 s
+    assert.deepEqual(ids(engine), [2]);
+    clock.advance(60 * SEC); // pass at 180 s
+    assert.deepEqual(ids(engine), []);
+  });
+
   it('rule 10.1: the expiry is _ts + expireAfterSeconds, reported by cosmosExpiryOf', () => {
     const { engine } = setup();
     withDefault(engine, 100);

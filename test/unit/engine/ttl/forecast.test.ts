@@ -517,6 +517,29 @@ describe('expiry forecast: edges the random rounds do not reach', () => {
     assert.equal(g.later, 0);
   });
 
+  it('rule 7.8: a Date with no time (new Date(NaN)), alone or in an array, is due now, as the monitor deletes it at its next pass', () => {
+    const { engine } = engineAt(T0);
+    engine.runCommand(DB, {
+      insert: 'c',
+      documents: [
+        { _id: 1, t: new Date(Number.NaN) },
+        { _id: 2, t: [new Date(Number.NaN), new Date(T0 + HOUR)] },
+        { _id: 3, t: new Date(T0 + HOUR) },
+      ],
+    });
+    engine.runCommand(DB, { createIndexes: 'c', indexes: [{ key: { t: 1 }, name: 't_1', expireAfterSeconds: 0 }] });
+    const coll = engine.requireCollection(DB, 'c');
+    const f = forecastExpiry(coll, { horizonMs: 2 * HOUR, buckets: 2 }, T0);
+    assert.deepEqual([f.dueNow, f.buckets.map((b) => b.count), f.later, f.never], [2, [1, 0], 0, 0]);
+    engine.runCommand('admin', { setParameter: 1, ttlMonitorEnabled: true });
+    engine.ttl.runPass();
+    assert.deepEqual(
+      [...coll.records.values()].map((r) => r.doc._id),
+      [3],
+      'the monitor deleted the two the forecast called due',
+    );
+  });
+
   it('without a horizon or a bucket count: 24 hourly buckets', () => {
     const { engine } = engineAt(T0);
     engine.runCommand(DB, { insert: 'c', documents: [{ _id: 1, t: new Date(T0) }] });
