@@ -115,6 +115,18 @@ describe('a reported problem', () => {
     assert.equal(p.severity, 'error');
   });
 
+  it("rule 5.3 (TTL004): without a time given, a collection's TTL is measured against the current time", () => {
+    const text = `db.createCollection('k', { clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 3000000000 });`;
+    const before = Math.floor(Date.now() / 1000);
+    const [p] = problems(text);
+    const after = Math.floor(Date.now() / 1000);
+    assert.equal(p.code, 'TTL004');
+    const now = Number(/\(at most (\d+) now\)/.exec(p.message)?.[1]);
+    assert.ok(now >= before && now <= after, p.message);
+    // Given a time (2100) when 3e9 seconds no longer reach back before 1970, it is accepted.
+    assert.ok(!codes(text, { nowMs: Date.parse('2100-01-01T00:00:00Z') }).includes('TTL004'));
+  });
+
   it('rule 1.8 (TTL008): without a server version the checks answer for 8.0', () => {
     const [p] = problems(`db.${CAPPED}\ndb.${INDEX}`);
     assert.equal(p.severity, 'warning');

@@ -132,6 +132,23 @@ describe('TTL016: index options in the third argument', () => {
     );
   });
 
+  it('TTL016: every index option in the third argument is named as lost, in the order written', () => {
+    const options = [
+      'partialFilterExpression: { k: 1 }',
+      'sparse: true',
+      'hidden: false',
+      "collation: { locale: 'en' }",
+      'background: true',
+      'weights: { a: 1 }',
+      'wildcardProjection: { a: 1 }',
+    ];
+    const p = only(`db.w.createIndex({ t: 1 }, { unique: true }, { ${options.join(', ')} });`, 'TTL016');
+    assert.match(
+      p.message,
+      /^partialFilterExpression, sparse, hidden, collation, background, weights, wildcardProjection are in the third argument of createIndex,/,
+    );
+  });
+
   it('TTL016: into empty options the fix writes the third argument\'s properties; a long one is called "the options"; later arguments go too', () => {
     const text = `db.w.createIndex({ t: 1 }, {}, { expireAfterSeconds: 60, partialFilterExpression: { kind: 'session' } }, 5);`;
     const [fix] = only(text, 'TTL016').fixes;

@@ -324,6 +324,16 @@ describe('TTL012: a TTL field filled with non-dates', () => {
     }
   });
 
+  it('rule 7.8 (TTL012): an array is reported only when every element is known and none is a date', () => {
+    const index = `db.e.createIndex({ a: 1 }, { expireAfterSeconds: 60 });`;
+    // An element the analysis cannot read may be the date the array expires by.
+    assert.deepEqual(problems(`db.e.insertOne({ a: [1, someDate()] });\n${index}`), []);
+    assert.match(
+      only(`db.e.insertOne({ a: [1, 'x'] });\n${index}`, 'TTL012').message,
+      /gets 'a' as an array without dates in this file/,
+    );
+  });
+
   it('rule 7.8 (TTL012): an array with a date, a date, an unknown value or another collection is not reported', () => {
     for (const value of ['[new Date(), 1]', 'new Date()', "ISODate('2024-01-01')", 'someDate()'])
       assert.deepEqual(
