@@ -592,6 +592,21 @@ describe('file store: snapshots that cannot be used', () => {
     assert.equal(a.report.snapshot, undefined);
     a.store.close();
   });
+  it('a snapshot without a chain (written before it) that lost a whole record is damaged: its footer counts one more', () => {
+    const dir = tmpDir();
+    const frames = [
+      { magic: 'ttl-workbench snapshot', format: 1, generation: 1, written: new Date() },
+      { k: 'a', v: '1' },
+      { end: true, records: 2 },
+    ].map((d) => encodeFrame(BSON.serialize(d)));
+    fs.writeFileSync(path.join(dir, 'snapshot-1.ttls'), Buffer.concat(frames));
+    const a = open(dir);
+    assert.deepEqual(
+      [a.report.problems, a.report.snapshot, a.state.size],
+      [['snapshot-1.ttls is damaged: none of its records were applied'], undefined, 0],
+    );
+    a.store.close();
+  });
 });
 
 describe('file store: what it says when it cannot take a write', () => {
