@@ -88,7 +88,9 @@ describe('clock mode stored with the data', () => {
     const clock = new VirtualClock(0);
     const opened = openStoredEngine(dir, { engine: { clock } });
     assert.ok(clock.now() >= stored - 1000 && clock.now() <= Date.now());
-    assert.ok(opened.notes.some((n) => /ran on the system clock; it runs on the virtual clock now/.test(n)));
+    assert.ok(
+      opened.notes.includes(`${dir} ran on the system clock; it runs on the virtual clock now, from the stored time.`),
+    );
     closeStoredEngine(opened);
     assert.equal(meta(dir).clock, 'virtual');
   });
