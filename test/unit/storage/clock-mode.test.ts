@@ -16,6 +16,7 @@ import {
   storedClockKind,
 } from '../../../src/storage/engine-store';
 import { openProcessEngine } from '../../../src/storage/process-engine';
+import { SwitchableClock } from '../../../src/extension/backend/switchable-clock';
 
 const DAY = 86_400_000;
 const dirs: string[] = [];
@@ -69,6 +70,18 @@ describe('clock mode stored with the data', () => {
     const opened = openStoredEngine(dir, { engine: { clock } });
     assert.ok(clock.now() > Date.now() + 2 * DAY);
     closeStoredEngine(opened);
+  });
+
+  it("a system clock that has a set (the extension's switchable clock) is never set back to the stored time: virtual → system is refused the same", () => {
+    const dir = tmpDir();
+    writeOn(dir, new VirtualClock(Date.now()), 3 * DAY);
+    const clock = new SwitchableClock('system');
+    assert.throws(
+      () => openStoredEngine(dir, { engine: { clock } }),
+      (err: unknown) =>
+        err instanceof ClockWouldRunBackwardsError && /2 days ahead of the system clock/.test(err.message),
+    );
+    clock.dispose();
   });
 
   it('virtual → system is allowed when the stored virtual time is behind the wall clock; the folder then records system', () => {
