@@ -16,6 +16,7 @@ import {
   storedClockKind,
 } from '../../../src/storage/engine-store';
 import { openProcessEngine } from '../../../src/storage/process-engine';
+import { SwitchableClock } from '../../../src/extension/backend/switchable-clock';
 
 const DAY = 86_400_000;
 const dirs: string[] = [];
@@ -71,6 +72,18 @@ describe('clock mode stored with the data', () => {
     closeStoredEngine(opened);
   });
 
+  it("a system clock that has a set (the extension's switchable clock) is never set back to the stored time: virtual → system is refused the same", () => {
+    const dir = tmpDir();
+    writeOn(dir, new VirtualClock(Date.now()), 3 * DAY);
+    const clock = new SwitchableClock('system');
+    assert.throws(
+      () => openStoredEngine(dir, { engine: { clock } }),
+      (err: unknown) =>
+        err instanceof ClockWouldRunBackwardsError && /2 days ahead of the system clock/.test(err.message),
+    );
+    clock.dispose();
+  });
+
   it('virtual → system is allowed when the stored virtual time is behind the wall clock; the folder then records system', () => {
     const dir = tmpDir();
     writeOn(dir, new VirtualClock(Date.now() - 5 * DAY), DAY);
@@ -88,7 +101,9 @@ describe('clock mode stored with the data', () => {
     const clock = new VirtualClock(0);
     const opened = openStoredEngine(dir, { engine: { clock } });
     assert.ok(clock.now() >= stored - 1000 && clock.now() <= Date.now());
-    assert.ok(opened.notes.some((n) => /ran on the system clock; it runs on the virtual clock now/.test(n)));
+    assert.ok(
+      opened.notes.includes(`${dir} ran on the system clock; it runs on the virtual clock now, from the stored time.`),
+    );
     closeStoredEngine(opened);
     assert.equal(meta(dir).clock, 'virtual');
   });

@@ -11,8 +11,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BSON } from 'bson';
-import { FileStore, RecoveryWriteError, StorageReadError } from '../../../src/storage/file-store';
-import { encodeFrame } from '../../../src/storage/frames';
+import { FileStore, FolderLockedError, RecoveryWriteError, StorageReadError } from '../../../src/storage/file-store';
+import { encodeFrame, scanFrames } from '../../../src/storage/frames';
 import type { StorageFs } from '../../../src/storage/storage-fs';
 import { FaultyFs } from './faulty-fs';
 import { compactedKvFolder, journalKvFolder, openKvStore } from './kv-store';
@@ -305,5 +305,89 @@ describe('file store: a write recovery needs that the disk refuses', () => {
       if (step === 'journal') fs.rmdirSync(newJournal);
       assertReopens(dir, recovered);
     }
+  });
+});
+
+describe('file store: every file it opens it closes', () => {
+  /** Paths opened and not closed again, from a RecordingFs's log. */
+  function leftOpen(rec: RecordingFs, from = 0): string[] {
+    const open = new Map<string, number>();
+    for (const c of rec.calls.slice(from)) {
+      if (c.failed || !c.path || (c.name !== 'open' && c.name !== 'close')) continue;
+      open.set(c.path, (open.get(c.path) ?? 0) + (c.name === 'open' ? 1 : -1));
+    }
+    return [...open].filter(([, n]) => n > 0).map(([p]) => path.basename(p));
+  }
+
+  it('a snapshot is closed whether it is applied, damaged, chained wrong or of a newer format', () => {
+    for (const kind of ['applied', 'damaged', 'chain', 'newer'] as const) {
+      const dir = compactedKvFolder(tmpDir());
+      const file = path.join(dir, 'snapshot-1.ttls');
+      const bytes = fs.readFileSync(file);
+      const frames = scanFrames(bytes).frames;
+      const at = (i: number) =>
+        bytes.subarray(frames[i].offset, i + 1 < frames.length ? frames[i + 1].offset : bytes.length);
+      if (kind === 'damaged') fs.writeFileSync(file, bytes.subarray(0, bytes.length - 3));
+      // Two records swapped: every frame whole, the chain of their checksums wrong.
+      if (kind === 'chain') fs.writeFileSync(file, Buffer.concat([at(0), at(2), at(1), at(3)]));
+      if (kind === 'newer') {
+        const header = BSON.deserialize(frames[0].payload);
+        fs.writeFileSync(
+          file,
+          Buffer.concat([encodeFrame(BSON.serialize({ ...header, format: 3 })), bytes.subarray(frames[1].offset)]),
+        );
+      }
+      const rec = new RecordingFs();
+      const store = FileStore.open(dir, { fs: rec.fs });
+      try {
+        store.recover({ snapshotRecord: () => undefined, journalRecord: () => undefined });
+      } catch (err) {
+        assert.equal(kind, 'newer', String(err));
+      }
+      store.close();
+      assert.deepEqual(leftOpen(rec), [], kind);
+    }
+  });
+
+  it('a compaction stopped because the folder cannot be synced closes the new journal it had opened', () => {
+    const dir = journalFolder(1);
+    const rec = new RecordingFs();
+    const a = open(dir, { fs: rec.fs });
+    const from = rec.calls.length;
+    rec.failOn('fsync', 1, 'EIO');
+    assert.throws(() => a.store.beginCompaction(), /EIO/);
+    assert.deepEqual(leftOpen(rec, from), []);
+    a.store.close();
+  });
+});
+
+describe('file store: a closed store', () => {
+  it('closing twice never frees the lock another store of this process has taken since', () => {
+    const dir = journalFolder(1);
+    const first = open(dir);
+    first.store.close();
+    const second = open(dir);
+    first.store.close();
+    assert.throws(
+      () => FileStore.open(dir),
+      (err: unknown) => err instanceof FolderLockedError,
+    );
+    second.store.close();
+  });
+
+  it('a store closed before its recovered state was saved saves nothing: the folder stays as found, and it awaits nothing', () => {
+    const dir = journalFolder(6);
+    const journal = path.join(dir, 'journal-0.ttlj');
+    const bytes = fs.readFileSync(journal);
+    bytes.writeUInt32LE(0xdeadbeef, Math.floor(bytes.length / 2));
+    fs.writeFileSync(journal, bytes);
+    const a = open(dir);
+    assert.equal(a.store.awaitingRecoveredState, true);
+    a.store.close();
+    const before = fs.readdirSync(dir).sort();
+    assert.equal(a.store.awaitingRecoveredState, false);
+    assert.deepEqual(a.store.saveRecoveredState([...a.state].map(([k, v]) => ({ k, v }))), []);
+    assert.deepEqual(fs.readdirSync(dir).sort(), before);
+    assert.throws(() => a.store.append({ set: 'x', v: '1' }), { message: 'the store is closed' });
   });
 });

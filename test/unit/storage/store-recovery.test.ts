@@ -580,6 +580,33 @@ describe('file store: snapshots that cannot be used', () => {
           `snapshot-1.ttls in ${dir} was written by a newer TTL Workbench (storage format 3; this version reads up to 2). Update the extension to open this folder; nothing in it was changed.`,
     );
   });
+  it('a snapshot whose frames are all whole but that is not one (another magic) is reported damaged without an offset and skipped', () => {
+    const dir = compactedFolder();
+    const file = path.join(dir, 'snapshot-1.ttls');
+    const bytes = fs.readFileSync(file);
+    const header = BSON.deserialize(bytes.subarray(8, 8 + bytes.readInt32LE(8)));
+    const rest = bytes.subarray(8 + bytes.readInt32LE(8));
+    fs.writeFileSync(file, Buffer.concat([encodeFrame(BSON.serialize({ ...header, magic: 'not a snapshot' })), rest]));
+    const a = open(dir);
+    assert.deepEqual(a.report.problems[0], 'snapshot-1.ttls is damaged: none of its records were applied');
+    assert.equal(a.report.snapshot, undefined);
+    a.store.close();
+  });
+  it('a snapshot without a chain (written before it) that lost a whole record is damaged: its footer counts one more', () => {
+    const dir = tmpDir();
+    const frames = [
+      { magic: 'ttl-workbench snapshot', format: 1, generation: 1, written: new Date() },
+      { k: 'a', v: '1' },
+      { end: true, records: 2 },
+    ].map((d) => encodeFrame(BSON.serialize(d)));
+    fs.writeFileSync(path.join(dir, 'snapshot-1.ttls'), Buffer.concat(frames));
+    const a = open(dir);
+    assert.deepEqual(
+      [a.report.problems, a.report.snapshot, a.state.size],
+      [['snapshot-1.ttls is damaged: none of its records were applied'], undefined, 0],
+    );
+    a.store.close();
+  });
 });
 
 describe('file store: what it says when it cannot take a write', () => {

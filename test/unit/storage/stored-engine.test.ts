@@ -473,10 +473,12 @@ describe('engine store: closing and clearing', () => {
     const dir = tmpDir();
     const store = [
       'snapshot-3.ttls',
+      'snapshot-13.ttls',
       'journal-12.ttlj',
       'journal-2.ttlj.damaged-17',
       'snapshot-4.ttls.unreplayed-1',
       '.snapshot-5.ttls.123.tmp',
+      '.snapshot-15.ttls.123.tmp',
       META,
       'ttl-store.manifest',
       DAMAGE_FILE,
@@ -489,6 +491,7 @@ describe('engine store: closing and clearing', () => {
       'snapshot-x.ttls',
       'journal-3.ttlj.damaged-',
       '.snapshot-5.ttls.tmp',
+      '.snapshot-5.ttls.123.tmp.bak',
       'x.snapshot-5.ttls.1.tmp',
       `${META}.bak`,
     ];
