@@ -31,7 +31,7 @@ function tmpDir(): string {
 const meta = (dir: string) =>
   JSON.parse(fs.readFileSync(path.join(dir, 'ttl-workbench.json'), 'utf8')) as { clock?: string };
 
-function writeOn(dir: string, clock: VirtualClock | SystemClock, advanceMs = 0): void {
+function writeOn(dir: string, clock: VirtualClock | SystemClock | SwitchableClock, advanceMs = 0): void {
   const opened = openStoredEngine(dir, { engine: { clock } });
   opened.engine.runCommand('app', { insert: 'events', documents: [{ at: new Date(clock.now()) }] });
   if (advanceMs && clock instanceof VirtualClock) clock.advance(advanceMs);
@@ -132,5 +132,70 @@ describe('clock mode stored with the data', () => {
     const third = openProcessEngine({ data: dir, flavor: 'mongodb', holder: 'test' });
     assert.equal(third.engine.clock.kind, 'virtual');
     third.close();
+  });
+
+  it('the switch note says where time goes on: from the stored time (to virtual), or that the stored time is not ahead (to system)', () => {
+    const toVirtual = tmpDir();
+    writeOn(toVirtual, new SystemClock());
+    const v = openStoredEngine(toVirtual, { engine: { clock: new VirtualClock(0) } });
+    assert.ok(
+      v.notes.includes(`${toVirtual} ran on the system clock; it runs on the virtual clock now, from the stored time.`),
+      v.notes.join(' | '),
+    );
+    closeStoredEngine(v);
+    const toSystem = tmpDir();
+    writeOn(toSystem, new VirtualClock(Date.now() - 5 * DAY));
+    const s = openStoredEngine(toSystem, { engine: { clock: new SystemClock() } });
+    assert.ok(
+      s.notes.includes(
+        `${toSystem} ran on the virtual clock; it runs on the system clock now (the stored time is not ahead of it).`,
+      ),
+      s.notes.join(' | '),
+    );
+    closeStoredEngine(s);
+  });
+
+  it("the extension's clock in system mode behind a system folder's stored time is noted as set back, never moved (it cannot be)", () => {
+    const dir = tmpDir();
+    // A day ahead of the wall clock, as system time is after virtual time went ahead and was switched.
+    writeOn(dir, new SwitchableClock('system', Date.now() + DAY));
+    assert.equal(meta(dir).clock, 'system');
+    const clock = new SwitchableClock('system');
+    const opened = openStoredEngine(dir, { engine: { clock } });
+    try {
+      assert.equal(opened.documents, 1);
+      assert.ok(
+        opened.notes.some((n) => /^the system clock is 23 hours behind the last time stored here/.test(n)),
+        opened.notes.join(' | '),
+      );
+      assert.ok(Math.abs(clock.now() - Date.now()) < 1000);
+      assert.equal(meta(dir).clock, 'system');
+    } finally {
+      closeStoredEngine(opened);
+    }
+  });
+
+  it('only a switch to the system clock is refused: a virtual clock that cannot be moved up to the stored time is noted and opens', () => {
+    const dir = tmpDir();
+    writeOn(dir, new VirtualClock(Date.now()), 3 * DAY);
+    const fixed = Date.now();
+    // A Clock of its own (the engine accepts any): virtual, but without `set`.
+    const clock = {
+      kind: 'virtual' as const,
+      now: () => fixed,
+      setTimer: () => () => undefined,
+      dispose: () => undefined,
+    };
+    const opened = openStoredEngine(dir, { engine: { clock } });
+    try {
+      assert.equal(opened.documents, 1);
+      assert.ok(
+        opened.notes.some((n) => /^the system clock is 2 days behind the last time stored here/.test(n)),
+        opened.notes.join(' | '),
+      );
+      assert.equal(meta(dir).clock, 'virtual');
+    } finally {
+      closeStoredEngine(opened);
+    }
   });
 });
