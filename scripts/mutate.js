@@ -95,6 +95,39 @@ function run(cmd, args, env) {
   return r.status ?? 1;
 }
 
+/** The files Stryker's own instrumenter finds no mutant in: it stores no result for them. */
+async function filesWithoutMutants(files, sourceOf) {
+  if (!files.length) return new Set();
+  const { Instrumenter } = await import('@stryker-mutator/instrumenter');
+  const quiet = () => false;
+  const none = () => undefined;
+  const logger = {
+    isTraceEnabled: quiet,
+    isDebugEnabled: quiet,
+    isInfoEnabled: quiet,
+    isWarnEnabled: quiet,
+    isErrorEnabled: quiet,
+    isFatalEnabled: quiet,
+    trace: none,
+    debug: none,
+    info: none,
+    warn: none,
+    error: none,
+    fatal: none,
+  };
+  const empty = new Set();
+  for (const name of files) {
+    const { mutants } = await new Instrumenter(logger).instrument([{ name, content: sourceOf(name), mutate: true }], {
+      plugins: null,
+      excludedMutations: [],
+      ignorers: [],
+      noHeader: true,
+    });
+    if (mutants.length === 0) empty.add(name);
+  }
+  return empty;
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const { groups, tscArgs, testFilesOf, SLOW_TESTS } = await import(path.join(root, 'stryker.config.mjs'));
@@ -113,7 +146,9 @@ async function main() {
       if (opts.groups.length && !opts.groups.includes(name)) continue;
       const stored = path.join(root, 'test', 'mutation', `${name}.incremental.json`);
       const incremental = fs.existsSync(stored) ? JSON.parse(fs.readFileSync(stored, 'utf8')) : undefined;
-      console.log(formatRows(name, scoreRows(incremental, filesOf(group), sourceOf, group.target ?? 85)));
+      const unmeasured = filesOf(group).filter((f) => !incremental?.files?.[f] && sourceOf(f) !== undefined);
+      const empty = await filesWithoutMutants(unmeasured, sourceOf);
+      console.log(formatRows(name, scoreRows(incremental, filesOf(group), sourceOf, group.target ?? 85, empty)));
     }
     return 0;
   }

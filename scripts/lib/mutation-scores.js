@@ -14,15 +14,17 @@ function scoreOf(counts) {
  * One row per mutated file of a group: its stored result, or `measured: false` for a file of the
  * group with none. `sourceOf(file)` gives the file's text now (undefined if it is gone): a result
  * whose source differs is stale, so its score says nothing until the file is measured again.
+ * `nothingToMutate` names files Stryker finds no mutant in (only types, say): Stryker stores no
+ * result for them, and they must not read as "not measured".
  */
-function scoreRows(incremental, groupFiles, sourceOf, target) {
+function scoreRows(incremental, groupFiles, sourceOf, target, nothingToMutate = new Set()) {
   const stored = (incremental && incremental.files) || {};
   const rows = [];
   for (const file of [...new Set([...groupFiles, ...Object.keys(stored)])].sort()) {
     const result = stored[file];
     const current = sourceOf(file);
     if (!result) {
-      rows.push({ file, measured: false, target });
+      rows.push({ file, measured: false, target, ...(nothingToMutate.has(file) ? { nothingToMutate: true } : {}) });
       continue;
     }
     const counts = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0, CompileError: 0, Other: 0 };
@@ -67,7 +69,9 @@ function formatRows(group, rows) {
   const out = [`${group}:`, line(cols.map(([name]) => name))];
   for (const r of rows) {
     if (!r.measured) {
-      out.push(`  ${r.file.padEnd(45)}  not measured`);
+      out.push(
+        `  ${r.file.padEnd(45)}  ${r.nothingToMutate ? 'nothing to mutate (no mutant in the file)' : 'not measured'}`,
+      );
       continue;
     }
     const c = r.counts;

@@ -24,6 +24,7 @@ const { scoreRows, formatRows } = require(path.join(root, 'scripts', 'lib', 'mut
     groupFiles: string[],
     sourceOf: (f: string) => string | undefined,
     target: number,
+    nothingToMutate?: Set<string>,
   ) => Row[];
   formatRows: (group: string, rows: Row[]) => string;
 };
@@ -83,6 +84,13 @@ test('mutation scores: a file of the group without a stored result is listed as 
   assert.match(formatRows('g', rows), /src\/a\.ts\s+not measured/);
 });
 
+test('mutation scores: a file Stryker finds nothing to mutate in says so instead of "not measured"', () => {
+  const rows = scoreRows(incremental, ['src/x.ts', 'src/types.ts'], () => source, 85, new Set(['src/types.ts']));
+  const text = formatRows('g', rows);
+  assert.match(text, /src\/types\.ts\s+nothing to mutate/);
+  assert.doesNotMatch(text, /not measured/);
+});
+
 test('npm run mutate -- --scores prints every group from the checked-in results and runs nothing', () => {
   const r = spawnSync(process.execPath, [path.join(root, 'scripts', 'mutate.js'), '--scores', 'storage'], {
     cwd: root,
@@ -92,5 +100,7 @@ test('npm run mutate -- --scores prints every group from the checked-in results 
   assert.match(r.stdout, /^storage:/);
   assert.match(r.stdout, /src\/storage\/frames\.ts\s+\d+/);
   assert.match(r.stdout, /\s90%/, "storage's target is 90%");
+  // storage-fs.ts holds a type and one assignment: Stryker's instrumenter finds no mutant in it.
+  assert.match(r.stdout, /src\/storage\/storage-fs\.ts\s+nothing to mutate/);
   assert.doesNotMatch(r.stdout, /compiling/, 'nothing is compiled or run');
 });
