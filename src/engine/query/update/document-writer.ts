@@ -291,6 +291,7 @@ function changedDBRef(ref: DBRefValue, path: Path, at: number, change: (w: DocWr
  * one, so it names the $ref left without its $id, or the $id left without its $ref.
  */
 function withoutDBRefField(ref: DBRefValue, part: string): DBRef {
+  // Stryker disable next-line StringLiteral: checking what is left without $db finds the $ref and $id it keeps, a DBRef
   if (part !== '$db') {
     const rest: Document = { $ref: ref.collection, $id: ref.oid };
     delete rest[part];

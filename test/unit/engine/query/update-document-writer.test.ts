@@ -99,6 +99,12 @@ describe('update document writer: inside a DBRef', () => {
     assert.deepEqual([out[0]._bsontype, out[0].collection, out[0].oid], ['DBRef', 'c', [1, 12]]);
   });
 
+  it('a DBRef in an array is found at the index read finds it at ("00" is element 0)', () => {
+    const doc = { _id: 1, list: [new DBRef('c', { n: 1 } as never)] };
+    const out = update(doc, { $inc: { 'list.00.$id.n': 1 } }).doc.list as DBRef[];
+    assert.deepEqual([out[0]._bsontype, out[0].collection, out[0].oid], ['DBRef', 'c', { n: 2 }]);
+  });
+
   it('a missing $db cannot be made a document below it: $db must be a string (55)', () => {
     expectError(
       () => update({ _id: 1, a: new DBRef('c', 1 as never) }, { $set: { 'a.$db.x': 1 } }),
@@ -128,5 +134,18 @@ describe('update document writer: writing a DBRef field', () => {
     assert.deepEqual([added._bsontype, added.collection, added.oid, added.db], ['DBRef', 'c', 1, 'd']);
     const moved = update({ _id: 1, a: new DBRef('c', 1 as never, 'd') }, { $set: { 'a.$ref': 'e' } }).doc.a as DBRef;
     assert.deepEqual([moved._bsontype, moved.collection, moved.oid, moved.db], ['DBRef', 'e', 1, 'd']);
+  });
+});
+
+describe('update document writer: array padding', () => {
+  it('the padding limit counts the nulls added, not the index: 1,500,000 after three elements pass, one more is refused (34)', () => {
+    const padded = update({ _id: 1, a: [1, 2, 3] }, { $set: { 'a.1500003': 4 } }).doc.a as unknown[];
+    assert.equal(padded.length, 1500004);
+    assert.deepEqual([padded[2], padded[3], padded[1500002], padded[1500003]], [3, null, null, 4]);
+    expectError(
+      () => update({ _id: 1, a: [1, 2, 3] }, { $set: { 'a.1500004': 4 } }),
+      34,
+      "can't backfill more than 1500000 elements",
+    );
   });
 });
