@@ -151,10 +151,15 @@ export class DocWriter {
     let cur: Document | unknown[] = this.ownRoot();
     const last = parts.length - 1;
     for (let i = 0; i < last; i++) {
-      const ref = dbrefHolding(cur, path, i);
+      const ref = dbrefOnPath(cur, path, i);
       if (ref) {
-        // A DBRef is a value, not a container: it is replaced by one with that field changed.
-        attach(cur, parts[i], indexes[i], withDBRefField(ref, parts[last], value));
+        // A DBRef is a value, not a container: it is replaced by one with the write made.
+        attach(
+          cur,
+          parts[i],
+          indexes[i],
+          changedDBRef(ref, path, i + 1, (w, rest) => w.write(rest, value)),
+        );
         return;
       }
       cur = this.ownChild(cur, parts[i], indexes[i]);
@@ -174,9 +179,13 @@ export class DocWriter {
     let cur: Document | unknown[] = this.ownRoot();
     const last = parts.length - 1;
     for (let i = 0; i < last; i++) {
-      const ref = dbrefHolding(cur, path, i);
+      const ref = dbrefOnPath(cur, path, i);
       if (ref) {
-        attach(cur, parts[i], indexes[i], withoutDBRefField(ref, parts[last]));
+        const changed =
+          i + 1 === last
+            ? withoutDBRefField(ref, parts[last])
+            : changedDBRef(ref, path, i + 1, (w, rest) => w.remove(rest));
+        attach(cur, parts[i], indexes[i], changed);
         return;
       }
       cur = this.ownChild(cur, parts[i], indexes[i]);
@@ -254,33 +263,41 @@ function checkDBRefShape(doc: Document): void {
   }
 }
 
-/** The DBRef at parts[i] when the path ends in one of its own fields ($ref, $id, $db) just below it. */
-function dbrefHolding(cur: Document | unknown[], path: Path, i: number): DBRefValue | undefined {
+/** The DBRef at parts[i] when the path goes on through one of its own fields ($ref, $id, $db). */
+function dbrefOnPath(cur: Document | unknown[], path: Path, i: number): DBRefValue | undefined {
   const { parts, indexes } = path;
-  const last = parts.length - 1;
-  if (i !== last - 1 || !DBREF_FIELDS.has(parts[last])) return undefined;
+  if (!DBREF_FIELDS.has(parts[i + 1])) return undefined;
   const ref = Array.isArray(cur) ? cur[indexes[i]] : ownField(cur, parts[i]);
   return isDBRef(ref) ? ref : undefined;
 }
 
-/** The DBRef without `part`: only $db may go, as without $ref or $id what is left is no DBRef (55). */
+/**
+ * The DBRef after a write of one of its fields (`a.$db`) or below one (`a.$id.x`), or a removal
+ * below one: made in the document the DBRef stands for ({$ref, $id, $db}), as mongod, which stores
+ * it as that document, makes it; the result must still be a DBRef ($ref and $db strings, 55).
+ */
+function changedDBRef(ref: DBRefValue, path: Path, at: number, change: (w: DocWriter, rest: Path) => void): DBRef {
+  const doc: Document = { $ref: ref.collection, $id: ref.oid };
+  if (ref.db !== undefined) doc.$db = ref.db;
+  const w = new DocWriter(doc);
+  change(w, pathOf(path.parts.slice(at)));
+  checkDBRefShape(w.root);
+  return new DBRef(w.root.$ref as string, w.root.$id as ObjectId, w.root.$db as string | undefined, ref.fields);
+}
+
+/**
+ * The DBRef without `part`: only $db may go, as without $ref or $id what is left is no DBRef (55).
+ * Any $db is left out of the check: mongod checks the removed field's left sibling, then its right
+ * one, so it names the $ref left without its $id, or the $id left without its $ref.
+ */
 function withoutDBRefField(ref: DBRefValue, part: string): DBRef {
+  // Stryker disable next-line StringLiteral: checking what is left without $db finds the $ref and $id it keeps, a DBRef
   if (part !== '$db') {
     const rest: Document = { $ref: ref.collection, $id: ref.oid };
-    if (ref.db !== undefined) rest.$db = ref.db;
     delete rest[part];
     checkDBRefShape(rest);
   }
   return new DBRef(ref.collection, ref.oid as ObjectId, undefined, ref.fields);
-}
-
-function withDBRefField(ref: DBRefValue, part: string, value: unknown): DBRef {
-  return new DBRef(
-    part === '$ref' ? (value as string) : ref.collection,
-    (part === '$id' ? value : ref.oid) as ObjectId,
-    part === '$db' ? (value as string) : ref.db,
-    ref.fields,
-  );
 }
 
 function copyContainer(c: Document | unknown[]): Document | unknown[] {

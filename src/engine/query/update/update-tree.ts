@@ -68,6 +68,7 @@ function conflictAt(path: string, at: string): EngineError {
 export function parseUpdateTree(update: Document, filters: ArrayFilters): UpdateTree {
   const root: ObjectNode = { kind: 'object', children: new Map() };
   const used = new Set<string>();
+  // Stryker disable next-line BooleanLiteral: a tree without positional parts expands the same per document as once
   let dynamic = false;
   for (const name of Object.keys(update)) {
     const args = update[name];
@@ -93,6 +94,7 @@ export function parseUpdateTree(update: Document, filters: ArrayFilters): Update
       }
       const parts = checkedParts(field);
       const op = PARSERS[name](field, value);
+      // Stryker disable next-line EqualityOperator: `p !== '$'` holds for the first part of every path, so every tree is dynamic, which expands the same
       if (parts.some((p) => p === '$' || isArrayFilterPart(p))) dynamic = true;
       addLeaf(root, parts, field, { kind: 'leaf', op }, filters, used);
     }
@@ -138,6 +140,7 @@ function childName(part: string, position: number, dotted: string, filters: Arra
   if (id !== '' && !filters.has(id)) {
     throw new EngineError(ErrorCode.BadValue, `No array filter found for identifier '${id}' in path '${dotted}'`);
   }
+  // Stryker disable next-line StringLiteral: an added '' is never read, `used` is read only for the filters' identifiers, never empty
   if (id !== '') used.add(id);
   return id;
 }
