@@ -1043,6 +1043,11 @@ function geometryPoints(v: unknown): { points: Point[]; isPoint: boolean } | und
 function pointArg(v: unknown, what: string): Point {
   const p = legacyPoint(v);
   if (!p) throw badValue(`malformed ${what}: point must be a pair of numbers`);
+  // MongoDB refuses an infinite or NaN corner of a shape; an edge through infinity has no crossing
+  // point to count.
+  if (!Number.isFinite(p[0]) || !Number.isFinite(p[1])) {
+    throw badValue(`malformed ${what}: point coordinates must be finite numbers`);
+  }
   return p;
 }
 
@@ -1083,6 +1088,13 @@ function cross(a: Vec3, b: Vec3): Vec3 {
   return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 }
 
+/** Where v lies seen from p: its direction in p's tangent plane; none at p or at p's antipode. */
+function tangent(p: Vec3, v: Vec3): Vec3 | undefined {
+  const pv = dot(p, v);
+  const t: Vec3 = [v[0] - pv * p[0], v[1] - pv * p[1], v[2] - pv * p[2]];
+  return dot(t, t) < 1e-24 ? undefined : t;
+}
+
 /**
  * Point in a spherical polygon whose edges are great-circle arcs: the winding angle the ring sweeps
  * around the point, measured in the point's tangent plane, is ±2π inside and 0 outside.
@@ -1090,23 +1102,37 @@ function cross(a: Vec3, b: Vec3): Vec3 {
 function inSphericalRing(p: Vec3, ring: Vec3[]): boolean {
   let sum = 0;
   for (let i = 0; i + 1 < ring.length; i++) {
-    const a = ring[i];
-    const b = ring[i + 1];
-    const pa = dot(p, a);
-    const pb = dot(p, b);
-    const ta: Vec3 = [a[0] - pa * p[0], a[1] - pa * p[1], a[2] - pa * p[2]];
-    const tb: Vec3 = [b[0] - pb * p[0], b[1] - pb * p[1], b[2] - pb * p[2]];
-    if (dot(ta, ta) < 1e-24 || dot(tb, tb) < 1e-24) return true; // on a vertex
+    const ta = tangent(p, ring[i]);
+    if (ta === undefined) {
+      // On a vertex p is inside (every vertex of a closed ring starts an edge, so this finds it).
+      // A vertex at p's antipode lies on a great circle through p with each neighbour, so its two
+      // edges sweep no angle around p.
+      if (dot(p, ring[i]) > 0) return true;
+      continue;
+    }
+    const tb = tangent(p, ring[i + 1]);
+    if (tb === undefined) continue;
+    // Stryker disable next-line AssignmentOperator: subtracting every term gives -sum exactly, and only |sum| is read
     sum += Math.atan2(dot(p, cross(ta, tb)), dot(ta, tb));
   }
   return Math.abs(sum) > Math.PI;
 }
 
+function samePoint(a: Point, b: Point): boolean {
+  return a[0] === b[0] && a[1] === b[1];
+}
+
 function parseRings(rings: unknown): Vec3[][] {
   if (!Array.isArray(rings) || rings.length === 0) throw badValue('Polygon coordinates must be an array of rings');
   return rings.map((ring) => {
-    if (!Array.isArray(ring) || ring.length < 4) throw badValue('Loop must have at least 3 different vertices');
-    return ring.map((c) => toUnitVector(pointArg(c, 'Polygon')));
+    const points = Array.isArray(ring) ? ring.map((c) => pointArg(c, 'Polygon')) : [];
+    if (points.length > 0 && !samePoint(points[0], points[points.length - 1])) {
+      throw badValue('Loop is not closed, first vertex does not equal last vertex: repeat the first vertex at the end');
+    }
+    // MongoDB counts a vertex repeated in a row once, and the closing one not at all.
+    const distinct = points.filter((q, i) => i > 0 && !samePoint(q, points[i - 1]));
+    if (distinct.length < 3) throw badValue('Loop must have at least 3 different vertices');
+    return points.map(toUnitVector);
   });
 }
 

@@ -123,6 +123,34 @@ describe('TTL006: a compound or wildcard TTL key', () => {
   });
 });
 
+describe('TTL006: which documents and calls the split fixes read', () => {
+  const index = `db.getSiblingDB('app').s.createIndex({ a: 1, b: 1 }, { expireAfterSeconds: 60 });`;
+
+  it('rule 1.6 (TTL006): documents inserted into a same-named collection of another database do not name the TTL field', () => {
+    const other = only(`db.getSiblingDB('logs').s.insertOne({ a: 1, b: new Date() });\n${index}`, 'TTL006');
+    assert.match(other.message, /: create \{a: 1\} with expireAfterSeconds \(a assumed: no field of the key is named/);
+    const same = only(`db.getSiblingDB('app').s.insertOne({ a: 1, b: new Date() });\n${index}`, 'TTL006');
+    assert.match(same.message, /: create \{b: 1\} with expireAfterSeconds \(b holds dates in 1 of the 1 document/);
+  });
+
+  it('TTL006: createIndexes gets no split fix (its first argument is a list of keys, not a key)', () => {
+    const p = only(`db.s.createIndexes([{ a: 1, b: 1 }], { expireAfterSeconds: 60 });`, 'TTL006');
+    assert.deepEqual(p.fixes, []);
+  });
+
+  it('TTL006: the chosen field is split out first, the other fields follow in key order', () => {
+    const text = `db.s.createIndex({ a: 1, b: 1, createdAt: 1 }, { expireAfterSeconds: 60 });`;
+    assert.deepEqual(
+      fixed(text, only(text, 'TTL006')).map((f) => f.text.split('\n')[0]),
+      [
+        'db.s.createIndex({ createdAt: 1 }, { expireAfterSeconds: 60 });',
+        'db.s.createIndex({ a: 1 }, { expireAfterSeconds: 60 });',
+        'db.s.createIndex({ b: 1 }, { expireAfterSeconds: 60 });',
+      ],
+    );
+  });
+});
+
 describe('TTL007: a TTL option on _id', () => {
   it("rule 1.7 (TTL007): mongod's 197 quotes the spec with the user's own index name, then says what to do", () => {
     const text = `db.s.createIndex({ _id: 1 }, { expireAfterSeconds: 60, name: 'mine' });`;
@@ -322,6 +350,14 @@ describe('TTL012: a TTL field filled with non-dates', () => {
       );
       assert.match(p.message, new RegExp(`but e gets 'a' as ${what.replace(/[().]/g, '\\$&')} in this file`), value);
     }
+  });
+
+  it('rule 7.8 (TTL012): a string built from Date.now() is named a string, not milliseconds', () => {
+    const p = only(
+      `db.e.insertOne({ a: String(Date.now()) });\ndb.e.createIndex({ a: 1 }, { expireAfterSeconds: 60 });`,
+      'TTL012',
+    );
+    assert.match(p.message, /but e gets 'a' as a string in this file/);
   });
 
   it('rule 7.8 (TTL012): an array is reported only when every element is known and none is a date', () => {
