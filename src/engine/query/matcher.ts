@@ -17,7 +17,7 @@ import { activeCollation } from '../collation/active';
 import { compareStrings, compareValues } from '../values/compare';
 import { checkFieldPathLength } from '../values/depth';
 import { isBsonUndefined } from '../values/bson-undefined';
-import { compareNumbers, exactDouble, toDouble } from '../values/numbers';
+import { compareNumbers, exactDouble, toDouble, truncatedBigInt } from '../values/numbers';
 import {
   BSON_TYPE_NUMBERS,
   bsonClassOf,
@@ -891,12 +891,16 @@ function elemMatchIndex(arg: unknown): (array: unknown[]) => number {
   };
 }
 
-/** A finite number truncated toward zero as a bigint, or undefined (NaN, ±Infinity, non-number). */
-function truncatedInteger(v: unknown): bigint | undefined {
-  if (bsonClassOf(v) === 'Long') return (v as { toBigInt(): bigint }).toBigInt();
-  if (!isNumeric(v)) return undefined;
-  const d = toDouble(v);
-  return Number.isFinite(d) ? BigInt(Math.trunc(d)) : undefined;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** A $mod divisor or remainder as mongod coerces it: truncated, and held by a 64-bit integer. */
+function modArgument(arg: unknown, role: 'divisor' | 'remainder'): bigint {
+  const n = truncatedBigInt(arg);
+  const invalid = `malformed mod, ${role} value is invalid :: caused by :: `;
+  if (n === undefined) throw badValue(`${invalid}Unable to coerce NaN/Inf to integral type`);
+  if (n < INT64_MIN || n > INT64_MAX) throw badValue(`${invalid}Out of bounds coercing to integral value`);
+  return n;
 }
 
 function modPredicate(arg: unknown): ValuePredicate {
@@ -905,14 +909,8 @@ function modPredicate(arg: unknown): ValuePredicate {
   if (arg.length > 2) throw badValue('malformed mod, too many elements');
   if (!isNumeric(arg[0])) throw badValue('malformed mod, divisor not a number');
   if (!isNumeric(arg[1])) throw badValue('malformed mod, remainder not a number');
-  const divisor = truncatedInteger(arg[0]);
-  const remainder = truncatedInteger(arg[1]);
-  if (divisor === undefined)
-    throw badValue('malformed mod, divisor value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type');
-  if (remainder === undefined)
-    throw badValue(
-      'malformed mod, remainder value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type',
-    );
+  const divisor = modArgument(arg[0], 'divisor');
+  const remainder = modArgument(arg[1], 'remainder');
   if (divisor === 0n) throw badValue('divisor cannot be 0');
   const small = divisor < 2n ** 31n && divisor > -(2n ** 31n) && remainder < 2n ** 31n && remainder > -(2n ** 31n);
   const dNum = Number(divisor);
@@ -924,8 +922,9 @@ function modPredicate(arg: unknown): ValuePredicate {
       // JS % truncates like C++, and is exact while |t| < 2^53.
       if (Math.abs(t) < 2 ** 53) return t % dNum === rNum;
     }
-    const x = truncatedInteger(v);
-    return x !== undefined && x % divisor === remainder;
+    const x = truncatedBigInt(v);
+    // mongod takes the dividend as a 64-bit integer; one that does not fit never matches.
+    return x !== undefined && x >= INT64_MIN && x <= INT64_MAX && x % divisor === remainder;
   };
 }
 
@@ -951,7 +950,7 @@ function bitPositions(op: string, arg: unknown): number[] {
     return out;
   }
   if (isNumeric(arg)) {
-    const mask = truncatedInteger(arg);
+    const mask = truncatedBigInt(arg);
     if (mask === undefined || toDouble(arg) !== Math.trunc(toDouble(arg))) {
       throw badValue(`${op} takes an Array, a number, or a BinData but received: ${String(arg)}`);
     }
@@ -976,7 +975,7 @@ function bitReader(v: unknown): ((pos: number) => boolean) | undefined {
   const d = toDouble(v);
   // Only integral values representable as a 64-bit integer take part.
   if (bsonClassOf(v) !== 'Long' && (!Number.isInteger(d) || d < -(2 ** 63) || d >= 2 ** 63)) return undefined;
-  const x = truncatedInteger(v);
+  const x = truncatedBigInt(v);
   if (x === undefined) return undefined;
   return (pos) => (pos >= 64 ? x < 0n : ((x >> BigInt(pos)) & 1n) === 1n);
 }

@@ -1,8 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BSONRegExp, Long } from 'bson';
+import { BSONRegExp, Decimal128, Long } from 'bson';
+import { ErrorCode } from '../../../../src/engine/errors';
 import { compileFilter } from '../../../../src/engine/query/matcher';
 import type { Document } from '../../../../src/engine/values/types';
+import { expectError } from '../../helpers/expect-error';
 
 function matches(filter: Document, a: unknown): boolean {
   return compileFilter({ a: filter })({ a });
@@ -56,5 +58,38 @@ describe('matcher: $bits* edge values', () => {
     assert.equal(matches({ $bitsAllClear: [64, 200] }, 0), true);
     assert.equal(matches({ $bitsAnySet: [64] }, 0), false);
     assert.equal(matches({ $bitsAnySet: [64] }, -1), true);
+  });
+});
+
+describe('matcher: $mod within the 64-bit integer range', () => {
+  const outOfBounds = (role: string) =>
+    `malformed mod, ${role} value is invalid :: caused by :: Out of bounds coercing to integral value`;
+
+  test('$mod: a dividend a 64-bit integer cannot hold never matches', () => {
+    assert.equal(matches({ $mod: [2, 0] }, 2 ** 64), false);
+    assert.equal(matches({ $mod: [2, 0] }, 2 ** 63), false);
+    assert.equal(matches({ $mod: [2, 0] }, -(2 ** 64)), false);
+    assert.equal(matches({ $mod: [2, 0] }, Decimal128.fromString('1E+20')), false);
+    assert.equal(matches({ $mod: [2, 0] }, -(2 ** 63)), true, '-2^63 is the lowest 64-bit integer');
+    assert.equal(matches({ $mod: [3, 1] }, 2 ** 62), true, '2^62 = 1 (mod 3)');
+  });
+
+  test('$mod: a Long or Decimal128 dividend beyond 2^53 is truncated exactly, not through a double', () => {
+    assert.equal(matches({ $mod: [2, 1] }, Decimal128.fromString('9007199254740993')), true);
+    assert.equal(matches({ $mod: [2, 1] }, Decimal128.fromString('9007199254740993.9')), true);
+    assert.equal(matches({ $mod: [2, 1] }, Long.fromString('9007199254740993')), true);
+    assert.equal(matches({ $mod: [2, 1] }, Decimal128.fromString('9223372036854775807')), true);
+  });
+
+  test('$mod: a divisor or remainder a 64-bit integer cannot hold is BadValue "Out of bounds"', () => {
+    const refused = (arg: unknown[], message: string) =>
+      expectError(() => compileFilter({ a: { $mod: arg } }), ErrorCode.BadValue, message, 'BadValue');
+    refused([2 ** 63, 0], outOfBounds('divisor'));
+    refused([-(2 ** 64), 0], outOfBounds('divisor'));
+    refused([Decimal128.fromString('9223372036854775808'), 0], outOfBounds('divisor'));
+    refused([3, 2 ** 63], outOfBounds('remainder'));
+    refused([3, Decimal128.fromString('-9223372036854775809')], outOfBounds('remainder'));
+    assert.equal(matches({ $mod: [-(2 ** 63), 0] }, 0), true, '-2^63 is a divisor');
+    assert.equal(matches({ $mod: [Decimal128.fromString('9223372036854775807'), 1] }, 1), true);
   });
 });
