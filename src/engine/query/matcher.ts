@@ -11,13 +11,14 @@
  * ("type bracketing"), except that null equals missing/undefined and MinKey/MaxKey operands order
  * against everything; numbers of all four BSON types compare exactly by value.
  */
-import type { Binary, BSONRegExp } from 'bson';
+import { Long, type Binary, type BSONRegExp } from 'bson';
 import { EngineError, ErrorCode } from '../errors';
 import { activeCollation } from '../collation/active';
 import { compareStrings, compareValues } from '../values/compare';
 import { checkFieldPathLength } from '../values/depth';
 import { isBsonUndefined } from '../values/bson-undefined';
-import { compareNumbers, exactDouble, toDouble, truncatedBigInt } from '../values/numbers';
+import { compareNumbers, exactDouble, numericKind, toDouble, truncatedBigInt } from '../values/numbers';
+import { formatValue } from '../values/format';
 import {
   BSON_TYPE_NUMBERS,
   bsonClassOf,
@@ -950,16 +951,26 @@ function bitPositions(op: string, arg: unknown): number[] {
     return out;
   }
   if (isNumeric(arg)) {
-    const mask = truncatedBigInt(arg);
-    if (mask === undefined || toDouble(arg) !== Math.trunc(toDouble(arg))) {
-      throw badValue(`${op} takes an Array, a number, or a BinData but received: ${String(arg)}`);
-    }
-    if (mask < 0n) throw badValue(`${op} takes an Array, a number, or a BinData but received: ${String(arg)}`);
+    const mask = bitmask(op, arg);
     const out: number[] = [];
     for (let i = 0; i < 64; i++) if ((mask >> BigInt(i)) & 1n) out.push(i);
     return out;
   }
   throw badValue(`${op} takes an Array, a number, or a BinData but received: ${String(arg)}`);
+}
+
+/** A numeric bitmask; anything but a non-negative 64-bit integer is refused as mongod refuses it. */
+function bitmask(op: string, arg: unknown): bigint {
+  const refuse = (why: string) => new EngineError(ErrorCode.FailedToParse, `${why}: ${op}: ${formatValue(arg)}`);
+  const isDouble = numericKind(arg) === 'double';
+  if (isDouble && Number.isNaN(toDouble(arg))) throw refuse('Expected an integer, but found NaN in');
+  const mask = truncatedBigInt(arg);
+  if (mask === undefined || mask < INT64_MIN || mask > INT64_MAX) throw refuse('Cannot represent as a 64-bit integer');
+  // A fraction is named as such for a double only; a Decimal128 one fails mongod's exact conversion.
+  if (compareNumbers(arg, Long.fromBigInt(mask)) !== 0)
+    throw refuse(isDouble ? 'Expected an integer' : 'Cannot represent as a 64-bit integer');
+  if (mask < 0n) throw refuse('Expected a non-negative number in');
+  return mask;
 }
 
 /** Bit reader for a document value: integral numbers (two's complement, sign-extended) or BinData. */

@@ -54,6 +54,24 @@ describe('matcher: $bits* edge values', () => {
     assert.equal(matches({ $bitsAllSet: [0, 63] }, Long.MIN_VALUE), false);
   });
 
+  test('$bits*: a numeric bitmask a 64-bit integer cannot hold is FailedToParse, not a mask of its low bits', () => {
+    const refused = (mask: unknown, message: string | RegExp) =>
+      expectError(() => compileFilter({ a: { $bitsAllSet: mask } }), ErrorCode.FailedToParse, message, 'FailedToParse');
+    refused(2 ** 64, /^Cannot represent as a 64-bit integer: \$bitsAllSet: /);
+    refused(2 ** 63, /^Cannot represent as a 64-bit integer: \$bitsAllSet: /);
+    refused(-(2 ** 64), /^Cannot represent as a 64-bit integer: \$bitsAllSet: /);
+    refused(Infinity, /^Cannot represent as a 64-bit integer: \$bitsAllSet: /);
+    refused(Decimal128.fromString('9223372036854775808'), /^Cannot represent as a 64-bit integer: /);
+    refused(Decimal128.fromString('2.5'), 'Cannot represent as a 64-bit integer: $bitsAllSet: Decimal128("2.5")');
+    refused(Decimal128.fromString('NaN'), /^Cannot represent as a 64-bit integer: /);
+    refused(Long.fromNumber(-4), 'Expected a non-negative number in: $bitsAllSet: -4');
+    refused(-4.5, 'Expected an integer: $bitsAllSet: -4.5');
+    refused(Long.MIN_VALUE, 'Expected a non-negative number in: $bitsAllSet: -9223372036854775808');
+    assert.equal(matches({ $bitsAllSet: Long.MAX_VALUE }, -1), true, '2^63 - 1 names bits 0 to 62');
+    assert.equal(matches({ $bitsAllSet: Long.MAX_VALUE }, Long.MAX_VALUE), true);
+    assert.equal(matches({ $bitsAllSet: Decimal128.fromString('6') }, 6), true, 'a whole Decimal128 is a mask');
+  });
+
   test('$bits*: zero has every bit past 63 clear, as it is not negative', () => {
     assert.equal(matches({ $bitsAllClear: [64, 200] }, 0), true);
     assert.equal(matches({ $bitsAnySet: [64] }, 0), false);
