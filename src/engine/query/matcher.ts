@@ -926,7 +926,7 @@ function modPredicate(arg: unknown): ValuePredicate {
     }
     const x = truncatedBigInt(v);
     // mongod takes the dividend as a 64-bit integer; one that does not fit never matches.
-    return x !== undefined && x >= INT64_MIN && x <= INT64_MAX && x % divisor === remainder;
+    return x !== undefined && x % divisor === remainder && x >= INT64_MIN && x <= INT64_MAX;
   };
 }
 
