@@ -11,13 +11,14 @@
  * ("type bracketing"), except that null equals missing/undefined and MinKey/MaxKey operands order
  * against everything; numbers of all four BSON types compare exactly by value.
  */
-import type { Binary, BSONRegExp } from 'bson';
+import { Long, type Binary, type BSONRegExp } from 'bson';
 import { EngineError, ErrorCode } from '../errors';
 import { activeCollation } from '../collation/active';
 import { compareStrings, compareValues } from '../values/compare';
 import { checkFieldPathLength } from '../values/depth';
 import { isBsonUndefined } from '../values/bson-undefined';
-import { compareNumbers, exactDouble, toDouble } from '../values/numbers';
+import { compareNumbers, exactDouble, numericKind, toDouble, truncatedBigInt } from '../values/numbers';
+import { formatValue } from '../values/format';
 import {
   BSON_TYPE_NUMBERS,
   bsonClassOf,
@@ -891,12 +892,16 @@ function elemMatchIndex(arg: unknown): (array: unknown[]) => number {
   };
 }
 
-/** A finite number truncated toward zero as a bigint, or undefined (NaN, ±Infinity, non-number). */
-function truncatedInteger(v: unknown): bigint | undefined {
-  if (bsonClassOf(v) === 'Long') return (v as { toBigInt(): bigint }).toBigInt();
-  if (!isNumeric(v)) return undefined;
-  const d = toDouble(v);
-  return Number.isFinite(d) ? BigInt(Math.trunc(d)) : undefined;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** A $mod divisor or remainder as mongod coerces it: truncated, and held by a 64-bit integer. */
+function modArgument(arg: unknown, role: 'divisor' | 'remainder'): bigint {
+  const n = truncatedBigInt(arg);
+  const invalid = `malformed mod, ${role} value is invalid :: caused by :: `;
+  if (n === undefined) throw badValue(`${invalid}Unable to coerce NaN/Inf to integral type`);
+  if (n < INT64_MIN || n > INT64_MAX) throw badValue(`${invalid}Out of bounds coercing to integral value`);
+  return n;
 }
 
 function modPredicate(arg: unknown): ValuePredicate {
@@ -905,27 +910,23 @@ function modPredicate(arg: unknown): ValuePredicate {
   if (arg.length > 2) throw badValue('malformed mod, too many elements');
   if (!isNumeric(arg[0])) throw badValue('malformed mod, divisor not a number');
   if (!isNumeric(arg[1])) throw badValue('malformed mod, remainder not a number');
-  const divisor = truncatedInteger(arg[0]);
-  const remainder = truncatedInteger(arg[1]);
-  if (divisor === undefined)
-    throw badValue('malformed mod, divisor value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type');
-  if (remainder === undefined)
-    throw badValue(
-      'malformed mod, remainder value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type',
-    );
+  const divisor = modArgument(arg[0], 'divisor');
+  const remainder = modArgument(arg[1], 'remainder');
   if (divisor === 0n) throw badValue('divisor cannot be 0');
-  const small = divisor < 2n ** 31n && divisor > -(2n ** 31n) && remainder < 2n ** 31n && remainder > -(2n ** 31n);
   const dNum = Number(divisor);
   const rNum = Number(remainder);
   return (v) => {
-    if (small && typeof v === 'number') {
-      if (!Number.isFinite(v)) return false;
+    // JS % truncates like C++ and is exact, and below 2^53 a double holds every integer, so this gives
+    // the bigint answer for any divisor: one Number() rounds is beyond 2^53 > |t|, where both give t
+    // (and a rounded remainder, beyond 2^53 too, equals neither). NaN and ±Infinity fail the bound.
+    // Stryker disable next-line BlockStatement,StringLiteral: a fast path; without it (or with typeof compared to "") every double takes the exact bigint path below, which answers the same
+    if (typeof v === 'number') {
       const t = Math.trunc(v);
-      // JS % truncates like C++, and is exact while |t| < 2^53.
       if (Math.abs(t) < 2 ** 53) return t % dNum === rNum;
     }
-    const x = truncatedInteger(v);
-    return x !== undefined && x % divisor === remainder;
+    const x = truncatedBigInt(v);
+    // mongod takes the dividend as a 64-bit integer; one that does not fit never matches.
+    return x !== undefined && x % divisor === remainder && x >= INT64_MIN && x <= INT64_MAX;
   };
 }
 
@@ -951,16 +952,26 @@ function bitPositions(op: string, arg: unknown): number[] {
     return out;
   }
   if (isNumeric(arg)) {
-    const mask = truncatedInteger(arg);
-    if (mask === undefined || toDouble(arg) !== Math.trunc(toDouble(arg))) {
-      throw badValue(`${op} takes an Array, a number, or a BinData but received: ${String(arg)}`);
-    }
-    if (mask < 0n) throw badValue(`${op} takes an Array, a number, or a BinData but received: ${String(arg)}`);
+    const mask = bitmask(op, arg);
     const out: number[] = [];
     for (let i = 0; i < 64; i++) if ((mask >> BigInt(i)) & 1n) out.push(i);
     return out;
   }
   throw badValue(`${op} takes an Array, a number, or a BinData but received: ${String(arg)}`);
+}
+
+/** A numeric bitmask; anything but a non-negative 64-bit integer is refused as mongod refuses it. */
+function bitmask(op: string, arg: unknown): bigint {
+  const refuse = (why: string) => new EngineError(ErrorCode.FailedToParse, `${why}: ${op}: ${formatValue(arg)}`);
+  const isDouble = numericKind(arg) === 'double';
+  if (isDouble && Number.isNaN(toDouble(arg))) throw refuse('Expected an integer, but found NaN in');
+  const mask = truncatedBigInt(arg);
+  if (mask === undefined || mask < INT64_MIN || mask > INT64_MAX) throw refuse('Cannot represent as a 64-bit integer');
+  // A fraction is named as such for a double only; a Decimal128 one fails mongod's exact conversion.
+  if (compareNumbers(arg, Long.fromBigInt(mask)) !== 0)
+    throw refuse(isDouble ? 'Expected an integer' : 'Cannot represent as a 64-bit integer');
+  if (mask < 0n) throw refuse('Expected a non-negative number in');
+  return mask;
 }
 
 /** Bit reader for a document value: integral numbers (two's complement, sign-extended) or BinData. */
@@ -972,11 +983,12 @@ function bitReader(v: unknown): ((pos: number) => boolean) | undefined {
       return byte < bin.position && ((bin.buffer[byte] >> (pos & 7)) & 1) === 1;
     };
   }
+  // Stryker disable next-line ConditionalExpression: toDouble of a non-number is NaN, which the integer test below refuses all the same
   if (!isNumeric(v)) return undefined;
   const d = toDouble(v);
   // Only integral values representable as a 64-bit integer take part.
   if (bsonClassOf(v) !== 'Long' && (!Number.isInteger(d) || d < -(2 ** 63) || d >= 2 ** 63)) return undefined;
-  const x = truncatedInteger(v);
+  const x = truncatedBigInt(v);
   if (x === undefined) return undefined;
   return (pos) => (pos >= 64 ? x < 0n : ((x >> BigInt(pos)) & 1n) === 1n);
 }

@@ -94,6 +94,15 @@ function exactOf(value: unknown): Exact {
   return exactOfDouble(toDouble(value));
 }
 
+/**
+ * A number truncated toward zero, exactly (a Long or a Decimal128 beyond 2^53 is not read through a
+ * double); undefined for NaN, ±Infinity and non-numbers.
+ */
+export function truncatedBigInt(value: unknown): bigint | undefined {
+  const e = exactOf(value);
+  return e.kind === 'finite' ? e.num / e.den : undefined;
+}
+
 /** Total order on numbers as MongoDB sorts them: NaN first, then -Infinity … +Infinity. */
 export function compareNumbers(a: unknown, b: unknown): number {
   const x = exactDouble(a);

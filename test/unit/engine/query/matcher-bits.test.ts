@@ -14,6 +14,10 @@ function assertBadValue(filter: Document, message: RegExp): void {
   expectError(() => compileFilter({ n: filter }), ErrorCode.BadValue, message);
 }
 
+function assertFailedToParse(filter: Document, message: string | RegExp): void {
+  expectError(() => compileFilter({ n: filter }), ErrorCode.FailedToParse, message, 'FailedToParse');
+}
+
 describe('matcher: $bits* operators', () => {
   test('$bitsAllSet needs every named bit set, $bitsAnySet one of them', () => {
     assert.equal(matches({ $bitsAllSet: [0, 2] }, 0b101), true);
@@ -77,13 +81,13 @@ describe('matcher: $bits* operators', () => {
     assert.equal(matches({ $bitsAnySet: [8] }, bin), false);
   });
 
-  test('bit positions must be non-negative integers; a bitmask a non-negative integer, BinData or list', () => {
+  test('bit positions must be non-negative integers; a numeric bitmask a non-negative integer (FailedToParse, mongod wording)', () => {
     assertBadValue({ $bitsAllSet: ['a'] }, /bit positions must be an integer but got: a/);
     assertBadValue({ $bitsAllSet: [1.5] }, /bit positions must be an integer but got: 1.5/);
     assertBadValue({ $bitsAllSet: [-1] }, /bit positions must be >= 0 but got: -1/);
-    assertBadValue({ $bitsAnySet: 1.5 }, /\$bitsAnySet takes an Array, a number, or a BinData/);
-    assertBadValue({ $bitsAnySet: NaN }, /\$bitsAnySet takes an Array, a number, or a BinData/);
-    assertBadValue({ $bitsAllClear: -1 }, /\$bitsAllClear takes an Array, a number, or a BinData/);
+    assertFailedToParse({ $bitsAnySet: 1.5 }, 'Expected an integer: $bitsAnySet: 1.5');
+    assertFailedToParse({ $bitsAnySet: NaN }, /^Expected an integer, but found NaN in: \$bitsAnySet: /);
+    assertFailedToParse({ $bitsAllClear: -1 }, 'Expected a non-negative number in: $bitsAllClear: -1');
     assertBadValue({ $bitsAnyClear: 'x' }, /\$bitsAnyClear takes an Array, a number, or a BinData/);
   });
 });
