@@ -25,6 +25,7 @@ import {
   type OpenedEngine,
 } from '../../../src/storage/engine-store';
 import { StorageReadError } from '../../../src/storage/file-store';
+import { nodeFs, type StorageFs } from '../../../src/storage/storage-fs';
 import { RecordingFs } from './recording-fs';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -56,6 +57,16 @@ function damageJournal(dir: string): void {
   const bytes = fs.readFileSync(journal);
   bytes.writeUInt32LE(0xdeadbeef, Math.floor(bytes.length / 2));
   fs.writeFileSync(journal, bytes);
+}
+
+/** A closed folder holding `app.c` and `app.d` (inserts alternating, one command each), its journal damaged in the middle. */
+function twoCollectionsDamaged(): string {
+  const dir = tmpDir();
+  const opened = openStoredEngine(dir, { engine: { clock: new VirtualClock(T0) }, autoCompact: false });
+  for (let i = 0; i < 8; i++) opened.engine.runCommand('app', { insert: i % 2 ? 'd' : 'c', documents: [{ _id: i }] });
+  closeStoredEngine(opened);
+  damageJournal(dir);
+  return dir;
 }
 
 const openAt = (dir: string, at = T0, extra: Parameters<typeof openStoredEngine>[1] = {}): OpenedEngine =>
@@ -385,6 +396,78 @@ describe('engine store: the record of a recovery from damage', () => {
     }
   });
 
+  it('names every collection it saved, each with its count, separated by commas', () => {
+    const dir = twoCollectionsDamaged();
+    const opened = openAt(dir);
+    try {
+      const c = opened.engine.getCollection('app', 'c')!.records.size;
+      const d = opened.engine.getCollection('app', 'd')!.records.size;
+      assert.ok(c > 0 && d > 0, `${c} and ${d} documents before the damage`);
+      assert.equal(
+        opened.notes.at(-1),
+        `the recovered state (${c + d} documents: app.c ${c}, app.d ${d}) was saved as the folder's new base`,
+      );
+      assert.deepEqual(opened.damage?.recoveries[0].documents, { 'app.c': c, 'app.d': d });
+    } finally {
+      closeStoredEngine(opened);
+    }
+  });
+
+  it('the capture that saved the recovered state stops watching the collections: they have the observers of a clean open', () => {
+    const dir = twoCollectionsDamaged();
+    const observers = (o: OpenedEngine) =>
+      ['c', 'd'].map((name) => o.engine.getCollection('app', name)!.observers.length);
+    const recovered = openAt(dir);
+    const afterRecovery = observers(recovered);
+    closeStoredEngine(recovered);
+    // The saved state is now the folder's base: this open recovers nothing and captures nothing.
+    const clean = openAt(dir);
+    try {
+      assert.equal(clean.store.awaitingRecoveredState, false);
+      assert.deepEqual(afterRecovery, observers(clean));
+    } finally {
+      closeStoredEngine(clean);
+    }
+  });
+
+  it('a recovered state the disk refuses to save opens read-only saying which step failed, shows what was recovered, and loses nothing', () => {
+    const dir = twoCollectionsDamaged();
+    const rec = new RecordingFs();
+    // An open after damage keeps the damaged journal aside by a link; its first rename is the snapshot's.
+    rec.failOn('rename', 1, 'ENOSPC');
+    const opened = openStoredEngine(dir, { fs: rec.fs, engine: { clock: new VirtualClock(T0) }, autoCompact: false });
+    let counts: number[];
+    try {
+      assert.equal(opened.store.readOnly, true);
+      assert.ok(
+        opened.notes.some((n) =>
+          /: could not save the recovered state as snapshot-\d+\.ttls \(ENOSPC: injected failure, rename\)\. Nothing stored was lost; the folder is open read-only/.test(
+            n,
+          ),
+        ),
+        opened.notes.join('\n'),
+      );
+      counts = ['c', 'd'].map((name) => opened.engine.getCollection('app', name)!.records.size);
+      assert.ok(counts[0] > 0 && counts[1] > 0, counts.join(' '));
+      assert.equal(readDamageRecord(dir), undefined);
+    } finally {
+      closeStoredEngine(opened);
+    }
+    assert.equal(fs.existsSync(path.join(dir, 'LOCK')), false);
+    // The disk is fixed: the next open recovers the same state and saves it.
+    const again = openAt(dir);
+    try {
+      assert.equal(again.store.readOnly, false);
+      assert.deepEqual(
+        ['c', 'd'].map((name) => again.engine.getCollection('app', name)!.records.size),
+        counts,
+      );
+      assert.equal(again.damage?.recoveries.length, 1);
+    } finally {
+      closeStoredEngine(again);
+    }
+  });
+
   it('acknowledgeDamage: a record already acknowledged (or never written) is nothing to do', () => {
     const dir = tmpDir();
     fs.writeFileSync(path.join(dir, DAMAGE_FILE), '{"recoveries": []}');
@@ -459,6 +542,28 @@ describe('engine store: background compaction that must not start', () => {
   });
 });
 
+describe('engine store: what a compaction leaves behind', () => {
+  it('compact: its capture stops watching the collections once the snapshot is written, and when the disk refuses it', async () => {
+    const dir = tmpDir();
+    const rec = new RecordingFs();
+    const opened = openAt(dir, T0, { fs: rec.fs });
+    try {
+      opened.engine.runCommand('app', { insert: 'c', documents: [{ _id: 1 }, { _id: 2 }] });
+      const coll = opened.engine.getCollection('app', 'c')!;
+      const before = coll.observers.length;
+      const written = await compact(opened.engine, opened.store);
+      assert.equal(written.documents, 2);
+      assert.equal(coll.observers.length, before);
+      // The snapshot's rename is the compaction's first.
+      rec.failOn('rename', 1, 'ENOSPC');
+      await assert.rejects(compact(opened.engine, opened.store), /ENOSPC: injected failure, rename/);
+      assert.equal(coll.observers.length, before);
+    } finally {
+      closeStoredEngine(opened);
+    }
+  });
+});
+
 describe('engine store: closing and clearing', () => {
   it('closeStoredEngine: a second close, or a close after the engine was closed, does nothing more', () => {
     const dir = folderWith(1);
@@ -500,6 +605,21 @@ describe('engine store: closing and clearing', () => {
     assert.deepEqual(fs.readdirSync(dir).sort(), [...others].sort());
     clearDataFolder(path.join(dir, 'missing'));
     assert.equal(fs.existsSync(path.join(dir, 'missing')), false);
+  });
+  it('clearDataFolder: a store file someone else removed after the listing is no error; the rest is removed', () => {
+    const dir = tmpDir();
+    const names = ['journal-1.ttlj', 'journal-2.ttlj', META, 'notes.txt'];
+    for (const f of names) fs.writeFileSync(path.join(dir, f), 'x');
+    const racing: StorageFs = {
+      ...nodeFs,
+      readdirSync: ((d: string) => {
+        const listed = fs.readdirSync(d);
+        fs.rmSync(path.join(dir, 'journal-1.ttlj'));
+        return listed;
+      }) as StorageFs['readdirSync'],
+    };
+    clearDataFolder(dir, racing);
+    assert.deepEqual(fs.readdirSync(dir), ['notes.txt']);
   });
 });
 
