@@ -1,6 +1,6 @@
 /**
  * Whole-document replacement (replacement-style and pipeline-style updates): the new document
- * keeps the old `_id`, first, and may not change it.
+ * has `_id` first, and may not change its value.
  */
 import { EngineError, ErrorCode } from '../../errors';
 import { cloneValue } from '../../values/clone';
@@ -12,27 +12,27 @@ import { setOwn } from './document-writer';
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
- * `replacement` in place of `doc`, with doc's `_id` first (or the replacement's when doc has
- * none); changing the `_id` is ImmutableField (66). Top-level `$` fields are refused (52) unless
- * `allowDollarFields` (a pipeline's result may hold them, as on mongod).
+ * `replacement` in place of `doc`, `_id` first: the replacement's own when it has one (as mongod
+ * stores it: an `_id` equal in value but of another type, 1 for NumberInt(1), is the replacement's),
+ * else doc's. An `_id` that differs in value is ImmutableField (66). An `_id` given as undefined is
+ * null, as everywhere in a stored document (the Node driver's serialization). Top-level `$` fields
+ * are refused (52) unless `allowDollarFields` (a pipeline's result may hold them, as on mongod).
  */
 export function replaceDocument(doc: Document, replacement: Document, opts: { allowDollarFields: boolean }): Document {
   if (!opts.allowDollarFields) checkTopLevelFields(replacement);
-  const out: Document = {};
-  const hasOldId = hasOwn.call(doc, '_id') && doc._id !== undefined;
-  const hasNewId = hasOwn.call(replacement, '_id') && replacement._id !== undefined;
-  if (hasOldId && hasNewId && compareUnder(null, doc._id, replacement._id) !== 0) {
-    throw new EngineError(
-      ErrorCode.ImmutableField,
-      `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(replacement._id)}`,
-    );
+  const replacesId = hasOwn.call(replacement, '_id');
+  if (replacesId && hasOwn.call(doc, '_id')) {
+    const newId = cloneValue(replacement._id);
+    if (compareUnder(null, doc._id, newId) !== 0) {
+      throw new EngineError(
+        ErrorCode.ImmutableField,
+        `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(newId)}`,
+      );
+    }
   }
-  if (hasOldId) out._id = doc._id;
-  else if (hasNewId) out._id = cloneValue(replacement._id);
-  for (const key of Object.keys(replacement)) {
-    if (key === '_id') continue;
-    setOwn(out, key, cloneValue(replacement[key]));
-  }
+  // The placeholder keeps _id first; the loop writes the replacement's value into it.
+  const out: Document = replacesId ? { _id: null } : hasOwn.call(doc, '_id') ? { _id: doc._id } : {};
+  for (const key of Object.keys(replacement)) setOwn(out, key, cloneValue(replacement[key]));
   return out;
 }
 

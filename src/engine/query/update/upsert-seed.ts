@@ -21,13 +21,12 @@ export function upsertSeed(filter: Document, opts: { replacement?: boolean } = {
   // only as a whole value.
   if (opts.replacement) equalities = idEqualities(equalities);
   checkSeedPaths(equalities);
-  // Created in path order, like fields an update creates; _id goes first as in every stored document.
+  // Created in path order, like fields an update creates.
   equalities.sort((a, b) => comparePaths(a.parts, b.parts));
-  const seed: Document = {};
-  const id = equalities.find((e) => e.path === '_id');
-  if (id) seed._id = cloneValue(id.value);
+  // _id goes first, as in every stored document: a placeholder the loop fills in place (with the
+  // value, or the document `_id.x` builds).
+  const seed: Document = equalities.some((e) => e.parts[0] === '_id') ? { _id: null } : {};
   for (const eq of equalities) {
-    if (eq === id) continue;
     let cur = seed;
     for (let i = 0; i < eq.parts.length - 1; i++) {
       let next = hasOwn.call(cur, eq.parts[i]) ? cur[eq.parts[i]] : undefined;
@@ -42,11 +41,13 @@ export function upsertSeed(filter: Document, opts: { replacement?: boolean } = {
   return seed;
 }
 
-/** The equalities on _id, which must set it whole (NotExactValueField, 111, for `_id.x` alone). */
+/** The equalities on _id, which must set it whole (NotExactValueField, 111, for any on `_id.x`). */
 function idEqualities<T extends { path: string }>(equalities: T[]): T[] {
   const onId = equalities.filter((e) => e.path === '_id' || e.path.startsWith('_id.'));
+  // mongod checks each equality on _id against the whole _id it must set: one on a sub-path is
+  // refused even beside an equality on the whole _id (path_support.cpp, checkPathIsPrefixOf).
   const sub = onId.find((e) => e.path !== '_id');
-  if (sub && !onId.some((e) => e.path === '_id'))
+  if (sub)
     throw new EngineError(
       ErrorCode.NotExactValueField,
       `field at '_id' must be exactly specified, field at sub-path '${sub.path}' found: query _id by its whole value for a replacement upsert.`,
