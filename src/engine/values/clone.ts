@@ -2,15 +2,31 @@
  * Copies of documents handed across the engine boundary, so a caller mutating its object (or a
  * result) never changes stored data. BSON value classes that are immutable in practice (ObjectId,
  * Int32, Long, Decimal128, Timestamp, MinKey/MaxKey) are shared; Dates, RegExps, Binary, arrays and
- * objects are copied. `Double` wrappers become plain numbers (a JS number is a BSON double), and
- * `undefined` becomes null, as the Node driver serializes it.
+ * objects are copied. `Double` wrappers become plain numbers (a JS number is a BSON double),
+ * `undefined` becomes null and a JS bigint a Long, as the Node driver serializes them.
  */
-import { Binary, type Double } from 'bson';
+import { Binary, Long, type Double } from 'bson';
+import { fail } from '../errors';
 import { failStorageDepth, MAX_STORAGE_DEPTH } from './depth';
 import { setField } from './fields';
 import { bsonClassOf, type Document } from './types';
 
+/**
+ * A JS bigint is a BSON long (the driver writes it as int64). One a long cannot hold is refused: the
+ * driver would silently keep its low 64 bits, storing another number.
+ */
+function bigintAsLong(value: bigint): Long {
+  if (value < -(2n ** 63n) || value > 2n ** 63n - 1n) {
+    fail(
+      'BadValue',
+      `Cannot store the bigint ${value}n: a BSON long holds -2^63 to 2^63-1. Store it as a Decimal128 or a string.`,
+    );
+  }
+  return Long.fromBigInt(value);
+}
+
 export function cloneValue(value: unknown): unknown {
+  if (typeof value === 'bigint') return bigintAsLong(value);
   if (value === null || typeof value !== 'object') {
     return value === undefined ? null : value;
   }
@@ -101,6 +117,9 @@ function cloneMeasured(value: unknown, acc: { size: number }, level: number): un
       return value;
     case 'undefined':
       return null;
+    case 'bigint':
+      acc.size += 8;
+      return bigintAsLong(value);
   }
   if (value === null) return null;
   if (Array.isArray(value)) {
