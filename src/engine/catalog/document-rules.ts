@@ -37,11 +37,14 @@ export function prepareForInsert(input: unknown, options: { generateId: boolean;
   // _id always comes first: a generated one, or the given one moved to the front.
   const hasId = input._id !== undefined;
   if (hasId) validateIdValue(input._id);
+  // An `_id` given as undefined is none, as the Node driver (and so mongosh) reads it: an id is
+  // generated rather than the copy turning undefined into a stored null.
+  const fields = !hasId && Object.prototype.hasOwnProperty.call(input, '_id') ? withoutId(input) : input;
   const { doc: stored, sizeBound } =
     hasId && startsWithId(input)
       ? cloneSpreadForStorage(input)
       : cloneForStorage(
-          input,
+          fields,
           hasId ? { _id: null } : options.generateId ? { _id: objectIdAt(options.nowMs ?? Date.now()) } : {},
         );
   if (sizeBound > MAX_BSON_OBJECT_SIZE) {
@@ -54,6 +57,13 @@ export function prepareForInsert(input: unknown, options: { generateId: boolean;
     }
   }
   return stored;
+}
+
+function withoutId(input: Document): Document {
+  // Spread defines own properties, so even a "__proto__" field is copied as data.
+  const rest: Document = { ...input };
+  delete rest._id;
+  return rest;
 }
 
 /** `_id` is the first field for-in meets, and no symbol keys would ride along in a spread. */

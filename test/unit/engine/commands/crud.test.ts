@@ -82,6 +82,15 @@ describe('insert', () => {
     assert.deepEqual(Object.keys(doc), ['_id', 'a', 'b']);
   });
 
+  it('an _id given as undefined is none: an ObjectId is generated, first, as the Node driver does', () => {
+    const engine = new Engine();
+    const reply = run(engine, { insert: 'c', documents: [{ a: 1, _id: undefined, b: 2 }] });
+    assert.equal(reply.n, 1);
+    const [doc] = find(engine);
+    assert.ok(doc._id instanceof ObjectId, `a generated ObjectId, not ${String(doc._id)}`);
+    assert.deepEqual(Object.keys(doc), ['_id', 'a', 'b']);
+  });
+
   it('moves a given _id to the first position', () => {
     const engine = new Engine();
     run(engine, { insert: 'c', documents: [{ a: 1, _id: 'x', b: 2 }] });
