@@ -1107,50 +1107,135 @@ function tangent(p: Vec3, v: Vec3): Vec3 | undefined {
   return dot(t, t) < 1e-24 ? undefined : t;
 }
 
+function normalized(v: Vec3): Vec3 {
+  const n = Math.sqrt(dot(v, v));
+  return [v[0] / n, v[1] / n, v[2] / n];
+}
+
 /**
- * Point in a spherical polygon whose edges are great-circle arcs: the winding angle the ring sweeps
- * around the point, measured in the point's tangent plane, is ±2π inside and 0 outside.
+ * A ring of a GeoJSON polygon, ready for point tests: its distinct vertices in order (not closed),
+ * and points beside two of its edges whose side of the ring is known.
  */
-function inSphericalRing(p: Vec3, ring: Vec3[]): boolean {
-  let sum = 0;
-  for (let i = 0; i + 1 < ring.length; i++) {
-    const ta = tangent(p, ring[i]);
-    if (ta === undefined) {
-      // On a vertex p is inside (every vertex of a closed ring starts an edge, so this finds it).
-      // A vertex at p's antipode lies on a great circle through p with each neighbour, so its two
-      // edges sweep no angle around p.
-      if (dot(p, ring[i]) > 0) return true;
-      continue;
-    }
-    const tb = tangent(p, ring[i + 1]);
-    if (tb === undefined) continue;
-    // Stryker disable next-line AssignmentOperator: subtracting every term gives -sum exactly, and only |sum| is read
-    sum += Math.atan2(dot(p, cross(ta, tb)), dot(ta, tb));
+interface SphericalRing {
+  vertices: Vec3[];
+  refs: { at: Vec3; inside: boolean }[];
+}
+
+/**
+ * A ring's inside is the smaller of the two regions it parts the sphere into, as MongoDB reads a
+ * GeoJSON polygon (a big polygon needs its own CRS, which the engine does not take). Going along
+ * an edge a→b, the region on the left is {x : x·(a×b) > 0}; its area is the sum of the ring's
+ * left-hand angles less (n − 2)π (Girard), so the left is inside when that is at most 2π.
+ */
+function sphericalRing(closed: Vec3[]): SphericalRing {
+  const vertices: Vec3[] = [];
+  for (const v of closed.slice(0, -1)) {
+    if (vertices.length === 0 || tangent(vertices[vertices.length - 1], v) !== undefined) vertices.push(v);
   }
-  return Math.abs(sum) > Math.PI;
+  // Two lng/lat pairs for one place (a pole, ±180): the last may repeat the first.
+  if (vertices.length > 1 && tangent(vertices[vertices.length - 1], vertices[0]) === undefined) vertices.pop();
+  const n = vertices.length;
+  let angles = 0;
+  for (let i = 0; i < n; i++) {
+    const v = vertices[i];
+    const out = tangent(v, vertices[(i + 1) % n]);
+    const back = tangent(v, vertices[(i + n - 1) % n]);
+    if (out === undefined || back === undefined) continue;
+    // The angle turned counter-clockwise about v (seen from outside the sphere) from out to back.
+    const a = Math.atan2(dot(v, cross(out, back)), dot(out, back));
+    angles += a < 0 ? a + 2 * Math.PI : a;
+  }
+  const leftInside = angles - (n - 2) * Math.PI <= 2 * Math.PI;
+  // A point a hair (1e-10 rad, under a millimetre) to the left of an edge's middle is on its left.
+  const refs: SphericalRing['refs'] = [];
+  for (let i = 0; i < n && refs.length < 2; i++) {
+    const a = vertices[i];
+    const b = vertices[(i + 1) % n];
+    const normal = cross(a, b);
+    if (dot(normal, normal) < 1e-24) continue;
+    const left = normalized(normal);
+    const mid = normalized([a[0] + b[0], a[1] + b[1], a[2] + b[2]]);
+    refs.push({
+      at: normalized([mid[0] + 1e-10 * left[0], mid[1] + 1e-10 * left[1], mid[2] + 1e-10 * left[2]]),
+      inside: leftInside,
+    });
+  }
+  return { vertices, refs };
+}
+
+/**
+ * Do the minor arcs a→b and c→d cross? They do when c and d lie on either side of a→b's great
+ * circle, a and b on either side of c→d's, and the two circles meet at the same one of their two
+ * meeting points, which holds when d is on a→b's left exactly when a is on c→d's left. A point
+ * exactly on the other's great circle counts as on its left: an arc through a vertex then crosses
+ * one of its two edges if the ring passes there, and both or neither if it only touches, so the
+ * count keeps its parity.
+ */
+function arcsCross(a: Vec3, b: Vec3, c: Vec3, d: Vec3): boolean {
+  const n1 = cross(a, b);
+  const dLeft = dot(n1, d) >= 0;
+  if (dot(n1, c) >= 0 === dLeft) return false;
+  const n2 = cross(c, d);
+  const aLeft = dot(n2, a) >= 0;
+  if (dot(n2, b) >= 0 === aLeft) return false;
+  return dLeft === aLeft;
+}
+
+/**
+ * Point in a spherical polygon's ring (edges are great-circle arcs): from a reference point whose
+ * side is known, each edge the arc to p crosses changes the side. On a vertex p is inside.
+ */
+function inSphericalRing(p: Vec3, ring: SphericalRing): boolean {
+  const { vertices } = ring;
+  for (const v of vertices) if (tangent(p, v) === undefined && dot(p, v) > 0) return true;
+  // The arc to a reference point at p's antipode has no direction: the other one is far from it.
+  const ref = ring.refs.find((r) => dot(p, r.at) > -1 + 1e-12);
+  if (ref === undefined) return false;
+  let inside = ref.inside;
+  for (let i = 0; i < vertices.length; i++) {
+    if (arcsCross(p, ref.at, vertices[i], vertices[(i + 1) % vertices.length])) inside = !inside;
+  }
+  return inside;
 }
 
 function samePoint(a: Point, b: Point): boolean {
   return a[0] === b[0] && a[1] === b[1];
 }
 
-function parseRings(rings: unknown): Vec3[][] {
+/** A GeoJSON vertex is a longitude and a latitude: MongoDB refuses one off the globe. */
+function sphericalVertex(p: Point): Point {
+  if (Math.abs(p[0]) > 180 || Math.abs(p[1]) > 90) {
+    throw badValue(
+      `Longitude/latitude is out of bounds, lng: ${p[0]} lat: ${p[1]}: longitude is -180 to 180, latitude -90 to 90`,
+    );
+  }
+  return p;
+}
+
+function parseRings(rings: unknown): SphericalRing[] {
   if (!Array.isArray(rings) || rings.length === 0) throw badValue('Polygon coordinates must be an array of rings');
   return rings.map((ring) => {
-    const points = Array.isArray(ring) ? ring.map((c) => pointArg(c, 'Polygon')) : [];
-    if (points.length > 0 && !samePoint(points[0], points[points.length - 1])) {
+    if (!Array.isArray(ring)) {
+      throw badValue(
+        `GeoJSON coordinates must be an array of coordinates, instead got type ${bsonTypeOf(ring)}: write each ring as [[lng, lat], ...]`,
+      );
+    }
+    const points = ring.map((c) => sphericalVertex(pointArg(c, 'Polygon')));
+    if (points.length === 0)
+      throw badValue('Loop has no vertices: give at least 3 different vertices, the first repeated last');
+    if (!samePoint(points[0], points[points.length - 1])) {
       throw badValue('Loop is not closed, first vertex does not equal last vertex: repeat the first vertex at the end');
     }
     // MongoDB counts a vertex repeated in a row once, and the closing one not at all.
     const distinct = points.filter((q, i) => i > 0 && !samePoint(q, points[i - 1]));
     if (distinct.length < 3) throw badValue('Loop must have at least 3 different vertices');
-    return points.map(toUnitVector);
+    return sphericalRing(points.map(toUnitVector));
   });
 }
 
 function sphericalPolygonTest(geometry: unknown): (p: Point) => boolean {
   if (!isPlainObject(geometry)) throw badValue('$geometry must be an object');
-  const polygons: Vec3[][][] = [];
+  const polygons: SphericalRing[][] = [];
   if (geometry.type === 'Polygon') polygons.push(parseRings(geometry.coordinates));
   else if (geometry.type === 'MultiPolygon' && Array.isArray(geometry.coordinates)) {
     for (const poly of geometry.coordinates) polygons.push(parseRings(poly));

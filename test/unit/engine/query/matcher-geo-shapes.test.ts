@@ -134,6 +134,53 @@ describe('matcher: $geoWithin on the sphere away from the prime meridian', () =>
     assert.equal(within({ $geometry: square }, point(10, 10)), true, 'the vertex itself');
   });
 
+  test('$geometry Polygon: a point whose antipode is a vertex gets the answer of the points around it', () => {
+    // Edges AB and CA lie on great circles through A = (180, 0) and so through its antipode (0, 0);
+    // edge BC, about 7 degrees south of (0, 0), keeps that point and its neighbours out of the
+    // triangle, the smaller of the two regions the ring parts the sphere into.
+    const triangle = polygon(
+      [180, 0],
+      [42.797715039727294, 0.515733337957299],
+      [-19.31787539346304, -10.573040936783935],
+      [180, 0],
+    );
+    for (const [lng, lat] of [
+      [0, 0],
+      [1e-5, 2e-5],
+      [-2e-5, 1e-5],
+      [1e-7, 0],
+      [0, -1e-7],
+      [0, -1],
+    ]) {
+      assert.equal(within({ $geometry: triangle }, point(lng, lat)), false, `(${lng}, ${lat})`);
+    }
+    assert.equal(within({ $geometry: triangle }, point(100, 0)), true, 'a point well inside');
+    assert.equal(within({ $geometry: triangle }, point(179.99, -0.001)), true, 'near the vertex, inside');
+    assert.equal(within({ $geometry: triangle }, point(179.99, 0.01)), false, 'near the vertex, north of edge AB');
+  });
+
+  test('$geometry Polygon: a point across the globe from a small polygon is outside it, its antipode inside', () => {
+    const square = polygon([-1, -1], [1, -1], [1, 1], [-1, 1], [-1, -1]);
+    assert.equal(within({ $geometry: square }, point(0, 0)), true);
+    assert.equal(within({ $geometry: square }, point(180, 0)), false, 'the antipode of its middle');
+    assert.equal(within({ $geometry: square }, point(179.5, 0.2)), false);
+    assert.equal(within({ $geometry: square }, point(90, 0)), false);
+  });
+
+  test('$geometry Polygon: a ring walked clockwise is the same polygon as walked counter-clockwise', () => {
+    const ccw = polygon([30, 20], [40, 20], [40, 30], [30, 30], [30, 20]);
+    const cw = polygon([30, 20], [30, 30], [40, 30], [40, 20], [30, 20]);
+    for (const [lng, lat, inside] of [
+      [35, 25, true],
+      [39.9, 29.9, true],
+      [45, 25, false],
+      [-145, -25, false],
+    ] as const) {
+      assert.equal(within({ $geometry: ccw }, point(lng, lat)), inside, `ccw (${lng}, ${lat})`);
+      assert.equal(within({ $geometry: cw }, point(lng, lat)), inside, `cw (${lng}, ${lat})`);
+    }
+  });
+
   test('$geometry Polygon: every vertex of a ring is inside, wherever the ring starts', () => {
     const ring = [
       [30, 20],
@@ -169,12 +216,22 @@ describe('matcher: $geoWithin $geometry rings', () => {
       { $geometry: polygon([0, 0], [10, 0], [10, 0], [0, 0]) },
       /Loop must have at least 3 different vertices/,
     );
-    assertBadValue(
-      { $geometry: { type: 'Polygon', coordinates: [[]] } },
-      /Loop must have at least 3 different vertices/,
-    );
+    assertBadValue({ $geometry: { type: 'Polygon', coordinates: [[]] } }, /Loop has no vertices/);
     const repeated = polygon([0, 0], [10, 0], [10, 0], [10, 10], [0, 0]);
     assert.equal(within({ $geometry: repeated }, point(8, 2)), true);
+  });
+
+  test('a vertex off the globe (longitude beyond ±180, latitude beyond ±90) is refused, naming it', () => {
+    assertBadValue(
+      { $geometry: polygon([0, 0], [200, -1], [10, 10], [0, 0]) },
+      /Longitude\/latitude is out of bounds, lng: 200 lat: -1/,
+    );
+    assertBadValue(
+      { $geometry: polygon([0, 0], [10, 0], [10, -90.5], [0, 0]) },
+      /Longitude\/latitude is out of bounds, lng: 10 lat: -90.5/,
+    );
+    const edge = polygon([-180, -90], [180, -90], [180, 90], [-180, -90]);
+    assert.doesNotThrow(() => within({ $geometry: edge }, point(0, 0)), 'the bounds themselves are on the globe');
   });
 
   test('a malformed vertex of a ring names the Polygon', () => {

@@ -355,7 +355,7 @@ describe('matcher: $geoWithin $geometry', () => {
     );
     assertBadValue(
       { $geometry: { type: 'Polygon', coordinates: ['ring'] } },
-      /Loop must have at least 3 different vertices/,
+      /GeoJSON coordinates must be an array of coordinates, instead got type string/,
     );
   });
 });
