@@ -37,8 +37,9 @@ export function prepareForInsert(input: unknown, options: { generateId: boolean;
   // _id always comes first: a generated one, or the given one moved to the front.
   const hasId = input._id !== undefined;
   if (hasId) validateIdValue(input._id);
-  // An `_id` given as undefined is none, as the Node driver (and so mongosh) reads it: an id is
-  // generated rather than the copy turning undefined into a stored null.
+  // An `_id` given as undefined is none: an id is generated, rather than the copy turning undefined
+  // into a stored null. (The Node driver generates one for null too, before it sends the document;
+  // a null that reaches the engine was sent on purpose, and is stored, as mongod stores it.)
   const fields = !hasId && Object.prototype.hasOwnProperty.call(input, '_id') ? withoutId(input) : input;
   const { doc: stored, sizeBound } =
     hasId && startsWithId(input)

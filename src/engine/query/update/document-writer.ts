@@ -277,12 +277,15 @@ function dbrefOnPath(cur: Document | unknown[], path: Path, i: number): DBRefVal
  * it as that document, makes it; the result must still be a DBRef ($ref and $db strings, 55).
  */
 function changedDBRef(ref: DBRefValue, path: Path, at: number, change: (w: DocWriter, rest: Path) => void): DBRef {
+  // Its extra fields follow $db, as in the stored document: a $db added after them is refused.
   const doc: Document = { $ref: ref.collection, $id: ref.oid };
   if (ref.db !== undefined) doc.$db = ref.db;
+  Object.assign(doc, ref.fields);
   const w = new DocWriter(doc);
   change(w, pathOf(path.parts.slice(at)));
   checkDBRefShape(w.root);
-  return new DBRef(w.root.$ref as string, w.root.$id as ObjectId, w.root.$db as string | undefined, ref.fields);
+  const { $ref, $id, $db, ...fields } = w.root;
+  return new DBRef($ref as string, $id as ObjectId, $db as string | undefined, fields);
 }
 
 /**

@@ -103,8 +103,9 @@ function treeUsesDollar(update: Document): boolean {
 }
 
 /**
- * Replace `doc` with `replacement`, keeping `_id` (first). A replacement may repeat the `_id` but
- * not change its value (66); top-level `$` fields are refused as mongod does (52).
+ * Replace `doc` with `replacement`, `_id` first: doc's, or the replacement's own when it repeats it
+ * (equal in value, of any type: that one is stored). Changing its value is refused (66), and so are
+ * top-level `$` fields, as mongod does (52).
  */
 export function applyReplacement(doc: Document, replacement: Document): Document {
   return replaceDocument(doc, replacement, { allowDollarFields: false });

@@ -135,6 +135,25 @@ describe('update document writer: writing a DBRef field', () => {
     const moved = update({ _id: 1, a: new DBRef('c', 1 as never, 'd') }, { $set: { 'a.$ref': 'e' } }).doc.a as DBRef;
     assert.deepEqual([moved._bsontype, moved.collection, moved.oid, moved.db], ['DBRef', 'e', 1, 'd']);
   });
+
+  it('$set of $db on a DBRef with extra fields is refused (55): mongod appends it after them, not after $id', () => {
+    const doc = { _id: 1, a: new DBRef('c', 1 as never, undefined, { extra: 1 }) };
+    expectError(
+      () => update(doc, { $set: { 'a.$db': 'x' } }),
+      55,
+      `Found $db field without a $id before it, which is invalid.${WHOLE}`,
+    );
+  });
+
+  it('a write inside a DBRef keeps its extra fields, in their order', () => {
+    const doc = { _id: 1, a: new DBRef('c', 1 as never, 'd', { x: 1, y: 2 }) };
+    const changed = update(doc, { $set: { 'a.$id': 2 } }).doc.a as DBRef;
+    assert.deepEqual([changed.collection, changed.oid, changed.db], ['c', 2, 'd']);
+    assert.deepEqual(Object.entries(changed.fields), [
+      ['x', 1],
+      ['y', 2],
+    ]);
+  });
 });
 
 describe('update document writer: array padding', () => {
