@@ -484,9 +484,9 @@ suite('Playground notebooks', function () {
         'let spins = 0\nwhile (true) { spins++ }',
         'print("not reached")',
       ]);
-      const started = Date.now();
+      // No wall-clock bound here (a loaded machine makes one flaky): a loop the limit did not stop
+      // would never end, and the test would fail on mocha's timeout instead.
       await runAll(nb);
-      assert.ok(Date.now() - started < 5000);
       const [loop, after] = codeCells(nb);
       const e = JSON.parse(items(loop).at(-1)!.text) as { name: string; message: string };
       assert.equal(e.name, 'TimeoutError[MaxTimeMSExpired]');
