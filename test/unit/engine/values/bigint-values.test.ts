@@ -26,7 +26,7 @@ describe('bigint values', () => {
     assert.equal(reply.n, 1);
     const doc = findOne(e, 1)!;
     assert.ok(Long.isLong(doc.a), 'a is a Long');
-    assert.equal((doc.a).toBigInt(), 5n);
+    assert.equal(doc.a.toBigInt(), 5n);
     assert.equal(((doc.b as Document).c as Long).toBigInt(), -(2n ** 63n));
     assert.equal(((doc.d as unknown[])[0] as Long).toBigInt(), 2n ** 63n - 1n);
     // Stored as a long, it matches the same number of any type.
@@ -41,7 +41,7 @@ describe('bigint values', () => {
     assert.equal(reply.nModified, 1);
     const a = findOne(e, 1)!.a;
     assert.ok(Long.isLong(a));
-    assert.equal((a).toBigInt(), 7n);
+    assert.equal(a.toBigInt(), 7n);
   });
 
   test('a bigint a BSON long cannot hold is refused with BadValue (2), naming it, and nothing is stored', () => {
