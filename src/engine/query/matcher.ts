@@ -17,7 +17,15 @@ import { activeCollation } from '../collation/active';
 import { compareStrings, compareValues } from '../values/compare';
 import { checkFieldPathLength } from '../values/depth';
 import { isBsonUndefined } from '../values/bson-undefined';
-import { compareNumbers, exactDouble, numericKind, toDouble, truncatedBigInt } from '../values/numbers';
+import {
+  compareNumbers,
+  exactDouble,
+  LONG_MAX,
+  LONG_MIN,
+  numericKind,
+  toDouble,
+  truncatedBigInt,
+} from '../values/numbers';
 import { formatValue } from '../values/format';
 import {
   BSON_TYPE_NUMBERS,
@@ -892,15 +900,12 @@ function elemMatchIndex(arg: unknown): (array: unknown[]) => number {
   };
 }
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
 /** A $mod divisor or remainder as mongod coerces it: truncated, and held by a 64-bit integer. */
 function modArgument(arg: unknown, role: 'divisor' | 'remainder'): bigint {
   const n = truncatedBigInt(arg);
   const invalid = `malformed mod, ${role} value is invalid :: caused by :: `;
   if (n === undefined) throw badValue(`${invalid}Unable to coerce NaN/Inf to integral type`);
-  if (n < INT64_MIN || n > INT64_MAX) throw badValue(`${invalid}Out of bounds coercing to integral value`);
+  if (n < LONG_MIN || n > LONG_MAX) throw badValue(`${invalid}Out of bounds coercing to integral value`);
   return n;
 }
 
@@ -926,7 +931,7 @@ function modPredicate(arg: unknown): ValuePredicate {
     }
     const x = truncatedBigInt(v);
     // mongod takes the dividend as a 64-bit integer; one that does not fit never matches.
-    return x !== undefined && x % divisor === remainder && x >= INT64_MIN && x <= INT64_MAX;
+    return x !== undefined && x % divisor === remainder && x >= LONG_MIN && x <= LONG_MAX;
   };
 }
 
@@ -966,7 +971,7 @@ function bitmask(op: string, arg: unknown): bigint {
   const isDouble = numericKind(arg) === 'double';
   if (isDouble && Number.isNaN(toDouble(arg))) throw refuse('Expected an integer, but found NaN in');
   const mask = truncatedBigInt(arg);
-  if (mask === undefined || mask < INT64_MIN || mask > INT64_MAX) throw refuse('Cannot represent as a 64-bit integer');
+  if (mask === undefined || mask < LONG_MIN || mask > LONG_MAX) throw refuse('Cannot represent as a 64-bit integer');
   // A fraction is named as such for a double only; a Decimal128 one fails mongod's exact conversion.
   if (compareNumbers(arg, Long.fromBigInt(mask)) !== 0)
     throw refuse(isDouble ? 'Expected an integer' : 'Cannot represent as a 64-bit integer');

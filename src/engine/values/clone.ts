@@ -8,6 +8,7 @@
 import { Binary, Long, type Double } from 'bson';
 import { fail } from '../errors';
 import { failStorageDepth, MAX_STORAGE_DEPTH } from './depth';
+import { LONG_MAX, LONG_MIN } from './numbers';
 import { setField } from './fields';
 import { bsonClassOf, type Document } from './types';
 
@@ -16,7 +17,7 @@ import { bsonClassOf, type Document } from './types';
  * driver would silently keep its low 64 bits, storing another number.
  */
 function bigintAsLong(value: bigint): Long {
-  if (value < -(2n ** 63n) || value > 2n ** 63n - 1n) {
+  if (value < LONG_MIN || value > LONG_MAX) {
     fail(
       'BadValue',
       `Cannot store the bigint ${value}n: a BSON long holds -2^63 to 2^63-1. Store it as a Decimal128 or a string.`,

@@ -8,10 +8,9 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { Decimal128, Long, serialize } from 'bson';
+import { LONG_MAX, LONG_MIN } from './numbers';
 import { bsonTypeOf, canonicalRank, type Document } from './types';
 
-const LONG_MIN = -(2n ** 63n);
-const LONG_MAX = 2n ** 63n - 1n;
 const TWO_TO_63 = 2 ** 63;
 
 function clamp(n: bigint): bigint {

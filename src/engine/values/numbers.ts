@@ -159,8 +159,9 @@ function widest(a: NumericKind, b: NumericKind): NumericKind {
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
-const LONG_MIN = -(2n ** 63n);
-const LONG_MAX = 2n ** 63n - 1n;
+/** The range of a BSON long (int64). */
+export const LONG_MIN = -(2n ** 63n);
+export const LONG_MAX = 2n ** 63n - 1n;
 
 function toBigIntExact(value: unknown): bigint {
   if (bsonClassOf(value) === 'Long') return (value as Long).toBigInt();

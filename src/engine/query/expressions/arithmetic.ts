@@ -1,6 +1,14 @@
 /** Arithmetic operators: $add … $trunc, with BSON's numeric promotion and mongod's errors. */
 import { Decimal128, Int32, Long } from 'bson';
-import { addNumbers, multiplyNumbers, numericKind, toDouble, type NumericKind } from '../../values/numbers';
+import {
+  addNumbers,
+  LONG_MAX,
+  LONG_MIN,
+  multiplyNumbers,
+  numericKind,
+  toDouble,
+  type NumericKind,
+} from '../../values/numbers';
 import { isNumeric } from '../../values/types';
 import { binary, fail, isNullish, show, typeName, unary, variadic, type OperatorParser } from './core';
 import {
@@ -8,8 +16,6 @@ import {
   decimalString,
   digitCount,
   isZero,
-  LONG_MAX,
-  LONG_MIN,
   millisOf,
   narrowInteger,
   R,

@@ -6,7 +6,7 @@
  */
 import { Binary, Decimal128, Int32, Long, ObjectId, type Timestamp } from 'bson';
 import { EngineError } from '../../errors';
-import { numericKind, toDouble } from '../../values/numbers';
+import { LONG_MAX, LONG_MIN, numericKind, toDouble } from '../../values/numbers';
 import { BSON_TYPE_NUMBERS, bsonTypeOf, isPlainObject, type BsonTypeName } from '../../values/types';
 import { compile, fail, isNullish, show, typeName, unary, type Fn, type OperatorParser } from './core';
 import { isoString, parseDateString } from './date-parts';
@@ -89,8 +89,6 @@ function truncatedInteger(v: unknown, min: bigint, max: bigint): bigint {
 
 const INT_MIN = -(2n ** 31n);
 const INT_MAX = 2n ** 31n - 1n;
-const LONG_MIN = -(2n ** 63n);
-const LONG_MAX = 2n ** 63n - 1n;
 
 function parseFailure(s: string, detail: string): never {
   fail(241, `Failed to parse number '${s}' in $convert with no onError value: ${detail}`);

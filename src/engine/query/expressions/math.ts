@@ -5,7 +5,7 @@
  * result at Decimal128's full precision (decimal-math.ts), as mongod's decimal library gives it.
  */
 import { Decimal128, Long } from 'bson';
-import { numericKind, toDouble, type NumericKind } from '../../values/numbers';
+import { LONG_MAX, LONG_MIN, numericKind, toDouble, type NumericKind } from '../../values/numbers';
 import { binary, fail, isNullish, typeName, type OperatorParser, unary } from './core';
 import {
   decIsOne,
@@ -81,9 +81,6 @@ function opLog(arg: unknown, base: unknown): unknown {
   // Infinite decimal operands are left to doubles; NaN stays a double NaN, as mongod answers it.
   return (ka === 'decimal' || kb === 'decimal') && !Number.isNaN(r) ? decimalOfDouble(r) : r;
 }
-
-const LONG_MIN = -(2n ** 63n);
-const LONG_MAX = 2n ** 63n - 1n;
 
 /** $pow keeps integers integral while the result fits a long (int when both are ints and it fits). */
 function opPow(base: unknown, exp: unknown): unknown {

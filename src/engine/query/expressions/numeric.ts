@@ -3,14 +3,12 @@
  * decimal) and exact decimal arithmetic through rationals, so Decimal128 results round once.
  */
 import { Decimal128, Int32, Long } from 'bson';
-import { numericKind, toDouble, type NumericKind } from '../../values/numbers';
+import { LONG_MAX, LONG_MIN, numericKind, toDouble, type NumericKind } from '../../values/numbers';
 import { bsonClassOf } from '../../values/types';
 
 export const KIND_RANK: Record<NumericKind, number> = { int: 0, long: 1, double: 2, decimal: 3 };
 export const INT32_MIN = -(2n ** 31n);
 export const INT32_MAX = 2n ** 31n - 1n;
-export const LONG_MIN = -(2n ** 63n);
-export const LONG_MAX = 2n ** 63n - 1n;
 
 export function widestKind(a: NumericKind, b: NumericKind): NumericKind {
   return KIND_RANK[a] >= KIND_RANK[b] ? a : b;
